@@ -1,0 +1,11 @@
+// Portability macros for the header-only model: the same code compiles for
+// the host (g++/clang) and for CUDA devices (nvcc), as DESIGN.md asks.
+#pragma once
+
+#if defined(__CUDACC__)
+#define LOWBIT_HD __host__ __device__
+#else
+#define LOWBIT_HD
+#endif
+
+#define LOWBIT_HD_CONSTEXPR LOWBIT_HD constexpr
