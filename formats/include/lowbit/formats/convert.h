@@ -18,6 +18,11 @@ LOWBIT_HD_CONSTEXPR To BitCast(const From& from) {
   return __builtin_bit_cast(To, from);
 }
 
+// Device code may not refer to a namespace-scope constexpr object such as
+// kFp32 at run time (CUDA C++ Programming Guide, "constexpr variables"); a
+// local constexpr copy is a compile-time value that nvcc accepts in
+// __host__ __device__ code. The wrappers below use such copies.
+
 // Converts the code `src_code` of format `src` to format `dst`.
 LOWBIT_HD_CONSTEXPR EncodeResult Convert(const FormatSpec& src, std::uint64_t src_code,
                                          const FormatSpec& dst,
@@ -27,23 +32,28 @@ LOWBIT_HD_CONSTEXPR EncodeResult Convert(const FormatSpec& src, std::uint64_t sr
 
 LOWBIT_HD_CONSTEXPR EncodeResult EncodeF32(const FormatSpec& dst, float x,
                                            const EncodeOptions& options = {}) {
-  return Convert(kFp32, BitCast<std::uint32_t>(x), dst, options);
+  constexpr FormatSpec kSrc = kFp32;
+  return Convert(kSrc, BitCast<std::uint32_t>(x), dst, options);
 }
 LOWBIT_HD_CONSTEXPR EncodeResult EncodeF32Bits(const FormatSpec& dst, std::uint32_t bits,
                                                const EncodeOptions& options = {}) {
-  return Convert(kFp32, bits, dst, options);
+  constexpr FormatSpec kSrc = kFp32;
+  return Convert(kSrc, bits, dst, options);
 }
 LOWBIT_HD_CONSTEXPR EncodeResult EncodeF64(const FormatSpec& dst, double x,
                                            const EncodeOptions& options = {}) {
-  return Convert(kFp64, BitCast<std::uint64_t>(x), dst, options);
+  constexpr FormatSpec kSrc = kFp64;
+  return Convert(kSrc, BitCast<std::uint64_t>(x), dst, options);
 }
 LOWBIT_HD_CONSTEXPR EncodeResult EncodeF16Bits(const FormatSpec& dst, std::uint16_t bits,
                                                const EncodeOptions& options = {}) {
-  return Convert(kFp16, bits, dst, options);
+  constexpr FormatSpec kSrc = kFp16;
+  return Convert(kSrc, bits, dst, options);
 }
 LOWBIT_HD_CONSTEXPR EncodeResult EncodeBf16Bits(const FormatSpec& dst, std::uint16_t bits,
                                                 const EncodeOptions& options = {}) {
-  return Convert(kBf16, bits, dst, options);
+  constexpr FormatSpec kSrc = kBf16;
+  return Convert(kSrc, bits, dst, options);
 }
 
 LOWBIT_HD_CONSTEXPR EncodeOptions ToDecodeEncodeOptions(const DecodeOptions& d) {
@@ -57,7 +67,8 @@ LOWBIT_HD_CONSTEXPR EncodeOptions ToDecodeEncodeOptions(const DecodeOptions& d) 
 // are rounded to nearest even, with IEEE overflow to Inf).
 LOWBIT_HD_CONSTEXPR std::uint32_t DecodeToF32Bits(const FormatSpec& src, std::uint64_t code,
                                                   const DecodeOptions& options = {}) {
-  return static_cast<std::uint32_t>(Convert(src, code, kFp32, ToDecodeEncodeOptions(options)).code);
+  constexpr FormatSpec kDst = kFp32;
+  return static_cast<std::uint32_t>(Convert(src, code, kDst, ToDecodeEncodeOptions(options)).code);
 }
 LOWBIT_HD_CONSTEXPR float DecodeToF32(const FormatSpec& src, std::uint64_t code,
                                       const DecodeOptions& options = {}) {
@@ -66,7 +77,8 @@ LOWBIT_HD_CONSTEXPR float DecodeToF32(const FormatSpec& src, std::uint64_t code,
 // Exact for every format.
 LOWBIT_HD_CONSTEXPR std::uint64_t DecodeToF64Bits(const FormatSpec& src, std::uint64_t code,
                                                   const DecodeOptions& options = {}) {
-  return Convert(src, code, kFp64, ToDecodeEncodeOptions(options)).code;
+  constexpr FormatSpec kDst = kFp64;
+  return Convert(src, code, kDst, ToDecodeEncodeOptions(options)).code;
 }
 LOWBIT_HD_CONSTEXPR double DecodeToF64(const FormatSpec& src, std::uint64_t code,
                                        const DecodeOptions& options = {}) {
