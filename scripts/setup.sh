@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine for lowbit: the apt packages that the
+# build, the tests and the benchmarks need, and ONE Python venv at .venv with
+# requirements.txt. Idempotent: a second run installs nothing and takes ~1 s.
+#
+# Environment:
+#   LOWBIT_NO_APT=1   never call apt-get; only report missing packages
+#   PYTHON=...        the interpreter to build .venv from (default: python3 on
+#                     PATH, e.g. pyenv's; falls back to Debian's /usr/bin/python3)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+log() { printf 'setup: %s\n' "$*" >&2; }
+
+# ---- apt ------------------------------------------------------------------
+# Build: g++ cmake pkg-config. Model/oracle/tests: Boost (reference/),
+# RapidCheck + GoogleTest (proptests/), Highway (simd/), CLI11 (tools/),
+# Google Benchmark (bench/). python3-venv only if no usable venv module.
+packages=(g++ make cmake pkg-config libboost-dev librapidcheck-dev libhwy-dev
+          libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev)
+
+missing_packages() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' \
+      || printf '%s\n' "$p"
+  done
+}
+
+apt_install() {
+  local missing
+  mapfile -t missing < <(missing_packages "$@")
+  ((${#missing[@]})) || return 0
+  if [[ ${LOWBIT_NO_APT:-0} == 1 ]]; then
+    log "missing apt packages (LOWBIT_NO_APT=1, not installing): ${missing[*]}"
+    return 1
+  fi
+  local sudo=()
+  if [[ $(id -u) != 0 ]]; then
+    command -v sudo >/dev/null || { log "need root or sudo to install: ${missing[*]}"; return 1; }
+    sudo=(sudo)
+  fi
+  log "installing: ${missing[*]}"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+apt_install "${packages[@]}"
+
+# ---- Python venv ------------------------------------------------------------
+python_ok() { "$1" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; }
+
+pick_python() {
+  local candidates=() c
+  [[ -n ${PYTHON:-} ]] && candidates+=("$PYTHON")
+  candidates+=("$(command -v python3 || true)" /usr/bin/python3)
+  for c in "${candidates[@]}"; do
+    [[ -n $c && -x $c ]] && python_ok "$c" && { printf '%s\n' "$c"; return 0; }
+  done
+  # Debian's python3 ships without venv/ensurepip until python3-venv is in.
+  apt_install python3 python3-venv >&2
+  python_ok /usr/bin/python3 && { printf '%s\n' /usr/bin/python3; return 0; }
+  return 1
+}
+
+venv=.venv
+stamp=$venv/.lowbit-requirements.sha256
+want=$(sha256sum requirements.txt | cut -d' ' -f1)
+if [[ -x $venv/bin/python ]] && "$venv/bin/python" -c 'import sys' 2>/dev/null \
+   && [[ -f $stamp && $(cat "$stamp") == "$want" ]]; then
+  log "$venv is up to date"
+  exit 0
+fi
+
+if ! [[ -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
+  python=$(pick_python) || { log "no Python >= 3.10 with the venv module"; exit 1; }
+  log "creating $venv from $python ($("$python" --version 2>&1))"
+  rm -rf "$venv"
+  "$python" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt
+printf '%s\n' "$want" >"$stamp"
+log "$venv ready: $("$venv/bin/python" -c 'import ml_dtypes, numpy; print("ml_dtypes", ml_dtypes.__version__, "numpy", numpy.__version__)')"
