@@ -27,6 +27,13 @@ struct Unpacked {
 // Index of the highest set bit of a non-zero x.
 LOWBIT_HD_CONSTEXPR int HighestSetBit(std::uint64_t x) {
 #if defined(__CUDA_ARCH__)
+  // __clzll is not constexpr: constant evaluation in the device pass (a
+  // static_assert in device code, tests/nvcc) takes the portable loop.
+  if (__builtin_is_constant_evaluated()) {
+    int i = 63;
+    while (!(x >> i)) --i;
+    return i;
+  }
   return 63 - __clzll(static_cast<long long>(x));
 #else
   return 63 - __builtin_clzll(x);
