@@ -1,0 +1,31 @@
+# Tests of the build itself, beside proptests/ (included by the top-level
+# CMakeLists when LOWBIT_BUILD_TESTS):
+#   install_consumer    - installs this build to a scratch prefix and builds
+#                         and runs tests/consumer with find_package(lowbit);
+#   nvcc_model_headers  - compiles tests/nvcc/model_kernels.cu (kernels and
+#                         device-side static_asserts over the model headers)
+#                         with nvcc, so a header that nvcc rejects fails CI on
+#                         a machine without a GPU. Only when CUDA is found.
+
+add_test(NAME install_consumer
+         COMMAND ${CMAKE_COMMAND} -DLOWBIT_BUILD=${PROJECT_BINARY_DIR}
+                 -DSOURCE=${PROJECT_SOURCE_DIR}/tests/consumer
+                 -DWORK=${PROJECT_BINARY_DIR}/tests/consumer -DCONFIG=$<CONFIG>
+                 -P ${PROJECT_SOURCE_DIR}/tests/consumer/run_consumer_test.cmake)
+set_tests_properties(install_consumer PROPERTIES LABELS lowbit TIMEOUT 600)
+
+if(LOWBIT_HAVE_CUDA)
+  set(LOWBIT_NVCC_TEST_ARCH sm_90 CACHE STRING "GPU architecture tests/nvcc compiles for")
+  set(nvcc_out ${PROJECT_BINARY_DIR}/tests/nvcc)
+  file(MAKE_DIRECTORY ${nvcc_out})
+  set(nvcc_host)
+  if(CMAKE_CUDA_HOST_COMPILER)
+    set(nvcc_host -ccbin ${CMAKE_CUDA_HOST_COMPILER})
+  endif()
+  add_test(NAME nvcc_model_headers
+           COMMAND ${CMAKE_CUDA_COMPILER} ${nvcc_host} -std=c++20 -arch=${LOWBIT_NVCC_TEST_ARCH}
+                   -I${PROJECT_SOURCE_DIR}/formats/include
+                   -c ${PROJECT_SOURCE_DIR}/tests/nvcc/model_kernels.cu
+                   -o ${nvcc_out}/model_kernels.o)
+  set_tests_properties(nvcc_model_headers PROPERTIES LABELS lowbit TIMEOUT 300)
+endif()
