@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lowbit/formats/format_list.h"
@@ -29,6 +30,25 @@ enum class Operation : std::uint8_t {
   kDecodeToBf16,   // codes            -> uint16_t[] bf16 (formats whose values BF16 holds)
 };
 
+inline constexpr Operation kAllOperations[] = {
+    Operation::kEncodeF32, Operation::kEncodeBf16, Operation::kEncodeF16,
+    Operation::kDecodeToF32, Operation::kDecodeToBf16};
+
+// Stable lower-case names for tables and messages: "encode-f32", "decode-to-bf16".
+const char* OperationName(Operation operation);
+
+// True when every finite value of `spec` is a BF16 value (and its range fits
+// BF16's, subnormals included), so a decode to BF16 is exact: all FP8/FP6/FP4
+// formats, E8M0, UE4M3, INT8/INT4/UINT4 and BF16 itself (FORMAT-FACTS §1).
+bool BfloatHoldsExactly(const FormatSpec& spec);
+
+// The coverage contract: which (operation, format) rows must have at least a
+// scalar entry. Every operation applies to every element format except FP64
+// (the model's exact input type, not a kernel storage format), and
+// kDecodeToBf16 only where BfloatHoldsExactly. registry_coverage_test checks
+// the registered table against this.
+bool OperationApplies(Operation operation, FormatId format);
+
 constexpr std::size_t CodeBytes(const FormatSpec& spec) {
   return spec.total_bits <= 8 ? 1 : spec.total_bits <= 16 ? 2 : spec.total_bits <= 32 ? 4 : 8;
 }
@@ -42,6 +62,8 @@ struct Status {
   static Status Error(std::string m) { return {false, std::move(m)}; }
 };
 
+// Codes given to decodes must have their bits above total_bits clear; kernels
+// may assume it (the scalar model masks them, a SIMD table lookup may not).
 struct ConvertArgs {
   Operation operation;
   FormatId format;              // the narrow side of the conversion
@@ -70,11 +92,26 @@ struct KernelEntry {
   ConvertFn run;
 };
 
+// Checks what every backend must reject before touching memory: an unknown
+// operation or format, an operation that does not apply to the format
+// (OperationApplies), a null input/output with count > 0, kStochastic without
+// random_bits, a random_bit_count outside 0..32. count == 0 with null pointers
+// is valid. Backends call it first so that every backend names the same
+// problem the same way.
+Status ValidateConvertArgs(const ConvertArgs& args);
+
 class Registry {
  public:
+  // The process-wide table. Empty until RegisterAllBackends(Registry::Global())
+  // (or a single Register*Backend) is called.
   static Registry& Global();
+  // Adds a kernel. An entry with the same (operation, format, backend)
+  // replaces the old one, so registering a backend twice is harmless.
   void Add(KernelEntry entry);
   const std::vector<KernelEntry>& Entries() const { return entries_; }
+  // The entry for (operation, format, backend), or nullptr.
+  const KernelEntry* Find(Operation operation, FormatId format,
+                          std::string_view backend) const;
 
  private:
   std::vector<KernelEntry> entries_;
@@ -84,5 +121,17 @@ class Registry {
 // by the linker). RegisterAllBackends() calls every backend that was built.
 void RegisterScalarBackend(Registry& registry);
 void RegisterAllBackends(Registry& registry);
+
+// Defined by the SIMD and CUDA libraries, not here: simd/ defines
+// RegisterSimdBackends (one entry per Highway target and operation), cuda/
+// defines RegisterCudaBackends (hardware and software paths). The build calls
+// them from RegisterAllBackends only when target lowbit_simd / lowbit_cuda
+// exists: registry/CMakeLists.txt then defines LOWBIT_HAVE_SIMD /
+// LOWBIT_HAVE_CUDA_BACKEND and links that library (the wiring runs deferred,
+// at the end of the top-level CMakeLists, because simd/ and cuda/ are
+// configured after registry/). Such a library links lowbit::registry and
+// should start each kernel with ValidateConvertArgs.
+void RegisterSimdBackends(Registry& registry);
+void RegisterCudaBackends(Registry& registry);
 
 }  // namespace lowbit::registry
