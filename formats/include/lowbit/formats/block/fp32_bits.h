@@ -1,0 +1,79 @@
+// FP32 bit views that the block recipes need. Scale exponents are read from
+// these bits, never from a float log2: FP32 log2 of an amax just below a
+// power of two rounds up to the integer and picks a scale one too high
+// (DESIGN.md "Known traps").
+//
+// The recipes' arithmetic itself (divide, multiply, reciprocal) is written as
+// plain `float` operations: IEEE 754 binary32 round-to-nearest-even on the
+// host (SSE) and on CUDA devices (without -ftz / --use_fast_math, which would
+// flush E8M0 code 0 = 2^-127, an FP32 subnormal; FORMAT-FACTS §3.1).
+#pragma once
+
+#include <cstdint>
+
+#include "lowbit/formats/config.h"
+#include "lowbit/formats/convert.h"
+
+namespace lowbit::block {
+
+inline constexpr std::uint32_t kF32SignMask = 0x80000000u;
+inline constexpr std::uint32_t kF32ExponentMask = 0x7F800000u;
+inline constexpr std::uint32_t kF32MantissaMask = 0x007FFFFFu;
+inline constexpr int kF32MantissaBits = 23;
+inline constexpr std::uint32_t kF32CanonicalNan = 0x7FC00000u;  // quiet, positive
+inline constexpr int kF32Bias = 127;
+
+LOWBIT_HD_CONSTEXPR std::uint32_t F32Bits(float x) { return BitCast<std::uint32_t>(x); }
+LOWBIT_HD_CONSTEXPR float F32FromBits(std::uint32_t b) { return BitCast<float>(b); }
+
+LOWBIT_HD_CONSTEXPR int F32ExponentField(std::uint32_t bits) {
+  return static_cast<int>((bits & kF32ExponentMask) >> kF32MantissaBits);
+}
+LOWBIT_HD_CONSTEXPR std::uint32_t F32Mantissa(std::uint32_t bits) { return bits & kF32MantissaMask; }
+LOWBIT_HD_CONSTEXPR bool F32IsNan(std::uint32_t bits) {
+  return (bits & kF32ExponentMask) == kF32ExponentMask && F32Mantissa(bits) != 0;
+}
+LOWBIT_HD_CONSTEXPR bool F32IsFinite(std::uint32_t bits) {
+  return (bits & kF32ExponentMask) != kF32ExponentMask;
+}
+LOWBIT_HD_CONSTEXPR float F32Abs(float x) { return F32FromBits(F32Bits(x) & ~kF32SignMask); }
+
+// 2^e as FP32 for e in [-149, 127], built from bits so that 2^-127 (an FP32
+// subnormal, E8M0 code 0) is exact without any arithmetic.
+LOWBIT_HD_CONSTEXPR float F32Pow2(int e) {
+  if (e >= -126) return F32FromBits(static_cast<std::uint32_t>(e + kF32Bias) << kF32MantissaBits);
+  return F32FromBits(std::uint32_t{1} << (e + 149));
+}
+
+// IEEE 754-2008 maxNum on magnitudes: a NaN operand is ignored. This is what
+// CUDA fmaxf / __hmax do, so TE's amax skips NaN elements (FORMAT-FACTS §5.3).
+LOWBIT_HD_CONSTEXPR float MaxIgnoringNan(float a, float b) {
+  if (F32IsNan(F32Bits(a))) return b;
+  if (F32IsNan(F32Bits(b))) return a;
+  return a < b ? b : a;
+}
+// torch.amax semantics: any NaN makes the result NaN (FORMAT-FACTS §5.3).
+LOWBIT_HD_CONSTEXPR float MaxPropagatingNan(float a, float b) {
+  if (F32IsNan(F32Bits(a))) return a;
+  if (F32IsNan(F32Bits(b))) return b;
+  return a < b ? b : a;
+}
+
+// How a recipe reduces |x| over a block or tensor.
+enum class AmaxNan : std::uint8_t {
+  kPropagate,  // torch.amax (torchao, microxcaling, ModelOpt)
+  kIgnore,     // fmaxf / __hmax (TransformerEngine kernels)
+};
+
+// amax of |x[0..n)| as FP32 (exact: a maximum never rounds). Starts from +0,
+// as TE's kernels do, so an empty or all-NaN input under kIgnore gives 0.
+LOWBIT_HD_CONSTEXPR float AbsMax(const float* x, long n, AmaxNan nan_rule) {
+  float m = 0.0f;
+  for (long i = 0; i < n; ++i) {
+    const float a = F32Abs(x[i]);
+    m = nan_rule == AmaxNan::kIgnore ? MaxIgnoringNan(m, a) : MaxPropagatingNan(m, a);
+  }
+  return m;
+}
+
+}  // namespace lowbit::block
