@@ -56,6 +56,12 @@ enum class NanPayload : std::uint8_t {
   kQuietOnly,  // only the quiet bit (mantissa MSB): 0x7FC0 (BF16), 0x7E (E5M2)
   kTruncate,   // the input's payload, MSB-aligned and cut or widened to the
                // destination's width, with the quiet bit forced on
+  kPreserve,   // the same bits as kTruncate but the quiet bit left as it was,
+               // so a signalling NaN stays signalling: BF16 -> FP32 as an exact
+               // bit shift (PTX cvt.f32.bf16 on sm_90 [HW-verified], CUDA host
+               // __internal_bfloat162float, c10::BFloat16; FORMAT-FACTS §3.2).
+               // If no payload bit survives (narrowing), the quiet bit is set
+               // so that the result is still a NaN.
 };
 
 // A NaN input into a format that has no NaN (FP6, FP4, integers).

@@ -53,6 +53,10 @@ LOWBIT_HD_CONSTEXPR std::uint64_t NanCode(const FormatSpec& dst, bool negative,
           return sign | top | quiet;
         case NanPayload::kTruncate:
           return sign | top | (payload >> (64 - m)) | quiet;
+        case NanPayload::kPreserve: {
+          const std::uint64_t kept = payload >> (64 - m);
+          return sign | top | (kept != 0 ? kept : quiet);
+        }
       }
       break;
     }
@@ -163,7 +167,9 @@ LOWBIT_HD_CONSTEXPR EncodeResult RoundPack(const FormatSpec& dst, Unpacked u,
         r.code = 0;
         break;
       case NanIntoNoNan::kOppositeSignZero:
-        r.code = u.negative ? 0 : dst.SignBit();
+        // A format without -0 (integers: SignBit() would be -128 / -8) has
+        // only +0.
+        r.code = (u.negative || !dst.HasNegativeZero()) ? 0 : dst.SignBit();
         break;
     }
     return r;
@@ -198,8 +204,10 @@ LOWBIT_HD_CONSTEXPR EncodeResult RoundPack(const FormatSpec& dst, Unpacked u,
         r.code = detail::NanCode(dst, false, NanPayload::kAllOnes, 0);
         r.flags = kFlagInvalid;
       } else {
-        r.code = 0;  // the smallest value (E8M0: 2^-127)
-        r.flags = kFlagInexact | kFlagUnderflow;
+        // The smallest value (E8M0: 2^-127). Not an underflow: an exact zero
+        // is not tiny ("non-zero, below the smallest normal", policy.h).
+        r.code = 0;
+        r.flags = kFlagInexact;
       }
       return r;
     }
@@ -219,7 +227,7 @@ LOWBIT_HD_CONSTEXPR EncodeResult RoundPack(const FormatSpec& dst, Unpacked u,
       // Multiples of 2^62 or more wrap to the low bits, all zero for <= 62-bit formats.
       const std::uint64_t wrapped = u.exponent >= 64 ? 0 : (u.significand << u.exponent);
       r.code = (u.negative ? (~wrapped + 1) : wrapped) & dst.CodeMask();
-      r.flags = kFlagOverflow;
+      r.flags = kFlagOverflow | kFlagInexact;  // the wrapped value differs
       return r;
     }
     return detail::OverflowResult(dst, u.negative, false, o);
@@ -293,7 +301,8 @@ LOWBIT_HD_CONSTEXPR EncodeResult RoundPack(const FormatSpec& dst, Unpacked u,
     if (v > dst.IntMax() || v < dst.IntMin()) {
       if (o.overflow == Overflow::kWrap) {
         r.code = static_cast<std::uint64_t>(v) & dst.CodeMask();
-        r.flags = flags | kFlagOverflow;
+        // Inexact too: the wrapped code's value differs from the input's.
+        r.flags = flags | kFlagOverflow | kFlagInexact;
         return r;
       }
       return detail::OverflowResult(dst, u.negative, false, o);

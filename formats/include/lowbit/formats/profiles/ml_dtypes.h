@@ -1,0 +1,128 @@
+// Profile `ml_dtypes`: jax-ml/ml_dtypes 0.6 (numpy astype), FORMAT-FACTS §3.2,
+// §4.1-4.5, §4.7, §8.1 [MLD, PROBE]. Round to nearest even everywhere,
+// non-saturating (ConvertImpl with kSaturate = false, the numpy cast), NaN
+// results are the quiet NaN with the input's sign (ConvertImpl: "Special
+// values, preserving sign": from_sign_bit ? -quiet_NaN() : quiet_NaN()).
+// FP16 and INT8 are numpy's types, not ml_dtypes': not part of the profile.
+#pragma once
+
+#include <cstdint>
+
+#include "lowbit/formats/config.h"
+#include "lowbit/formats/convert.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/policy.h"
+#include "lowbit/formats/profiles/e8m0_subnormal_quirk.h"
+#include "lowbit/formats/profiles/format_match.h"
+
+namespace lowbit::profile_detail {
+
+LOWBIT_HD_CONSTEXPR bool MlDtypesHasFormat(FormatId id) {
+  switch (id) {
+    case FormatId::kFp32:
+    case FormatId::kBf16:
+    case FormatId::kE4m3:
+    case FormatId::kE4m3Fnuz:
+    case FormatId::kE5m2:
+    case FormatId::kE5m2Fnuz:
+    case FormatId::kE3m2:
+    case FormatId::kE2m3:
+    case FormatId::kE2m1:
+    case FormatId::kE8m0:
+    case FormatId::kInt4:
+    case FormatId::kUint4:
+      return true;
+    default:
+      return false;
+  }
+}
+
+LOWBIT_HD_CONSTEXPR bool MlDtypesEncodeOptions(FormatId dst, RoundingMode mode,
+                                               EncodeOptions* out) {
+  EncodeOptions o;
+  o.rounding = RoundingMode::kNearestEven;
+  o.overflow = Overflow::kFormatDefault;  // E4M3 overflow/Inf -> NaN, E5M2 -> Inf
+  // ml_dtypes maps +-Inf to NaN in E4M3 even when saturating (the Inf check
+  // precedes saturation, FACTS §4.1); with kFormatDefault both settings agree.
+  o.inf_input = InfInput::kAlwaysNonFinite;
+  o.nan_sign = NanSign::kKeep;
+  // quiet_NaN(): BF16 0x7FC0, E5M2 0x7E (0b0'11111'10), FP32 0x7FC00000
+  // (FACTS §3.2, §4.2, §4.1 decode).
+  o.nan_payload = NanPayload::kQuietOnly;
+  o.keep_negative_zero = true;
+  // float4/float6: +NaN -> 0x8/0x20 (-0), -NaN -> +0 [PROBE, FACTS §4.4-4.5].
+  o.nan_into_no_nan = NanIntoNoNan::kOppositeSignZero;
+  // float8_e8m0fnu: kHasZero = false -> 0 becomes NaN; negatives are NaN
+  // (FACTS §4.7 table).
+  o.zero_into_no_zero = ZeroIntoNoZero::kNan;
+  o.negative_into_unsigned = NegativeIntoUnsigned::kNan;
+  switch (dst) {
+    case FormatId::kFp32:
+    case FormatId::kBf16:
+    case FormatId::kE4m3:
+    case FormatId::kE4m3Fnuz:
+    case FormatId::kE5m2:
+    case FormatId::kE5m2Fnuz:
+    case FormatId::kE3m2:
+    case FormatId::kE2m3:
+    case FormatId::kE2m1:
+    case FormatId::kE8m0:
+      if (mode != RoundingMode::kNearestEven) return false;
+      break;
+    case FormatId::kInt4:
+    case FormatId::kUint4:
+      // intN(T t) : intN(static_cast<UnderlyingTy>(t)): C++ truncation, then
+      // the nibble keeps the low 4 bits (8.0 -> -8, 16 -> 0, uint4 -2.5 -> 14;
+      // FACTS §8.1 [PROBE]).
+      if (mode != RoundingMode::kTowardZero) return false;
+      o.rounding = RoundingMode::kTowardZero;
+      o.overflow = Overflow::kWrap;
+      break;
+    default:
+      return false;
+  }
+  *out = o;
+  return true;
+}
+
+LOWBIT_HD_CONSTEXPR DecodeOptions MlDtypesDecodeOptions(FormatId src) {
+  DecodeOptions d;
+  d.nan_sign = NanSign::kKeep;
+  // bfloat16 -> float32 is Eigen's bit shift (payload kept as is); every other
+  // type gives quiet_NaN() with the code's sign: 0x7FC00000 | sign (FACTS §4.1).
+  d.nan_payload = src == FormatId::kBf16 ? NanPayload::kPreserve : NanPayload::kQuietOnly;
+  return d;
+}
+
+LOWBIT_HD_CONSTEXPR bool MlDtypesEncode(FormatId src_id, const FormatSpec& src,
+                                        std::uint64_t src_code, FormatId dst_id,
+                                        const FormatSpec& dst, RoundingMode mode,
+                                        EncodeResult* out) {
+  if (!MlDtypesHasFormat(src_id)) return false;
+  EncodeOptions o;
+  if (!MlDtypesEncodeOptions(dst_id, mode, &o)) return false;
+  if (dst_id == FormatId::kFp32) {
+    const DecodeOptions d = MlDtypesDecodeOptions(src_id);
+    o.nan_sign = d.nan_sign;
+    o.nan_payload = d.nan_payload;
+  }
+  Unpacked u = Unpack(src, src_code);
+  if (!dst.IsFloat() && (u.value_class == ValueClass::kNan || u.value_class == ValueClass::kInf)) {
+    // static_cast of NaN or Inf to an integer is undefined behaviour in C++;
+    // what it gives depends on the compiler and CPU: no conversion.
+    return false;
+  }
+  if (u.value_class == ValueClass::kNan && (src_id == FormatId::kE4m3Fnuz ||
+                                            src_id == FormatId::kE5m2Fnuz ||
+                                            src_id == FormatId::kE8m0)) {
+    // ConvertImpl takes the NaN's sign from the code's top bit
+    // (bit_cast<FromBits>(from) >> (kFromBits - 1)); the single NaN of FNUZ
+    // (0x80) and of E8M0 (0xFF) has that bit set, so it reads as -NaN.
+    u.negative = true;
+  }
+  if (dst_id == FormatId::kE8m0) u = ApplyE8m0SubnormalQuirk(u);
+  *out = RoundPack(dst, u, o);
+  return true;
+}
+
+}  // namespace lowbit::profile_detail

@@ -1,0 +1,102 @@
+// The named profiles: one id per implementation whose conversions lowbit
+// reproduces bit for bit (DESIGN.md "Profiles"), with its name and citation.
+// What each profile does is in its own header (ocp.h, nvidia.h, ml_dtypes.h,
+// pytorch.h); profiles.h dispatches on the id.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "lowbit/formats/config.h"
+
+namespace lowbit {
+
+enum class ProfileId : std::uint8_t {
+  kOcp,           // the OCP OFP8 / MX v1.0 specifications
+  kNvidia,        // sm_89/sm_90 cvt and the CUDA 13.0 headers, __NV_SATFINITE
+  kNvidiaNosat,   // the CUDA 13.0 headers with __NV_NOSAT (software on sm_90)
+  kMlDtypes,      // ml_dtypes 0.6 (numpy astype)
+  kPytorchCpu,    // PyTorch 2.11 Tensor.to(dtype) on the CPU
+  kPytorchCuda,   // PyTorch 2.11 Tensor.to(dtype) on a CUDA device
+};
+
+inline constexpr ProfileId kAllProfiles[] = {
+    ProfileId::kOcp,      ProfileId::kNvidia,     ProfileId::kNvidiaNosat,
+    ProfileId::kMlDtypes, ProfileId::kPytorchCpu, ProfileId::kPytorchCuda,
+};
+inline constexpr int kProfileCount = sizeof(kAllProfiles) / sizeof(kAllProfiles[0]);
+
+// The name the CLI and the tests use.
+LOWBIT_HD_CONSTEXPR const char* ProfileName(ProfileId id) {
+  switch (id) {
+    case ProfileId::kOcp:
+      return "ocp";
+    case ProfileId::kNvidia:
+      return "nvidia";
+    case ProfileId::kNvidiaNosat:
+      return "nvidia-nosat";
+    case ProfileId::kMlDtypes:
+      return "ml_dtypes";
+    case ProfileId::kPytorchCpu:
+      return "pytorch-cpu";
+    case ProfileId::kPytorchCuda:
+      return "pytorch-cuda";
+  }
+  return "";
+}
+
+// Where the behaviour comes from (FORMAT-FACTS §0 keys and what was measured).
+LOWBIT_HD_CONSTEXPR const char* ProfileSource(ProfileId id) {
+  switch (id) {
+    case ProfileId::kOcp:
+      return "OCP 8-bit Floating Point Specification (OFP8) v1.0, non-saturating "
+             "mode; OCP Microscaling Formats (MX) v1.0 §5.3.3, §5.4.1, §6.3 "
+             "[OCP-MX]; IEEE 754-2019 for FP32/BF16/FP16";
+    case ProfileId::kNvidia:
+      return "PTX ISA 9.0 §9.7.9.21 cvt (.rn.satfinite) on sm_89/sm_90 and the "
+             "CUDA 13.0 cuda_fp8/fp6/fp4/bf16/fp16 headers (__NV_SATFINITE), "
+             "host code verified equal to H100 hardware [CUDA-fp8, CUDA-fp6, "
+             "CUDA-fp4, CUDA-bf16, CUDA-fp16, PTX, PROBE]";
+    case ProfileId::kNvidiaNosat:
+      return "CUDA 13.0 cuda_fp8.h with __NV_NOSAT (software path even on "
+             "sm_89/sm_90), otherwise as nvidia [CUDA-fp8]";
+    case ProfileId::kMlDtypes:
+      return "ml_dtypes 0.6 (jax-ml/ml_dtypes @b793a6e float8.h, mxfloat.h, "
+             "intn.h), measured with numpy 2.5 astype [MLD, PROBE]";
+    case ProfileId::kPytorchCpu:
+      return "PyTorch 2.11.0 CPU Tensor.to(dtype): c10 Float8_*.h, "
+             "Float8_e8m0fnu.h, BFloat16/Half conversions [PT, PROBE]";
+    case ProfileId::kPytorchCuda:
+      return "PyTorch 2.11.0+cu130 CUDA Tensor.to(dtype) on H100 [PT, PROBE]";
+  }
+  return "";
+}
+
+// Looks a profile up by ProfileName (or an alias); false if unknown.
+constexpr bool FindProfile(std::string_view name, ProfileId* out) {
+  for (ProfileId id : kAllProfiles) {
+    if (name == ProfileName(id)) {
+      *out = id;
+      return true;
+    }
+  }
+  struct Alias {
+    std::string_view name;
+    ProfileId id;
+  };
+  constexpr Alias kAliases[] = {
+      {"ml-dtypes", ProfileId::kMlDtypes},
+      {"nvidia-satfinite", ProfileId::kNvidia},
+      {"torch-cpu", ProfileId::kPytorchCpu},
+      {"torch-cuda", ProfileId::kPytorchCuda},
+  };
+  for (const Alias& alias : kAliases) {
+    if (name == alias.name) {
+      *out = alias.id;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace lowbit

@@ -1,0 +1,115 @@
+// Profiles `pytorch-cpu` and `pytorch-cuda`: PyTorch 2.11 Tensor.to(dtype),
+// FORMAT-FACTS §3.2, §3.3, §4.1-4.3, §4.7 [PT, PROBE]. Round to nearest even,
+// non-saturating: E4M3 overflow and +-Inf -> NaN with the sign (0x7F|s; torch
+// >= 2.13 saturates finite overflow, PR #178817, a different profile), E5M2
+// overflow -> Inf, NaN -> 0x7F|s (fp8e5m2_from_fp32_value: "all exponent and
+// mantissa bits set to 1"). The CPU and CUDA builds differ only where CUDA
+// uses the hardware: BF16/FP16 encodes (cvt: 0x7FFF) and FP16 decodes.
+// Not part of the profiles: FP4/FP6 (torch has no casts to them), UE4M3, and
+// the integer formats, because .to(int8) truncates and then wraps in a
+// device-dependent, C++-undefined way (FACTS §8.1): no guess.
+#pragma once
+
+#include <cstdint>
+
+#include "lowbit/formats/config.h"
+#include "lowbit/formats/convert.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/policy.h"
+#include "lowbit/formats/profiles/e8m0_subnormal_quirk.h"
+#include "lowbit/formats/profiles/format_match.h"
+
+namespace lowbit::profile_detail {
+
+LOWBIT_HD_CONSTEXPR bool PytorchHasFormat(FormatId id) {
+  switch (id) {
+    case FormatId::kFp32:
+    case FormatId::kBf16:
+    case FormatId::kFp16:
+    case FormatId::kE4m3:
+    case FormatId::kE4m3Fnuz:
+    case FormatId::kE5m2:
+    case FormatId::kE5m2Fnuz:
+    case FormatId::kE8m0:
+      return true;
+    default:
+      return false;
+  }
+}
+
+LOWBIT_HD_CONSTEXPR bool PytorchEncodeOptions(bool cuda, FormatId dst, RoundingMode mode,
+                                              EncodeOptions* out) {
+  if (!PytorchHasFormat(dst) || mode != RoundingMode::kNearestEven) return false;
+  EncodeOptions o;
+  o.rounding = RoundingMode::kNearestEven;
+  o.overflow = Overflow::kFormatDefault;
+  o.inf_input = InfInput::kLikeOverflow;
+  o.nan_sign = NanSign::kKeep;
+  o.nan_payload = NanPayload::kAllOnes;  // E5M2 0x7F|s; E4M3/FNUZ have one NaN
+  o.keep_negative_zero = true;
+  // fp8e8m0fnu_from_fp32_value reads only the exponent field: the sign is
+  // ignored and 0 (exponent field 0, no guard bit) gives 0x00 = 2^-127.
+  o.zero_into_no_zero = ZeroIntoNoZero::kMinPositive;
+  o.negative_into_unsigned = NegativeIntoUnsigned::kMagnitude;
+  if (dst == FormatId::kBf16) {
+    // CPU: 0xFFFF for every NaN input; CUDA: 0x7FFF (cvt.rn.bf16.f32) [PROBE].
+    o.nan_sign = cuda ? NanSign::kPositive : NanSign::kNegative;
+    o.nan_payload = NanPayload::kAllOnes;
+  } else if (dst == FormatId::kFp16) {
+    // CPU keeps sign and the top payload bits and sets the quiet bit
+    // (0x7F800001 -> 0x7E00, 0x7F807FFF -> 0x7E03); CUDA 0x7FFF [PROBE, §3.3].
+    o.nan_sign = cuda ? NanSign::kPositive : NanSign::kKeep;
+    o.nan_payload = cuda ? NanPayload::kAllOnes : NanPayload::kTruncate;
+  }
+  *out = o;
+  return true;
+}
+
+// Decoding to FP32. E4M3 is decoded with integer operations only
+// (fp8e4m3fn_to_fp32_value: the NaN keeps sign and mantissa, 0x7F ->
+// 0x7FF00000, FACTS §4.1). E5M2 and FP16 go through fp16_ieee_to_fp32_value,
+// whose multiply quiets the NaN on the CPU (0x7D -> 0x7FE00000, FACTS §4.2);
+// on CUDA FP16 is cvt.f32.f16 (0x7FFFFFFF). BF16 is a bit shift.
+LOWBIT_HD_CONSTEXPR DecodeOptions PytorchDecodeOptions(bool cuda, FormatId src) {
+  DecodeOptions d;
+  d.nan_sign = NanSign::kKeep;
+  d.nan_payload = NanPayload::kTruncate;
+  if (src == FormatId::kBf16) d.nan_payload = NanPayload::kPreserve;
+  if (cuda && (src == FormatId::kFp16 || src == FormatId::kE5m2)) {
+    d.nan_sign = NanSign::kPositive;
+    d.nan_payload = NanPayload::kAllOnes;
+  }
+  return d;
+}
+
+// The FP32 bits PyTorch gives for the single NaN of FNUZ (0x80) and E8M0
+// (0xFF): fp8_fnuz_to_fp32_value and Float8_e8m0fnu::operator float return
+// fp32_from_bits(0x7F800001), a signalling-NaN pattern (FACTS §4.3).
+inline constexpr std::uint32_t kPytorchSingleNanF32 = 0x7F800001u;
+
+LOWBIT_HD_CONSTEXPR bool PytorchEncode(bool cuda, FormatId src_id, const FormatSpec& src,
+                                       std::uint64_t src_code, FormatId dst_id,
+                                       const FormatSpec& dst, RoundingMode mode,
+                                       EncodeResult* out) {
+  if (!PytorchHasFormat(src_id)) return false;
+  EncodeOptions o;
+  if (!PytorchEncodeOptions(cuda, dst_id, mode, &o)) return false;
+  Unpacked u = Unpack(src, src_code);
+  if (dst_id == FormatId::kFp32) {
+    if (u.value_class == ValueClass::kNan &&
+        (src_id == FormatId::kE4m3Fnuz || src_id == FormatId::kE5m2Fnuz ||
+         src_id == FormatId::kE8m0)) {
+      out->code = kPytorchSingleNanF32;
+      out->flags = kFlagNone;
+      return true;
+    }
+    const DecodeOptions d = PytorchDecodeOptions(cuda, src_id);
+    o.nan_sign = d.nan_sign;
+    o.nan_payload = d.nan_payload;
+  }
+  if (dst_id == FormatId::kE8m0) u = ApplyE8m0SubnormalQuirk(u);
+  *out = RoundPack(dst, u, o);
+  return true;
+}
+
+}  // namespace lowbit::profile_detail
