@@ -54,8 +54,8 @@ std::uint64_t InfCode(const FormatSpec& s, bool negative) {
 }
 
 // A NaN of the format (which has one). policy.h NanPayload: all mantissa bits,
-// only the quiet bit (mantissa MSB), or the input payload cut to the
-// destination's width with the quiet bit forced on. Formats with one NaN per
+// only the quiet bit (mantissa MSB), the input payload cut to the
+// destination's width with the quiet bit forced on, or left as it is. Formats with one NaN per
 // sign (E4M3, UE4M3, E8M0) or a single NaN (FNUZ 0x80) ignore the payload.
 std::uint64_t NanCode(const FormatSpec& s, bool negative, NanPayload policy, std::uint64_t payload) {
   const std::uint64_t sign = negative ? SignBit(s) : 0;
@@ -77,6 +77,12 @@ std::uint64_t NanCode(const FormatSpec& s, bool negative, NanPayload policy, std
           break;
         case NanPayload::kTruncate:
           mantissa = (payload >> (64 - m)) | quiet;
+          break;
+        case NanPayload::kPreserve:
+          // The payload bits as they are (a signalling NaN stays signalling);
+          // the quiet bit only when no bit survives, so the code stays a NaN.
+          mantissa = payload >> (64 - m);
+          if (mantissa == 0) mantissa = quiet;
           break;
       }
       return sign | (Ones(s.exponent_bits) << m) | mantissa;
