@@ -74,7 +74,11 @@ inline constexpr int kFormatCount = sizeof(kAllFormats) / sizeof(kAllFormats[0])
 LOWBIT_FORMATS(LOWBIT_TAG_ENTRY)
 #undef LOWBIT_TAG_ENTRY
 
-LOWBIT_HD_CONSTEXPR const FormatSpec& Spec(FormatId id) {
+// Host (and constant-expression) only: it returns a reference to a
+// namespace-scope spec, which device code cannot name at run time, and nvcc
+// compiles the device body of a __host__ __device__ function once the host
+// uses it. Device code takes its spec as a compile-time copy instead.
+constexpr const FormatSpec& Spec(FormatId id) {
   switch (id) {
 #define LOWBIT_CASE_ENTRY(Id, spec) \
   case FormatId::k##Id:             \
