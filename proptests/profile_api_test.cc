@@ -126,6 +126,15 @@ TEST(ProfileSupport, OcpRefusesWhatTheSpecLeavesOpen) {
   EXPECT_EQ(Enc(ProfileId::kOcp, kFp32, 0x40E00000u, kE2m1), 0x7u);  // 7.0 -> 6.0
 }
 
+// Each listed format is identified as itself: the layout keys are unique.
+TEST(ProfileSupport, EveryListedFormatIsIdentified) {
+  for (FormatId id : kAllFormats) {
+    FormatId found{};
+    ASSERT_TRUE(profile_detail::IdentifyFormat(Spec(id), &found)) << Spec(id).name;
+    EXPECT_EQ(found, id) << Spec(id).name;
+  }
+}
+
 // An unknown FormatSpec (not in LOWBIT_FORMATS) has no conversion anywhere.
 TEST(ProfileSupport, UnknownFormatIsRefused) {
   constexpr FormatSpec kOdd{"odd", FormatKind::kFloat, 8, true, 3, 4, 3, true, SpecialCodes::kNone};

@@ -3,6 +3,8 @@
 // constexpr object, both work). Profiles decide per format.
 #pragma once
 
+#include <cstdint>
+
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/format_spec.h"
@@ -10,23 +12,33 @@
 
 namespace lowbit::profile_detail {
 
+// Every layout field packed into one integer, so that identifying a format
+// is a few integer compares (the 2^32 sweeps call this per input).
+LOWBIT_HD_CONSTEXPR std::uint64_t LayoutKey(const FormatSpec& f) {
+  return static_cast<std::uint64_t>(f.kind) | static_cast<std::uint64_t>(f.total_bits & 0x7F) << 8 |
+         static_cast<std::uint64_t>(f.has_sign) << 15 |
+         static_cast<std::uint64_t>(f.exponent_bits & 0xFF) << 16 |
+         static_cast<std::uint64_t>(f.mantissa_bits & 0xFF) << 24 |
+         static_cast<std::uint64_t>(f.bias & 0xFFFF) << 32 |
+         static_cast<std::uint64_t>(f.has_subnormals) << 48 |
+         static_cast<std::uint64_t>(f.specials) << 52;
+}
+
 LOWBIT_HD_CONSTEXPR bool SameLayout(const FormatSpec& a, const FormatSpec& b) {
-  return a.kind == b.kind && a.total_bits == b.total_bits && a.has_sign == b.has_sign &&
-         a.exponent_bits == b.exponent_bits && a.mantissa_bits == b.mantissa_bits &&
-         a.bias == b.bias && a.has_subnormals == b.has_subnormals &&
-         a.specials == b.specials;
+  return LayoutKey(a) == LayoutKey(b);
 }
 
 // false when the spec is none of LOWBIT_FORMATS (a profile then has no
 // conversion for it).
 LOWBIT_HD_CONSTEXPR bool IdentifyFormat(const FormatSpec& spec, FormatId* out) {
-#define LOWBIT_PROFILE_MATCH(Id, listed)  \
-  {                                       \
-    constexpr FormatSpec kCandidate = listed; \
-    if (SameLayout(spec, kCandidate)) {   \
-      *out = FormatId::k##Id;             \
-      return true;                        \
-    }                                     \
+  const std::uint64_t key = LayoutKey(spec);
+#define LOWBIT_PROFILE_MATCH(Id, listed)                     \
+  {                                                          \
+    constexpr std::uint64_t kCandidate = LayoutKey(listed);  \
+    if (key == kCandidate) {                                 \
+      *out = FormatId::k##Id;                                \
+      return true;                                           \
+    }                                                        \
   }
   LOWBIT_FORMATS(LOWBIT_PROFILE_MATCH)
 #undef LOWBIT_PROFILE_MATCH
