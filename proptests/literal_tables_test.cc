@@ -210,6 +210,16 @@ TEST(LiteralTables, Fp32Landmarks) {
                      {0xFF800001, kNan},        {0x43E80000, 464.0}});
 }
 
+// IEEE 754 binary64 (the model's and the oracle's widest input).
+TEST(LiteralTables, Fp64Landmarks) {
+  CheckTable(kFp64, {{0x0000000000000000, 0.0},     {0x8000000000000000, -0.0},
+                     {0x0000000000000001, 0x1p-1074}, {0x0010000000000000, 0x1p-1022},
+                     {0x3FF0000000000000, 1.0},     {0x3FF8000000000000, 1.5},
+                     {0xC000000000000000, -2.0},    {0x7FEFFFFFFFFFFFFF, 0x1.fffffffffffffp1023},
+                     {0x7FF0000000000000, kInf},    {0xFFF0000000000000, -kInf},
+                     {0x7FF8000000000000, kNan},    {0xFFF0000000000001, kNan}});
+}
+
 // Two's complement INT8/INT4, plain binary UINT4 (FORMAT-FACTS §1).
 TEST(LiteralTables, IntegerExtremes) {
   CheckTable(kInt8, {{0x00, 0.0}, {0x01, 1.0}, {0x7F, 127.0}, {0x80, -128.0}, {0xFF, -1.0},
