@@ -1,0 +1,456 @@
+// SIMD kernels (simd/) against the scalar model, on every compiled Highway
+// target (forced with hwy::SetSupportedTargetsForTest, as Highway's own tests
+// do): every encode from FP32 over a strided sample at ci and all 2^32 inputs
+// at full (RNE with the format's overflow and with satfinite), every 16-bit
+// input of the BF16/FP16 encodes, every code of every decode, for every
+// rounding mode and policy bundle; RapidCheck arrays with odd lengths and
+// unaligned pointers; and the argument errors.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hwy/targets.h"
+#include "lowbit/formats/convert.h"
+#include "lowbit/registry/registry.h"
+#include "lowbit/simd/simd.h"
+#include "option_generators.h"
+#include "test_level.h"
+
+namespace lowbit {
+namespace {
+
+using registry::ConvertArgs;
+using registry::Operation;
+using testing::CurrentTestLevel;
+using testing::TestLevel;
+
+// Forces one target for the lifetime of the object (and restores the CPU's
+// own set afterwards), so simd::Convert's dynamic dispatch picks it.
+class ForceTarget {
+ public:
+  explicit ForceTarget(std::int64_t target) { hwy::SetSupportedTargetsForTest(target); }
+  ~ForceTarget() { hwy::SetSupportedTargetsForTest(0); }
+};
+
+std::vector<std::int64_t> RunnableTargets() {
+  std::vector<std::int64_t> v;
+  for (std::int64_t t : simd::CompiledTargets()) {
+    if (simd::TargetAvailable(t)) v.push_back(t);
+  }
+  return v;
+}
+
+std::size_t InputBytes(Operation op, const FormatSpec& spec) {
+  switch (op) {
+    case Operation::kEncodeF32:
+      return 4;
+    case Operation::kEncodeBf16:
+    case Operation::kEncodeF16:
+      return 2;
+    default:
+      return registry::CodeBytes(spec);
+  }
+}
+std::size_t OutputBytes(Operation op, const FormatSpec& spec) {
+  switch (op) {
+    case Operation::kDecodeToF32:
+      return 4;
+    case Operation::kDecodeToBf16:
+      return 2;
+    default:
+      return registry::CodeBytes(spec);
+  }
+}
+const FormatSpec& SourceSpec(Operation op, const FormatSpec& spec) {
+  switch (op) {
+    case Operation::kEncodeF32:
+      return kFp32;
+    case Operation::kEncodeBf16:
+      return kBf16;
+    case Operation::kEncodeF16:
+      return kFp16;
+    default:
+      return spec;
+  }
+}
+const FormatSpec& DestSpec(Operation op, const FormatSpec& spec) {
+  switch (op) {
+    case Operation::kDecodeToF32:
+      return kFp32;
+    case Operation::kDecodeToBf16:
+      return kBf16;
+    default:
+      return spec;
+  }
+}
+
+void PutElement(std::vector<std::uint8_t>& buffer, std::size_t bytes, std::size_t i,
+                std::uint64_t v) {
+  std::memcpy(buffer.data() + i * bytes, &v, bytes);  // little endian
+}
+std::uint64_t GetElement(const std::uint8_t* buffer, std::size_t bytes, std::size_t i) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, buffer + i * bytes, bytes);
+  return v;
+}
+
+// One operation on one format with one option set, applied to `inputs`.
+struct Job {
+  Operation op;
+  FormatId format;
+  EncodeOptions encode;
+  DecodeOptions decode;
+};
+
+std::uint32_t RandomWord(std::uint64_t input, std::size_t i) {
+  return testing::MixedWord(input * 0x9E3779B97F4A7C15ULL + i);
+}
+
+std::vector<std::uint64_t> ModelOutputs(const Job& job, const std::vector<std::uint64_t>& inputs) {
+  const FormatSpec& spec = Spec(job.format);
+  const FormatSpec& src = SourceSpec(job.op, spec);
+  const FormatSpec& dst = DestSpec(job.op, spec);
+  const bool decode = job.op == Operation::kDecodeToF32 || job.op == Operation::kDecodeToBf16;
+  EncodeOptions o = decode ? ToDecodeEncodeOptions(job.decode) : job.encode;
+  std::vector<std::uint64_t> out(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (o.rounding == RoundingMode::kStochastic) o.random_bits = RandomWord(inputs[i], i);
+    out[i] = Convert(src, inputs[i], dst, o).code;
+  }
+  return out;
+}
+
+// Runs the SIMD kernel on `target` (forced, when `force`; else explicitly)
+// with the input and output placed `offset` bytes past an aligned start.
+std::vector<std::uint64_t> SimdOutputs(const Job& job, const std::vector<std::uint64_t>& inputs,
+                                       std::int64_t target, bool force, std::size_t offset = 0) {
+  const FormatSpec& spec = Spec(job.format);
+  const std::size_t in_bytes = InputBytes(job.op, spec);
+  const std::size_t out_bytes = OutputBytes(job.op, spec);
+  std::vector<std::uint8_t> in(inputs.size() * in_bytes + offset + 8);
+  std::vector<std::uint8_t> out(inputs.size() * out_bytes + offset + 8, 0xCD);
+  std::vector<std::uint8_t> packed(inputs.size() * in_bytes);
+  for (std::size_t i = 0; i < inputs.size(); ++i) PutElement(packed, in_bytes, i, inputs[i]);
+  if (!packed.empty()) std::memcpy(in.data() + offset, packed.data(), packed.size());
+  std::vector<std::uint32_t> random(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) random[i] = RandomWord(inputs[i], i);
+  ConvertArgs args{};
+  args.operation = job.op;
+  args.format = job.format;
+  args.input = in.data() + offset;
+  args.output = out.data() + offset;
+  args.count = inputs.size();
+  args.encode = job.encode;
+  args.decode = job.decode;
+  args.random_bits = job.encode.rounding == RoundingMode::kStochastic ? random.data() : nullptr;
+  registry::Status status;
+  if (force) {
+    ForceTarget forced(target);
+    status = simd::Convert(args);
+  } else {
+    status = simd::ConvertOnTarget(target, args);
+  }
+  EXPECT_TRUE(status.ok) << status.message;
+  std::vector<std::uint64_t> result(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    result[i] = GetElement(out.data() + offset, out_bytes, i);
+  }
+  // Nothing written past the end.
+  for (std::size_t b = offset + inputs.size() * out_bytes; b < out.size(); ++b) {
+    EXPECT_EQ(out[b], 0xCD) << "write past the end at byte " << b;
+  }
+  for (std::size_t b = 0; b < offset; ++b) EXPECT_EQ(out[b], 0xCD) << "write before the start";
+  return result;
+}
+
+std::string Hex(std::uint64_t v) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof(buffer), "0x%llx", static_cast<unsigned long long>(v));
+  return buffer;
+}
+
+// Number of mismatches; the first few are reported.
+std::size_t Compare(const Job& job, const std::vector<std::uint64_t>& inputs,
+                    const std::vector<std::uint64_t>& expected,
+                    const std::vector<std::uint64_t>& actual, std::int64_t target) {
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (expected[i] == actual[i]) continue;
+    if (++mismatches <= 5) {
+      ADD_FAILURE() << registry::OperationName(job.op) << " " << Spec(job.format).name << " on "
+                    << simd::TargetName(target) << " [" << testing::Describe(job.encode)
+                    << "] input " << Hex(inputs[i]) << ": model " << Hex(expected[i]) << ", simd "
+                    << Hex(actual[i]);
+    }
+  }
+  return mismatches;
+}
+
+void CheckAllTargets(const Job& job, const std::vector<std::uint64_t>& inputs) {
+  const std::vector<std::uint64_t> expected = ModelOutputs(job, inputs);
+  for (std::int64_t target : RunnableTargets()) {
+    EXPECT_EQ(Compare(job, inputs, expected, SimdOutputs(job, inputs, target, /*force=*/true),
+                      target),
+              0u);
+  }
+}
+
+std::vector<FormatId> EncodableFormats() {
+  std::vector<FormatId> v;
+  for (FormatId id : kAllFormats) {
+    if (registry::OperationApplies(Operation::kEncodeF32, id)) v.push_back(id);
+  }
+  return v;
+}
+
+// Every option set a conversion is checked under: each rounding mode with
+// each overflow policy and each policy bundle, plus stochastic with a
+// non-default random bit count.
+std::vector<EncodeOptions> OptionSets(const FormatSpec& dst) {
+  std::vector<EncodeOptions> v;
+  for (const testing::PolicyBundle& bundle : testing::PolicyBundles()) {
+    for (RoundingMode mode : testing::kAllModes) {
+      for (Overflow overflow : testing::OverflowsFor(dst)) {
+        EncodeOptions o = bundle.options;
+        o.rounding = mode;
+        o.overflow = overflow;
+        v.push_back(o);
+      }
+    }
+  }
+  EncodeOptions few_random;
+  few_random.rounding = RoundingMode::kStochastic;
+  few_random.random_bit_count = 3;
+  v.push_back(few_random);
+  few_random.random_bit_count = 20;
+  v.push_back(few_random);
+  return v;
+}
+
+// FP32 inputs at ci: every sign and exponent with mantissas at every rounding
+// boundary (ties, one either side, all ones), plus a stride through all 2^32.
+std::vector<std::uint64_t> Fp32Sample(std::uint32_t stride) {
+  std::vector<std::uint64_t> v;
+  for (std::uint32_t sign = 0; sign < 2; ++sign) {
+    for (std::uint32_t e = 0; e < 256; ++e) {
+      const std::uint32_t top = (sign << 31) | (e << 23);
+      for (int k = 0; k < 23; ++k) {
+        const std::uint32_t bit = 1u << k;
+        for (std::uint32_t m : {bit, bit - 1, bit + 1, (bit << 1) - 1, 0x7FFFFFu & ~(bit - 1),
+                                (0x7FFFFFu & ~((bit << 1) - 1)) | bit}) {
+          v.push_back(top | (m & 0x7FFFFFu));
+        }
+      }
+      v.push_back(top);
+    }
+  }
+  for (std::uint64_t x = 0; x < (std::uint64_t{1} << 32); x += stride) v.push_back(x);
+  return v;
+}
+
+std::vector<std::uint64_t> AllCodes(int bits) {
+  std::vector<std::uint64_t> v(std::size_t{1} << bits);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = i;
+  return v;
+}
+
+TEST(SimdTargets, SomeTargetIsCompiledAndRunnable) {
+  ASSERT_FALSE(simd::CompiledTargets().empty());
+  EXPECT_FALSE(RunnableTargets().empty());
+  for (std::int64_t t : simd::CompiledTargets()) {
+    std::printf("compiled target %s: %s\n", simd::TargetName(t),
+                simd::TargetAvailable(t) ? "runs here" : "not supported by this CPU");
+  }
+}
+
+TEST(SimdEncodeF32, SampleEveryFormatModeAndPolicy) {
+  const std::uint32_t stride = CurrentTestLevel() == TestLevel::kSmoke ? 1000003u : 104729u;
+  const std::vector<std::uint64_t> inputs = Fp32Sample(stride);
+  for (FormatId id : EncodableFormats()) {
+    for (const EncodeOptions& o : OptionSets(Spec(id))) {
+      CheckAllTargets(Job{Operation::kEncodeF32, id, o, {}}, inputs);
+    }
+  }
+}
+
+TEST(SimdEncode16, AllInputsEveryFormatModeAndPolicy) {
+  const std::vector<std::uint64_t> inputs = AllCodes(16);
+  for (Operation op : {Operation::kEncodeBf16, Operation::kEncodeF16}) {
+    for (FormatId id : EncodableFormats()) {
+      std::vector<EncodeOptions> sets = OptionSets(Spec(id));
+      if (CurrentTestLevel() == TestLevel::kSmoke) sets.resize(2);
+      for (const EncodeOptions& o : sets) CheckAllTargets(Job{op, id, o, {}}, inputs);
+    }
+  }
+}
+
+TEST(SimdDecode, AllCodesEveryFormatAndNanPolicy) {
+  for (Operation op : {Operation::kDecodeToF32, Operation::kDecodeToBf16}) {
+    for (FormatId id : kAllFormats) {
+      if (!registry::OperationApplies(op, id)) continue;
+      const FormatSpec& spec = Spec(id);
+      // FP32 codes: the boundary sample (all 2^32 would add nothing a decode
+      // can get wrong that the sample misses: it only touches NaN/zero).
+      const std::vector<std::uint64_t> inputs =
+          spec.total_bits == 32 ? Fp32Sample(1000003u) : AllCodes(spec.total_bits);
+      for (int s = 0; s < 3; ++s) {
+        for (int pl = 0; pl < 4; ++pl) {
+          DecodeOptions d;
+          d.nan_sign = static_cast<NanSign>(s);
+          d.nan_payload = static_cast<NanPayload>(pl);
+          CheckAllTargets(Job{op, id, {}, d}, inputs);
+        }
+      }
+    }
+  }
+}
+
+// All 2^32 FP32 inputs for RNE (format overflow and satfinite): at full only,
+// two threads, every target compared with one model pass per chunk.
+TEST(SimdEncodeF32, Exhaustive) {
+  if (CurrentTestLevel() != TestLevel::kFull) GTEST_SKIP() << "LOWBIT_TEST_LEVEL=full only";
+  const std::vector<std::int64_t> targets = RunnableTargets();
+  for (FormatId id : EncodableFormats()) {
+    for (Overflow overflow : {Overflow::kFormatDefault, Overflow::kSaturate}) {
+      EncodeOptions o;
+      o.overflow = overflow;
+      const Job job{Operation::kEncodeF32, id, o, {}};
+      const auto start = std::chrono::steady_clock::now();
+      std::vector<std::size_t> mismatches(2, 0);
+      auto work = [&](unsigned part) {
+        constexpr std::size_t kChunk = std::size_t{1} << 20;
+        std::vector<std::uint32_t> in(kChunk);
+        std::vector<std::uint8_t> expected(kChunk * 4), actual(kChunk * 4);
+        const std::size_t out_bytes = registry::CodeBytes(Spec(id));
+        for (std::uint64_t base = part * kChunk; base < (std::uint64_t{1} << 32);
+             base += 2 * kChunk) {
+          for (std::size_t i = 0; i < kChunk; ++i) in[i] = static_cast<std::uint32_t>(base + i);
+          ConvertArgs args{};
+          args.operation = Operation::kEncodeF32;
+          args.format = id;
+          args.input = in.data();
+          args.count = kChunk;
+          args.encode = o;
+          // The scalar backend is the model over arrays (registry).
+          args.output = expected.data();
+          for (std::size_t i = 0; i < kChunk; ++i) {
+            const std::uint64_t code = EncodeF32Bits(Spec(id), in[i], o).code;
+            std::memcpy(expected.data() + i * out_bytes, &code, out_bytes);
+          }
+          for (std::int64_t target : targets) {
+            args.output = actual.data();
+            simd::ConvertOnTarget(target, args);
+            if (std::memcmp(expected.data(), actual.data(), kChunk * out_bytes) != 0) {
+              ++mismatches[part];
+            }
+          }
+        }
+      };
+      std::thread t0(work, 0u), t1(work, 1u);
+      t0.join();
+      t1.join();
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::printf("%s %s: all 2^32 inputs x %zu targets in %.1f s\n", Spec(id).name,
+                  testing::OverflowName(overflow), targets.size(), seconds);
+      EXPECT_EQ(mismatches[0] + mismatches[1], 0u)
+          << Spec(id).name << " " << testing::OverflowName(overflow) << ": mismatching chunks";
+    }
+  }
+}
+
+// Arrays of any length at any byte offset: every element equals the model
+// and nothing outside the output is written.
+RC_GTEST_PROP(SimdArrays, OddLengthsAndOffsetsMatchModel, ()) {
+  const auto op = *rc::gen::element(Operation::kEncodeF32, Operation::kEncodeBf16,
+                                    Operation::kEncodeF16, Operation::kDecodeToF32,
+                                    Operation::kDecodeToBf16);
+  const auto id = *rc::gen::element(kAllFormats[1], kAllFormats[2], kAllFormats[3],
+                                    kAllFormats[4], kAllFormats[5], kAllFormats[6],
+                                    kAllFormats[7], kAllFormats[8], kAllFormats[9],
+                                    kAllFormats[10], kAllFormats[11], kAllFormats[12],
+                                    kAllFormats[13], kAllFormats[14], kAllFormats[15]);
+  RC_PRE(registry::OperationApplies(op, id));
+  const FormatSpec& spec = Spec(id);
+  const std::size_t count = *rc::gen::inRange<std::size_t>(0, 100);
+  const std::size_t offset = *rc::gen::inRange<std::size_t>(0, 8);
+  const int in_bits = static_cast<int>(InputBytes(op, spec) * 8);
+  const std::uint64_t in_mask =
+      op == Operation::kDecodeToF32 || op == Operation::kDecodeToBf16
+          ? spec.CodeMask()
+          : (in_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_bits) - 1);
+  std::vector<std::uint64_t> inputs(count);
+  for (auto& x : inputs) x = *rc::gen::arbitrary<std::uint64_t>() & in_mask;
+  const auto options = OptionSets(spec);
+  Job job{op, id, options[*rc::gen::inRange<std::size_t>(0, options.size())], {}};
+  const std::vector<std::uint64_t> expected = ModelOutputs(job, inputs);
+  for (std::int64_t target : RunnableTargets()) {
+    const auto actual = SimdOutputs(job, inputs, target, /*force=*/false, offset);
+    RC_ASSERT(Compare(job, inputs, expected, actual, target) == 0u);
+  }
+}
+
+TEST(SimdErrors, RejectsWhatIsWrong) {
+  std::uint8_t out[4];
+  float in[4] = {1, 2, 3, 4};
+  ConvertArgs args{};
+  for (std::int64_t target : RunnableTargets()) {
+    args = ConvertArgs{};
+    args.operation = Operation::kEncodeF32;
+    args.format = FormatId::kE4m3;
+    args.input = nullptr;
+    args.output = out;
+    args.count = 4;
+    registry::Status s = simd::ConvertOnTarget(target, args);
+    EXPECT_FALSE(s.ok);
+    EXPECT_NE(s.message.find("null input"), std::string::npos) << s.message;
+    args.input = in;
+    args.output = nullptr;
+    s = simd::ConvertOnTarget(target, args);
+    EXPECT_NE(s.message.find("null output"), std::string::npos) << s.message;
+    args.output = out;
+    args.encode.rounding = RoundingMode::kStochastic;
+    s = simd::ConvertOnTarget(target, args);
+    EXPECT_NE(s.message.find("random_bits"), std::string::npos) << s.message;
+    args.encode.rounding = RoundingMode::kNearestEven;
+    ConvertArgs bad = args;
+    bad.operation = Operation::kDecodeToBf16;
+    bad.format = FormatId::kFp16;
+    EXPECT_FALSE(simd::ConvertOnTarget(target, bad).ok);
+    // count 0 with null pointers is fine.
+    ConvertArgs empty = args;
+    empty.input = nullptr;
+    empty.output = nullptr;
+    empty.count = 0;
+    EXPECT_TRUE(simd::ConvertOnTarget(target, empty).ok);
+  }
+  EXPECT_FALSE(simd::ConvertOnTarget(std::int64_t{1} << 60, args).ok);
+}
+
+TEST(SimdRegistry, EveryTargetAndOperationIsRegistered) {
+  registry::Registry r;
+  registry::RegisterSimdBackends(r);
+  for (std::int64_t target : simd::CompiledTargets()) {
+    const std::string backend = std::string("simd:") + simd::TargetName(target);
+    for (Operation op : registry::kAllOperations) {
+      for (FormatId id : kAllFormats) {
+        if (!registry::OperationApplies(op, id)) continue;
+        const registry::KernelEntry* e = r.Find(op, id, backend);
+        ASSERT_NE(e, nullptr) << backend << " " << registry::OperationName(op) << " "
+                              << Spec(id).name;
+        EXPECT_EQ(e->available(), simd::TargetAvailable(target));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lowbit

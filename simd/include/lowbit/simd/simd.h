@@ -1,0 +1,34 @@
+// lowbit::simd — Highway array kernels for every registry operation
+// (registry.h ConvertArgs), dispatched at run time to the best compiled target
+// the CPU supports, or run on one named target (tests and `lowbit verify`
+// check each target against the scalar model).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lowbit/registry/registry.h"
+
+namespace lowbit::simd {
+
+// Highway target bits (HWY_SSE4, HWY_AVX2, ...) compiled into this library,
+// best first.
+std::vector<std::int64_t> CompiledTargets();
+// "SSE4", "AVX2", "AVX3", "AVX3_DL" (Highway's names).
+const char* TargetName(std::int64_t target);
+// Whether the CPU runs `target` (hwy::SupportedTargets, which honours
+// hwy::SetSupportedTargetsForTest).
+bool TargetAvailable(std::int64_t target);
+
+// Which options the SIMD kernels implement exactly: everything the model has,
+// except stochastic rounding with random_bit_count 32 (a carry out of 32 bits
+// does not fit a 32-bit lane).
+bool Supports(const registry::ConvertArgs& args);
+
+// Runs on the best supported compiled target. Any count and alignment; the
+// same argument errors as the scalar backend (registry ValidateConvertArgs).
+registry::Status Convert(const registry::ConvertArgs& args);
+// Runs on `target`; an error if it is not compiled in or not supported here.
+registry::Status ConvertOnTarget(std::int64_t target, const registry::ConvertArgs& args);
+
+}  // namespace lowbit::simd

@@ -1,0 +1,395 @@
+// Per-target array kernels (Highway foreach_target: this file is compiled
+// once per target). Encodes follow round_pack.h step by step on 32-bit lanes,
+// with integer ops only: Debian's Highway 1.0.3 DemoteTo truncates to BF16
+// and is correct for FP16 only with F16C (DESIGN.md "Known traps"), so no
+// float rounding instruction is ever asked to round. Decodes of <= 8-bit
+// formats are table lookups (decode_tables.h); 16-bit decodes widen exactly.
+
+// Per-target include guard (Highway's convention for -inl.h files).
+#if defined(LOWBIT_SIMD_CONVERT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef LOWBIT_SIMD_CONVERT_INL_H_
+#undef LOWBIT_SIMD_CONVERT_INL_H_
+#else
+#define LOWBIT_SIMD_CONVERT_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "encode_plan.h"
+#include "hwy/highway.h"
+#include "kernel_args.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace lowbit::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D32 = hn::ScalableTag<std::uint32_t>;
+using DI32 = hn::RebindToSigned<D32>;
+using DF32 = hn::RebindToFloat<D32>;
+using V = hn::Vec<D32>;
+using VI = hn::Vec<DI32>;
+using M = hn::Mask<D32>;
+
+constexpr std::uint32_t kSignBit32 = 0x80000000u;
+constexpr std::uint32_t kInf32 = 0x7F800000u;
+constexpr std::uint32_t kMantissa32 = 0x007FFFFFu;
+constexpr std::uint32_t kHidden32 = 0x00800000u;
+constexpr int kMantissaBits32 = 23;
+// FP32 exponent field of 2^23: at and above it every FP32 value is an
+// integer with nothing to round (integer destinations).
+constexpr std::uint32_t kIntegralField32 = 127 + 23;
+
+// ---------------------------------------------------------------------------
+// Inputs: FP32 bits, or BF16/FP16 widened exactly to FP32 bits (DESIGN.md:
+// wider inputs go straight in; BF16/FP16 -> FP32 is exact, so encoding the
+// widened bits is the model's Convert(kBf16/kFp16, ...)).
+
+// FP16 bits (in the low half of each lane) -> FP32 bits, exactly. Normal:
+// rebias the exponent (112 = 127 - 15). Inf/NaN: keep the mantissa (the NaN
+// payload stays MSB-aligned, as Unpack reads it). Subnormal m * 2^-24: the
+// int -> float conversion of m < 2^10 is exact, and subtracting 24 from its
+// exponent field is an exact multiply by 2^-24 that stays normal.
+HWY_INLINE V WidenF16(D32 d, V h) {
+  const DI32 di;
+  const DF32 df;
+  const V sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(d, 0x8000u)));
+  const V a = hn::And(h, hn::Set(d, 0x7FFFu));
+  const V exponent = hn::ShiftRight<10>(a);
+  const V mantissa = hn::And(a, hn::Set(d, 0x3FFu));
+  const V normal = hn::Add(hn::ShiftLeft<13>(a), hn::Set(d, (127u - 15u) << 23));
+  const V special = hn::Or(hn::ShiftLeft<13>(mantissa), hn::Set(d, kInf32));
+  const V as_float = hn::BitCast(d, hn::ConvertTo(df, hn::BitCast(di, mantissa)));
+  const V subnormal =
+      hn::IfThenZeroElse(hn::Eq(mantissa, hn::Zero(d)), hn::Sub(as_float, hn::Set(d, 24u << 23)));
+  V r = hn::IfThenElse(hn::Eq(exponent, hn::Zero(d)), subnormal, normal);
+  r = hn::IfThenElse(hn::Eq(exponent, hn::Set(d, 31u)), special, r);
+  return hn::Or(r, sign);
+}
+
+template <InputKind kIn>
+HWY_INLINE V LoadBits(D32 d, const void* input, std::size_t i) {
+  if constexpr (kIn == InputKind::kF32) {
+    return hn::LoadU(d, static_cast<const std::uint32_t*>(input) + i);
+  } else {
+    const hn::Rebind<std::uint16_t, D32> d16;
+    const V h = hn::PromoteTo(d, hn::LoadU(d16, static_cast<const std::uint16_t*>(input) + i));
+    if constexpr (kIn == InputKind::kBf16) {
+      return hn::ShiftLeft<16>(h);
+    } else {
+      return WidenF16(d, h);
+    }
+  }
+}
+
+// Codes (< 2^(8*kOutBytes), so the saturating demotes below are exact).
+template <int kOutBytes>
+HWY_INLINE void StoreCodes(D32 d, V codes, void* output, std::size_t i) {
+  const DI32 di;
+  if constexpr (kOutBytes == 1) {
+    const hn::Rebind<std::uint8_t, DI32> d8;
+    hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, codes)), d8,
+               static_cast<std::uint8_t*>(output) + i);
+  } else if constexpr (kOutBytes == 2) {
+    const hn::Rebind<std::uint16_t, DI32> d16;
+    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, codes)), d16,
+               static_cast<std::uint16_t*>(output) + i);
+  } else {
+    hn::StoreU(codes, d, static_cast<std::uint32_t*>(output) + i);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Steps 5-6: the significand `sig` (an integer) shifted right by `s` (1..31)
+// with the increment of the rounding mode. `s_true` is the unclamped shift
+// (stochastic rounding aligns the random bits to the top discarded bit, which
+// may lie above bit 31 of `sig`'s discarded part only when s_true > 31).
+template <RoundingMode kMode>
+HWY_INLINE V RoundShift(D32 d, V sig, V s, VI s_true, M negative, V random,
+                        std::uint32_t random_bit_count) {
+  const V one = hn::Set(d, 1u);
+  const V kept = hn::Shr(sig, s);
+  if constexpr (kMode == RoundingMode::kNearestEven) {
+    // Adding half - 1 plus the kept LSB carries exactly when the discarded
+    // part is above half, or is half and the kept part is odd.
+    const V half_minus_one = hn::Sub(hn::Shl(one, hn::Sub(s, one)), one);
+    return hn::Shr(hn::Add(hn::Add(sig, half_minus_one), hn::And(kept, one)), s);
+  } else if constexpr (kMode == RoundingMode::kNearestAway) {
+    return hn::Shr(hn::Add(sig, hn::Shl(one, hn::Sub(s, one))), s);
+  } else if constexpr (kMode == RoundingMode::kTowardZero) {
+    return kept;
+  } else if constexpr (kMode == RoundingMode::kUp || kMode == RoundingMode::kDown) {
+    // Away from zero (on the side the mode points to) iff anything is
+    // discarded: add all-ones below the kept LSB.
+    const V all_discarded = hn::Sub(hn::Shl(one, s), one);
+    const V bias = kMode == RoundingMode::kUp ? hn::IfThenZeroElse(negative, all_discarded)
+                                              : hn::IfThenElseZero(negative, all_discarded);
+    return hn::Shr(hn::Add(sig, bias), s);
+  } else if constexpr (kMode == RoundingMode::kOdd) {
+    const V discarded = hn::And(sig, hn::Sub(hn::Shl(one, s), one));
+    return hn::Or(kept, hn::Min(discarded, one));
+  } else {
+    static_assert(kMode == RoundingMode::kStochastic);
+    // round_pack.h: n += carry out of R bits of (top R discarded bits + R
+    // random bits). top = (sig >> (s_true - R)) mod 2^R, or shifted left when
+    // R exceeds the discarded width.
+    const DI32 di;
+    const VI r = hn::Set(di, static_cast<std::int32_t>(random_bit_count));
+    const VI t = hn::Sub(s_true, r);
+    const VI zero = hn::Zero(di);
+    const VI max_shift = hn::Set(di, 31);
+    const V right = hn::Shr(sig, hn::BitCast(d, hn::Min(hn::Max(t, zero), max_shift)));
+    const V left = hn::Shl(sig, hn::BitCast(d, hn::Min(hn::Max(hn::Neg(t), zero), max_shift)));
+    const V r_mask = hn::Set(d, (1u << random_bit_count) - 1u);
+    const V top = hn::And(hn::IfThenElse(hn::RebindMask(d, hn::Lt(t, zero)), left, right), r_mask);
+    const V carry = hn::ShiftRightSame(hn::Add(top, hn::And(random, r_mask)),
+                                       static_cast<int>(random_bit_count));
+    return hn::Add(kept, carry);
+  }
+}
+
+// One vector of FP32 bits -> codes (round_pack.h steps 1-9).
+template <RoundingMode kMode, PlanKind kKind>
+HWY_INLINE V EncodeVector(D32 d, V bits, V random, const EncodePlan& p) {
+  const DI32 di;
+  const V zero = hn::Zero(d);
+  const V one = hn::Set(d, 1u);
+  const V a = hn::AndNot(hn::Set(d, kSignBit32), bits);
+  M negative = hn::TestBit(bits, hn::Set(d, kSignBit32));
+  const M input_negative = negative;
+  const bool unsigned_dst = p.sign_code == 0 && kKind != PlanKind::kIdentity;
+  if (unsigned_dst && p.negative_as_magnitude) negative = hn::Ne(zero, zero);  // use |x|
+  const M is_nan = hn::Gt(a, hn::Set(d, kInf32));
+  const M is_inf = hn::Eq(a, hn::Set(d, kInf32));
+  const V mantissa = hn::And(a, hn::Set(d, kMantissa32));
+  const V exponent = hn::ShiftRight<kMantissaBits32>(a);
+
+  V code;
+  if constexpr (kKind == PlanKind::kIdentity) {
+    // 4. Zero (keep_negative_zero); every other finite value is itself.
+    code = hn::IfThenElse(hn::Eq(a, zero),
+                          hn::IfThenElse(negative, hn::Set(d, p.zero_negative),
+                                         hn::Set(d, p.zero_positive)),
+                          bits);
+  } else if constexpr (kKind == PlanKind::kPowerOfTwo) {
+    // 5. Align. E8M0's quantum is the value's own power of two, or 2^-127 for
+    // FP32 subnormals (which all lie below 2^-126): shift 23, or 22 for them.
+    const M input_subnormal = hn::Eq(exponent, zero);
+    const V sig = hn::IfThenElse(input_subnormal, mantissa, hn::Or(mantissa, hn::Set(d, kHidden32)));
+    const V s = hn::IfThenElse(input_subnormal, hn::Set(d, 22u), hn::Set(d, 23u));
+    // 6. Increment: n is 0, 1 or 2 (2 = carry into the next power).
+    const V n = RoundShift<kMode>(d, sig, s, hn::BitCast(di, s), negative, random,
+                                  p.random_bit_count);
+    // 7. Assemble: code = field + n - 1 (field 0 for FP32 subnormals), and
+    // n = 0 clips to code 0 = 2^-127 (no zero in E8M0).
+    const V biased = hn::Add(exponent, n);
+    code = hn::Sub(hn::Max(biased, one), one);
+    // 8. Overflow.
+    code = hn::IfThenElse(hn::Gt(code, hn::Set(d, p.max_code)),
+                          hn::Set(d, p.overflow_positive), code);
+    // 4. Zero input (ZeroIntoNoZero).
+    code = hn::IfThenElse(hn::Eq(a, zero), hn::Set(d, p.zero_positive), code);
+  } else {
+    const V eff_exponent = hn::Max(exponent, one);  // FP32 subnormals: field 1, no hidden bit
+    const V sig = hn::Sub(a, hn::ShiftLeft<kMantissaBits32>(hn::Sub(eff_exponent, one)));
+    if constexpr (kKind == PlanKind::kFloat) {
+      // 5. Align: discard 23 - m bits, plus one per binade below the
+      // destination's smallest normal.
+      const VI below = hn::Max(
+          hn::Sub(hn::Set(di, static_cast<std::int32_t>(p.min_normal_field32)),
+                  hn::BitCast(di, eff_exponent)),
+          hn::Zero(di));
+      const VI s_true = hn::Add(below, hn::Set(di, kMantissaBits32 - static_cast<int>(p.mantissa_bits)));
+      const V s = hn::BitCast(d, hn::Min(s_true, hn::Set(di, 31)));
+      // 6. Increment.
+      const V n = RoundShift<kMode>(d, sig, s, s_true, negative, random, p.random_bit_count);
+      // 7. Carry and assembly: the exponent field above the smallest normal,
+      // shifted over the mantissa, plus n (which holds the hidden bit for a
+      // normal result, so a carry out of the mantissa bumps the field and a
+      // subnormal rounding up to 2^m becomes the smallest normal).
+      const V min_field = hn::Set(d, p.min_normal_field32);
+      const V field = hn::Sub(hn::Max(eff_exponent, min_field), min_field);
+      const V magnitude = hn::Add(hn::ShiftLeftSame(field, static_cast<int>(p.mantissa_bits)), n);
+      code = hn::IfThenElse(
+          hn::Eq(magnitude, zero),
+          hn::IfThenElse(negative, hn::Set(d, p.zero_negative), hn::Set(d, p.zero_positive)),
+          hn::Or(magnitude, hn::IfThenElseZero(negative, hn::Set(d, p.sign_code))));
+      // 8. Overflow: beyond the largest finite code (this covers both the
+      // exponent range and reserved codes such as E4M3's 0x7F).
+      code = hn::IfThenElse(hn::Gt(magnitude, hn::Set(d, p.max_code)),
+                            hn::IfThenElse(negative, hn::Set(d, p.overflow_negative),
+                                           hn::Set(d, p.overflow_positive)),
+                            code);
+    } else {
+      static_assert(kKind == PlanKind::kInteger);
+      // 5. Align to the integer quantum 2^0: shift 150 - field. At field >= 150
+      // the value is an integer >= 2^23, beyond every integer format here.
+      const M big = hn::Gt(exponent, hn::Set(d, kIntegralField32 - 1));
+      const VI s_true = hn::Sub(hn::Set(di, static_cast<std::int32_t>(kIntegralField32)),
+                                hn::BitCast(di, eff_exponent));
+      const V s = hn::BitCast(d, hn::Min(hn::Max(s_true, hn::Set(di, 1)), hn::Set(di, 31)));
+      // 6. Increment.
+      const V n = RoundShift<kMode>(d, sig, s, s_true, negative, random, p.random_bit_count);
+      const V mask = hn::Set(d, p.code_mask);
+      if (p.wrap) {
+        // Overflow::kWrap keeps the low bits of the exact integer
+        // (sig << (field - 150), whose low bits are 0 once the shift >= 32).
+        const V left = hn::Sub(exponent, hn::Set(d, kIntegralField32));
+        const V wide = hn::IfThenElseZero(hn::Lt(left, hn::Set(d, 32u)),
+                                          hn::Shl(sig, hn::Min(left, hn::Set(d, 31u))));
+        const V magnitude = hn::IfThenElse(big, wide, n);
+        code = hn::And(hn::IfThenElse(negative, hn::Sub(zero, magnitude), magnitude), mask);
+      } else {
+        // 8. Saturate beyond IntMax / IntMin.
+        const V limit = hn::IfThenElse(negative, hn::Set(d, p.int_limit_negative),
+                                       hn::Set(d, p.int_limit_positive));
+        const M over = hn::Or(big, hn::Gt(n, limit));
+        const V value = hn::And(hn::IfThenElse(negative, hn::Sub(zero, n), n), mask);
+        code = hn::IfThenElse(over,
+                              hn::IfThenElse(negative, hn::Set(d, p.overflow_negative),
+                                             hn::Set(d, p.overflow_positive)),
+                              value);
+      }
+    }
+  }
+  // 2. Inf.
+  code = hn::IfThenElse(is_inf,
+                        hn::IfThenElse(negative, hn::Set(d, p.inf_negative), hn::Set(d, p.inf_positive)),
+                        code);
+  // 3. Negative non-zero into an unsigned format (before Inf in the model's
+  // order, so it overrides the Inf result; NaN overrides it below).
+  if (unsigned_dst && !p.negative_as_magnitude) {
+    code = hn::IfThenElse(hn::AndNot(hn::Eq(a, zero), input_negative),
+                          hn::Set(d, p.negative_code), code);
+  }
+  // 1. NaN: a constant per sign, plus the payload when kTruncate.
+  V nan = hn::IfThenElse(negative, hn::Set(d, p.nan_negative), hn::Set(d, p.nan_positive));
+  if (p.nan_payload_shift >= 0) {
+    V payload = hn::ShiftRightSame(mantissa, p.nan_payload_shift);
+    if (p.nan_preserve_quiet != 0) {
+      payload = hn::IfThenElse(hn::Eq(payload, zero), hn::Set(d, p.nan_preserve_quiet), payload);
+    }
+    nan = hn::Or(nan, payload);
+  }
+  return hn::IfThenElse(is_nan, nan, code);
+}
+
+// The whole array: full vectors, then the tail through a padded buffer (any
+// count, any alignment: loads and stores are unaligned).
+template <RoundingMode kMode, PlanKind kKind, InputKind kIn, int kOutBytes>
+HWY_NOINLINE void EncodeLoop(const EncodePlan& p, const void* input, void* output,
+                             std::size_t count, const std::uint32_t* random_bits) {
+  const D32 d;
+  const std::size_t lanes = hn::Lanes(d);
+  constexpr bool kStochastic = kMode == RoundingMode::kStochastic;
+  constexpr std::size_t kInBytes = kIn == InputKind::kF32 ? 4 : 2;
+  std::size_t i = 0;
+  for (; i + lanes <= count; i += lanes) {
+    const V random = kStochastic ? hn::LoadU(d, random_bits + i) : hn::Zero(d);
+    StoreCodes<kOutBytes>(d, EncodeVector<kMode, kKind>(d, LoadBits<kIn>(d, input, i), random, p),
+                          output, i);
+  }
+  const std::size_t rest = count - i;
+  if (rest == 0) return;
+  HWY_ALIGN std::uint32_t in_buffer[hn::MaxLanes(d)] = {};
+  HWY_ALIGN std::uint32_t random_buffer[hn::MaxLanes(d)] = {};
+  HWY_ALIGN std::uint32_t out_buffer[hn::MaxLanes(d)] = {};
+  std::memcpy(in_buffer, static_cast<const char*>(input) + i * kInBytes, rest * kInBytes);
+  if (kStochastic) std::memcpy(random_buffer, random_bits + i, rest * sizeof(std::uint32_t));
+  const V random = hn::Load(d, random_buffer);
+  StoreCodes<kOutBytes>(d, EncodeVector<kMode, kKind>(d, LoadBits<kIn>(d, in_buffer, 0), random, p),
+                        out_buffer, 0);
+  std::memcpy(static_cast<char*>(output) + i * kOutBytes, out_buffer, rest * kOutBytes);
+}
+
+// ---------------------------------------------------------------------------
+// Dispatch of the runtime choices onto the templates above.
+
+template <RoundingMode kMode, PlanKind kKind, int kOutBytes>
+void EncodeForInput(const EncodeJob& job) {
+  switch (job.input_kind) {
+    case InputKind::kF32:
+      return EncodeLoop<kMode, kKind, InputKind::kF32, kOutBytes>(*job.plan, job.input, job.output,
+                                                                  job.count, job.random_bits);
+    case InputKind::kBf16:
+      return EncodeLoop<kMode, kKind, InputKind::kBf16, kOutBytes>(*job.plan, job.input, job.output,
+                                                                   job.count, job.random_bits);
+    case InputKind::kF16:
+      return EncodeLoop<kMode, kKind, InputKind::kF16, kOutBytes>(*job.plan, job.input, job.output,
+                                                                  job.count, job.random_bits);
+  }
+}
+
+template <RoundingMode kMode>
+void EncodeForMode(const EncodeJob& job) {
+  switch (job.plan->kind) {
+    case PlanKind::kFloat:
+      if (job.output_bytes == 2) return EncodeForInput<kMode, PlanKind::kFloat, 2>(job);
+      return EncodeForInput<kMode, PlanKind::kFloat, 1>(job);
+    case PlanKind::kPowerOfTwo:
+      return EncodeForInput<kMode, PlanKind::kPowerOfTwo, 1>(job);
+    case PlanKind::kInteger:
+      return EncodeForInput<kMode, PlanKind::kInteger, 1>(job);
+    case PlanKind::kIdentity:
+      // No rounding happens: one instantiation serves every mode.
+      return EncodeForInput<RoundingMode::kNearestEven, PlanKind::kIdentity, 4>(job);
+  }
+}
+
+void Encode(const EncodeJob& job) {
+  switch (job.plan->rounding) {
+    case RoundingMode::kNearestEven:
+      return EncodeForMode<RoundingMode::kNearestEven>(job);
+    case RoundingMode::kNearestAway:
+      return EncodeForMode<RoundingMode::kNearestAway>(job);
+    case RoundingMode::kTowardZero:
+      return EncodeForMode<RoundingMode::kTowardZero>(job);
+    case RoundingMode::kUp:
+      return EncodeForMode<RoundingMode::kUp>(job);
+    case RoundingMode::kDown:
+      return EncodeForMode<RoundingMode::kDown>(job);
+    case RoundingMode::kOdd:
+      return EncodeForMode<RoundingMode::kOdd>(job);
+    case RoundingMode::kStochastic:
+      return EncodeForMode<RoundingMode::kStochastic>(job);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Table decodes: one gather per vector from a 256-entry table of the model's
+// results (every 8-bit index is in range, so no masking is needed).
+
+template <int kOutBytes>
+HWY_NOINLINE void DecodeLoop(const std::int32_t* table, const std::uint8_t* codes, void* output,
+                             std::size_t count) {
+  const D32 d;
+  const DI32 di;
+  const hn::Rebind<std::uint8_t, D32> d8;
+  const std::size_t lanes = hn::Lanes(d);
+  std::size_t i = 0;
+  for (; i + lanes <= count; i += lanes) {
+    const VI index = hn::BitCast(di, hn::PromoteTo(d, hn::LoadU(d8, codes + i)));
+    StoreCodes<kOutBytes>(d, hn::BitCast(d, hn::GatherIndex(di, table, index)), output, i);
+  }
+  const std::size_t rest = count - i;
+  if (rest == 0) return;
+  HWY_ALIGN std::uint8_t in_buffer[hn::MaxLanes(d)] = {};
+  HWY_ALIGN std::uint32_t out_buffer[hn::MaxLanes(d)] = {};
+  std::memcpy(in_buffer, codes + i, rest);
+  const VI index = hn::BitCast(di, hn::PromoteTo(d, hn::LoadU(d8, in_buffer)));
+  StoreCodes<kOutBytes>(d, hn::BitCast(d, hn::GatherIndex(di, table, index)), out_buffer, 0);
+  std::memcpy(static_cast<char*>(output) + i * kOutBytes, out_buffer, rest * kOutBytes);
+}
+
+void DecodeTable(const DecodeJob& job) {
+  if (job.output_bytes == 2) return DecodeLoop<2>(job.table, job.codes, job.output, job.count);
+  return DecodeLoop<4>(job.table, job.codes, job.output, job.count);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace lowbit::simd
+HWY_AFTER_NAMESPACE();
+
+#endif  // LOWBIT_SIMD_CONVERT_INL_H_

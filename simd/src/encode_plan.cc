@@ -1,0 +1,85 @@
+// The per-call constants of an encode, each one asked of the model
+// (formats/convert.h) with a probe input of the right class, so that special
+// cases can never drift from the scalar semantics.
+#include "encode_plan.h"
+
+#include <cassert>
+
+#include "lowbit/formats/convert.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/round_pack.h"
+
+namespace lowbit::simd {
+namespace {
+
+// Probe inputs (FP32 bits). The NaN probes carry only the quiet bit, so that
+// a kTruncate payload computed from them adds nothing the kernel's own
+// payload OR would not add (the kernel ORs the input's mantissa back in).
+constexpr std::uint32_t kPositiveQuietNan = 0x7FC00000;
+constexpr std::uint32_t kNegativeQuietNan = 0xFFC00000;
+constexpr std::uint32_t kPositiveInf = 0x7F800000;
+constexpr std::uint32_t kNegativeInf = 0xFF800000;
+constexpr std::uint32_t kPositiveZero = 0x00000000;
+constexpr std::uint32_t kNegativeZero = 0x80000000;
+constexpr std::uint32_t kMinusOne = 0xBF800000;
+constexpr int kFp32MantissaBits = 23;
+constexpr int kFp32Bias = 127;
+
+std::uint32_t Code(const FormatSpec& dst, std::uint32_t bits, const EncodeOptions& o) {
+  return static_cast<std::uint32_t>(EncodeF32Bits(dst, bits, o).code);
+}
+
+}  // namespace
+
+EncodePlan MakeEncodePlan(const FormatSpec& dst, const EncodeOptions& o) {
+  EncodePlan p;
+  p.rounding = o.rounding;
+  if (!dst.IsFloat()) {
+    p.kind = PlanKind::kInteger;
+  } else if (dst.total_bits == 32) {
+    p.kind = PlanKind::kIdentity;
+  } else if (!dst.has_subnormals) {
+    // Only E8M0 lacks subnormals; the kernel's power-of-two path assumes its
+    // layout (no mantissa, bias 127: code 0 = 2^-127, an FP32 subnormal).
+    assert(dst.mantissa_bits == 0 && dst.bias == kFp32Bias);
+    p.kind = PlanKind::kPowerOfTwo;
+  }
+  p.mantissa_bits = static_cast<std::uint32_t>(dst.IsFloat() ? dst.mantissa_bits : 0);
+  p.min_normal_field32 =
+      dst.IsFloat() ? static_cast<std::uint32_t>(dst.MinNormalExponent() + kFp32Bias) : 0;
+  p.max_code = static_cast<std::uint32_t>(dst.MaxFiniteCode());
+  p.sign_code = static_cast<std::uint32_t>(dst.SignBit());
+  p.zero_positive = Code(dst, kPositiveZero, o);
+  p.zero_negative = Code(dst, kNegativeZero, o);
+  p.nan_positive = Code(dst, kPositiveQuietNan, o);
+  p.nan_negative = Code(dst, kNegativeQuietNan, o);
+  if (dst.IsFloat() && dst.specials == SpecialCodes::kIeee &&
+      (o.nan_payload == NanPayload::kTruncate || o.nan_payload == NanPayload::kPreserve)) {
+    p.nan_payload_shift = kFp32MantissaBits - dst.mantissa_bits;
+    if (o.nan_payload == NanPayload::kPreserve) {
+      // The probe's payload is the quiet bit alone; take it out of the base.
+      p.nan_preserve_quiet = std::uint32_t{1} << (dst.mantissa_bits - 1);
+      p.nan_positive &= ~p.nan_preserve_quiet;
+      p.nan_negative &= ~p.nan_preserve_quiet;
+    }
+  }
+  p.inf_positive = Code(dst, kPositiveInf, o);
+  p.inf_negative = Code(dst, kNegativeInf, o);
+  p.overflow_positive = static_cast<std::uint32_t>(detail::OverflowResult(dst, false, false, o).code);
+  p.overflow_negative = static_cast<std::uint32_t>(detail::OverflowResult(dst, true, false, o).code);
+  if (!dst.has_sign) {
+    p.negative_as_magnitude = o.negative_into_unsigned == NegativeIntoUnsigned::kMagnitude;
+    p.negative_code = Code(dst, kMinusOne, o);
+  }
+  if (!dst.IsFloat()) {
+    p.int_limit_positive = static_cast<std::uint32_t>(dst.IntMax());
+    p.int_limit_negative = static_cast<std::uint32_t>(-dst.IntMin());
+    p.code_mask = static_cast<std::uint32_t>(dst.CodeMask());
+    p.wrap = o.overflow == Overflow::kWrap;
+  }
+  p.random_bit_count = static_cast<std::uint32_t>(
+      o.random_bit_count > 0 ? o.random_bit_count : DefaultRandomBitCount(dst));
+  return p;
+}
+
+}  // namespace lowbit::simd

@@ -1,0 +1,33 @@
+// What the non-target code hands a per-target kernel: plain pointers and a
+// plan, already validated (convert.cc).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "encode_plan.h"
+
+namespace lowbit::simd {
+
+// How input elements become FP32 bits: as they are, or widened exactly.
+enum class InputKind : std::uint8_t { kF32, kBf16, kF16 };
+
+struct EncodeJob {
+  const EncodePlan* plan;
+  InputKind input_kind;
+  const void* input;
+  void* output;
+  int output_bytes;  // 1, 2 or 4: registry CodeBytes of the destination
+  std::size_t count;
+  const std::uint32_t* random_bits;  // kStochastic only
+};
+
+struct DecodeJob {
+  const std::int32_t* table;  // decode_tables.h
+  const std::uint8_t* codes;
+  void* output;
+  int output_bytes;  // 4 (FP32) or 2 (BF16)
+  std::size_t count;
+};
+
+}  // namespace lowbit::simd

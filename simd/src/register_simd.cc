@@ -1,0 +1,30 @@
+// One registry row per (operation, format, compiled Highway target):
+// backend "simd:<TARGET>". A target the CPU lacks is registered but not
+// available, so `lowbit verify` shows it as skipped (DESIGN.md).
+#include <cstdint>
+#include <string>
+
+#include "lowbit/registry/registry.h"
+#include "lowbit/simd/simd.h"
+
+namespace lowbit::registry {
+
+void RegisterSimdBackends(Registry& registry) {
+  for (const std::int64_t target : simd::CompiledTargets()) {
+    for (Operation operation : kAllOperations) {
+      for (FormatId format : kAllFormats) {
+        if (!OperationApplies(operation, format)) continue;
+        registry.Add(KernelEntry{
+            .operation = operation,
+            .format = format,
+            .backend = std::string("simd:") + simd::TargetName(target),
+            .supports = [](const ConvertArgs& args) { return simd::Supports(args); },
+            .available = [target] { return simd::TargetAvailable(target); },
+            .run = [target](const ConvertArgs& args) { return simd::ConvertOnTarget(target, args); },
+        });
+      }
+    }
+  }
+}
+
+}  // namespace lowbit::registry
