@@ -1,0 +1,36 @@
+// FP32 arithmetic for the block oracle, written from IEEE 754-2019 §4.3 and
+// §7 as exact rational operations followed by one round-to-nearest-even into
+// binary32, decided by comparing exact values (never by casting a rational
+// to float: Boost 1.74 misrounds subnormals, DESIGN.md "Known traps"). The
+// recipes' FP32 operation order is re-stated with these in mx_oracle.cc and
+// nvfp4_oracle.cc; nothing here is shared with the model.
+#pragma once
+
+#include <cstdint>
+
+#include "lowbit/reference/exact_value.h"
+
+namespace lowbit::reference::block {
+
+// An FP32 datum as an Exact (value class, sign, magnitude). NaN results are
+// +NaN: no recipe output here depends on a NaN's sign (each conversion of a
+// NaN picks its own sign by policy).
+using F32 = Exact;
+
+F32 F32FromBits(std::uint32_t bits);
+F32 F32FromFloat(float x);
+std::uint32_t F32ToBits(const F32& x);  // x must already be an FP32 value
+
+// The FP32 value nearest to the exact `value` (ties to even), IEEE overflow to
+// Inf (|value| >= 2^128 - 2^103).
+F32 RoundToF32(const Exact& value);
+
+F32 F32Mul(const F32& a, const F32& b);
+F32 F32Div(const F32& a, const F32& b);
+// fminf / fmaxf: a NaN operand is ignored (IEEE 754-2008 minNum / maxNum).
+F32 F32Min(const F32& a, const F32& b);
+bool F32IsNan(const F32& x);
+// a < b for non-NaN values (signed comparison).
+bool F32Less(const F32& a, const F32& b);
+
+}  // namespace lowbit::reference::block
