@@ -1,0 +1,76 @@
+// The option sets `lowbit verify` runs every encode and decode with.
+#include "verify.h"
+
+namespace lowbit::tools {
+
+std::vector<EncodeCombo> EncodeCombos(const FormatSpec& dst) {
+  static constexpr struct {
+    RoundingMode mode;
+    const char* name;
+  } kModes[] = {
+      {RoundingMode::kNearestEven, "rne"}, {RoundingMode::kNearestAway, "rna"},
+      {RoundingMode::kTowardZero, "rtz"},  {RoundingMode::kUp, "up"},
+      {RoundingMode::kDown, "down"},       {RoundingMode::kOdd, "odd"},
+      {RoundingMode::kStochastic, "stochastic"},
+  };
+  std::vector<EncodeCombo> combos;
+  for (const auto& mode : kModes) {
+    for (bool saturate : {false, true}) {
+      EncodeCombo combo;
+      combo.name = std::string(mode.name) + (saturate ? "+sat" : "");
+      combo.options.rounding = mode.mode;
+      combo.options.overflow = saturate ? Overflow::kSaturate : Overflow::kFormatDefault;
+      combo.exhaustive = mode.mode == RoundingMode::kNearestEven;
+      combos.push_back(combo);
+    }
+  }
+  EncodeCombo wide_random;  // all 32 random bits instead of the format's default count
+  wide_random.name = "stochastic/32";
+  wide_random.options.rounding = RoundingMode::kStochastic;
+  wide_random.options.random_bit_count = 32;
+  combos.push_back(wide_random);
+  // Every NaN / zero / sign policy at its other values (policy.h).
+  EncodeCombo hardware;
+  hardware.name = "rne+sat,nan+allones,nan->0,-0->+0,|neg|,0->nan,inf->nonfinite";
+  hardware.options.overflow = Overflow::kSaturate;
+  hardware.options.inf_input = InfInput::kAlwaysNonFinite;
+  hardware.options.nan_sign = NanSign::kPositive;
+  hardware.options.nan_payload = NanPayload::kAllOnes;
+  hardware.options.nan_into_no_nan = NanIntoNoNan::kPositiveZero;
+  hardware.options.keep_negative_zero = false;
+  hardware.options.zero_into_no_zero = ZeroIntoNoZero::kNan;
+  hardware.options.negative_into_unsigned = NegativeIntoUnsigned::kMagnitude;
+  combos.push_back(hardware);
+  EncodeCombo library;
+  library.name = "rtz,nan-quiet,nan->-+0,neg->0";
+  library.options.rounding = RoundingMode::kTowardZero;
+  library.options.nan_sign = NanSign::kNegative;
+  library.options.nan_payload = NanPayload::kQuietOnly;
+  library.options.nan_into_no_nan = NanIntoNoNan::kOppositeSignZero;
+  library.options.negative_into_unsigned = NegativeIntoUnsigned::kClampZero;
+  combos.push_back(library);
+  if (!dst.IsFloat()) {
+    EncodeCombo wrap;  // ml_dtypes int4 casts (FORMAT-FACTS §8.1)
+    wrap.name = "rne+wrap";
+    wrap.options.overflow = Overflow::kWrap;
+    combos.push_back(wrap);
+  }
+  return combos;
+}
+
+std::vector<DecodeOptions> DecodeCombos() {
+  return {
+      DecodeOptions{},
+      DecodeOptions{NanSign::kPositive, NanPayload::kAllOnes},
+      DecodeOptions{NanSign::kNegative, NanPayload::kQuietOnly},
+  };
+}
+
+std::uint32_t RandomWord(std::uint64_t index, int combo) {
+  std::uint64_t z = index + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(combo + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<std::uint32_t>((z ^ (z >> 31)) >> 16);
+}
+
+}  // namespace lowbit::tools

@@ -1,0 +1,179 @@
+// The model against the oracle (lowbit::reference, exact rationals, no shared
+// code): every code decodes to the oracle's exact value, and encodes of the
+// boundary inputs of each format agree in code and flags for every option
+// set. The oracle's value grid covers float formats of at most 16 bits and
+// the integers, so FP32 as a destination is a SKIPPED row.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "lowbit/formats/convert.h"
+#include "lowbit/reference/exact_value.h"
+#include "lowbit/reference/oracle_encode.h"
+#include "parse.h"
+#include "verify.h"
+
+namespace lowbit::tools {
+namespace {
+
+using reference::Exact;
+using reference::ExactClass;
+using reference::Rational;
+
+constexpr std::uint64_t kSmokeRandom = 256;
+constexpr std::uint64_t kCiRandom = 4096;
+constexpr int kFp64MantissaBits = 52;
+
+// A finite double as an exact rational, through frexp (no model code).
+Rational RationalOf(double x) {
+  int exponent = 0;
+  const double fraction = std::frexp(std::fabs(x), &exponent);  // [0.5, 1)
+  const auto significand = static_cast<std::int64_t>(std::ldexp(fraction, kFp64MantissaBits + 1));
+  Rational r = Rational(significand) * reference::PowerOfTwo(exponent - kFp64MantissaBits - 1);
+  return std::signbit(x) ? Rational(-r) : r;
+}
+
+// "" when the model's FP64 decode of `code` is the oracle's value, else why not.
+std::string CompareDecode(const FormatSpec& spec, std::uint64_t code) {
+  const Exact want = reference::ExactValue(spec, code);
+  const double got = DecodeToF64(spec, code);
+  std::uint64_t got_bits;
+  std::memcpy(&got_bits, &got, sizeof got);
+  const bool got_negative = std::signbit(got);
+  ExactClass got_class = ExactClass::kFinite;
+  if (std::isnan(got)) got_class = ExactClass::kNan;
+  else if (std::isinf(got)) got_class = ExactClass::kInf;
+  else if (got == 0) got_class = ExactClass::kZero;
+  const std::string where = "code " + Hex(code) + ": ";
+  if (got_class != want.value_class) return where + "class differs";
+  if (got_negative != want.negative) return where + "sign differs";
+  if (got_class == ExactClass::kFinite && RationalOf(got) != want.Signed()) {
+    return where + "value differs (model " + Hex(got_bits) + ")";
+  }
+  if (got_class == ExactClass::kNan) {
+    // DecodeOptions{} keeps the payload, MSB-aligned, quiet bit forced on.
+    const std::uint64_t quiet = std::uint64_t{1} << (kFp64MantissaBits - 1);
+    const std::uint64_t want_mantissa = (want.nan_payload >> (64 - kFp64MantissaBits)) | quiet;
+    if ((got_bits & ((std::uint64_t{1} << kFp64MantissaBits) - 1)) != want_mantissa) {
+      return where + "NaN payload differs (model " + Hex(got_bits) + ")";
+    }
+  }
+  return "";
+}
+
+struct Task {
+  enum Kind { kDecode, kEncodeF32 } kind;
+  FormatId format;
+  std::size_t row;
+};
+
+class OracleChecker {
+ public:
+  OracleChecker(VerifyLevel level, std::vector<VerifyRow>* rows) : level_(level), rows_(rows) {}
+
+  void Run(const Task& task) {
+    const FormatSpec& spec = Spec(task.format);
+    std::uint64_t checked = 0;
+    std::uint64_t mismatches = 0;
+    std::string example;
+    const auto note = [&](const std::string& why) {
+      if (mismatches++ == 0) example = why;
+    };
+    if (task.kind == Task::kDecode) {
+      for (std::uint64_t code : DecodeCodes(spec)) {
+        ++checked;
+        const std::string why = CompareDecode(spec, code);
+        if (!why.empty()) note(why);
+      }
+    } else {
+      const std::vector<EncodeCombo> combos = EncodeCombos(spec);
+      std::vector<std::uint32_t> inputs = BoundaryF32(spec);
+      const std::uint64_t random = level_ == VerifyLevel::kSmoke ? kSmokeRandom : kCiRandom;
+      for (std::uint64_t i = 0; i < random; ++i) inputs.push_back(RandomWord(i, 77));
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const Exact x = reference::ExactValue(kFp32, inputs[i]);
+        reference::Location location;
+        if (x.value_class == ExactClass::kFinite) location = reference::Locate(spec, x.magnitude);
+        for (std::size_t c = 0; c < combos.size(); ++c) {
+          EncodeOptions options = combos[c].options;
+          options.random_bits = RandomWord(i, static_cast<int>(c));
+          const EncodeResult want = reference::Decide(spec, x, location, options);
+          const EncodeResult got = Convert(kFp32, inputs[i], spec, options);
+          ++checked;
+          if (want.code != got.code || want.flags != got.flags) {
+            note("input " + Hex(inputs[i]) + " combo " + combos[c].name +
+                 (options.rounding == RoundingMode::kStochastic ? " random " + Hex(options.random_bits) : "") +
+                 ": oracle " + Hex(want.code) + " flags " + Hex(want.flags) + ", model " +
+                 Hex(got.code) + " flags " + Hex(got.flags));
+          }
+        }
+      }
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    VerifyRow& row = (*rows_)[task.row];
+    row.checked += checked;
+    row.mismatches += mismatches;
+    if (row.example.empty()) row.example = example;
+  }
+
+ private:
+  std::vector<std::uint64_t> DecodeCodes(const FormatSpec& spec) const {
+    std::vector<std::uint64_t> codes;
+    if (spec.total_bits <= 16) {
+      for (std::uint64_t code = 0; code <= spec.CodeMask(); ++code) codes.push_back(code);
+      return codes;
+    }
+    for (std::uint32_t bits : BoundaryF32(spec)) codes.push_back(bits);
+    const std::uint64_t random = level_ == VerifyLevel::kSmoke ? kSmokeRandom : kCiRandom * 16;
+    for (std::uint64_t i = 0; i < random; ++i) codes.push_back(RandomWord(i, 55) & spec.CodeMask());
+    return codes;
+  }
+
+  VerifyLevel level_;
+  std::vector<VerifyRow>* rows_;
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+std::vector<VerifyRow> VerifyModelAgainstOracle(VerifyLevel level, const VerifyFilter& filter,
+                                                int threads, Progress& progress) {
+  std::vector<VerifyRow> rows;
+  std::vector<Task> tasks;
+  if (!filter.Backend("oracle")) return rows;
+  for (FormatId format : kAllFormats) {
+    const FormatSpec& spec = Spec(format);
+    if (format == FormatId::kFp64 || !filter.Format(spec)) continue;
+    rows.push_back({"model-vs-oracle", "decode-exact", spec.name});
+    tasks.push_back({Task::kDecode, format, rows.size() - 1});
+    rows.push_back({"model-vs-oracle", "encode-f32", spec.name});
+    if (spec.IsFloat() && spec.total_bits > 16) {
+      rows.back().skipped = "oracle value grid covers formats of at most 16 bits";
+      continue;
+    }
+    tasks.push_back({Task::kEncodeF32, format, rows.size() - 1});
+  }
+  // The slow encodes first, so the two threads finish together.
+  std::stable_partition(tasks.begin(), tasks.end(),
+                        [](const Task& t) { return t.kind == Task::kEncodeF32; });
+  progress.Begin("model vs oracle", tasks.size());
+  OracleChecker checker(level, &rows);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t t = next++; t < tasks.size(); t = next++) {
+      checker.Run(tasks[t]);
+      progress.Advance();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  progress.End();
+  return rows;
+}
+
+}  // namespace lowbit::tools
