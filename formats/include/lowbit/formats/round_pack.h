@@ -175,7 +175,11 @@ LOWBIT_HD_CONSTEXPR EncodeResult RoundPack(const FormatSpec& dst, Unpacked u,
     return r;
   }
   // 3. Negative into an unsigned format (before Inf: -Inf is negative too).
-  if (u.negative && !dst.has_sign && u.value_class != ValueClass::kZero) {
+  // Integer wrap-around keeps the low bits of the rounded negative integer
+  // instead (Overflow::kWrap: ml_dtypes uint4 -2.5 -> 14, FORMAT-FACTS §8.1).
+  const bool wraps = !dst.IsFloat() && o.overflow == Overflow::kWrap &&
+                     u.value_class == ValueClass::kFinite;
+  if (u.negative && !dst.has_sign && u.value_class != ValueClass::kZero && !wraps) {
     switch (o.negative_into_unsigned) {
       case NegativeIntoUnsigned::kMagnitude:
         u.negative = false;
