@@ -33,5 +33,7 @@ void AddTableCommand(CLI::App& app);
 void AddEncodeCommand(CLI::App& app);
 void AddDecodeCommand(CLI::App& app);
 void AddVerifyCommand(CLI::App& app);
+void AddQuantizeCommand(CLI::App& app);  // quantize_command.cc (block recipes)
+void AddExplainCommand(CLI::App& app);   // explain_command.cc (block recipes)
 
 }  // namespace lowbit::tools

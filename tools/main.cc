@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   lowbit::tools::AddEncodeCommand(app);
   lowbit::tools::AddDecodeCommand(app);
   lowbit::tools::AddVerifyCommand(app);
+  lowbit::tools::AddQuantizeCommand(app);
+  lowbit::tools::AddExplainCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
