@@ -112,12 +112,13 @@ LOWBIT_HD_CONSTEXPR bool MlDtypesEncode(FormatId src_id, const FormatSpec& src,
     // what it gives depends on the compiler and CPU: no conversion.
     return false;
   }
-  if (u.value_class == ValueClass::kNan && (src_id == FormatId::kE4m3Fnuz ||
-                                            src_id == FormatId::kE5m2Fnuz ||
-                                            src_id == FormatId::kE8m0)) {
+  if (u.value_class == ValueClass::kNan &&
+      (src_id == FormatId::kE4m3Fnuz || src_id == FormatId::kE5m2Fnuz)) {
     // ConvertImpl takes the NaN's sign from the code's top bit
-    // (bit_cast<FromBits>(from) >> (kFromBits - 1)); the single NaN of FNUZ
-    // (0x80) and of E8M0 (0xFF) has that bit set, so it reads as -NaN.
+    // (bit_cast<FromBits>(from) >> (kFromBits - 1)); the single NaN of FNUZ,
+    // 0x80, has that bit set, so it reads as -NaN: 0xFFC00000 (measured with
+    // ml_dtypes 0.6.0, scripts/gpu/pytorch_profile_check). E8M0's 0xFF decodes
+    // to +NaN 0x7FC00000 (same measurement).
     u.negative = true;
   }
   if (dst_id == FormatId::kE8m0) u = ApplyE8m0SubnormalQuirk(u);
