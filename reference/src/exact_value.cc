@@ -28,6 +28,14 @@ Rational PowerOfTwo(int k) {
   return Rational(BigInt(1), BigInt(1) << -k);
 }
 
+int Compare(const Rational& a, const Rational& b) {
+  using boost::multiprecision::denominator;
+  using boost::multiprecision::numerator;
+  const BigInt left = numerator(a) * denominator(b);
+  const BigInt right = numerator(b) * denominator(a);
+  return left < right ? -1 : (left == right ? 0 : 1);
+}
+
 Exact ExactFromRational(const Rational& value) {
   Exact e;
   if (value == 0) return e;

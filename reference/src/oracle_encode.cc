@@ -223,7 +223,7 @@ int OracleRandomBitCount(const FormatSpec& dst) {
 }
 
 Location Locate(const FormatSpec& dst, const Rational& magnitude) {
-  if (magnitude <= 0) throw std::invalid_argument("lowbit::reference::Locate: magnitude <= 0");
+  if (magnitude.sign() <= 0) throw std::invalid_argument("lowbit::reference::Locate: magnitude <= 0");
   Location loc;
   Rational lower;
   Rational upper;
@@ -234,14 +234,14 @@ Location Locate(const FormatSpec& dst, const Rational& magnitude) {
     upper = lower + 1;
   } else {
     const ValueGrid& grid = GridFor(dst);
-    if (magnitude >= grid.beyond_max.magnitude) {
+    if (Compare(magnitude, grid.beyond_max.magnitude) >= 0) {
       loc.region = Location::Region::kBeyondMax;
       return loc;
     }
-    loc.tiny = magnitude < grid.min_normal;
+    loc.tiny = Compare(magnitude, grid.min_normal) < 0;
     const auto above = std::upper_bound(
         grid.points.begin(), grid.points.end(), magnitude,
-        [](const Rational& value, const GridPoint& p) { return value < p.magnitude; });
+        [](const Rational& value, const GridPoint& p) { return Compare(value, p.magnitude) < 0; });
     if (above == grid.points.begin()) {
       loc.region = Location::Region::kBelowMin;
       return loc;
@@ -253,7 +253,7 @@ Location Locate(const FormatSpec& dst, const Rational& magnitude) {
   loc.exact = magnitude == lower;
   const Rational twice = magnitude * 2;
   const Rational ends = lower + upper;
-  loc.vs_half = twice < ends ? -1 : (twice == ends ? 0 : 1);
+  loc.vs_half = Compare(twice, ends);
   const Rational fraction = (magnitude - lower) / (upper - lower);
   const BigInt scaled = (numerator(fraction) << 64) / denominator(fraction);
   loc.fraction_bits = static_cast<std::uint64_t>(scaled);
@@ -287,9 +287,14 @@ EncodeResult Decide(const FormatSpec& dst, const Exact& input, const Location& l
     return r;
   }
 
-  // 2. A negative non-zero value into an unsigned format.
+  // 2. A negative non-zero value into an unsigned format. Not for a finite
+  // value under integer wrap-around, which keeps the low bits of the rounded
+  // (negative) integer instead: policy.h kWrap, ml_dtypes uint4 -2.5 -> 14
+  // (FORMAT-FACTS §8.1).
   bool negative = input.negative;
-  if (negative && !dst.has_sign && input.value_class != ExactClass::kZero) {
+  const bool wraps = IsInteger(dst) && o.overflow == Overflow::kWrap &&
+                     input.value_class == ExactClass::kFinite;
+  if (negative && !dst.has_sign && input.value_class != ExactClass::kZero && !wraps) {
     switch (o.negative_into_unsigned) {
       case NegativeIntoUnsigned::kMagnitude:
         negative = false;

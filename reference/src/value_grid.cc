@@ -39,10 +39,16 @@ std::unique_ptr<ValueGrid> BuildGrid(const FormatSpec& spec) {
     if (e.value_class != ExactClass::kZero && e.value_class != ExactClass::kFinite) continue;
     grid->points.push_back({e.magnitude, code, (IntegralSignificand(spec, code) & 1) != 0});
   }
-  std::sort(grid->points.begin(), grid->points.end(),
-            [](const GridPoint& a, const GridPoint& b) { return a.magnitude < b.magnitude; });
+  const auto less = [](const GridPoint& a, const GridPoint& b) {
+    return Compare(a.magnitude, b.magnitude) < 0;
+  };
+  // Magnitude codes of these formats are already in value order; sort only
+  // if they are not (a linear check instead of n log n rational compares).
+  if (!std::is_sorted(grid->points.begin(), grid->points.end(), less)) {
+    std::sort(grid->points.begin(), grid->points.end(), less);
+  }
   for (std::size_t i = 1; i < grid->points.size(); ++i) {
-    if (!(grid->points[i - 1].magnitude < grid->points[i].magnitude)) {
+    if (!less(grid->points[i - 1], grid->points[i])) {
       throw std::logic_error("lowbit::reference: two codes with one value");
     }
   }

@@ -38,6 +38,11 @@ struct Exact {
 // rational -> float conversions of subnormals, DESIGN.md "Known traps").
 Rational PowerOfTwo(int k);
 
+// -1, 0 or +1 as a < b, a == b, a > b, by cross-multiplying numerators and
+// (positive) denominators: boost::rational's operator< works by repeated
+// division and dominated the exhaustive sweeps' run time.
+int Compare(const Rational& a, const Rational& b);
+
 // The exact meaning of `code` (its low total_bits bits) in `spec`.
 Exact ExactValue(const FormatSpec& spec, std::uint64_t code);
 
