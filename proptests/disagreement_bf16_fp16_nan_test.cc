@@ -47,6 +47,27 @@ TEST(NanOnFp16Encode, PytorchCpuKeepsSignAndTopPayload) {
   EXPECT_EQ(Enc(ProfileId::kPytorchCpu, 0xFF800001u, kFp16), 0xFE00u);
   EXPECT_EQ(Enc(ProfileId::kPytorchCpu, 0x7F807FFFu, kFp16), 0x7E03u);
 }
+// Not in FACTS; measured (H200, torch 2.11.0+cu130, scripts/gpu/
+// pytorch_profile_check): torch casts other dtypes through float, so the
+// source's NaN decode shows through. CPU FP16 -> BF16 uses the scalar
+// c10::BFloat16 path (0x7FC0 for every NaN); CUDA FP16 -> FP8 loses the sign.
+TEST(NanThroughFloat, PytorchCpuFp16ToBf16Gives7FC0) {
+  EncodeResult r;
+  for (std::uint64_t h : {0x7C01, 0x7E00, 0xFC01, 0xFFFF}) {
+    ASSERT_TRUE(ProfileEncode(ProfileId::kPytorchCpu, kFp16, h, kBf16, RoundingMode::kNearestEven, &r));
+    EXPECT_EQ(r.code, 0x7FC0u) << std::hex << h;
+  }
+}
+TEST(NanThroughFloat, PytorchCudaFp16ToFp8LosesSign) {
+  EncodeResult r;
+  ASSERT_TRUE(ProfileEncode(ProfileId::kPytorchCuda, kFp16, 0xFC01, kE4m3, RoundingMode::kNearestEven, &r));
+  EXPECT_EQ(r.code, 0x7Fu);
+  ASSERT_TRUE(ProfileEncode(ProfileId::kPytorchCuda, kFp16, 0xFC01, kE5m2, RoundingMode::kNearestEven, &r));
+  EXPECT_EQ(r.code, 0x7Fu);
+  ASSERT_TRUE(ProfileEncode(ProfileId::kPytorchCpu, kFp16, 0xFC01, kE4m3, RoundingMode::kNearestEven, &r));
+  EXPECT_EQ(r.code, 0xFFu);
+}
+
 // ml_dtypes has no float16 of its own (numpy's); the profile has no such cast.
 TEST(NanOnFp16Encode, MlDtypesHasNoConversion) {
   EncodeResult r;

@@ -53,6 +53,16 @@ TEST(NanOnDecode, PytorchCudaE4m3KeepsSignAndPayload) {
   EXPECT_EQ(Dec(ProfileId::kPytorchCuda, kE4m3, 0xFF, kFp32), 0xFFF00000u);
 }
 
+// Not in FACTS; measured on an H200 with torch 2.11.0+cu130 by
+// scripts/gpu/pytorch_profile_check: on CUDA the E5M2 NaN keeps its sign but
+// not its payload (the GPU's canonical NaN, sign ORed back), and FP16 NaNs
+// decode through cvt.f32.f16 to +0x7FFFFFFF.
+TEST(NanOnDecode, PytorchCudaE5m2KeepsSignOnly) {
+  EXPECT_EQ(Dec(ProfileId::kPytorchCuda, kE5m2, 0x7D, kFp32), 0x7FFFFFFFu);
+  EXPECT_EQ(Dec(ProfileId::kPytorchCuda, kE5m2, 0xFD, kFp32), 0xFFFFFFFFu);
+  EXPECT_EQ(Dec(ProfileId::kPytorchCuda, kFp16, 0xFE00, kFp32), 0x7FFFFFFFu);
+}
+
 // FACTS §4.3: fp8_fnuz_to_fp32_value(0x80) = 0x7F800001 (and E8M0 0xFF, §4.7
 // Float8_e8m0fnu::operator float).
 TEST(NanOnDecode, PytorchSingleNanIs7F800001) {

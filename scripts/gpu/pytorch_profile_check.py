@@ -125,6 +125,11 @@ def is_nan_input(fmt, codes):
     return np.zeros(len(codes), dtype=bool)
 
 
+def negative_input(fmt, codes):
+    bits = {"fp32": 31, "fp16": 15, "bf16": 15}.get(fmt, 7)
+    return ((codes.astype(np.uint64) >> bits) & 1) == 1
+
+
 def main():
     data = sys.argv[1]
     sample = load(os.path.join(data, "sample_fp32.bin"))
@@ -179,6 +184,13 @@ def main():
         total_bad += n_bad
         examples = [f"{int(x[i]):#x}: lib {int(got[i]):#x} model {int(model[i]):#x}"
                     for i in np.flatnonzero(bad)[:3]]
+        if n_bad:
+            # What the library gave on the mismatched inputs, by input sign.
+            for sign_name, sign_mask in (("+", ~negative_input(src, x)), ("-", negative_input(src, x))):
+                vals, counts = np.unique(got[bad & sign_mask], return_counts=True)
+                if len(vals):
+                    shown = ", ".join(f"{int(v):#x} x{int(c)}" for v, c in list(zip(vals, counts))[:6])
+                    examples.append(f"lib on {sign_name}inputs: {shown}")
         rows.append((label, int(checked.sum()), n_bad, int((bad & nan_in).sum()), examples))
 
     print(f"\n{'profile       source       dest':40s} {'checked':>9s} {'mismatch':>9s} {'nan-in':>7s}")

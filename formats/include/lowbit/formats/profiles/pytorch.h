@@ -75,8 +75,15 @@ LOWBIT_HD_CONSTEXPR DecodeOptions PytorchDecodeOptions(bool cuda, FormatId src) 
   d.nan_sign = NanSign::kKeep;
   d.nan_payload = NanPayload::kTruncate;
   if (src == FormatId::kBf16) d.nan_payload = NanPayload::kPreserve;
-  if (cuda && (src == FormatId::kFp16 || src == FormatId::kE5m2)) {
+  if (cuda && src == FormatId::kFp16) {
     d.nan_sign = NanSign::kPositive;
+    d.nan_payload = NanPayload::kAllOnes;
+  }
+  if (cuda && src == FormatId::kE5m2) {
+    // fp16_ieee_to_fp32_value ORs the sign back after the multiply, which the
+    // GPU answers with its canonical NaN: 0x7D -> 0x7FFFFFFF, 0xFD -> 0xFFFFFFFF
+    // (measured on an H200, scripts/gpu/pytorch_profile_check).
+    d.nan_sign = NanSign::kKeep;
     d.nan_payload = NanPayload::kAllOnes;
   }
   return d;
@@ -106,6 +113,25 @@ LOWBIT_HD_CONSTEXPR bool PytorchEncode(bool cuda, FormatId src_id, const FormatS
     const DecodeOptions d = PytorchDecodeOptions(cuda, src_id);
     o.nan_sign = d.nan_sign;
     o.nan_payload = d.nan_payload;
+  }
+  if (src_id != FormatId::kFp32 && dst_id != FormatId::kFp32) {
+    // PyTorch converts every other dtype through float (c10 static_cast<float>
+    // then the float -> dst routine), so a NaN first takes its decoded shape:
+    // on CUDA an FP16 NaN becomes +0x7FFFFFFF and then E4M3/E5M2 0x7F, not
+    // 0xFF (measured, scripts/gpu/pytorch_profile_check). Every number is
+    // exact in FP32, so this is not a second rounding.
+    EncodeResult f;
+    constexpr FormatSpec kVia = kFp32;
+    if (!PytorchEncode(cuda, src_id, src, src_code, FormatId::kFp32, kVia, mode, &f)) return false;
+    u = Unpack(kVia, f.code);
+    if (!cuda && src_id == FormatId::kFp16 && dst_id == FormatId::kBf16) {
+      // The CPU FP16 -> BF16 cast takes the scalar c10::BFloat16(float) path,
+      // whose round_to_nearest_even returns 0x7FC0 for every NaN, not the
+      // vectorised FP32 -> BF16 kernel's 0xFFFF (measured, both signs, all
+      // 2046 FP16 NaNs, scripts/gpu/pytorch_profile_check).
+      o.nan_sign = NanSign::kPositive;
+      o.nan_payload = NanPayload::kQuietOnly;
+    }
   }
   if (dst_id == FormatId::kE8m0) u = ApplyE8m0SubnormalQuirk(u);
   *out = RoundPack(dst, u, o);
