@@ -62,6 +62,7 @@ LOWBIT_HD_CONSTEXPR bool NvidiaEncodeOptions(bool saturate, FormatId dst, Roundi
   switch (dst) {
     case FormatId::kFp32:
       // Only exact widenings reach FP32 (FP64 is not a source of the profile).
+      if (!IsIeeeDirectedOrNearest(mode)) return false;
       break;
     case FormatId::kBf16:
     case FormatId::kFp16:
