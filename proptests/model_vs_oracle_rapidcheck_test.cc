@@ -26,7 +26,7 @@ using reference::ExactClass;
 using reference::Location;
 
 // Counts per property (smoke / ci / full); each draw checks ~60-90 option sets.
-constexpr testing::LevelCounts kDraws = {100, 1500, 100000};
+constexpr testing::LevelCounts kDraws = {100, 5000, 1000000};
 
 // The first option set under which model and oracle differ, described; empty
 // when they agree on all of them.

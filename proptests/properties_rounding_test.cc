@@ -28,7 +28,7 @@ using reference::Exact;
 using reference::ExactClass;
 using reference::Rational;
 
-constexpr testing::LevelCounts kDraws = {100, 3000, 200000};
+constexpr testing::LevelCounts kDraws = {100, 5000, 1000000};
 
 const std::vector<FormatId> kDestinations = testing::OracleDestinations();
 const std::vector<RoundingMode> kModes(std::begin(testing::kAllModes), std::end(testing::kAllModes));
