@@ -1,0 +1,70 @@
+// Array conversions on the GPU: encode FP32/BF16/FP16 into every element
+// format and decode every format back, through one of two backends that are
+// kept apart so that their differences are themselves tested:
+//   cuda-hw  PTX cvt where the target has it (ptx.cuh): FP8 satfinite and
+//            BF16/FP16 on sm_89/sm_90; FP4/FP6/E8M0 on sm_100a-class builds.
+//   cuda-sw  the formats/ model compiled for the device (any format, any
+//            EncodeOptions, stochastic rounding included).
+// Buffers are device memory, 16-byte vector IO where both are 16-byte aligned,
+// any count; calls are asynchronous on `stream`.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "lowbit/cuda/status.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/policy.h"
+
+namespace lowbit::cuda {
+
+enum class Backend : std::uint8_t { kHardware, kSoftware };
+inline constexpr Backend kAllBackends[] = {Backend::kHardware, Backend::kSoftware};
+const char* BackendName(Backend backend);  // "cuda-hw", "cuda-sw"
+
+// Mirrors registry::Operation. Codes are stored one per element in the
+// smallest unsigned type that holds them (uint8/16/32/64).
+enum class ElementOp : std::uint8_t {
+  kEncodeF32,     // float[]         -> codes
+  kEncodeBf16,    // uint16_t[] bf16 -> codes
+  kEncodeF16,     // uint16_t[] fp16 -> codes
+  kDecodeToF32,   // codes -> float[]
+  kDecodeToBf16,  // codes -> uint16_t[] bf16 (formats whose values BF16 holds)
+};
+const char* ElementOpName(ElementOp op);
+
+struct ConvertRequest {
+  ElementOp op = ElementOp::kEncodeF32;
+  FormatId format = FormatId::kE4m3;
+  Backend backend = Backend::kSoftware;
+  const void* input = nullptr;  // device
+  void* output = nullptr;       // device
+  std::size_t count = 0;
+  EncodeOptions encode;
+  DecodeOptions decode;
+  const std::uint32_t* random_bits = nullptr;  // device; kStochastic only
+  cudaStream_t stream = nullptr;
+};
+
+// Whether `backend` computes this conversion exactly as the model does with
+// these options on this machine. cuda-hw implements only the option sets its
+// instructions have (HardwareEncodeOptions); cuda-sw implements all.
+bool Supports(Backend backend, ElementOp op, FormatId format, const EncodeOptions& encode,
+              const DecodeOptions& decode);
+
+// The options under which the model equals the hardware instruction for
+// (op, format) with rounding `rounding`; false when there is no instruction.
+bool HardwareEncodeOptions(ElementOp op, FormatId format, RoundingMode rounding,
+                           bool satfinite, EncodeOptions* options);
+// NVIDIA decodes: NaN -> positive, all-ones payload (0x7FFFFFFF / 0x7FFF).
+DecodeOptions HardwareDecodeOptions();
+
+// Runs the conversion. Errors: null buffers with count > 0, host memory,
+// unknown format, an operation that does not apply (decode of fp16 to bf16),
+// options the backend does not implement, stochastic rounding without
+// random_bits, a CUDA launch failure.
+Status Convert(const ConvertRequest& request);
+
+}  // namespace lowbit::cuda
