@@ -55,10 +55,10 @@ LOWBIT_HD_CONSTEXPR float TorchMin(float a, float b) {  // torch.minimum: NaN pr
 }
 LOWBIT_HD_CONSTEXPR float TorchMax(float a, float b) { return MaxPropagatingNan(a, b); }
 
-// torch .to(int) of an FP32 integer value, NaN -> 0 (the CPU result, FACTS
-// §8.1; CUDA differs and no recipe here relies on it).
+// torch .to(int) of an FP32 integer value; NaN and +-Inf -> 0 (the CPU
+// result, FACTS §8.1; CUDA differs).
 LOWBIT_HD_CONSTEXPR std::int32_t ToInt(float v) {
-  return F32IsNan(F32Bits(v)) ? 0 : static_cast<std::int32_t>(v);
+  return F32IsFinite(F32Bits(v)) ? static_cast<std::int32_t>(v) : 0;
 }
 
 // Largest finite FP8 value: TE Quantized_Limits<T>::max_norm.
@@ -104,9 +104,15 @@ LOWBIT_HD_CONSTEXPR QuantParams QuantParamsFromStats(const IntQuantRecipe& r, co
       if (!F32IsNan(F32Bits(scale)) && scale < r.eps) scale = r.eps;
       // quant_min - torch.round(min_val_neg / scale), then clamp.
       // min_neg / scale lies in [-(qmax - qmin), 0] up to rounding, or is
-      // NaN (a NaN input, or -Inf / Inf); a NaN zero point casts to 0.
+      // NaN (a NaN input, or -Inf / Inf): a NaN zero point casts to 0. An
+      // infinite ratio (unreachable while eps > 0) clamps like torch.clamp.
       const float ratio = min_neg / scale;
-      float zp = F32IsNan(F32Bits(ratio)) ? ratio : qmin - RoundToIntegerF32(ratio, RoundingMode::kNearestEven);
+      float zp = ratio;
+      if (F32IsFinite(F32Bits(ratio))) {
+        zp = qmin - RoundToIntegerF32(ratio, RoundingMode::kNearestEven);
+      } else if (!F32IsNan(F32Bits(ratio))) {
+        zp = -ratio;  // qmin - round(+-Inf) = -+Inf
+      }
       if (!F32IsNan(F32Bits(zp))) zp = zp < qmin ? qmin : (zp > qmax ? qmax : zp);
       p.decode = scale;
       p.encode = 1.0f / scale;
@@ -132,8 +138,10 @@ LOWBIT_HD_CONSTEXPR QuantParams QuantParamsFromStats(const IntQuantRecipe& r, co
       if (r.scheme == QuantScheme::kGptqSymmetric) {
         p.zero_point = (r.qmax + 1) / 2;  // (maxq + 1) / 2 = 8
       } else {
-        const float z = -xmin / scale;  // torch.round(-xmin / scale), no clamp
-        p.zero_point = detail::ToInt(F32IsNan(F32Bits(z)) ? z : RoundToIntegerF32(z, RoundingMode::kNearestEven));
+        // torch.round(-xmin / scale), no clamp. A scale that underflows to
+        // 0 (a subnormal range) gives Inf, which the integer cast makes 0.
+        const float z = -xmin / scale;
+        p.zero_point = detail::ToInt(F32IsFinite(F32Bits(z)) ? RoundToIntegerF32(z, RoundingMode::kNearestEven) : z);
       }
       return p;
     }
