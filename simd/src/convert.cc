@@ -21,6 +21,9 @@
 #include "lowbit/simd/simd.h"
 
 namespace lowbit::simd {
+HWY_EXPORT(Encode);
+HWY_EXPORT(DecodeTable);
+
 namespace {
 
 using registry::ConvertArgs;
@@ -51,6 +54,19 @@ constexpr TargetKernels kTargets[] = {
 #endif
 };
 #undef LOWBIT_SIMD_TARGET_ROW
+
+// The best target hwy::GetChosenTarget() allows: HWY_DYNAMIC_DISPATCH reads
+// one atomic (and honours hwy::SetSupportedTargetsForTest).
+void DynamicEncode(const EncodeJob& job) { HWY_DYNAMIC_DISPATCH(Encode)(job); }
+void DynamicDecodeTable(const DecodeJob& job) { HWY_DYNAMIC_DISPATCH(DecodeTable)(job); }
+constexpr TargetKernels kDynamic{0, &DynamicEncode, &DynamicDecodeTable};
+
+// The CPU's own targets, asked once: hwy::SupportedTargets() runs CPUID on
+// every call in Highway 1.0.3, which cost more than a 4096-element kernel.
+std::int64_t CpuTargets() {
+  static const std::int64_t kCpu = hwy::SupportedTargets();
+  return kCpu;
+}
 
 const TargetKernels* FindTarget(std::int64_t target) {
   for (const TargetKernels& row : kTargets) {
@@ -116,19 +132,14 @@ std::vector<std::int64_t> CompiledTargets() {
 const char* TargetName(std::int64_t target) { return hwy::TargetName(target); }
 
 bool TargetAvailable(std::int64_t target) {
-  return FindTarget(target) != nullptr && (hwy::SupportedTargets() & target) != 0;
+  return FindTarget(target) != nullptr && (CpuTargets() & target) != 0;
 }
 
 bool Supports(const ConvertArgs& args) {
   return args.encode.rounding != RoundingMode::kStochastic || args.encode.random_bit_count < 32;
 }
 
-Status Convert(const ConvertArgs& args) {
-  for (const TargetKernels& row : kTargets) {
-    if (TargetAvailable(row.target)) return Run(row, args);
-  }
-  return Status::Error("simd: no compiled target is supported by this CPU");
-}
+Status Convert(const ConvertArgs& args) { return Run(kDynamic, args); }
 
 Status ConvertOnTarget(std::int64_t target, const ConvertArgs& args) {
   const TargetKernels* row = FindTarget(target);

@@ -16,8 +16,7 @@ namespace lowbit::simd {
 std::vector<std::int64_t> CompiledTargets();
 // "SSE4", "AVX2", "AVX3", "AVX3_DL" (Highway's names).
 const char* TargetName(std::int64_t target);
-// Whether the CPU runs `target` (hwy::SupportedTargets, which honours
-// hwy::SetSupportedTargetsForTest).
+// Whether the CPU runs `target` (hwy::SupportedTargets, asked once).
 bool TargetAvailable(std::int64_t target);
 
 // Which options the SIMD kernels implement exactly: everything the model has,
@@ -25,7 +24,9 @@ bool TargetAvailable(std::int64_t target);
 // does not fit a 32-bit lane).
 bool Supports(const registry::ConvertArgs& args);
 
-// Runs on the best supported compiled target. Any count and alignment; the
+// Runs on the best compiled target that hwy::GetChosenTarget() allows (the
+// CPU's best, or the one hwy::SetSupportedTargetsForTest forces). Any count
+// and alignment; the
 // same argument errors as the scalar backend (registry ValidateConvertArgs).
 registry::Status Convert(const registry::ConvertArgs& args);
 // Runs on `target`; an error if it is not compiled in or not supported here.

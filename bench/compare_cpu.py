@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Runs the CPU kernel benchmark and ml_dtypes / numpy `astype` in one run and
+prints the ratios bench/RESULTS.md records against the issue's goals.
+
+usage: compare_cpu.py BENCH_BINARY [--json OUT.json]
+
+Ratios (all single thread, elements per second):
+  x scalar   : SIMD in cache / the scalar model (registry "scalar") in cache
+  x ml_dtypes: SIMD / ml_dtypes astype (numpy astype for FP16), same size
+  x copy     : SIMD out of cache / memcpy of the same input bytes out of cache
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import ml_dtypes
+import numpy as np
+
+IN_CACHE = 4096
+OUT_OF_CACHE = 64 << 20
+
+# (operation, format, python dtype name, library used as the baseline)
+GOALS = [
+    ("encode-f32", "e4m3", "float8_e4m3fn", "ml_dtypes"),
+    ("encode-f32", "e5m2", "float8_e5m2", "ml_dtypes"),
+    ("encode-f32", "e2m1", "float4_e2m1fn", "ml_dtypes"),
+    ("encode-f32", "bf16", "bfloat16", "ml_dtypes"),
+    ("encode-f32", "fp16", "float16", "numpy"),
+    ("decode-to-f32", "e4m3", "float8_e4m3fn", "ml_dtypes"),
+    ("decode-to-f32", "e5m2", "float8_e5m2", "ml_dtypes"),
+    ("decode-to-f32", "e2m1", "float4_e2m1fn", "ml_dtypes"),
+    ("decode-to-f32", "bf16", "bfloat16", "ml_dtypes"),
+    ("decode-to-f32", "fp16", "float16", "numpy"),
+]
+INPUT_BYTES = {"encode-f32": lambda f: 4, "decode-to-f32": lambda f: 2 if f in ("bf16", "fp16") else 1}
+
+
+def dtype(name):
+    return np.float16 if name == "float16" else getattr(ml_dtypes, name)
+
+
+def best_rate(fn, count, min_time):
+    """Best elements/s over repeats lasting at least min_time in total."""
+    best = float("inf")
+    spent = 0.0
+    runs = 0
+    while spent < min_time or runs < 3:
+        start = time.perf_counter()
+        fn()
+        elapsed = time.perf_counter() - start
+        best = min(best, elapsed)
+        spent += elapsed
+        runs += 1
+    return count / best
+
+
+def python_rates():
+    rng = np.random.default_rng(1)
+    rates = {}
+    for op, fmt, name, lib in GOALS:
+        dt = dtype(name)
+        for label, count, min_time in (("in_cache", IN_CACHE, 0.2), ("out_of_cache", OUT_OF_CACHE, 1.0)):
+            x = (rng.standard_normal(count, dtype=np.float32) * 4).astype(np.float32)
+            if op == "encode-f32":
+                fn = lambda x=x, dt=dt: x.astype(dt)
+            else:
+                codes = x.astype(dt)
+                fn = lambda c=codes: c.astype(np.float32)
+            rates[(op, fmt, label)] = (lib, best_rate(fn, count, min_time))
+    return rates
+
+
+def bench_rates(binary):
+    names = "|".join(f"{op}/{fmt}/" for op, fmt, _, _ in GOALS)
+    out = subprocess.run(
+        [binary, f"--benchmark_filter=^(({names})|copy/)", "--benchmark_format=json"],
+        check=True, capture_output=True, text=True).stdout
+    data = json.loads(out)
+    rates = {}
+    for b in data["benchmarks"]:
+        if "items_per_second" in b:
+            rates[b["name"].split("/real_time")[0].split("/min_time")[0]] = b["items_per_second"]
+    return data["context"], rates
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    load_before = os.getloadavg()[0]
+    context, rates = bench_rates(args.binary)
+    py = python_rates()
+    load_after = os.getloadavg()[0]
+    targets = sorted({k.split("/")[2] for k in rates if k.split("/")[2].startswith("simd:")})
+
+    print(f"machine: {context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz; "
+          f"1-minute load {load_before:.2f} before, {load_after:.2f} after; "
+          f"ml_dtypes {ml_dtypes.__version__}, numpy {np.__version__}")
+    print()
+    print("| kernel | best target | in cache (10^9 el/s) | out of cache (10^9 el/s) | x scalar | "
+          "x ml_dtypes/numpy in cache | x ml_dtypes/numpy out of cache | x copy out of cache | goals |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    table = []
+    for op, fmt, name, lib in GOALS:
+        key = f"{op}/{fmt}"
+        best = max(targets, key=lambda t: rates.get(f"{key}/{t}/in_cache", 0))
+        inc = rates.get(f"{key}/{best}/in_cache", 0)
+        ooc = max(rates.get(f"{key}/{t}/out_of_cache", 0) for t in targets)
+        scalar = rates.get(f"{key}/scalar/in_cache", float("nan"))
+        lib_name, py_in = py[(op, fmt, "in_cache")]
+        _, py_out = py[(op, fmt, "out_of_cache")]
+        copy = rates.get(f"copy/{INPUT_BYTES[op](fmt)}B/out_of_cache", float("nan"))
+        x_lib_goal = 20 if fmt in ("e4m3", "e5m2", "e2m1") else 10
+        checks = [
+            (f">= {x_lib_goal}x {lib_name}", inc / py_in >= x_lib_goal and ooc / py_out >= x_lib_goal),
+            (">= 4e9/s in cache", inc >= 4e9),
+            (">= 0.8x copy", ooc / copy >= 0.8),
+        ]
+        goals = "; ".join(f"{text}: {'met' if ok else 'NOT met'}" for text, ok in checks)
+        print(f"| {key} | {best[5:]} | {inc/1e9:.2f} | {ooc/1e9:.2f} | {inc/scalar:.0f} | "
+              f"{inc/py_in:.1f} ({lib_name}) | {ooc/py_out:.1f} | {ooc/copy:.2f} | {goals} |")
+        table.append(dict(kernel=key, target=best, in_cache=inc, out_of_cache=ooc, scalar=scalar,
+                          baseline=lib_name, baseline_in_cache=py_in, baseline_out_of_cache=py_out,
+                          copy_out_of_cache=copy))
+    print()
+    print("Per target, in cache / out of cache (10^9 elements/s):")
+    print()
+    print("| kernel | " + " | ".join(t[5:] for t in targets) + " |")
+    print("|---|" + "---|" * len(targets))
+    for op, fmt, _, _ in GOALS:
+        key = f"{op}/{fmt}"
+        cells = [f"{rates.get(f'{key}/{t}/in_cache', 0)/1e9:.2f} / "
+                 f"{rates.get(f'{key}/{t}/out_of_cache', 0)/1e9:.2f}" for t in targets]
+        print(f"| {key} | " + " | ".join(cells) + " |")
+    print()
+    print("copy (memcpy of the input bytes), 10^9 elements/s in cache / out of cache: " + ", ".join(
+        f"{b}B {rates.get(f'copy/{b}B/in_cache', 0)/1e9:.2f} / "
+        f"{rates.get(f'copy/{b}B/out_of_cache', 0)/1e9:.2f}" for b in (1, 2, 4)))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(dict(load=[load_before, load_after], rows=table, rates=rates), f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+// Elements per second of every CPU kernel in the registry (scalar model and
+// each Highway target), in cache and out of cache, beside a plain memory copy
+// of the same input bytes. The benchmarks are generated from the registry
+// table (DESIGN.md: a kernel is benchmarked by being registered).
+//
+// Names: <operation>/<format>/<backend>/<in_cache|out_of_cache>, and
+// copy/<bytes per element>B/<in_cache|out_of_cache>.
+// LOWBIT_BENCH_ALL=1 also runs the out-of-cache size for every kernel (by
+// default only for the issue's goal kernels, to keep a run short).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lowbit/formats/format_list.h"
+#include "lowbit/registry/registry.h"
+
+namespace lowbit {
+namespace {
+
+using registry::ConvertArgs;
+using registry::KernelEntry;
+using registry::Operation;
+
+// 4096 FP32 inputs (16 KiB) plus their codes fit the 32 KiB L1 data cache of
+// one core; 64 Mi elements (256 MiB of FP32) exceed the 32 MiB L3.
+constexpr std::size_t kInCache = 4096;
+constexpr std::size_t kOutOfCache = std::size_t{64} << 20;
+
+std::size_t InputBytes(Operation op, const FormatSpec& spec) {
+  switch (op) {
+    case Operation::kEncodeF32:
+      return 4;
+    case Operation::kEncodeBf16:
+    case Operation::kEncodeF16:
+      return 2;
+    default:
+      return registry::CodeBytes(spec);
+  }
+}
+std::size_t OutputBytes(Operation op, const FormatSpec& spec) {
+  switch (op) {
+    case Operation::kDecodeToF32:
+      return 4;
+    case Operation::kDecodeToBf16:
+      return 2;
+    default:
+      return registry::CodeBytes(spec);
+  }
+}
+
+// Inputs spread over the format's range: normal values around 1 for encodes
+// (a mix of magnitudes that exercises rounding, subnormals and overflow) and
+// every code for decodes.
+void FillInputs(Operation op, const FormatSpec& spec, std::vector<std::uint8_t>& bytes,
+                std::size_t count) {
+  std::uint32_t state = 12345;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return state;
+  };
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint32_t r = next();
+    switch (op) {
+      case Operation::kEncodeF32: {
+        // Sign, exponent within +-16 binades of 1, random mantissa.
+        const std::uint32_t bits = (r & 0x80000000u) | ((127u - 16u + (r >> 24) % 32u) << 23) |
+                                   (next() & 0x7FFFFFu);
+        std::memcpy(bytes.data() + 4 * i, &bits, 4);
+        break;
+      }
+      case Operation::kEncodeBf16:
+      case Operation::kEncodeF16: {
+        const std::uint16_t bits = static_cast<std::uint16_t>(r >> 16);
+        std::memcpy(bytes.data() + 2 * i, &bits, 2);
+        break;
+      }
+      default: {
+        const std::uint64_t code = (r >> 8) & spec.CodeMask();
+        std::memcpy(bytes.data() + InputBytes(op, spec) * i, &code, InputBytes(op, spec));
+        break;
+      }
+    }
+  }
+}
+
+void RunKernel(benchmark::State& state, const KernelEntry* entry, std::size_t count) {
+  const FormatSpec& spec = Spec(entry->format);
+  std::vector<std::uint8_t> input(count * InputBytes(entry->operation, spec));
+  std::vector<std::uint8_t> output(count * OutputBytes(entry->operation, spec));
+  FillInputs(entry->operation, spec, input, count);
+  ConvertArgs args{};
+  args.operation = entry->operation;
+  args.format = entry->format;
+  args.input = input.data();
+  args.output = output.data();
+  args.count = count;
+  if (!entry->available()) {
+    state.SkipWithError("backend not available on this machine");
+    return;
+  }
+  for (auto _ : state) {
+    const registry::Status status = entry->run(args);
+    if (!status.ok) {
+      state.SkipWithError(status.message.c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(output.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * count *
+                                                    (InputBytes(entry->operation, spec) +
+                                                     OutputBytes(entry->operation, spec))));
+}
+
+// memcpy of `count` elements of `element_bytes` (the conversion's input bytes).
+void RunCopy(benchmark::State& state, std::size_t element_bytes, std::size_t count) {
+  std::vector<std::uint8_t> input(count * element_bytes, 1), output(count * element_bytes);
+  for (auto _ : state) {
+    std::memcpy(output.data(), input.data(), input.size());
+    benchmark::DoNotOptimize(output.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * input.size()));
+}
+
+// The kernels the issue sets goals for (FP32 <-> E4M3/E5M2/E2M1/BF16/FP16).
+bool IsGoalKernel(const KernelEntry& e) {
+  const bool goal_format = e.format == FormatId::kE4m3 || e.format == FormatId::kE5m2 ||
+                           e.format == FormatId::kE2m1 || e.format == FormatId::kBf16 ||
+                           e.format == FormatId::kFp16;
+  return goal_format &&
+         (e.operation == Operation::kEncodeF32 || e.operation == Operation::kDecodeToF32);
+}
+
+void RegisterAll() {
+  static registry::Registry table;  // outlives the benchmarks
+  registry::RegisterAllBackends(table);
+  const bool all_out_of_cache = std::getenv("LOWBIT_BENCH_ALL") != nullptr;
+  for (const KernelEntry& e : table.Entries()) {
+    if (e.backend != "scalar" && e.backend.rfind("simd:", 0) != 0) continue;  // CPU only
+    const std::string name = std::string(registry::OperationName(e.operation)) + "/" +
+                             Spec(e.format).name + "/" + e.backend;
+    benchmark::RegisterBenchmark((name + "/in_cache").c_str(), RunKernel, &e, kInCache)
+        ->MinTime(0.05);
+    // The scalar model out of cache would take minutes per kernel; its
+    // in-cache rate is the baseline the ratios use.
+    if (e.backend != "scalar" && (all_out_of_cache || IsGoalKernel(e))) {
+      benchmark::RegisterBenchmark((name + "/out_of_cache").c_str(), RunKernel, &e, kOutOfCache)
+          ->MinTime(0.3)
+          ->UseRealTime();
+    }
+  }
+  for (std::size_t bytes : {1, 2, 4}) {
+    const std::string name = "copy/" + std::to_string(bytes) + "B";
+    benchmark::RegisterBenchmark((name + "/in_cache").c_str(), RunCopy, bytes, kInCache)
+        ->MinTime(0.05);
+    benchmark::RegisterBenchmark((name + "/out_of_cache").c_str(), RunCopy, bytes, kOutOfCache)
+        ->MinTime(0.3)
+        ->UseRealTime();
+  }
+}
+
+}  // namespace
+}  // namespace lowbit
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  lowbit::RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
