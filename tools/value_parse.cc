@@ -95,7 +95,11 @@ Unpacked ParseExactValue(const std::string& text) {
                         "inf or nan)");
   };
   if (text.size() > kMaxLength) throw CommandError("value too long (over 4096 characters)");
-  std::string s = text;
+  // Surrounding blanks are no part of the number (main.cc puts one before
+  // "-inf" / "-nan" to keep CLI11 from reading them as options).
+  const std::size_t first = text.find_first_not_of(" \t");
+  const std::size_t last = text.find_last_not_of(" \t");
+  std::string s = first == std::string::npos ? "" : text.substr(first, last - first + 1);
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   Unpacked parsed;

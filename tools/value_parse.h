@@ -15,7 +15,8 @@
 namespace lowbit::tools {
 
 // Accepts [+-] then a decimal (12, 0.25, 1e-3, .5), a hex float (0x1.cp+8,
-// 0x10), or inf / infinity / nan (any case). Throws CommandError otherwise.
+// 0x10), or inf / infinity / nan (any case), with optional blanks around.
+// Throws CommandError otherwise.
 // Whether the text was exact in a format shows as kFlagInexact when the
 // result is rounded into it: the sticky bit always lies below 53 bits.
 Unpacked ParseExactValue(const std::string& text);

@@ -65,10 +65,16 @@ std::string CompareDecode(const FormatSpec& spec, std::uint64_t code) {
 }
 
 struct Task {
-  enum Kind { kDecode, kEncodeF32 } kind;
+  enum Kind { kDecode, kEncode } kind;
   FormatId format;
   std::size_t row;
+  const FormatSpec* input_type = nullptr;  // encodes: FP32, BF16 or FP16
 };
+
+// Strides through the 16-bit inputs: smoke 1/256, ci 1/16, full all.
+std::uint64_t SixteenBitStride(VerifyLevel level) {
+  return level == VerifyLevel::kSmoke ? 256 : level == VerifyLevel::kCi ? 16 : 1;
+}
 
 class OracleChecker {
  public:
@@ -90,21 +96,19 @@ class OracleChecker {
       }
     } else {
       const std::vector<EncodeCombo> combos = EncodeCombos(spec);
-      std::vector<std::uint32_t> inputs = BoundaryF32(spec);
-      const std::uint64_t random = level_ == VerifyLevel::kSmoke ? kSmokeRandom : kCiRandom;
-      for (std::uint64_t i = 0; i < random; ++i) inputs.push_back(RandomWord(i, 77));
-      for (std::size_t i = 0; i < inputs.size(); ++i) {
-        const Exact x = reference::ExactValue(kFp32, inputs[i]);
+      const FormatSpec& from = *task.input_type;
+      for (const std::uint64_t input : EncodeInputs(from, spec)) {
+        const Exact x = reference::ExactValue(from, input);
         reference::Location location;
         if (x.value_class == ExactClass::kFinite) location = reference::Locate(spec, x.magnitude);
         for (std::size_t c = 0; c < combos.size(); ++c) {
           EncodeOptions options = combos[c].options;
-          options.random_bits = RandomWord(i, static_cast<int>(c));
+          options.random_bits = RandomWord(input, static_cast<int>(c));
           const EncodeResult want = reference::Decide(spec, x, location, options);
-          const EncodeResult got = Convert(kFp32, inputs[i], spec, options);
+          const EncodeResult got = Convert(from, input, spec, options);
           ++checked;
           if (want.code != got.code || want.flags != got.flags) {
-            note("input " + Hex(inputs[i]) + " combo " + combos[c].name +
+            note("input " + Hex(input) + " combo " + combos[c].name +
                  (options.rounding == RoundingMode::kStochastic ? " random " + Hex(options.random_bits) : "") +
                  ": oracle " + Hex(want.code) + " flags " + Hex(want.flags) + ", model " +
                  Hex(got.code) + " flags " + Hex(got.flags));
@@ -120,6 +124,20 @@ class OracleChecker {
   }
 
  private:
+  // FP32: the boundary vectors of `dst` and pseudo-random words; BF16/FP16:
+  // a stride through all 65536 inputs.
+  std::vector<std::uint64_t> EncodeInputs(const FormatSpec& from, const FormatSpec& dst) const {
+    std::vector<std::uint64_t> inputs;
+    if (from.total_bits == 16) {
+      for (std::uint64_t x = 0; x < 0x10000; x += SixteenBitStride(level_)) inputs.push_back(x);
+      return inputs;
+    }
+    for (std::uint32_t bits : BoundaryF32(dst)) inputs.push_back(bits);
+    const std::uint64_t random = level_ == VerifyLevel::kSmoke ? kSmokeRandom : kCiRandom;
+    for (std::uint64_t i = 0; i < random; ++i) inputs.push_back(RandomWord(i, 77));
+    return inputs;
+  }
+
   std::vector<std::uint64_t> DecodeCodes(const FormatSpec& spec) const {
     std::vector<std::uint64_t> codes;
     if (spec.total_bits <= 16) {
@@ -149,16 +167,22 @@ std::vector<VerifyRow> VerifyModelAgainstOracle(VerifyLevel level, const VerifyF
     if (format == FormatId::kFp64 || !filter.Format(spec)) continue;
     rows.push_back({"model-vs-oracle", "decode-exact", spec.name});
     tasks.push_back({Task::kDecode, format, rows.size() - 1});
-    rows.push_back({"model-vs-oracle", "encode-f32", spec.name});
-    if (spec.IsFloat() && spec.total_bits > 16) {
-      rows.back().skipped = "oracle value grid covers formats of at most 16 bits";
-      continue;
+    const std::pair<registry::Operation, const FormatSpec*> kEncodes[] = {
+        {registry::Operation::kEncodeF32, &kFp32},
+        {registry::Operation::kEncodeBf16, &kBf16},
+        {registry::Operation::kEncodeF16, &kFp16}};
+    for (const auto& [operation, from] : kEncodes) {
+      rows.push_back({"model-vs-oracle", registry::OperationName(operation), spec.name});
+      if (spec.IsFloat() && spec.total_bits > 16) {
+        rows.back().skipped = "oracle value grid covers formats of at most 16 bits";
+        continue;
+      }
+      tasks.push_back({Task::kEncode, format, rows.size() - 1, from});
     }
-    tasks.push_back({Task::kEncodeF32, format, rows.size() - 1});
   }
   // The slow encodes first, so the two threads finish together.
   std::stable_partition(tasks.begin(), tasks.end(),
-                        [](const Task& t) { return t.kind == Task::kEncodeF32; });
+                        [](const Task& t) { return t.kind == Task::kEncode; });
   progress.Begin("model vs oracle", tasks.size());
   OracleChecker checker(level, &rows);
   std::atomic<std::size_t> next{0};

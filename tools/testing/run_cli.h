@@ -1,0 +1,83 @@
+// Runs the built `lowbit` binary for the proptests/cli_*_test.cc tests and
+// captures its exit code, stdout and stderr. tools/CMakeLists.txt gives those
+// tests LOWBIT_CLI_PATH and this directory as an include path.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace lowbit::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  // The first whitespace-separated word of stdout.
+  std::string FirstToken() const {
+    std::istringstream in(out);
+    std::string token;
+    in >> token;
+    return token;
+  }
+};
+
+inline bool CliBuilt() {
+#if defined(LOWBIT_CLI_PATH)
+  return true;
+#else
+  return false;
+#endif
+}
+
+inline std::string ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Runs `lowbit args...` with stdout and stderr in temporary files.
+inline CliResult RunCli(const std::vector<std::string>& args) {
+  CliResult result;
+#if defined(LOWBIT_CLI_PATH)
+  char out_path[] = "/tmp/lowbit_cli_out_XXXXXX";
+  char err_path[] = "/tmp/lowbit_cli_err_XXXXXX";
+  const int out_fd = mkstemp(out_path);
+  const int err_fd = mkstemp(err_path);
+  if (out_fd < 0 || err_fd < 0) return result;
+  std::vector<std::string> argv_storage = {LOWBIT_CLI_PATH};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(out_fd);
+  close(err_fd);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = ReadWhole(out_path);
+  result.err = ReadWhole(err_path);
+  unlink(out_path);
+  unlink(err_path);
+#else
+  (void)args;
+#endif
+  return result;
+}
+
+}  // namespace lowbit::testing
