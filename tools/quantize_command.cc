@@ -3,6 +3,10 @@
 // code and the element codes, then the dequantized values and the exact error
 // metrics of the oracle (when lowbit::reference is built). Values are read
 // exactly and rounded to nearest even into FP32, the recipes' input type.
+// Scaled INT8/INT4/UINT4/FP8 recipes (formats/block/int_quant_recipe.h, e.g.
+// int8:ao-sym, uint4:gptq-sym, e4m3:te) also take --shape ROWSxCOLS,
+// --layout tensor|row|channel|token|group:G|block:RxG and --static LO,HI
+// (a calibrated range instead of the data's own statistics).
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +17,9 @@
 
 #include "commands.h"
 #include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/block/int_quant.h"
+#include "lowbit/formats/block/int_quant_layout.h"
+#include "lowbit/formats/block/int_quant_recipe.h"
 #include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/block/recipe_name.h"
@@ -32,6 +39,14 @@ block::NamedRecipe ParseBlockRecipeOrThrow(const std::string& name);
 std::vector<float> ReadF32Values(const std::vector<std::string>& texts, const std::string& file);
 std::string F32Text(float x);
 
+std::string ScaledRecipeNames() {
+  std::string names;
+  for (const block::IntQuantRecipe* r : block::kAllIntQuantRecipes) {
+    names += std::string(names.empty() ? "" : ", ") + r->element->name + ":" + r->name;
+  }
+  return names;
+}
+
 block::NamedRecipe ParseBlockRecipeOrThrow(const std::string& name) {
   block::NamedRecipe r;
   if (!block::ParseRecipeName(name, &r)) {
@@ -41,7 +56,7 @@ block::NamedRecipe ParseBlockRecipeOrThrow(const std::string& name) {
     for (const block::MxRecipe* m : block::kAllMxRecipes) profiles += std::string(profiles.empty() ? "" : ", ") + m->name;
     throw CommandError("unknown recipe '" + name + "' (FORMAT[:PROFILE]; formats: " + known +
                        "; MX profiles: " + profiles + "; NVFP4 profiles: te, ao, modelopt;" +
-                       " mxint8 takes ocp, msx, msx-even)");
+                       " mxint8 takes ocp, msx, msx-even; scaled: " + ScaledRecipeNames() + ")");
   }
   return r;
 }
@@ -73,6 +88,9 @@ struct QuantizeArgs {
   std::string recipe;
   std::vector<std::string> values;
   std::string file;
+  std::string shape;            // ROWSxCOLS; default 1 x count
+  std::string layout = "tensor";
+  std::string static_range;     // LO,HI
 };
 
 std::string CodeList(const std::vector<std::uint8_t>& codes, long start, long n) {
@@ -81,7 +99,130 @@ std::string CodeList(const std::vector<std::uint8_t>& codes, long start, long n)
   return s;
 }
 
+long ParseCount(const std::string& text, const char* what) {
+  std::size_t used = 0;
+  long v = 0;
+  try {
+    v = std::stol(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty()) throw CommandError(std::string("bad ") + what + " '" + text + "'");
+  return v;
+}
+
+// "tensor", "row" / "channel" / "token", "group:G", "block:RxG".
+block::QuantLayout ParseLayout(const std::string& text) {
+  block::QuantLayout l;
+  if (text == "tensor") return l;
+  if (text == "row" || text == "channel" || text == "token") {
+    l.granularity = block::Granularity::kPerRow;
+    return l;
+  }
+  if (text.rfind("group:", 0) == 0) {
+    l.granularity = block::Granularity::kPerGroup;
+    l.group = static_cast<int>(ParseCount(text.substr(6), "group size"));
+    return l;
+  }
+  if (text.rfind("block:", 0) == 0) {
+    const std::string dims = text.substr(6);
+    const std::size_t x = dims.find('x');
+    if (x == std::string::npos) throw CommandError("bad block '" + text + "' (block:ROWSxCOLS, e.g. block:128x128)");
+    l.granularity = block::Granularity::kBlock2d;
+    l.block_rows = static_cast<int>(ParseCount(dims.substr(0, x), "block rows"));
+    l.group = static_cast<int>(ParseCount(dims.substr(x + 1), "block columns"));
+    return l;
+  }
+  throw CommandError("unknown layout '" + text + "' (tensor, row, channel, token, group:G, block:RxG)");
+}
+
+std::string LayoutText(const block::QuantLayout& l) {
+  switch (l.granularity) {
+    case block::Granularity::kPerTensor: return "per tensor";
+    case block::Granularity::kPerRow: return "per row (channel / token)";
+    case block::Granularity::kPerGroup: return "per group of " + std::to_string(l.group) + " along K";
+    case block::Granularity::kBlock2d:
+      return "2-D blocks of " + std::to_string(l.block_rows) + "x" + std::to_string(l.group);
+  }
+  return "";
+}
+
+void PrintErrorMetrics(const std::vector<float>& x, const std::vector<float>& back) {
+#if defined(LOWBIT_HAVE_REFERENCE)
+  const reference::block::ErrorMetrics m = reference::block::ExactErrorMetrics(x, back);
+  std::printf("error (exact, %ld finite pairs, %ld left out): mse %.9g  sqnr %.6g dB  max abs %.9g  max rel %.9g\n",
+              m.count, m.non_finite, m.mse.convert_to<double>(), m.sqnr_db,
+              m.max_abs_error.convert_to<double>(), m.max_rel_error.convert_to<double>());
+#else
+  (void)x;
+  (void)back;
+#endif
+}
+
+void RunScaledQuantize(const block::IntQuantRecipe& r, const QuantizeArgs& args) {
+  const std::vector<float> x = ReadF32Values(args.values, args.file);
+  const long count = static_cast<long>(x.size());
+  long rows = 1;
+  long cols = count;
+  if (!args.shape.empty()) {
+    const std::size_t sep = args.shape.find('x');
+    if (sep == std::string::npos) throw CommandError("bad shape '" + args.shape + "' (ROWSxCOLS)");
+    rows = ParseCount(args.shape.substr(0, sep), "rows");
+    cols = ParseCount(args.shape.substr(sep + 1), "columns");
+    if (rows * cols != count) {
+      throw CommandError("shape " + args.shape + " needs " + std::to_string(rows * cols) + " values, got " +
+                         std::to_string(count));
+    }
+  }
+  const block::QuantLayout layout = ParseLayout(args.layout);
+  block::GroupGrid grid;
+  const block::QuantStatus st = block::MakeGroupGrid(layout, rows, cols, &grid);
+  if (st != block::QuantStatus::kOk) {
+    throw CommandError(std::string(block::QuantStatusText(st)) + " (shape " + std::to_string(rows) + "x" +
+                       std::to_string(cols) + ", layout " + args.layout + ")");
+  }
+  std::vector<block::QuantParams> params(static_cast<std::size_t>(grid.Count()));
+  if (args.static_range.empty()) {
+    block::ChooseQuantParams(r, layout, x.data(), rows, cols, params.data());
+  } else {
+    const std::size_t comma = args.static_range.find(',');
+    if (comma == std::string::npos) throw CommandError("bad --static '" + args.static_range + "' (LO,HI)");
+    const std::vector<float> range =
+        ReadF32Values({args.static_range.substr(0, comma), args.static_range.substr(comma + 1)}, "");
+    for (block::QuantParams& p : params) p = block::QuantParamsFromStats(r, block::StatsOfRange(range[0], range[1]));
+  }
+  std::vector<std::uint8_t> codes(x.size());
+  std::vector<float> back(x.size());
+  block::QuantizeWithParams(r, layout, x.data(), rows, cols, params.data(), codes.data());
+  block::DequantizeMatrix(r, layout, codes.data(), rows, cols, params.data(), back.data());
+  std::printf("recipe %s:%s  %s\n", r.element->name, r.name, r.source);
+  std::printf("shape %ldx%ld, %s, %ld group%s, %s scales\n", rows, cols, LayoutText(layout).c_str(), grid.Count(),
+              grid.Count() == 1 ? "" : "s", args.static_range.empty() ? "dynamic" : "static");
+  for (long g = 0; g < grid.Count(); ++g) {
+    const block::QuantParams& p = params[static_cast<std::size_t>(g)];
+    std::printf("group %ld: scale %s  encode %s  zero point %d\n  codes:", g, F32Text(p.decode).c_str(),
+                F32Text(p.encode).c_str(), p.zero_point);
+    for (long i = 0; i < rows; ++i) {
+      for (long j = 0; j < cols; ++j) {
+        if (block::GroupOf(grid, i, j) == g) std::printf(" %s", Hex(codes[static_cast<std::size_t>(i * cols + j)]).c_str());
+      }
+    }
+    std::printf("\n");
+  }
+  std::printf("dequantized:");
+  for (float v : back) std::printf(" %s", ExactDecimal(kFp32, block::F32Bits(v)).c_str());
+  std::printf("\n");
+  PrintErrorMetrics(x, back);
+}
+
 void RunQuantize(const QuantizeArgs& args) {
+  if (const block::IntQuantRecipe* scaled = block::FindIntQuantRecipe(args.recipe)) {
+    RunScaledQuantize(*scaled, args);
+    return;
+  }
+  if (!args.shape.empty() || args.layout != "tensor" || !args.static_range.empty()) {
+    throw CommandError("--shape, --layout and --static apply to scaled recipes (" + ScaledRecipeNames() + ")");
+  }
   const block::NamedRecipe r = ParseBlockRecipeOrThrow(args.recipe);
   const std::vector<float> x = ReadF32Values(args.values, args.file);
   const long count = static_cast<long>(x.size());
@@ -107,12 +248,7 @@ void RunQuantize(const QuantizeArgs& args) {
   std::printf("dequantized:");
   for (float v : back) std::printf(" %s", ExactDecimal(kFp32, block::F32Bits(v)).c_str());
   std::printf("\n");
-#if defined(LOWBIT_HAVE_REFERENCE)
-  const reference::block::ErrorMetrics m = reference::block::ExactErrorMetrics(x, back);
-  std::printf("error (exact, %ld finite pairs, %ld left out): mse %.9g  sqnr %.6g dB  max abs %.9g  max rel %.9g\n",
-              m.count, m.non_finite, m.mse.convert_to<double>(), m.sqnr_db,
-              m.max_abs_error.convert_to<double>(), m.max_rel_error.convert_to<double>());
-#endif
+  PrintErrorMetrics(x, back);
 }
 
 }  // namespace
@@ -120,10 +256,13 @@ void RunQuantize(const QuantizeArgs& args) {
 void AddQuantizeCommand(CLI::App& app) {
   auto args = std::make_shared<QuantizeArgs>();
   CLI::App* cmd = app.add_subcommand("quantize", "Quantize numbers with a block recipe (codes, scales, error)");
-  cmd->add_option("recipe", args->recipe, "FORMAT[:PROFILE], e.g. mxfp4:ocp, mxfp8_e4m3:te, nvfp4:modelopt")
+  cmd->add_option("recipe", args->recipe, "FORMAT[:PROFILE], e.g. mxfp4:ocp, mxfp8_e4m3:te, nvfp4:modelopt, int8:ao-sym, e4m3:te")
       ->required();
   cmd->add_option("values", args->values, "Numbers (decimal, hex float, inf, nan)");
   cmd->add_option("--file", args->file, "Text file of whitespace-separated numbers");
+  cmd->add_option("--shape", args->shape, "Scaled recipes: ROWSxCOLS of the row-major matrix (default 1xN)");
+  cmd->add_option("--layout", args->layout, "Scaled recipes: tensor, row, channel, token, group:G, block:RxG");
+  cmd->add_option("--static", args->static_range, "Scaled recipes: calibrated range LO,HI (static scales)");
   cmd->callback([args] { RunQuantize(*args); });
 }
 

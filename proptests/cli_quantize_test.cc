@@ -1,0 +1,103 @@
+// `lowbit quantize` end to end: runs the built binary (LOWBIT_CLI_PATH, set
+// by tools/CMakeLists.txt for every proptests/cli_*_test) on an MX, an NVFP4
+// and scaled INT/FP8 examples and checks the printed codes and scales. The
+// expected lines are worked out by hand from the recipes' formulas.
+#include <cstdio>
+#include <string>
+
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr
+};
+
+CliRun Lowbit(const std::string& args) {
+  CliRun r;
+#if defined(LOWBIT_CLI_PATH)
+  const std::string command = std::string("'") + LOWBIT_CLI_PATH + "' " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+#else
+  (void)args;
+#endif
+  return r;
+}
+
+class CliQuantizeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#if !defined(LOWBIT_CLI_PATH)
+    GTEST_SKIP() << "the lowbit CLI is not built (LOWBIT_BUILD_TOOLS=OFF)";
+#endif
+  }
+};
+
+TEST_F(CliQuantizeTest, MxFp4OcpFloorClampsTheLargestElement) {
+  // OCP floor: amax 6.06, floor(log2 6.06) = 2 = emax(E2M1) -> X = 2^0,
+  // E8M0 127; 6.06 saturates to 6 (0x7), 1 -> 0x2, 0.5 -> 0x1, -3 -> 0xD.
+  const CliRun r = Lowbit("quantize mxfp4:ocp 6.06 1 0.5 -3");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("block 0: scale 0x7f = 1\n  codes: 0x7 0x2 0x1 0xd\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dequantized: 6 1 0.5 -3\n"), std::string::npos) << r.out;
+}
+
+TEST_F(CliQuantizeTest, Nvfp4TeUnitTensorScale) {
+  // Tensor amax 2688 -> S_enc = S_dec = 1. Block 0 amax 6: 6 * fp32(1/6) =
+  // 1.0000000298 -> FP32 1 -> E4M3 0x38; E2M1 6 -3 0.75 0.25 5 1.75 -> 0x7
+  // 0xd 0x2 0x0 0x6 0x4 (ties to even). Block 1 amax 2688: 2688 * fp32(1/6)
+  // -> E4M3 448 = 0x7e.
+  const CliRun r = Lowbit("quantize nvfp4:te 6 -3 0.75 0.25 5 1.75 0 0 0 0 0 0 0 0 0 0 2688");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("tensor scale 1 (0x3f800000)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("block 0: scale 0x38 = 1\n  codes: 0x7 0xd 0x2 0x0 0x6 0x4 0x0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("block 1: scale 0x7e = 448\n"), std::string::npos) << r.out;
+}
+
+TEST_F(CliQuantizeTest, Int8AoSymmetricPerRow) {
+  // Row 0 amax 127.5 -> scale 1: 127.5 -> 128 -> clamp 127, 10 -> 10.
+  // Row 1 amax 255 -> scale 2, 1 / scale = 0.5: 127.5 -> 127, -20 -> -10.
+  const CliRun r = Lowbit("quantize int8:ao-sym --shape 2x2 --layout row 127.5 10 255 -20");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("group 0: scale 1 (0x3f800000)  encode 1 (0x3f800000)  zero point 0\n  codes: 0x7f 0xa\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("group 1: scale 2 (0x40000000)  encode 0.5 (0x3f000000)  zero point 0\n  codes: 0x7f 0xf6\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("dequantized: 127 10 254 -20\n"), std::string::npos) << r.out;
+}
+
+TEST_F(CliQuantizeTest, GptqSymmetricClipsPlusAmaxAndStaticFp8Saturates) {
+  // GPTQ sym: scale (7.5 + 7.5) / 15 = 1, zero 8: 7.5 -> 16 -> 15.
+  const CliRun g = Lowbit("quantize uint4:gptq-sym 7.5 -7.5 1 0");
+  EXPECT_EQ(g.exit_code, 0) << g.out;
+  EXPECT_NE(g.out.find("zero point 8\n  codes: 0xf 0x0 0x9 0x8\n"), std::string::npos) << g.out;
+  // TE static amax 1: scale 448; 2 * 448 = 896 -> satfinite 448 = 0x7e.
+  const CliRun t = Lowbit("quantize e4m3:te --static -1,1 2 0.5");
+  EXPECT_EQ(t.exit_code, 0) << t.out;
+  EXPECT_NE(t.out.find("static scales"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("encode 448 (0x43e00000)"), std::string::npos) << t.out;
+  // 0.5 * 448 = 224 -> 0x76.
+  EXPECT_NE(t.out.find("codes: 0x7e 0x76\n"), std::string::npos) << t.out;
+}
+
+TEST_F(CliQuantizeTest, ShapesThatDoNotTileAreUsageErrors) {
+  const CliRun r = Lowbit("quantize int8:ao-sym --layout group:3 1 2 3 4");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("columns are not a multiple of the group size"), std::string::npos) << r.out;
+  const CliRun b = Lowbit("quantize int8:common --shape 3x2 --layout block:2x2 1 2 3 4 5 6");
+  EXPECT_EQ(b.exit_code, 2) << b.out;
+  EXPECT_NE(b.out.find("rows are not a multiple of the block height"), std::string::npos) << b.out;
+}
+
+}  // namespace
