@@ -1,4 +1,4 @@
-// `lowbit quantize` end to end: runs the built binary (LOWBIT_CLI_PATH, set
+// `lowbit quantize` and `lowbit explain` end to end: runs the built binary (LOWBIT_CLI_PATH, set
 // by tools/CMakeLists.txt for every proptests/cli_*_test) on an MX, an NVFP4
 // and scaled INT/FP8 examples and checks the printed codes and scales. The
 // expected lines are worked out by hand from the recipes' formulas.
@@ -98,6 +98,15 @@ TEST_F(CliQuantizeTest, ShapesThatDoNotTileAreUsageErrors) {
   const CliRun b = Lowbit("quantize int8:common --shape 3x2 --layout block:2x2 1 2 3 4 5 6");
   EXPECT_EQ(b.exit_code, 2) << b.out;
   EXPECT_NE(b.out.find("rows are not a multiple of the block height"), std::string::npos) << b.out;
+}
+
+TEST_F(CliQuantizeTest, ExplainComparesAoAndCommonOnMinusAmax) {
+  // amax 127.5: [AO] scale 1, -127.5 -> -128 (0x80); common scale
+  // fp32(127.5 / 127), -127.5 / scale = -127 (0x81).
+  const CliRun r = Lowbit("explain int8:ao-sym,common 127.5 -127.5 2.5 -0.5");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("[1] -127.5 -> -127.5 -> code 0x80 = -128 -> -128\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[1] -127.5 -> -127 -> code 0x81 = -127 -> -127.5\n"), std::string::npos) << r.out;
 }
 
 }  // namespace

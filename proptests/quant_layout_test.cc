@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/block/int_quant.h"
 #include "lowbit/formats/block/int_quant_layout.h"
 #include "lowbit/formats/block/int_quant_recipe.h"
@@ -62,6 +63,17 @@ TEST(QuantLayoutTest, TwoDimensionalBlocks) {
   const Result b = QuantizeWith(kAoSymInt8, Block(2, 2), 2, 4, {127.5f, 1.0f, 255.0f, 2.0f, -127.5f, 3.0f, 0.0f, -255.0f});
   EXPECT_EQ(b.scales, (std::vector<float>{1.0f, 2.0f}));
   EXPECT_EQ(b.codes, (Codes{0x7F, 0x01, 0x7F, 0x01, 0x80, 0x03, 0x00, 0x80}));
+}
+
+TEST(QuantLayoutTest, PerTokenFp8UsesEachRowsAmax) {
+  // [TE] scale per row: row 0 amax 2 -> 224 (1 -> 224 = 0x76, -2 -> -448 =
+  // 0xFE), scale_inv fp32(1/224) = 0x3B924925; row 1 amax 448 -> scale 1
+  // (448 -> 0x7E, 0.5 -> 0x30).
+  const Result t = QuantizeWith(kTeFp8E4m3, PerRow(), 2, 2, {1.0f, -2.0f, 448.0f, 0.5f});
+  ASSERT_EQ(t.scales.size(), 2u);
+  EXPECT_EQ(F32Bits(t.scales[0]), 0x3B924925u);
+  EXPECT_EQ(t.scales[1], 1.0f);
+  EXPECT_EQ(t.codes, (Codes{0x76, 0xFE, 0x7E, 0x30}));
 }
 
 TEST(QuantLayoutTest, GroupCountsFor32And64And128And128x128) {

@@ -4,7 +4,10 @@
 // profiles of one format ("mxfp4:ocp,te") are walked one after the other and
 // compared on the block's largest element: for an MXFP4 amax of
 // 6 * 2^k * 1.01, OCP floor keeps X = 2^k and clamps it to 6, RCEIL takes
-// X = 2^(k+1) and rounds 3.03 to 3.
+// X = 2^(k+1) and rounds 3.03 to 3. Scaled INT/FP8 recipes ("int8:ao-sym,
+// common", "uint4:gptq-sym,gptq-asym", "e4m3:te,te-pow2") are walked the same
+// way over the values as one per-tensor group: amax 127.5 shows torchao's
+// amax/127.5 reaching -128 where the common amax/127 kernel stops at -127.
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -13,6 +16,8 @@
 
 #include "commands.h"
 #include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/block/int_quant.h"
+#include "lowbit/formats/block/int_quant_recipe.h"
 #include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/formats/block/mx_scale_rule.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
@@ -126,6 +131,50 @@ Largest ExplainNvfp4(block::Nvfp4Recipe recipe, const std::string& name, const s
   return out;
 }
 
+const char* SchemeText(block::QuantScheme s) {
+  switch (s) {
+    case block::QuantScheme::kTeFp8: return "scale = max_fp8 / max(amax, eps) (amax 0/Inf/NaN -> 1, Inf -> FLT_MAX); y = x * scale; satfinite cvt";
+    case block::QuantScheme::kAoSymmetric: return "scale = max(amax / ((qmax - qmin) / 2), eps); y = x * fp32(1 / scale); q = clamp(round(y) + zp)";
+    case block::QuantScheme::kAoAsymmetric: return "scale = max((max+ - min-) / (qmax - qmin), eps); zp = clamp(qmin - round(min- / scale)); y = x * fp32(1 / scale)";
+    case block::QuantScheme::kGptqSymmetric: return "xmin = -xmax if any x < 0; scale = (xmax - xmin) / maxq; zero = (maxq + 1) / 2; y = x / scale";
+    case block::QuantScheme::kGptqAsymmetric: return "scale = (xmax - xmin) / maxq; zero = round(-xmin / scale); y = x / scale";
+    case block::QuantScheme::kAmaxOverQmax: return "scale = amax / qmax (0 -> 1); y = x / scale; q = clamp(round(y), -qmax, qmax)";
+  }
+  return "";
+}
+
+Largest ExplainScaled(const block::IntQuantRecipe& r, const std::vector<float>& x, int largest) {
+  const long n = static_cast<long>(x.size());
+  std::vector<block::QuantParams> params(1);
+  std::vector<std::uint8_t> codes(x.size());
+  block::QuantizeMatrix(r, block::QuantLayout{}, x.data(), 1, n, codes.data(), params.data());
+  const block::QuantParams& p = params[0];
+  block::GroupGrid grid;
+  block::MakeGroupGrid(block::QuantLayout{}, 1, n, &grid);
+  const block::GroupStats st = block::StatsOfGroup(r, grid, x.data(), n, 0);
+  std::printf("== %s:%s  %s\n", r.element->name, r.name, r.source);
+  std::printf("1. min = %s, max = %s, amax = %s  (NaN %s)\n", F32Text(st.min).c_str(), F32Text(st.max).c_str(),
+              F32Text(st.amax).c_str(), r.amax_nan == block::AmaxNan::kIgnore ? "ignored, fmaxf" : "propagates, torch");
+  std::printf("2. %s\n   scale (stored, dequantizes) = %s; encode factor = %s; zero point %d\n",
+              SchemeText(r.scheme), F32Text(p.decode).c_str(), F32Text(p.encode).c_str(), p.zero_point);
+  std::printf("3. elements (%s, range [%d, %d]):\n",
+              r.rounding == RoundingMode::kNearestAway ? "round half away" : "round half even", r.qmin, r.qmax);
+  Largest out{std::string(r.name), x[static_cast<std::size_t>(largest)], codes[static_cast<std::size_t>(largest)], 0,
+              ExactDecimal(kFp32, block::F32Bits(p.decode))};
+  for (long i = 0; i < n; ++i) {
+    const std::size_t k = static_cast<std::size_t>(i);
+    const float back = block::DequantizeElement(r, p, codes[k]);
+    if (i == largest) out.dequantized = back;
+    const std::string value = r.scheme == block::QuantScheme::kTeFp8
+                                  ? ExactDecimal(*r.element, codes[k])
+                                  : std::to_string(block::IntegerOfCode(*r.element, codes[k]));
+    std::printf("   [%ld] %s -> %s -> code %s = %s -> %s%s\n", i, ExactDecimal(kFp32, block::F32Bits(x[k])).c_str(),
+                ExactDecimal(kFp32, block::F32Bits(block::ScaledElement(r, p, x[k]))).c_str(), Hex(codes[k]).c_str(),
+                value.c_str(), ExactDecimal(kFp32, block::F32Bits(back)).c_str(), i == largest ? "   <- largest" : "");
+  }
+  return out;
+}
+
 void RunExplain(const ExplainArgs& args) {
   // "mxfp4:ocp,te" -> "mxfp4:ocp", "mxfp4:te".
   std::vector<std::string> names;
@@ -139,6 +188,24 @@ void RunExplain(const ExplainArgs& args) {
     rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
   } while (!rest.empty());
   std::vector<float> x = ReadF32Values(args.values, "");
+  if (block::FindIntQuantRecipe(names[0]) != nullptr) {
+    int largest = 0;
+    for (int i = 1; i < static_cast<int>(x.size()); ++i) {
+      if (block::F32Abs(x[static_cast<std::size_t>(i)]) > block::F32Abs(x[static_cast<std::size_t>(largest)])) largest = i;
+    }
+    std::vector<Largest> summary;
+    for (const std::string& name : names) {
+      const block::IntQuantRecipe* r = block::FindIntQuantRecipe(name);
+      if (r == nullptr) throw CommandError("unknown scaled recipe '" + name + "'");
+      summary.push_back(ExplainScaled(*r, x, largest));
+    }
+    std::printf("largest element %s:\n", ExactDecimal(kFp32, block::F32Bits(x[static_cast<std::size_t>(largest)])).c_str());
+    for (const Largest& l : summary) {
+      std::printf("  %-12s scale %-14s code %s -> %s\n", l.recipe.c_str(), l.scale.c_str(), Hex(l.code).c_str(),
+                  ExactDecimal(kFp32, block::F32Bits(l.dequantized)).c_str());
+    }
+    return;
+  }
   const block::NamedRecipe first = ParseBlockRecipeOrThrow(names[0]);
   if (static_cast<int>(x.size()) > first.spec->block_size) {
     std::printf("note: explaining the first block (%d of %zu values)\n", first.spec->block_size, x.size());
