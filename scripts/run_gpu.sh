@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The one GPU script (issue 5): builds the CUDA part (cuda/standalone: no
+# Highway, RapidCheck or CLI11 needed), runs every GPU test, compute-sanitizer
+# memcheck and racecheck on small cases, the benchmark and its PyTorch
+# comparison, then every scripts/gpu/*.sh and *.py check, and prints a short
+# table last. Logs go to $OUT (or build/gpu/out). Usage: scripts/run_gpu.sh
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+BUILD="${LOWBIT_GPU_BUILD:-build/gpu}"
+OUT="${OUT:-$BUILD/out}"
+mkdir -p "$OUT"
+JOBS="$(nproc 2>/dev/null || echo 4)"
+declare -a ROWS=()
+row() { ROWS+=("$(printf '%-34s %-8s %s' "$1" "$2" "$3")"); }
+step() {  # step NAME LOGFILE CMD...
+  local name="$1" log="$OUT/$2"; shift 2
+  echo "=== $name: $*" | tee -a "$OUT/run_gpu.log"
+  local t0=$SECONDS
+  "$@" >"$log" 2>&1
+  local rc=$?
+  tail -n 40 "$log"
+  echo "=== $name rc=$rc ($((SECONDS - t0)) s)" | tee -a "$OUT/run_gpu.log"
+  return $rc
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$OUT/device.txt" 2>&1
+echo "device: $(cat "$OUT/device.txt")  date: $(date -u +%F)"
+
+GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
+# LOWBIT_GPU_PREBUILT=DIR: use binaries built elsewhere (same x86-64 + CUDA
+# 13.0 toolchain) from DIR/cuda/ instead of building here.
+if [[ -n "${LOWBIT_GPU_PREBUILT:-}" ]]; then
+  BUILD="$LOWBIT_GPU_PREBUILT"
+  row build PREBUILT "$BUILD"
+elif step build build.log bash -c "cmake -S cuda/standalone -B '$BUILD' ${GEN[*]} -DCMAKE_BUILD_TYPE=Release -DLOWBIT_CUDA_ARCHITECTURES=90a && cmake --build '$BUILD' -j $JOBS --target lowbit_cuda_tests lowbit_cuda_bench"; then
+  row build PASS "$BUILD"
+else
+  row build FAIL "see $OUT/build.log"; printf '%s\n' "${ROWS[@]}"; exit 1
+fi
+TESTS="$BUILD/cuda/lowbit_cuda_tests"
+BENCH="$BUILD/cuda/lowbit_cuda_bench"
+
+if step gtest gtest.log "$TESTS" --gtest_output="xml:$OUT/gtest.xml"; then
+  row "gpu tests" PASS "$(grep -E '^\[  PASSED  \]' "$OUT/gtest.log" | head -1)"
+else
+  row "gpu tests" FAIL "$(grep -E '^\[  FAILED  \]' "$OUT/gtest.log" | head -3 | tr '\n' ' ')"
+fi
+grep -q "SKIPPED \]" "$OUT/gtest.log" && row "gpu tests skipped" NOTE "$(grep -c '^\[  SKIPPED \] Cuda' "$OUT/gtest.log") skipped"
+
+SMALL='CudaArrays.*:CudaQuantize.BadArguments*:CudaFastE2m1.Decode*'
+if command -v compute-sanitizer >/dev/null; then
+  for tool in memcheck racecheck; do
+    if step "$tool" "$tool.log" compute-sanitizer --tool "$tool" --error-exitcode 3 "$TESTS" --gtest_filter="$SMALL:CudaQuantize.Nvfp4*"; then
+      row "$tool" PASS "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1)"
+    else
+      row "$tool" FAIL "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1)"
+    fi
+  done
+else
+  row "compute-sanitizer" SKIP "not installed"
+fi
+
+step bench bench.log "$BENCH" && row benchmark DONE "bench.log" || row benchmark FAIL "see bench.log"
+if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  PYTHONUNBUFFERED=1 step torch torch.log timeout 420 python3 bench/cuda/torch_bench.py && row "pytorch comparison" DONE torch.log || row "pytorch comparison" FAIL "see torch.log"
+else
+  row "pytorch comparison" SKIP "no torch with CUDA"
+fi
+
+shopt -s nullglob
+for check in scripts/gpu/*.sh scripts/gpu/*.py; do
+  name="$(basename "$check")"
+  # A .py beside a .sh of the same name is that script's helper, run by it.
+  if [[ "$check" == *.py && -f "${check%.py}.sh" ]]; then continue; fi
+  if [[ "$check" == *.py ]]; then cmd=(python3 "$check"); else cmd=(bash "$check"); fi
+  if PYTHONUNBUFFERED=1 step "$name" "check_$name.log" timeout 600 "${cmd[@]}"; then row "$name" PASS ""; else row "$name" FAIL "see check_$name.log"; fi
+done
+
+# The short table, last.
+python3 - "$OUT/bench.log" "$OUT/torch.log" <<'PY' > "$OUT/table.txt"
+import re, sys
+bench = open(sys.argv[1]).read() if sys.argv[1] else ""
+try:
+    torch = open(sys.argv[2]).read()
+except OSError:
+    torch = ""
+t = {}
+for m in re.finditer(r"^TORCH (\S+) (\S+) ([0-9.]+)$", torch, re.M):
+    t[(m.group(1), m.group(2))] = float(m.group(3))
+key_of = {"cuda-hw f32->e4m3": "f32->e4m3", "cuda-hw f32->bf16": "f32->bf16", "cuda-hw bf16->e4m3": "bf16->e4m3",
+          "cuda-hw e4m3->bf16": "e4m3->bf16", "fp8 per-token bf16 [n/4096, 4096]": "per-token",
+          "fp8 per-tensor dynamic bf16 (vs 2 reads+1 write)": "per-tensor-dynamic",
+          "nvfp4 quantize bf16 (amax given)": "nvfp4-bf16", "mxfp4 te(rceil) bf16": "mxfp4-bf16"}
+print(f"{'case':46s} {'ms':>8s} {'x copy':>7s} {'goal':>5s} {'status':8s} {'torch eager':>11s} {'torch compile':>13s}")
+for m in re.finditer(r"^RESULT (.+?)\s+([0-9.]+) ms (.*)$", bench, re.M):
+    name, ms, rest = m.group(1).strip(), float(m.group(2)), m.group(3)
+    r = re.search(r"([0-9.]+)x copy\s+goal ([0-9.-]+)x?\s+(\S+)", rest)
+    ratio, goal, status = (r.group(1), r.group(2), r.group(3)) if r else ("", "<50ms" if "verify" in name else "", rest.split()[-1])
+    k = key_of.get(name)
+    te = t.get((k, "eager")); tc = t.get((k, "compile"))
+    fmt = lambda v: f"{v:8.3f}ms" if v else "-"
+    print(f"{name[:46]:46s} {ms:8.3f} {ratio:>7s} {goal:>5s} {status:8s} {fmt(te):>11s} {fmt(tc):>13s}")
+PY
+echo
+echo "================ lowbit GPU run: $(cat "$OUT/device.txt"), $(date -u +%F) ================"
+printf '%s\n' "${ROWS[@]}"
+echo
+cat "$OUT/table.txt"
