@@ -63,7 +63,7 @@ fi
 
 step bench bench.log "$BENCH" && row benchmark DONE "bench.log" || row benchmark FAIL "see bench.log"
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-  PYTHONUNBUFFERED=1 step torch torch.log timeout 420 python3 bench/cuda/torch_bench.py && row "pytorch comparison" DONE torch.log || row "pytorch comparison" FAIL "see torch.log"
+  PYTHONUNBUFFERED=1 step torch torch.log timeout 300 python3 bench/cuda/torch_bench.py && row "pytorch comparison" DONE torch.log || row "pytorch comparison" FAIL "see torch.log"
 else
   row "pytorch comparison" SKIP "no torch with CUDA"
 fi
@@ -74,7 +74,7 @@ for check in scripts/gpu/*.sh scripts/gpu/*.py; do
   # A .py beside a .sh of the same name is that script's helper, run by it.
   if [[ "$check" == *.py && -f "${check%.py}.sh" ]]; then continue; fi
   if [[ "$check" == *.py ]]; then cmd=(python3 "$check"); else cmd=(bash "$check"); fi
-  if PYTHONUNBUFFERED=1 step "$name" "check_$name.log" timeout 600 "${cmd[@]}"; then row "$name" PASS ""; else row "$name" FAIL "see check_$name.log"; fi
+  if PYTHONUNBUFFERED=1 step "$name" "check_$name.log" timeout 240 "${cmd[@]}"; then row "$name" PASS ""; else row "$name" FAIL "see check_$name.log"; fi
 done
 
 # The short table, last.
