@@ -187,6 +187,13 @@ TEST(StaticScaleTest, CalibratedRangeClampsOutliers) {
   EXPECT_EQ(codes[1], 0xFE);
 }
 
+// The model is constexpr: the row-12 AO example evaluated at compile time.
+static_assert(QuantParamsFromStats(kAoSymInt8, StatsOfRange(-127.5f, 127.5f)).decode == 1.0f);
+static_assert(QuantizeElement(kAoSymInt8, QuantParamsFromStats(kAoSymInt8, StatsOfRange(-127.5f, 127.5f)), -127.5f) ==
+              0x80);
+static_assert(QuantizeElement(kGptqSymUint4, QuantParamsFromStats(kGptqSymUint4, StatsOfRange(-7.5f, 7.5f)), 7.5f) ==
+              15);
+
 TEST(RecipeNameTest, FormatColonProfile) {
   EXPECT_EQ(FindIntQuantRecipe("int8:ao-sym"), &kAoSymInt8);
   EXPECT_EQ(FindIntQuantRecipe("uint4:gptq-sym"), &kGptqSymUint4);

@@ -31,17 +31,24 @@ struct QuantParams {
   std::int32_t zero_point = 0;  // integer zero point (0 for symmetric signed schemes)
 };
 
-// An integer grid wide enough for round(y) + zero point before the clamp
-// (|y| <= 2 * 255 after clamping): every element rounding goes through the
-// model's one RoundPack (DESIGN.md "One rounding point").
+// An integer grid for round(y): y is clamped to [qmin - zp, qmax - zp]
+// before rounding (int_quant.h), a few hundred at most, so 16 bits hold it
+// and every element rounding still goes through the model's one RoundPack
+// (DESIGN.md "One rounding point").
 inline constexpr FormatSpec kRoundingGrid16{"int16", FormatKind::kInteger, 16, true, 0, 0, 0, true, SpecialCodes::kNone};
+static_assert(kRoundingGrid16.IntMax() == 32767 && kRoundingGrid16.IntMin() == -32768);
 
-// round(y) for a finite y with |y| < 2^15, as an FP32 integer value.
+// The divisors the sources write as Python floats are exact in FP32.
+static_assert((127.0f - -128.0f) / 2.0f == 127.5f && (7.0f - -8.0f) / 2.0f == 7.5f);
+
+// round(y) for a finite y with |y| < 2^15, as an FP32 integer value
+// (saturating outside, which no caller reaches).
 LOWBIT_HD_CONSTEXPR float RoundToIntegerF32(float y, RoundingMode mode) {
+  constexpr FormatSpec kGrid = kRoundingGrid16;  // a local copy, usable in device code (convert.h)
   EncodeOptions o;
   o.rounding = mode;
   o.overflow = Overflow::kSaturate;
-  const std::uint64_t code = EncodeF32(kRoundingGrid16, y, o).code;
+  const std::uint64_t code = EncodeF32(kGrid, y, o).code;
   const std::int64_t v = code & 0x8000u ? static_cast<std::int64_t>(code) - 0x10000 : static_cast<std::int64_t>(code);
   return static_cast<float>(v);
 }
