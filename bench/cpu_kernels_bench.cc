@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
 #include "lowbit/registry/registry.h"
 
@@ -52,34 +53,44 @@ std::size_t OutputBytes(Operation op, const FormatSpec& spec) {
   }
 }
 
-// Inputs spread over the format's range: normal values around 1 for encodes
-// (a mix of magnitudes that exercises rounding, subnormals and overflow) and
-// every code for decodes.
+// Encode inputs as quantization feeds them: Gaussian values scaled so that
+// about 4 sigma reach the destination's largest finite value (what a
+// per-tensor or per-block scale does before the cast). Decode inputs: every
+// code, uniformly.
 void FillInputs(Operation op, const FormatSpec& spec, std::vector<std::uint8_t>& bytes,
                 std::size_t count) {
   std::uint32_t state = 12345;
-  auto next = [&state] {
+  auto uniform = [&state] {
     state = state * 1664525u + 1013904223u;
-    return state;
+    return static_cast<float>(state >> 8) * (1.0f / 16777216.0f);
   };
+  const float max_finite =
+      spec.IsFloat() ? DecodeToF32(spec, spec.MaxFiniteCode()) : static_cast<float>(spec.IntMax());
+  const float sigma = max_finite / 4;
   for (std::size_t i = 0; i < count; ++i) {
-    const std::uint32_t r = next();
+    // Irwin-Hall: the sum of 12 uniforms minus 6 is close to N(0, 1).
+    float g = -6.0f;
+    for (int k = 0; k < 12; ++k) g += uniform();
+    const float x = g * sigma;
+    std::uint32_t bits;
+    std::memcpy(&bits, &x, 4);
     switch (op) {
-      case Operation::kEncodeF32: {
-        // Sign, exponent within +-16 binades of 1, random mantissa.
-        const std::uint32_t bits = (r & 0x80000000u) | ((127u - 16u + (r >> 24) % 32u) << 23) |
-                                   (next() & 0x7FFFFFu);
+      case Operation::kEncodeF32:
         std::memcpy(bytes.data() + 4 * i, &bits, 4);
         break;
-      }
       case Operation::kEncodeBf16:
       case Operation::kEncodeF16: {
-        const std::uint16_t bits = static_cast<std::uint16_t>(r >> 16);
-        std::memcpy(bytes.data() + 2 * i, &bits, 2);
+        // The input's own format: BF16 truncation / FP16 model conversion.
+        const std::uint16_t h =
+            op == Operation::kEncodeBf16
+                ? static_cast<std::uint16_t>(bits >> 16)
+                : static_cast<std::uint16_t>(EncodeF32Bits(kFp16, bits).code);
+        std::memcpy(bytes.data() + 2 * i, &h, 2);
         break;
       }
       default: {
-        const std::uint64_t code = (r >> 8) & spec.CodeMask();
+        const std::uint64_t code =
+            static_cast<std::uint64_t>(uniform() * 16777216.0f) & spec.CodeMask();
         std::memcpy(bytes.data() + InputBytes(op, spec) * i, &code, InputBytes(op, spec));
         break;
       }

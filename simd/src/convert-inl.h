@@ -159,7 +159,11 @@ HWY_INLINE V EncodeVector(D32 d, V bits, V random, const EncodePlan& p) {
   const V a = hn::AndNot(hn::Set(d, kSignBit32), bits);
   M negative = hn::TestBit(bits, hn::Set(d, kSignBit32));
   const M input_negative = negative;
-  const bool unsigned_dst = p.sign_code == 0 && kKind != PlanKind::kIdentity;
+  // Step 3 applies to finite negatives into an unsigned format, except that
+  // integer wrap-around keeps their low bits (round_pack.h step 3). Inf
+  // inputs need nothing here: inf_negative is the model's own -Inf result.
+  const bool unsigned_dst = p.sign_code == 0 && kKind != PlanKind::kIdentity &&
+                            !(kKind == PlanKind::kInteger && p.wrap);
   if (unsigned_dst && p.negative_as_magnitude) negative = hn::Ne(zero, zero);  // use |x|
   const M is_nan = hn::Gt(a, hn::Set(d, kInf32));
   const M is_inf = hn::Eq(a, hn::Set(d, kInf32));
@@ -276,6 +280,50 @@ HWY_INLINE V EncodeVector(D32 d, V bits, V random, const EncodePlan& p) {
   return hn::IfThenElse(is_nan, nan, code);
 }
 
+// Fast path for a vector whose lanes all give normal results (FP32 exponent
+// field within the destination's normal binades, so no NaN, Inf, zero or
+// subnormal): steps 5-7 on the FP32 bits themselves. Shifting the bits right
+// by 23 - m keeps exponent and mantissa together, a rounding carry moves into
+// the exponent as it should, and rebiasing is one subtraction. Only step 8
+// (overflow in the top binade) remains. Returns false (and writes nothing)
+// when a lane is outside that range; the general path then handles the vector.
+template <RoundingMode kMode>
+HWY_INLINE bool EncodeNormalVector(D32 d, V bits, V random, const EncodePlan& p, V* out) {
+  const DI32 di;
+  const V a = hn::AndNot(hn::Set(d, kSignBit32), bits);
+  const V exponent = hn::ShiftRight<kMantissaBits32>(a);
+  const V offset = hn::Sub(exponent, hn::Set(d, p.min_normal_field32));  // wraps below
+  M negative = hn::TestBit(bits, hn::Set(d, kSignBit32));
+  M in_range = hn::Not(hn::Gt(offset, hn::Set(d, p.normal_field_span)));
+  if (p.sign_code == 0) {
+    if (p.negative_as_magnitude) {
+      negative = hn::Ne(a, a);
+    } else {
+      in_range = hn::AndNot(negative, in_range);
+    }
+  }
+  if (!hn::AllTrue(d, in_range)) return false;
+  const int s0 = kMantissaBits32 - static_cast<int>(p.mantissa_bits);
+  const V n = RoundShift<kMode>(d, a, hn::Set(d, static_cast<std::uint32_t>(s0)), hn::Set(di, s0),
+                                negative, random, p.random_bit_count);
+  const V magnitude = hn::Sub(n, hn::Set(d, (p.min_normal_field32 - 1) << p.mantissa_bits));
+  const V code = hn::Or(magnitude, hn::IfThenElseZero(negative, hn::Set(d, p.sign_code)));
+  *out = hn::IfThenElse(hn::Gt(magnitude, hn::Set(d, p.max_code)),
+                        hn::IfThenElse(negative, hn::Set(d, p.overflow_negative),
+                                       hn::Set(d, p.overflow_positive)),
+                        code);
+  return true;
+}
+
+template <RoundingMode kMode, PlanKind kKind>
+HWY_INLINE V EncodeAnyVector(D32 d, V bits, V random, const EncodePlan& p) {
+  if constexpr (kKind == PlanKind::kFloat) {
+    V code;
+    if (EncodeNormalVector<kMode>(d, bits, random, p, &code)) return code;
+  }
+  return EncodeVector<kMode, kKind>(d, bits, random, p);
+}
+
 // The whole array: full vectors, then the tail through a padded buffer (any
 // count, any alignment: loads and stores are unaligned).
 template <RoundingMode kMode, PlanKind kKind, InputKind kIn, int kOutBytes>
@@ -288,7 +336,7 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& p, const void* input, void* outpu
   std::size_t i = 0;
   for (; i + lanes <= count; i += lanes) {
     const V random = kStochastic ? hn::LoadU(d, random_bits + i) : hn::Zero(d);
-    StoreCodes<kOutBytes>(d, EncodeVector<kMode, kKind>(d, LoadBits<kIn>(d, input, i), random, p),
+    StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, LoadBits<kIn>(d, input, i), random, p),
                           output, i);
   }
   const std::size_t rest = count - i;
@@ -299,7 +347,7 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& p, const void* input, void* outpu
   std::memcpy(in_buffer, static_cast<const char*>(input) + i * kInBytes, rest * kInBytes);
   if (kStochastic) std::memcpy(random_buffer, random_bits + i, rest * sizeof(std::uint32_t));
   const V random = hn::Load(d, random_buffer);
-  StoreCodes<kOutBytes>(d, EncodeVector<kMode, kKind>(d, LoadBits<kIn>(d, in_buffer, 0), random, p),
+  StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, LoadBits<kIn>(d, in_buffer, 0), random, p),
                         out_buffer, 0);
   std::memcpy(static_cast<char*>(output) + i * kOutBytes, out_buffer, rest * kOutBytes);
 }

@@ -47,6 +47,10 @@ EncodePlan MakeEncodePlan(const FormatSpec& dst, const EncodeOptions& o) {
   p.mantissa_bits = static_cast<std::uint32_t>(dst.IsFloat() ? dst.mantissa_bits : 0);
   p.min_normal_field32 =
       dst.IsFloat() ? static_cast<std::uint32_t>(dst.MinNormalExponent() + kFp32Bias) : 0;
+  if (p.kind == PlanKind::kFloat) {
+    p.normal_field_span =
+        static_cast<std::uint32_t>(dst.MaxFiniteExponentField() - 1);  // fields 1 .. max
+  }
   p.max_code = static_cast<std::uint32_t>(dst.MaxFiniteCode());
   p.sign_code = static_cast<std::uint32_t>(dst.SignBit());
   p.zero_positive = Code(dst, kPositiveZero, o);

@@ -26,6 +26,9 @@ struct EncodePlan {
   // destination's smallest normal (min_normal_exponent + 127).
   std::uint32_t mantissa_bits = 0;
   std::uint32_t min_normal_field32 = 0;
+  // Floats: FP32 exponent fields min_normal_field32 .. + normal_field_span
+  // hold the destination's normal binades (the fast path's range).
+  std::uint32_t normal_field_span = 0;
   std::uint32_t max_code = 0;    // largest finite magnitude code (sign clear)
   std::uint32_t sign_code = 0;   // the destination's sign bit, 0 if unsigned
   // Step 4: a zero result (or input) that is negative / that is positive.
