@@ -101,7 +101,8 @@ Status Run(const TargetKernels& kernels, const ConvertArgs& args) {
       const bool to_bf16 = args.operation == Operation::kDecodeToBf16;
       if (spec.total_bits <= 8) {
         kernels.decode_table(DecodeJob{DecodeTable(args.format, to_bf16, args.decode),
-                                       static_cast<const std::uint8_t*>(args.input), args.output,
+                                       static_cast<const std::uint8_t*>(args.input),
+                                       spec.total_bits, args.output,
                                        to_bf16 ? 2 : 4, args.count});
         return status;
       }

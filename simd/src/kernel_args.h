@@ -25,6 +25,7 @@ struct EncodeJob {
 struct DecodeJob {
   const std::int32_t* table;  // decode_tables.h
   const std::uint8_t* codes;
+  int code_bits;  // the format's total_bits (<= 8)
   void* output;
   int output_bytes;  // 4 (FP32) or 2 (BF16)
   std::size_t count;
