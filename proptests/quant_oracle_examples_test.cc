@@ -31,6 +31,15 @@ TEST(QuantOracleExamplesTest, AoReachesMinus128CommonStopsAtMinus127) {
             (std::vector<std::uint32_t>{0x42FF0000u, 0xC2FF0000u, 0x40008102u, 0x00000000u}));
 }
 
+TEST(QuantOracleExamplesTest, TorchaoCpuVersusCudaScalarDivision) {
+  const OracleQuantResult cpu = PerTensor(lowbit::block::kAoSymInt8, {3.0f, -3.0f, 1.0f});
+  EXPECT_EQ(cpu.params[0].decode_bits, 0x3CC0C0C1u);
+  EXPECT_EQ(cpu.codes, (Codes{0x7F, 0x80, 42}));
+  const OracleQuantResult cuda = PerTensor(lowbit::block::kAoSymCudaInt8, {3.0f, -3.0f, 1.0f});
+  EXPECT_EQ(cuda.params[0].decode_bits, 0x3CC0C0C2u);
+  EXPECT_EQ(cuda.codes, (Codes{0x7F, 0x81, 42}));
+}
+
 TEST(QuantOracleExamplesTest, HalfEvenVersusHalfAway) {
   const std::vector<float> x{127.0f, 2.5f, -2.5f, 0.5f, -0.5f, 1.5f};
   EXPECT_EQ(PerTensor(lowbit::block::kCommonInt8, x).codes, (Codes{0x7F, 0x02, 0xFE, 0x00, 0x00, 0x02}));

@@ -60,6 +60,22 @@ TEST(Row12SymmetricScaleTest, Int4AoUsesSevenAndAHalfCommonUsesSeven) {
   EXPECT_EQ(PerTensor(kCommonInt4, {7.5f, -7.5f}).codes, (Codes{0x7, 0x9}));
 }
 
+TEST(Row12SymmetricScaleTest, TorchaoOnCudaMultipliesByTheReciprocalOf127Point5) {
+  // amax 3. CPU: scale = fp32(3 / 127.5) = 0x3CC0C0C1, 1 / scale = 42.5
+  // exactly, -3 * 42.5 = -127.5 -> -128. CUDA: scale = 3 * fp32(1 / 127.5)
+  // = 3 * 0x3C008081 = 0x3CC0C0C2, 1 / scale = 0x4229FFFF, -3 * that =
+  // -127.499985 -> -127. The GPU machine (torch 2.11.0+cu130, H200) gave
+  // scale bits 0x3cc0c0c1 / 0x3cc0c0c2 and codes [127, -128, 42] /
+  // [127, -127, 42] for the torchao formula typed in torch.
+  const Quantized cpu = PerTensor(kAoSymInt8, {3.0f, -3.0f, 1.0f});
+  EXPECT_EQ(F32Bits(cpu.params.decode), 0x3CC0C0C1u);
+  EXPECT_EQ(cpu.codes, (Codes{0x7F, 0x80, 42}));
+  const Quantized cuda = PerTensor(kAoSymCudaInt8, {3.0f, -3.0f, 1.0f});
+  EXPECT_EQ(F32Bits(cuda.params.decode), 0x3CC0C0C2u);
+  EXPECT_EQ(F32Bits(cuda.params.encode), 0x4229FFFFu);
+  EXPECT_EQ(cuda.codes, (Codes{0x7F, 0x81, 42}));
+}
+
 TEST(Row12RoundingTest, HalfEvenVersusHalfAway) {
   // amax 127 -> common scale 127 / 127 = 1: the ties stay ties (FACTS §8.1:
   // torch.round half-even, C roundf half-away).

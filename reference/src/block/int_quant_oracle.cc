@@ -143,6 +143,13 @@ F32 TeScale(const IntQuantRecipe& r, F32 amax) {
   return scale;
 }
 
+// tensor / Python float: an FP32 division on CPU; on CUDA a multiply by the
+// FP32 reciprocal of the scalar (ATen div_true_kernel_cuda).
+F32 DivideByScalar(const IntQuantRecipe& r, const F32& a, const Rational& d) {
+  if (!r.scalar_divisor_as_reciprocal) return F32Div(a, Constant(d));
+  return F32Mul(a, RoundToF32(Constant(Rational(1) / d)));
+}
+
 struct Params {
   F32 encode, decode;
   std::int32_t zero_point = 0;
@@ -163,7 +170,7 @@ Params ParamsFromStats(const IntQuantRecipe& r, const Stats& s) {
     case QuantScheme::kAoSymmetric: {
       const F32 min_neg = TorchMin(s.min, zero);
       const F32 max_pos = TorchMax(Negate(min_neg), TorchMax(s.max, zero));
-      const F32 scale = floor_at_eps(F32Div(max_pos, Constant(Rational(r.qmax - r.qmin, 2))));
+      const F32 scale = floor_at_eps(DivideByScalar(r, max_pos, Rational(r.qmax - r.qmin, 2)));
       p.decode = scale;
       p.encode = F32Div(Constant(1), scale);
       // int((quant_max + quant_min + 1) / 2), Python true division then int().
@@ -175,7 +182,7 @@ Params ParamsFromStats(const IntQuantRecipe& r, const Stats& s) {
     case QuantScheme::kAoAsymmetric: {
       const F32 min_neg = TorchMin(s.min, zero);
       const F32 max_pos = TorchMax(s.max, zero);
-      const F32 scale = floor_at_eps(F32Div(F32Sub(max_pos, min_neg), Constant(r.qmax - r.qmin)));
+      const F32 scale = floor_at_eps(DivideByScalar(r, F32Sub(max_pos, min_neg), Rational(r.qmax - r.qmin)));
       p.decode = scale;
       p.encode = F32Div(Constant(1), scale);
       // quant_min - torch.round(min_val_neg / scale), clamp(quant_min, quant_max).

@@ -97,7 +97,8 @@ LOWBIT_HD_CONSTEXPR QuantParams QuantParamsFromStats(const IntQuantRecipe& r, co
       const float min_neg = detail::TorchMin(s.min, 0.0f);
       float max_pos = detail::TorchMax(s.max, 0.0f);
       max_pos = detail::TorchMax(-min_neg, max_pos);
-      float scale = max_pos / ((qmax - qmin) / 2.0f);  // 127.5 or 7.5, exact
+      const float half_range = (qmax - qmin) / 2.0f;  // 127.5 or 7.5, exact
+      float scale = r.scalar_divisor_as_reciprocal ? max_pos * (1.0f / half_range) : max_pos / half_range;
       if (!F32IsNan(F32Bits(scale)) && scale < r.eps) scale = r.eps;  // torch.clamp(min=eps)
       p.decode = scale;
       p.encode = 1.0f / scale;  // input * (1.0 / scale): Tensor.__rtruediv__ is reciprocal() * 1.0
@@ -107,7 +108,8 @@ LOWBIT_HD_CONSTEXPR QuantParams QuantParamsFromStats(const IntQuantRecipe& r, co
     case QuantScheme::kAoAsymmetric: {
       const float min_neg = detail::TorchMin(s.min, 0.0f);
       const float max_pos = detail::TorchMax(s.max, 0.0f);
-      float scale = (max_pos - min_neg) / (qmax - qmin);
+      const float range = max_pos - min_neg;
+      float scale = r.scalar_divisor_as_reciprocal ? range * (1.0f / (qmax - qmin)) : range / (qmax - qmin);
       if (!F32IsNan(F32Bits(scale)) && scale < r.eps) scale = r.eps;
       // quant_min - torch.round(min_val_neg / scale), then clamp.
       // min_neg / scale lies in [-(qmax - qmin), 0] up to rounding, or is

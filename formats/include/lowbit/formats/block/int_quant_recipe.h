@@ -54,6 +54,14 @@ struct IntQuantRecipe {
   // [TE] force_pow_2_scales: keep only sign and exponent bits of the scale.
   bool pow2_scale;
   AmaxNan amax_nan;
+  // torch on CUDA divides an FP32 tensor by a Python float as a multiply by
+  // fp32(1 / d): ATen div_true_kernel_cuda, "if the second operand is a CPU
+  // scalar, compute a * reciprocal(b)"; CPU divides. [AO]'s
+  // `max_val_pos / (float(quant_max - quant_min) / 2)` therefore gives
+  // other scale bits on CUDA (measured, torch 2.11.0+cu130 on H200: 778378
+  // of 2^20 random amax values differ for d = 127.5). GPTQ's divisor maxq is
+  // a tensor, so it divides on both.
+  bool scalar_divisor_as_reciprocal = false;
 };
 
 // torch.finfo(torch.float32).eps = 2^-23: the default eps of [AO]
@@ -89,6 +97,18 @@ inline constexpr IntQuantRecipe kAoAsymInt8{"ao-asym", "[AO] quant_primitives _c
 inline constexpr IntQuantRecipe kAoAsymUint4{"ao-asym", "[AO] quant_primitives _choose_qparams_affine ASYMMETRIC",
                                              QuantScheme::kAoAsymmetric, &kUint4, 0, 15,
                                              RoundingMode::kNearestEven, kF32Epsilon, false, AmaxNan::kPropagate};
+inline constexpr IntQuantRecipe kAoSymCudaInt8{"ao-sym-cuda", "[AO] SYMMETRIC with torch CUDA scalar division (x * fp32(1/d))",
+                                               QuantScheme::kAoSymmetric, &kInt8, -128, 127,
+                                               RoundingMode::kNearestEven, kF32Epsilon, false, AmaxNan::kPropagate, true};
+inline constexpr IntQuantRecipe kAoSymCudaInt4{"ao-sym-cuda", "[AO] SYMMETRIC with torch CUDA scalar division (x * fp32(1/d))",
+                                               QuantScheme::kAoSymmetric, &kInt4, -8, 7, RoundingMode::kNearestEven,
+                                               kF32Epsilon, false, AmaxNan::kPropagate, true};
+inline constexpr IntQuantRecipe kAoAsymCudaInt8{"ao-asym-cuda", "[AO] ASYMMETRIC with torch CUDA scalar division (x * fp32(1/d))",
+                                                QuantScheme::kAoAsymmetric, &kInt8, -128, 127,
+                                                RoundingMode::kNearestEven, kF32Epsilon, false, AmaxNan::kPropagate, true};
+inline constexpr IntQuantRecipe kAoAsymCudaUint4{"ao-asym-cuda", "[AO] ASYMMETRIC with torch CUDA scalar division (x * fp32(1/d))",
+                                                 QuantScheme::kAoAsymmetric, &kUint4, 0, 15,
+                                                 RoundingMode::kNearestEven, kF32Epsilon, false, AmaxNan::kPropagate, true};
 inline constexpr IntQuantRecipe kGptqSymUint4{"gptq-sym", "[GPTQ] quantizer.py Quantizer.find_params(sym=True), quantize",
                                               QuantScheme::kGptqSymmetric, &kUint4, 0, 15,
                                               RoundingMode::kNearestEven, 0.0f, false, AmaxNan::kPropagate};
@@ -110,7 +130,7 @@ inline constexpr IntQuantRecipe kCommonAwayInt4{"common-away", "FACTS §8.2 comm
 
 inline constexpr const IntQuantRecipe* kAllIntQuantRecipes[] = {
     &kTeFp8E4m3, &kTeFp8E4m3Pow2, &kTeFp8E5m2, &kTeFp8E5m2Pow2, &kAoSymInt8,   &kAoSymInt4,      &kAoAsymInt8,
-    &kAoAsymUint4, &kGptqSymUint4, &kGptqAsymUint4, &kCommonInt8, &kCommonAwayInt8, &kCommonInt4, &kCommonAwayInt4,
+    &kAoAsymUint4, &kAoSymCudaInt8, &kAoSymCudaInt4, &kAoAsymCudaInt8, &kAoAsymCudaUint4, &kGptqSymUint4, &kGptqAsymUint4, &kCommonInt8, &kCommonAwayInt8, &kCommonInt4, &kCommonAwayInt4,
 };
 
 // "FORMAT:PROFILE" with FORMAT the element's name (int8, int4, uint4, e4m3,
