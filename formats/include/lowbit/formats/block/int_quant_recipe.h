@@ -58,9 +58,9 @@ struct IntQuantRecipe {
   // fp32(1 / d): ATen div_true_kernel_cuda, "if the second operand is a CPU
   // scalar, compute a * reciprocal(b)"; CPU divides. [AO]'s
   // `max_val_pos / (float(quant_max - quant_min) / 2)` therefore gives
-  // other scale bits on CUDA (measured, torch 2.11.0+cu130 on H200: 778378
-  // of 2^20 random amax values differ for d = 127.5). GPTQ's divisor maxq is
-  // a tensor, so it divides on both.
+  // other scale bits on CUDA for most amax values (measured on the GPU
+  // machine with torch 2.11; quant_profiles_test pins amax 3). GPTQ's
+  // divisor maxq is a tensor, so it divides on both.
   bool scalar_divisor_as_reciprocal = false;
 };
 
