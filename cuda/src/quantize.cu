@@ -179,20 +179,64 @@ Status Fp8Common(const Fp8PerTensorArgs& a, bool dynamic) {
 // One block per row: amax over the row, TE scale, then x * scale -> FP8. The
 // second pass re-reads the row from L1/L2 (a row of 8192 BF16 is 16 KB).
 template <FormatId kFp8, typename In>
+__device__ __forceinline__ void StoreFp8Chunk(const uint4& v, float s, std::uint8_t* out, std::size_t c) {
+  constexpr int kE = 16 / sizeof(In);
+  In e[kE];
+  __builtin_memcpy(e, &v, 16);
+  std::uint8_t o[kE];
+#pragma unroll
+  for (int j = 0; j < kE; j += 2) {
+    const std::uint16_t d = Fp8Pair<kFp8>(__fmul_rn(ToF32(e[j]), s), __fmul_rn(ToF32(e[j + 1]), s));
+    o[j] = static_cast<std::uint8_t>(d);
+    o[j + 1] = static_cast<std::uint8_t>(d >> 8);
+  }
+  if constexpr (kE == 8) {
+    uint2 w;
+    __builtin_memcpy(&w, o, 8);
+    __stcs(reinterpret_cast<uint2*>(out) + c, w);
+  } else {
+    unsigned w;
+    __builtin_memcpy(&w, o, 4);
+    __stcs(reinterpret_cast<unsigned*>(out) + c, w);
+  }
+}
+
+template <typename In>
+__device__ __forceinline__ float ChunkAbsMax(const uint4& v, float m) {
+  constexpr int kE = 16 / sizeof(In);
+  In e[kE];
+  __builtin_memcpy(e, &v, 16);
+#pragma unroll
+  for (int j = 0; j < kE; ++j) m = fmaxf(m, fabsf(ToF32(e[j])));
+  return m;
+}
+
+// One block per row: amax over the row, TE scale, then x * scale -> FP8. The
+// first kCache 16-byte chunks of each thread stay in registers between the
+// two passes (a row of up to 8192 BF16 is read from memory once); chunks
+// beyond that are read again (from L2).
+template <FormatId kFp8, typename In>
 __global__ void __launch_bounds__(256)
     PerTokenKernel(const In* __restrict__ x, std::size_t cols, std::uint8_t* __restrict__ q,
                    float* __restrict__ scale_inv, float max_fp8, bool vector) {
   constexpr int kE = 16 / sizeof(In);
+  constexpr int kCache = 4;
   const In* row = x + blockIdx.x * cols;
   std::uint8_t* out = q + blockIdx.x * cols;
   const std::size_t chunks = vector ? cols / kE : 0;
+  const uint4* vrow = reinterpret_cast<const uint4*>(row);
+  uint4 cache[kCache];
   float m = 0.0f;
-  for (std::size_t c = threadIdx.x; c < chunks; c += blockDim.x) {
-    const uint4 v = reinterpret_cast<const uint4*>(row)[c];
-    In e[kE];
-    __builtin_memcpy(e, &v, 16);
 #pragma unroll
-    for (int j = 0; j < kE; ++j) m = fmaxf(m, fabsf(ToF32(e[j])));
+  for (int k = 0; k < kCache; ++k) {
+    const std::size_t c = threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+    if (c < chunks) {
+      cache[k] = __ldcs(vrow + c);
+      m = ChunkAbsMax<In>(cache[k], m);
+    }
+  }
+  for (std::size_t c = threadIdx.x + kCache * blockDim.x; c < chunks; c += blockDim.x) {
+    m = ChunkAbsMax<In>(__ldg(vrow + c), m);
   }
   for (std::size_t i = chunks * kE + threadIdx.x; i < cols; i += blockDim.x) m = fmaxf(m, fabsf(ToF32(row[i])));
   __shared__ float row_scale;
@@ -204,26 +248,13 @@ __global__ void __launch_bounds__(256)
   }
   __syncthreads();
   const float s = row_scale;
-  for (std::size_t c = threadIdx.x; c < chunks; c += blockDim.x) {
-    const uint4 v = __ldcs(reinterpret_cast<const uint4*>(row) + c);
-    In e[kE];
-    __builtin_memcpy(e, &v, 16);
-    std::uint8_t o[kE];
 #pragma unroll
-    for (int j = 0; j < kE; j += 2) {
-      const std::uint16_t d = Fp8Pair<kFp8>(__fmul_rn(ToF32(e[j]), s), __fmul_rn(ToF32(e[j + 1]), s));
-      o[j] = static_cast<std::uint8_t>(d);
-      o[j + 1] = static_cast<std::uint8_t>(d >> 8);
-    }
-    if constexpr (kE == 8) {
-      uint2 w;
-      __builtin_memcpy(&w, o, 8);
-      __stcs(reinterpret_cast<uint2*>(out) + c, w);
-    } else {
-      unsigned w;
-      __builtin_memcpy(&w, o, 4);
-      __stcs(reinterpret_cast<unsigned*>(out) + c, w);
-    }
+  for (int k = 0; k < kCache; ++k) {
+    const std::size_t c = threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
+    if (c < chunks) StoreFp8Chunk<kFp8, In>(cache[k], s, out, c);
+  }
+  for (std::size_t c = threadIdx.x + kCache * blockDim.x; c < chunks; c += blockDim.x) {
+    StoreFp8Chunk<kFp8, In>(__ldcs(vrow + c), s, out, c);
   }
   for (std::size_t i = chunks * kE + threadIdx.x; i < cols; i += blockDim.x) {
     out[i] = static_cast<std::uint8_t>(Fp8Pair<kFp8>(__fmul_rn(ToF32(row[i]), s), 0.0f));
@@ -264,7 +295,7 @@ __global__ void __launch_bounds__(256)
     if (full) {
       uint4 raw[kLoads];
 #pragma unroll
-      for (int l = 0; l < kLoads; ++l) raw[l] = __ldcs(reinterpret_cast<const uint4*>(x + b * 16) + l);
+      for (int l = 0; l < kLoads; ++l) raw[l] = __ldg(reinterpret_cast<const uint4*>(x + b * 16) + l);
       In e[16];
       __builtin_memcpy(e, raw, sizeof(raw));
 #pragma unroll
@@ -311,7 +342,7 @@ __global__ void __launch_bounds__(256)
     const bool full = vector && (b + 1) * 16 <= n;
     std::uint32_t w[2];
     if (full) {
-      const uint2 p = __ldcs(reinterpret_cast<const uint2*>(packed) + b);
+      const uint2 p = __ldg(reinterpret_cast<const uint2*>(packed) + b);
       w[0] = p.x;
       w[1] = p.y;
     } else {
@@ -424,7 +455,7 @@ __global__ void __launch_bounds__(256)
     if (full) {
       uint4 raw[kLoads];
 #pragma unroll
-      for (int l = 0; l < kLoads; ++l) raw[l] = __ldcs(reinterpret_cast<const uint4*>(x + b * 32) + l);
+      for (int l = 0; l < kLoads; ++l) raw[l] = __ldg(reinterpret_cast<const uint4*>(x + b * 32) + l);
       In e[32];
       __builtin_memcpy(e, raw, sizeof(raw));
 #pragma unroll
@@ -445,14 +476,15 @@ __global__ void __launch_bounds__(256)
     }
     const std::uint32_t scale = MxScaleCode<kElem, kTe>(amax);
     const bool nan_scale = scale == 0xFF;
-    // TE: x * 2^-e (E8m0ReciprocalF32); OCP: x / 2^e. Both exact powers of two.
+    // TE: x * 2^-e (E8m0ReciprocalF32). OCP: x / 2^e, computed as x * 2^-e:
+    // 2^-e is exact in FP32 for e in -127..127 (2^-127 as a subnormal), so
+    // both are the one correctly rounded value of the same real number.
     const float rcp = __uint_as_float(scale >= 254 ? (scale == 254 ? 0x00400000u : 0x7FC00000u)
                                                   : (254u - scale) << 23);
-    const float div = scale == 0 ? __uint_as_float(0x00400000u) : __uint_as_float(scale << 23);
     std::uint32_t q[32];
 #pragma unroll
     for (int j = 0; j < 32; ++j) {
-      float y = kTe ? __fmul_rn(v[j], rcp) : __fdiv_rn(v[j], div);
+      float y = __fmul_rn(v[j], rcp);
       if (nan_scale) y = __uint_as_float(0x7FC00000u);
       q[j] = MxElementCode<kElem, kTe>(y);
     }
