@@ -386,7 +386,7 @@ void EncodeForMode(const EncodeJob& job) {
   }
 }
 
-void Encode(const EncodeJob& job) {
+inline void Encode(const EncodeJob& job) {
   switch (job.plan->rounding) {
     case RoundingMode::kNearestEven:
       return EncodeForMode<RoundingMode::kNearestEven>(job);
@@ -456,7 +456,7 @@ HWY_NOINLINE void DecodeLoop(const std::int32_t* table, const std::uint8_t* code
   std::memcpy(static_cast<char*>(output) + i * kOutBytes, out_buffer, rest * kOutBytes);
 }
 
-void DecodeTable(const DecodeJob& job) {
+inline void DecodeTable(const DecodeJob& job) {
   const bool small = job.code_bits <= 4;
   if (job.output_bytes == 2) {
     return small ? DecodeLoop<2, true>(job.table, job.codes, job.output, job.count)

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "lowbit/formats/block/block_spec.h"
+#include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/registry/registry.h"
 
 namespace lowbit::simd {
@@ -31,5 +33,15 @@ bool Supports(const registry::ConvertArgs& args);
 registry::Status Convert(const registry::ConvertArgs& args);
 // Runs on `target`; an error if it is not compiled in or not supported here.
 registry::Status ConvertOnTarget(std::int64_t target, const registry::ConvertArgs& args);
+
+// MX block quantization (formats/block/mx_recipe.h QuantizeMx, bit for bit):
+// `count` FP32 values -> `count` element codes (one per byte, low bits) and
+// ceil(count / block_size) E8M0 scale codes; a short last block behaves as
+// zero-padded. `target` 0 dispatches to the best target; any count and
+// alignment. Errors: null pointers with count > 0, an NVFP4 spec, stochastic
+// element rounding, a target not compiled in or not supported.
+registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
+                            const block::MxRecipe& recipe, const float* x, std::size_t count,
+                            std::uint8_t* codes, std::uint8_t* scales);
 
 }  // namespace lowbit::simd

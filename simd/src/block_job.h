@@ -1,0 +1,23 @@
+// What the non-target code hands a per-target block kernel (block_quantize.cc).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "encode_plan.h"
+#include "lowbit/formats/block/block_spec.h"
+#include "lowbit/formats/block/mx_recipe.h"
+
+namespace lowbit::simd {
+
+struct MxJob {
+  const block::BlockSpec* spec;
+  const block::MxRecipe* recipe;
+  const EncodePlan* element_plan;  // MakeEncodePlan(*spec->element, recipe->element)
+  const float* x;
+  std::size_t count;
+  std::uint8_t* codes;   // count bytes, one code per byte (low bits)
+  std::uint8_t* scales;  // ceil(count / block_size) E8M0 codes
+};
+
+}  // namespace lowbit::simd

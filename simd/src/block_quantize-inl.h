@@ -1,0 +1,135 @@
+// Per-target MX block quantization (formats/block/mx_recipe.h
+// QuantizeMxBlock, step for step): the block amax and the element scaling and
+// conversion run in vectors; the scale choice (one call per block) is the
+// model's own ChooseMxScale. Element conversion is convert-inl.h's
+// EncodeVector, i.e. the same integer-only RoundPack twin as the array
+// kernels.
+
+#if defined(LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_
+#undef LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_
+#else
+#define LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "block_job.h"
+#include "convert-inl.h"
+#include "hwy/highway.h"
+#include "lowbit/formats/block/mx_recipe.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace lowbit::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// amax of |x| over `n` (a multiple of Lanes) values (fp32_bits.h AbsMax):
+// the largest magnitude as bits (monotone for non-negative floats), NaN lanes
+// left out; `any_nan` tells whether there was one (kPropagate then gives NaN;
+// which NaN does not matter: every scale rule maps a NaN amax to code 0xFF).
+HWY_INLINE std::uint32_t AbsMaxBits(D32 d, const std::uint32_t* bits, std::size_t n,
+                                    bool* any_nan) {
+  const V abs_mask = hn::Set(d, ~kSignBit32);
+  const V inf = hn::Set(d, kInf32);
+  V max = hn::Zero(d);
+  V nan_seen = hn::Zero(d);
+  for (std::size_t i = 0; i < n; i += hn::Lanes(d)) {
+    const V a = hn::And(hn::LoadU(d, bits + i), abs_mask);
+    const auto is_nan = hn::Gt(a, inf);
+    nan_seen = hn::Or(nan_seen, hn::VecFromMask(d, is_nan));
+    max = hn::Max(max, hn::IfThenZeroElse(is_nan, a));
+  }
+  *any_nan = !hn::AllFalse(d, hn::Ne(nan_seen, hn::Zero(d)));
+  return hn::GetLane(hn::MaxOfLanes(d, max));
+}
+
+template <RoundingMode kMode, PlanKind kKind>
+HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
+  const D32 d;
+  const DF32 df;
+  const block::BlockSpec& spec = *job.spec;
+  const block::MxRecipe& recipe = *job.recipe;
+  const EncodePlan& plan = *job.element_plan;
+  const std::size_t lanes = hn::Lanes(d);
+  const std::size_t block_size = static_cast<std::size_t>(spec.block_size);
+  // A block, zero-padded when it is the short last one (zeros never raise the
+  // amax, and the padded codes are not stored). Lanes divides block_size on
+  // every x86 target (4, 8 or 16 lanes; blocks of 16 or 32).
+  HWY_ALIGN std::uint32_t padded[block::kMaxBlockSize] = {};
+  HWY_ALIGN std::uint8_t codes_buffer[block::kMaxBlockSize] = {};
+  const float integer_grid = block::F32Pow2(-spec.element_implied_exponent);
+  for (std::size_t start = 0, b = 0; start < job.count; start += block_size, ++b) {
+    const std::size_t n = job.count - start < block_size ? job.count - start : block_size;
+    const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(job.x + start);
+    if (n < block_size) {
+      std::memset(padded, 0, sizeof(padded));
+      std::memcpy(padded, job.x + start, n * sizeof(float));
+      bits = padded;
+    }
+    bool any_nan = false;
+    const std::uint32_t amax_bits = AbsMaxBits(d, bits, block_size, &any_nan);
+    const float amax = any_nan && recipe.amax_nan == block::AmaxNan::kPropagate
+                           ? block::F32FromBits(block::kF32CanonicalNan)
+                           : block::F32FromBits(amax_bits);
+    const block::MxScale scale = block::ChooseMxScale(spec, amax, recipe.scale);
+    job.scales[b] = scale.code;
+    const bool nan_scale = scale.code == block::kE8m0NanCode;
+    const auto divisor = hn::Set(df, DecodeToF32(kE8m0, scale.code));
+    const auto reciprocal = hn::Set(df, block::E8m0ReciprocalF32(scale.code));
+    std::uint8_t* out = n < block_size ? codes_buffer : job.codes + start;
+    for (std::size_t i = 0; i < block_size; i += lanes) {
+      const auto x = hn::BitCast(df, hn::LoadU(d, bits + i));
+      auto y = recipe.scaling == block::ElementScaling::kDivide ? hn::Div(x, divisor)
+                                                                : hn::Mul(x, reciprocal);
+      if (nan_scale) y = hn::BitCast(df, hn::Set(d, block::kF32CanonicalNan));
+      if constexpr (kKind == PlanKind::kInteger) {
+        y = hn::Mul(y, hn::Set(df, integer_grid));  // exact: a power of two
+      }
+      V code = EncodeVector<kMode, kKind>(d, hn::BitCast(d, y), hn::Zero(d), plan);
+      if constexpr (kKind == PlanKind::kInteger) {
+        // MXINT8 uses +-127 only: the saturated -128 (0x80) becomes -127.
+        code = hn::IfThenElse(hn::Eq(code, hn::Set(d, 0x80u)), hn::Set(d, 0x81u), code);
+      }
+      StoreCodes<1>(d, code, out, i);
+    }
+    if (n < block_size) std::memcpy(job.codes + start, codes_buffer, n);
+  }
+}
+
+template <RoundingMode kMode>
+void QuantizeMxForMode(const MxJob& job) {
+  if (job.element_plan->kind == PlanKind::kInteger) {
+    return QuantizeMxLoop<kMode, PlanKind::kInteger>(job);
+  }
+  return QuantizeMxLoop<kMode, PlanKind::kFloat>(job);
+}
+
+// The MX profiles round to nearest, even or away (mx_profiles.h); the other
+// modes go through the same code for recipes a caller builds.
+inline void QuantizeMx(const MxJob& job) {
+  switch (job.element_plan->rounding) {
+    case RoundingMode::kNearestEven:
+      return QuantizeMxForMode<RoundingMode::kNearestEven>(job);
+    case RoundingMode::kNearestAway:
+      return QuantizeMxForMode<RoundingMode::kNearestAway>(job);
+    case RoundingMode::kTowardZero:
+      return QuantizeMxForMode<RoundingMode::kTowardZero>(job);
+    case RoundingMode::kUp:
+      return QuantizeMxForMode<RoundingMode::kUp>(job);
+    case RoundingMode::kDown:
+      return QuantizeMxForMode<RoundingMode::kDown>(job);
+    case RoundingMode::kOdd:
+      return QuantizeMxForMode<RoundingMode::kOdd>(job);
+    case RoundingMode::kStochastic:
+      break;  // rejected before dispatch (no random bits in MxJob)
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace lowbit::simd
+HWY_AFTER_NAMESPACE();
+
+#endif  // LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_

@@ -1,0 +1,78 @@
+// Run-time dispatch of the block kernels (block_quantize-inl.h).
+#include <cstdint>
+#include <string>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "block_quantize-inl.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "block_quantize-inl.h"
+#include "hwy/highway.h"
+
+#if HWY_ONCE
+#include "block_job.h"
+#include "encode_plan.h"
+#include "lowbit/simd/simd.h"
+
+namespace lowbit::simd {
+HWY_EXPORT(QuantizeMx);
+
+namespace {
+
+struct BlockTargetKernels {
+  std::int64_t target;
+  void (*quantize_mx)(const MxJob&);
+};
+
+#define LOWBIT_SIMD_BLOCK_ROW(ns, bit) {bit, &ns::QuantizeMx},
+constexpr BlockTargetKernels kBlockTargets[] = {
+#if HWY_TARGETS & HWY_AVX3_DL
+    LOWBIT_SIMD_BLOCK_ROW(N_AVX3_DL, HWY_AVX3_DL)
+#endif
+#if HWY_TARGETS & HWY_AVX3
+    LOWBIT_SIMD_BLOCK_ROW(N_AVX3, HWY_AVX3)
+#endif
+#if HWY_TARGETS & HWY_AVX2
+    LOWBIT_SIMD_BLOCK_ROW(N_AVX2, HWY_AVX2)
+#endif
+#if HWY_TARGETS & HWY_SSE4
+    LOWBIT_SIMD_BLOCK_ROW(N_SSE4, HWY_SSE4)
+#endif
+};
+#undef LOWBIT_SIMD_BLOCK_ROW
+
+void DynamicQuantizeMx(const MxJob& job) { HWY_DYNAMIC_DISPATCH(QuantizeMx)(job); }
+
+}  // namespace
+
+registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
+                            const block::MxRecipe& recipe, const float* x, std::size_t count,
+                            std::uint8_t* codes, std::uint8_t* scales) {
+  void (*kernel)(const MxJob&) = target == 0 ? &DynamicQuantizeMx : nullptr;
+  for (const BlockTargetKernels& row : kBlockTargets) {
+    if (row.target == target && TargetAvailable(target)) kernel = row.quantize_mx;
+  }
+  if (kernel == nullptr) {
+    return registry::Status::Error(std::string("simd: target ") + TargetName(target) +
+                                   " is not compiled in or not supported here");
+  }
+  if (spec.has_tensor_scale) {
+    return registry::Status::Error(std::string("simd: ") + spec.name +
+                                   " is not an MX format (use the NVFP4 recipes)");
+  }
+  if (recipe.element.rounding == RoundingMode::kStochastic) {
+    return registry::Status::Error("simd: stochastic element rounding needs random bits, which "
+                                   "the MX recipes do not take");
+  }
+  if (count == 0) return registry::Status::Ok();
+  if (x == nullptr) return registry::Status::Error("null input with count " + std::to_string(count));
+  if (codes == nullptr || scales == nullptr) {
+    return registry::Status::Error("null codes or scales with count " + std::to_string(count));
+  }
+  const EncodePlan plan = MakeEncodePlan(*spec.element, recipe.element);
+  kernel(MxJob{&spec, &recipe, &plan, x, count, codes, scales});
+  return registry::Status::Ok();
+}
+
+}  // namespace lowbit::simd
+#endif  // HWY_ONCE
