@@ -37,8 +37,9 @@ namespace {
 // Formats that ml_dtypes 0.6 has and lowbit models (lowbit's names).
 const char* const kMlDtypesFormats[] = {"bf16", "e4m3", "e4m3fnuz", "e5m2", "e5m2fnuz", "e2m3",
                                         "e3m2", "e2m1", "e8m0", "int4", "uint4"};
-// Encode destinations: the above plus FP16 (bf16 -> fp16 is an ml_dtypes
-// cast, fp32 -> fp16 is numpy's).
+// Encode sources: every FP16 and BF16 code, and the FP32 sample. Destinations
+// are the formats above plus FP16 (bf16 -> fp16 is an ml_dtypes cast, fp32 ->
+// fp16 numpy's); see EncodeCases.
 const char* const kSources[] = {"fp16", "bf16", "fp32"};
 
 std::string DumpDir() {
