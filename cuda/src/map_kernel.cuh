@@ -39,56 +39,91 @@ struct MapShape {
   static_assert(kE >= 2 && kE % 2 == 0);
 };
 
-// Unit u of a thread is base + k * blockDim.x (k < kUnroll): consecutive lanes
-// touch consecutive units, so every load and store instruction of a warp is
-// one contiguous span (METHOD.md: coalesced accesses).
+// Narrowing (encodes): a thread takes kN = 16 / sizeof(Out) contiguous
+// elements, several 16-byte loads in flight and one 16-byte store. Measured on
+// an H200 (bench/RESULTS.md) this beat the coalesced unit layout below for
+// FP32 -> FP8 (0.93x vs 0.85x copy), while widening (decodes) gained from it
+// (0.89x vs 0.63x): so each direction has its layout.
+template <typename F>
+struct NarrowShape {
+  using In = typename F::In;
+  using Out = typename F::Out;
+  static constexpr int kN = 16 / static_cast<int>(sizeof(Out));
+  static constexpr int kLoads = kN * static_cast<int>(sizeof(In)) / 16;
+};
+
+// Widening and same-width: unit u of a thread is base + k * blockDim.x
+// (k < kUnroll), so consecutive lanes touch consecutive units and every load
+// and store instruction of a warp is one contiguous span.
 template <typename F>
 __global__ void __launch_bounds__(kMapThreads)
     MapKernel(const typename F::In* __restrict__ in, typename F::Out* __restrict__ out,
               std::size_t chunks, std::size_t count, F f) {
-  using S = MapShape<F>;
   using In = typename F::In;
   using Out = typename F::Out;
-  const auto* vin = reinterpret_cast<const typename S::VecIn*>(in);
-  auto* vout = reinterpret_cast<typename S::VecOut*>(out);
-  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x * S::kUnroll;
-  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x * S::kUnroll + threadIdx.x;
-       base < chunks; base += step) {
-    typename S::VecIn v[S::kUnroll];
-#pragma unroll
-    for (int k = 0; k < S::kUnroll; ++k) {
-      const std::size_t u = base + static_cast<std::size_t>(k) * blockDim.x;
-      if (u < chunks) v[k] = __ldcs(vin + u);
-    }
-#pragma unroll
-    for (int k = 0; k < S::kUnroll; ++k) {
-      const std::size_t u = base + static_cast<std::size_t>(k) * blockDim.x;
-      if (u >= chunks) break;
-      In x[S::kE];
-      __builtin_memcpy(x, &v[k], sizeof(x));
-      Out y[S::kE];
-#pragma unroll
-      for (int j = 0; j < S::kE; j += 2) f.Two(x[j], x[j + 1], u * S::kE + j, y[j], y[j + 1]);
-      typename S::VecOut o;
-      __builtin_memcpy(&o, y, sizeof(o));
-      __stcs(vout + u, o);
-    }
-  }
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (std::size_t i = chunks * S::kE + tid; i < count; i += stride) out[i] = f.One(in[i], i);
+  if constexpr (sizeof(In) > sizeof(Out)) {
+    using N = NarrowShape<F>;
+    const uint4* in4 = reinterpret_cast<const uint4*>(in);
+    uint4* out4 = reinterpret_cast<uint4*>(out);
+    for (std::size_t c = tid; c < chunks; c += stride) {
+      uint4 vin[N::kLoads];
+#pragma unroll
+      for (int l = 0; l < N::kLoads; ++l) vin[l] = __ldcs(in4 + c * N::kLoads + l);
+      In x[N::kN];
+      __builtin_memcpy(x, vin, sizeof(vin));
+      Out y[N::kN];
+#pragma unroll
+      for (int j = 0; j < N::kN; j += 2) f.Two(x[j], x[j + 1], c * N::kN + j, y[j], y[j + 1]);
+      uint4 o;
+      __builtin_memcpy(&o, y, 16);
+      __stcs(out4 + c, o);
+    }
+    for (std::size_t i = chunks * N::kN + tid; i < count; i += stride) out[i] = f.One(in[i], i);
+  } else {
+    using S = MapShape<F>;
+    const auto* vin = reinterpret_cast<const typename S::VecIn*>(in);
+    auto* vout = reinterpret_cast<typename S::VecOut*>(out);
+    const std::size_t step = stride * S::kUnroll;
+    for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x * S::kUnroll + threadIdx.x;
+         base < chunks; base += step) {
+      typename S::VecIn v[S::kUnroll];
+#pragma unroll
+      for (int k = 0; k < S::kUnroll; ++k) {
+        const std::size_t u = base + static_cast<std::size_t>(k) * blockDim.x;
+        if (u < chunks) v[k] = __ldcs(vin + u);
+      }
+#pragma unroll
+      for (int k = 0; k < S::kUnroll; ++k) {
+        const std::size_t u = base + static_cast<std::size_t>(k) * blockDim.x;
+        if (u >= chunks) break;
+        In x[S::kE];
+        __builtin_memcpy(x, &v[k], sizeof(x));
+        Out y[S::kE];
+#pragma unroll
+        for (int j = 0; j < S::kE; j += 2) f.Two(x[j], x[j + 1], u * S::kE + j, y[j], y[j + 1]);
+        typename S::VecOut o;
+        __builtin_memcpy(&o, y, sizeof(o));
+        __stcs(vout + u, o);
+      }
+    }
+    for (std::size_t i = chunks * S::kE + tid; i < count; i += stride) out[i] = f.One(in[i], i);
+  }
 }
 
 // Launches MapKernel over `count` elements; returns the launch error.
 template <typename F>
 cudaError_t LaunchMap(const void* in, void* out, std::size_t count, const F& f,
                       cudaStream_t stream) {
-  using S = MapShape<F>;
   const bool aligned = (reinterpret_cast<std::uintptr_t>(in) % 16 == 0) &&
                        (reinterpret_cast<std::uintptr_t>(out) % 16 == 0);
-  const std::size_t chunks = aligned ? count / S::kE : 0;
-  const std::size_t scalar = count - chunks * S::kE;
-  const std::size_t work = chunks / S::kUnroll + 1 > scalar ? chunks / S::kUnroll + 1 : scalar;
+  constexpr bool kNarrowing = sizeof(typename F::In) > sizeof(typename F::Out);
+  constexpr int kPerChunk = kNarrowing ? NarrowShape<F>::kN : MapShape<F>::kE;
+  const std::size_t chunks = aligned ? count / kPerChunk : 0;
+  const std::size_t scalar = count - chunks * kPerChunk;
+  const std::size_t threads_for_chunks = kNarrowing ? chunks : chunks / MapShape<F>::kUnroll + 1;
+  const std::size_t work = threads_for_chunks > scalar ? threads_for_chunks : scalar;
   MapKernel<F><<<GridFor(work, kMapThreads), kMapThreads, 0, stream>>>(
       static_cast<const typename F::In*>(in), static_cast<typename F::Out*>(out), chunks, count,
       f);

@@ -281,7 +281,7 @@ __global__ void Nvfp4DecodeScaleKernel(const float* amax, float* decode_scale) {
 
 // One thread per 16-element block.
 template <typename In>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, 4)
     Nvfp4Kernel(const In* __restrict__ x, std::size_t n, const float* __restrict__ global_amax,
                 std::uint8_t* __restrict__ packed, std::uint8_t* __restrict__ scales, bool vector) {
   constexpr int kLoads = 16 * sizeof(In) / 16;
@@ -330,7 +330,7 @@ __global__ void __launch_bounds__(256)
 }
 
 // (q * s) * S_dec, then BF16 RN. One thread per 16-element block.
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, 4)
     Nvfp4DequantKernel(const std::uint8_t* __restrict__ packed, const std::uint8_t* __restrict__ scales,
                        const float* __restrict__ decode_scale, std::size_t n,
                        std::uint16_t* __restrict__ out, bool vector) {
@@ -442,7 +442,7 @@ __device__ __forceinline__ std::uint32_t MxElementCode(float y) {
 
 // One thread per 32-element block.
 template <FormatId kElem, bool kTe, typename In>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, 4)
     MxKernel(const In* __restrict__ x, std::size_t n, std::uint8_t* __restrict__ codes,
              std::uint8_t* __restrict__ scales, bool vector) {
   constexpr int kLoads = 32 * sizeof(In) / 16;
