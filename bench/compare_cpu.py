@@ -78,7 +78,7 @@ def python_rates():
 def bench_rates(binary):
     names = "|".join(f"{op}/{fmt}/" for op, fmt, _, _ in GOALS)
     out = subprocess.run(
-        [binary, f"--benchmark_filter=^(({names})|copy/)", "--benchmark_format=json"],
+        [binary, f"--benchmark_filter=^(({names})|copy/|quantize/)", "--benchmark_format=json"],
         check=True, capture_output=True, text=True).stdout
     data = json.loads(out)
     rates = {}
@@ -138,6 +138,19 @@ def main():
         cells = [f"{rates.get(f'{key}/{t}/in_cache', 0)/1e9:.2f} / "
                  f"{rates.get(f'{key}/{t}/out_of_cache', 0)/1e9:.2f}" for t in targets]
         print(f"| {key} | " + " | ".join(cells) + " |")
+    print()
+    print("Block quantization (10^9 elements/s; x copy: out of cache / memcpy of the FP32 input):")
+    print()
+    print("| recipe | scalar in cache | best SIMD in cache | best SIMD out of cache | x copy out of cache | goal >= 0.7x copy |")
+    print("|---|---|---|---|---|---|")
+    recipes = sorted({k.split("/")[1] for k in rates if k.startswith("quantize/")})
+    copy4 = rates.get("copy/4B/out_of_cache", float("nan"))
+    for r in recipes:
+        inc = max(rates.get(f"quantize/{r}/{t}/in_cache", 0) for t in targets)
+        ooc = max(rates.get(f"quantize/{r}/{t}/out_of_cache", 0) for t in targets)
+        sc = rates.get(f"quantize/{r}/scalar/in_cache", float("nan"))
+        print(f"| {r} | {sc/1e9:.3f} | {inc/1e9:.2f} | {ooc/1e9:.2f} | {ooc/copy4:.2f} | "
+              f"{'met' if ooc/copy4 >= 0.7 else 'NOT met'} |")
     print()
     print("copy (memcpy of the input bytes), 10^9 elements/s in cache / out of cache: " + ", ".join(
         f"{b}B {rates.get(f'copy/{b}B/in_cache', 0)/1e9:.2f} / "

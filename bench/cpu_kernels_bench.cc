@@ -17,7 +17,12 @@
 
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/block/mx_profiles.h"
+#include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/registry/registry.h"
+#if defined(LOWBIT_HAVE_SIMD)
+#include "lowbit/simd/simd.h"
+#endif
 
 namespace lowbit {
 namespace {
@@ -140,6 +145,56 @@ void RunCopy(benchmark::State& state, std::size_t element_bytes, std::size_t cou
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * input.size()));
 }
 
+// MX quantization of `count` scaled Gaussian FP32 values: the model
+// (block::QuantizeMx) when target < 0, else simd::QuantizeMx on that target.
+void RunMxQuantize(benchmark::State& state, const block::BlockSpec* spec,
+                   const block::MxRecipe* recipe, std::int64_t target, std::size_t count) {
+  std::vector<std::uint8_t> input(count * 4), codes(count), scales(count / 32 + 1);
+  FillInputs(Operation::kEncodeF32, kBf16, input, count);
+  const float* x = reinterpret_cast<const float*>(input.data());
+  for (auto _ : state) {
+    if (target < 0) {
+      block::QuantizeMx(*spec, *recipe, x, static_cast<long>(count), codes.data(), scales.data());
+    } else {
+#if defined(LOWBIT_HAVE_SIMD)
+      const registry::Status status =
+          simd::QuantizeMx(target, *spec, *recipe, x, count, codes.data(), scales.data());
+      if (!status.ok) {
+        state.SkipWithError(status.message.c_str());
+        break;
+      }
+#endif
+    }
+    benchmark::DoNotOptimize(codes.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+}
+
+void RegisterBlockBenchmarks() {
+  for (const block::BlockSpec* spec : {&block::kMxfp4, &block::kMxfp8E4m3}) {
+    for (const block::MxRecipe* recipe : {&block::kOcpMx, &block::kTeMx}) {
+      const std::string base = std::string("quantize/") + spec->name + "-" + recipe->name + "/";
+      benchmark::RegisterBenchmark((base + "scalar/in_cache").c_str(), RunMxQuantize, spec,
+                                   recipe, std::int64_t{-1}, kInCache)
+          ->MinTime(0.05);
+#if defined(LOWBIT_HAVE_SIMD)
+      for (std::int64_t target : simd::CompiledTargets()) {
+        if (!simd::TargetAvailable(target)) continue;
+        const std::string name = base + "simd:" + simd::TargetName(target);
+        benchmark::RegisterBenchmark((name + "/in_cache").c_str(), RunMxQuantize, spec, recipe,
+                                     target, kInCache)
+            ->MinTime(0.05);
+        benchmark::RegisterBenchmark((name + "/out_of_cache").c_str(), RunMxQuantize, spec, recipe,
+                                     target, kOutOfCache)
+            ->MinTime(0.3)
+            ->UseRealTime();
+      }
+#endif
+    }
+  }
+}
+
 // The kernels the issue sets goals for (FP32 <-> E4M3/E5M2/E2M1/BF16/FP16).
 bool IsGoalKernel(const KernelEntry& e) {
   const bool goal_format = e.format == FormatId::kE4m3 || e.format == FormatId::kE5m2 ||
@@ -167,6 +222,7 @@ void RegisterAll() {
           ->UseRealTime();
     }
   }
+  RegisterBlockBenchmarks();
   for (std::size_t bytes : {1, 2, 4}) {
     const std::string name = "copy/" + std::to_string(bytes) + "B";
     benchmark::RegisterBenchmark((name + "/in_cache").c_str(), RunCopy, bytes, kInCache)
