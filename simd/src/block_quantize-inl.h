@@ -104,6 +104,9 @@ void QuantizeMxForMode(const MxJob& job) {
   if (job.element_plan->kind == PlanKind::kInteger) {
     return QuantizeMxLoop<kMode, PlanKind::kInteger>(job);
   }
+  if (job.element_plan->kind == PlanKind::kThreshold) {
+    return QuantizeMxLoop<kMode, PlanKind::kThreshold>(job);
+  }
   return QuantizeMxLoop<kMode, PlanKind::kFloat>(job);
 }
 

@@ -177,6 +177,21 @@ HWY_INLINE V EncodeVector(D32 d, V bits, V random, const EncodePlan& p) {
                           hn::IfThenElse(negative, hn::Set(d, p.zero_negative),
                                          hn::Set(d, p.zero_positive)),
                           bits);
+  } else if constexpr (kKind == PlanKind::kThreshold) {
+    // 5-8 at once: the magnitude code counts the thresholds at or below |x|
+    // (each was found on the model, so rounding, ties and saturation are the
+    // model's). Sign-symmetric modes share one set of thresholds.
+    const bool symmetric = kMode != RoundingMode::kUp && kMode != RoundingMode::kDown;
+    V magnitude = zero;
+    for (int k = 0; k < kMaxThresholds; ++k) {
+      V t = hn::Set(d, p.threshold[0][k]);
+      if (!symmetric) t = hn::IfThenElse(negative, hn::Set(d, p.threshold[1][k]), t);
+      magnitude = hn::Sub(magnitude, hn::VecFromMask(d, hn::Not(hn::Lt(a, t))));
+    }
+    code = hn::IfThenElse(
+        hn::Eq(magnitude, zero),
+        hn::IfThenElse(negative, hn::Set(d, p.zero_negative), hn::Set(d, p.zero_positive)),
+        hn::Or(magnitude, hn::IfThenElseZero(negative, hn::Set(d, p.sign_code))));
   } else if constexpr (kKind == PlanKind::kPowerOfTwo) {
     // 5. Align. E8M0's quantum is the value's own power of two, or 2^-127 for
     // FP32 subnormals (which all lie below 2^-126): shift 23, or 22 for them.
@@ -327,8 +342,12 @@ HWY_INLINE V EncodeAnyVector(D32 d, V bits, V random, const EncodePlan& p) {
 // The whole array: full vectors, then the tail through a padded buffer (any
 // count, any alignment: loads and stores are unaligned).
 template <RoundingMode kMode, PlanKind kKind, InputKind kIn, int kOutBytes>
-HWY_NOINLINE void EncodeLoop(const EncodePlan& p, const void* input, void* output,
+HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* output,
                              std::size_t count, const std::uint32_t* random_bits) {
+  // A local copy: stores through the uint8_t output may alias the caller's
+  // plan, which would make the compiler reload and re-broadcast every
+  // constant in every iteration.
+  const EncodePlan p = plan;
   const D32 d;
   const std::size_t lanes = hn::Lanes(d);
   constexpr bool kStochastic = kMode == RoundingMode::kStochastic;
@@ -378,6 +397,12 @@ void EncodeForMode(const EncodeJob& job) {
       return EncodeForInput<kMode, PlanKind::kFloat, 1>(job);
     case PlanKind::kPowerOfTwo:
       return EncodeForInput<kMode, PlanKind::kPowerOfTwo, 1>(job);
+    case PlanKind::kThreshold:
+      if constexpr (kMode == RoundingMode::kStochastic) {
+        return;  // never planned (encode_plan.cc)
+      } else {
+        return EncodeForInput<kMode, PlanKind::kThreshold, 1>(job);
+      }
     case PlanKind::kInteger:
       return EncodeForInput<kMode, PlanKind::kInteger, 1>(job);
     case PlanKind::kIdentity:

@@ -81,6 +81,32 @@ EncodePlan MakeEncodePlan(const FormatSpec& dst, const EncodeOptions& o) {
     p.code_mask = static_cast<std::uint32_t>(dst.CodeMask());
     p.wrap = o.overflow == Overflow::kWrap;
   }
+  if (p.kind == PlanKind::kFloat && dst.MaxFiniteCode() <= kMaxThresholds &&
+      o.rounding != RoundingMode::kStochastic) {
+    // Every deterministic mode is monotone in |x| for each sign, so the
+    // magnitude code steps up at one threshold per code.
+    p.kind = PlanKind::kThreshold;
+    const std::uint64_t magnitude_mask = dst.CodeMask() & ~dst.SignBit();
+    for (int sign = 0; sign < 2; ++sign) {
+      const std::uint32_t sign_bit = sign ? 0x80000000u : 0u;
+      for (std::uint64_t k = 1; k <= kMaxThresholds; ++k) {
+        // Finite inputs only (an Inf input is the kernel's step 2); the
+        // answer lies in [lo, hi], hi = +Inf meaning "no finite input".
+        std::uint64_t lo = 0, hi = kPositiveInf;
+        while (lo < hi) {
+          const std::uint64_t mid = (lo + hi) / 2;
+          const std::uint64_t code =
+              EncodeF32Bits(dst, sign_bit | static_cast<std::uint32_t>(mid), o).code;
+          if ((code & magnitude_mask) >= k) {
+            hi = mid;
+          } else {
+            lo = mid + 1;
+          }
+        }
+        p.threshold[sign][k - 1] = static_cast<std::uint32_t>(lo);
+      }
+    }
+  }
   p.random_bit_count = static_cast<std::uint32_t>(
       o.random_bit_count > 0 ? o.random_bit_count : DefaultRandomBitCount(dst));
   return p;

@@ -17,7 +17,13 @@ enum class PlanKind : std::uint8_t {
   kPowerOfTwo,  // E8M0: no zero, no subnormals, exponent field 0 = 2^-127
   kInteger,     // INT8, INT4, UINT4
   kIdentity,    // FP32 -> FP32: only NaN, Inf, zero and sign policies apply
+  // A float destination with at most 7 non-zero magnitudes (E2M1) and a
+  // deterministic mode: the magnitude code is the number of thresholds at or
+  // below |x| (FP32 bits of non-negative values order like the values).
+  kThreshold,
 };
+
+inline constexpr int kMaxThresholds = 7;
 
 struct EncodePlan {
   PlanKind kind = PlanKind::kFloat;
@@ -55,6 +61,9 @@ struct EncodePlan {
   std::uint32_t int_limit_negative = 0;
   std::uint32_t code_mask = 0;
   bool wrap = false;
+  // kThreshold: threshold[sign][k - 1] is the smallest |x| (FP32 bits) whose
+  // code has magnitude >= k, found by bisection on the model.
+  std::uint32_t threshold[2][kMaxThresholds] = {};
   // Stochastic rounding: random bits used per element (1..31).
   std::uint32_t random_bit_count = 0;
 };
