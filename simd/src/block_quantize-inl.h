@@ -52,7 +52,7 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
   const DF32 df;
   const block::BlockSpec& spec = *job.spec;
   const block::MxRecipe& recipe = *job.recipe;
-  const EncodePlan& plan = *job.element_plan;
+  const EncodePlan plan = *job.element_plan;  // local: code stores could alias it
   const std::size_t lanes = hn::Lanes(d);
   const std::size_t block_size = static_cast<std::size_t>(spec.block_size);
   // A block, zero-padded when it is the short last one (zeros never raise the
@@ -77,7 +77,11 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
     const block::MxScale scale = block::ChooseMxScale(spec, amax, recipe.scale);
     job.scales[b] = scale.code;
     const bool nan_scale = scale.code == block::kE8m0NanCode;
-    const auto divisor = hn::Set(df, DecodeToF32(kE8m0, scale.code));
+    // X = 2^(code - 127) built from bits (the value DecodeToF32(kE8m0, code)
+    // gives, pinned by the tests; 0xFF is NaN).
+    const auto divisor = hn::Set(df, nan_scale ? block::F32FromBits(block::kF32CanonicalNan)
+                                               : block::F32Pow2(static_cast<int>(scale.code) -
+                                                                block::kF32Bias));
     const auto reciprocal = hn::Set(df, block::E8m0ReciprocalF32(scale.code));
     std::uint8_t* out = n < block_size ? codes_buffer : job.codes + start;
     for (std::size_t i = 0; i < block_size; i += lanes) {

@@ -4,6 +4,7 @@
 #include "encode_plan.h"
 
 #include <cassert>
+#include <cstring>
 
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
@@ -29,9 +30,23 @@ std::uint32_t Code(const FormatSpec& dst, std::uint32_t bits, const EncodeOption
   return static_cast<std::uint32_t>(EncodeF32Bits(dst, bits, o).code);
 }
 
-}  // namespace
+bool SameOptions(const EncodeOptions& a, const EncodeOptions& b) {
+  return a.rounding == b.rounding && a.overflow == b.overflow && a.inf_input == b.inf_input &&
+         a.nan_sign == b.nan_sign && a.nan_payload == b.nan_payload &&
+         a.nan_into_no_nan == b.nan_into_no_nan && a.keep_negative_zero == b.keep_negative_zero &&
+         a.zero_into_no_zero == b.zero_into_no_zero &&
+         a.negative_into_unsigned == b.negative_into_unsigned &&
+         a.random_bit_count == b.random_bit_count;  // random_bits: per element, not planned
+}
 
-EncodePlan MakeEncodePlan(const FormatSpec& dst, const EncodeOptions& o) {
+bool SameSpec(const FormatSpec& a, const FormatSpec& b) {
+  return std::strcmp(a.name, b.name) == 0 && a.kind == b.kind && a.total_bits == b.total_bits &&
+         a.has_sign == b.has_sign && a.exponent_bits == b.exponent_bits &&
+         a.mantissa_bits == b.mantissa_bits && a.bias == b.bias &&
+         a.has_subnormals == b.has_subnormals && a.specials == b.specials;
+}
+
+EncodePlan BuildEncodePlan(const FormatSpec& dst, const EncodeOptions& o) {
   EncodePlan p;
   p.rounding = o.rounding;
   if (!dst.IsFloat()) {
@@ -110,6 +125,28 @@ EncodePlan MakeEncodePlan(const FormatSpec& dst, const EncodeOptions& o) {
   p.random_bit_count = static_cast<std::uint32_t>(
       o.random_bit_count > 0 ? o.random_bit_count : DefaultRandomBitCount(dst));
   return p;
+}
+
+}  // namespace
+
+EncodePlan MakeEncodePlan(const FormatSpec& dst, const EncodeOptions& o) {
+  // The E2M1 thresholds cost a few hundred model calls: remember the last
+  // plan of this thread (calls on one array tend to repeat their options).
+  struct Cached {
+    bool valid = false;
+    FormatSpec dst{};
+    EncodeOptions options;
+    EncodePlan plan;
+  };
+  thread_local Cached cached;
+  if (cached.valid && SameSpec(cached.dst, dst) && SameOptions(cached.options, o)) {
+    return cached.plan;
+  }
+  cached.plan = BuildEncodePlan(dst, o);
+  cached.valid = true;
+  cached.dst = dst;
+  cached.options = o;
+  return cached.plan;
 }
 
 }  // namespace lowbit::simd
