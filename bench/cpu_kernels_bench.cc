@@ -13,12 +13,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/block/mx_profiles.h"
 #include "lowbit/formats/block/mx_recipe.h"
+#include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/registry/registry.h"
 #if defined(LOWBIT_HAVE_SIMD)
 #include "lowbit/simd/simd.h"
@@ -171,7 +173,54 @@ void RunMxQuantize(benchmark::State& state, const block::BlockSpec* spec,
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
 }
 
+// NVFP4 quantization (tensor amax pass included): the model when target < 0.
+void RunNvfp4Quantize(benchmark::State& state, block::Nvfp4Recipe recipe, std::int64_t target,
+                      std::size_t count) {
+  std::vector<std::uint8_t> input(count * 4), codes(count), scales(count / 16 + 1);
+  FillInputs(Operation::kEncodeF32, kBf16, input, count);
+  const float* x = reinterpret_cast<const float*>(input.data());
+  for (auto _ : state) {
+    block::Nvfp4TensorScale t;
+    if (target < 0) {
+      t = block::QuantizeNvfp4(recipe, x, static_cast<long>(count), codes.data(), scales.data());
+    } else {
+#if defined(LOWBIT_HAVE_SIMD)
+      const registry::Status status =
+          simd::QuantizeNvfp4(target, recipe, x, count, codes.data(), scales.data(), &t);
+      if (!status.ok) {
+        state.SkipWithError(status.message.c_str());
+        break;
+      }
+#endif
+    }
+    benchmark::DoNotOptimize(t);
+    benchmark::DoNotOptimize(codes.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+}
+
 void RegisterBlockBenchmarks() {
+  for (const auto& [recipe, name] : {std::pair{block::Nvfp4Recipe::kTe, "te"},
+                                     std::pair{block::Nvfp4Recipe::kTorchao, "ao"}}) {
+    const std::string base = std::string("quantize/nvfp4-") + name + "/";
+    benchmark::RegisterBenchmark((base + "scalar/in_cache").c_str(), RunNvfp4Quantize, recipe,
+                                 std::int64_t{-1}, kInCache)
+        ->MinTime(0.05);
+#if defined(LOWBIT_HAVE_SIMD)
+    for (std::int64_t target : simd::CompiledTargets()) {
+      if (!simd::TargetAvailable(target)) continue;
+      const std::string full = base + "simd:" + simd::TargetName(target);
+      benchmark::RegisterBenchmark((full + "/in_cache").c_str(), RunNvfp4Quantize, recipe, target,
+                                   kInCache)
+          ->MinTime(0.05);
+      benchmark::RegisterBenchmark((full + "/out_of_cache").c_str(), RunNvfp4Quantize, recipe,
+                                   target, kOutOfCache)
+          ->MinTime(0.3)
+          ->UseRealTime();
+    }
+#endif
+  }
   for (const block::BlockSpec* spec : {&block::kMxfp4, &block::kMxfp8E4m3}) {
     for (const block::MxRecipe* recipe : {&block::kOcpMx, &block::kTeMx}) {
       const std::string base = std::string("quantize/") + spec->name + "-" + recipe->name + "/";

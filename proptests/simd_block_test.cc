@@ -16,6 +16,7 @@
 
 #include "lowbit/formats/block/mx_profiles.h"
 #include "lowbit/formats/block/mx_recipe.h"
+#include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/simd/simd.h"
 
 namespace lowbit {
@@ -88,6 +89,39 @@ RC_GTEST_PROP(SimdMxQuantize, EveryRecipeMatchesModel, ()) {
       if (simd_codes[i] != codes[i]) {
         RC_FAIL(std::string(spec.name) + " " + recipe.name + " on " + simd::TargetName(target) +
                 " element " + std::to_string(i) + " x=" + std::to_string(x[i]) + " model " +
+                std::to_string(codes[i]) + " simd " + std::to_string(simd_codes[i]));
+      }
+    }
+    RC_ASSERT(simd_codes[count] == 0xCD);
+    RC_ASSERT(simd_scales[blocks] == 0xCD);
+  }
+}
+
+RC_GTEST_PROP(SimdNvfp4Quantize, EveryRecipeMatchesModel, ()) {
+  const auto recipe = *rc::gen::element(block::Nvfp4Recipe::kTe, block::Nvfp4Recipe::kTorchao,
+                                        block::Nvfp4Recipe::kModelOpt);
+  const std::size_t count = *rc::gen::inRange<std::size_t>(0, 200);
+  const std::size_t offset = *rc::gen::inRange<std::size_t>(0, 4);
+  const std::vector<float> x = Blocks(count);
+  const std::size_t blocks = (count + 15) / 16;
+  std::vector<std::uint8_t> codes(count), scales(blocks);
+  const block::Nvfp4TensorScale t = block::QuantizeNvfp4(
+      recipe, x.data(), static_cast<long>(count), codes.data(), scales.data());
+  std::vector<float> shifted(count + offset);
+  if (count) std::memcpy(shifted.data() + offset, x.data(), count * sizeof(float));
+  for (std::int64_t target : RunnableTargets()) {
+    std::vector<std::uint8_t> simd_codes(count + 1, 0xCD), simd_scales(blocks + 1, 0xCD);
+    block::Nvfp4TensorScale simd_t;
+    RC_ASSERT(simd::QuantizeNvfp4(target, recipe, shifted.data() + offset, count,
+                                  simd_codes.data(), simd_scales.data(), &simd_t)
+                  .ok);
+    RC_ASSERT(block::F32Bits(simd_t.decode) == block::F32Bits(t.decode));
+    RC_ASSERT(block::F32Bits(simd_t.encode) == block::F32Bits(t.encode));
+    for (std::size_t b = 0; b < blocks; ++b) RC_ASSERT(simd_scales[b] == scales[b]);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (simd_codes[i] != codes[i]) {
+        RC_FAIL(std::string("nvfp4 on ") + simd::TargetName(target) + " element " +
+                std::to_string(i) + " x=" + std::to_string(x[i]) + " model " +
                 std::to_string(codes[i]) + " simd " + std::to_string(simd_codes[i]));
       }
     }

@@ -21,3 +21,19 @@ struct MxJob {
 };
 
 }  // namespace lowbit::simd
+
+#include "lowbit/formats/block/nvfp4_recipe.h"
+
+namespace lowbit::simd {
+
+struct Nvfp4Job {
+  block::Nvfp4Recipe recipe;
+  const EncodePlan* element_plan;  // E2M1 under block::detail::Nvfp4ElementOptions()
+  const float* x;
+  std::size_t count;
+  std::uint8_t* codes;   // count bytes
+  std::uint8_t* scales;  // ceil(count / 16) UE4M3 (E4M3 bits) codes
+  block::Nvfp4TensorScale* tensor_scale;  // out
+};
+
+}  // namespace lowbit::simd

@@ -20,6 +20,7 @@
 #include "convert-inl.h"
 #include "hwy/highway.h"
 #include "lowbit/formats/block/mx_recipe.h"
+#include "lowbit/formats/block/nvfp4_recipe.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lowbit::simd {
@@ -132,6 +133,117 @@ inline void QuantizeMx(const MxJob& job) {
       return QuantizeMxForMode<RoundingMode::kOdd>(job);
     case RoundingMode::kStochastic:
       break;  // rejected before dispatch (no random bits in MxJob)
+  }
+}
+
+// NVFP4 (formats/block/nvfp4_recipe.h QuantizeNvfp4, step for step): the
+// tensor amax and each block amax in vectors, the tensor scale from the
+// model, each block's scale in the recipe's own FP32 order (the scalar part
+// of QuantizeNvfp4Block, repeated here per block), then the elements scaled
+// in vectors and converted by the E2M1 kernel.
+HWY_INLINE float Nvfp4BlockFactor(block::Nvfp4Recipe recipe, const block::Nvfp4TensorScale& t,
+                                  float amax, std::uint8_t* scale_code) {
+  using block::F32Pow2;
+  using block::kF32Max;
+  const EncodeOptions scale_options = block::detail::Nvfp4ScaleOptions(recipe);
+  switch (recipe) {
+    case block::Nvfp4Recipe::kTe: {
+      const float fp4_max_inv = 1.0f / 6.0f;
+      float block_scale = amax * (t.encode * fp4_max_inv);
+      block_scale = block_scale < kF32Max ? block_scale : kF32Max;
+      *scale_code = static_cast<std::uint8_t>(EncodeF32(kE4m3, block_scale, scale_options).code);
+      const float inv = 1.0f / (DecodeToF32(kE4m3, *scale_code) * t.decode);
+      return inv < kF32Max ? inv : kF32Max;
+    }
+    case block::Nvfp4Recipe::kTorchao: {
+      const float block_scale =
+          block::detail::ClampF32((amax / 6.0f) / t.decode, F32Pow2(-6), 448.0f);
+      *scale_code = static_cast<std::uint8_t>(EncodeF32(kE4m3, block_scale, scale_options).code);
+      return t.decode * DecodeToF32(kE4m3, *scale_code);
+    }
+    case block::Nvfp4Recipe::kModelOpt: {
+      float block_scale = amax / (6.0f * t.decode);
+      if (block_scale == 0.0f) block_scale = 1.0f;
+      if (!block::F32IsNan(block::F32Bits(block_scale)) && block_scale < F32Pow2(-9)) {
+        block_scale = F32Pow2(-9);
+      }
+      *scale_code = static_cast<std::uint8_t>(EncodeF32(kE4m3, block_scale, scale_options).code);
+      return DecodeToF32(kE4m3, *scale_code) * t.decode;
+    }
+  }
+  return 0.0f;
+}
+
+// amax of a whole array: full vectors, then the tail with the model's rule.
+HWY_INLINE float ArrayAbsMax(D32 d, const float* x, std::size_t count, block::AmaxNan rule) {
+  const std::size_t lanes = hn::Lanes(d);
+  const std::size_t full = count / lanes * lanes;
+  bool any_nan = false;
+  float amax = block::F32FromBits(
+      AbsMaxBits(d, reinterpret_cast<const std::uint32_t*>(x), full, &any_nan));
+  if (any_nan && rule == block::AmaxNan::kPropagate) {
+    // The model keeps the first NaN (its payload reaches the tensor scale):
+    // rare, so the model's own loop finds it.
+    return block::AbsMax(x, static_cast<long>(count), rule);
+  }
+  for (std::size_t i = full; i < count; ++i) {
+    const float a = block::F32Abs(x[i]);
+    amax = rule == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(amax, a)
+                                           : block::MaxPropagatingNan(amax, a);
+  }
+  return amax;
+}
+
+inline void QuantizeNvfp4(const Nvfp4Job& job) {
+  const D32 d;
+  const DF32 df;
+  const EncodePlan plan = *job.element_plan;  // local: code stores could alias it
+  constexpr std::size_t kBlock = 16;
+  const std::size_t lanes = hn::Lanes(d);
+  const block::AmaxNan rule = block::Nvfp4AmaxNan(job.recipe);
+  const block::Nvfp4TensorScale t =
+      block::Nvfp4TensorScaleFromAmax(job.recipe, ArrayAbsMax(d, job.x, job.count, rule));
+  *job.tensor_scale = t;
+  HWY_ALIGN std::uint32_t padded[kBlock] = {};
+  HWY_ALIGN std::uint8_t codes_buffer[kBlock] = {};
+  for (std::size_t start = 0, b = 0; start < job.count; start += kBlock, ++b) {
+    const std::size_t n = job.count - start < kBlock ? job.count - start : kBlock;
+    const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(job.x + start);
+    if (n < kBlock) {
+      std::memset(padded, 0, sizeof(padded));
+      std::memcpy(padded, job.x + start, n * sizeof(float));
+      bits = padded;
+    }
+    bool any_nan = false;
+    const std::uint32_t amax_bits = AbsMaxBits(d, bits, kBlock, &any_nan);
+    // A NaN block (rare): the model's loop, which keeps the first NaN.
+    const float amax = any_nan && rule == block::AmaxNan::kPropagate
+                           ? block::AbsMax(reinterpret_cast<const float*>(bits),
+                                           static_cast<long>(kBlock), rule)
+                           : block::F32FromBits(amax_bits);
+    std::uint8_t scale_code = 0;
+    const auto factor = hn::Set(df, Nvfp4BlockFactor(job.recipe, t, amax, &scale_code));
+    job.scales[b] = scale_code;
+    std::uint8_t* out = n < kBlock ? codes_buffer : job.codes + start;
+    for (std::size_t i = 0; i < kBlock; i += lanes) {
+      const V xb = hn::LoadU(d, bits + i);
+      V y;
+      if (job.recipe == block::Nvfp4Recipe::kTe) {
+        y = hn::BitCast(d, hn::Mul(hn::BitCast(df, xb), factor));  // mul_cvt_fp32_to_fp4
+      } else {
+        // torchao's clamp to +-6 before its cast changes no E2M1 code (the
+        // conversion saturates and a NaN passes the clamp), so it is left out.
+        y = hn::BitCast(d, hn::Div(hn::BitCast(df, xb), factor));
+        if (job.recipe == block::Nvfp4Recipe::kModelOpt) {
+          // _cast_fp4: sign = (x < 0), so -0.0 gives code 0 (FORMAT-FACTS §4.5).
+          y = hn::IfThenZeroElse(hn::Eq(y, hn::Set(d, kSignBit32)), y);
+        }
+      }
+      StoreCodes<1>(d, EncodeVector<RoundingMode::kNearestEven, PlanKind::kThreshold>(
+                           d, y, hn::Zero(d), plan),
+                    out, i);
+    }
+    if (n < kBlock) std::memcpy(job.codes + start, codes_buffer, n);
   }
 }
 

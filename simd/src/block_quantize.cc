@@ -16,15 +16,17 @@
 
 namespace lowbit::simd {
 HWY_EXPORT(QuantizeMx);
+HWY_EXPORT(QuantizeNvfp4);
 
 namespace {
 
 struct BlockTargetKernels {
   std::int64_t target;
   void (*quantize_mx)(const MxJob&);
+  void (*quantize_nvfp4)(const Nvfp4Job&);
 };
 
-#define LOWBIT_SIMD_BLOCK_ROW(ns, bit) {bit, &ns::QuantizeMx},
+#define LOWBIT_SIMD_BLOCK_ROW(ns, bit) {bit, &ns::QuantizeMx, &ns::QuantizeNvfp4},
 constexpr BlockTargetKernels kBlockTargets[] = {
 #if HWY_TARGETS & HWY_AVX3_DL
     LOWBIT_SIMD_BLOCK_ROW(N_AVX3_DL, HWY_AVX3_DL)
@@ -42,6 +44,7 @@ constexpr BlockTargetKernels kBlockTargets[] = {
 #undef LOWBIT_SIMD_BLOCK_ROW
 
 void DynamicQuantizeMx(const MxJob& job) { HWY_DYNAMIC_DISPATCH(QuantizeMx)(job); }
+void DynamicQuantizeNvfp4(const Nvfp4Job& job) { HWY_DYNAMIC_DISPATCH(QuantizeNvfp4)(job); }
 
 }  // namespace
 
@@ -71,6 +74,31 @@ registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
   }
   const EncodePlan plan = MakeEncodePlan(*spec.element, recipe.element);
   kernel(MxJob{&spec, &recipe, &plan, x, count, codes, scales});
+  return registry::Status::Ok();
+}
+
+registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe, const float* x,
+                               std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
+                               block::Nvfp4TensorScale* tensor_scale) {
+  void (*kernel)(const Nvfp4Job&) = target == 0 ? &DynamicQuantizeNvfp4 : nullptr;
+  for (const BlockTargetKernels& row : kBlockTargets) {
+    if (row.target == target && TargetAvailable(target)) kernel = row.quantize_nvfp4;
+  }
+  if (kernel == nullptr) {
+    return registry::Status::Error(std::string("simd: target ") + TargetName(target) +
+                                   " is not compiled in or not supported here");
+  }
+  if (tensor_scale == nullptr) return registry::Status::Error("null tensor_scale");
+  if (count == 0) {
+    *tensor_scale = block::Nvfp4TensorScaleFromAmax(recipe, 0.0f);
+    return registry::Status::Ok();
+  }
+  if (x == nullptr) return registry::Status::Error("null input with count " + std::to_string(count));
+  if (codes == nullptr || scales == nullptr) {
+    return registry::Status::Error("null codes or scales with count " + std::to_string(count));
+  }
+  const EncodePlan plan = MakeEncodePlan(kE2m1, block::detail::Nvfp4ElementOptions());
+  kernel(Nvfp4Job{recipe, &plan, x, count, codes, scales, tensor_scale});
   return registry::Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 
 #include "lowbit/formats/block/block_spec.h"
 #include "lowbit/formats/block/mx_recipe.h"
+#include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/registry/registry.h"
 
 namespace lowbit::simd {
@@ -43,5 +44,13 @@ registry::Status ConvertOnTarget(std::int64_t target, const registry::ConvertArg
 registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
                             const block::MxRecipe& recipe, const float* x, std::size_t count,
                             std::uint8_t* codes, std::uint8_t* scales);
+
+// NVFP4 quantization (formats/block/nvfp4_recipe.h QuantizeNvfp4, bit for
+// bit): the tensor scale from the whole array's amax, then 16-element blocks:
+// `count` E2M1 codes (one per byte), ceil(count / 16) UE4M3 scale bytes and
+// the tensor scale. `target` 0 dispatches to the best target.
+registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe, const float* x,
+                               std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
+                               block::Nvfp4TensorScale* tensor_scale);
 
 }  // namespace lowbit::simd
