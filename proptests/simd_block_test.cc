@@ -17,6 +17,7 @@
 #include "lowbit/formats/block/mx_profiles.h"
 #include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
+#include "lowbit/formats/block/packing.h"
 #include "lowbit/simd/simd.h"
 
 namespace lowbit {
@@ -127,6 +128,46 @@ RC_GTEST_PROP(SimdNvfp4Quantize, EveryRecipeMatchesModel, ()) {
     }
     RC_ASSERT(simd_codes[count] == 0xCD);
     RC_ASSERT(simd_scales[blocks] == 0xCD);
+  }
+}
+
+// Any codes (masked to the element width) and any scale bytes, 0xFF (NaN)
+// included: dequantized FP32 bits equal the model's.
+RC_GTEST_PROP(SimdMxDequantize, EveryFormatMatchesModel, ()) {
+  const block::BlockSpec& spec = **rc::gen::elementOf(
+      std::vector<const block::BlockSpec*>(std::begin(kMxSpecs), std::end(kMxSpecs)));
+  const std::size_t count = *rc::gen::inRange<std::size_t>(0, 200);
+  const std::size_t blocks = (count + spec.block_size - 1) / spec.block_size;
+  std::vector<std::uint8_t> codes(count), scales(blocks);
+  for (auto& c : codes) c = *rc::gen::arbitrary<std::uint8_t>() & spec.element->CodeMask();
+  for (auto& c : scales) c = *rc::gen::oneOf(rc::gen::arbitrary<std::uint8_t>(),
+                                              rc::gen::element<std::uint8_t>(0, 1, 127, 254, 255));
+  std::vector<float> expected(count);
+  block::DequantizeMx(spec, codes.data(), scales.data(), static_cast<long>(count),
+                      expected.data());
+  for (std::int64_t target : RunnableTargets()) {
+    std::vector<float> out(count + 1, -1.0f);
+    RC_ASSERT(simd::DequantizeMx(target, spec, codes.data(), scales.data(), count, out.data()).ok);
+    for (std::size_t i = 0; i < count; ++i) {
+      RC_ASSERT(block::F32Bits(out[i]) == block::F32Bits(expected[i]));
+    }
+    RC_ASSERT(out[count] == -1.0f);
+  }
+}
+
+RC_GTEST_PROP(SimdPackNibbles, MatchesModelLowFirst, ()) {
+  const std::size_t count = *rc::gen::inRange<std::size_t>(0, 300);
+  const std::size_t offset = *rc::gen::inRange<std::size_t>(0, 3);
+  std::vector<std::uint8_t> codes(count + offset);
+  for (auto& c : codes) c = *rc::gen::arbitrary<std::uint8_t>() & 0xF;
+  std::vector<std::uint8_t> expected((count + 1) / 2);
+  block::PackNibbles(codes.data() + offset, static_cast<long>(count), block::NibbleOrder::kLowFirst,
+                     expected.data());
+  for (std::int64_t target : RunnableTargets()) {
+    std::vector<std::uint8_t> packed((count + 1) / 2 + 1, 0xCD);
+    RC_ASSERT(simd::PackNibbles(target, codes.data() + offset, count, packed.data()).ok);
+    for (std::size_t i = 0; i < expected.size(); ++i) RC_ASSERT(packed[i] == expected[i]);
+    RC_ASSERT(packed[expected.size()] == 0xCD);
   }
 }
 

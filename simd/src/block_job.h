@@ -37,3 +37,22 @@ struct Nvfp4Job {
 };
 
 }  // namespace lowbit::simd
+
+namespace lowbit::simd {
+
+struct MxDequantizeJob {
+  const block::BlockSpec* spec;
+  const std::int32_t* table;  // element FP32 bits, MXINT8's 2^-6 folded in (exact)
+  const std::uint8_t* codes;
+  const std::uint8_t* scales;
+  std::size_t count;
+  float* out;
+};
+
+struct PackJob {
+  const std::uint8_t* codes;
+  std::size_t count;
+  std::uint8_t* packed;  // (count + 1) / 2 bytes, element 0 in the low nibble
+};
+
+}  // namespace lowbit::simd

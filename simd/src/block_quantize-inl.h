@@ -247,6 +247,73 @@ inline void QuantizeNvfp4(const Nvfp4Job& job) {
   }
 }
 
+// MX dequantization (mx_recipe.h DequantizeMxBlock): element value times X,
+// one FP32 multiply per element, from the model's decode table.
+inline void DequantizeMx(const MxDequantizeJob& job) {
+  const D32 d;
+  const DF32 df;
+  const hn::Rebind<std::uint8_t, D32> d8;
+  const std::size_t lanes = hn::Lanes(d);
+  const std::size_t block_size = static_cast<std::size_t>(job.spec->block_size);
+  const bool small = job.spec->element->total_bits <= 4;
+  HWY_ALIGN std::uint8_t codes_buffer[block::kMaxBlockSize] = {};
+  HWY_ALIGN float out_buffer[block::kMaxBlockSize] = {};
+  for (std::size_t start = 0, b = 0; start < job.count; start += block_size, ++b) {
+    const std::size_t n = job.count - start < block_size ? job.count - start : block_size;
+    const std::uint8_t* codes = job.codes + start;
+    float* out = job.out + start;
+    if (n < block_size) {
+      std::memset(codes_buffer, 0, sizeof(codes_buffer));
+      std::memcpy(codes_buffer, codes, n);
+      codes = codes_buffer;
+      out = out_buffer;
+    }
+    const std::uint8_t scale_code = job.scales[b];
+    const auto scale = hn::Set(
+        df, scale_code == block::kE8m0NanCode
+                ? block::F32FromBits(block::kF32CanonicalNan)
+                : block::F32Pow2(static_cast<int>(scale_code) - block::kF32Bias));
+    for (std::size_t i = 0; i < block_size; i += lanes) {
+      const V index = hn::PromoteTo(d, hn::LoadU(d8, codes + i));
+      const V element = small ? LookUp<true>(d, job.table, hn::And(index, hn::Set(d, 0xFu)))
+                              : LookUp<false>(d, job.table, index);
+      // A NaN element stays itself, as x86's multiply returns its first NaN
+      // operand (the table's NaNs are quiet already); naming it here keeps
+      // the compiler's freedom to commute the multiply from changing bits.
+      const auto product = hn::Mul(hn::BitCast(df, element), scale);
+      const auto is_nan = hn::Gt(hn::And(element, hn::Set(d, ~kSignBit32)), hn::Set(d, kInf32));
+      hn::StoreU(hn::BitCast(df, hn::IfThenElse(is_nan, element, hn::BitCast(d, product))), df,
+                 out + i);
+    }
+    if (n < block_size) std::memcpy(job.out + start, out_buffer, n * sizeof(float));
+  }
+}
+
+// Two 4-bit codes per byte, element 0 in the low nibble (packing.h
+// PackNibbles, NibbleOrder::kLowFirst): a byte pair read as a little-endian
+// 16-bit lane is c0 | c1 << 8, and (c0 & 15) | (c1 & 15) << 4 is its packed
+// byte.
+inline void PackNibblesLowFirst(const PackJob& job) {
+  const hn::ScalableTag<std::uint16_t> d16;
+  const hn::RebindToSigned<decltype(d16)> di16;
+  const hn::Rebind<std::uint8_t, decltype(di16)> d8;
+  const std::size_t lanes = hn::Lanes(d16);
+  const std::size_t pairs = job.count / 2;
+  std::size_t i = 0;
+  for (; i + lanes <= pairs; i += lanes) {
+    const auto v = hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(job.codes) + i);
+    const auto packed = hn::Or(hn::And(v, hn::Set(d16, 0x000F)),
+                               hn::And(hn::ShiftRight<4>(v), hn::Set(d16, 0x00F0)));
+    // Packed bytes are <= 255: the saturating i16 -> u8 demote is exact.
+    hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di16, packed)), d8, job.packed + i);
+  }
+  for (; i < pairs; ++i) {
+    job.packed[i] = static_cast<std::uint8_t>((job.codes[2 * i] & 0xF) |
+                                              ((job.codes[2 * i + 1] & 0xF) << 4));
+  }
+  if (job.count % 2) job.packed[pairs] = job.codes[job.count - 1] & 0xF;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace lowbit::simd
 HWY_AFTER_NAMESPACE();

@@ -53,4 +53,16 @@ registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe, c
                                std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
                                block::Nvfp4TensorScale* tensor_scale);
 
+// MX dequantization (mx_recipe.h DequantizeMx, bit for bit): element value
+// times the block's 2^e as one FP32 multiply; a NaN scale gives NaN.
+registry::Status DequantizeMx(std::int64_t target, const block::BlockSpec& spec,
+                              const std::uint8_t* codes, const std::uint8_t* scales,
+                              std::size_t count, float* out);
+
+// Two 4-bit codes per byte, element 0 in the low nibble (packing.h
+// PackNibbles with NibbleOrder::kLowFirst: ONNX, PyTorch, CUDA __nv_fp4x2,
+// TE, torchao); (count + 1) / 2 bytes, an odd last code alone in its byte.
+registry::Status PackNibbles(std::int64_t target, const std::uint8_t* codes, std::size_t count,
+                             std::uint8_t* packed);
+
 }  // namespace lowbit::simd
