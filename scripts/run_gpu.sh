@@ -61,6 +61,20 @@ else
   row "compute-sanitizer" SKIP "not installed"
 fi
 
+# `lowbit verify` with the GPU sweep rows: the CLI needs CLI11, which the GPU
+# machine lacks, so it runs only when LOWBIT_CLI names a binary built
+# elsewhere (same x86-64 + CUDA 13.0 toolchain, e.g. carried from build/).
+if [[ -n "${LOWBIT_CLI:-}" && -x "${LOWBIT_CLI}" ]]; then
+  export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64"
+  if step "lowbit verify" verify.log timeout 300 "$LOWBIT_CLI" verify --level ci --backend cuda-hw-sweep --quiet; then
+    row "lowbit verify ci (gpu sweeps)" PASS "$(tail -1 "$OUT/verify.log")"
+  else
+    row "lowbit verify ci (gpu sweeps)" FAIL "$(tail -1 "$OUT/verify.log")"
+  fi
+else
+  row "lowbit verify" SKIP "LOWBIT_CLI not set"
+fi
+
 step bench bench.log "$BENCH" && row benchmark DONE "bench.log" || row benchmark FAIL "see bench.log"
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   PYTHONUNBUFFERED=1 step torch torch.log timeout 300 python3 bench/cuda/torch_bench.py && row "pytorch comparison" DONE torch.log || row "pytorch comparison" FAIL "see torch.log"
@@ -97,7 +111,7 @@ for m in re.finditer(r"^RESULT (.+?)\s+([0-9.]+) ms (.*)$", bench, re.M):
     name, ms, rest = m.group(1).strip(), float(m.group(2)), m.group(3)
     r = re.search(r"([0-9.]+)x copy\s+goal ([0-9.-]+)x?\s+(\S+)", rest)
     ratio, goal, status = (r.group(1), r.group(2), r.group(3)) if r else ("", "<50ms" if "verify" in name else "", rest.split()[-1])
-    k = key_of.get(name)
+    k = key_of.get(name)  # "before: ..." rows (the replaced layouts) have no torch column
     te = t.get((k, "eager")); tc = t.get((k, "compile"))
     fmt = lambda v: f"{v:8.3f}ms" if v else "-"
     print(f"{name[:46]:46s} {ms:8.3f} {ratio:>7s} {goal:>5s} {status:8s} {fmt(te):>11s} {fmt(tc):>13s}")

@@ -16,7 +16,10 @@
 
 #include "lowbit/cuda/convert.h"
 #include "lowbit/cuda/device.h"
+#include "lowbit/cuda/int_quantize.h"
+#include "lowbit/cuda/mx_dequantize.h"
 #include "lowbit/cuda/quantize.h"
+#include "lowbit/cuda/tuning.h"
 #include "lowbit/cuda/verify.h"
 
 namespace {
@@ -91,8 +94,10 @@ float MedianMs(const std::function<void()>& body, int reps = 20) {
 }
 
 double g_copy_gbs = 0;  // device-to-device copy, bytes read + written per second
+std::string g_prefix;   // "before: " while the replaced layouts run (tuning.h variant 1)
 
-void Report(const std::string& name, float ms, double bytes, double goal) {
+void Report(const std::string& label, float ms, double bytes, double goal) {
+  const std::string name = g_prefix + label;
   const double gbs = bytes / (ms * 1e-3) / 1e9;
   const double ratio = gbs / g_copy_gbs;
   std::printf("RESULT %-44s %9.3f ms %8.1f MB %8.1f GB/s %6.3fx copy  goal %.2fx  %s\n",
@@ -167,6 +172,50 @@ void BenchQuantize(float* f32, std::uint16_t* bf16, void* out, void* out2, std::
     Report(name, ms, static_cast<double>(n) * ((input == 0 ? 4.0 : 2.0) + code_bytes + 1.0 / 32),
            elem == FormatId::kE2m1 ? 0.85 : 0);
   }
+  if (g_prefix.empty()) {  // new recipes (issue 5), one layout: no before/after
+    {  // MX dequantize: codes and scales from the quantizers above
+      for (auto [name, elem] : {std::tuple{"mxfp4 -> bf16 dequantize", FormatId::kE2m1},
+                                std::tuple{"mxfp8 e4m3 -> bf16 dequantize", FormatId::kE4m3}}) {
+        MxArgs q;
+        q.element = elem; q.input_type = InputType::kBf16; q.input = bf16; q.count = n;
+        q.codes = static_cast<std::uint8_t*>(out); q.scales = scales;
+        CHECK_OK(QuantizeMx(q));
+        MxDequantArgs d;
+        d.element = elem; d.codes = static_cast<std::uint8_t*>(out); d.scales = scales; d.count = n;
+        d.output_type = OutputType::kBf16; d.output = out2;
+        const float ms = MedianMs([&] { CHECK_OK(DequantizeMx(d)); });
+        Report(name, ms, static_cast<double>(n) * ((elem == FormatId::kE2m1 ? 0.5 : 1.0) + 1.0 / 32 + 2), 0);
+      }
+    }
+    {  // INT8 per-channel (ao-sym) of FP32 [n/4096, 4096]; INT4 g128 (ao-asym uint4), low-first
+      std::int32_t* zps = nullptr;
+      CHECK_CUDA(cudaMalloc(&zps, n / 32 * 4));
+      float* qscales = nullptr;
+      CHECK_CUDA(cudaMalloc(&qscales, n / 32 * 4));
+      for (int c = 0; c < 2; ++c) {
+        IntQuantArgs a;
+        a.recipe = c == 0 ? &block::kAoSymInt8 : &block::kAoAsymUint4;
+        a.layout = c == 0 ? block::QuantLayout{block::Granularity::kPerRow}
+                          : block::QuantLayout{block::Granularity::kPerGroup, 128};
+        a.input = f32; a.rows = n / 4096; a.cols = 4096;
+        a.packing = c == 0 ? IntPacking::kBytes : IntPacking::kLowFirst;
+        a.codes = out2; a.scales = qscales; a.zero_points = zps;
+        const float ms = MedianMs([&] { CHECK_OK(QuantizeInt(a)); });
+        const double code_bytes = c == 0 ? 1.0 : 0.5;
+        Report(c == 0 ? "int8 per-channel ao-sym f32 [n/4096, 4096]" : "uint4 g128 ao-asym f32, low-first", ms,
+               static_cast<double>(n) * (4 + code_bytes), 0);
+        IntDequantArgs d;
+        d.recipe = a.recipe; d.layout = a.layout; d.packing = a.packing; d.codes = out2;
+        d.rows = a.rows; d.cols = a.cols; d.scales = qscales; d.zero_points = zps;
+        d.output_type = OutputType::kBf16; d.output = out;
+        const float ms2 = MedianMs([&] { CHECK_OK(DequantizeInt(d)); });
+        Report(c == 0 ? "int8 per-channel -> bf16 dequantize" : "uint4 g128 low-first -> bf16 dequantize", ms2,
+               static_cast<double>(n) * (code_bytes + 2), 0);
+      }
+      cudaFree(zps);
+      cudaFree(qscales);
+    }
+  }
   cudaFree(small);
   cudaFree(scales);
 }
@@ -201,6 +250,11 @@ int main(int argc, char** argv) {
                 "copy d2d (1 GiB)", ms, 2.0 * n * 4 / 1e6, g_copy_gbs, 1.0);
   }
 
+  // The layouts this run replaced (tuning.h variant 1, "before: ") and the
+  // current ones (variant 0), measured in the same process on the same data.
+  for (int variant : {1, 0}) {
+  SetLayoutVariant(variant);
+  g_prefix = variant == 1 ? "before: " : "";
   auto conv = [&](const char* name, ElementOp op, FormatId f, Backend b, const void* in,
                   std::size_t in_bytes, std::size_t out_bytes, const EncodeOptions& enc,
                   double goal) {
@@ -242,8 +296,13 @@ int main(int argc, char** argv) {
     conv("cuda-sw e2m1->bf16 (model, 1 code/byte)", ElementOp::kDecodeToBf16, FormatId::kE2m1, Backend::kSoftware, out2, 1, 2, {}, 0);
   }
   BenchQuantize(f32, bf16, out, out2, n);
+  }
+  SetLayoutVariant(0);
 
   // Exhaustive verification time (2^32 inputs, one conversion).
+  EncodeOptions e4, bfo;
+  HardwareEncodeOptions(ElementOp::kEncodeF32, FormatId::kE4m3, RoundingMode::kNearestEven, true, &e4);
+  HardwareEncodeOptions(ElementOp::kEncodeF32, FormatId::kBf16, RoundingMode::kNearestEven, false, &bfo);
   for (auto [name, f, o] : {std::tuple{"verify 2^32 cuda-hw f32->e4m3", FormatId::kE4m3, e4},
                             std::tuple{"verify 2^32 cuda-hw f32->bf16", FormatId::kBf16, bfo}}) {
     VerifyReport rep;

@@ -1,6 +1,7 @@
 // The array API of convert.h: argument checks, then one MapKernel launch with
 // the functor that dispatch.cuh picks.
 #include "lowbit/cuda/convert.h"
+#include "lowbit/cuda/tuning.h"
 
 #include <cuda_runtime.h>
 
@@ -138,7 +139,7 @@ Status Convert(const ConvertRequest& r) {
                          "RN/RZ(/RM/RP), HardwareEncodeOptions); use cuda-sw");
   }
   cudaError_t error = cudaSuccess;
-  auto launch = [&](auto functor) { error = detail::LaunchMap(r.input, r.output, r.count, functor, r.stream); };
+  auto launch = [&](auto functor) { error = detail::LaunchMap(r.input, r.output, r.count, functor, r.stream, LayoutVariant()); };
   if (r.backend == Backend::kSoftware) {
     detail::VisitSoftware(r.op, r.format, r.encode, r.decode, stochastic ? r.random_bits : nullptr,
                           launch);

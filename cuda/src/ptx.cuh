@@ -120,6 +120,26 @@ __device__ __forceinline__ std::int32_t CvtRniSatS8F32(float x) {
   return d;
 }
 
+// ---- streaming loads (PTX ISA 9.0 §9.7.9.8 "ld": .nc is the read-only
+// non-coherent path; the .L1::no_allocate eviction hint keeps data that is
+// read once out of L1, leaving it to the loads still in flight) ----
+__device__ __forceinline__ uint4 LdNcNoAllocate(const uint4* p) {
+  uint4 v;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ uint2 LdNcNoAllocate(const uint2* p) {
+  uint2 v;
+  asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ unsigned LdNcNoAllocate(const unsigned* p) {
+  unsigned v;
+  asm("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
 #if defined(LOWBIT_PTX_HAS_BLACKWELL_CVT)
 // ---- sm_100a-class only (FACTS §2 table, §4.4, §4.5, §4.7) ----
 // e2m1x2 is one byte: `a` (hi) in the upper nibble.

@@ -10,11 +10,13 @@
 #include <cfloat>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "element_ops.cuh"
 #include "fast_e2m1.cuh"
 #include "launch.cuh"
 #include "lowbit/cuda/device.h"
+#include "lowbit/cuda/tuning.h"
 #include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/block/fp8_scaled_scale.h"
 #include "map_kernel.cuh"
@@ -164,11 +166,11 @@ Status Fp8Common(const Fp8PerTensorArgs& a, bool dynamic) {
   cudaError_t e;
   const bool f32 = a.input_type == InputType::kF32;
   if (a.format == FormatId::kE4m3) {
-    e = f32 ? detail::LaunchMap(a.input, a.codes, a.count, ScaledFp8<FormatId::kE4m3, std::uint32_t>{a.scale}, a.stream)
-            : detail::LaunchMap(a.input, a.codes, a.count, ScaledFp8<FormatId::kE4m3, std::uint16_t>{a.scale}, a.stream);
+    e = f32 ? detail::LaunchMap(a.input, a.codes, a.count, ScaledFp8<FormatId::kE4m3, std::uint32_t>{a.scale}, a.stream, LayoutVariant())
+            : detail::LaunchMap(a.input, a.codes, a.count, ScaledFp8<FormatId::kE4m3, std::uint16_t>{a.scale}, a.stream, LayoutVariant());
   } else {
-    e = f32 ? detail::LaunchMap(a.input, a.codes, a.count, ScaledFp8<FormatId::kE5m2, std::uint32_t>{a.scale}, a.stream)
-            : detail::LaunchMap(a.input, a.codes, a.count, ScaledFp8<FormatId::kE5m2, std::uint16_t>{a.scale}, a.stream);
+    e = f32 ? detail::LaunchMap(a.input, a.codes, a.count, ScaledFp8<FormatId::kE5m2, std::uint32_t>{a.scale}, a.stream, LayoutVariant())
+            : detail::LaunchMap(a.input, a.codes, a.count, ScaledFp8<FormatId::kE5m2, std::uint16_t>{a.scale}, a.stream, LayoutVariant());
   }
   if (e != cudaSuccess) return Status::Error(std::string("fp8 per-tensor: ") + cudaGetErrorString(e));
   return Status::Ok();
@@ -215,8 +217,8 @@ __device__ __forceinline__ float ChunkAbsMax(const uint4& v, float m) {
 // first kCache 16-byte chunks of each thread stay in registers between the
 // two passes (a row of up to 8192 BF16 is read from memory once); chunks
 // beyond that are read again (from L2).
-template <FormatId kFp8, typename In>
-__global__ void __launch_bounds__(256)
+template <FormatId kFp8, typename In, int kThreads>
+__global__ void __launch_bounds__(kThreads)
     PerTokenKernel(const In* __restrict__ x, std::size_t cols, std::uint8_t* __restrict__ q,
                    float* __restrict__ scale_inv, float max_fp8, bool vector) {
   constexpr int kE = 16 / sizeof(In);
@@ -263,6 +265,14 @@ __global__ void __launch_bounds__(256)
 
 // ---------------- NVFP4 (TE) ----------------
 
+// The E2M1 encoder of the FP4 recipes: EncodeE2m1Fast, or (kTwoPath, the
+// tuning.h variant 1 baseline) the encoder it replaced.
+template <bool kTwoPath>
+__device__ __forceinline__ std::uint32_t EncodeE2m1(float y) {
+  if constexpr (kTwoPath) return detail::EncodeE2m1TwoPath(y);
+  else return detail::EncodeE2m1Fast(y);
+}
+
 struct Nvfp4TensorScaleDevice {
   float encode, decode;
 };
@@ -280,7 +290,7 @@ __global__ void Nvfp4DecodeScaleKernel(const float* amax, float* decode_scale) {
 }
 
 // One thread per 16-element block.
-template <typename In>
+template <typename In, bool kTwoPath>
 __global__ void __launch_bounds__(256, 4)
     Nvfp4Kernel(const In* __restrict__ x, std::size_t n, const float* __restrict__ global_amax,
                 std::uint8_t* __restrict__ packed, std::uint8_t* __restrict__ scales, bool vector) {
@@ -314,9 +324,9 @@ __global__ void __launch_bounds__(256, 4)
     const float factor = inv < FLT_MAX ? inv : FLT_MAX;
     std::uint32_t lo = 0, hi = 0;
 #pragma unroll
-    for (int j = 0; j < 8; ++j) lo |= detail::EncodeE2m1Fast(__fmul_rn(v[j], factor)) << (4 * j);
+    for (int j = 0; j < 8; ++j) lo += EncodeE2m1<kTwoPath>(__fmul_rn(v[j], factor)) << (4 * j);
 #pragma unroll
-    for (int j = 0; j < 8; ++j) hi |= detail::EncodeE2m1Fast(__fmul_rn(v[8 + j], factor)) << (4 * j);
+    for (int j = 0; j < 8; ++j) hi += EncodeE2m1<kTwoPath>(__fmul_rn(v[8 + j], factor)) << (4 * j);
     scales[b] = static_cast<std::uint8_t>(scale_code);
     if (full && reinterpret_cast<std::uintptr_t>(packed) % 8 == 0) {
       __stcs(reinterpret_cast<uint2*>(packed) + b, make_uint2(lo, hi));
@@ -372,6 +382,59 @@ __global__ void __launch_bounds__(256, 4)
   }
 }
 
+// The flat layout of map_kernel.cuh for the dequantization (tuning.h
+// variant 0): a unit is 8 elements, 4 packed bytes in and one 16-byte BF16
+// store out, so a warp's loads and stores are contiguous spans; each thread
+// issues its 4 units' loads (and their block scales) before decoding. The
+// one-thread-per-block layout above stored 2 x 16 bytes per lane 32 bytes
+// apart and moved 0.65x copy on the H200.
+__device__ __forceinline__ uint4 Nvfp4DecodeUnit(std::uint32_t word, float s, float s_dec) {
+  std::uint32_t o[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const float a = __fmul_rn(__fmul_rn(detail::DecodeE2m1Fast(word >> (8 * j)), s), s_dec);
+    const float c = __fmul_rn(__fmul_rn(detail::DecodeE2m1Fast(word >> (8 * j + 4)), s), s_dec);
+    o[j] = ptx::CvtRnBf16x2F32(a, c);
+  }
+  return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
+__global__ void __launch_bounds__(detail::kFlatThreads)
+    Nvfp4DequantFlatKernel(const std::uint8_t* __restrict__ packed, const std::uint8_t* __restrict__ scales,
+                           const float* __restrict__ decode_scale, std::size_t n,
+                           std::uint16_t* __restrict__ out) {
+  constexpr int kT = detail::kFlatThreads, kU = detail::kFlatUnroll;
+  const std::size_t units = n / 8;
+  const float s_dec = __ldg(decode_scale);
+  const auto* words = reinterpret_cast<const unsigned*>(packed);
+  auto* out4 = reinterpret_cast<uint4*>(out);
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * (kT * kU) + threadIdx.x;
+  if (base + (kU - 1) * kT < units) {
+    unsigned w[kU];
+    std::uint8_t sc[kU];
+#pragma unroll
+    for (int k = 0; k < kU; ++k) {
+      w[k] = ptx::LdNcNoAllocate(words + base + k * kT);
+      sc[k] = __ldg(scales + (base + k * kT) / 2);
+    }
+#pragma unroll
+    for (int k = 0; k < kU; ++k) __stcs(out4 + base + k * kT, Nvfp4DecodeUnit(w[k], E4m3ToF32(sc[k]), s_dec));
+  } else {
+    for (int k = 0; k < kU; ++k) {
+      const std::size_t u = base + k * kT;
+      if (u >= units) break;
+      __stcs(out4 + u, Nvfp4DecodeUnit(words[u], E4m3ToF32(scales[u / 2]), s_dec));
+    }
+  }
+  if (blockIdx.x == 0) {  // the last n % 8 elements
+    for (std::size_t i = units * 8 + threadIdx.x; i < n; i += kT) {
+      const std::uint32_t code = (packed[i / 2] >> (4 * (i % 2))) & 0xFu;
+      const float v = __fmul_rn(__fmul_rn(detail::DecodeE2m1Fast(code), E4m3ToF32(scales[i / 16])), s_dec);
+      out[i] = static_cast<std::uint16_t>(ptx::CvtRnBf16x2F32(v, 0.0f));
+    }
+  }
+}
+
 // ---------------- MX ----------------
 
 // emax_elem and fp32(1 / max element), FACTS §5.1 / §5.3 (block_spec.h).
@@ -419,10 +482,10 @@ __device__ __forceinline__ std::uint32_t MxScaleCode(float amax) {
   }
 }
 
-template <FormatId kElem, bool kTe>
+template <FormatId kElem, bool kTe, bool kTwoPath>
 __device__ __forceinline__ std::uint32_t MxElementCode(float y) {
   if constexpr (kElem == FormatId::kE2m1) {
-    return detail::EncodeE2m1Fast(y);
+    return EncodeE2m1<kTwoPath>(y);
   } else if constexpr (kElem == FormatId::kE4m3 || kElem == FormatId::kE5m2) {
     // Only canonical +NaN or (TE) NaN elements reach here, and the recipes'
     // NaN is +NaN 0x7F in both cases, as the satfinite instruction gives.
@@ -441,7 +504,7 @@ __device__ __forceinline__ std::uint32_t MxElementCode(float y) {
 }
 
 // One thread per 32-element block.
-template <FormatId kElem, bool kTe, typename In>
+template <FormatId kElem, bool kTe, typename In, bool kTwoPath>
 __global__ void __launch_bounds__(256, 4)
     MxKernel(const In* __restrict__ x, std::size_t n, std::uint8_t* __restrict__ codes,
              std::uint8_t* __restrict__ scales, bool vector) {
@@ -485,14 +548,19 @@ __global__ void __launch_bounds__(256, 4)
 #pragma unroll
     for (int j = 0; j < 32; ++j) {
       float y = __fmul_rn(v[j], rcp);
-      if (nan_scale) y = __uint_as_float(0x7FC00000u);
-      q[j] = MxElementCode<kElem, kTe>(y);
+      // A NaN scale makes rcp NaN, so y is already the canonical +NaN
+      // (FACTS §3.3); the FP4 and FP8 encoders map any NaN as the model maps
+      // its +NaN. The model-based encoders get the model's own NaN.
+      if constexpr (kElem != FormatId::kE2m1 && kElem != FormatId::kE4m3 && kElem != FormatId::kE5m2) {
+        if (nan_scale) y = __uint_as_float(0x7FC00000u);
+      }
+      q[j] = MxElementCode<kElem, kTe, kTwoPath>(y);
     }
     scales[b] = static_cast<std::uint8_t>(scale);
     if constexpr (kPacked) {
       std::uint32_t w[4] = {0, 0, 0, 0};
 #pragma unroll
-      for (int j = 0; j < 32; ++j) w[j / 8] |= q[j] << (4 * (j % 8));
+      for (int j = 0; j < 32; ++j) w[j / 8] += q[j] << (4 * (j % 8));
       if (full && reinterpret_cast<std::uintptr_t>(codes) % 16 == 0) {
         __stcs(reinterpret_cast<uint4*>(codes) + b, make_uint4(w[0], w[1], w[2], w[3]));
       } else {
@@ -517,19 +585,26 @@ __global__ void __launch_bounds__(256, 4)
   }
 }
 
-template <FormatId kElem, bool kTe>
-void LaunchMx(const MxArgs& a) {
+template <FormatId kElem, bool kTe, bool kTwoPath>
+void LaunchMxWith(const MxArgs& a) {
   const std::size_t blocks = (a.count + 31) / 32;
   const unsigned grid = detail::GridFor(blocks, 256);
+  const bool vector = reinterpret_cast<std::uintptr_t>(a.input) % 16 == 0;
   if (a.input_type == InputType::kF32) {
-    const bool vector = reinterpret_cast<std::uintptr_t>(a.input) % 16 == 0;
-    MxKernel<kElem, kTe, std::uint32_t><<<grid, 256, 0, a.stream>>>(
+    MxKernel<kElem, kTe, std::uint32_t, kTwoPath><<<grid, 256, 0, a.stream>>>(
         static_cast<const std::uint32_t*>(a.input), a.count, a.codes, a.scales, vector);
   } else {
-    const bool vector = reinterpret_cast<std::uintptr_t>(a.input) % 16 == 0;
-    MxKernel<kElem, kTe, std::uint16_t><<<grid, 256, 0, a.stream>>>(
+    MxKernel<kElem, kTe, std::uint16_t, kTwoPath><<<grid, 256, 0, a.stream>>>(
         static_cast<const std::uint16_t*>(a.input), a.count, a.codes, a.scales, vector);
   }
+}
+
+template <FormatId kElem, bool kTe>
+void LaunchMx(const MxArgs& a) {
+  if constexpr (kElem == FormatId::kE2m1) {
+    if (LayoutVariant() == 1) return LaunchMxWith<kElem, kTe, true>(a);
+  }
+  LaunchMxWith<kElem, kTe, false>(a);
 }
 
 template <FormatId kElem>
@@ -557,16 +632,28 @@ Status QuantizeFp8PerToken(const Fp8PerTokenArgs& a) {
                       reinterpret_cast<std::uintptr_t>(a.codes) % 8 == 0 && a.cols % 8 == 0;
   const float max_fp8 = a.format == FormatId::kE4m3 ? 448.0f : 57344.0f;
   const unsigned rows = static_cast<unsigned>(a.rows);
-#define LOWBIT_PER_TOKEN(F, T) \
-  PerTokenKernel<F, T><<<rows, 256, 0, a.stream>>>(static_cast<const T*>(a.input), a.cols, a.codes, a.scale_inv, max_fp8, vector)
+  // 128 threads when a row fits their registers (4 chunks of 16 bytes each:
+  // 8 KB, a BF16 row of 4096): every load of the row is issued before the
+  // reduction and twice as many rows share an SM; 256 otherwise
+  // (tuning.h variant 1: always 256).
+  const bool narrow = LayoutVariant() != 1 && a.cols * in_size <= 128 * 4 * 16;
+  auto launch = [&](auto fp8, auto in_type) {
+    constexpr FormatId kF = decltype(fp8)::value;
+    using T = decltype(in_type);
+    const T* x = static_cast<const T*>(a.input);
+    if (narrow) PerTokenKernel<kF, T, 128><<<rows, 128, 0, a.stream>>>(x, a.cols, a.codes, a.scale_inv, max_fp8, vector);
+    else PerTokenKernel<kF, T, 256><<<rows, 256, 0, a.stream>>>(x, a.cols, a.codes, a.scale_inv, max_fp8, vector);
+  };
+  using E4 = std::integral_constant<FormatId, FormatId::kE4m3>;
+  using E5 = std::integral_constant<FormatId, FormatId::kE5m2>;
+  const bool f32 = a.input_type == InputType::kF32;
   if (a.format == FormatId::kE4m3) {
-    if (a.input_type == InputType::kF32) LOWBIT_PER_TOKEN(FormatId::kE4m3, std::uint32_t);
-    else LOWBIT_PER_TOKEN(FormatId::kE4m3, std::uint16_t);
+    if (f32) launch(E4{}, std::uint32_t{});
+    else launch(E4{}, std::uint16_t{});
   } else {
-    if (a.input_type == InputType::kF32) LOWBIT_PER_TOKEN(FormatId::kE5m2, std::uint32_t);
-    else LOWBIT_PER_TOKEN(FormatId::kE5m2, std::uint16_t);
+    if (f32) launch(E5{}, std::uint32_t{});
+    else launch(E5{}, std::uint16_t{});
   }
-#undef LOWBIT_PER_TOKEN
   return LaunchStatus("fp8 per-token");
 }
 
@@ -585,13 +672,18 @@ Status QuantizeNvfp4(const Nvfp4Args& a) {
   Nvfp4DecodeScaleKernel<<<1, 1, 0, a.stream>>>(amax, a.decode_scale);
   const std::size_t blocks = (a.count + 15) / 16;
   const bool vector = reinterpret_cast<std::uintptr_t>(a.input) % 16 == 0;
-  if (a.input_type == InputType::kF32) {
-    Nvfp4Kernel<std::uint32_t><<<detail::GridFor(blocks, 256), 256, 0, a.stream>>>(
-        static_cast<const std::uint32_t*>(a.input), a.count, amax, a.packed_codes, a.scales, vector);
-  } else {
-    Nvfp4Kernel<std::uint16_t><<<detail::GridFor(blocks, 256), 256, 0, a.stream>>>(
-        static_cast<const std::uint16_t*>(a.input), a.count, amax, a.packed_codes, a.scales, vector);
-  }
+  auto launch = [&](auto two_path) {
+    constexpr bool kTwoPath = decltype(two_path)::value;
+    if (a.input_type == InputType::kF32) {
+      Nvfp4Kernel<std::uint32_t, kTwoPath><<<detail::GridFor(blocks, 256), 256, 0, a.stream>>>(
+          static_cast<const std::uint32_t*>(a.input), a.count, amax, a.packed_codes, a.scales, vector);
+    } else {
+      Nvfp4Kernel<std::uint16_t, kTwoPath><<<detail::GridFor(blocks, 256), 256, 0, a.stream>>>(
+          static_cast<const std::uint16_t*>(a.input), a.count, amax, a.packed_codes, a.scales, vector);
+    }
+  };
+  if (LayoutVariant() == 1) launch(std::true_type{});
+  else launch(std::false_type{});
   return LaunchStatus("nvfp4");
 }
 
@@ -602,6 +694,16 @@ Status DequantizeNvfp4ToBf16(const std::uint8_t* packed, const std::uint8_t* sca
   Status s = CheckDevice("nvfp4 dequantize", {packed, scales, decode_scale, out});
   if (!s.ok) return s;
   const std::size_t blocks = (count + 15) / 16;
+  if (LayoutVariant() != 1 && reinterpret_cast<std::uintptr_t>(packed) % 4 == 0 &&
+      reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+    const std::size_t per_block = static_cast<std::size_t>(detail::kFlatThreads) * detail::kFlatUnroll;
+    const std::size_t grid = (count / 8 + per_block - 1) / per_block;
+    if (grid < 0x7FFFFFFFu) {
+      Nvfp4DequantFlatKernel<<<static_cast<unsigned>(grid > 0 ? grid : 1), detail::kFlatThreads, 0, stream>>>(
+          packed, scales, decode_scale, count, out);
+      return LaunchStatus("nvfp4 dequantize");
+    }
+  }
   const bool vector = reinterpret_cast<std::uintptr_t>(packed) % 8 == 0;
   Nvfp4DequantKernel<<<detail::GridFor(blocks, 256), 256, 0, stream>>>(packed, scales, decode_scale,
                                                                        count, out, vector);

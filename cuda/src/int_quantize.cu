@@ -1,0 +1,301 @@
+// Integer quantization kernels of int_quantize.h. Statistics, scale and
+// zero point, and the element step are the model's own functions
+// (int_quant_params.h QuantParamsFromStats, int_quant.h ScaledElement and
+// the clamp-then-round of IntegerOfScaled) compiled for the device; only the
+// reduction order differs, which min / max / amax do not see (NaN propagates
+// whichever comes first; +-0 only ever reach a scale through a clamp to eps
+// or a rounded zero point, where both give the same bits).
+#include "lowbit/cuda/int_quantize.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "checks.h"
+#include "lowbit/formats/block/int_quant.h"
+#include "lowbit/formats/block/int_quant_params.h"
+#include "lowbit/formats/block/packing.h"
+#include "ptx.cuh"
+
+namespace lowbit::cuda {
+namespace {
+
+constexpr int kWarpsPerBlock = 8;
+
+// The recipe as a kernel parameter: the host recipe with its element spec
+// copied by value (device code cannot read the host constant it points to).
+struct DeviceRecipe {
+  block::IntQuantRecipe recipe;
+  FormatSpec element;
+};
+
+// Group geometry of block::MakeGroupGrid for kPerRow / kPerGroup.
+struct Geometry {
+  std::size_t rows, cols;
+  std::size_t group_cols;  // elements per group (cols for per-row)
+  std::size_t grid_cols;   // groups per row
+  IntPacking packing;
+};
+
+// AWQ nibble order, block::kAwqOrderMap as a value device code can read.
+struct AwqOrder {
+  int at[8];
+};
+constexpr AwqOrder kAwqOrder{{0, 2, 4, 6, 1, 3, 5, 7}};
+static_assert([] {
+  for (int i = 0; i < 8; ++i) {
+    if (kAwqOrder.at[i] != block::kAwqOrderMap[i]) return false;
+  }
+  return true;
+}());
+// Nibble i of an AWQ word holds column kAwqOrder.at[i] of its eight (a local
+// copy: device code cannot read the namespace-scope constant).
+__device__ __forceinline__ int AwqColumn(int i) {
+  constexpr AwqOrder kOrder = kAwqOrder;
+  return kOrder.at[i];
+}
+
+template <typename In>
+__device__ __forceinline__ float LoadF32(const In* x, std::size_t i) {
+  if constexpr (sizeof(In) == 2) return __uint_as_float(static_cast<std::uint32_t>(__ldg(x + i)) << 16);
+  else return __uint_as_float(__ldg(x + i));
+}
+
+// The code of one element: y = x * fp32(1/scale) or x / scale
+// (ScaledElement), NaN -> 0, clamp to [qmin - zp, qmax - zp], round, + zp.
+// rintf is round-half-even and roundf round-half-away to an integer, exact
+// on the clamped range (|y| < 2^15); other modes use the model's rounding.
+__device__ __forceinline__ std::uint32_t QuantizeOne(const block::IntQuantRecipe& r,
+                                                     const block::QuantParams& p, float x,
+                                                     std::uint32_t mask) {
+  const float y = block::ScaledElement(r, p, x);
+  if (y != y) return 0;
+  const float lo = static_cast<float>(r.qmin - p.zero_point);
+  const float hi = static_cast<float>(r.qmax - p.zero_point);
+  const float c = y < lo ? lo : (y > hi ? hi : y);
+  float rounded;
+  if (r.rounding == RoundingMode::kNearestEven) rounded = rintf(c);
+  else if (r.rounding == RoundingMode::kNearestAway) rounded = roundf(c);
+  else rounded = block::RoundToIntegerF32(c, r.rounding);
+  return static_cast<std::uint32_t>(static_cast<std::int32_t>(rounded) + p.zero_point) & mask;
+}
+
+__device__ __forceinline__ block::GroupStats WarpStats(block::GroupStats s, block::AmaxNan rule) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const float mn = __shfl_xor_sync(0xFFFFFFFFu, s.min, o);
+    const float mx = __shfl_xor_sync(0xFFFFFFFFu, s.max, o);
+    const float am = __shfl_xor_sync(0xFFFFFFFFu, s.amax, o);
+    s.min = block::detail::TorchMin(s.min, mn);
+    s.max = block::detail::TorchMax(s.max, mx);
+    s.amax = rule == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, am)
+                                             : block::MaxPropagatingNan(s.amax, am);
+  }
+  return s;
+}
+
+// One warp per group. A lane takes kPer consecutive elements per step (a
+// byte pair, a nibble pair, or an AWQ word of 8), so every packed unit is
+// written by one lane.
+template <typename In, int kPer>
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+    QuantizeIntKernel(const In* __restrict__ x, Geometry geo, DeviceRecipe dr, void* __restrict__ codes,
+                      float* __restrict__ scales, std::int32_t* __restrict__ zero_points) {
+  block::IntQuantRecipe r = dr.recipe;
+  r.element = &dr.element;
+  const std::uint32_t mask = static_cast<std::uint32_t>(dr.element.CodeMask());
+  const std::size_t groups = geo.rows * geo.grid_cols;
+  const std::size_t g = static_cast<std::size_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
+  if (g >= groups) return;
+  const int lane = threadIdx.x & 31;
+  const std::size_t row = g / geo.grid_cols;
+  const std::size_t start = row * geo.cols + (g % geo.grid_cols) * geo.group_cols;  // flat index
+  const std::size_t n = geo.group_cols;
+
+  block::GroupStats s;
+  s.min = __int_as_float(0x7F800000);   // +Inf: the identity of TorchMin on numbers
+  s.max = __int_as_float(0xFF800000);   // -Inf
+  s.amax = 0.0f;
+  for (std::size_t j = static_cast<std::size_t>(lane) * kPer; j < n; j += 32 * kPer) {
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) {
+      if (j + i < n) {
+        const float v = LoadF32(x, start + j + i);
+        s.min = block::detail::TorchMin(s.min, v);
+        s.max = block::detail::TorchMax(s.max, v);
+        s.amax = r.amax_nan == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, block::F32Abs(v))
+                                                       : block::MaxPropagatingNan(s.amax, block::F32Abs(v));
+      }
+    }
+  }
+  s = WarpStats(s, r.amax_nan);
+  const block::QuantParams p = block::QuantParamsFromStats(r, s);
+  if (lane == 0) {
+    scales[g] = p.decode;
+    if (zero_points) zero_points[g] = p.zero_point;
+  }
+
+  for (std::size_t j = static_cast<std::size_t>(lane) * kPer; j < n; j += 32 * kPer) {
+    std::uint32_t q[kPer];
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) q[i] = j + i < n ? QuantizeOne(r, p, LoadF32(x, start + j + i), mask) : 0u;
+    const std::size_t e = start + j;  // even for nibbles, a multiple of 8 for AWQ
+    if (geo.packing == IntPacking::kBytes) {
+      auto* out = static_cast<std::uint8_t*>(codes);
+#pragma unroll
+      for (int i = 0; i < kPer; ++i) {
+        if (j + i < n) out[e + i] = static_cast<std::uint8_t>(q[i]);
+      }
+    } else if (geo.packing == IntPacking::kAwq) {
+      if constexpr (kPer == 8) {
+        std::uint32_t word = 0;
+#pragma unroll
+        for (int i = 0; i < 8; ++i) word |= q[AwqColumn(i)] << (4 * i);
+        static_cast<std::uint32_t*>(codes)[e / 8] = word;
+      }
+    } else {
+      const bool low_first = geo.packing == IntPacking::kLowFirst;
+      static_cast<std::uint8_t*>(codes)[e / 2] =
+          static_cast<std::uint8_t>(low_first ? (q[0] | (q[1] << 4)) : ((q[0] << 4) | q[1]));
+    }
+  }
+}
+
+// One thread per packed unit (a byte, or an AWQ word of 8 codes).
+template <typename Out>
+__global__ void __launch_bounds__(256)
+    DequantizeIntKernel(const void* __restrict__ codes, Geometry geo, FormatSpec element,
+                        const float* __restrict__ scales, const std::int32_t* __restrict__ zero_points,
+                        Out* __restrict__ out) {
+  const int per = geo.packing == IntPacking::kBytes ? 1 : geo.packing == IntPacking::kAwq ? 8 : 2;
+  const std::size_t units = geo.rows * geo.cols / per;
+  const std::uint32_t mask = static_cast<std::uint32_t>(element.CodeMask());
+  const std::int32_t half = element.has_sign ? (std::int32_t{1} << (element.total_bits - 1)) : 0;
+  for (std::size_t u = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; u < units;
+       u += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t e0 = u * per;
+    const std::size_t row = e0 / geo.cols;
+    const std::size_t g = row * geo.grid_cols + (e0 % geo.cols) / geo.group_cols;
+    const float scale = __ldg(scales + g);
+    const std::int32_t zp = zero_points ? __ldg(zero_points + g) : 0;
+    std::uint32_t q[8];
+    if (geo.packing == IntPacking::kBytes) {
+      q[0] = static_cast<const std::uint8_t*>(codes)[u];
+    } else if (geo.packing == IntPacking::kAwq) {
+      const std::uint32_t word = static_cast<const std::uint32_t*>(codes)[u];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) q[AwqColumn(i)] = (word >> (4 * i)) & 0xFu;
+    } else {
+      const std::uint32_t b = static_cast<const std::uint8_t*>(codes)[u];
+      const bool low_first = geo.packing == IntPacking::kLowFirst;
+      q[0] = low_first ? (b & 0xFu) : (b >> 4);
+      q[1] = low_first ? (b >> 4) : (b & 0xFu);
+    }
+    for (int i = 0; i < per; ++i) {
+      std::int32_t v = static_cast<std::int32_t>(q[i] & mask);
+      if (half != 0 && v >= half) v -= 2 * half;  // IntegerOfCode
+      const float value = __fmul_rn(static_cast<float>(v - zp), scale);
+      if constexpr (sizeof(Out) == 4) out[e0 + i] = value;
+      else out[e0 + i] = static_cast<std::uint16_t>(ptx::CvtRnBf16x2F32(value, 0.0f));
+    }
+  }
+}
+
+unsigned GridOf(std::size_t items, std::size_t per_block) {
+  const std::size_t g = (items + per_block - 1) / per_block;
+  return static_cast<unsigned>(g < 0x7FFFFFFFu ? (g > 0 ? g : 1) : 0x7FFFFFFFu);
+}
+
+// Checks shared by both directions; fills `geo`.
+Status CheckShape(const char* what, const block::IntQuantRecipe* recipe, const block::QuantLayout& layout,
+                  IntPacking packing, std::size_t rows, std::size_t cols, Geometry* geo) {
+  const std::string w(what);
+  if (recipe == nullptr) return Status::Error(w + ": null recipe");
+  if (recipe->element->IsFloat()) {
+    return Status::Error(w + ": recipe '" + recipe->name + "' has a float element (use the FP8 recipes)");
+  }
+  if (layout.granularity != block::Granularity::kPerRow && layout.granularity != block::Granularity::kPerGroup) {
+    return Status::Error(w + ": layout must be per-row or per-group");
+  }
+  block::GroupGrid grid;
+  const block::QuantStatus st =
+      block::MakeGroupGrid(layout, static_cast<long>(rows), static_cast<long>(cols), &grid);
+  if (st != block::QuantStatus::kOk) return Status::Error(w + ": " + block::QuantStatusText(st));
+  const bool four_bit = recipe->element->total_bits == 4;
+  if (packing != IntPacking::kBytes && !four_bit) return Status::Error(w + ": nibble packings need a 4-bit element");
+  if ((packing == IntPacking::kLowFirst || packing == IntPacking::kHighFirst) &&
+      (cols % 2 != 0 || grid.group_cols % 2 != 0)) {
+    return Status::Error(w + ": nibble packing needs an even number of columns and an even group");
+  }
+  if (packing == IntPacking::kAwq && (cols % 8 != 0 || grid.group_cols % 8 != 0)) {
+    return Status::Error(w + ": AWQ packing needs columns and group a multiple of 8");
+  }
+  *geo = Geometry{rows, cols, static_cast<std::size_t>(grid.group_cols), static_cast<std::size_t>(grid.grid_cols),
+                  packing};
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::size_t IntPackedBytes(IntPacking packing, std::size_t rows, std::size_t cols) {
+  const std::size_t n = rows * cols;
+  switch (packing) {
+    case IntPacking::kBytes: return n;
+    case IntPacking::kAwq: return n / 8 * 4;
+    default: return (n + 1) / 2;
+  }
+}
+
+Status QuantizeInt(const IntQuantArgs& a) {
+  Geometry geo{};
+  Status s = CheckShape("int quantize", a.recipe, a.layout, a.packing, a.rows, a.cols, &geo);
+  if (!s.ok) return s;
+  s = detail::CheckDeviceBuffers("int quantize", {a.input, a.codes, a.scales});
+  if (!s.ok) return s;
+  if (a.zero_points && !detail::IsDevicePointer(a.zero_points)) {
+    return Status::Error("int quantize: buffers must be device memory");
+  }
+  DeviceRecipe dr{*a.recipe, *a.recipe->element};
+  dr.recipe.element = nullptr;
+  const unsigned grid = GridOf(geo.rows * geo.grid_cols, kWarpsPerBlock);
+  constexpr unsigned kThreads = 32 * kWarpsPerBlock;
+  const bool f32 = a.input_type == InputType::kF32;
+  auto launch = [&](auto per) {
+    constexpr int kPer = decltype(per)::value;
+    if (f32) {
+      QuantizeIntKernel<std::uint32_t, kPer><<<grid, kThreads, 0, a.stream>>>(
+          static_cast<const std::uint32_t*>(a.input), geo, dr, a.codes, a.scales, a.zero_points);
+    } else {
+      QuantizeIntKernel<std::uint16_t, kPer><<<grid, kThreads, 0, a.stream>>>(
+          static_cast<const std::uint16_t*>(a.input), geo, dr, a.codes, a.scales, a.zero_points);
+    }
+  };
+  if (a.packing == IntPacking::kAwq) launch(std::integral_constant<int, 8>{});
+  else launch(std::integral_constant<int, 2>{});
+  return detail::LastLaunchStatus("int quantize");
+}
+
+Status DequantizeInt(const IntDequantArgs& a) {
+  Geometry geo{};
+  Status s = CheckShape("int dequantize", a.recipe, a.layout, a.packing, a.rows, a.cols, &geo);
+  if (!s.ok) return s;
+  s = detail::CheckDeviceBuffers("int dequantize", {a.codes, a.scales, a.output});
+  if (!s.ok) return s;
+  if (a.zero_points && !detail::IsDevicePointer(a.zero_points)) {
+    return Status::Error("int dequantize: buffers must be device memory");
+  }
+  const int per = a.packing == IntPacking::kBytes ? 1 : a.packing == IntPacking::kAwq ? 8 : 2;
+  const unsigned grid = GridOf(geo.rows * geo.cols / per, 256);
+  if (a.output_type == OutputType::kF32) {
+    DequantizeIntKernel<float><<<grid, 256, 0, a.stream>>>(a.codes, geo, *a.recipe->element, a.scales,
+                                                           a.zero_points, static_cast<float*>(a.output));
+  } else {
+    DequantizeIntKernel<std::uint16_t><<<grid, 256, 0, a.stream>>>(a.codes, geo, *a.recipe->element, a.scales,
+                                                                   a.zero_points,
+                                                                   static_cast<std::uint16_t*>(a.output));
+  }
+  return detail::LastLaunchStatus("int dequantize");
+}
+
+}  // namespace lowbit::cuda

@@ -1,0 +1,303 @@
+// The GPU integer recipes (int_quantize.h) equal the model of
+// formats/.../block/int_quant.h bit for bit: every integer recipe, per row
+// (odd and wide shapes) and per group of 32 / 64 / 128, FP32 and BF16
+// input, every packing of packing.h that the GPU writes, on rows that hold
+// NaN, +-Inf, all zeros, an outlier, subnormal-range and huge values. The
+// one stated difference (int_quantize.h): a NaN scale is the canonical
+// 0x7FFFFFFF on the GPU.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lowbit/cuda/device.h"
+#include "lowbit/cuda/int_quantize.h"
+#include "lowbit/formats/block/int_quant.h"
+#include "lowbit/formats/block/packing.h"
+#include "lowbit/formats/convert.h"
+
+namespace lowbit::cuda {
+namespace {
+
+#define REQUIRE_GPU() \
+  if (!GpuAvailable()) GTEST_SKIP() << "no CUDA device"
+
+template <typename T>
+struct Dev {
+  T* p = nullptr;
+  explicit Dev(std::size_t n) { cudaMalloc(reinterpret_cast<void**>(&p), (n ? n : 1) * sizeof(T)); }
+  explicit Dev(const std::vector<T>& h) : Dev(h.size()) {
+    cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
+  }
+  ~Dev() { cudaFree(p); }
+  std::vector<T> Get(std::size_t n) const {
+    std::vector<T> h(n);
+    cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost);
+    return h;
+  }
+};
+
+std::uint32_t Bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float FromBits(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// Row r cycles through the cases where recipes differ; a few single
+// elements elsewhere land NaN or Inf inside otherwise normal groups.
+std::vector<float> Generate(std::size_t rows, std::size_t cols, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  std::uniform_int_distribution<int> mag(-30, 30);
+  std::vector<float> x(rows * cols);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const int kind = static_cast<int>(r % 8);
+    const float scale = std::ldexp(1.0f, mag(rng));
+    for (std::size_t c = 0; c < cols; ++c) {
+      float v = g(rng) * scale;
+      switch (kind) {
+        case 1: v = 0.0f; break;                                    // all-zero row
+        case 2: if (c == cols / 2) v = std::numeric_limits<float>::quiet_NaN(); break;
+        case 3: if (c == 1 % cols) v = -std::numeric_limits<float>::infinity(); break;
+        case 4: v = std::fabs(v); break;                            // no negative value (GPTQ)
+        case 5: v = g(rng) * 1e-40f; break;                         // subnormal range
+        case 6: if (c % 37 == 0) v = 5000.0f * scale; break;        // outliers
+        case 7: v = std::nearbyint(g(rng) * 8.0f) / 2.0f; break;    // halves: rounding ties
+        default: break;
+      }
+      x[r * cols + c] = v;
+    }
+  }
+  return x;
+}
+
+std::vector<std::uint16_t> ToBf16(std::vector<float>& x) {  // rounds x to BF16 in place
+  std::vector<std::uint16_t> b(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::uint16_t h = std::isnan(x[i]) ? static_cast<std::uint16_t>(Bits(x[i]) >> 16)
+                                       : static_cast<std::uint16_t>(EncodeF32(kBf16, x[i]).code);
+    b[i] = h;
+    x[i] = FromBits(static_cast<std::uint32_t>(h) << 16);
+  }
+  return b;
+}
+
+std::vector<std::uint8_t> Pack(IntPacking packing, const std::vector<std::uint8_t>& codes, std::size_t rows,
+                               std::size_t cols) {
+  std::vector<std::uint8_t> out(IntPackedBytes(packing, rows, cols));
+  const long n = static_cast<long>(codes.size());
+  switch (packing) {
+    case IntPacking::kBytes: out = codes; break;
+    case IntPacking::kLowFirst: block::PackNibbles(codes.data(), n, block::NibbleOrder::kLowFirst, out.data()); break;
+    case IntPacking::kHighFirst: block::PackNibbles(codes.data(), n, block::NibbleOrder::kHighFirst, out.data()); break;
+    case IntPacking::kAwq: {
+      std::vector<std::uint32_t> words(rows * cols / 8);
+      block::PackAwq(codes.data(), static_cast<int>(rows), static_cast<int>(cols), words.data());
+      std::memcpy(out.data(), words.data(), out.size());
+      break;
+    }
+  }
+  return out;
+}
+
+const char* PackingName(IntPacking p) {
+  switch (p) {
+    case IntPacking::kBytes: return "bytes";
+    case IntPacking::kLowFirst: return "low-first";
+    case IntPacking::kHighFirst: return "high-first";
+    case IntPacking::kAwq: return "awq";
+  }
+  return "?";
+}
+
+struct Shape {
+  std::size_t rows, cols;
+};
+
+// Quantizes on the GPU and with the model, compares codes / scales / zero
+// points, then dequantizes the GPU's codes with the GPU's parameters both
+// ways (FP32 and BF16 out).
+void CheckCase(const block::IntQuantRecipe& r, const block::QuantLayout& layout, Shape sh, IntPacking packing,
+               bool bf16, std::uint32_t seed) {
+  const std::string what = std::string(r.element->name) + ":" + r.name + " " + PackingName(packing) +
+                           (bf16 ? " bf16 " : " f32 ") + std::to_string(sh.rows) + "x" + std::to_string(sh.cols) +
+                           " group " + std::to_string(layout.group);
+  std::vector<float> x = Generate(sh.rows, sh.cols, seed);
+  const std::vector<std::uint16_t> xb = ToBf16(x);
+  if (!bf16) x = Generate(sh.rows, sh.cols, seed);
+  const std::size_t n = sh.rows * sh.cols;
+  block::GroupGrid grid;
+  ASSERT_EQ(block::MakeGroupGrid(layout, static_cast<long>(sh.rows), static_cast<long>(sh.cols), &grid),
+            block::QuantStatus::kOk);
+  const std::size_t groups = static_cast<std::size_t>(grid.Count());
+  std::vector<std::uint8_t> want_codes(n);
+  std::vector<block::QuantParams> want(groups);
+  ASSERT_EQ(block::QuantizeMatrix(r, layout, x.data(), static_cast<long>(sh.rows), static_cast<long>(sh.cols),
+                                  want_codes.data(), want.data()),
+            block::QuantStatus::kOk);
+  const std::vector<std::uint8_t> want_packed = Pack(packing, want_codes, sh.rows, sh.cols);
+
+  Dev<float> dx(x);
+  Dev<std::uint16_t> dxb(xb);
+  const std::size_t bytes = IntPackedBytes(packing, sh.rows, sh.cols);
+  Dev<std::uint8_t> codes(bytes);
+  Dev<float> scales(groups);
+  Dev<std::int32_t> zps(groups);
+  IntQuantArgs a;
+  a.recipe = &r;
+  a.layout = layout;
+  a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
+  a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
+  a.rows = sh.rows;
+  a.cols = sh.cols;
+  a.packing = packing;
+  a.codes = codes.p;
+  a.scales = scales.p;
+  a.zero_points = zps.p;
+  const Status s = QuantizeInt(a);
+  ASSERT_TRUE(s.ok) << what << ": " << s.message;
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
+  const auto got_packed = codes.Get(bytes);
+  const auto got_scales = scales.Get(groups);
+  const auto got_zps = zps.Get(groups);
+  int bad = 0;
+  for (std::size_t g = 0; g < groups && bad < 5; ++g) {
+    const bool nan_both = std::isnan(want[g].decode) && Bits(got_scales[g]) == 0x7FFFFFFFu;
+    if (!(Bits(got_scales[g]) == Bits(want[g].decode) || nan_both) || got_zps[g] != want[g].zero_point) {
+      ++bad;
+      ADD_FAILURE() << what << " group " << g << " scale " << std::hex << Bits(got_scales[g]) << " want "
+                    << Bits(want[g].decode) << std::dec << " zp " << got_zps[g] << " want " << want[g].zero_point;
+    }
+  }
+  for (std::size_t i = 0; i < bytes && bad < 10; ++i) {
+    if (got_packed[i] != want_packed[i]) {
+      ++bad;
+      ADD_FAILURE() << what << " packed byte " << i << " got " << int(got_packed[i]) << " want "
+                    << int(want_packed[i]);
+    }
+  }
+  ASSERT_EQ(bad, 0) << what;
+
+  // Dequantize: the model with the GPU's parameters (the same NaN scale bits).
+  std::vector<block::QuantParams> used(groups);
+  for (std::size_t g = 0; g < groups; ++g) used[g] = {1.0f, got_scales[g], got_zps[g]};
+  std::vector<float> want_x(n);
+  ASSERT_EQ(block::DequantizeMatrix(r, layout, want_codes.data(), static_cast<long>(sh.rows),
+                                    static_cast<long>(sh.cols), used.data(), want_x.data()),
+            block::QuantStatus::kOk);
+  EncodeOptions bo;
+  bo.nan_sign = NanSign::kPositive;
+  bo.nan_payload = NanPayload::kAllOnes;
+  for (OutputType ot : {OutputType::kF32, OutputType::kBf16}) {
+    Dev<std::uint32_t> out(n);
+    IntDequantArgs d;
+    d.recipe = &r;
+    d.layout = layout;
+    d.packing = packing;
+    d.codes = codes.p;
+    d.rows = sh.rows;
+    d.cols = sh.cols;
+    d.scales = scales.p;
+    d.zero_points = zps.p;
+    d.output_type = ot;
+    d.output = out.p;
+    const Status ds = DequantizeInt(d);
+    ASSERT_TRUE(ds.ok) << what << ": " << ds.message;
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    if (ot == OutputType::kF32) {
+      const auto got = out.Get(n);
+      for (std::size_t i = 0; i < n && bad < 15; ++i) {
+        if (got[i] != Bits(want_x[i])) {
+          ++bad;
+          ADD_FAILURE() << what << " dequant f32 i=" << i << " got " << std::hex << got[i] << " want " << Bits(want_x[i]);
+        }
+      }
+    } else {
+      std::vector<std::uint16_t> got(n);
+      cudaMemcpy(got.data(), out.p, n * 2, cudaMemcpyDeviceToHost);
+      for (std::size_t i = 0; i < n && bad < 15; ++i) {
+        const auto w = static_cast<std::uint16_t>(EncodeF32(kBf16, want_x[i], bo).code);
+        if (got[i] != w) {
+          ++bad;
+          ADD_FAILURE() << what << " dequant bf16 i=" << i << " got " << std::hex << got[i] << " want " << w;
+        }
+      }
+    }
+  }
+}
+
+bool IsInteger(const block::IntQuantRecipe& r) { return !r.element->IsFloat(); }
+
+TEST(CudaIntQuantize, PerChannelEveryInt8RecipeEqualsModel) {
+  REQUIRE_GPU();
+  const block::QuantLayout per_row{block::Granularity::kPerRow};
+  std::uint32_t seed = 1;
+  for (const block::IntQuantRecipe* r : block::kAllIntQuantRecipes) {
+    if (!IsInteger(*r) || r->element->total_bits != 8) continue;
+    for (Shape sh : {Shape{16, 1000}, Shape{9, 3}, Shape{3, 4097}}) {
+      for (bool bf16 : {false, true}) CheckCase(*r, per_row, sh, IntPacking::kBytes, bf16, seed++);
+    }
+  }
+}
+
+TEST(CudaIntQuantize, PerGroupEveryInt4RecipeAndPackingEqualsModel) {
+  REQUIRE_GPU();
+  std::uint32_t seed = 100;
+  for (const block::IntQuantRecipe* r : block::kAllIntQuantRecipes) {
+    if (!IsInteger(*r) || r->element->total_bits != 4) continue;
+    for (int group : {32, 64, 128}) {
+      const block::QuantLayout layout{block::Granularity::kPerGroup, group};
+      for (IntPacking p : {IntPacking::kLowFirst, IntPacking::kHighFirst, IntPacking::kAwq, IntPacking::kBytes}) {
+        for (bool bf16 : {false, true}) CheckCase(*r, layout, Shape{17, 384}, p, bf16, seed++);
+      }
+    }
+  }
+}
+
+TEST(CudaIntQuantize, PerRowInt4PackedEqualsModel) {
+  REQUIRE_GPU();
+  const block::QuantLayout per_row{block::Granularity::kPerRow};
+  CheckCase(block::kAoAsymUint4, per_row, Shape{11, 1000}, IntPacking::kLowFirst, false, 7);
+  CheckCase(block::kGptqSymUint4, per_row, Shape{8, 256}, IntPacking::kAwq, true, 8);
+}
+
+TEST(CudaIntQuantize, BadArgumentsReturnErrors) {
+  REQUIRE_GPU();
+  Dev<float> x(64);
+  Dev<std::uint8_t> q(64);
+  Dev<float> s(8);
+  IntQuantArgs a;
+  a.input = x.p;
+  a.rows = 2;
+  a.cols = 32;
+  a.codes = q.p;
+  a.scales = s.p;
+  a.recipe = &block::kTeFp8E4m3;
+  EXPECT_FALSE(QuantizeInt(a).ok);  // float element
+  a.recipe = &block::kAoSymInt8;
+  a.packing = IntPacking::kLowFirst;
+  EXPECT_FALSE(QuantizeInt(a).ok);  // nibbles of an 8-bit element
+  a.recipe = &block::kAoSymInt4;
+  a.layout = {block::Granularity::kPerGroup, 48};
+  EXPECT_FALSE(QuantizeInt(a).ok);  // 32 columns are not a multiple of 48
+  a.layout = {block::Granularity::kPerGroup, 32};
+  std::vector<float> host(64);
+  a.input = host.data();
+  EXPECT_FALSE(QuantizeInt(a).ok);  // host memory
+  a.input = x.p;
+  EXPECT_TRUE(QuantizeInt(a).ok);
+}
+
+}  // namespace
+}  // namespace lowbit::cuda

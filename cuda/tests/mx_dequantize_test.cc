@@ -1,0 +1,179 @@
+// MX dequantization on the GPU (mx_dequantize.h) equals block::DequantizeMx
+// bit for bit, FP32 out, and its RN BF16 rounding: every MX element format,
+// every code, every scale byte (0 = 2^-127 and 0xFF = NaN included), odd
+// counts (a partial last block), and the codes QuantizeMx writes for
+// generated tensors (round trip through the GPU quantizer).
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "lowbit/cuda/device.h"
+#include "lowbit/cuda/mx_dequantize.h"
+#include "lowbit/cuda/quantize.h"
+#include "lowbit/formats/block/mx_recipe.h"
+#include "lowbit/formats/block/packing.h"
+#include "lowbit/formats/convert.h"
+
+namespace lowbit::cuda {
+namespace {
+
+#define REQUIRE_GPU() \
+  if (!GpuAvailable()) GTEST_SKIP() << "no CUDA device"
+
+template <typename T>
+struct Dev {
+  T* p = nullptr;
+  explicit Dev(std::size_t n) { cudaMalloc(reinterpret_cast<void**>(&p), (n ? n : 1) * sizeof(T)); }
+  explicit Dev(const std::vector<T>& h) : Dev(h.size()) {
+    cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
+  }
+  ~Dev() { cudaFree(p); }
+  std::vector<T> Get(std::size_t n) const {
+    std::vector<T> h(n);
+    cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost);
+    return h;
+  }
+};
+
+std::uint32_t Bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+struct Case {
+  FormatId element;
+  const block::BlockSpec* spec;
+};
+constexpr Case kCases[] = {{FormatId::kE2m1, &block::kMxfp4},     {FormatId::kE2m3, &block::kMxfp6E2m3},
+                           {FormatId::kE3m2, &block::kMxfp6E3m2}, {FormatId::kE4m3, &block::kMxfp8E4m3},
+                           {FormatId::kE5m2, &block::kMxfp8E5m2}, {FormatId::kInt8, &block::kMxint8}};
+
+// Runs the GPU on (codes, scales) and compares with the model, FP32 and BF16.
+void Check(const Case& c, const std::vector<std::uint8_t>& codes, const std::vector<std::uint8_t>& scales,
+           std::size_t n) {
+  const bool packed = c.element == FormatId::kE2m1;
+  std::vector<std::uint8_t> stored = codes;
+  if (packed) {
+    stored.assign((n + 1) / 2, 0);
+    block::PackNibbles(codes.data(), static_cast<long>(n), block::NibbleOrder::kLowFirst, stored.data());
+  }
+  std::vector<float> want(n);
+  block::DequantizeMx(*c.spec, codes.data(), scales.data(), static_cast<long>(n), want.data());
+  Dev<std::uint8_t> dc(stored), ds(scales);
+  EncodeOptions bo;
+  bo.nan_sign = NanSign::kPositive;
+  bo.nan_payload = NanPayload::kAllOnes;
+  for (OutputType ot : {OutputType::kF32, OutputType::kBf16}) {
+    Dev<std::uint32_t> out(n + 1);
+    cudaMemset(out.p, 0xCD, (n + 1) * 4);
+    MxDequantArgs a;
+    a.element = c.element;
+    a.codes = dc.p;
+    a.scales = ds.p;
+    a.count = n;
+    a.output_type = ot;
+    a.output = out.p;
+    const Status s = DequantizeMx(a);
+    ASSERT_TRUE(s.ok) << s.message;
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const auto raw = out.Get(n + 1);
+    int bad = 0;
+    for (std::size_t i = 0; i < n && bad < 8; ++i) {
+      std::uint32_t got = raw[i];
+      std::uint32_t expect = Bits(want[i]);
+      // Element and scale both NaN: which NaN x86 returns depends on the
+      // operand order the host compiler chose; the GPU returns the element's.
+      const float element = block::DecodeMxElement(*c.spec, codes[i]);
+      if (std::isnan(element) && scales[i / 32] == 0xFF) expect = Bits(element) | 0x00400000u;
+      if (ot == OutputType::kBf16) {
+        got = reinterpret_cast<const std::uint16_t*>(raw.data())[i];
+        expect = static_cast<std::uint32_t>(EncodeF32(kBf16, want[i], bo).code);
+      }
+      if (got != expect) {
+        ++bad;
+        ADD_FAILURE() << c.spec->name << (ot == OutputType::kF32 ? " f32" : " bf16") << " n=" << n << " i=" << i
+                      << " code " << int(codes[i]) << " scale " << int(scales[i / 32]) << " got " << std::hex << got
+                      << " want " << expect;
+      }
+    }
+    if (ot == OutputType::kF32) EXPECT_EQ(raw[n], 0xCDCDCDCDu) << "wrote past the end";
+  }
+}
+
+TEST(CudaMxDequantize, EveryCodeEveryScaleEqualsModel) {
+  REQUIRE_GPU();
+  for (const Case& c : kCases) {
+    const std::uint32_t codes_per = static_cast<std::uint32_t>(c.spec->element->CodeMask()) + 1;
+    // Block b holds every code (cycled) under scale byte b: 256 blocks.
+    const std::size_t n = 256 * 32;
+    std::vector<std::uint8_t> codes(n), scales(256);
+    for (std::size_t i = 0; i < n; ++i) codes[i] = static_cast<std::uint8_t>((i * 7 + i / 32) % codes_per);
+    for (std::size_t b = 0; b < 256; ++b) scales[b] = static_cast<std::uint8_t>(b);
+    Check(c, codes, scales, n);
+    // Odd counts: a partial last block, an odd last FP4 nibble.
+    for (std::size_t m : {std::size_t{1}, std::size_t{33}, std::size_t{32 * 5 + 7}}) {
+      std::vector<std::uint8_t> cm(codes.begin(), codes.begin() + m);
+      std::vector<std::uint8_t> sm(scales.begin() + 120, scales.begin() + 120 + (m + 31) / 32);
+      Check(c, cm, sm, m);
+    }
+  }
+}
+
+TEST(CudaMxDequantize, RoundTripOfGpuQuantizedTensorsEqualsModel) {
+  REQUIRE_GPU();
+  std::mt19937 rng(4);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  const std::size_t n = 32 * 777 + 19;
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = g(rng) * std::ldexp(1.0f, static_cast<int>(i / 32 % 60) - 30);
+  x[100] = NAN;
+  x[200] = INFINITY;
+  for (std::size_t i = 320; i < 352; ++i) x[i] = 0.0f;
+  Dev<float> dx(x);
+  for (const Case& c : kCases) {
+    for (MxRecipeId rid : {MxRecipeId::kTe, MxRecipeId::kOcp}) {
+      const bool packed = c.element == FormatId::kE2m1;
+      const std::size_t blocks = (n + 31) / 32;
+      Dev<std::uint8_t> codes(packed ? (n + 1) / 2 : n), scales(blocks);
+      MxArgs q;
+      q.element = c.element;
+      q.recipe = rid;
+      q.input = dx.p;
+      q.count = n;
+      q.codes = codes.p;
+      q.scales = scales.p;
+      ASSERT_TRUE(QuantizeMx(q).ok);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const auto stored = codes.Get(packed ? (n + 1) / 2 : n);
+      std::vector<std::uint8_t> unpacked(n);
+      if (packed) block::UnpackNibbles(stored.data(), static_cast<long>(n), block::NibbleOrder::kLowFirst, unpacked.data());
+      else unpacked = stored;
+      Check(c, unpacked, scales.Get(blocks), n);
+    }
+  }
+}
+
+TEST(CudaMxDequantize, BadArgumentsReturnErrors) {
+  REQUIRE_GPU();
+  Dev<std::uint8_t> c(64), s(2);
+  Dev<float> out(64);
+  MxDequantArgs a;
+  a.element = FormatId::kFp16;
+  a.codes = c.p;
+  a.scales = s.p;
+  a.count = 64;
+  a.output = out.p;
+  EXPECT_FALSE(DequantizeMx(a).ok);
+  a.element = FormatId::kE4m3;
+  a.scales = nullptr;
+  EXPECT_FALSE(DequantizeMx(a).ok);
+}
+
+}  // namespace
+}  // namespace lowbit::cuda
