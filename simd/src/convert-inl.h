@@ -186,7 +186,13 @@ HWY_INLINE V EncodeVector(D32 d, V bits, V random, const EncodePlan& p) {
     for (int k = 0; k < kMaxThresholds; ++k) {
       V t = hn::Set(d, p.threshold[0][k]);
       if (!symmetric) t = hn::IfThenElse(negative, hn::Set(d, p.threshold[1][k]), t);
+#if HWY_TARGET <= HWY_AVX3
+      // AVX-512 compares give mask registers: a masked add is one op.
+      magnitude = hn::IfThenElse(hn::Not(hn::Lt(a, t)), hn::Add(magnitude, one), magnitude);
+#else
+      // Vector masks are all-ones lanes: subtracting one adds 1.
       magnitude = hn::Sub(magnitude, hn::VecFromMask(d, hn::Not(hn::Lt(a, t))));
+#endif
     }
     code = hn::IfThenElse(
         hn::Eq(magnitude, zero),
