@@ -76,7 +76,11 @@ else
 fi
 
 step bench bench.log "$BENCH" && row benchmark DONE "bench.log" || row benchmark FAIL "see bench.log"
-if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+# LOWBIT_GPU_ONLY_CUDA=1: skip the PyTorch comparison and scripts/gpu checks
+# (a short run for the CUDA kernels alone).
+if [[ -n "${LOWBIT_GPU_ONLY_CUDA:-}" ]]; then
+  row "pytorch comparison" SKIP "LOWBIT_GPU_ONLY_CUDA"
+elif python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   PYTHONUNBUFFERED=1 step torch torch.log timeout 300 python3 bench/cuda/torch_bench.py && row "pytorch comparison" DONE torch.log || row "pytorch comparison" FAIL "see torch.log"
 else
   row "pytorch comparison" SKIP "no torch with CUDA"
@@ -85,6 +89,7 @@ fi
 shopt -s nullglob
 for check in scripts/gpu/*.sh scripts/gpu/*.py; do
   name="$(basename "$check")"
+  if [[ -n "${LOWBIT_GPU_ONLY_CUDA:-}" ]]; then row "$name" SKIP "LOWBIT_GPU_ONLY_CUDA"; continue; fi
   # A .py beside a .sh of the same name is that script's helper, run by it.
   if [[ "$check" == *.py && -f "${check%.py}.sh" ]]; then continue; fi
   if [[ "$check" == *.py ]]; then cmd=(python3 "$check"); else cmd=(bash "$check"); fi

@@ -585,6 +585,116 @@ __global__ void __launch_bounds__(256, 4)
   }
 }
 
+// ---------------- FP4 recipes of BF16 input, lane groups ----------------
+// NVFP4 and MXFP4 of BF16 in the flat layout (tuning.h variant 0): a lane
+// takes one 16-byte unit (8 elements) of a block, so a warp's loads are one
+// contiguous 512-byte span and each thread has 4 units in flight; the kLanes
+// lanes of a block (2 for NVFP4's 16, 4 for MX's 32) combine their amax
+// with kLanes - 1 register shuffles (no shared memory), each computes the
+// block's scale, and each stores its 8 codes as one 4-byte word. One thread
+// per block (the kernels above, variant 1) loaded 32 bytes per lane 32 bytes
+// apart and measured 0.58x (NVFP4) / 0.57x (MXFP4) copy on the H200.
+struct Nvfp4BlockScale {
+  const float* global_amax;
+  float enc_over_6 = 0, decode = 0;
+  static constexpr int kLanes = 2;
+  __device__ __forceinline__ void Init() {  // the tensor scale, as Nvfp4Kernel
+    const Nvfp4TensorScaleDevice t = TeNvfp4TensorScale(__ldg(global_amax));
+    enc_over_6 = __fmul_rn(t.encode, 1.0f / 6.0f);
+    decode = t.decode;
+  }
+  __device__ __forceinline__ float Amax(float m, float a) const { return fmaxf(m, a); }
+  // (scale code, element multiplier) of nvfp4_recipe.h kTe, as Nvfp4Kernel.
+  __device__ __forceinline__ std::uint32_t Scale(float amax, float* factor) const {
+    float block_scale = __fmul_rn(amax, enc_over_6);
+    block_scale = block_scale < FLT_MAX ? block_scale : FLT_MAX;
+    const std::uint32_t code = ptx::CvtE4m3x2F32(block_scale, 0.0f) & 0xFFu;
+    const float inv = __fdiv_rn(1.0f, __fmul_rn(E4m3ToF32(code), decode));
+    *factor = inv < FLT_MAX ? inv : FLT_MAX;
+    return code;
+  }
+};
+
+template <bool kTe>
+struct MxFp4BlockScale {
+  static constexpr int kLanes = 4;
+  __device__ __forceinline__ void Init() {}
+  __device__ __forceinline__ float Amax(float m, float a) const {
+    if constexpr (kTe) return fmaxf(m, a);  // NaN ignored
+    else return (m != m) ? m : ((a != a) ? a : (m < a ? a : m));  // NaN propagates
+  }
+  __device__ __forceinline__ std::uint32_t Scale(float amax, float* factor) const {
+    const std::uint32_t scale = MxScaleCode<FormatId::kE2m1, kTe>(amax);
+    // As MxKernel: x * 2^-e, NaN for the NaN scale (then code 7, as the model).
+    *factor = __uint_as_float(scale >= 254 ? (scale == 254 ? 0x00400000u : 0x7FC00000u) : (254u - scale) << 23);
+    return scale;
+  }
+};
+
+template <typename Policy>
+__global__ void __launch_bounds__(detail::kFlatThreads)
+    Fp4Bf16LaneKernel(const std::uint16_t* __restrict__ x, std::size_t units, Policy policy,
+                      std::uint8_t* __restrict__ packed, std::uint8_t* __restrict__ scales) {
+  constexpr int kT = detail::kFlatThreads, kU = detail::kFlatUnroll, kLanes = Policy::kLanes;
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * (kT * kU) + threadIdx.x;
+  const auto* in = reinterpret_cast<const uint4*>(x);
+  policy.Init();
+  uint4 raw[kU];
+#pragma unroll
+  for (int k = 0; k < kU; ++k) {
+    const std::size_t u = base + k * kT;
+    raw[k] = u < units ? ptx::LdNcNoAllocate(in + u) : make_uint4(0, 0, 0, 0);
+  }
+#pragma unroll
+  for (int k = 0; k < kU; ++k) {
+    const std::size_t u = base + k * kT;
+    const std::uint32_t w[4] = {raw[k].x, raw[k].y, raw[k].z, raw[k].w};
+    float v[8];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      v[2 * i] = __uint_as_float(w[i] << 16);
+      v[2 * i + 1] = __uint_as_float(w[i] & 0xFFFF0000u);
+    }
+    float amax = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) amax = policy.Amax(amax, fabsf(v[j]));
+    // Lanes of one block are consecutive (kT is a multiple of kLanes and a
+    // block's units are consecutive): xor-shuffles over them, every lane
+    // taking part (units past the end hold zeros, which never raise amax).
+#pragma unroll
+    for (int o = 1; o < kLanes; o <<= 1) amax = policy.Amax(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, o));
+    float factor;
+    const std::uint32_t code = policy.Scale(amax, &factor);
+    std::uint32_t word = 0;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) word += detail::EncodeE2m1Fast(__fmul_rn(v[j], factor)) << (4 * j);
+    if (u < units) {
+      __stcs(reinterpret_cast<unsigned*>(packed) + u, word);
+      if (u % kLanes == 0) scales[u / kLanes] = static_cast<std::uint8_t>(code);
+    }
+  }
+}
+
+// Launches Fp4Bf16LaneKernel over the whole blocks of an aligned BF16 input;
+// returns how many elements it covered (0: not applicable).
+template <typename Policy>
+std::size_t LaunchFp4Bf16Lanes(const void* input, std::size_t count, const Policy& policy, std::uint8_t* packed,
+                               std::uint8_t* scales, cudaStream_t stream) {
+  constexpr std::size_t kBlock = 8 * Policy::kLanes;
+  if (LayoutVariant() == 1 || reinterpret_cast<std::uintptr_t>(input) % 16 != 0 ||
+      reinterpret_cast<std::uintptr_t>(packed) % 4 != 0) {
+    return 0;
+  }
+  const std::size_t whole = count / kBlock;
+  const std::size_t units = whole * Policy::kLanes;
+  const std::size_t per_block = static_cast<std::size_t>(detail::kFlatThreads) * detail::kFlatUnroll;
+  const std::size_t grid = (units + per_block - 1) / per_block;
+  if (whole == 0 || grid >= 0x7FFFFFFFu) return 0;
+  Fp4Bf16LaneKernel<Policy><<<static_cast<unsigned>(grid), detail::kFlatThreads, 0, stream>>>(
+      static_cast<const std::uint16_t*>(input), units, policy, packed, scales);
+  return whole * kBlock;
+}
+
 template <FormatId kElem, bool kTe, bool kTwoPath>
 void LaunchMxWith(const MxArgs& a) {
   const std::size_t blocks = (a.count + 31) / 32;
@@ -603,6 +713,18 @@ template <FormatId kElem, bool kTe>
 void LaunchMx(const MxArgs& a) {
   if constexpr (kElem == FormatId::kE2m1) {
     if (LayoutVariant() == 1) return LaunchMxWith<kElem, kTe, true>(a);
+    if (a.input_type == InputType::kBf16) {
+      const std::size_t done = LaunchFp4Bf16Lanes(a.input, a.count, MxFp4BlockScale<kTe>{}, a.codes, a.scales, a.stream);
+      if (done > 0) {
+        if (done == a.count) return;
+        MxArgs rest = a;  // the partial last block: the one-thread-per-block kernel
+        rest.input = static_cast<const std::uint16_t*>(a.input) + done;
+        rest.count = a.count - done;
+        rest.codes = a.codes + done / 2;
+        rest.scales = a.scales + done / 32;
+        return LaunchMxWith<kElem, kTe, false>(rest);
+      }
+    }
   }
   LaunchMxWith<kElem, kTe, false>(a);
 }
@@ -682,8 +804,23 @@ Status QuantizeNvfp4(const Nvfp4Args& a) {
           static_cast<const std::uint16_t*>(a.input), a.count, amax, a.packed_codes, a.scales, vector);
     }
   };
-  if (LayoutVariant() == 1) launch(std::true_type{});
-  else launch(std::false_type{});
+  if (LayoutVariant() == 1) {
+    launch(std::true_type{});
+    return LaunchStatus("nvfp4");
+  }
+  if (a.input_type == InputType::kBf16 && reinterpret_cast<std::uintptr_t>(a.input) % 16 == 0 &&
+      reinterpret_cast<std::uintptr_t>(a.packed_codes) % 4 == 0 && a.count >= 16 && a.count / 16 * 2 < 0x3FFFFFFF00ull) {
+    const std::size_t whole = LaunchFp4Bf16Lanes(a.input, a.count, Nvfp4BlockScale{amax}, a.packed_codes,
+                                                 a.scales, a.stream) / 16;
+    const std::size_t done = whole * 16;
+    if (done < a.count) {
+      Nvfp4Kernel<std::uint16_t, false><<<1, 256, 0, a.stream>>>(
+          static_cast<const std::uint16_t*>(a.input) + done, a.count - done, amax, a.packed_codes + done / 2,
+          a.scales + whole, false);
+    }
+    return LaunchStatus("nvfp4");
+  }
+  launch(std::false_type{});
   return LaunchStatus("nvfp4");
 }
 
