@@ -155,6 +155,34 @@ RC_GTEST_PROP(SimdMxDequantize, EveryFormatMatchesModel, ()) {
   }
 }
 
+// Any E2M1 codes, any scale bytes (0x7F/0xFF are NaN) and tensor scales
+// including NaN, 0 and Inf.
+RC_GTEST_PROP(SimdNvfp4Dequantize, EveryRecipeMatchesModel, ()) {
+  const auto recipe = *rc::gen::element(block::Nvfp4Recipe::kTe, block::Nvfp4Recipe::kTorchao,
+                                        block::Nvfp4Recipe::kModelOpt);
+  const std::size_t count = *rc::gen::inRange<std::size_t>(0, 200);
+  const std::size_t blocks = (count + 15) / 16;
+  std::vector<std::uint8_t> codes(count), scales(blocks);
+  for (auto& c : codes) c = *rc::gen::arbitrary<std::uint8_t>() & 0xF;
+  for (auto& c : scales) c = *rc::gen::arbitrary<std::uint8_t>();
+  block::Nvfp4TensorScale t;
+  t.decode = *Value();
+  t.encode = *Value();
+  std::vector<float> expected(count);
+  block::DequantizeNvfp4(recipe, t, codes.data(), scales.data(), static_cast<long>(count),
+                         expected.data());
+  for (std::int64_t target : RunnableTargets()) {
+    std::vector<float> out(count + 1, -1.0f);
+    RC_ASSERT(simd::DequantizeNvfp4(target, recipe, t, codes.data(), scales.data(), count,
+                                    out.data())
+                  .ok);
+    for (std::size_t i = 0; i < count; ++i) {
+      RC_ASSERT(block::F32Bits(out[i]) == block::F32Bits(expected[i]));
+    }
+    RC_ASSERT(out[count] == -1.0f);
+  }
+}
+
 RC_GTEST_PROP(SimdPackNibbles, MatchesModelLowFirst, ()) {
   const std::size_t count = *rc::gen::inRange<std::size_t>(0, 300);
   const std::size_t offset = *rc::gen::inRange<std::size_t>(0, 3);

@@ -56,3 +56,17 @@ struct PackJob {
 };
 
 }  // namespace lowbit::simd
+
+namespace lowbit::simd {
+
+struct Nvfp4DequantizeJob {
+  block::Nvfp4Recipe recipe;
+  block::Nvfp4TensorScale tensor_scale;
+  const std::int32_t* table;  // E2M1 decode table (FP32 bits)
+  const std::uint8_t* codes;
+  const std::uint8_t* scales;
+  std::size_t count;
+  float* out;
+};
+
+}  // namespace lowbit::simd

@@ -314,6 +314,49 @@ inline void PackNibblesLowFirst(const PackJob& job) {
   if (job.count % 2) job.packed[pairs] = job.codes[job.count - 1] & 0xF;
 }
 
+// NVFP4 dequantization (nvfp4_recipe.h DequantizeNvfp4Element): TE
+// (q * s) * S, the others q * (s * S), in those FP32 orders. E2M1 codes are
+// never NaN, so only TE's second multiply can meet two NaNs (a NaN scale byte
+// and a NaN tensor scale): the first operand wins, as on x86, and is named
+// here so that the compiler commuting the multiply cannot change bits.
+inline void DequantizeNvfp4(const Nvfp4DequantizeJob& job) {
+  const D32 d;
+  const DF32 df;
+  const hn::Rebind<std::uint8_t, D32> d8;
+  constexpr std::size_t kBlock = 16;
+  const std::size_t lanes = hn::Lanes(d);
+  const bool te = job.recipe == block::Nvfp4Recipe::kTe;
+  const float tensor = job.tensor_scale.decode;
+  HWY_ALIGN std::uint8_t codes_buffer[kBlock] = {};
+  HWY_ALIGN float out_buffer[kBlock] = {};
+  for (std::size_t start = 0, b = 0; start < job.count; start += kBlock, ++b) {
+    const std::size_t n = job.count - start < kBlock ? job.count - start : kBlock;
+    const std::uint8_t* codes = job.codes + start;
+    float* out = job.out + start;
+    if (n < kBlock) {
+      std::memset(codes_buffer, 0, sizeof(codes_buffer));
+      std::memcpy(codes_buffer, codes, n);
+      codes = codes_buffer;
+      out = out_buffer;
+    }
+    const float s = DecodeToF32(kE4m3, job.scales[b]);
+    const auto first = hn::Set(df, te ? s : s * tensor);
+    const auto second = hn::Set(df, tensor);
+    for (std::size_t i = 0; i < kBlock; i += lanes) {
+      const V index = hn::And(hn::PromoteTo(d, hn::LoadU(d8, codes + i)), hn::Set(d, 0xFu));
+      const auto q = hn::BitCast(df, LookUp<true>(d, job.table, index));
+      auto value = hn::Mul(q, first);
+      if (te) {
+        const V bits = hn::BitCast(d, value);
+        const auto is_nan = hn::Gt(hn::And(bits, hn::Set(d, ~kSignBit32)), hn::Set(d, kInf32));
+        value = hn::BitCast(df, hn::IfThenElse(is_nan, bits, hn::BitCast(d, hn::Mul(value, second))));
+      }
+      hn::StoreU(value, df, out + i);
+    }
+    if (n < kBlock) std::memcpy(job.out + start, out_buffer, n * sizeof(float));
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace lowbit::simd
 HWY_AFTER_NAMESPACE();

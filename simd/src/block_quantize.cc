@@ -23,6 +23,7 @@ HWY_EXPORT(QuantizeMx);
 HWY_EXPORT(QuantizeNvfp4);
 HWY_EXPORT(DequantizeMx);
 HWY_EXPORT(PackNibblesLowFirst);
+HWY_EXPORT(DequantizeNvfp4);
 
 namespace {
 
@@ -32,10 +33,12 @@ struct BlockTargetKernels {
   void (*quantize_nvfp4)(const Nvfp4Job&);
   void (*dequantize_mx)(const MxDequantizeJob&);
   void (*pack_nibbles)(const PackJob&);
+  void (*dequantize_nvfp4)(const Nvfp4DequantizeJob&);
 };
 
 #define LOWBIT_SIMD_BLOCK_ROW(ns, bit) \
-  {bit, &ns::QuantizeMx, &ns::QuantizeNvfp4, &ns::DequantizeMx, &ns::PackNibblesLowFirst},
+  {bit, &ns::QuantizeMx, &ns::QuantizeNvfp4, &ns::DequantizeMx, &ns::PackNibblesLowFirst, \
+   &ns::DequantizeNvfp4},
 constexpr BlockTargetKernels kBlockTargets[] = {
 #if HWY_TARGETS & HWY_AVX3_DL
     LOWBIT_SIMD_BLOCK_ROW(N_AVX3_DL, HWY_AVX3_DL)
@@ -56,8 +59,15 @@ void DynamicQuantizeMx(const MxJob& job) { HWY_DYNAMIC_DISPATCH(QuantizeMx)(job)
 void DynamicQuantizeNvfp4(const Nvfp4Job& job) { HWY_DYNAMIC_DISPATCH(QuantizeNvfp4)(job); }
 void DynamicDequantizeMx(const MxDequantizeJob& job) { HWY_DYNAMIC_DISPATCH(DequantizeMx)(job); }
 void DynamicPackNibbles(const PackJob& job) { HWY_DYNAMIC_DISPATCH(PackNibblesLowFirst)(job); }
-constexpr BlockTargetKernels kDynamicBlock{0, &DynamicQuantizeMx, &DynamicQuantizeNvfp4,
-                                           &DynamicDequantizeMx, &DynamicPackNibbles};
+void DynamicDequantizeNvfp4(const Nvfp4DequantizeJob& job) {
+  HWY_DYNAMIC_DISPATCH(DequantizeNvfp4)(job);
+}
+constexpr BlockTargetKernels kDynamicBlock{0,
+                                           &DynamicQuantizeMx,
+                                           &DynamicQuantizeNvfp4,
+                                           &DynamicDequantizeMx,
+                                           &DynamicPackNibbles,
+                                           &DynamicDequantizeNvfp4};
 
 // The row for `target` (0: dynamic dispatch), or null.
 const BlockTargetKernels* FindBlockTarget(std::int64_t target) {
@@ -168,6 +178,23 @@ registry::Status DequantizeMx(std::int64_t target, const block::BlockSpec& spec,
                                    std::to_string(count));
   }
   row->dequantize_mx(MxDequantizeJob{&spec, table, codes, scales, count, out});
+  return registry::Status::Ok();
+}
+
+registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe,
+                                 const block::Nvfp4TensorScale& tensor_scale,
+                                 const std::uint8_t* codes, const std::uint8_t* scales,
+                                 std::size_t count, float* out) {
+  const BlockTargetKernels* row = FindBlockTarget(target);
+  if (row == nullptr) return NoTarget(target);
+  if (count == 0) return registry::Status::Ok();
+  if (codes == nullptr || scales == nullptr || out == nullptr) {
+    return registry::Status::Error("null codes, scales or output with count " +
+                                   std::to_string(count));
+  }
+  row->dequantize_nvfp4(Nvfp4DequantizeJob{recipe, tensor_scale,
+                                           DecodeTable(FormatId::kE2m1, false, DecodeOptions{}),
+                                           codes, scales, count, out});
   return registry::Status::Ok();
 }
 

@@ -59,6 +59,12 @@ registry::Status DequantizeMx(std::int64_t target, const block::BlockSpec& spec,
                               const std::uint8_t* codes, const std::uint8_t* scales,
                               std::size_t count, float* out);
 
+// NVFP4 dequantization (nvfp4_recipe.h DequantizeNvfp4, bit for bit).
+registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe,
+                                 const block::Nvfp4TensorScale& tensor_scale,
+                                 const std::uint8_t* codes, const std::uint8_t* scales,
+                                 std::size_t count, float* out);
+
 // Two 4-bit codes per byte, element 0 in the low nibble (packing.h
 // PackNibbles with NibbleOrder::kLowFirst: ONNX, PyTorch, CUDA __nv_fp4x2,
 // TE, torchao); (count + 1) / 2 bytes, an odd last code alone in its byte.
