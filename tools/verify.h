@@ -84,6 +84,9 @@ InputSet InputsFor(registry::Operation operation, const FormatSpec& spec, Verify
 
 std::vector<VerifyRow> VerifyBackends(const registry::Registry& registry, VerifyLevel level,
                                       const VerifyFilter& filter, int threads, Progress& progress);
+// cuda-hw conversions swept over all their inputs on the GPU (ci and full
+// levels; verify_gpu.cc, built with the CUDA backend).
+std::vector<VerifyRow> VerifyGpuSweeps(VerifyLevel level, const VerifyFilter& filter, Progress& progress);
 std::vector<VerifyRow> VerifyModelAgainstOracle(VerifyLevel level, const VerifyFilter& filter,
                                                 int threads, Progress& progress);
 

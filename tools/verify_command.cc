@@ -1,7 +1,9 @@
 // `lowbit verify [--level smoke|ci|full]`: every registered kernel against
 // the model, and the model against the oracle; prints one table row per
 // (backend, operation, format) and exits 1 on any mismatch. verify.h and
-// verify_inputs.cc say what each level runs.
+// verify_inputs.cc say what each level runs; at ci and full, the cuda-hw
+// conversions are also swept over all their inputs on the GPU
+// (verify_gpu.cc), SKIPPED without one.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -72,6 +74,14 @@ void RunVerify(const VerifyArgs& args) {
   registry::RegisterAllBackends(registry);
   Progress progress(!args.quiet);
   std::vector<VerifyRow> rows = VerifyBackends(registry, level, filter, args.threads, progress);
+#if defined(LOWBIT_HAVE_CUDA_BACKEND)
+  const std::vector<VerifyRow> gpu_rows = VerifyGpuSweeps(level, filter, progress);
+  rows.insert(rows.end(), gpu_rows.begin(), gpu_rows.end());
+#else
+  if (level != VerifyLevel::kSmoke && filter.Backend("cuda-hw-sweep")) {
+    rows.push_back({"cuda-hw-sweep", "all", "all", 0, 0, "the CUDA backend was not built"});
+  }
+#endif
 #if defined(LOWBIT_HAVE_REFERENCE)
   const std::vector<VerifyRow> oracle_rows =
       VerifyModelAgainstOracle(level, filter, args.threads, progress);
