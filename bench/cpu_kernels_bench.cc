@@ -18,9 +18,11 @@
 
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/block/int_quant.h"
 #include "lowbit/formats/block/mx_profiles.h"
 #include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
+#include "lowbit/formats/block/packing.h"
 #include "lowbit/registry/registry.h"
 #if defined(LOWBIT_HAVE_SIMD)
 #include "lowbit/simd/simd.h"
@@ -200,7 +202,104 @@ void RunNvfp4Quantize(benchmark::State& state, block::Nvfp4Recipe recipe, std::i
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
 }
 
+// INT4 per-group quantization (group 128 along K, packed two codes per byte,
+// low nibble first) of a [count / 4096, 4096] matrix: the model
+// (QuantizeMatrix + PackNibbles) when target < 0.
+void RunInt4Quantize(benchmark::State& state, const block::IntQuantRecipe* recipe,
+                     std::int64_t target, std::size_t count) {
+  constexpr std::size_t kCols = 4096;
+  const block::QuantLayout layout{block::Granularity::kPerGroup, 128, 0};
+  std::vector<std::uint8_t> input(count * 4), codes(count), packed(count / 2);
+  std::vector<block::QuantParams> params(count / 128);
+  FillInputs(Operation::kEncodeF32, kBf16, input, count);
+  const float* x = reinterpret_cast<const float*>(input.data());
+  for (auto _ : state) {
+    if (target < 0) {
+      block::QuantizeMatrix(*recipe, layout, x, static_cast<long>(count / kCols),
+                            static_cast<long>(kCols), codes.data(), params.data());
+      block::PackNibbles(codes.data(), static_cast<long>(count), block::NibbleOrder::kLowFirst,
+                         packed.data());
+    } else {
+#if defined(LOWBIT_HAVE_SIMD)
+      const registry::Status status = simd::QuantizeInt4Groups(
+          target, *recipe, layout, x, count / kCols, kCols, packed.data(), params.data());
+      if (!status.ok) {
+        state.SkipWithError(status.message.c_str());
+        break;
+      }
+#endif
+    }
+    benchmark::DoNotOptimize(packed.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+}
+
+// The inverse: packed INT4 codes and per-group parameters -> FP32.
+void RunInt4Dequantize(benchmark::State& state, const block::IntQuantRecipe* recipe,
+                       std::int64_t target, std::size_t count) {
+  constexpr std::size_t kCols = 4096;
+  const block::QuantLayout layout{block::Granularity::kPerGroup, 128, 0};
+  std::vector<std::uint8_t> input(count * 4), packed(count / 2);
+  std::vector<float> out(count);
+  std::vector<block::QuantParams> params(count / 128);
+  FillInputs(Operation::kEncodeF32, kBf16, input, count);
+#if defined(LOWBIT_HAVE_SIMD)
+  simd::QuantizeInt4Groups(0, *recipe, layout, reinterpret_cast<const float*>(input.data()),
+                           count / kCols, kCols, packed.data(), params.data());
+#endif
+  for (auto _ : state) {
+#if defined(LOWBIT_HAVE_SIMD)
+    const registry::Status status = simd::DequantizeInt4Groups(
+        target, *recipe, layout, packed.data(), count / kCols, kCols, params.data(), out.data());
+    if (!status.ok) {
+      state.SkipWithError(status.message.c_str());
+      break;
+    }
+#endif
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+}
+
+void RegisterInt4Benchmarks() {
+  for (const block::IntQuantRecipe* recipe :
+       {&block::kAoSymInt4, &block::kGptqAsymUint4, &block::kCommonInt4}) {
+    const std::string base = std::string("quantize/") + recipe->element->name + "-g128-" +
+                             recipe->name + "/";
+    benchmark::RegisterBenchmark((base + "scalar/in_cache").c_str(), RunInt4Quantize, recipe,
+                                 std::int64_t{-1}, kInCache)
+        ->MinTime(0.05);
+#if defined(LOWBIT_HAVE_SIMD)
+    for (std::int64_t target : simd::CompiledTargets()) {
+      if (!simd::TargetAvailable(target)) continue;
+      const std::string name = base + "simd:" + simd::TargetName(target);
+      benchmark::RegisterBenchmark((name + "/in_cache").c_str(), RunInt4Quantize, recipe, target,
+                                   kInCache)
+          ->MinTime(0.05);
+      benchmark::RegisterBenchmark((name + "/out_of_cache").c_str(), RunInt4Quantize, recipe,
+                                   target, kOutOfCache)
+          ->MinTime(0.3)
+          ->UseRealTime();
+      if (recipe == &block::kAoSymInt4) {
+        const std::string de = std::string("dequantize/") + recipe->element->name + "-g128-" +
+                               recipe->name + "/simd:" + simd::TargetName(target);
+        benchmark::RegisterBenchmark((de + "/in_cache").c_str(), RunInt4Dequantize, recipe,
+                                     target, kInCache)
+            ->MinTime(0.05);
+        benchmark::RegisterBenchmark((de + "/out_of_cache").c_str(), RunInt4Dequantize, recipe,
+                                     target, kOutOfCache)
+            ->MinTime(0.3)
+            ->UseRealTime();
+      }
+    }
+#endif
+  }
+}
+
 void RegisterBlockBenchmarks() {
+  RegisterInt4Benchmarks();
   for (const auto& [recipe, name] : {std::pair{block::Nvfp4Recipe::kTe, "te"},
                                      std::pair{block::Nvfp4Recipe::kTorchao, "ao"}}) {
     const std::string base = std::string("quantize/nvfp4-") + name + "/";

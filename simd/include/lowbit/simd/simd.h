@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "lowbit/formats/block/block_spec.h"
+#include "lowbit/formats/block/int_quant_layout.h"
+#include "lowbit/formats/block/int_quant_params.h"
+#include "lowbit/formats/block/int_quant_recipe.h"
 #include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/registry/registry.h"
@@ -70,5 +73,25 @@ registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe,
 // TE, torchao); (count + 1) / 2 bytes, an odd last code alone in its byte.
 registry::Status PackNibbles(std::int64_t target, const std::uint8_t* codes, std::size_t count,
                              std::uint8_t* packed);
+
+// INT4 / UINT4 scaled quantization of a row-major [rows, cols] FP32 matrix
+// (int_quant.h QuantizeMatrix, bit for bit) followed by packing.h
+// PackNibbles(kLowFirst) of all rows * cols codes: (rows * cols + 1) / 2
+// bytes and one QuantParams per group (GroupGrid::Count()). For every INT4 /
+// UINT4 recipe of int_quant_recipe.h (AO, GPTQ, common; half-even or
+// half-away) and every layout whose groups are consecutive in memory (per
+// tensor, per row, per group along K such as INT4-g128; not 2-D blocks
+// taller than a row). `target` 0 dispatches to the best target.
+bool SupportsInt4Groups(const block::IntQuantRecipe& recipe, const block::QuantLayout& layout);
+registry::Status QuantizeInt4Groups(std::int64_t target, const block::IntQuantRecipe& recipe,
+                                    const block::QuantLayout& layout, const float* x,
+                                    std::size_t rows, std::size_t cols, std::uint8_t* packed,
+                                    block::QuantParams* params);
+// The inverse (int_quant.h DequantizeMatrix of the unpacked codes).
+registry::Status DequantizeInt4Groups(std::int64_t target, const block::IntQuantRecipe& recipe,
+                                      const block::QuantLayout& layout,
+                                      const std::uint8_t* packed, std::size_t rows,
+                                      std::size_t cols, const block::QuantParams* params,
+                                      float* out);
 
 }  // namespace lowbit::simd
