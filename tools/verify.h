@@ -87,6 +87,8 @@ std::vector<VerifyRow> VerifyBackends(const registry::Registry& registry, Verify
 // cuda-hw conversions swept over all their inputs on the GPU (ci and full
 // levels; verify_gpu.cc, built with the CUDA backend).
 std::vector<VerifyRow> VerifyGpuSweeps(VerifyLevel level, const VerifyFilter& filter, Progress& progress);
+// Recipe rows (registry RecipeEntries) against the scalar rows (verify_recipes.cc).
+std::vector<VerifyRow> VerifyRecipes(const registry::Registry& registry, VerifyLevel level, const VerifyFilter& filter, Progress& progress);
 std::vector<VerifyRow> VerifyModelAgainstOracle(VerifyLevel level, const VerifyFilter& filter,
                                                 int threads, Progress& progress);
 

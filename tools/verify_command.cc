@@ -74,6 +74,7 @@ void RunVerify(const VerifyArgs& args) {
   registry::RegisterAllBackends(registry);
   Progress progress(!args.quiet);
   std::vector<VerifyRow> rows = VerifyBackends(registry, level, filter, args.threads, progress);
+  for (VerifyRow& r : VerifyRecipes(registry, level, filter, progress)) rows.push_back(std::move(r));
 #if defined(LOWBIT_HAVE_CUDA_BACKEND)
   const std::vector<VerifyRow> gpu_rows = VerifyGpuSweeps(level, filter, progress);
   rows.insert(rows.end(), gpu_rows.begin(), gpu_rows.end());

@@ -101,6 +101,7 @@ void RegisterScalarBackend(Registry& registry) {
       });
     }
   }
+  RegisterScalarRecipes(registry);
 }
 
 }  // namespace lowbit::registry

@@ -7,6 +7,10 @@
 #include "lowbit/registry/registry.h"
 #include "lowbit/simd/simd.h"
 
+namespace lowbit::simd {
+void RegisterSimdRecipes(registry::Registry& registry);  // register_simd_recipes.cc
+}  // namespace lowbit::simd
+
 namespace lowbit::registry {
 
 void RegisterSimdBackends(Registry& registry) {
@@ -25,6 +29,7 @@ void RegisterSimdBackends(Registry& registry) {
       }
     }
   }
+  simd::RegisterSimdRecipes(registry);
 }
 
 }  // namespace lowbit::registry

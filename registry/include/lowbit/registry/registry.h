@@ -15,6 +15,7 @@
 
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/policy.h"
+#include "lowbit/registry/recipe_entry.h"
 
 namespace lowbit::registry {
 
@@ -112,14 +113,23 @@ class Registry {
   // The entry for (operation, format, backend), or nullptr.
   const KernelEntry* Find(Operation operation, FormatId format,
                           std::string_view backend) const;
+  // Recipe rows (recipe_entry.h), replaced on the same
+  // (operation, recipe, backend) like Add.
+  void AddRecipe(RecipeEntry entry);
+  const std::vector<RecipeEntry>& RecipeEntries() const { return recipe_entries_; }
+  const RecipeEntry* FindRecipe(RecipeOperation operation, std::string_view recipe,
+                                std::string_view backend) const;
 
  private:
   std::vector<KernelEntry> entries_;
+  std::vector<RecipeEntry> recipe_entries_;
 };
 
 // Explicit registration (static initialisers in static libraries get dropped
 // by the linker). RegisterAllBackends() calls every backend that was built.
 void RegisterScalarBackend(Registry& registry);
+// The model's recipe rows (backend "scalar"); RegisterScalarBackend calls it.
+void RegisterScalarRecipes(Registry& registry);
 void RegisterAllBackends(Registry& registry);
 
 // Defined by the SIMD and CUDA libraries, not here: simd/ defines
