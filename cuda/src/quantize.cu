@@ -464,6 +464,18 @@ __device__ __forceinline__ std::uint32_t MxScaleCode(float amax) {
   if constexpr (kTe) {
     // RCEIL: E8M0 round-up, saturating, of amax * fp32(1/max) (mx_scale_rule.h).
     const float product = __fmul_rn(amax, MxElement<kElem>::kRcp);
+    // From the bits for every finite product (amax >= +0, so it is >= +0):
+    // a normal 2^(E-127) * 1.M rounds up to code E, or E + 1 when M != 0,
+    // saturating at 254 (2^127); a subnormal is at most 2^-127 (code 0, also
+    // zero's code: the minimum positive) when M <= 2^22, else below 2^-126
+    // (code 1). Equal to the model on all 0x7F800000 finite inputs (checked
+    // on the host); Inf and NaN take the model below. The model's generic
+    // rounding was the most expensive step of the lane-group MXFP4 kernel.
+    const std::uint32_t pb = __float_as_uint(product);
+    if (pb < 0x7F800000u) {
+      const std::uint32_t e = pb >> 23, m = pb & 0x7FFFFFu;
+      return e == 0 ? (m > 0x400000u ? 1u : 0u) : min(e + (m != 0 ? 1u : 0u), 254u);
+    }
     EncodeOptions e;
     e.rounding = RoundingMode::kUp;
     e.overflow = Overflow::kSaturate;

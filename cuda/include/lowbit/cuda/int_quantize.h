@@ -11,6 +11,8 @@
 // 0x7FFFFFFF as its scale, since NVIDIA FP32 arithmetic returns that NaN for
 // any NaN operand (FACTS §3.3), where the host model returns the input's NaN
 // as x86 propagates it. Codes (0 for a NaN element) and zero points agree.
+// Dequantized FP32 NaNs do follow the host's x86 rules (a NaN operand
+// quieted, 0 x Inf -> 0xFFC00000), so dequantization is bit-exact.
 #pragma once
 
 #include <cuda_runtime_api.h>

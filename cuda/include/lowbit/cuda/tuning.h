@@ -1,7 +1,9 @@
 // Kernel layout variants, for measuring a change against the layout it
 // replaced in one benchmark run (METHOD.md: before and after in the same
 // run). 0, the default, is the layout chosen by the last measurement
-// (bench/RESULTS.md "CUDA"); 1 is the layout it replaced. Not thread-safe:
+// (bench/RESULTS.md "CUDA"); 1 is the layout it replaced; 2 is a candidate
+// measured beside them (element maps: the flat layout without the streaming
+// load and store hints; elsewhere as 0). Not thread-safe:
 // set it before launching, from one thread.
 #pragma once
 
