@@ -183,6 +183,15 @@ TEST(BlockOracleTest, IssueExampleFloorVersusRceilOnMxfp4) {
   EXPECT_EQ(ref::OracleQuantizeMxBlock(kMxfp8E4m3, kTeMx, {F32FromBits(0x04600001u)}).scale, 0x00);
 }
 
+// The nearest rule's tie (block_mx_test.cc NearestScaleRuleTest): MXFP4 amax
+// 9 gives the product 1.5 exactly, which goes up to 2^1; 8.9 stays at 2^0.
+TEST(BlockOracleTest, NearestRuleTieGoesUp) {
+  EXPECT_EQ(ref::OracleQuantizeMxBlock(kMxfp4, kNearestMx, {9.0f}).scale, 128);
+  EXPECT_EQ(ref::OracleQuantizeMxBlock(kMxfp4, kNearestMx, {8.9f}).scale, 127);
+  EXPECT_EQ(ref::OracleQuantizeMxBlock(kMxfp8E4m3, kNearestMx, {600.0f}).scale, 127);
+  EXPECT_EQ(ref::OracleQuantizeMxBlock(kMxfp8E4m3, kNearestMx, {700.0f}).scale, 128);
+}
+
 TEST(BlockOracleTest, Nvfp4TeReciprocalTie) {
   const ref::OracleTensorScale t = ref::OracleNvfp4TensorScale(Nvfp4Recipe::kTe, 2688.0f);
   const ref::OracleBlock te = ref::OracleQuantizeNvfp4Block(Nvfp4Recipe::kTe, t, {0.17578125f, F32FromBits(0x3D960000u)});

@@ -227,5 +227,24 @@ TEST(TensorTest, ASizeThatIsNotAMultipleOfTheBlockEndsInAShortBlock) {
   EXPECT_EQ(codes[32], 0x6);  // 4 / 1 = 4
 }
 
+// kNearest (E8M0 round-to-nearest of amax * fp32(1/max_elem), ties up,
+// FORMAT-FACTS §4.7). MXFP8 E4M3: amax 600 -> 600/448 = 1.34 -> 2^0 (RCEIL
+// would pick 2^1), so 600 clamps to 448; amax 700 -> 1.5625 >= 1.5 -> 2^1.
+TEST(NearestScaleRuleTest, PicksThePowerOfTwoNearestToAmaxOverMax) {
+  EXPECT_EQ(QuantizeOne(kMxfp8E4m3, kNearestMx, {600.0f}).scale, 127);
+  EXPECT_EQ(QuantizeOne(kMxfp8E4m3, kNearestMx, {600.0f}).codes[0], 0x7E);  // clamped to 448
+  EXPECT_EQ(QuantizeOne(kMxfp8E4m3, kTeMx, {600.0f}).scale, 128);
+  EXPECT_EQ(QuantizeOne(kMxfp8E4m3, kNearestMx, {700.0f}).scale, 128);
+  EXPECT_EQ(QuantizeOne(kMxfp8E4m3, kNearestMx, {700.0f}).codes[0], 0x7B);  // 350 -> 352 = 1.375 * 2^8
+}
+
+TEST(NearestScaleRuleTest, TheTieOneAndAHalfGoesUp) {
+  // MXFP4: amax 9 -> 9 * fp32(1/6) = 1.5 (exactly: fp32(1/6) * 9 rounds to
+  // 1.5f) -> 2^1; amax 8.9 -> 1.48 -> 2^0.
+  EXPECT_EQ(QuantizeOne(kMxfp4, kNearestMx, {9.0f}).scale, 128);
+  EXPECT_EQ(QuantizeOne(kMxfp4, kNearestMx, {8.9f}).scale, 127);
+  EXPECT_EQ(QuantizeOne(kMxfp4, kNearestMx, {8.9f}).codes[0], 0x7);  // 8.9 clamps to 6
+}
+
 }  // namespace
 }  // namespace lowbit::block

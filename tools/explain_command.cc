@@ -46,6 +46,7 @@ const char* RuleText(block::MxScaleRule rule) {
     case block::MxScaleRule::kCeil: return "ceil: e = exponent(amax) + (mantissa != 0) - emax";
     case block::MxScaleRule::kEven: return "even: round amax to the element's mantissa width, then floor";
     case block::MxScaleRule::kRceil: return "RCEIL: X = round_up_pow2(fp32(amax * fp32(1/max_elem)))";
+    case block::MxScaleRule::kNearest: return "nearest: X = nearest_pow2(fp32(amax * fp32(1/max_elem))), 1.5*2^k ties up";
   }
   return "";
 }
@@ -70,7 +71,7 @@ Largest ExplainMx(const block::BlockSpec& spec, const block::MxRecipe& recipe, c
   std::printf("1. amax = %s  (NaN %s)\n", F32Text(trace.amax).c_str(),
               recipe.amax_nan == block::AmaxNan::kIgnore ? "ignored, fmaxf" : "propagates, torch.amax");
   std::printf("2. scale rule %s; emax(%s) = %d\n", RuleText(recipe.scale.rule), spec.element->name, spec.element_emax);
-  if (recipe.scale.rule == block::MxScaleRule::kRceil) {
+  if (recipe.scale.rule == block::MxScaleRule::kRceil || recipe.scale.rule == block::MxScaleRule::kNearest) {
     std::printf("   amax * fp32(1/max_elem) = %s * %s = %s\n", F32Text(trace.amax).c_str(),
                 F32Text(block::MaxNormReciprocal(spec)).c_str(), F32Text(trace.scale.rceil_product).c_str());
   } else {

@@ -92,6 +92,22 @@ std::uint8_t ScaleCode(const BlockSpec& spec, const MxRecipe& recipe, const F32&
       if (k > 127) return recipe.scale.saturate ? 0xFE : kNanScale;
       return static_cast<std::uint8_t>((k < -127 ? -127 : k) + 127);
     }
+    case MxScaleRule::kNearest: {
+      // p as for RCEIL; X = the power of two nearest to p, the midpoint
+      // 1.5 * 2^k going up; below 2^-127 clipped to 2^-127; 2^128 or more
+      // (or Inf) is the NaN scale unless saturating.
+      if (F32IsNan(amax)) return kNanScale;
+      F32 one_over_max;
+      one_over_max.value_class = ExactClass::kFinite;
+      one_over_max.magnitude = Rational(1) / ElementMax(spec);
+      const F32 p = F32Mul(amax, RoundToF32(one_over_max));
+      if (p.value_class == ExactClass::kInf) return recipe.scale.saturate ? 0xFE : kNanScale;
+      if (p.value_class == ExactClass::kZero) return 0x00;
+      int k = FloorLog2(p.magnitude);
+      if (p.magnitude >= Rational(3, 2) * PowerOfTwo(k)) ++k;
+      if (k > 127) return recipe.scale.saturate ? 0xFE : kNanScale;
+      return static_cast<std::uint8_t>((k < -127 ? -127 : k) + 127);
+    }
     case MxScaleRule::kFloor:
     case MxScaleRule::kCeil:
     case MxScaleRule::kEven: {

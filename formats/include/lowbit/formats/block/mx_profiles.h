@@ -82,9 +82,18 @@ inline constexpr MxRecipe kAoMxRceil{
     {MxScaleRule::kRceil, false, false}, AmaxNan::kPropagate, ElementScaling::kMultiplyReciprocal,
     detail::SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep)};
 
+// The nearest-power-of-two scale rule (kNearest) with the OCP element
+// handling. Not a profile of one implementation: it is what a recipe gets by
+// casting amax / max_elem with torch's `.to(torch.float8_e8m0fnu)` (round to
+// nearest, ties up; non-saturating, so Inf/overflow gives the NaN scale).
+inline constexpr MxRecipe kNearestMx{
+    "nearest", "lowbit: E8M0 round-to-nearest of amax * fp32(1/max_elem) (FORMAT-FACTS §4.7)",
+    {MxScaleRule::kNearest, false, false}, AmaxNan::kPropagate, ElementScaling::kMultiplyReciprocal,
+    detail::SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep)};
+
 inline constexpr const MxRecipe* kAllMxRecipes[] = {&kOcpMx,     &kMsxMx,    &kMsxMxEven,
                                                     &kTeMx,      &kAoMxFloor, &kAoMxCeil,
-                                                    &kAoMxEven,  &kAoMxRceil};
+                                                    &kAoMxEven,  &kAoMxRceil, &kNearestMx};
 
 constexpr const MxRecipe* FindMxRecipe(std::string_view name) {
   for (const MxRecipe* r : kAllMxRecipes) {

@@ -25,6 +25,12 @@ enum class MxScaleRule : std::uint8_t {
   // NVIDIA RCEIL ([TE] MXFP8, [cuDNN], cuBLAS, [AO] RCEIL): the E8M0
   // round-up conversion of the FP32 product amax * fp32(1/max_elem).
   kRceil,
+  // Nearest: the E8M0 round-to-nearest conversion of the same FP32 product
+  // amax * fp32(1/max_elem), i.e. the power of two nearest to it with the
+  // tie 1.5 * 2^k going up -- what PyTorch's and ml_dtypes' casts to
+  // float8_e8m0fnu do (FORMAT-FACTS §4.7, §9 row 7). Unlike RCEIL it can pick
+  // a scale one step smaller, so the largest element may clamp.
+  kNearest,
 };
 
 struct MxScaleOptions {
@@ -43,7 +49,7 @@ struct MxScaleOptions {
 struct MxScale {
   std::uint8_t code = 0;     // E8M0 byte; 0xFF is NaN
   int exponent = 0;          // e = code - 127 (meaningless when code == 0xFF)
-  float rceil_product = 0;   // kRceil: amax * fp32(1/max_elem), else 0
+  float rceil_product = 0;   // kRceil, kNearest: amax * fp32(1/max_elem), else 0
 };
 
 inline constexpr std::uint8_t kE8m0NanCode = 0xFF;
@@ -63,10 +69,11 @@ LOWBIT_HD_CONSTEXPR float MaxNormReciprocal(const BlockSpec& spec) {
 LOWBIT_HD_CONSTEXPR MxScale ChooseMxScale(const BlockSpec& spec, float amax,
                                           const MxScaleOptions& options) {
   MxScale s;
-  if (options.rule == MxScaleRule::kRceil) {
+  if (options.rule == MxScaleRule::kRceil || options.rule == MxScaleRule::kNearest) {
     s.rceil_product = amax * MaxNormReciprocal(spec);
     EncodeOptions e8m0;
-    e8m0.rounding = RoundingMode::kUp;
+    e8m0.rounding = options.rule == MxScaleRule::kRceil ? RoundingMode::kUp
+                                                        : RoundingMode::kNearestEven;
     e8m0.overflow = options.saturate ? Overflow::kSaturate : Overflow::kFormatDefault;
     e8m0.zero_into_no_zero = ZeroIntoNoZero::kMinPositive;  // 0 -> 2^-127 (0x00)
     e8m0.negative_into_unsigned = NegativeIntoUnsigned::kMagnitude;
