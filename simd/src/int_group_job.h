@@ -1,38 +1,49 @@
-// What the non-target code hands a per-target INT4 group kernel
-// (int_group_quantize.cc), already validated: groups are `group` consecutive
-// elements of the flattened row-major matrix (per-group along K, per-row and
-// per-tensor layouts all tile the array that way).
+// What the non-target code hands a per-target scaled-group kernel
+// (int_group_quantize.cc), already validated: every recipe of
+// int_quant_recipe.h (INT8, INT4, UINT4, TE FP8) over any layout of
+// int_quant_layout.h. A group is group_rows segments of group_cols
+// consecutive elements of the row-major matrix (one segment when a group
+// spans whole rows: per row, per tensor).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "encode_plan.h"
+#include "lowbit/formats/block/int_quant_layout.h"
 #include "lowbit/formats/block/int_quant_params.h"
 #include "lowbit/formats/block/int_quant_recipe.h"
 
 namespace lowbit::simd {
 
-struct Int4GroupJob {
-  const block::IntQuantRecipe* recipe;  // INT4 or UINT4 element, half-even or half-away
+struct IntGroupJob {
+  const block::IntQuantRecipe* recipe;  // half-even or half-away rounding
+  // TE FP8 recipes: MakeEncodePlan(*recipe->element, TeFp8ElementOptions()).
+  const EncodePlan* fp8_plan;
   const float* x;
-  std::size_t count;  // rows * cols
-  std::size_t group;  // elements per group; divides count
-  std::uint8_t* packed;  // (count + 1) / 2 bytes, element 0 in the low nibble
-  block::QuantParams* params;  // count / group entries
-  std::uint8_t* scratch;       // kInt4ScratchCodes bytes: one group chunk's codes
+  std::size_t cols;
+  block::GroupGrid grid;
+  // true: INT4 / UINT4 codes two per byte, element 0 in the low nibble
+  // (packing.h PackNibbles kLowFirst); false: one code per byte (low bits).
+  bool packed;
+  std::uint8_t* codes;
+  block::QuantParams* params;  // grid.Count() entries
+  std::uint8_t* scratch;       // kIntGroupScratchCodes bytes (packed only)
 };
 
-struct Int4GroupDequantizeJob {
+struct IntGroupDequantizeJob {
   const block::IntQuantRecipe* recipe;
-  const std::uint8_t* packed;
-  std::size_t count;
-  std::size_t group;
+  const std::int32_t* fp8_table;  // TE FP8: FP32 bits of DecodeToF32(element, c), 256 entries
+  const std::uint8_t* codes;
+  std::size_t cols;
+  block::GroupGrid grid;
+  bool packed;
   const block::QuantParams* params;
   float* out;
 };
 
-// Codes of one chunk of a group wait here (one per byte) before packing: a
+// Codes of one chunk of a segment wait here (one per byte) before packing: a
 // multiple of every target's lane count, small enough for L1.
-inline constexpr std::size_t kInt4ScratchCodes = 4096;
+inline constexpr std::size_t kIntGroupScratchCodes = 4096;
 
 }  // namespace lowbit::simd

@@ -1,11 +1,17 @@
-// Per-target INT4 / UINT4 group quantization and dequantization
-// (formats/block/int_quant.h QuantizeMatrix / DequantizeMatrix, step for
-// step, then packing.h PackNibbles with NibbleOrder::kLowFirst). Per group:
-// min / max / amax in vectors (a group holding a NaN takes the model's
+// Per-target scaled-group quantization and dequantization for every recipe
+// of int_quant_recipe.h (formats/block/int_quant.h QuantizeMatrix /
+// DequantizeMatrix, step for step; INT4 / UINT4 optionally followed by
+// packing.h PackNibbles with NibbleOrder::kLowFirst). Per group: min / max /
+// amax in vectors over its segments (a group holding a NaN takes the model's
 // StatsOfGroup, whose NaN payload reaches the scale), the scale and zero
 // point from the model's QuantParamsFromStats (one call per group), then the
-// elements in vectors: y = x * encode (AO) or x / encode (GPTQ, common),
-// q = round(clamp(y, qmin - zp, qmax - zp)) + zp, NaN -> 0, code = q & 15.
+// elements in vectors:
+//   integers: y = x * encode (AO) or x / encode (GPTQ, common),
+//             q = round(clamp(y, qmin - zp, qmax - zp)) + zp, NaN -> 0,
+//             code = q & CodeMask
+//   TE FP8:   y = x * encode, code = the convert-inl.h encoder of y under
+//             int_quant.h TeFp8ElementOptions (cvt.rn.satfinite)
+// Dequantize: fp32(q - zp) * decode, or fp8 table value * decode.
 
 #if defined(LOWBIT_SIMD_INT_GROUP_QUANTIZE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef LOWBIT_SIMD_INT_GROUP_QUANTIZE_INL_H_
@@ -30,10 +36,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 // min, max and amax of x[0..n) as int_quant.h StatsOfGroup computes them,
 // or false when a NaN is present. Without NaN the model's strict-compare
 // loops and vector Min / Max agree except on which zero (+0 or -0) is kept,
-// and no INT4 scale rule sees the sign of a zero min or max: each one either
-// subtracts it from a non-zero value, floors a zero scale to eps, maps an
-// all-zero group to fixed bounds, or rounds a zero ratio to integer 0
-// (int_quant_params.h QuantParamsFromStats).
+// and no scale rule sees the sign of a zero min or max (TE FP8 reads only
+// amax; each integer rule either subtracts it from a non-zero value, floors
+// a zero scale to eps, maps an all-zero group to fixed bounds, or rounds a
+// zero ratio to integer 0: int_quant_params.h QuantParamsFromStats).
 HWY_INLINE bool GroupStatsWithoutNan(const float* x, std::size_t n, block::GroupStats* s) {
   const D32 d;
   const DF32 df;
@@ -72,7 +78,7 @@ HWY_INLINE bool GroupStatsWithoutNan(const float* x, std::size_t n, block::Group
 
 // round(c) of an integral-range c: half-even is roundps' default mode;
 // half-away is trunc plus one step away when |c - trunc(c)| >= 0.5 (exact:
-// |c| <= 15, so c - trunc(c) is an FP32 value).
+// |c| <= 255, so c - trunc(c) is an FP32 value).
 template <bool kAway>
 HWY_INLINE hn::Vec<DF32> RoundIntegral(DF32 df, hn::Vec<DF32> c) {
   if constexpr (!kAway) {
@@ -84,10 +90,10 @@ HWY_INLINE hn::Vec<DF32> RoundIntegral(DF32 df, hn::Vec<DF32> c) {
   }
 }
 
-// int_quant.h QuantizeElement for INT4 / UINT4: the code in each lane.
+// int_quant.h QuantizeElement for an integer element: the code in each lane.
 template <bool kAway, bool kDivide>
-HWY_INLINE V Int4Codes(DF32 df, hn::Vec<DF32> x, hn::Vec<DF32> factor, hn::Vec<DF32> lo,
-                       hn::Vec<DF32> hi, VI zero_point) {
+HWY_INLINE V IntCodes(DF32 df, hn::Vec<DF32> x, hn::Vec<DF32> factor, hn::Vec<DF32> lo,
+                      hn::Vec<DF32> hi, VI zero_point, V code_mask) {
   const D32 d;
   const DI32 di;
   const auto y = kDivide ? hn::Div(x, factor) : hn::Mul(x, factor);
@@ -96,7 +102,7 @@ HWY_INLINE V Int4Codes(DF32 df, hn::Vec<DF32> x, hn::Vec<DF32> factor, hn::Vec<D
   const auto is_nan = hn::Gt(hn::And(hn::BitCast(d, y), hn::Set(d, ~kSignBit32)), hn::Set(d, kInf32));
   const auto c = hn::Min(hn::Max(y, lo), hi);
   const VI q = hn::Add(hn::ConvertTo(di, RoundIntegral<kAway>(df, c)), zero_point);
-  const V code = hn::And(hn::BitCast(d, q), hn::Set(d, 0xFu));
+  const V code = hn::And(hn::BitCast(d, q), code_mask);
   return hn::IfThenZeroElse(is_nan, code);
 }
 
@@ -134,20 +140,63 @@ HWY_INLINE void PackCodesAt(const std::uint8_t* codes, std::size_t m, std::size_
   if ((m - k) % 2) out[pairs] = codes[m - 1];
 }
 
-template <bool kAway, bool kDivide>
-HWY_NOINLINE void QuantizeInt4Loop(const Int4GroupJob& job) {
+// Where group g lies in the flattened matrix: `count` runs of `length`
+// elements, `stride` apart (int_quant_layout.h GroupOf); one run when the
+// group spans whole rows (per row, per tensor).
+struct Segments {
+  std::size_t first;
+  std::size_t length;
+  std::size_t count;
+  std::size_t stride;
+};
+
+HWY_INLINE Segments SegmentsOf(const block::GroupGrid& grid, std::size_t cols, std::size_t g) {
+  const std::size_t grid_cols = static_cast<std::size_t>(grid.grid_cols);
+  const std::size_t group_rows = static_cast<std::size_t>(grid.group_rows);
+  const std::size_t group_cols = static_cast<std::size_t>(grid.group_cols);
+  const std::size_t r0 = g / grid_cols * group_rows;
+  const std::size_t c0 = g % grid_cols * group_cols;
+  if (group_cols == cols) return {r0 * cols, group_rows * cols, 1, cols};
+  return {r0 * cols + c0, group_cols, group_rows, cols};
+}
+
+// GroupStatsWithoutNan over every run of a group; false when a NaN is
+// present. Combining runs reorders the model's comparisons, which (without
+// NaN) changes at most the sign of a zero min or max (see above).
+HWY_INLINE bool SegmentStatsWithoutNan(const float* x, const Segments& s, block::GroupStats* out) {
+  block::GroupStats acc;
+  for (std::size_t k = 0; k < s.count; ++k) {
+    block::GroupStats part;
+    if (!GroupStatsWithoutNan(x + s.first + k * s.stride, s.length, &part)) return false;
+    if (k == 0) {
+      acc = part;
+      continue;
+    }
+    acc.min = part.min < acc.min ? part.min : acc.min;
+    acc.max = acc.max < part.max ? part.max : acc.max;
+    acc.amax = acc.amax < part.amax ? part.amax : acc.amax;  // both >= +0
+  }
+  *out = acc;
+  return true;
+}
+
+template <bool kAway, bool kDivide, bool kFp8>
+HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   const D32 d;
   const DF32 df;
   const DI32 di;
   const block::IntQuantRecipe& r = *job.recipe;
+  // A local copy of the plan (convert-inl.h EncodeLoop says why).
+  EncodePlan plan;
+  if constexpr (kFp8) plan = *job.fp8_plan;
   const std::size_t lanes = hn::Lanes(d);
-  const long group = static_cast<long>(job.group);
-  const block::GroupGrid one_group{1, group, 1, 1};  // StatsOfGroup over a 1 x group matrix
-  for (std::size_t start = 0, g = 0; start < job.count; start += job.group, ++g) {
-    const float* x = job.x + start;
+  const V code_mask = hn::Set(d, static_cast<std::uint32_t>(r.element->CodeMask()));
+  const std::size_t groups = static_cast<std::size_t>(job.grid.Count());
+  for (std::size_t g = 0; g < groups; ++g) {
+    const Segments seg = SegmentsOf(job.grid, job.cols, g);
     block::GroupStats stats;
-    if (!GroupStatsWithoutNan(x, job.group, &stats)) {
-      stats = block::StatsOfGroup(r, one_group, x, group, 0);
+    if (!SegmentStatsWithoutNan(job.x, seg, &stats)) {
+      stats = block::StatsOfGroup(r, job.grid, job.x, static_cast<long>(job.cols), static_cast<long>(g));
     }
     const block::QuantParams p = block::QuantParamsFromStats(r, stats);
     job.params[g] = p;
@@ -155,31 +204,48 @@ HWY_NOINLINE void QuantizeInt4Loop(const Int4GroupJob& job) {
     const auto lo = hn::Set(df, static_cast<float>(r.qmin - p.zero_point));
     const auto hi = hn::Set(df, static_cast<float>(r.qmax - p.zero_point));
     const VI zero_point = hn::Set(di, p.zero_point);
-    for (std::size_t c0 = 0; c0 < job.group; c0 += kInt4ScratchCodes) {
-      const std::size_t m =
-          job.group - c0 < kInt4ScratchCodes ? job.group - c0 : kInt4ScratchCodes;
-      std::size_t i = 0;
-      for (; i + lanes <= m; i += lanes) {
-        StoreCodes<1>(d, Int4Codes<kAway, kDivide>(df, hn::LoadU(df, x + c0 + i), factor, lo, hi,
-                                                   zero_point),
-                      job.scratch, i);
+    for (std::size_t k = 0; k < seg.count; ++k) {
+      const std::size_t start = seg.first + k * seg.stride;
+      for (std::size_t c0 = 0; c0 < seg.length; c0 += kIntGroupScratchCodes) {
+        const std::size_t m =
+            seg.length - c0 < kIntGroupScratchCodes ? seg.length - c0 : kIntGroupScratchCodes;
+        const float* x = job.x + start + c0;
+        std::uint8_t* dst = job.packed ? job.scratch : job.codes + start + c0;
+        std::size_t i = 0;
+        for (; i + lanes <= m; i += lanes) {
+          const auto v = hn::LoadU(df, x + i);
+          V code;
+          if constexpr (kFp8) {
+            code = EncodeAnyVector<RoundingMode::kNearestEven, PlanKind::kFloat>(
+                d, hn::BitCast(d, hn::Mul(v, factor)), hn::Zero(d), plan);
+          } else {
+            code = IntCodes<kAway, kDivide>(df, v, factor, lo, hi, zero_point, code_mask);
+          }
+          StoreCodes<1>(d, code, dst, i);
+        }
+        for (; i < m; ++i) dst[i] = block::QuantizeElement(r, p, x[i]);
+        if (job.packed) PackCodesAt(job.scratch, m, start + c0, job.codes);
       }
-      for (; i < m; ++i) job.scratch[i] = block::QuantizeElement(r, p, x[c0 + i]);
-      PackCodesAt(job.scratch, m, start + c0, job.packed);
     }
   }
 }
 
-// The schemes that multiply by fp32(1 / scale) (AO) or divide by the scale
-// (GPTQ, common), each with its rounding (int_quant_recipe.h).
-inline void QuantizeInt4(const Int4GroupJob& job) {
+// TE FP8 multiplies by the scale; the integer schemes multiply by
+// fp32(1 / scale) (AO) or divide by the scale (GPTQ, common), each with its
+// rounding (int_quant_recipe.h).
+inline void QuantizeGroups(const IntGroupJob& job) {
+  if (job.recipe->scheme == block::QuantScheme::kTeFp8) {
+    return QuantizeGroupsLoop<false, false, true>(job);
+  }
   const bool away = job.recipe->rounding == RoundingMode::kNearestAway;
   const bool divide = job.recipe->scheme != block::QuantScheme::kAoSymmetric &&
                       job.recipe->scheme != block::QuantScheme::kAoAsymmetric;
   if (away) {
-    return divide ? QuantizeInt4Loop<true, true>(job) : QuantizeInt4Loop<true, false>(job);
+    return divide ? QuantizeGroupsLoop<true, true, false>(job)
+                  : QuantizeGroupsLoop<true, false, false>(job);
   }
-  return divide ? QuantizeInt4Loop<false, true>(job) : QuantizeInt4Loop<false, false>(job);
+  return divide ? QuantizeGroupsLoop<false, true, false>(job)
+                : QuantizeGroupsLoop<false, false, false>(job);
 }
 
 // Lanes/2 packed bytes -> Lanes codes: each byte b, widened to a 64-bit
@@ -199,39 +265,83 @@ HWY_INLINE std::uint8_t CodeAt(const std::uint8_t* packed, std::size_t i) {
   return static_cast<std::uint8_t>(i % 2 ? packed[i / 2] >> 4 : packed[i / 2] & 0xF);
 }
 
-// int_quant.h DequantizeElement: fp32(q - zp) * scale, q sign-extended for
-// INT4 (shift the nibble to the top, arithmetic shift back).
-template <bool kSigned>
-HWY_NOINLINE void DequantizeInt4Loop(const Int4GroupDequantizeJob& job) {
+enum class CodeSource : int { kPackedInt, kByteInt, kFp8 };
+
+// int_quant.h DequantizeElement: integers fp32(q - zp) * scale, q
+// sign-extended for INT8 / INT4 (shift the code to the top, arithmetic
+// shift back), masked for UINT4; TE FP8 the model's decode of the code
+// (a table) times scale_inv.
+template <CodeSource kSource, bool kSigned>
+HWY_NOINLINE void DequantizeGroupsLoop(const IntGroupDequantizeJob& job) {
   const D32 d;
   const DF32 df;
   const DI32 di;
+  const hn::Rebind<std::uint8_t, D32> d8;
   const block::IntQuantRecipe& r = *job.recipe;
   const std::size_t lanes = hn::Lanes(d);
-  for (std::size_t start = 0, g = 0; start < job.count; start += job.group, ++g) {
+  const int shift = 32 - r.element->total_bits;
+  const V code_mask = hn::Set(d, static_cast<std::uint32_t>(r.element->CodeMask()));
+  const std::size_t groups = static_cast<std::size_t>(job.grid.Count());
+  for (std::size_t g = 0; g < groups; ++g) {
+    const Segments seg = SegmentsOf(job.grid, job.cols, g);
     const block::QuantParams p = job.params[g];
     const VI zero_point = hn::Set(di, p.zero_point);
     const auto scale = hn::Set(df, p.decode);
-    float* out = job.out + start;
-    std::size_t i = 0;
-    if (start % 2) {  // vectors start at a byte boundary
-      out[0] = block::DequantizeElement(r, p, CodeAt(job.packed, start));
-      i = 1;
+    // A NaN scale: every product is NaN, and where the FP8 code is a NaN too
+    // the model's `DecodeToF32(code) * decode` names no winner. x86 returns
+    // the first operand's NaN (quieted) and GCC compiles the model with the
+    // scale first (measured in simd_groups_test and a standalone build), so
+    // the group is the quieted scale, whatever the compiler does here.
+    const std::uint32_t scale_bits = block::F32Bits(p.decode);
+    const bool nan_scale = kSource == CodeSource::kFp8 && block::F32IsNan(scale_bits);
+    for (std::size_t k = 0; nan_scale && k < seg.count; ++k) {
+      const float quiet = block::F32FromBits(scale_bits | 0x00400000u);
+      float* out = job.out + seg.first + k * seg.stride;
+      for (std::size_t i = 0; i < seg.length; ++i) out[i] = quiet;
     }
-    for (; i + lanes <= job.group; i += lanes) {
-      const VI code = hn::BitCast(di, UnpackLowFirst(d, job.packed + (start + i) / 2));
-      const VI q = kSigned ? hn::ShiftRight<28>(hn::ShiftLeft<28>(code)) : code;
-      hn::StoreU(hn::Mul(hn::ConvertTo(df, hn::Sub(q, zero_point)), scale), df, out + i);
-    }
-    for (; i < job.group; ++i) {
-      out[i] = block::DequantizeElement(r, p, CodeAt(job.packed, start + i));
+    for (std::size_t k = 0; !nan_scale && k < seg.count; ++k) {
+      const std::size_t start = seg.first + k * seg.stride;
+      float* out = job.out + start;
+      std::size_t i = 0;
+      if (kSource == CodeSource::kPackedInt && start % 2) {  // vectors start at a byte boundary
+        out[0] = block::DequantizeElement(r, p, CodeAt(job.codes, start));
+        i = 1;
+      }
+      for (; i + lanes <= seg.length; i += lanes) {
+        hn::Vec<DF32> value;
+        if constexpr (kSource == CodeSource::kFp8) {
+          const VI index = hn::BitCast(di, hn::PromoteTo(d, hn::LoadU(d8, job.codes + start + i)));
+          value = hn::Mul(hn::BitCast(df, hn::GatherIndex(di, job.fp8_table, index)), scale);
+        } else {
+          const V code = kSource == CodeSource::kPackedInt
+                             ? UnpackLowFirst(d, job.codes + (start + i) / 2)
+                             : hn::PromoteTo(d, hn::LoadU(d8, job.codes + start + i));
+          const VI q = kSigned ? hn::ShiftRightSame(hn::ShiftLeftSame(hn::BitCast(di, code), shift), shift)
+                               : hn::BitCast(di, hn::And(code, code_mask));
+          value = hn::Mul(hn::ConvertTo(df, hn::Sub(q, zero_point)), scale);
+        }
+        hn::StoreU(value, df, out + i);
+      }
+      for (; i < seg.length; ++i) {
+        const std::uint8_t code = kSource == CodeSource::kPackedInt ? CodeAt(job.codes, start + i)
+                                                                    : job.codes[start + i];
+        out[i] = block::DequantizeElement(r, p, code);
+      }
     }
   }
 }
 
-inline void DequantizeInt4(const Int4GroupDequantizeJob& job) {
-  return job.recipe->element->has_sign ? DequantizeInt4Loop<true>(job)
-                                       : DequantizeInt4Loop<false>(job);
+inline void DequantizeGroups(const IntGroupDequantizeJob& job) {
+  if (job.recipe->scheme == block::QuantScheme::kTeFp8) {
+    return DequantizeGroupsLoop<CodeSource::kFp8, false>(job);
+  }
+  const bool is_signed = job.recipe->element->has_sign;
+  if (job.packed) {
+    return is_signed ? DequantizeGroupsLoop<CodeSource::kPackedInt, true>(job)
+                     : DequantizeGroupsLoop<CodeSource::kPackedInt, false>(job);
+  }
+  return is_signed ? DequantizeGroupsLoop<CodeSource::kByteInt, true>(job)
+                   : DequantizeGroupsLoop<CodeSource::kByteInt, false>(job);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -74,14 +74,28 @@ registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe,
 registry::Status PackNibbles(std::int64_t target, const std::uint8_t* codes, std::size_t count,
                              std::uint8_t* packed);
 
-// INT4 / UINT4 scaled quantization of a row-major [rows, cols] FP32 matrix
-// (int_quant.h QuantizeMatrix, bit for bit) followed by packing.h
-// PackNibbles(kLowFirst) of all rows * cols codes: (rows * cols + 1) / 2
-// bytes and one QuantParams per group (GroupGrid::Count()). For every INT4 /
-// UINT4 recipe of int_quant_recipe.h (AO, GPTQ, common; half-even or
-// half-away) and every layout whose groups are consecutive in memory (per
-// tensor, per row, per group along K such as INT4-g128; not 2-D blocks
-// taller than a row). `target` 0 dispatches to the best target.
+// Scaled quantization of a row-major [rows, cols] FP32 matrix with any
+// recipe of int_quant_recipe.h (INT8, INT4 and UINT4 AO / GPTQ / common,
+// half-even or half-away; TE FP8 E4M3 / E5M2, with or without power-of-two
+// scales) over any layout of int_quant_layout.h (per tensor, per row =
+// per channel / per token, per group along K, 2-D blocks): int_quant.h
+// QuantizeMatrix bit for bit, rows * cols codes one per byte (low bits) and
+// one QuantParams per group (GroupGrid::Count()). `target` 0 dispatches to
+// the best target. Errors: a shape the layout does not tile (the model's
+// QuantStatus), null pointers, a rounding other than half-even / half-away.
+bool SupportsScaledGroups(const block::IntQuantRecipe& recipe, const block::QuantLayout& layout);
+registry::Status QuantizeGroups(std::int64_t target, const block::IntQuantRecipe& recipe,
+                                const block::QuantLayout& layout, const float* x,
+                                std::size_t rows, std::size_t cols, std::uint8_t* codes,
+                                block::QuantParams* params);
+// The inverse (int_quant.h DequantizeMatrix).
+registry::Status DequantizeGroups(std::int64_t target, const block::IntQuantRecipe& recipe,
+                                  const block::QuantLayout& layout, const std::uint8_t* codes,
+                                  std::size_t rows, std::size_t cols,
+                                  const block::QuantParams* params, float* out);
+
+// INT4 / UINT4 recipes as above, followed by packing.h PackNibbles(kLowFirst)
+// of all rows * cols codes: (rows * cols + 1) / 2 bytes (INT4-g128 weights).
 bool SupportsInt4Groups(const block::IntQuantRecipe& recipe, const block::QuantLayout& layout);
 registry::Status QuantizeInt4Groups(std::int64_t target, const block::IntQuantRecipe& recipe,
                                     const block::QuantLayout& layout, const float* x,
