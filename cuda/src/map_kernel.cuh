@@ -118,13 +118,13 @@ __global__ void __launch_bounds__(kMapThreads)
 // b * kFlatThreads * kFlatUnroll + t + k * kFlatThreads. Every load of a warp
 // is one contiguous span (16 bytes a lane on the wider side), all of a
 // thread's loads are issued before the first use (4 x 16 bytes in flight per
-// thread, HOPPER.md), and loads bypass L1 (ld.global.nc.L1::no_allocate):
-// the elementwise layout of PyTorch's vectorized kernels, which moved
-// FP32 -> E4M3 faster than this library's grid-stride loop on the H200.
+// thread, HOPPER.md): the elementwise layout of PyTorch's vectorized
+// kernels, which moved FP32 -> E4M3 faster than this library's grid-stride
+// loop on the H200.
 inline constexpr int kFlatThreads = 128;
 inline constexpr int kFlatUnroll = 4;
 
-// kPlain (tuning.h variant 2, measured beside variant 0): ordinary loads and
+// kPlain (the default; tuning.h variant 2 turns it off): ordinary loads and
 // stores, as PyTorch's kernels issue them, instead of the streaming hints.
 template <bool kPlain, typename V>
 __device__ __forceinline__ V LoadStreaming(const V* p) {
@@ -192,20 +192,19 @@ cudaError_t LaunchMap(const void* in, void* out, std::size_t count, const F& f,
                       cudaStream_t stream, int variant = 0) {
   const bool aligned = (reinterpret_cast<std::uintptr_t>(in) % 16 == 0) &&
                        (reinterpret_cast<std::uintptr_t>(out) % 16 == 0);
-  // Measured on the H200 (bench/RESULTS.md "CUDA", same run): the flat
-  // layout won for widening (E4M3 -> BF16 0.89x -> 0.93x copy) and for
-  // 1-byte outputs (BF16 -> E4M3 0.94x -> 0.96x, FP32 -> E4M3 0.932x ->
-  // 0.937x) and lost for FP32 -> BF16 / FP16 (0.948x -> 0.921x), which keeps
-  // MapKernel's 16-byte stores.
-  constexpr bool kFlatByDefault =
-      !(sizeof(typename F::In) == 4 && sizeof(typename F::Out) == 2);
-  if (aligned && (variant == 2 || (variant == 0 && kFlatByDefault))) {
+  // Measured on the H200 (bench/RESULTS.md "CUDA", one run): the flat layout
+  // with ordinary loads and stores moved every element map at or above the
+  // copy (FP32 -> E4M3 1.04x, FP32 -> BF16 1.03x, BF16 -> E4M3 1.01x,
+  // E4M3 -> BF16 0.94x), ahead of the same layout with
+  // ld.global.nc.L1::no_allocate / st.global.cs (0.94x, 0.92x, 0.99x, 0.94x)
+  // and of MapKernel (0.93x, 0.95x, 0.94x, 0.89x). Variant 2 keeps the hints.
+  if (aligned && variant != 1) {
     const std::size_t units = count / MapShape<F>::kE;
     const std::size_t per_block = static_cast<std::size_t>(kFlatThreads) * kFlatUnroll;
     const std::size_t blocks = (units + per_block - 1) / per_block;
     if (blocks < 0x7FFFFFFFu) {
       const unsigned grid = static_cast<unsigned>(blocks > 0 ? blocks : 1);
-      if (variant == 2) {
+      if (variant != 2) {
         FlatMapKernel<F, true><<<grid, kFlatThreads, 0, stream>>>(
             static_cast<const typename F::In*>(in), static_cast<typename F::Out*>(out), units, count, f);
       } else {

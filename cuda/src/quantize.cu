@@ -399,6 +399,7 @@ __device__ __forceinline__ uint4 Nvfp4DecodeUnit(std::uint32_t word, float s, fl
   return make_uint4(o[0], o[1], o[2], o[3]);
 }
 
+template <bool kPlain>
 __global__ void __launch_bounds__(detail::kFlatThreads)
     Nvfp4DequantFlatKernel(const std::uint8_t* __restrict__ packed, const std::uint8_t* __restrict__ scales,
                            const float* __restrict__ decode_scale, std::size_t n,
@@ -414,16 +415,18 @@ __global__ void __launch_bounds__(detail::kFlatThreads)
     std::uint8_t sc[kU];
 #pragma unroll
     for (int k = 0; k < kU; ++k) {
-      w[k] = ptx::LdNcNoAllocate(words + base + k * kT);
+      w[k] = detail::LoadStreaming<kPlain>(words + base + k * kT);
       sc[k] = __ldg(scales + (base + k * kT) / 2);
     }
 #pragma unroll
-    for (int k = 0; k < kU; ++k) __stcs(out4 + base + k * kT, Nvfp4DecodeUnit(w[k], E4m3ToF32(sc[k]), s_dec));
+    for (int k = 0; k < kU; ++k) {
+      detail::StoreStreaming<kPlain>(out4 + base + k * kT, Nvfp4DecodeUnit(w[k], E4m3ToF32(sc[k]), s_dec));
+    }
   } else {
     for (int k = 0; k < kU; ++k) {
       const std::size_t u = base + k * kT;
       if (u >= units) break;
-      __stcs(out4 + u, Nvfp4DecodeUnit(words[u], E4m3ToF32(scales[u / 2]), s_dec));
+      detail::StoreStreaming<kPlain>(out4 + u, Nvfp4DecodeUnit(words[u], E4m3ToF32(scales[u / 2]), s_dec));
     }
   }
   if (blockIdx.x == 0) {  // the last n % 8 elements
@@ -643,7 +646,7 @@ struct MxFp4BlockScale {
   }
 };
 
-template <typename Policy>
+template <typename Policy, bool kPlain>
 __global__ void __launch_bounds__(detail::kFlatThreads)
     Fp4Bf16LaneKernel(const std::uint16_t* __restrict__ x, std::size_t units, Policy policy,
                       std::uint8_t* __restrict__ packed, std::uint8_t* __restrict__ scales) {
@@ -655,7 +658,7 @@ __global__ void __launch_bounds__(detail::kFlatThreads)
 #pragma unroll
   for (int k = 0; k < kU; ++k) {
     const std::size_t u = base + k * kT;
-    raw[k] = u < units ? ptx::LdNcNoAllocate(in + u) : make_uint4(0, 0, 0, 0);
+    raw[k] = u < units ? detail::LoadStreaming<kPlain>(in + u) : make_uint4(0, 0, 0, 0);
   }
 #pragma unroll
   for (int k = 0; k < kU; ++k) {
@@ -681,7 +684,7 @@ __global__ void __launch_bounds__(detail::kFlatThreads)
 #pragma unroll
     for (int j = 0; j < 8; ++j) word += detail::EncodeE2m1Fast(__fmul_rn(v[j], factor)) << (4 * j);
     if (u < units) {
-      __stcs(reinterpret_cast<unsigned*>(packed) + u, word);
+      detail::StoreStreaming<kPlain>(reinterpret_cast<unsigned*>(packed) + u, word);
       if (u % kLanes == 0) scales[u / kLanes] = static_cast<std::uint8_t>(code);
     }
   }
@@ -702,8 +705,13 @@ std::size_t LaunchFp4Bf16Lanes(const void* input, std::size_t count, const Polic
   const std::size_t per_block = static_cast<std::size_t>(detail::kFlatThreads) * detail::kFlatUnroll;
   const std::size_t grid = (units + per_block - 1) / per_block;
   if (whole == 0 || grid >= 0x7FFFFFFFu) return 0;
-  Fp4Bf16LaneKernel<Policy><<<static_cast<unsigned>(grid), detail::kFlatThreads, 0, stream>>>(
-      static_cast<const std::uint16_t*>(input), units, policy, packed, scales);
+  if (LayoutVariant() == 2) {
+    Fp4Bf16LaneKernel<Policy, false><<<static_cast<unsigned>(grid), detail::kFlatThreads, 0, stream>>>(
+        static_cast<const std::uint16_t*>(input), units, policy, packed, scales);
+  } else {
+    Fp4Bf16LaneKernel<Policy, true><<<static_cast<unsigned>(grid), detail::kFlatThreads, 0, stream>>>(
+        static_cast<const std::uint16_t*>(input), units, policy, packed, scales);
+  }
   return whole * kBlock;
 }
 
@@ -848,8 +856,12 @@ Status DequantizeNvfp4ToBf16(const std::uint8_t* packed, const std::uint8_t* sca
     const std::size_t per_block = static_cast<std::size_t>(detail::kFlatThreads) * detail::kFlatUnroll;
     const std::size_t grid = (count / 8 + per_block - 1) / per_block;
     if (grid < 0x7FFFFFFFu) {
-      Nvfp4DequantFlatKernel<<<static_cast<unsigned>(grid > 0 ? grid : 1), detail::kFlatThreads, 0, stream>>>(
-          packed, scales, decode_scale, count, out);
+      const unsigned g = static_cast<unsigned>(grid > 0 ? grid : 1);
+      if (LayoutVariant() == 2) {
+        Nvfp4DequantFlatKernel<false><<<g, detail::kFlatThreads, 0, stream>>>(packed, scales, decode_scale, count, out);
+      } else {
+        Nvfp4DequantFlatKernel<true><<<g, detail::kFlatThreads, 0, stream>>>(packed, scales, decode_scale, count, out);
+      }
       return LaunchStatus("nvfp4 dequantize");
     }
   }
