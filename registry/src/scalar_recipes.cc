@@ -13,11 +13,20 @@ namespace lowbit::registry {
 
 namespace {
 
-constexpr int kInt4Group = 128;  // INT4-g128, the weight-only layout (AO, GPTQ, AWQ default)
 // nvfp4_recipe.h FindNvfp4Recipe spells them so.
 constexpr const char* kNvfp4Profiles[] = {"te", "ao", "modelopt"};
 
-block::QuantLayout Int4Layout(int group) { return {block::Granularity::kPerGroup, group, 0}; }
+// The layouts every int_quant_recipe.h recipe is listed with: "/g128"
+// (INT4-g128, the weight-only layout of AO, GPTQ and AWQ by default; also
+// per-group INT8 / FP8), "/row" (AO
+// per-channel weights and per-token activations) and "/tensor" (TE current
+// scaling, AO per-tensor).
+constexpr const char* kIntLayoutSuffixes[] = {"/g128", "/row", "/tensor"};
+
+block::QuantLayout IntLayout(const RecipeParts& parts) { return {parts.granularity, parts.group, 0}; }
+
+// INT4 / UINT4 codes travel packed two per byte, INT8 / FP8 one per byte.
+bool PackedCodes(const block::IntQuantRecipe& r) { return r.element->total_bits == 4; }
 
 Status RunScalarRecipe(const RecipeArgs& a) {
   RecipeParts parts;
@@ -37,12 +46,14 @@ Status RunScalarRecipe(const RecipeArgs& a) {
     std::string codes(count, '\0');
     auto* c = reinterpret_cast<std::uint8_t*>(codes.data());
     const long rows = static_cast<long>(a.rows), cols = static_cast<long>(a.cols);
+    const bool packed = PackedCodes(*parts.int_recipe);
+    if (!packed) c = a.codes;
     if (quantize) {
-      block::QuantizeMatrix(*parts.int_recipe, Int4Layout(parts.group), a.x, rows, cols, c, params);
-      block::PackNibbles(c, n, block::NibbleOrder::kLowFirst, a.codes);
+      block::QuantizeMatrix(*parts.int_recipe, IntLayout(parts), a.x, rows, cols, c, params);
+      if (packed) block::PackNibbles(c, n, block::NibbleOrder::kLowFirst, a.codes);
     } else {
-      block::UnpackNibbles(a.codes, n, block::NibbleOrder::kLowFirst, c);
-      block::DequantizeMatrix(*parts.int_recipe, Int4Layout(parts.group), c, rows, cols, params, a.out);
+      if (packed) block::UnpackNibbles(a.codes, n, block::NibbleOrder::kLowFirst, c);
+      block::DequantizeMatrix(*parts.int_recipe, IntLayout(parts), c, rows, cols, params, a.out);
     }
     return Status::Ok();
   }
@@ -86,19 +97,28 @@ std::vector<std::string> AllRecipeNames() {
     }
   }
   for (const block::IntQuantRecipe* r : block::kAllIntQuantRecipes) {
-    if (r->element->total_bits != 4) continue;
-    names.push_back(std::string(r->element->name) + ":" + r->name + "/g" + std::to_string(kInt4Group));
+    for (const char* suffix : kIntLayoutSuffixes) {
+      names.push_back(std::string(r->element->name) + ":" + r->name + suffix);
+    }
   }
   return names;
 }
 
 bool ParseRecipe(std::string_view name, RecipeParts* out) {
   *out = RecipeParts{};
-  const std::size_t slash = name.find("/g");
+  const std::size_t slash = name.find('/');
   if (slash != std::string_view::npos) {
     const block::IntQuantRecipe* r = block::FindIntQuantRecipe(name.substr(0, slash));
-    const std::string_view group = name.substr(slash + 2);
-    if (r == nullptr || r->element->total_bits != 4 || group.empty()) return false;
+    if (r == nullptr) return false;
+    const std::string_view layout = name.substr(slash);
+    if (layout == "/row" || layout == "/tensor") {
+      out->int_recipe = r;
+      out->granularity = layout == "/row" ? block::Granularity::kPerRow : block::Granularity::kPerTensor;
+      return true;
+    }
+    if (layout.substr(0, 2) != "/g") return false;
+    const std::string_view group = layout.substr(2);
+    if (group.empty()) return false;
     int g = 0;
     for (char c : group) {
       if (c < '0' || c > '9' || g > 1 << 20) return false;
@@ -116,9 +136,13 @@ RecipeBuffers RecipeBufferSizes(std::string_view recipe, std::size_t rows, std::
   if (!ParseRecipe(recipe, &parts)) return {};
   const std::size_t count = rows * cols;
   if (parts.int_recipe != nullptr) {
-    const std::size_t group = static_cast<std::size_t>(parts.group);
-    if (cols % group != 0) return {};
-    return {true, (count + 1) / 2, count / group * sizeof(block::QuantParams)};
+    block::GroupGrid grid;
+    if (block::MakeGroupGrid(IntLayout(parts), static_cast<long>(rows), static_cast<long>(cols), &grid) !=
+        block::QuantStatus::kOk) {
+      return {};
+    }
+    const std::size_t codes = PackedCodes(*parts.int_recipe) ? (count + 1) / 2 : count;
+    return {true, codes, static_cast<std::size_t>(grid.Count()) * sizeof(block::QuantParams)};
   }
   const std::size_t bs = static_cast<std::size_t>(parts.block.spec->block_size);
   const std::size_t blocks = (count + bs - 1) / bs;

@@ -1,5 +1,6 @@
 // Recipe rows of the SIMD kernels (registry recipe_entry.h): MX and NVFP4
-// quantize / dequantize and INT4 group quantize / dequantize, one row per
+// quantize / dequantize and scaled-group (INT8, INT4, UINT4, TE FP8)
+// quantize / dequantize per group, row or tensor, one row per
 // (operation, recipe, compiled Highway target), backend "simd:<TARGET>". A
 // target the CPU lacks is registered but not available (shown as skipped).
 #include <cstdint>
@@ -21,12 +22,17 @@ registry::Status RunRecipeOnTarget(std::int64_t target, const registry::RecipeAr
   const bool quantize = a.operation == registry::RecipeOperation::kQuantizeRecipe;
   if (count == 0) return registry::Status::Ok();
   if (parts.int_recipe != nullptr) {
-    const block::QuantLayout layout{block::Granularity::kPerGroup, parts.group, 0};
+    const block::IntQuantRecipe& r = *parts.int_recipe;
+    const block::QuantLayout layout{parts.granularity, parts.group, 0};
     auto* params = reinterpret_cast<block::QuantParams*>(a.scales);
-    return quantize ? QuantizeInt4Groups(target, *parts.int_recipe, layout, a.x, a.rows, a.cols,
-                                         a.codes, params)
-                    : DequantizeInt4Groups(target, *parts.int_recipe, layout, a.codes, a.rows,
-                                           a.cols, params, a.out);
+    // INT4 / UINT4 rows carry packed codes, INT8 / FP8 rows one per byte
+    // (recipe_entry.h RecipeBufferSizes).
+    if (r.element->total_bits == 4) {
+      return quantize ? QuantizeInt4Groups(target, r, layout, a.x, a.rows, a.cols, a.codes, params)
+                      : DequantizeInt4Groups(target, r, layout, a.codes, a.rows, a.cols, params, a.out);
+    }
+    return quantize ? QuantizeGroups(target, r, layout, a.x, a.rows, a.cols, a.codes, params)
+                    : DequantizeGroups(target, r, layout, a.codes, a.rows, a.cols, params, a.out);
   }
   const block::BlockSpec& spec = *parts.block.spec;
   if (&spec == &block::kNvfp4) {

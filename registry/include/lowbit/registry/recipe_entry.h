@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lowbit/formats/block/int_quant_layout.h"
 #include "lowbit/formats/block/int_quant_recipe.h"
 #include "lowbit/formats/block/recipe_name.h"
 
@@ -29,6 +30,10 @@ const char* RecipeOperationName(RecipeOperation operation);
 // Recipe names: "mxfp4:ocp" ... (block/recipe_name.h ParseRecipeName) for MX
 // and NVFP4 over the flattened tensor, and "int4:ao-sym/g128" (an
 // int_quant_recipe.h INT4 / UINT4 recipe, per group of 128 along K).
+// Every int_quant_recipe.h recipe (INT8, INT4, UINT4, TE FP8) also comes as
+// "FORMAT:PROFILE/g128", "/row" (one scale per row: per channel of a weight,
+// per token of an activation) and "/tensor", e.g. "int8:ao-sym/row",
+// "e4m3:te/tensor".
 std::vector<std::string> AllRecipeNames();
 
 // What a name stands for: an MX / NVFP4 recipe (block.spec set) or an
@@ -37,6 +42,8 @@ struct RecipeParts {
   block::NamedRecipe block;
   const block::IntQuantRecipe* int_recipe = nullptr;
   int group = 0;
+  // int_recipe: "/g<group>" per group, "/row" per row, "/tensor" per tensor.
+  block::Granularity granularity = block::Granularity::kPerGroup;
 };
 bool ParseRecipe(std::string_view name, RecipeParts* out);
 
@@ -46,6 +53,7 @@ bool ParseRecipe(std::string_view name, RecipeParts* out);
 //          16-element block, then the block::Nvfp4TensorScale (two floats)
 //   INT4:  codes = packed two per byte, low nibble first; scales = one
 //          block::QuantParams per group
+//   INT8, FP8: codes = one per byte; scales = one block::QuantParams per group
 // Zero sizes (ok false) for an unknown name or a shape the recipe does not
 // tile (INT4: cols must be a multiple of the group).
 struct RecipeBuffers {
