@@ -74,6 +74,28 @@ registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe,
 registry::Status PackNibbles(std::int64_t target, const std::uint8_t* codes, std::size_t count,
                              std::uint8_t* packed);
 
+// The other layouts of formats/block/packing.h, bit for bit, any size;
+// `target` 0 dispatches to the best target. Codes are masked to 4 bits as
+// the model does. Nibble pairs in either order (kHighFirst: the tinygemm
+// int4pack input), count codes <-> (count + 1) / 2 bytes.
+registry::Status PackNibbles(std::int64_t target, block::NibbleOrder order, const std::uint8_t* codes,
+                             std::size_t count, std::uint8_t* packed);
+registry::Status UnpackNibbles(std::int64_t target, block::NibbleOrder order,
+                               const std::uint8_t* packed, std::size_t count, std::uint8_t* codes);
+// [GPTQ] qweight: row-major [k_rows][n_cols] codes <-> [k_rows / 8][n_cols]
+// words packed along K (packing.h PackGptqQweight); k_rows % 8 == 0.
+registry::Status PackGptqQweight(std::int64_t target, const std::uint8_t* q, std::size_t k_rows,
+                                 std::size_t n_cols, std::uint32_t* words);
+registry::Status UnpackGptqQweight(std::int64_t target, const std::uint32_t* words, std::size_t k_rows,
+                                   std::size_t n_cols, std::uint8_t* q);
+// [AWQ] WQLinear_GEMM: [rows][n_cols] codes <-> [rows][n_cols / 8] words
+// with the order_map interleave (packing.h PackAwq; qweight and qzeros
+// alike); n_cols % 8 == 0.
+registry::Status PackAwq(std::int64_t target, const std::uint8_t* q, std::size_t rows, std::size_t n_cols,
+                         std::uint32_t* words);
+registry::Status UnpackAwq(std::int64_t target, const std::uint32_t* words, std::size_t rows,
+                           std::size_t n_cols, std::uint8_t* q);
+
 // Scaled quantization of a row-major [rows, cols] FP32 matrix with any
 // recipe of int_quant_recipe.h (INT8, INT4 and UINT4 AO / GPTQ / common,
 // half-even or half-away; TE FP8 E4M3 / E5M2, with or without power-of-two
