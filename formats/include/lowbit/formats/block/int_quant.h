@@ -78,7 +78,13 @@ LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfCode(const FormatSpec& element, std::u
 }
 
 LOWBIT_HD_CONSTEXPR float DequantizeElement(const IntQuantRecipe& r, const QuantParams& p, std::uint8_t code) {
-  if (r.scheme == QuantScheme::kTeFp8) return DecodeToF32(*r.element, code) * p.decode;
+  if (r.scheme == QuantScheme::kTeFp8) {
+    // A NaN scale wins over a NaN code, quieted: IEEE 754 §6.2 leaves the
+    // choice between two NaN operands open and compilers may commute the
+    // multiply, so the model pins it (the SIMD kernel does the same).
+    if (F32IsNan(F32Bits(p.decode))) return F32FromBits(F32Bits(p.decode) | 0x00400000u);
+    return DecodeToF32(*r.element, code) * p.decode;
+  }
   return static_cast<float>(IntegerOfCode(*r.element, code) - p.zero_point) * p.decode;
 }
 
