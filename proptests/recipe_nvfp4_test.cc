@@ -172,5 +172,20 @@ TEST(Nvfp4TensorTest, WholeTensorWithAShortLastBlock) {
   }
 }
 
+// Dequantizing a NaN block scale (UE4M3 0x7F decodes to 0x7FF00000: the
+// payload 111 widened, quiet) against a NaN tensor scale 0x7FC00001: the first
+// NaN operand wins, so the block scale's NaN comes out in every recipe's
+// operation order (F32MulFirstNanWins), not whichever the compiler commutes.
+TEST(Nvfp4DequantizeNanTest, BlockScaleNanWinsOverTensorScaleNan) {
+  Nvfp4TensorScale t;
+  t.decode = F32FromBits(0x7FC00001u);
+  for (Nvfp4Recipe r : {Nvfp4Recipe::kTe, Nvfp4Recipe::kTorchao, Nvfp4Recipe::kModelOpt}) {
+    EXPECT_EQ(F32Bits(DequantizeNvfp4Element(r, t, 0x7F, 0x2)), 0x7FF00000u);
+  }
+  // A finite block scale lets the tensor scale's NaN through, quieted.
+  t.decode = F32FromBits(0x7F800001u);
+  EXPECT_EQ(F32Bits(DequantizeNvfp4Element(Nvfp4Recipe::kTorchao, t, 0x38, 0x2)), 0x7FC00001u);
+}
+
 }  // namespace
 }  // namespace lowbit::block

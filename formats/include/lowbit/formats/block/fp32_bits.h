@@ -45,6 +45,17 @@ LOWBIT_HD_CONSTEXPR float F32Pow2(int e) {
   return F32FromBits(std::uint32_t{1} << (e + 149));
 }
 
+// a * b with the NaN result pinned: the first NaN operand, quieted. IEEE 754
+// §6.2 lets either NaN operand through and compilers may commute a multiply,
+// so a recipe product of two NaNs (a NaN scale byte times a NaN tensor scale)
+// would otherwise depend on code generation. First-operand-wins is what x86
+// SSE/AVX mulss/mulps return, so the SIMD kernels get it for free.
+LOWBIT_HD_CONSTEXPR float F32MulFirstNanWins(float a, float b) {
+  if (F32IsNan(F32Bits(a))) return F32FromBits(F32Bits(a) | 0x00400000u);
+  if (F32IsNan(F32Bits(b))) return F32FromBits(F32Bits(b) | 0x00400000u);
+  return a * b;
+}
+
 // IEEE 754-2008 maxNum on magnitudes: a NaN operand is ignored. This is what
 // CUDA fmaxf / __hmax do, so TE's amax skips NaN elements (FORMAT-FACTS §5.3).
 LOWBIT_HD_CONSTEXPR float MaxIgnoringNan(float a, float b) {

@@ -172,8 +172,8 @@ LOWBIT_HD_CONSTEXPR float DequantizeNvfp4Element(Nvfp4Recipe recipe, const Nvfp4
                                                  std::uint8_t scale_code, std::uint8_t code) {
   const float q = DecodeToF32(kE2m1, code);
   const float s = DecodeToF32(kE4m3, scale_code);
-  if (recipe == Nvfp4Recipe::kTe) return (q * s) * t.decode;
-  return q * (s * t.decode);
+  if (recipe == Nvfp4Recipe::kTe) return F32MulFirstNanWins(F32MulFirstNanWins(q, s), t.decode);
+  return F32MulFirstNanWins(q, F32MulFirstNanWins(s, t.decode));
 }
 
 LOWBIT_HD_CONSTEXPR Nvfp4TensorScale QuantizeNvfp4(Nvfp4Recipe recipe, const float* x, long count,
