@@ -85,6 +85,29 @@ void GptqMatchesModel() {
   }
 }
 
+void GptqQzerosMatchModel() {
+  const std::size_t groups = *rc::gen::inRange<std::size_t>(0, 6);
+  const std::size_t n_cols = 8 * *rc::gen::inRange<std::size_t>(1, 20);
+  const std::vector<std::uint8_t> zeros = Codes(groups * n_cols);
+  const std::size_t n_words = groups * n_cols / 8;
+  std::vector<std::uint32_t> expected(n_words);
+  block::PackGptqQzeros(zeros.data(), static_cast<int>(groups), static_cast<int>(n_cols), expected.data());
+  std::vector<std::uint32_t> words(n_words);
+  for (auto& w : words) w = *rc::gen::arbitrary<std::uint32_t>();
+  std::vector<std::uint8_t> unpacked(groups * n_cols);
+  block::UnpackGptqQzeros(words.data(), static_cast<int>(groups), static_cast<int>(n_cols), unpacked.data());
+  for (std::int64_t target : RunnableTargets()) {
+    std::vector<std::uint32_t> got(n_words + 1, 0xCDCDCDCDu);
+    RC_ASSERT(simd::PackGptqQzeros(target, zeros.data(), groups, n_cols, got.data()).ok);
+    for (std::size_t i = 0; i < n_words; ++i) RC_ASSERT(got[i] == expected[i]);
+    RC_ASSERT(got[n_words] == 0xCDCDCDCDu);
+    std::vector<std::uint8_t> back(groups * n_cols + 1, 0xCD);
+    RC_ASSERT(simd::UnpackGptqQzeros(target, words.data(), groups, n_cols, back.data()).ok);
+    for (std::size_t i = 0; i < unpacked.size(); ++i) RC_ASSERT(back[i] == unpacked[i]);
+    RC_ASSERT(back[unpacked.size()] == 0xCD);
+  }
+}
+
 void AwqMatchesModel() {
   const std::size_t rows = *rc::gen::inRange<std::size_t>(0, 7);
   const std::size_t n_cols = 8 * *rc::gen::inRange<std::size_t>(1, 20);
@@ -110,6 +133,7 @@ void AwqMatchesModel() {
 
 TEST(SimdPacking, NibblesEitherOrderMatchModel) { testing::CheckAtLevel(kDraws, NibblesMatchModel); }
 TEST(SimdPacking, GptqQweightMatchesModel) { testing::CheckAtLevel(kDraws, GptqMatchesModel); }
+TEST(SimdPacking, GptqQzerosMatchModel) { testing::CheckAtLevel(kDraws, GptqQzerosMatchModel); }
 TEST(SimdPacking, AwqMatchesModel) { testing::CheckAtLevel(kDraws, AwqMatchesModel); }
 
 // The AWQ interleave on a literal: columns 0..7 = codes 0..7 give nibbles

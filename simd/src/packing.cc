@@ -1,8 +1,10 @@
 // Run-time dispatch and argument checks of the packing kernels
 // (packing-inl.h): formats/block/packing.h's nibble orders, GPTQ qweight and
 // AWQ words, on any compiled target.
+#include <bit>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "packing-inl.h"
@@ -149,6 +151,31 @@ registry::Status UnpackAwq(std::int64_t target, const std::uint32_t* words, std:
   if (!s.ok || rows * n_cols == 0) return s;
   FindTarget(target)->unpack_awq(WordJob{nullptr, q, words, nullptr, rows, n_cols});
   return registry::Status::Ok();
+}
+
+registry::Status PackGptqQzeros(std::int64_t target, const std::uint8_t* zeros, std::size_t groups,
+                                std::size_t n_cols, std::uint32_t* words) {
+  static_assert(std::endian::native == std::endian::little, "qzeros words as a nibble stream");
+  const std::size_t count = groups * n_cols;
+  registry::Status s = Check(target, zeros, words, count);
+  if (s.ok) s = CheckMultipleOf8(n_cols, "GPTQ qzeros N");
+  if (!s.ok || count == 0) return s;
+  std::vector<std::uint8_t> stored(count);  // [GPTQ] pack: zeros -= 1
+  for (std::size_t i = 0; i < count; ++i) stored[i] = static_cast<std::uint8_t>((zeros[i] - 1) & 0xF);
+  return PackNibbles(target, stored.data(), count, reinterpret_cast<std::uint8_t*>(words));
+}
+
+registry::Status UnpackGptqQzeros(std::int64_t target, const std::uint32_t* words, std::size_t groups,
+                                  std::size_t n_cols, std::uint8_t* zeros) {
+  const std::size_t count = groups * n_cols;
+  registry::Status s = Check(target, words, zeros, count);
+  if (s.ok) s = CheckMultipleOf8(n_cols, "GPTQ qzeros N");
+  if (!s.ok || count == 0) return s;
+  s = UnpackNibbles(target, block::NibbleOrder::kLowFirst, reinterpret_cast<const std::uint8_t*>(words),
+                    count, zeros);
+  // [GPTQ] forward: zeros + 1 (stored values are 4-bit, so 0xF -> 0).
+  for (std::size_t i = 0; s.ok && i < count; ++i) zeros[i] = static_cast<std::uint8_t>((zeros[i] + 1) & 0xF);
+  return s;
 }
 
 }  // namespace lowbit::simd

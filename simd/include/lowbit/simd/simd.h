@@ -88,6 +88,14 @@ registry::Status PackGptqQweight(std::int64_t target, const std::uint8_t* q, std
                                  std::size_t n_cols, std::uint32_t* words);
 registry::Status UnpackGptqQweight(std::int64_t target, const std::uint32_t* words, std::size_t k_rows,
                                    std::size_t n_cols, std::uint8_t* q);
+// [GPTQ] qzeros: [groups][n_cols] zero points <-> [groups][n_cols / 8] words
+// packed along N, LSB first, storing zero - 1 (packing.h PackGptqQzeros);
+// n_cols % 8 == 0. On a little-endian host these words are the low-first
+// nibble stream of (zero - 1) & 0xF, so both run on PackNibbles' kernels.
+registry::Status PackGptqQzeros(std::int64_t target, const std::uint8_t* zeros, std::size_t groups,
+                                std::size_t n_cols, std::uint32_t* words);
+registry::Status UnpackGptqQzeros(std::int64_t target, const std::uint32_t* words, std::size_t groups,
+                                  std::size_t n_cols, std::uint8_t* zeros);
 // [AWQ] WQLinear_GEMM: [rows][n_cols] codes <-> [rows][n_cols / 8] words
 // with the order_map interleave (packing.h PackAwq; qweight and qzeros
 // alike); n_cols % 8 == 0.
