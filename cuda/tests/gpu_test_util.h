@@ -42,6 +42,25 @@ class DeviceBuffer {
   std::size_t bytes_;
 };
 
+// A typed device array: `n` elements, or a copy of a host vector; Get(n)
+// copies the first n back.
+template <typename T>
+struct DeviceVector {
+  T* p = nullptr;
+  explicit DeviceVector(std::size_t n) { cudaMalloc(reinterpret_cast<void**>(&p), (n ? n : 1) * sizeof(T)); }
+  DeviceVector(const std::vector<T>& h) : DeviceVector(h.size()) {  // NOLINT: implicit by design
+    cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
+  }
+  DeviceVector(const DeviceVector&) = delete;
+  DeviceVector& operator=(const DeviceVector&) = delete;
+  ~DeviceVector() { cudaFree(p); }
+  std::vector<T> Get(std::size_t n) const {
+    std::vector<T> h(n);
+    cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost);
+    return h;
+  }
+};
+
 template <typename T>
 void Upload(const DeviceBuffer& d, const std::vector<T>& h, std::size_t byte_offset = 0) {
   ASSERT_EQ(cudaMemcpy(static_cast<char*>(d.get()) + byte_offset, h.data(), h.size() * sizeof(T),

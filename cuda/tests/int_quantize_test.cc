@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_test_util.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/int_quantize.h"
 #include "lowbit/formats/block/int_quant.h"
@@ -25,34 +26,9 @@
 namespace lowbit::cuda {
 namespace {
 
-#define REQUIRE_GPU() \
-  if (!GpuAvailable()) GTEST_SKIP() << "no CUDA device"
-
-template <typename T>
-struct Dev {
-  T* p = nullptr;
-  explicit Dev(std::size_t n) { cudaMalloc(reinterpret_cast<void**>(&p), (n ? n : 1) * sizeof(T)); }
-  explicit Dev(const std::vector<T>& h) : Dev(h.size()) {
-    cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-  }
-  ~Dev() { cudaFree(p); }
-  std::vector<T> Get(std::size_t n) const {
-    std::vector<T> h(n);
-    cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost);
-    return h;
-  }
-};
-
-std::uint32_t Bits(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-float FromBits(std::uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+using testing::BitsF32;
+using testing::DeviceVector;
+using testing::F32Bits;
 
 // Row r cycles through the cases where recipes differ; a few single
 // elements elsewhere land NaN or Inf inside otherwise normal groups.
@@ -85,10 +61,10 @@ std::vector<float> Generate(std::size_t rows, std::size_t cols, std::uint32_t se
 std::vector<std::uint16_t> ToBf16(std::vector<float>& x) {  // rounds x to BF16 in place
   std::vector<std::uint16_t> b(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
-    std::uint16_t h = std::isnan(x[i]) ? static_cast<std::uint16_t>(Bits(x[i]) >> 16)
+    std::uint16_t h = std::isnan(x[i]) ? static_cast<std::uint16_t>(F32Bits(x[i]) >> 16)
                                        : static_cast<std::uint16_t>(EncodeF32(kBf16, x[i]).code);
     b[i] = h;
-    x[i] = FromBits(static_cast<std::uint32_t>(h) << 16);
+    x[i] = BitsF32(static_cast<std::uint32_t>(h) << 16);
   }
   return b;
 }
@@ -148,12 +124,12 @@ void CheckCase(const block::IntQuantRecipe& r, const block::QuantLayout& layout,
             block::QuantStatus::kOk);
   const std::vector<std::uint8_t> want_packed = Pack(packing, want_codes, sh.rows, sh.cols);
 
-  Dev<float> dx(x);
-  Dev<std::uint16_t> dxb(xb);
+  DeviceVector<float> dx(x);
+  DeviceVector<std::uint16_t> dxb(xb);
   const std::size_t bytes = IntPackedBytes(packing, sh.rows, sh.cols);
-  Dev<std::uint8_t> codes(bytes);
-  Dev<float> scales(groups);
-  Dev<std::int32_t> zps(groups);
+  DeviceVector<std::uint8_t> codes(bytes);
+  DeviceVector<float> scales(groups);
+  DeviceVector<std::int32_t> zps(groups);
   IntQuantArgs a;
   a.recipe = &r;
   a.layout = layout;
@@ -173,11 +149,11 @@ void CheckCase(const block::IntQuantRecipe& r, const block::QuantLayout& layout,
   const auto got_zps = zps.Get(groups);
   int bad = 0;
   for (std::size_t g = 0; g < groups && bad < 5; ++g) {
-    const bool nan_both = std::isnan(want[g].decode) && Bits(got_scales[g]) == 0x7FFFFFFFu;
-    if (!(Bits(got_scales[g]) == Bits(want[g].decode) || nan_both) || got_zps[g] != want[g].zero_point) {
+    const bool nan_both = std::isnan(want[g].decode) && F32Bits(got_scales[g]) == 0x7FFFFFFFu;
+    if (!(F32Bits(got_scales[g]) == F32Bits(want[g].decode) || nan_both) || got_zps[g] != want[g].zero_point) {
       ++bad;
-      ADD_FAILURE() << what << " group " << g << " scale " << std::hex << Bits(got_scales[g]) << " want "
-                    << Bits(want[g].decode) << std::dec << " zp " << got_zps[g] << " want " << want[g].zero_point;
+      ADD_FAILURE() << what << " group " << g << " scale " << std::hex << F32Bits(got_scales[g]) << " want "
+                    << F32Bits(want[g].decode) << std::dec << " zp " << got_zps[g] << " want " << want[g].zero_point;
     }
   }
   for (std::size_t i = 0; i < bytes && bad < 10; ++i) {
@@ -200,7 +176,7 @@ void CheckCase(const block::IntQuantRecipe& r, const block::QuantLayout& layout,
   bo.nan_sign = NanSign::kPositive;
   bo.nan_payload = NanPayload::kAllOnes;
   for (OutputType ot : {OutputType::kF32, OutputType::kBf16}) {
-    Dev<std::uint32_t> out(n);
+    DeviceVector<std::uint32_t> out(n);
     IntDequantArgs d;
     d.recipe = &r;
     d.layout = layout;
@@ -218,9 +194,9 @@ void CheckCase(const block::IntQuantRecipe& r, const block::QuantLayout& layout,
     if (ot == OutputType::kF32) {
       const auto got = out.Get(n);
       for (std::size_t i = 0; i < n && bad < 15; ++i) {
-        if (got[i] != Bits(want_x[i])) {
+        if (got[i] != F32Bits(want_x[i])) {
           ++bad;
-          ADD_FAILURE() << what << " dequant f32 i=" << i << " got " << std::hex << got[i] << " want " << Bits(want_x[i]);
+          ADD_FAILURE() << what << " dequant f32 i=" << i << " got " << std::hex << got[i] << " want " << F32Bits(want_x[i]);
         }
       }
     } else {
@@ -240,7 +216,7 @@ void CheckCase(const block::IntQuantRecipe& r, const block::QuantLayout& layout,
 bool IsInteger(const block::IntQuantRecipe& r) { return !r.element->IsFloat(); }
 
 TEST(CudaIntQuantize, PerChannelEveryInt8RecipeEqualsModel) {
-  REQUIRE_GPU();
+  LOWBIT_REQUIRE_GPU();
   const block::QuantLayout per_row{block::Granularity::kPerRow};
   std::uint32_t seed = 1;
   for (const block::IntQuantRecipe* r : block::kAllIntQuantRecipes) {
@@ -252,7 +228,7 @@ TEST(CudaIntQuantize, PerChannelEveryInt8RecipeEqualsModel) {
 }
 
 TEST(CudaIntQuantize, PerGroupEveryInt4RecipeAndPackingEqualsModel) {
-  REQUIRE_GPU();
+  LOWBIT_REQUIRE_GPU();
   std::uint32_t seed = 100;
   for (const block::IntQuantRecipe* r : block::kAllIntQuantRecipes) {
     if (!IsInteger(*r) || r->element->total_bits != 4) continue;
@@ -266,17 +242,17 @@ TEST(CudaIntQuantize, PerGroupEveryInt4RecipeAndPackingEqualsModel) {
 }
 
 TEST(CudaIntQuantize, PerRowInt4PackedEqualsModel) {
-  REQUIRE_GPU();
+  LOWBIT_REQUIRE_GPU();
   const block::QuantLayout per_row{block::Granularity::kPerRow};
   CheckCase(block::kAoAsymUint4, per_row, Shape{11, 1000}, IntPacking::kLowFirst, false, 7);
   CheckCase(block::kGptqSymUint4, per_row, Shape{8, 256}, IntPacking::kAwq, true, 8);
 }
 
 TEST(CudaIntQuantize, BadArgumentsReturnErrors) {
-  REQUIRE_GPU();
-  Dev<float> x(64);
-  Dev<std::uint8_t> q(64);
-  Dev<float> s(8);
+  LOWBIT_REQUIRE_GPU();
+  DeviceVector<float> x(64);
+  DeviceVector<std::uint8_t> q(64);
+  DeviceVector<float> s(8);
   IntQuantArgs a;
   a.input = x.p;
   a.rows = 2;

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "gpu_test_util.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/mx_dequantize.h"
 #include "lowbit/cuda/quantize.h"
@@ -22,29 +23,9 @@
 namespace lowbit::cuda {
 namespace {
 
-#define REQUIRE_GPU() \
-  if (!GpuAvailable()) GTEST_SKIP() << "no CUDA device"
-
-template <typename T>
-struct Dev {
-  T* p = nullptr;
-  explicit Dev(std::size_t n) { cudaMalloc(reinterpret_cast<void**>(&p), (n ? n : 1) * sizeof(T)); }
-  explicit Dev(const std::vector<T>& h) : Dev(h.size()) {
-    cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-  }
-  ~Dev() { cudaFree(p); }
-  std::vector<T> Get(std::size_t n) const {
-    std::vector<T> h(n);
-    cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost);
-    return h;
-  }
-};
-
-std::uint32_t Bits(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
+using testing::BitsF32;
+using testing::DeviceVector;
+using testing::F32Bits;
 
 struct Case {
   FormatId element;
@@ -65,12 +46,12 @@ void Check(const Case& c, const std::vector<std::uint8_t>& codes, const std::vec
   }
   std::vector<float> want(n);
   block::DequantizeMx(*c.spec, codes.data(), scales.data(), static_cast<long>(n), want.data());
-  Dev<std::uint8_t> dc(stored), ds(scales);
+  DeviceVector<std::uint8_t> dc(stored), ds(scales);
   EncodeOptions bo;
   bo.nan_sign = NanSign::kPositive;
   bo.nan_payload = NanPayload::kAllOnes;
   for (OutputType ot : {OutputType::kF32, OutputType::kBf16}) {
-    Dev<std::uint32_t> out(n + 1);
+    DeviceVector<std::uint32_t> out(n + 1);
     cudaMemset(out.p, 0xCD, (n + 1) * 4);
     MxDequantArgs a;
     a.element = c.element;
@@ -86,11 +67,11 @@ void Check(const Case& c, const std::vector<std::uint8_t>& codes, const std::vec
     int bad = 0;
     for (std::size_t i = 0; i < n && bad < 8; ++i) {
       std::uint32_t got = raw[i];
-      std::uint32_t expect = Bits(want[i]);
+      std::uint32_t expect = F32Bits(want[i]);
       // Element and scale both NaN: which NaN x86 returns depends on the
       // operand order the host compiler chose; the GPU returns the element's.
       const float element = block::DecodeMxElement(*c.spec, codes[i]);
-      if (std::isnan(element) && scales[i / 32] == 0xFF) expect = Bits(element) | 0x00400000u;
+      if (std::isnan(element) && scales[i / 32] == 0xFF) expect = F32Bits(element) | 0x00400000u;
       if (ot == OutputType::kBf16) {
         got = reinterpret_cast<const std::uint16_t*>(raw.data())[i];
         expect = static_cast<std::uint32_t>(EncodeF32(kBf16, want[i], bo).code);
@@ -107,7 +88,7 @@ void Check(const Case& c, const std::vector<std::uint8_t>& codes, const std::vec
 }
 
 TEST(CudaMxDequantize, EveryCodeEveryScaleEqualsModel) {
-  REQUIRE_GPU();
+  LOWBIT_REQUIRE_GPU();
   for (const Case& c : kCases) {
     const std::uint32_t codes_per = static_cast<std::uint32_t>(c.spec->element->CodeMask()) + 1;
     // Block b holds every code (cycled) under scale byte b: 256 blocks.
@@ -126,7 +107,7 @@ TEST(CudaMxDequantize, EveryCodeEveryScaleEqualsModel) {
 }
 
 TEST(CudaMxDequantize, RoundTripOfGpuQuantizedTensorsEqualsModel) {
-  REQUIRE_GPU();
+  LOWBIT_REQUIRE_GPU();
   std::mt19937 rng(4);
   std::normal_distribution<float> g(0.0f, 1.0f);
   const std::size_t n = 32 * 777 + 19;
@@ -135,12 +116,12 @@ TEST(CudaMxDequantize, RoundTripOfGpuQuantizedTensorsEqualsModel) {
   x[100] = NAN;
   x[200] = INFINITY;
   for (std::size_t i = 320; i < 352; ++i) x[i] = 0.0f;
-  Dev<float> dx(x);
+  DeviceVector<float> dx(x);
   for (const Case& c : kCases) {
     for (MxRecipeId rid : {MxRecipeId::kTe, MxRecipeId::kOcp}) {
       const bool packed = c.element == FormatId::kE2m1;
       const std::size_t blocks = (n + 31) / 32;
-      Dev<std::uint8_t> codes(packed ? (n + 1) / 2 : n), scales(blocks);
+      DeviceVector<std::uint8_t> codes(packed ? (n + 1) / 2 : n), scales(blocks);
       MxArgs q;
       q.element = c.element;
       q.recipe = rid;
@@ -160,9 +141,9 @@ TEST(CudaMxDequantize, RoundTripOfGpuQuantizedTensorsEqualsModel) {
 }
 
 TEST(CudaMxDequantize, BadArgumentsReturnErrors) {
-  REQUIRE_GPU();
-  Dev<std::uint8_t> c(64), s(2);
-  Dev<float> out(64);
+  LOWBIT_REQUIRE_GPU();
+  DeviceVector<std::uint8_t> c(64), s(2);
+  DeviceVector<float> out(64);
   MxDequantArgs a;
   a.element = FormatId::kFp16;
   a.codes = c.p;

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "gpu_test_util.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/quantize.h"
 #include "lowbit/formats/block/fp8_scaled_scale.h"
@@ -22,23 +23,9 @@
 namespace lowbit::cuda {
 namespace {
 
-#define REQUIRE_GPU() \
-  if (!GpuAvailable()) GTEST_SKIP() << "no CUDA device"
-
-template <typename T>
-struct Dev {
-  T* p = nullptr;
-  explicit Dev(std::size_t n) { cudaMalloc(reinterpret_cast<void**>(&p), (n ? n : 1) * sizeof(T)); }
-  Dev(const std::vector<T>& h) : Dev(h.size()) {
-    cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-  }
-  ~Dev() { cudaFree(p); }
-  std::vector<T> Get(std::size_t n) const {
-    std::vector<T> h(n);
-    cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost);
-    return h;
-  }
-};
+using testing::BitsF32;
+using testing::DeviceVector;
+using testing::F32Bits;
 
 float Bf16Round(float x) {  // the value a BF16 input holds (RNE; NaN stays NaN)
   std::uint32_t u;
@@ -98,14 +85,8 @@ EncodeOptions HwFp8() {
   return o;
 }
 
-std::uint32_t Bits(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
 TEST(CudaQuantize, Fp8PerTensorDynamicEqualsModel) {
-  REQUIRE_GPU();
+  LOWBIT_REQUIRE_GPU();
   for (bool bf16 : {false, true}) {
     for (std::size_t n : {std::size_t{1}, std::size_t{1000003}}) {
       for (FormatId f : {FormatId::kE4m3, FormatId::kE5m2}) {
@@ -113,10 +94,10 @@ TEST(CudaQuantize, Fp8PerTensorDynamicEqualsModel) {
         if (n > 100) x[5] = std::numeric_limits<float>::quiet_NaN();  // ignored by amax
         std::vector<std::uint16_t> xb = ToBf16Bits(x);
         if (!bf16) x = Generate(n, 64, 11, false), x[std::min<std::size_t>(5, n - 1)] = n > 100 ? NAN : x[0];
-        Dev<float> dx(x);
-        Dev<std::uint16_t> dxb(xb);
-        Dev<std::uint8_t> q(n);
-        Dev<float> scale(1), scale_inv(1), amax(1);
+        DeviceVector<float> dx(x);
+        DeviceVector<std::uint16_t> dxb(xb);
+        DeviceVector<std::uint8_t> q(n);
+        DeviceVector<float> scale(1), scale_inv(1), amax(1);
         Fp8PerTensorArgs a;
         a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
         a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
@@ -132,9 +113,9 @@ TEST(CudaQuantize, Fp8PerTensorDynamicEqualsModel) {
         const float want_amax = block::AbsMax(x.data(), static_cast<long>(n), block::AmaxNan::kIgnore);
         const float max_fp8 = f == FormatId::kE4m3 ? 448.0f : 57344.0f;
         const float want_scale = block::TeScaleFromAmax(want_amax, max_fp8, false, 0.0f);
-        EXPECT_EQ(Bits(amax.Get(1)[0]), Bits(want_amax));
-        EXPECT_EQ(Bits(scale.Get(1)[0]), Bits(want_scale));
-        EXPECT_EQ(Bits(scale_inv.Get(1)[0]), Bits(1.0f / want_scale));
+        EXPECT_EQ(F32Bits(amax.Get(1)[0]), F32Bits(want_amax));
+        EXPECT_EQ(F32Bits(scale.Get(1)[0]), F32Bits(want_scale));
+        EXPECT_EQ(F32Bits(scale_inv.Get(1)[0]), F32Bits(1.0f / want_scale));
         const std::vector<std::uint8_t> got = q.Get(n);
         int bad = 0;
         for (std::size_t i = 0; i < n && bad < 5; ++i) {
@@ -150,7 +131,7 @@ TEST(CudaQuantize, Fp8PerTensorDynamicEqualsModel) {
 }
 
 TEST(CudaQuantize, Fp8PerTokenEqualsModel) {
-  REQUIRE_GPU();
+  LOWBIT_REQUIRE_GPU();
   struct Shape { std::size_t rows, cols; };
   for (bool bf16 : {true, false}) {
     for (Shape sh : {Shape{37, 4096}, Shape{5, 1000}, Shape{9, 3}, Shape{1, 8}}) {
@@ -158,10 +139,10 @@ TEST(CudaQuantize, Fp8PerTokenEqualsModel) {
       std::vector<float> x = Generate(n, static_cast<int>(sh.cols), 5, true);
       std::vector<std::uint16_t> xb = ToBf16Bits(x);
       if (!bf16) x = Generate(n, static_cast<int>(sh.cols), 5, true);
-      Dev<float> dx(x);
-      Dev<std::uint16_t> dxb(xb);
-      Dev<std::uint8_t> q(n);
-      Dev<float> sinv(sh.rows);
+      DeviceVector<float> dx(x);
+      DeviceVector<std::uint16_t> dxb(xb);
+      DeviceVector<std::uint8_t> q(n);
+      DeviceVector<float> sinv(sh.rows);
       Fp8PerTokenArgs a;
       a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
       a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
@@ -178,7 +159,7 @@ TEST(CudaQuantize, Fp8PerTokenEqualsModel) {
       for (std::size_t r = 0; r < sh.rows; ++r) {
         const float amax = block::AbsMax(x.data() + r * sh.cols, static_cast<long>(sh.cols), block::AmaxNan::kIgnore);
         const float scale = block::TeScaleFromAmax(amax, 448.0f, false, 0.0f);
-        EXPECT_EQ(Bits(got_inv[r]), Bits(1.0f / scale)) << "row " << r;
+        EXPECT_EQ(F32Bits(got_inv[r]), F32Bits(1.0f / scale)) << "row " << r;
         for (std::size_t c = 0; c < sh.cols && bad < 5; ++c) {
           const std::size_t i = r * sh.cols + c;
           const auto want = EncodeF32(kE4m3, x[i] * scale, HwFp8()).code;
@@ -193,17 +174,17 @@ TEST(CudaQuantize, Fp8PerTokenEqualsModel) {
 }
 
 TEST(CudaQuantize, Nvfp4EqualsTeModel) {
-  REQUIRE_GPU();
+  LOWBIT_REQUIRE_GPU();
   for (bool bf16 : {false, true}) {
     for (std::size_t n : {std::size_t{16}, std::size_t{7}, std::size_t{16 * 1000 + 9}, std::size_t{1 << 20}}) {
       std::vector<float> x = Generate(n, 16, 3, true);
       std::vector<std::uint16_t> xb = ToBf16Bits(x);
       if (!bf16) x = Generate(n, 16, 3, true);
-      Dev<float> dx(x);
-      Dev<std::uint16_t> dxb(xb);
+      DeviceVector<float> dx(x);
+      DeviceVector<std::uint16_t> dxb(xb);
       const std::size_t blocks = (n + 15) / 16;
-      Dev<std::uint8_t> packed((n + 1) / 2), scales(blocks);
-      Dev<float> amax(1), sdec(1);
+      DeviceVector<std::uint8_t> packed((n + 1) / 2), scales(blocks);
+      DeviceVector<float> amax(1), sdec(1);
       Nvfp4Args a;
       a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
       a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
@@ -218,7 +199,7 @@ TEST(CudaQuantize, Nvfp4EqualsTeModel) {
       std::vector<std::uint8_t> codes(n), want_scales(blocks);
       const block::Nvfp4TensorScale t =
           block::QuantizeNvfp4(block::Nvfp4Recipe::kTe, x.data(), static_cast<long>(n), codes.data(), want_scales.data());
-      EXPECT_EQ(Bits(sdec.Get(1)[0]), Bits(t.decode)) << "n=" << n;
+      EXPECT_EQ(F32Bits(sdec.Get(1)[0]), F32Bits(t.decode)) << "n=" << n;
       const auto got_scales = scales.Get(blocks);
       const auto got_packed = packed.Get((n + 1) / 2);
       int bad = 0;
@@ -236,7 +217,7 @@ TEST(CudaQuantize, Nvfp4EqualsTeModel) {
         }
       }
       // Dequantize to BF16 against the model's FP32 value rounded RN.
-      Dev<std::uint16_t> out(n);
+      DeviceVector<std::uint16_t> out(n);
       const Status d = DequantizeNvfp4ToBf16(packed.p, scales.p, sdec.p, n, out.p);
       ASSERT_TRUE(d.ok) << d.message;
       const auto got_bf = out.Get(n);
@@ -256,7 +237,7 @@ TEST(CudaQuantize, Nvfp4EqualsTeModel) {
 }
 
 TEST(CudaQuantize, MxEqualsModelForEveryElementAndRecipe) {
-  REQUIRE_GPU();
+  LOWBIT_REQUIRE_GPU();
   struct Case { FormatId element; const block::BlockSpec* spec; };
   const Case cases[] = {{FormatId::kE2m1, &block::kMxfp4},      {FormatId::kE4m3, &block::kMxfp8E4m3},
                         {FormatId::kE5m2, &block::kMxfp8E5m2},  {FormatId::kE2m3, &block::kMxfp6E2m3},
@@ -269,12 +250,12 @@ TEST(CudaQuantize, MxEqualsModelForEveryElementAndRecipe) {
           std::vector<float> x = Generate(n, 32, 9, true);
           std::vector<std::uint16_t> xb = ToBf16Bits(x);
           if (!bf16) x = Generate(n, 32, 9, true);
-          Dev<float> dx(x);
-          Dev<std::uint16_t> dxb(xb);
+          DeviceVector<float> dx(x);
+          DeviceVector<std::uint16_t> dxb(xb);
           const std::size_t blocks = (n + 31) / 32;
           const bool packed = c.element == FormatId::kE2m1;
           const std::size_t code_bytes = packed ? (n + 1) / 2 : n;
-          Dev<std::uint8_t> codes(code_bytes), scales(blocks);
+          DeviceVector<std::uint8_t> codes(code_bytes), scales(blocks);
           MxArgs a;
           a.element = c.element;
           a.recipe = rid;
@@ -311,9 +292,9 @@ TEST(CudaQuantize, MxEqualsModelForEveryElementAndRecipe) {
 }
 
 TEST(CudaQuantize, BadArgumentsReturnErrors) {
-  REQUIRE_GPU();
-  Dev<float> x(64);
-  Dev<std::uint8_t> q(64), s(4);
+  LOWBIT_REQUIRE_GPU();
+  DeviceVector<float> x(64);
+  DeviceVector<std::uint8_t> q(64), s(4);
   MxArgs a;
   a.element = FormatId::kFp16;
   a.input = x.p;
