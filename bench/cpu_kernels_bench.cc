@@ -1,7 +1,8 @@
 // Elements per second of every CPU kernel in the registry (scalar model and
 // each Highway target), in cache and out of cache, beside a plain memory copy
 // of the same input bytes. The benchmarks are generated from the registry
-// table (DESIGN.md: a kernel is benchmarked by being registered).
+// table: a kernel is benchmarked by being registered (docs/design.md
+// "Everything that computes is a registry entry").
 //
 // Names: <operation>/<format>/<backend>/<in_cache|out_of_cache>, and
 // copy/<bytes per element>B/<in_cache|out_of_cache>.

@@ -1,5 +1,5 @@
 // Model == oracle for every MX recipe on every MX block format, and for every
-// NVFP4 recipe, on RapidCheck blocks biased to what breaks recipes (DESIGN.md
+// NVFP4 recipe, on RapidCheck blocks biased to what breaks recipes (docs/design.md
 // "Tests"): amax just below a power of two, one outlier, ties after scaling,
 // all-zero blocks, subnormal amax, NaN and Inf inside a block, and lengths
 // that are not a multiple of the block size.
@@ -179,7 +179,7 @@ TEST(BlockOracleTest, IssueExampleFloorVersusRceilOnMxfp4) {
   const ref::OracleBlock rceil = ref::OracleQuantizeMxBlock(kMxfp4, kTeMx, {6.06f, 1.0f});
   EXPECT_EQ(rceil.scale, 128);
   EXPECT_EQ(rceil.codes, (std::vector<std::uint8_t>{0x5, 0x1}));
-  // FACTS §5.3: the RCEIL product rounds into the FP32 subnormals.
+  // docs/formats-reference.md §5.3: the RCEIL product rounds into the FP32 subnormals.
   EXPECT_EQ(ref::OracleQuantizeMxBlock(kMxfp8E4m3, kTeMx, {F32FromBits(0x04600001u)}).scale, 0x00);
 }
 

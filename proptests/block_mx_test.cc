@@ -1,6 +1,6 @@
 // MX block formats in the model: worked examples derived by hand from the spec
-// text and the profiled sources (FORMAT-FACTS §5), and one named test per MX
-// row of FORMAT-FACTS §9 (rows 8, 9, 10) and per profile. Expected codes are
+// text and the profiled sources (docs/formats-reference.md §5), and one named test per MX
+// row of docs/formats-reference.md §9 (rows 8, 9, 10) and per profile. Expected codes are
 // written out from the definitions, never produced by running the model.
 #include <cmath>
 #include <cstdint>
@@ -32,13 +32,13 @@ Quantized QuantizeOne(const BlockSpec& spec, const MxRecipe& recipe, std::vector
 }
 
 TEST(BlockSpecTest, ReciprocalConstantsAreTheFp32RoundingsOfOneOverMax) {
-  // FORMAT-FACTS §5.3: fp32(1/448) = 0x3B124925, fp32(1/6) = 0x3E2AAAAB.
+  // docs/formats-reference.md §5.3: fp32(1/448) = 0x3B124925, fp32(1/6) = 0x3E2AAAAB.
   EXPECT_EQ(F32Bits(MaxNormReciprocal(kMxfp8E4m3)), 0x3B124925u);
   EXPECT_EQ(F32Bits(MaxNormReciprocal(kMxfp4)), 0x3E2AAAABu);
 }
 
 TEST(BlockSpecTest, SpecTableOneBlockSizesAndScales) {
-  // OCP MX §5.2 Table 1: k = 32, E8M0 scale; NVFP4: 16, UE4M3 (FACTS §6).
+  // OCP MX §5.2 Table 1: k = 32, E8M0 scale; NVFP4: 16, UE4M3 (docs/formats-reference.md §6).
   for (const BlockSpec* s : {&kMxfp8E4m3, &kMxfp8E5m2, &kMxfp6E2m3, &kMxfp6E3m2, &kMxfp4, &kMxint8}) {
     EXPECT_EQ(s->block_size, 32) << s->name;
     EXPECT_EQ(s->scale, &kE8m0) << s->name;
@@ -49,7 +49,7 @@ TEST(BlockSpecTest, SpecTableOneBlockSizesAndScales) {
 }
 
 TEST(BlockSpecTest, E8m0CodeZeroDecodesToTheFp32Subnormal2PowMinus127) {
-  // FORMAT-FACTS §1: E8M0 0x00 -> 2^-127 = FP32 0x00400000; 0xFF is NaN.
+  // docs/formats-reference.md §1: E8M0 0x00 -> 2^-127 = FP32 0x00400000; 0xFF is NaN.
   EXPECT_EQ(F32Bits(DecodeScaleToF32(kMxfp4, 0x00)), 0x00400000u);
   EXPECT_TRUE(std::isnan(DecodeScaleToF32(kMxfp4, 0xFF)));
   EXPECT_EQ(F32Bits(E8m0ReciprocalF32(254)), 0x00400000u);  // TE exp2f_rcp special case
@@ -109,7 +109,7 @@ TEST(Row8ScaleRuleTest, AmaxJustBelowAPowerOfTwoUsesTheLowerExponent) {
 }
 
 TEST(Row8ScaleRuleTest, RceilProductRoundedIntoTheFp32SubnormalsLandsOn2PowMinus127) {
-  // FORMAT-FACTS §5.3: amax * fp32(1/448) is an FP32 multiply. For amax =
+  // docs/formats-reference.md §5.3: amax * fp32(1/448) is an FP32 multiply. For amax =
   // 0x04600001 (one ulp above 448 * 2^-127) the exact quotient is above
   // 2^-127 (ceil -> 2^-126, code 1), but the FP32 product is
   // (2^22 + 0.47) * 2^-149, which rounds to 2^-127 exactly: code 0.
@@ -127,7 +127,7 @@ TEST(ZeroBlockTest, EveryRuleGivesScaleCodeZeroAndZeroElements) {
 }
 
 TEST(ZeroBlockTest, MsxMxint8UsesFp32MinNormalForAZeroBlock) {
-  // FORMAT-FACTS §5.2: zero block -> -126 - emax; MXINT8 emax 0 -> -126 =
+  // docs/formats-reference.md §5.2: zero block -> -126 - emax; MXINT8 emax 0 -> -126 =
   // code 0x01 (the floor rule clamps at -127 = 0x00 for the others).
   EXPECT_EQ(QuantizeOne(kMxint8, kMsxMx, std::vector<float>(32, 0.0f)).scale, 0x01);
   EXPECT_EQ(QuantizeOne(kMxint8, kOcpMx, std::vector<float>(32, 0.0f)).scale, 0x00);
@@ -136,7 +136,7 @@ TEST(ZeroBlockTest, MsxMxint8UsesFp32MinNormalForAZeroBlock) {
 
 // Row 9: the spec requires RNE; microxcaling's default is half-away.
 TEST(Row9ElementRoundingTest, MsxHalfAwayVersusEvenOnE2m1Midpoints) {
-  // amax 7 -> X = 1. Midpoints from FORMAT-FACTS §4.5: 0.25 0.75 1.25 1.75
+  // amax 7 -> X = 1. Midpoints from docs/formats-reference.md §4.5: 0.25 0.75 1.25 1.75
   // 2.5 5; RNE: 0, 1, 1, 2, 2, 4; half-away: 0.5, 1, 1.5, 2, 3, 6.
   const std::vector<float> x = {7.0f, 2.5f, 0.25f, 5.0f, 1.25f, -2.5f, 0.75f, 1.75f};
   const Quantized away = QuantizeOne(kMxfp4, kMsxMx, x);
@@ -150,7 +150,7 @@ TEST(Row9ElementRoundingTest, MsxHalfAwayVersusEvenOnE2m1Midpoints) {
 
 TEST(Row9ElementRoundingTest, MsxMxint8HalfAwayAndClampTo127) {
   // X = 1 (amax 1.0): codes = round(x * 64); 2^-7 * 64 = 0.5 -> 1 (away) or
-  // 0 (even). FACTS §5.2: codes are clamped to +-127, -128 never produced.
+  // 0 (even). docs/formats-reference.md §5.2: codes are clamped to +-127, -128 never produced.
   EXPECT_EQ(QuantizeOne(kMxint8, kMsxMx, {1.0f, -0.5f, 0.0078125f}).codes,
             (std::vector<std::uint8_t>{64, 0xE0, 1}));
   EXPECT_EQ(QuantizeOne(kMxint8, kMsxMxEven, {1.0f, -0.5f, 0.0078125f}).codes,
@@ -170,7 +170,7 @@ TEST(Row10NanInBlockTest, TeIgnoresNanForTheScaleAndEncodesItAsE4m3Nan) {
 
 TEST(Row10NanInBlockTest, TeMxfp4NanElementBecomesPlusSix) {
   // amax 2: 2 * fp32(1/6) -> 0.5 -> e = -1 (code 126); 2 / 0.5 = 4 -> 0x6;
-  // NaN -> +6 (0x7) through the satfinite conversion (FACTS §5.3).
+  // NaN -> +6 (0x7) through the satfinite conversion (docs/formats-reference.md §5.3).
   const Quantized q = QuantizeOne(kMxfp4, kTeMx, {kNan, 2.0f});
   EXPECT_EQ(q.scale, 126);
   EXPECT_EQ(q.codes, (std::vector<std::uint8_t>{0x7, 0x6}));
@@ -187,7 +187,7 @@ TEST(Row10NanInBlockTest, TorchaoAndMicroxcalingPropagateNanToTheScale) {
 }
 
 TEST(Row10NanInBlockTest, InfAmaxTeSaturatesTheScaleTorchaoGivesNan) {
-  // FACTS §5.3: TE float_to_e8m0(Inf) = 0xFE (2^127); torchao 0xFF. TE's
+  // docs/formats-reference.md §5.3: TE float_to_e8m0(Inf) = 0xFE (2^127); torchao 0xFF. TE's
   // elements: Inf * 2^-127 = Inf -> 448 (0x7E); 1 * 2^-127 -> 0.
   const Quantized te = QuantizeOne(kMxfp8E4m3, kTeMx, {kInf, 1.0f});
   EXPECT_EQ(te.scale, 0xFE);
@@ -228,7 +228,7 @@ TEST(TensorTest, ASizeThatIsNotAMultipleOfTheBlockEndsInAShortBlock) {
 }
 
 // kNearest (E8M0 round-to-nearest of amax * fp32(1/max_elem), ties up,
-// FORMAT-FACTS §4.7). MXFP8 E4M3: amax 600 -> 600/448 = 1.34 -> 2^0 (RCEIL
+// docs/formats-reference.md §4.7). MXFP8 E4M3: amax 600 -> 600/448 = 1.34 -> 2^0 (RCEIL
 // would pick 2^1), so 600 clamps to 448; amax 700 -> 1.5625 >= 1.5 -> 2^1.
 TEST(NearestScaleRuleTest, PicksThePowerOfTwoNearestToAmaxOverMax) {
   EXPECT_EQ(QuantizeOne(kMxfp8E4m3, kNearestMx, {600.0f}).scale, 127);

@@ -1,10 +1,11 @@
 // RapidCheck generators of FP32 / FP64 inputs biased to where rounding bugs
-// live for a given destination format (DESIGN.md "Property tests"): ties
+// live for a given destination format (docs/design.md "Property tests"): ties
 // between adjacent destination values (exactly and +-1 ulp of the input
 // format), the destination's values themselves, binade edges, max / the
 // overflow tie / the first value past max, half of the smallest subnormal,
 // NaN payloads of both signs, +-0, +-Inf, input subnormals and random bits.
-// Random inputs alone almost never hit a tie (FORMAT-FACTS §9 / DESIGN.md).
+// Random inputs alone almost never hit a tie
+// (docs/formats-reference.md §9 / docs/design.md "Tests").
 #pragma once
 
 #include <cmath>

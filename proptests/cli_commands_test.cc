@@ -1,6 +1,6 @@
 // The lowbit CLI's show / table / encode / decode, run as a process: the
 // literal examples of the CLI's specification, values typed from
-// FORMAT-FACTS, and the usage errors (one line naming the problem, exit 2).
+// docs/formats-reference.md, and the usage errors (one line naming the problem, exit 2).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -78,7 +78,7 @@ TEST_F(Cli, EncodeReadsTheValueExactlyIntoTheInputType) {
 }
 
 TEST_F(Cli, EncodeWithProfiles) {
-  // FORMAT-FACTS §4.1 / §9.1: |x| > 464 -> 448 on NVIDIA satfinite, NaN in ml_dtypes.
+  // docs/formats-reference.md §4.1 / §9.1: |x| > 464 -> 448 on NVIDIA satfinite, NaN in ml_dtypes.
   EXPECT_EQ(RunCli({"encode", "e4m3", "465", "--profile", "nvidia", "--from", "fp32"}).FirstToken(),
             "0x7e");
   EXPECT_EQ(RunCli({"encode", "e4m3", "465", "--profile", "ml_dtypes", "--from", "fp32"}).FirstToken(),
@@ -91,7 +91,7 @@ TEST_F(Cli, EncodeWithProfiles) {
 }
 
 TEST_F(Cli, DecodeAndShow) {
-  // E8M0 code 0 is 2^-127, an FP32 subnormal (FORMAT-FACTS §1).
+  // E8M0 code 0 is 2^-127, an FP32 subnormal (docs/formats-reference.md §1).
   const CliResult decode = RunCli({"decode", "e8m0", "0x00"});
   EXPECT_EQ(decode.exit_code, 0);
   EXPECT_NE(decode.out.find("fp32=0x400000 fp64=0x1p-127"), std::string::npos) << decode.out;

@@ -1,5 +1,5 @@
-// FORMAT-FACTS §9 row 5: the NaN an FP32 -> BF16 / FP16 encode produces.
-// Literals from FACTS §3.2 and §3.3 [PROBE] and §10.2 (NaN row).
+// docs/formats-reference.md §9 row 5: the NaN an FP32 -> BF16 / FP16 encode produces.
+// Literals from docs/formats-reference.md §3.2 and §3.3 [PROBE] and §10.2 (NaN row).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -47,7 +47,7 @@ TEST(NanOnFp16Encode, PytorchCpuKeepsSignAndTopPayload) {
   EXPECT_EQ(Enc(ProfileId::kPytorchCpu, 0xFF800001u, kFp16), 0xFE00u);
   EXPECT_EQ(Enc(ProfileId::kPytorchCpu, 0x7F807FFFu, kFp16), 0x7E03u);
 }
-// Not in FACTS; measured (H200, torch 2.11.0+cu130, scripts/gpu/
+// docs/formats-reference.md §3.2, §4.1; measured (H200, torch 2.11.0+cu130, scripts/gpu/
 // pytorch_profile_check): torch casts other dtypes through float, so the
 // source's NaN decode shows through. CPU FP16 -> BF16 uses the scalar
 // c10::BFloat16 path (0x7FC0 for every NaN); CUDA FP16 -> FP8 loses the sign.
@@ -75,7 +75,7 @@ TEST(NanOnFp16Encode, MlDtypesHasNoConversion) {
                              RoundingMode::kNearestEven, &r));
 }
 
-// Non-NaN results agree (FACTS §3.2: "Non-NaN results of all three agree"):
+// Non-NaN results agree (docs/formats-reference.md §3.2: "Non-NaN results of all three agree"):
 // 65520 is the FP16 tie that goes to Inf; BF16 RN of FLT_MAX is Inf.
 TEST(NanOnBf16Encode, NonNanResultsAgree) {
   for (ProfileId p : {ProfileId::kNvidia, ProfileId::kPytorchCpu, ProfileId::kPytorchCuda,

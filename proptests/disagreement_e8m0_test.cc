@@ -1,5 +1,5 @@
-// FORMAT-FACTS §9 rows 7 and 14: FP32 -> E8M0 per profile, literals from the
-// FACTS §4.7 table, and E8M0 code 0 (2^-127, an FP32 subnormal) surviving
+// docs/formats-reference.md §9 rows 7 and 14: FP32 -> E8M0 per profile, literals from the
+// docs/formats-reference.md §4.7 table, and E8M0 code 0 (2^-127, an FP32 subnormal) surviving
 // the decode (no FTZ).
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ std::uint64_t Enc(ProfileId p, std::uint32_t bits, RoundingMode mode) {
   return r.code;
 }
 
-// Inputs (FP32 bits) and the FACTS §4.7 columns.
+// Inputs (FP32 bits) and the docs/formats-reference.md §4.7 columns.
 struct Row {
   const char* what;
   std::uint32_t x;

@@ -1,5 +1,5 @@
-// FORMAT-FACTS §9 row 6: NaN into FP4/FP6 (formats without NaN), and -0.0.
-// Literals from FACTS §4.4 and the §4.5 table (CUDA and ml_dtypes columns).
+// docs/formats-reference.md §9 row 6: NaN into FP4/FP6 (formats without NaN), and -0.0.
+// Literals from docs/formats-reference.md §4.4 and the §4.5 table (CUDA and ml_dtypes columns).
 // PyTorch has no FP4/FP6 casts (row 6 names torchao and TE references, which
 // are recipes, not element profiles); the ocp profile refuses NaN there.
 #include <gtest/gtest.h>
@@ -50,7 +50,8 @@ TEST(NanIntoFp4, PytorchAndOcpHaveNoConversion) {
   }
 }
 
-// The FACTS §4.5 RNE tie table (value -> code), the same for CUDA and ml_dtypes:
+// The docs/formats-reference.md §4.5 RNE tie table (value -> code), the same for
+// CUDA and ml_dtypes:
 // 0.25->0, 0.75->2, 1.25->2, 1.75->4, 2.5->4, 3.5->6, 5->6.
 TEST(E2m1Ties, NvidiaAndMlDtypesRoundToEven) {
   const std::uint32_t x[] = {0x3E800000u, 0x3F400000u, 0x3FA00000u, 0x3FE00000u,

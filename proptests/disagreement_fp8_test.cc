@@ -1,5 +1,5 @@
-// FORMAT-FACTS §9 rows 1-3 (FP32 -> FP8 overflow, Inf and NaN), one test per
-// profile. Expected codes are the literals of FACTS §4.1 (E4M3 table), §4.2
+// docs/formats-reference.md §9 rows 1-3 (FP32 -> FP8 overflow, Inf and NaN), one test per
+// profile. Expected codes are the literals of docs/formats-reference.md §4.1 (E4M3 table), §4.2
 // and §9; the `ocp` expectations follow the profile's stated choice (OFP8
 // non-saturating mode, see profiles/ocp.h).
 #include <gtest/gtest.h>
@@ -53,7 +53,7 @@ TEST(E4m3Overflow, TieAt464RoundsTo448InEveryProfile) {
     EXPECT_EQ(Enc(p, 0x43E80000u, kE4m3), 0x7Eu) << ProfileName(p);
     EXPECT_EQ(Enc(p, 0x43E7FFFFu, kE4m3), 0x7Eu) << ProfileName(p);
     EXPECT_EQ(Enc(p, 0xC3E80000u, kE4m3), 0xFEu) << ProfileName(p);
-    EXPECT_EQ(Enc(p, 0x80000000u, kE4m3), 0x80u) << ProfileName(p);  // -0.0, FACTS §4.1 table
+    EXPECT_EQ(Enc(p, 0x80000000u, kE4m3), 0x80u) << ProfileName(p);  // -0.0, §4.1 table
   }
 }
 
@@ -115,7 +115,7 @@ TEST(E5m2Overflow, MlDtypesGivesInf) {
   ExpectE5m2(ProfileId::kMlDtypes, {0x7B, 0x7C, 0x7C, 0x7C, 0xFC, 0xFC});
 }
 
-// FACTS §4.3: FNUZ (PyTorch == ml_dtypes): NaN, Inf and overflow -> 0x80;
+// docs/formats-reference.md §4.3: FNUZ (PyTorch == ml_dtypes): NaN, Inf and overflow -> 0x80;
 // 248 is the E4M3FNUZ tie and goes to NaN; -0.0 -> 0x00.
 TEST(FnuzEncode, PytorchAndMlDtypesAgree) {
   for (ProfileId p : {ProfileId::kPytorchCpu, ProfileId::kPytorchCuda, ProfileId::kMlDtypes}) {

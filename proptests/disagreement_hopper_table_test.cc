@@ -1,7 +1,7 @@
-// FORMAT-FACTS §10.2 (Hopper results for special FP32 inputs, measured on an
+// docs/formats-reference.md §10.2 (Hopper results for special FP32 inputs, measured on an
 // H100) as a literal table for the `nvidia` profile: the columns the profile
 // covers (e4m3, e5m2 = cvt.rn.satfinite; bf16 rn/rz/rm/rp; f16 rn/rz;
-// s8 = cvt.rni.s8.f32, s8z = cvt.rzi.s8.f32). FACTS prints s8 as a 16-bit
+// s8 = cvt.rni.s8.f32, s8z = cvt.rzi.s8.f32). §10.2 prints s8 as a 16-bit
 // view (ff80); the INT8 code here is its low byte (0x80 = -128). The .relu,
 // bf16/f16 .satfinite and u8 columns have no profile (no such policy / no
 // UINT8 format) and are not copied.
@@ -19,7 +19,7 @@ struct Row {
   std::uint64_t e4m3, e5m2, bf16_rn, bf16_rz, bf16_rm, bf16_rp, f16_rn, f16_rz, s8, s8z;
 };
 
-// Blank cells of FACTS (same as the rn column) are written out.
+// Blank cells of §10.2 (same as the rn column) are written out.
 constexpr Row kTable[] = {
     {0x80000000u, 0x80, 0x80, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x00, 0x00},
     {0x00000001u, 0x00, 0x00, 0x0000, 0x0000, 0x0000, 0x0001, 0x0000, 0x0000, 0x00, 0x00},

@@ -1,6 +1,7 @@
-// FORMAT-FACTS §9 row 12 (element casts to integers), literals from FACTS §8.1
-// and the s8 / s8z columns of §10.2. Quantizer scale conventions (the rest of
-// row 12) belong to the recipes, not to element profiles.
+// docs/formats-reference.md §9 row 12 (element casts to integers), literals from
+// docs/formats-reference.md §8.1 and the s8 / s8z columns of §10.2. Quantizer
+// scale conventions (the rest of row 12) belong to the recipes, not to element
+// profiles.
 #include <gtest/gtest.h>
 
 #include <cstdint>

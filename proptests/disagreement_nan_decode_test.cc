@@ -1,5 +1,5 @@
-// FORMAT-FACTS §9 row 4: what a NaN code decodes to, per profile. Literals
-// from FACTS §4.1 (E4M3 decode), §4.2 (E5M2 decode), §3.2/§3.3 (BF16/FP16 ->
+// docs/formats-reference.md §9 row 4: what a NaN code decodes to, per profile. Literals
+// from docs/formats-reference.md §4.1 (E4M3 decode), §4.2 (E5M2 decode), §3.2/§3.3 (BF16/FP16 ->
 // FP32), §4.3 (FNUZ) and §10.2 (the decode line under the table).
 #include <gtest/gtest.h>
 
@@ -28,7 +28,8 @@ TEST(NanOnDecode, NvidiaFp8ToFp16Is7FFF) {
   }
 }
 
-// cvt.f32.f16: NaN -> 0x7FFFFFFF; cvt.f32.bf16: exact bit shift (FACTS §3.2-3.3).
+// cvt.f32.f16: NaN -> 0x7FFFFFFF; cvt.f32.bf16: exact bit shift
+// (docs/formats-reference.md §3.2-3.3).
 TEST(NanOnDecode, NvidiaFp16CanonicalBf16Preserved) {
   for (std::uint64_t c : {0x7C01, 0x7E00, 0xFE00, 0xFFFF}) {
     EXPECT_EQ(Dec(ProfileId::kNvidia, kFp16, c, kFp32), 0x7FFFFFFFu) << std::hex << c;
@@ -53,7 +54,7 @@ TEST(NanOnDecode, PytorchCudaE4m3KeepsSignAndPayload) {
   EXPECT_EQ(Dec(ProfileId::kPytorchCuda, kE4m3, 0xFF, kFp32), 0xFFF00000u);
 }
 
-// Not in FACTS; measured on an H200 with torch 2.11.0+cu130 by
+// docs/formats-reference.md §4.2, §3.3; measured on an H200 with torch 2.11.0+cu130 by
 // scripts/gpu/pytorch_profile_check: on CUDA the E5M2 NaN keeps its sign but
 // not its payload (the GPU's canonical NaN, sign ORed back), and FP16 NaNs
 // decode through cvt.f32.f16 to +0x7FFFFFFF.
@@ -63,7 +64,7 @@ TEST(NanOnDecode, PytorchCudaE5m2KeepsSignOnly) {
   EXPECT_EQ(Dec(ProfileId::kPytorchCuda, kFp16, 0xFE00, kFp32), 0x7FFFFFFFu);
 }
 
-// FACTS §4.3: fp8_fnuz_to_fp32_value(0x80) = 0x7F800001 (and E8M0 0xFF, §4.7
+// docs/formats-reference.md §4.3: fp8_fnuz_to_fp32_value(0x80) = 0x7F800001 (and E8M0 0xFF, §4.7
 // Float8_e8m0fnu::operator float).
 TEST(NanOnDecode, PytorchSingleNanIs7F800001) {
   for (ProfileId p : {ProfileId::kPytorchCpu, ProfileId::kPytorchCuda}) {
@@ -79,7 +80,7 @@ TEST(NanOnDecode, MlDtypesGivesQuietNanWithSign) {
   EXPECT_EQ(Dec(ProfileId::kMlDtypes, kE4m3, 0xFF, kFp32), 0xFFC00000u);
   EXPECT_EQ(Dec(ProfileId::kMlDtypes, kE5m2, 0x7D, kFp32), 0x7FC00000u);
   EXPECT_EQ(Dec(ProfileId::kMlDtypes, kE5m2, 0xFF, kFp32), 0xFFC00000u);
-  // Not in FACTS; measured with ml_dtypes 0.6.0 by scripts/gpu/
+  // docs/formats-reference.md §4.3, §4.7; measured with ml_dtypes 0.6.0 by scripts/gpu/
   // pytorch_profile_check: the FNUZ NaN 0x80 reads its top bit as the sign,
   // E8M0's 0xFF gives +NaN.
   EXPECT_EQ(Dec(ProfileId::kMlDtypes, kE4m3Fnuz, 0x80, kFp32), 0xFFC00000u);

@@ -1,6 +1,6 @@
 // Literal value tables typed from the format specifications, checked against
 // BOTH the model (DecodeToF64 / DecodeToF32) and the oracle (ExactValue).
-// Neither side computed these numbers: they are copied from FORMAT-FACTS §1,
+// Neither side computed these numbers: they are copied from docs/formats-reference.md §1,
 // OCP MX v1.0 §5.3.3 Table 5 (FP6/FP4) and §5.4.1 Table 7 (E8M0), PTX ISA
 // §5.2.3 (E4M3/E5M2/UE4M3/UE8M0), IEEE 754-2019 §3.6 (FP16/FP32), ml_dtypes
 // float8.h (FNUZ), so a bias or field error in either shows up here.
@@ -76,7 +76,7 @@ void CheckTable(const FormatSpec& spec, const std::vector<Landmark>& table) {
   for (const Landmark& lm : table) CheckLandmark(spec, lm);
 }
 
-// OCP MX v1.0 §5.3.3 Table 5, FORMAT-FACTS §1: E2M1 = {0, ±0.5, ±1, ±1.5,
+// OCP MX v1.0 §5.3.3 Table 5, docs/formats-reference.md §1: E2M1 = {0, ±0.5, ±1, ±1.5,
 // ±2, ±3, ±4, ±6}, 0x8 is -0, no NaN/Inf.
 TEST(LiteralTables, E2m1AllSixteenCodes) {
   CheckTable(kE2m1, {{0x0, 0.0},  {0x1, 0.5},  {0x2, 1.0},  {0x3, 1.5},
@@ -131,7 +131,7 @@ TEST(LiteralTables, E3m2AllSixtyFourCodes) {
   });
 }
 
-// FORMAT-FACTS §1 / PTX §5.2.3: OCP E4M3 ("FN"), bias 7, max 448 (0x7E), min
+// docs/formats-reference.md §1 / PTX §5.2.3: OCP E4M3 ("FN"), bias 7, max 448 (0x7E), min
 // normal 2^-6 (0x08), min subnormal 2^-9 (0x01), NaN only 0x7F and 0xFF.
 TEST(LiteralTables, E4m3Landmarks) {
   CheckTable(kE4m3, {{0x00, 0.0},           {0x80, -0.0},         {0x01, 0x1p-9},
@@ -151,7 +151,7 @@ TEST(LiteralTables, E4m3FnuzLandmarks) {
                          {0x7E, 224.0},   {0xC0, -1.0}});
 }
 
-// FORMAT-FACTS §1: E5M2, bias 15, max 57344 (0x7B), min normal 2^-14 (0x04),
+// docs/formats-reference.md §1: E5M2, bias 15, max 57344 (0x7B), min normal 2^-14 (0x04),
 // min subnormal 2^-16 (0x01), Inf 0x7C/0xFC, NaN 0x7D-0x7F, 0xFD-0xFF.
 TEST(LiteralTables, E5m2Landmarks) {
   CheckTable(kE5m2, {{0x00, 0.0},     {0x80, -0.0},    {0x01, 0x1p-16},  {0x03, 0x1.8p-15},
@@ -181,7 +181,7 @@ TEST(LiteralTables, E8m0Landmarks) {
                      {0x7E, 0.5},      {0xFE, 0x1p127},  {0xFF, kNan}});
 }
 
-// FORMAT-FACTS §1: BF16 (1.8.7, bias 127).
+// docs/formats-reference.md §1: BF16 (1.8.7, bias 127).
 TEST(LiteralTables, Bf16Landmarks) {
   CheckTable(kBf16, {{0x0000, 0.0},        {0x8000, -0.0},      {0x0001, 0x1p-133},
                      {0x0080, 0x1p-126},   {0x3F80, 1.0},       {0xC000, -2.0},
@@ -220,7 +220,7 @@ TEST(LiteralTables, Fp64Landmarks) {
                      {0x7FF8000000000000, kNan},    {0xFFF0000000000001, kNan}});
 }
 
-// Two's complement INT8/INT4, plain binary UINT4 (FORMAT-FACTS §1).
+// Two's complement INT8/INT4, plain binary UINT4 (docs/formats-reference.md §1).
 TEST(LiteralTables, IntegerExtremes) {
   CheckTable(kInt8, {{0x00, 0.0}, {0x01, 1.0}, {0x7F, 127.0}, {0x80, -128.0}, {0xFF, -1.0},
                      {0x81, -127.0}});
@@ -228,7 +228,7 @@ TEST(LiteralTables, IntegerExtremes) {
   CheckTable(kUint4, {{0x0, 0.0}, {0x1, 1.0}, {0x8, 8.0}, {0xF, 15.0}});
 }
 
-// FORMAT-FACTS §1 "Distinct finite" column (±0 counted once) and "Max finite",
+// docs/formats-reference.md §1 "Distinct finite" column (±0 counted once) and "Max finite",
 // against the oracle's value grid.
 TEST(LiteralTables, OracleGridCountsAndMaxima) {
   struct Row {
@@ -254,7 +254,7 @@ TEST(LiteralTables, OracleGridCountsAndMaxima) {
 }
 
 // The first value past max of the unbounded-exponent format, at which every
-// rounding overflows (FORMAT-FACTS §4.1: 480 for E4M3 with 464 the tie; §4.2:
+// rounding overflows (docs/formats-reference.md §4.1: 480 for E4M3 with 464 the tie; §4.2:
 // 61440 the E5M2 tie toward 65536; §4.3: E4M3FNUZ tie 248 toward 256).
 TEST(LiteralTables, OracleBeyondMax) {
   EXPECT_EQ(reference::GridFor(kE4m3).beyond_max.magnitude, RationalOfDouble(480.0));

@@ -1,10 +1,10 @@
-// The "ml_dtypes" profile against ml_dtypes itself (DESIGN.md "Profiles": each
+// The "ml_dtypes" profile against ml_dtypes itself (docs/design.md "Profiles": each
 // profile is tested against the implementation it reproduces, wherever it can
 // run). python/ml_dtypes_dump.py, run by the ctest fixture ml_dtypes_dump with
 // the venv's Python, writes what ml_dtypes 0.6 computes:
 //   - every code of every format ml_dtypes has, decoded to FP32 bits;
 //   - every FP16 and every BF16 input, and the class-complete FP32 sample of
-//     FORMAT-FACTS §10.1, encoded into each of those formats (and FP16).
+//     docs/formats-reference.md §10.1, encoded into each of those formats (and FP16).
 // This test reads those files and asks the model's profile for the same bits.
 // A missing file is a failure, never a skip: CI has the venv (scripts/setup.sh).
 #include <algorithm>
@@ -102,7 +102,7 @@ ProfileId MlDtypesProfile() {
 }
 
 // The inputs the dump must hold, in order: all codes of a <= 16-bit format, or
-// the FP32 sample of FORMAT-FACTS §10.1 (high half x 6 low halves).
+// the FP32 sample of docs/formats-reference.md §10.1 (high half x 6 low halves).
 std::vector<std::uint64_t> ExpectedInputs(const FormatSpec& src) {
   std::vector<std::uint64_t> v;
   if (src.total_bits <= 16) {
@@ -249,7 +249,7 @@ TEST_P(MlDtypesEncode, MatchesAstype) {
   ASSERT_EQ(dump.inputs, ExpectedInputs(src)) << "the dump does not hold the expected inputs";
 
   // numpy/ml_dtypes astype rounds floats to nearest even and truncates toward
-  // zero into integers (FORMAT-FACTS §8.1).
+  // zero into integers (docs/formats-reference.md §8.1).
   const RoundingMode mode = dst.IsFloat() ? RoundingMode::kNearestEven : RoundingMode::kTowardZero;
   Mismatches mismatches;
   Mismatches refused;  // inputs the profile has no result for

@@ -23,7 +23,7 @@ using reference::ExactClass;
 // The codes checked for a format: all of them up to 16 bits; for FP32/FP64
 // every pattern of the top 16 bits with the low bits in a set that covers
 // every exponent, every mantissa prefix, the smallest and largest payloads
-// and subnormals (the FORMAT-FACTS §10.1 sample).
+// and subnormals (the docs/formats-reference.md §10.1 sample).
 std::vector<std::uint64_t> CodesOf(const FormatSpec& spec) {
   std::vector<std::uint64_t> codes;
   if (spec.total_bits <= 16) {

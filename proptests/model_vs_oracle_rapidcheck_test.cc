@@ -87,7 +87,7 @@ TEST(ModelVsOracleRapidCheck, Fp64BoundaryInputs) {
   });
 }
 
-// Named FORMAT-FACTS §9 boundary vectors (FP32 bits) into every destination:
+// Named docs/formats-reference.md §9 boundary vectors (FP32 bits) into every destination:
 // fixed inputs that every run checks, whatever RapidCheck draws.
 TEST(ModelVsOracleRapidCheck, FormatFactsBoundaryVectors) {
   const std::uint32_t vectors[] = {

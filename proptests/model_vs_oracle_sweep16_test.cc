@@ -1,7 +1,7 @@
 // Model == oracle, code AND flags, for every one of the 65536 FP16 and the
 // 65536 BF16 inputs into every narrower format (and FP16 <-> BF16), for every
 // rounding mode, overflow policy and policy bundle (option_generators.h).
-// Exhaustive at every test level (DESIGN.md "Exhaustive wherever it is
+// Exhaustive at every test level (docs/design.md "Exhaustive wherever it is
 // cheap"): the oracle's expensive part (locating each input among the
 // destination's values by exact comparison) is done once per (source,
 // destination) and reused by every option set.

@@ -4,7 +4,7 @@
 // __nv_cvt_bfloat16raw_to_fp8/fp6/fp4/e8m0), and FP16 <-> BF16 as CUDA code
 // writes it (through float: __float2bfloat16_*(__half2float(h))). On sm_90
 // the FP16 -> FP8 instruction equals "widen to f32, then the f32 path"
-// [HW-verified, FORMAT-FACTS §2.1]; the header host code is that path.
+// [HW-verified, docs/formats-reference.md §2.1]; the header host code is that path.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Decodes of the `nvidia` profile against the CUDA 13.0 headers, every code:
 // FP8 -> FP16 (__nv_cvt_fp8_to_halfraw: NaN -> 0x7FFF, sign dropped; the sm_90
-// instruction cvt.rn.f16x2.e4m3x2 gives the same [HW-verified, FACTS §4.1]),
+// instruction cvt.rn.f16x2.e4m3x2 gives the same [HW-verified, docs/formats-reference.md §4.1]),
 // FP4/FP6 -> FP16 (__nv_cvt_fp{4,6}_to_halfraw), E8M0 -> BF16
 // (__nv_cvt_e8m0_to_bf16raw: 0xFF -> 0x7FFF, 0x00 -> 0x0040), and to FP32 as
 // the header types' operator float() does it (FP16 NaN -> 0x7FFFFFFF, BF16

@@ -1,9 +1,9 @@
 // The `nvidia` and `nvidia-nosat` profiles against the CUDA 13.0 headers' host
-// code, which FORMAT-FACTS §2.1 found bit-exact with H100 hardware for
+// code, which docs/formats-reference.md §2.1 found bit-exact with H100 hardware for
 // FP8/BF16/FP16 over all 2^32 FP32 inputs, and which is the very code sm_90
 // runs for FP4/FP6/E8M0 (no hardware instruction there). Every FP32 input at
 // LOWBIT_TEST_LEVEL=full; at ci a fixed sample: the class-complete set of
-// FACTS §10.1 (every high 16-bit pattern x 6 low patterns), the same idea at
+// docs/formats-reference.md §10.1 (every high 16-bit pattern x 6 low patterns), the same idea at
 // the FP16 rounding position (every high 19-bit pattern x 6 low 13-bit
 // patterns), and a prime stride through all 2^32. Zero mismatches required.
 #include <gtest/gtest.h>
@@ -151,7 +151,7 @@ TEST_P(NvidiaFp32Sweep, MatchesCudaHeaderHostCode) {
   std::vector<std::uint32_t> sample;
   if (level != testing::TestLevel::kFull) sample = CiSample();
   if (level == testing::TestLevel::kSmoke) sample.resize(sample.size() / 16);
-  // Every core: two here (DESIGN.md), sixteen when the full sweep runs on the
+  // Every core: two here (docs/design.md "Tests"), sixteen when the full sweep runs on the
   // GPU machine's CPUs.
   const int kThreads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<Tally> tallies(kThreads);
@@ -191,7 +191,7 @@ INSTANTIATE_TEST_SUITE_P(CudaHeaders, NvidiaFp32Sweep, ::testing::ValuesIn(kWitn
                            return std::string(info.param.name);
                          });
 
-// The ci sample contains the FACTS §9 boundary vectors (they are all of the
+// The ci sample contains the docs/formats-reference.md §9 boundary vectors (they are all of the
 // form hi16 | {0000,0001,7FFF,8000,8001,FFFF} or hit by the stride), so a
 // boundary bug cannot hide between strides.
 TEST(NvidiaFp32Sample, ContainsTheFactsBoundaryVectors) {

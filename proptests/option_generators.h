@@ -1,6 +1,6 @@
 // The EncodeOptions that the model-vs-oracle tests sweep: every rounding
 // mode, every overflow policy, and a few bundles of the NaN / -0 / unsigned /
-// no-zero / Inf policies that real implementations use (FORMAT-FACTS §9), plus
+// no-zero / Inf policies that real implementations use (docs/formats-reference.md §9), plus
 // the random words for stochastic rounding. One list, shared by the
 // exhaustive sweeps and the RapidCheck properties.
 #pragma once
@@ -54,7 +54,7 @@ struct PolicyBundle {
   EncodeOptions options;  // rounding / overflow / random fields are overwritten
 };
 
-// Policy bundles after the implementations they imitate (FORMAT-FACTS §9).
+// Policy bundles after the implementations they imitate (docs/formats-reference.md §9).
 inline std::vector<PolicyBundle> PolicyBundles() {
   std::vector<PolicyBundle> v;
   v.push_back({"defaults", EncodeOptions{}});

@@ -1,4 +1,4 @@
-// Encodings typed from FORMAT-FACTS (§3.3, §4.1-4.5, §4.7, §8.1, §9 boundary
+// Encodings typed from docs/formats-reference.md (§3.3, §4.1-4.5, §4.7, §8.1, §9 boundary
 // vectors, §10.2 Hopper table) with flags worked out by hand from the
 // policy.h words (inexact 1, underflow 2, overflow 4, invalid 8). Checked
 // against the oracle AND the model, so that the exhaustive model == oracle

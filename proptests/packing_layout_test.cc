@@ -1,4 +1,4 @@
-// Packing orders (FORMAT-FACTS §8.3, §9 row 13): one literal test per
+// Packing orders (docs/formats-reference.md §8.3, §9 row 13): one literal test per
 // convention, and pack-then-unpack is the identity for each.
 #include <cstdint>
 #include <vector>
@@ -38,7 +38,7 @@ TEST(Row13NibbleOrderTest, GptqPacksEightRowsOfKPerWordLsbFirst) {
 }
 
 TEST(Row13NibbleOrderTest, GptqStoresZeroMinusOne) {
-  // Symmetric 4-bit GPTQ zero point 8 is stored as 7 (FACTS §8.3).
+  // Symmetric 4-bit GPTQ zero point 8 is stored as 7 (docs/formats-reference.md §8.3).
   const std::vector<std::uint8_t> zeros(8, 8);
   std::uint32_t word = 0;
   PackGptqQzeros(zeros.data(), 1, 8, &word);

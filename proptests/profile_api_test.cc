@@ -1,7 +1,7 @@
 // The profile API the CLI calls (profiles.h): names, lookup, which
 // conversions each implementation has, the NanPayload::kPreserve policy added
 // for bit-shift decodes, and the E8M0 subnormal quirk. Expected values are
-// literals from FORMAT-FACTS (section cited per test).
+// literals from docs/formats-reference.md (section cited per test).
 #include "lowbit/formats/profiles/profiles.h"
 
 #include <gtest/gtest.h>
@@ -56,7 +56,7 @@ TEST(ProfileApi, IsConstexpr) {
   SUCCEED();
 }
 
-// FORMAT-FACTS §2: FP8 has only cvt.rn; E8M0 only .rz/.rp; FP4/FP6 headers take
+// docs/formats-reference.md §2: FP8 has only cvt.rn; E8M0 only .rz/.rp; FP4/FP6 headers take
 // cudaRoundNearest and cudaRoundZero.
 TEST(ProfileSupport, NvidiaHasOnlyTheHardwareRoundings) {
   for (ProfileId p : {ProfileId::kNvidia, ProfileId::kNvidiaNosat}) {
@@ -80,7 +80,7 @@ TEST(ProfileSupport, NvidiaHasOnlyTheHardwareRoundings) {
   }
 }
 
-// FORMAT-FACTS §8.1 (.to(int8) is UB-dependent) and §4.5 (no torch FP4 casts).
+// docs/formats-reference.md §8.1 (.to(int8) is UB-dependent) and §4.5 (no torch FP4 casts).
 TEST(ProfileSupport, PytorchHasNoIntegerOrFp4Casts) {
   for (ProfileId p : {ProfileId::kPytorchCpu, ProfileId::kPytorchCuda}) {
     EXPECT_FALSE(Has(p, kInt8, kRne));
@@ -147,7 +147,7 @@ TEST(ProfileSupport, UnknownFormatIsRefused) {
 }
 
 // NanPayload::kPreserve (policy.h): BF16 0xFF81 -> FP32 0xFF810000, a
-// signalling NaN kept as is (FORMAT-FACTS §3.2, cvt.f32.bf16 [HW-verified]).
+// signalling NaN kept as is (docs/formats-reference.md §3.2, cvt.f32.bf16 [HW-verified]).
 TEST(NanPayloadPreserve, WidensWithoutQuieting) {
   EncodeOptions o;
   o.nan_sign = NanSign::kKeep;
@@ -162,7 +162,7 @@ TEST(NanPayloadPreserve, WidensWithoutQuieting) {
   EXPECT_EQ(Convert(kBf16, 0xFF81, kFp32, o).code, 0xFFC10000u);
 }
 
-// FORMAT-FACTS §4.7: PyTorch and ml_dtypes send FP32 subnormals in
+// docs/formats-reference.md §4.7: PyTorch and ml_dtypes send FP32 subnormals in
 // (2^-127, 1.5*2^-127) to 0x01; nearest would be 0x00.
 TEST(E8m0SubnormalQuirk, OnlyTheOpenIntervalMoves) {
   struct Case {

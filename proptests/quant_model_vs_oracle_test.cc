@@ -1,6 +1,6 @@
 // Model == oracle for every scaled quantization recipe (int_quant_recipe.h)
 // over every layout, on RapidCheck matrices biased to where these recipes
-// differ (DESIGN.md "Tests"): all-zero rows, one outlier, ties after scaling
+// differ (docs/design.md "Tests"): all-zero rows, one outlier, ties after scaling
 // (x = (k + 1/2) * scale with the scale a power of two for the recipe's
 // divisor), amax just below a power of two, NaN and Inf, subnormals, odd
 // shapes and shapes that do not tile (the error must agree too).

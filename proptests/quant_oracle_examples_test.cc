@@ -1,4 +1,4 @@
-// The hand-worked FACTS §7 / §9 row 12 examples of quant_profiles_test.cc,
+// The hand-worked docs/formats-reference.md §7 / §9 row 12 examples of quant_profiles_test.cc,
 // run through the oracle, so that the oracle is pinned to the recipes' text
 // independently of the model (a bug shared by both would otherwise pass the
 // model == oracle properties).

@@ -1,6 +1,6 @@
-// FORMAT-FACTS §9 row 12 and §7 as named per-profile tests of the scaled
+// docs/formats-reference.md §9 row 12 and §7 as named per-profile tests of the scaled
 // quantization recipes (int_quant_recipe.h). Every expected value is worked
-// out by hand from the formulas of FACTS §7 / §8.2, with FP32 roundings of
+// out by hand from the formulas of docs/formats-reference.md §7 / §8.2, with FP32 roundings of
 // the stated operations taken from an FP32 calculator, never from lowbit.
 #include <cstdint>
 #include <limits>
@@ -77,7 +77,7 @@ TEST(Row12SymmetricScaleTest, TorchaoOnCudaMultipliesByTheReciprocalOf127Point5)
 }
 
 TEST(Row12RoundingTest, HalfEvenVersusHalfAway) {
-  // amax 127 -> common scale 127 / 127 = 1: the ties stay ties (FACTS §8.1:
+  // amax 127 -> common scale 127 / 127 = 1: the ties stay ties (docs/formats-reference.md §8.1:
   // torch.round half-even, C roundf half-away).
   const Values x{127.0f, 2.5f, -2.5f, 0.5f, -0.5f, 1.5f};
   EXPECT_EQ(PerTensor(kCommonInt8, x).codes, (Codes{0x7F, 0x02, 0xFE, 0x00, 0x00, 0x02}));

@@ -1,5 +1,5 @@
 // NVFP4 recipes in the model: worked examples from the TE / torchao /
-// ModelOpt formulas (FORMAT-FACTS §6) and FACTS §9 row 11, one named test per
+// ModelOpt formulas (docs/formats-reference.md §6, §9 row 11), one named test per
 // profile difference. Expected values are derived by hand from the formulas
 // (FP32 roundings of the stated operations), never by running the model.
 #include <cmath>
@@ -36,7 +36,7 @@ TEST(Nvfp4TensorScaleTest, Amax2688GivesUnitScalesInEveryRecipe) {
 
 TEST(Row11Nvfp4ArithmeticTest, TeDecodeScaleIsOneOverEncodeNotAmaxOver2688) {
   // amax 5: TE S_enc = fp32(2688/5) = 0x44066666, S_dec = fp32(1/S_enc) =
-  // 0x3AF3CF3E; torchao / ModelOpt amax/2688 = 0x3AF3CF3D (FACTS §6.2: the
+  // 0x3AF3CF3E; torchao / ModelOpt amax/2688 = 0x3AF3CF3D (docs/formats-reference.md §6.2: the
   // two differ for 39% of amax values).
   const Nvfp4TensorScale te = Nvfp4TensorScaleFromAmax(Nvfp4Recipe::kTe, 5.0f);
   EXPECT_EQ(F32Bits(te.encode), 0x44066666u);
@@ -58,8 +58,8 @@ TEST(Row11Nvfp4ArithmeticTest, TeGlobalScaleGuards) {
 
 TEST(Nvfp4WorkedExampleTest, UnitScaleBlockEncodesTheE2m1TieTable) {
   // Tensor amax 2688 -> tensor scale 1; block amax 6 -> block scale
-  // 6 * fp32(1/6) = 1.0000000298 -> FP32 1.0 -> E4M3 0x38. Elements (FACTS
-  // §4.5): 6 -> 0x7, -3 -> 0xD, 0.75 -> 0x2, 0.25 -> 0x0, 5 -> 0x6.
+  // 6 * fp32(1/6) = 1.0000000298 -> FP32 1.0 -> E4M3 0x38. Elements
+  // (docs/formats-reference.md §4.5): 6 -> 0x7, -3 -> 0xD, 0.75 -> 0x2, 0.25 -> 0x0, 5 -> 0x6.
   for (Nvfp4Recipe r : kAll) {
     const Result q = QuantizeWithTensorAmax(r, 2688.0f, {6.0f, -3.0f, 0.75f, 0.25f, 5.0f, 1.75f});
     EXPECT_EQ(q.scale, 0x38);
@@ -68,7 +68,7 @@ TEST(Nvfp4WorkedExampleTest, UnitScaleBlockEncodesTheE2m1TieTable) {
 }
 
 TEST(Nvfp4WorkedExampleTest, NegativeZeroIsPlusZeroOnlyInModelOpt) {
-  // FACTS §4.5: -0.0 -> 0x8 in the hardware cvt (TE kernels) and torchao's
+  // docs/formats-reference.md §4.5: -0.0 -> 0x8 in the hardware cvt (TE kernels) and torchao's
   // bit arithmetic; ModelOpt's sign is (x < 0), so -0.0 -> 0x0 while a
   // negative value that rounds to zero keeps 0x8.
   EXPECT_EQ(QuantizeWithTensorAmax(Nvfp4Recipe::kTe, 2688.0f, {6.0f, -0.0f}).codes[1], 0x8);
@@ -78,7 +78,7 @@ TEST(Nvfp4WorkedExampleTest, NegativeZeroIsPlusZeroOnlyInModelOpt) {
 }
 
 TEST(Row11Nvfp4ArithmeticTest, ZeroBlockScaleFloors) {
-  // FACTS §6.2: TE lets the block scale be 0x00; torchao clamps to 2^-6
+  // docs/formats-reference.md §6.2: TE lets the block scale be 0x00; torchao clamps to 2^-6
   // (E4M3 0x08); ModelOpt replaces 0 by 1.0 (0x38).
   const std::vector<float> zeros(16, 0.0f);
   EXPECT_EQ(QuantizeWithTensorAmax(Nvfp4Recipe::kTe, 2688.0f, zeros).scale, 0x00);
@@ -92,7 +92,7 @@ TEST(Row11Nvfp4ArithmeticTest, ZeroBlockScaleFloors) {
 TEST(Row11Nvfp4ArithmeticTest, TinyBlockTeSaturatesTorchaoAndModelOptFloor) {
   // Block amax 2^-12 with tensor scale 1: 2^-12/6 < 2^-10 (half the E4M3
   // min subnormal). TE: scale 0x00, enc_b = fminf(1/0, FLT_MAX) = FLT_MAX,
-  // so 2^-12 -> +6 (0x7) and -2^-12 -> -6 (0xF) (FACTS §6.1 corner); they
+  // so 2^-12 -> +6 (0x7) and -2^-12 -> -6 (0xF) (docs/formats-reference.md §6.1 corner); they
   // decode to 0. torchao: floor 2^-6 (0x08), 2^-12/2^-6 = 2^-6 -> 0.
   // ModelOpt: floor 2^-9 (0x01), 2^-12/2^-9 = 0.125 -> 0, and -0.125 -> 0x8.
   const float t = std::ldexp(1.0f, -12);
@@ -110,7 +110,7 @@ TEST(Row11Nvfp4ArithmeticTest, TinyBlockTeSaturatesTorchaoAndModelOptFloor) {
 }
 
 TEST(Row11Nvfp4ArithmeticTest, ZeroTensorTeUsesUnitScaleOthersGetNanScales) {
-  // FACTS §6.2 "amax=0 tensor": TE kernel S_enc = 1; torchao and ModelOpt
+  // docs/formats-reference.md §6.2 "amax=0 tensor": TE kernel S_enc = 1; torchao and ModelOpt
   // divide 0 by 0 -> NaN block scale (E4M3 NaN 0x7F).
   const std::vector<float> zeros(16, 0.0f);
   EXPECT_EQ(QuantizeWithTensorAmax(Nvfp4Recipe::kTe, 0.0f, zeros).scale, 0x00);
@@ -122,7 +122,7 @@ TEST(Row11Nvfp4ArithmeticTest, TeReciprocalMultiplyVersusModelOptDivisionOnATie)
   // Block scale s = 1.875 * 2^-6 = 0.029296875 (E4M3 0x0F; block amax 6s).
   // x = 2.5 s = 0x3D960000: ModelOpt x / s = 2.5 exactly, a tie -> 2 (0x4);
   // TE x * fp32(1/s) = 0x40200001 (just above 2.5) -> 3 (0x5). torchao
-  // divides like ModelOpt. (FACTS §6.2: 8.1e-4 of BF16 elements differ.)
+  // divides like ModelOpt. (docs/formats-reference.md §6.2: 8.1e-4 of BF16 elements differ.)
   const std::vector<float> x = {0.17578125f, F32FromBits(0x3D960000u)};
   const Result te = QuantizeWithTensorAmax(Nvfp4Recipe::kTe, 2688.0f, x);
   const Result mo = QuantizeWithTensorAmax(Nvfp4Recipe::kModelOpt, 2688.0f, x);

@@ -1,7 +1,7 @@
-// Coverage (DESIGN.md "a coverage test fails when a format lacks a backend"):
+// Coverage (docs/design.md "Everything that computes is a registry entry"):
 // every (operation, format) that OperationApplies names has a scalar entry
 // that is available, no entry claims a row that does not apply, and the
-// applicability rule itself matches FORMAT-FACTS §1 ("into FP16/BF16 for all
+// applicability rule itself matches docs/formats-reference.md §1 ("into FP16/BF16 for all
 // FP8/FP6/FP4") and a brute-force check over every code.
 #include <gtest/gtest.h>
 

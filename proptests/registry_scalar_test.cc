@@ -1,7 +1,7 @@
 // The scalar backend over arrays: element i of the output is the model's
 // Convert of element i of the input, for odd lengths (no hidden vector width),
 // every code width, every option set, without writing past `count`; and a
-// literal table from FORMAT-FACTS pins a few outputs independently of the model.
+// literal table from docs/formats-reference.md pins a few outputs independently of the model.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -150,7 +150,7 @@ TEST(RegistryScalar, ArraysMatchTheModelElementByElement) {
   EXPECT_GT(checked_rows, 60);
 }
 
-// Literal expectations typed from FORMAT-FACTS (§1, §4.1, §4.5, §9, §10.2),
+// Literal expectations typed from docs/formats-reference.md (§1, §4.1, §4.5, §9, §10.2),
 // not computed by the model.
 struct Literal {
   Operation operation;

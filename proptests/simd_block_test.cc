@@ -1,7 +1,7 @@
 // SIMD MX block quantization against the model (formats/block/mx_recipe.h
 // QuantizeMx) on every compiled target: every MX block format x every MX
 // recipe, RapidCheck arrays of odd lengths at unaligned offsets whose blocks
-// are biased to where bugs live (DESIGN.md "Tests"): amax of the form
+// are biased to where bugs live (docs/design.md "Tests"): amax of the form
 // 2^k * (1 - 2^-24), element ties, NaN/Inf inside blocks, all-zero blocks,
 // one outlier, subnormal scales.
 #include <gtest/gtest.h>

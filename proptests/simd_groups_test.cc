@@ -4,7 +4,7 @@
 // every recipe of int_quant_recipe.h (INT8, INT4, UINT4, TE FP8 E4M3 / E5M2)
 // over per-group (odd group sizes), per-row, per-tensor and 2-D block
 // layouts, odd row counts, unaligned inputs. Groups are biased to where bugs
-// live (DESIGN.md "Tests"): all-zero groups, NaN / Inf inside groups,
+// live (docs/design.md "Tests"): all-zero groups, NaN / Inf inside groups,
 // elements on the rounding ties of a power-of-two scale, values just below a
 // power of two, one outlier.
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // every compiled target: every INT4 / UINT4 recipe, per-group (g128 and odd
 // group sizes, so groups straddle packed bytes), per-row and per-tensor
 // layouts, odd row counts, unaligned inputs. Groups are biased to where bugs
-// live (DESIGN.md "Tests"): all-zero groups, NaN / Inf inside groups,
+// live (docs/design.md "Tests"): all-zero groups, NaN / Inf inside groups,
 // elements on the rounding ties of a power-of-two scale, values just below a
 // power of two, one outlier.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// One test level switch (DESIGN.md): LOWBIT_TEST_LEVEL=smoke|ci|full, default
+// One test level switch (docs/design.md "Tests"): LOWBIT_TEST_LEVEL=smoke|ci|full, default
 // ci. Exhaustive 2^32 sweeps run in full; ci runs a fixed strided sample that
 // still covers every exponent and every rounding class.
 #pragma once

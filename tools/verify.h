@@ -74,7 +74,7 @@ struct InputSet {
 
 // FP32 bit patterns next to every rounding boundary of `dst`: its values,
 // the midpoints between neighbours, one FP32 ulp either side of each, the
-// overflow thresholds, and FORMAT-FACTS §9's list. 16-bit formats use a
+// overflow thresholds, and docs/formats-reference.md §9's list. 16-bit formats use a
 // stride of their codes.
 std::vector<std::uint32_t> BoundaryF32(const FormatSpec& dst);
 

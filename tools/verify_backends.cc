@@ -1,7 +1,7 @@
 // Every registered kernel against the model: the same inputs and options go
 // through the kernel (over arrays) and through Convert element by element;
 // any differing output bit is a mismatch. Rows whose backend cannot run here
-// are SKIPPED, never passed (DESIGN.md).
+// are SKIPPED, never passed (docs/design.md "Tests").
 #include <algorithm>
 #include <cstring>
 #include <map>

@@ -5,7 +5,7 @@
 // its inputs on the GPU (2^32 for an FP32 source, 2^16 for BF16 / FP16, every
 // code for a decode) and compared bit for bit with the formats/ model
 // compiled for the device (cuda/include/lowbit/cuda/verify.h). Without a GPU
-// the rows show SKIPPED, never passed (DESIGN.md).
+// the rows show SKIPPED, never passed (docs/design.md "Tests").
 #include <string>
 #include <vector>
 

@@ -3,7 +3,7 @@
 //   ci:    every 16-bit input and every code of <= 16-bit formats; for FP32
 //          inputs the boundaries, a class-complete sample (every upper 16-bit
 //          pattern with 9 lower patterns that hit each round/sticky class of
-//          targets up to FP16, after FORMAT-FACTS §10.1) and a stride-4093
+//          targets up to FP16, after docs/formats-reference.md §10.1) and a stride-4093
 //          sample of all 2^32 (1 M);
 //   full:  all 2^32 FP32 inputs for the RNE option sets (the ci sample for the
 //          others: 2^32 x every set would take hours on two cores).
@@ -19,7 +19,7 @@ namespace {
 
 using registry::Operation;
 
-// FORMAT-FACTS §9 "Suggested boundary vectors" (FP32 bits).
+// docs/formats-reference.md §9 "Suggested boundary vectors" (FP32 bits).
 constexpr std::uint32_t kFactsBoundaries[] = {
     0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x3A800000, 0x3A800001, 0x37000000,
     0x37000001, 0x43E00000, 0x43E7FFFF, 0x43E80000, 0x43E80001, 0x43F00000, 0x47600000,

@@ -50,7 +50,7 @@ std::vector<EncodeCombo> EncodeCombos(const FormatSpec& dst) {
   library.options.negative_into_unsigned = NegativeIntoUnsigned::kClampZero;
   combos.push_back(library);
   if (!dst.IsFloat()) {
-    EncodeCombo wrap;  // ml_dtypes int4 casts (FORMAT-FACTS §8.1)
+    EncodeCombo wrap;  // ml_dtypes int4 casts (docs/formats-reference.md §8.1)
     wrap.name = "rne+wrap";
     wrap.options.overflow = Overflow::kWrap;
     combos.push_back(wrap);

@@ -2,7 +2,7 @@
 // recipe backend against the scalar row (the block models) on generated
 // tensors; any differing output byte (quantize: codes and scales; dequantize:
 // FP32 bits) is a mismatch. Tensors are biased to where block bugs live
-// (DESIGN.md "Tests"): all-zero groups, NaN / Inf inside groups, elements on
+// (docs/design.md "Tests"): all-zero groups, NaN / Inf inside groups, elements on
 // the ties of a power-of-two scale, amax just below a power of two, one
 // outlier; block recipes also get a length that leaves a short last block.
 // Dequantize rows read the scalar quantize output with some codes and scale

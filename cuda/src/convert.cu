@@ -68,12 +68,16 @@ bool HardwareEncodeOptions(ElementOp op, FormatId format, RoundingMode rounding,
   EncodeOptions o;
   o.rounding = rounding;
   o.overflow = satfinite ? Overflow::kSaturate : Overflow::kFormatDefault;
-  o.inf_input = InfInput::kLikeOverflow;       // .satfinite: +-Inf -> +-max (FACTS §4.1)
-  o.nan_sign = NanSign::kPositive;             // every NaN -> positive (FACTS §9.2)
-  o.nan_payload = NanPayload::kAllOnes;        // 0x7F / 0x7FFF (FACTS §4.2, §3.2)
-  o.nan_into_no_nan = NanIntoNoNan::kPositiveMax;  // FP4/FP6 (FACTS §4.5)
+  o.inf_input = InfInput::kLikeOverflow;       // .satfinite: +-Inf -> +-max
+                                               // (docs/formats-reference.md §4.1)
+  o.nan_sign = NanSign::kPositive;             // every NaN -> positive
+                                               // (docs/formats-reference.md §9.2)
+  o.nan_payload = NanPayload::kAllOnes;        // 0x7F / 0x7FFF
+                                               // (docs/formats-reference.md §4.2, §3.2)
+  o.nan_into_no_nan = NanIntoNoNan::kPositiveMax;  // FP4/FP6 (docs/formats-reference.md §4.5)
   o.keep_negative_zero = true;
-  o.zero_into_no_zero = ZeroIntoNoZero::kMinPositive;           // E8M0 (FACTS §4.7)
+  o.zero_into_no_zero = ZeroIntoNoZero::kMinPositive;           // E8M0
+                                                                // (docs/formats-reference.md §4.7)
   o.negative_into_unsigned = NegativeIntoUnsigned::kMagnitude;  // E8M0 uses |x|
   *options = o;
   return true;

@@ -12,7 +12,7 @@ namespace lowbit::cuda {
 int DeviceCount() {
   int count = 0;
   // With no driver or device this returns an error and leaves `count` as it
-  // was (DESIGN.md "Known traps"), so only a success is believed.
+  // was (docs/design.md "Known traps (measured)"), so only a success is believed.
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
     cudaGetLastError();
     return 0;

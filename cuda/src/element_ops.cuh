@@ -51,7 +51,7 @@ struct RuntimeOptions {
 };
 
 // The option set each hardware instruction implements, as compile-time values
-// so that the model it is verified against folds them in (FACTS §4.1, §4.2:
+// so that the model it is verified against folds them in (docs/formats-reference.md §4.1, §4.2:
 // .satfinite maps +-Inf to +-max, every NaN to the positive all-ones NaN;
 // §4.5: FP4/FP6 NaN -> +max; §4.7: E8M0 uses |x| and clips 0 to 2^-127).
 template <RoundingMode kRounding, bool kSatfinite>
@@ -70,7 +70,7 @@ struct HwEncodeOpts {
     return o;
   }
 };
-// NVIDIA decodes turn every NaN into the positive all-ones NaN (FACTS §9.4).
+// NVIDIA decodes turn every NaN into the positive all-ones NaN (docs/formats-reference.md §9.4).
 struct HwDecodeOpts {
   LOWBIT_HD_CONSTEXPR EncodeOptions Get() const {
     DecodeOptions d;
@@ -118,7 +118,7 @@ using HwOptsFor = HwEncodeOpts<
                              : RoundingMode::kNearestEven,
     kRound == HwRound::kRnSatfinite>;
 
-// FP32 -> E4M3 / E5M2: cvt.rn.satfinite (FACTS §4.1, §4.2).
+// FP32 -> E4M3 / E5M2: cvt.rn.satfinite (docs/formats-reference.md §4.1, §4.2).
 template <FormatId kDst>
 struct HwEncodeF32Fp8 {
   static_assert(kDst == FormatId::kE4m3 || kDst == FormatId::kE5m2);
@@ -140,7 +140,7 @@ struct HwEncodeF32Fp8 {
 };
 
 // BF16 -> FP8: widen exactly, then the FP32 instruction (what cuda_fp8.h does
-// on sm_90, FACTS §4.1 "From BF16").
+// on sm_90, docs/formats-reference.md §4.1 "From BF16").
 template <FormatId kDst>
 struct HwEncodeBf16Fp8 {
   using In = std::uint16_t;
@@ -211,7 +211,7 @@ struct HwEncodeF32Half {
 };
 
 // FP8 -> FP32 / BF16 through cvt.rn.f16x2.{e4m3x2,e5m2x2} (exact; every NaN
-// becomes 0x7FFF) and cvt.f32.f16 (NaN -> 0x7FFFFFFF), FACTS §4.1, §3.3.
+// becomes 0x7FFF) and cvt.f32.f16 (NaN -> 0x7FFFFFFF), docs/formats-reference.md §4.1, §3.3.
 template <FormatId kSrc, bool kToBf16>
 struct HwDecodeFp8 {
   using In = std::uint8_t;
@@ -256,7 +256,7 @@ struct HwDecodeF16ToF32 {
   }
 };
 
-// sm_100a-class instructions (FACTS §2): FP32 -> E2M1/E2M3/E3M2 (RN satfinite)
+// sm_100a-class instructions (docs/formats-reference.md §2): FP32 -> E2M1/E2M3/E3M2 (RN satfinite)
 // and E8M0 (RZ/RP satfinite); decodes from them. Compiled for every target so
 // that the dispatch exists everywhere; the host side launches them only when
 // the device and the build have such a target (HardwareHasBlackwellCvt()).

@@ -1,6 +1,6 @@
-// FP32 -> E2M1 in software for Hopper, which has no FP4 cvt (FACTS §2): the
+// FP32 -> E2M1 in software for Hopper, which has no FP4 cvt (docs/formats-reference.md §2): the
 // rounding of the model with the NVFP4/MX element options (RNE, saturate,
-// NaN -> +6, -0 kept; FACTS §4.5), equal to rounding to the nearest
+// NaN -> +6, -0 kept; docs/formats-reference.md §4.5), equal to rounding to the nearest
 // points of the E2M1 grid {0, 0.5, 1, 1.5, 2, 3, 4, 6}. A tie goes to the
 // even code, hence >= at 0.75, 1.75, 3.5 and > at 0.25, 1.25, 2.5, 5.
 // The verification test sweeps all 2^32 inputs against the model.
@@ -38,7 +38,7 @@ __device__ __forceinline__ std::uint32_t EncodeE2m1TwoPath(float x) {
 // sign in the sum, so the integer difference bits(x + m) - bits(m) is the
 // multiple k of the spacing (0..4) and the code is k + 2E', capped at 7 (6.0:
 // overflow, Inf; E' = 3 stands for every binade >= 3). A NaN sum is the
-// canonical +NaN 0x7FFFFFFF on NVIDIA GPUs (FACTS §3.3), whose difference
+// canonical +NaN 0x7FFFFFFF on NVIDIA GPUs (docs/formats-reference.md §3.3), whose difference
 // is huge and whose sign is 0: +6, code 7, as the recipes' NaN -> +max.
 // -0 stays code 8. The test sweeps all 2^32 inputs against the model.
 __device__ __forceinline__ std::uint32_t EncodeE2m1Fast(float x) {

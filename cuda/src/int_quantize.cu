@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 // tests run it on: a NaN operand comes back quieted (the first if both are),
 // and an invalid product (0 x Inf, e.g. code 0 of a group whose scale is
 // Inf) is the default NaN 0xFFC00000. NVIDIA's FMUL returns 0x7FFFFFFF for
-// every NaN result (FACTS §3.3); finite and infinite products are the same.
+// every NaN result (docs/formats-reference.md §3.3); finite and infinite products are the same.
 __device__ __forceinline__ float MulAsHost(float a, float b) {
   const float p = __fmul_rn(a, b);
   if (p == p) return p;

@@ -1,10 +1,10 @@
 // Every inline PTX instruction of lowbit's CUDA kernels lives in this file
-// (DESIGN.md "Inline PTX lives in one file"). Each wrapper names the PTX ISA
-// 9.0 section and the FORMAT-FACTS key that pins its bit-level behaviour; the
+// (docs/design.md "Inline PTX lives in one file"). Each wrapper names the PTX ISA
+// 9.0 section and the docs/formats-reference.md section that pins its bit-level behaviour; the
 // cuda-hw backend is exactly these instructions, checked against the model on
 // all 2^32 FP32 inputs by the verification kernel.
 //
-// Availability (PTX ISA 9.0 §9.7.9.21 "cvt", Target ISA notes; FACTS §2):
+// Availability (PTX ISA 9.0 §9.7.9.21 "cvt", Target ISA notes; docs/formats-reference.md §2):
 //   sm_89+/sm_90   cvt.rn.satfinite.{e4m3x2,e5m2x2}.{f32,f16x2},
 //                  cvt.rn.f16x2.{e4m3x2,e5m2x2}, cvt.{rn,rz}[.satfinite].{bf16x2,f16x2}.f32,
 //                  cvt.{rm,rp}.bf16.f32 (sm_90), cvt.f32.f16, cvt.rni.sat.s8.f32
@@ -24,7 +24,7 @@
 
 namespace lowbit::cuda::ptx {
 
-// ---- FP32 -> FP8 (FACTS §4.1, §4.2, HW-verified on sm_90) ----
+// ---- FP32 -> FP8 (docs/formats-reference.md §4.1, §4.2, HW-verified on sm_90) ----
 // "cvt.rn.satfinite.e4m3x2.f32 d, a, b": a goes to the upper byte of d, b to
 // the lower (PTX §9.7.9.21 Semantics), so element 0 (low byte) is `b`.
 __device__ __forceinline__ std::uint16_t CvtE4m3x2F32(float lo, float hi) {
@@ -37,7 +37,7 @@ __device__ __forceinline__ std::uint16_t CvtE5m2x2F32(float lo, float hi) {
   asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(d) : "f"(hi), "f"(lo));
   return d;
 }
-// FP16 pair -> FP8 pair: equals widening to FP32 first (FACTS §2.1).
+// FP16 pair -> FP8 pair: equals widening to FP32 first (docs/formats-reference.md §2.1).
 __device__ __forceinline__ std::uint16_t CvtE4m3x2F16x2(std::uint32_t f16x2) {
   std::uint16_t d;
   asm("cvt.rn.satfinite.e4m3x2.f16x2 %0, %1;" : "=h"(d) : "r"(f16x2));
@@ -49,7 +49,7 @@ __device__ __forceinline__ std::uint16_t CvtE5m2x2F16x2(std::uint32_t f16x2) {
   return d;
 }
 
-// ---- FP8 -> FP16 pair (FACTS §4.1 decode: finite exact, NaN -> 0x7FFF) ----
+// ---- FP8 -> FP16 pair (docs/formats-reference.md §4.1 decode: finite exact, NaN -> 0x7FFF) ----
 __device__ __forceinline__ std::uint32_t CvtF16x2E4m3x2(std::uint16_t e4m3x2) {
   std::uint32_t d;
   asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(d) : "h"(e4m3x2));
@@ -61,7 +61,7 @@ __device__ __forceinline__ std::uint32_t CvtF16x2E5m2x2(std::uint16_t e5m2x2) {
   return d;
 }
 
-// ---- FP32 -> BF16 / FP16 (FACTS §3.2, §3.3: NaN -> 0x7FFF) ----
+// ---- FP32 -> BF16 / FP16 (docs/formats-reference.md §3.2, §3.3: NaN -> 0x7FFF) ----
 // Pair forms put `a` (here `hi`) in the upper half, like the FP8 forms.
 __device__ __forceinline__ std::uint32_t CvtRnBf16x2F32(float lo, float hi) {
   std::uint32_t d;
@@ -73,7 +73,7 @@ __device__ __forceinline__ std::uint32_t CvtRzBf16x2F32(float lo, float hi) {
   asm("cvt.rz.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
   return d;
 }
-// .satfinite maps +-Inf and overflow to +-max (FACTS §10.2 column "rn.sat").
+// .satfinite maps +-Inf and overflow to +-max (docs/formats-reference.md §10.2 column "rn.sat").
 __device__ __forceinline__ std::uint32_t CvtRnSatBf16x2F32(float lo, float hi) {
   std::uint32_t d;
   asm("cvt.rn.satfinite.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
@@ -106,14 +106,14 @@ __device__ __forceinline__ std::uint32_t CvtRnSatF16x2F32(float lo, float hi) {
   return d;
 }
 
-// ---- widening (FACTS §3.3: cvt.f32.f16 turns every NaN into 0x7FFFFFFF) ----
+// ---- widening (docs/formats-reference.md §3.3: cvt.f32.f16 turns every NaN into 0x7FFFFFFF) ----
 __device__ __forceinline__ float CvtF32F16(std::uint16_t h) {
   float d;
   asm("cvt.f32.f16 %0, %1;" : "=f"(d) : "h"(h));
   return d;
 }
 
-// ---- FP32 -> INT8 (FACTS §8.1: RNE, saturate to [-128, 127], NaN -> 0) ----
+// ---- FP32 -> INT8 (docs/formats-reference.md §8.1: RNE, saturate to [-128, 127], NaN -> 0) ----
 __device__ __forceinline__ std::int32_t CvtRniSatS8F32(float x) {
   std::int32_t d;
   asm("cvt.rni.sat.s8.f32 %0, %1;" : "=r"(d) : "f"(x));
@@ -141,7 +141,7 @@ __device__ __forceinline__ unsigned LdNcNoAllocate(const unsigned* p) {
 }
 
 #if defined(LOWBIT_PTX_HAS_BLACKWELL_CVT)
-// ---- sm_100a-class only (FACTS §2 table, §4.4, §4.5, §4.7) ----
+// ---- sm_100a-class only (docs/formats-reference.md §2 table, §4.4, §4.5, §4.7) ----
 // e2m1x2 is one byte: `a` (hi) in the upper nibble.
 __device__ __forceinline__ std::uint8_t CvtE2m1x2F32(float lo, float hi) {
   std::uint16_t d;

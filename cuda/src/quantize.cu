@@ -67,7 +67,7 @@ __device__ __forceinline__ std::uint16_t Fp8Pair(float lo, float hi) {
   else return ptx::CvtE5m2x2F32(lo, hi);
 }
 
-// ---------------- amax (NaN ignored, as fmaxf; FACTS §5.3) ----------------
+// ---------------- amax (NaN ignored, as fmaxf; docs/formats-reference.md §5.3) ----------------
 
 __device__ __forceinline__ float BlockMax(float v) {
   __shared__ float warp_max[32];
@@ -440,7 +440,7 @@ __global__ void __launch_bounds__(detail::kFlatThreads)
 
 // ---------------- MX ----------------
 
-// emax_elem and fp32(1 / max element), FACTS §5.1 / §5.3 (block_spec.h).
+// emax_elem and fp32(1 / max element), docs/formats-reference.md §5.1 / §5.3 (block_spec.h).
 template <FormatId kElem>
 struct MxElement {
   static constexpr int kEmax = kElem == FormatId::kE4m3 ? 8 : kElem == FormatId::kE5m2 ? 15
@@ -564,7 +564,7 @@ __global__ void __launch_bounds__(256, 4)
     for (int j = 0; j < 32; ++j) {
       float y = __fmul_rn(v[j], rcp);
       // A NaN scale makes rcp NaN, so y is already the canonical +NaN
-      // (FACTS §3.3); the FP4 and FP8 encoders map any NaN as the model maps
+      // (docs/formats-reference.md §3.3); the FP4 and FP8 encoders map any NaN as the model maps
       // its +NaN. The model-based encoders get the model's own NaN.
       if constexpr (kElem != FormatId::kE2m1 && kElem != FormatId::kE4m3 && kElem != FormatId::kE5m2) {
         if (nan_scale) y = __uint_as_float(0x7FC00000u);

@@ -101,7 +101,7 @@ TEST(CudaHardware, EveryInputEqualsModel) {
 
 TEST(CudaHardware, OptionsOutsideTheInstructionAreRefused) {
   // The model's defaults are OCP non-saturating with the NaN sign kept: no
-  // Hopper instruction does that (FACTS §4.1 DISAGREE table).
+  // Hopper instruction does that (docs/formats-reference.md §4.1 DISAGREE table).
   EXPECT_FALSE(Supports(Backend::kHardware, ElementOp::kEncodeF32, FormatId::kE4m3,
                         EncodeOptions{}, DecodeOptions{}));
   EncodeOptions o;

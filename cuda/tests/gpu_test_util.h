@@ -86,7 +86,7 @@ inline float BitsF32(std::uint32_t u) {
   return f;
 }
 
-// FP32 inputs where conversions go wrong (FACTS §9 boundary vectors), then a
+// FP32 inputs where conversions go wrong (docs/formats-reference.md §9 boundary vectors), then a
 // strided walk over all 2^32 patterns that hits every exponent and, through
 // the odd stride, every low-bit rounding class.
 inline std::vector<std::uint32_t> F32TestInputs(std::size_t strided) {

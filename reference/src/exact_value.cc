@@ -1,5 +1,5 @@
 // The oracle's decoder: the textbook field formula, one case per line of the
-// format descriptions (FORMAT-FACTS §1; IEEE 754-2019 §3.4; OCP MX v1.0
+// format descriptions (docs/formats-reference.md §1; IEEE 754-2019 §3.4; OCP MX v1.0
 // §5.3.3 Table 5 and §5.4.1 Table 7; PTX ISA §5.2.3).
 #include "lowbit/reference/exact_value.h"
 

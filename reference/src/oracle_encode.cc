@@ -17,7 +17,7 @@ using boost::multiprecision::denominator;
 using boost::multiprecision::numerator;
 
 bool IsInteger(const FormatSpec& s) { return s.kind == FormatKind::kInteger; }
-// Which special values a format has (FORMAT-FACTS §1 columns Inf / NaN / -0).
+// Which special values a format has (docs/formats-reference.md §1 columns Inf / NaN / -0).
 bool HasInf(const FormatSpec& s) { return !IsInteger(s) && s.specials == SpecialCodes::kIeee; }
 bool HasNan(const FormatSpec& s) { return !IsInteger(s) && s.specials != SpecialCodes::kNone; }
 bool HasZero(const FormatSpec& s) { return IsInteger(s) || s.has_subnormals; }
@@ -117,7 +117,7 @@ bool RoundAway(const FormatSpec& dst, bool negative, const Location& loc, bool l
       if (loc.vs_half != 0) return loc.vs_half > 0;
       // A tie goes to the even significand. With no stored mantissa bit
       // (E8M0) both neighbours are 1 * 2^e: the tie goes up, as PyTorch and
-      // ml_dtypes round E8M0 (FORMAT-FACTS §4.7 "ties up").
+      // ml_dtypes round E8M0 (docs/formats-reference.md §4.7 "ties up").
       if (lower_odd != upper_odd) return lower_odd;
       return true;
     case RoundingMode::kNearestAway:
@@ -290,7 +290,7 @@ EncodeResult Decide(const FormatSpec& dst, const Exact& input, const Location& l
   // 2. A negative non-zero value into an unsigned format. Not for a finite
   // value under integer wrap-around, which keeps the low bits of the rounded
   // (negative) integer instead: policy.h kWrap, ml_dtypes uint4 -2.5 -> 14
-  // (FORMAT-FACTS §8.1).
+  // (docs/formats-reference.md §8.1).
   bool negative = input.negative;
   const bool wraps = IsInteger(dst) && o.overflow == Overflow::kWrap &&
                      input.value_class == ExactClass::kFinite;
@@ -362,7 +362,7 @@ EncodeResult Decide(const FormatSpec& dst, const Exact& input, const Location& l
       return OverflowResult(dst, negative, o);
     case Location::Region::kBelowMin:
       // Below 2^-127 in E8M0: results clip to the smallest value (CUDA
-      // __nv_cvt_*_to_e8m0, FORMAT-FACTS §4.7), whatever the mode.
+      // __nv_cvt_*_to_e8m0, docs/formats-reference.md §4.7), whatever the mode.
       r.code = grid.points.front().code;
       r.flags = kFlagInexact | kFlagUnderflow;
       return r;

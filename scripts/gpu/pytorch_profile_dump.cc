@@ -1,6 +1,6 @@
 // Writes what the pytorch-cpu, pytorch-cuda and ml_dtypes profiles give for
 // the inputs pytorch_profile_check.py feeds to the real libraries: the
-// class-complete FP32 sample of FORMAT-FACTS §10.1 (every high 16-bit pattern
+// class-complete FP32 sample of docs/formats-reference.md §10.1 (every high 16-bit pattern
 // x low 16 bits in {0000, 0001, 7FFF, 8000, 8001, FFFF}: 393 216 values), all
 // 65 536 FP16 and BF16 codes, and every code of every format for decodes.
 // Uses only formats/include (the GPU machine has no RapidCheck/Highway/CLI11).

@@ -235,7 +235,7 @@ inline void QuantizeNvfp4(const Nvfp4Job& job) {
         // conversion saturates and a NaN passes the clamp), so it is left out.
         y = hn::BitCast(d, hn::Div(hn::BitCast(df, xb), factor));
         if (job.recipe == block::Nvfp4Recipe::kModelOpt) {
-          // _cast_fp4: sign = (x < 0), so -0.0 gives code 0 (FORMAT-FACTS §4.5).
+          // _cast_fp4: sign = (x < 0), so -0.0 gives code 0 (docs/formats-reference.md §4.5).
           y = hn::IfThenZeroElse(hn::Eq(y, hn::Set(d, kSignBit32)), y);
         }
       }

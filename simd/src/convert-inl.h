@@ -1,7 +1,7 @@
 // Per-target array kernels (Highway foreach_target: this file is compiled
 // once per target). Encodes follow round_pack.h step by step on 32-bit lanes,
 // with integer ops only: Debian's Highway 1.0.3 DemoteTo truncates to BF16
-// and is correct for FP16 only with F16C (DESIGN.md "Known traps"), so no
+// and is correct for FP16 only with F16C (docs/design.md "Known traps (measured)"), so no
 // float rounding instruction is ever asked to round. Decodes of <= 8-bit
 // formats are table lookups (decode_tables.h); 16-bit decodes widen exactly.
 
@@ -43,8 +43,8 @@ constexpr int kMantissaBits32 = 23;
 constexpr std::uint32_t kIntegralField32 = 127 + 23;
 
 // ---------------------------------------------------------------------------
-// Inputs: FP32 bits, or BF16/FP16 widened exactly to FP32 bits (DESIGN.md:
-// wider inputs go straight in; BF16/FP16 -> FP32 is exact, so encoding the
+// Inputs: FP32 bits, or BF16/FP16 widened exactly to FP32 bits (docs/design.md
+// "One rounding point": wider inputs go straight in; BF16/FP16 -> FP32 is exact, so encoding the
 // widened bits is the model's Convert(kBf16/kFp16, ...)).
 
 // FP16 bits (in the low half of each lane) -> FP32 bits, exactly. Normal:

@@ -1,6 +1,6 @@
 // One registry row per (operation, format, compiled Highway target):
 // backend "simd:<TARGET>". A target the CPU lacks is registered but not
-// available, so `lowbit verify` shows it as skipped (DESIGN.md).
+// available, so `lowbit verify` shows it as skipped (docs/design.md "Tests").
 #include <cstdint>
 #include <string>
 

@@ -1,5 +1,5 @@
 // Uses the installed headers (and the installed oracle library, when the
-// package has it) and checks a few results pinned by FORMAT-FACTS §1/§4.
+// package has it) and checks a few results pinned by docs/formats-reference.md §1/§4.
 #include <cstdint>
 #include <cstdio>
 

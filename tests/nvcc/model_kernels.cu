@@ -1,5 +1,6 @@
 // The model headers (formats/) must compile under nvcc and run in device code
-// (DESIGN.md: "header-only, constexpr, usable in host and device code"). This
+// (docs/design.md "Three roles, kept apart": header-only, constexpr, usable in
+// host and device code). This
 // file is compiled by the ctest test nvcc_model_headers; a header change that
 // nvcc rejects fails CI even on a machine without a GPU. Nothing here runs.
 #include <cstdint>
@@ -14,7 +15,7 @@ namespace {
 using lowbit::EncodeOptions;
 using lowbit::FormatSpec;
 
-// Values pinned by FORMAT-FACTS §1 and §4, evaluated at compile time in the
+// Values pinned by docs/formats-reference.md §1 and §4, evaluated at compile time in the
 // device compilation pass (__CUDA_ARCH__ defined) as well as the host pass.
 __host__ __device__ constexpr bool DeviceConstantsHold() {
   constexpr FormatSpec kE4m3 = lowbit::kE4m3;

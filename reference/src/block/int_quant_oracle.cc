@@ -1,4 +1,4 @@
-// Scaled quantization per FORMAT-FACTS §7 and §8.2, one FP32 rounding per
+// Scaled quantization per docs/formats-reference.md §7 and §8.2, one FP32 rounding per
 // operation the source performs, in the source's order; integer rounding and
 // clamping on exact rationals, literally round -> + zero point -> clamp.
 #include "lowbit/reference/block/int_quant_oracle.h"
@@ -67,7 +67,7 @@ struct Integer {
   BigInt value;  // kFinite
 };
 
-// round(v) to an integer: FACTS §8.1, torch.round half-even, C roundf
+// round(v) to an integer: docs/formats-reference.md §8.1, torch.round half-even, C roundf
 // half-away from zero.
 Integer RoundToInteger(const F32& v, RoundingMode mode) {
   Integer out;
@@ -90,7 +90,7 @@ Integer RoundToInteger(const F32& v, RoundingMode mode) {
 }
 
 // clamp(q + zero_point, lo, hi) in the integers; NaN -> 0 (torch's CPU cast
-// of a NaN, FACTS §8.1).
+// of a NaN, docs/formats-reference.md §8.1).
 std::int32_t AddZeroAndClamp(const Integer& q, std::int64_t zero_point, std::int64_t lo, std::int64_t hi) {
   if (q.value_class == ExactClass::kNan) return 0;
   if (q.value_class == ExactClass::kInf) return static_cast<std::int32_t>(q.negative ? lo : hi);
@@ -122,7 +122,7 @@ Stats StatsOf(const IntQuantRecipe& r, const std::vector<F32>& group) {
   return s;
 }
 
-// TE compute_scale_from_amax, step by step (FACTS §7).
+// TE compute_scale_from_amax, step by step (docs/formats-reference.md §7).
 F32 TeScale(const IntQuantRecipe& r, F32 amax) {
   const F32 eps = ValueOf(r.eps);
   if (!F32IsNan(amax) && F32Less(amax, eps)) amax = eps;
@@ -216,7 +216,7 @@ Params ParamsFromStats(const IntQuantRecipe& r, const Stats& s) {
         p.zero_point = (r.qmax + 1) / 2;
       } else {
         const Integer z = RoundToInteger(F32Div(Negate(xmin), scale), RoundingMode::kNearestEven);
-        // An infinite or NaN zero casts to 0 (torch CPU, FACTS §8.1).
+        // An infinite or NaN zero casts to 0 (torch CPU, docs/formats-reference.md §8.1).
         p.zero_point = z.value_class == ExactClass::kFinite ? static_cast<std::int32_t>(z.value) : 0;
       }
       return p;

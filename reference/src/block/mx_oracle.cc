@@ -1,6 +1,6 @@
 // MX quantization from the spec text (OCP MX v1.0 §6.3, quoted in
-// FORMAT-FACTS §5.1) and from each implementation's description (FACTS §5.2,
-// §5.3), in exact arithmetic:
+// docs/formats-reference.md §5.1) and from each implementation's description
+// (docs/formats-reference.md §5.2, §5.3), in exact arithmetic:
 //   X  = 2^e, e from the block's amax by the recipe's rule, clamped to the
 //        E8M0 range -127..127 (§5.4.1);
 //   Pi = Vi / X rounded to FP32 (exact unless it leaves the FP32 range), then
@@ -38,7 +38,7 @@ int CeilLog2(const Rational& q) {
 }
 
 // The largest finite element value: the top of the element's value list
-// (MXINT8: 127 * 2^-6, FORMAT-FACTS §5.2).
+// (MXINT8: 127 * 2^-6, docs/formats-reference.md §5.2).
 Rational ElementMax(const BlockSpec& spec) {
   if (spec.element->kind == FormatKind::kInteger) return Rational(127) * PowerOfTwo(-6);
   Rational best = 0;
@@ -161,7 +161,7 @@ OracleBlock OracleQuantizeMxBlock(const BlockSpec& spec, const MxRecipe& recipe,
     std::uint64_t code;
     if (spec.element->kind == FormatKind::kInteger) {
       // MXINT8: the integer grid is y * 2^6; round per the recipe, then
-      // clamp to +-127 (FORMAT-FACTS §5.2).
+      // clamp to +-127 (docs/formats-reference.md §5.2).
       F32 grid_unit;
       grid_unit.value_class = ExactClass::kFinite;
       grid_unit.magnitude = PowerOfTwo(6);

@@ -1,4 +1,4 @@
-// NVFP4 per FORMAT-FACTS §6.1 (TE) and §6.2 (torchao, ModelOpt), one FP32
+// NVFP4 per docs/formats-reference.md §6.1 (TE) and §6.2 (torchao, ModelOpt), one FP32
 // rounding per operation the source performs, in the source's order.
 #include "lowbit/reference/block/nvfp4_oracle.h"
 
@@ -48,7 +48,7 @@ F32 AbsMax(const std::vector<float>& x, bool ignore_nan) {
 }
 
 // E4M3 block scale byte, round to nearest even. TE converts with satfinite;
-// torch's cast does not saturate (FORMAT-FACTS §4.1); NaN -> 0x7F.
+// torch's cast does not saturate (docs/formats-reference.md §4.1); NaN -> 0x7F.
 std::uint8_t E4m3(const F32& x, bool saturate) {
   EncodeOptions o;
   o.overflow = saturate ? Overflow::kSaturate : Overflow::kFormatDefault;

@@ -1,6 +1,6 @@
 // Whether a CUDA device can run lowbit's kernels here. With no GPU,
 // cudaGetDeviceCount returns an error and leaves its output unwritten
-// (DESIGN.md "Known traps"), so the count is read only on success.
+// (docs/design.md "Known traps (measured)"), so the count is read only on success.
 #pragma once
 
 #include <string>

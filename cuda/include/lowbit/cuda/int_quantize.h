@@ -2,14 +2,14 @@
 // formats/include/lowbit/formats/block/int_quant.h (QuantizeMatrix,
 // DequantizeMatrix) for every integer recipe of int_quant_recipe.h (INT8,
 // INT4, UINT4 elements: [AO] symmetric / asymmetric, their CUDA-division
-// variants, [GPTQ], the FACTS §8.2 common kernel) over a row-major
+// variants, [GPTQ], the docs/formats-reference.md §8.2 common kernel) over a row-major
 // [rows, cols] matrix, per row (per-channel weights, per-token activations)
 // or per group of `group` consecutive elements along K (INT4 g = 32/64/128).
 //
 // One difference is stated, not hidden: a group whose statistics are NaN
 // (a NaN input under a NaN-propagating recipe) gets the canonical NaN
 // 0x7FFFFFFF as its scale, since NVIDIA FP32 arithmetic returns that NaN for
-// any NaN operand (FACTS §3.3), where the host model returns the input's NaN
+// any NaN operand (docs/formats-reference.md §3.3), where the host model returns the input's NaN
 // as x86 propagates it. Codes (0 for a NaN element) and zero points agree.
 // Dequantized FP32 NaNs do follow the host's x86 rules (a NaN operand
 // quieted, 0 x Inf -> 0xFFC00000), so dequantization is bit-exact.

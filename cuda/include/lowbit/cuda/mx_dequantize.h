@@ -3,14 +3,14 @@
 // mx_recipe.h): x_i = element_i * X as one FP32 multiply, X = 2^(code - 127)
 // (code 0 is the FP32 subnormal 2^-127), a NaN scale (0xFF) making every
 // element NaN. The codes are what QuantizeMx writes: E2M1 packed two per
-// byte, element 0 in the low nibble (FACTS §4.5); every other element one
+// byte, element 0 in the low nibble (docs/formats-reference.md §4.5); every other element one
 // code per byte.
 //
 // NaN results carry the bits the host model gives, x86's rule for a NaN
 // operand of a multiply: the element's NaN (quieted) when the element is NaN
 // (FP8 NaN codes), else the decoded NaN scale. The GPU selects them
 // explicitly, since NVIDIA's FMUL would return the canonical 0x7FFFFFFF
-// (FACTS §3.3). BF16 output rounds that FP32 value to nearest even with
+// (docs/formats-reference.md §3.3). BF16 output rounds that FP32 value to nearest even with
 // cvt.rn.bf16x2.f32 (every NaN -> 0x7FFF).
 #pragma once
 

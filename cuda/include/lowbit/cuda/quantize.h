@@ -1,12 +1,12 @@
 // Quantization recipes on the GPU, each equal bit for bit to its model in
 // formats/include/lowbit/formats/block/ (the tests compare them):
 //   FP8 per tensor, static scale or dynamic (TE current scaling: amax with
-//     fmaxf, TeScaleFromAmax, x * scale, cvt.rn.satfinite; FACTS §7)
+//     fmaxf, TeScaleFromAmax, x * scale, cvt.rn.satfinite; docs/formats-reference.md §7)
 //   FP8 per token (per row), the same arithmetic per row
-//   NVFP4, TE recipe (block::Nvfp4Recipe::kTe, FACTS §6.1), E2M1 in software
-//     on Hopper (FACTS §2), packed two per byte, element 0 in the low nibble
+//   NVFP4, TE recipe (block::Nvfp4Recipe::kTe, docs/formats-reference.md §6.1), E2M1 in software
+//     on Hopper (docs/formats-reference.md §2), packed two per byte, element 0 in the low nibble
 //   MXFP4 / MXFP6 / MXFP8 / MXINT8 with the TE (RCEIL) or OCP (FLOOR) recipe
-//     (block::kTeMx, block::kOcpMx; FACTS §5.3)
+//     (block::kTeMx, block::kOcpMx; docs/formats-reference.md §5.3)
 // All buffers are device memory; calls are asynchronous on `stream`.
 #pragma once
 

@@ -1,5 +1,6 @@
 // Portability macros for the header-only model: the same code compiles for
-// the host (g++/clang) and for CUDA devices (nvcc), as DESIGN.md asks.
+// the host (g++/clang) and for CUDA devices (nvcc), as docs/design.md
+// "Three roles, kept apart" asks.
 #pragma once
 
 #if defined(__CUDACC__)

@@ -1,6 +1,6 @@
 // RoundPack: the single rounding point of the model. Every encode, decode and
-// conversion ends here (DESIGN.md). The SIMD and CUDA twins follow the same
-// numbered steps in their comments:
+// conversion ends here (docs/design.md "One rounding point"). The SIMD and CUDA twins follow the
+// same numbered steps in their comments:
 //   1. NaN        2. Inf        3. negative into unsigned        4. zero
 //   5. align the exact value to the destination's quantum, keeping the
 //      discarded bits (round/sticky information)
@@ -140,7 +140,7 @@ LOWBIT_HD_CONSTEXPR EncodeResult OverflowResult(const FormatSpec& dst, bool nega
     return r;
   }
   // No Inf: the NaN stands for the overflow, with the value's sign (PyTorch,
-  // ml_dtypes, CUDA __NV_NOSAT all give 0x7F | sign for E4M3, FORMAT-FACTS §4.1).
+  // ml_dtypes, CUDA __NV_NOSAT all give 0x7F | sign for E4M3, docs/formats-reference.md §4.1).
   r.code = NanCode(dst, negative, NanPayload::kAllOnes, 0);
   if (from_inf) r.flags = kFlagInvalid;
   return r;
@@ -176,7 +176,7 @@ LOWBIT_HD_CONSTEXPR EncodeResult RoundPack(const FormatSpec& dst, Unpacked u,
   }
   // 3. Negative into an unsigned format (before Inf: -Inf is negative too).
   // Integer wrap-around keeps the low bits of the rounded negative integer
-  // instead (Overflow::kWrap: ml_dtypes uint4 -2.5 -> 14, FORMAT-FACTS §8.1).
+  // instead (Overflow::kWrap: ml_dtypes uint4 -2.5 -> 14, docs/formats-reference.md §8.1).
   const bool wraps = !dst.IsFloat() && o.overflow == Overflow::kWrap &&
                      u.value_class == ValueClass::kFinite;
   if (u.negative && !dst.has_sign && u.value_class != ValueClass::kZero && !wraps) {
@@ -326,7 +326,7 @@ LOWBIT_HD_CONSTEXPR EncodeResult RoundPack(const FormatSpec& dst, Unpacked u,
   const std::uint64_t sign = u.negative ? dst.SignBit() : 0;
   if (n == 0) {
     if (!dst.HasZero()) {
-      r.code = 0;  // clip to the smallest value (E8M0 2^-127), FORMAT-FACTS §4.7
+      r.code = 0;  // clip to the smallest value (E8M0 2^-127), docs/formats-reference.md §4.7
       r.flags = flags;
       return r;
     }

@@ -1,7 +1,7 @@
 // Unpacked: a code as an exact value (significand * 2^exponent) plus its class.
 // Every conversion is Unpack(source) followed by RoundPack(destination), so a
 // wider input (FP64, FP16, BF16) goes in exactly, never through a second
-// rounding (DESIGN.md "One rounding point").
+// rounding (docs/design.md "One rounding point").
 #pragma once
 
 #include <cstdint>

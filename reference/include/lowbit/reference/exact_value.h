@@ -1,7 +1,7 @@
 // ExactValue: what a code of a format means, as an exact rational, read from
-// the field formula of the format's description (FORMAT-FACTS §1) and nothing
+// the field formula of the format's description (docs/formats-reference.md §1) and nothing
 // else. This is the oracle's decoder; it shares no code with the model's
-// Unpack (DESIGN.md "The oracle and the model must not share code").
+// Unpack (docs/design.md "Three roles, kept apart").
 #pragma once
 
 #include <cstdint>
@@ -35,7 +35,7 @@ struct Exact {
 };
 
 // 2^k exactly, for any k (never through a float: Boost 1.74 misrounds
-// rational -> float conversions of subnormals, DESIGN.md "Known traps").
+// rational -> float conversions of subnormals, docs/design.md "Known traps (measured)").
 Rational PowerOfTwo(int k);
 
 // -1, 0 or +1 as a < b, a == b, a > b, by cross-multiplying numerators and

@@ -2,7 +2,7 @@
 // rationals with the format's ordered list of values (value_grid.h), and the
 // policy words of lowbit/formats/policy.h read as a specification. It does not
 // call the model's algorithms; a disagreement between the two is a bug in one
-// of them (DESIGN.md "Three roles").
+// of them (docs/design.md "Three roles, kept apart").
 //
 // Encoding is split in two so that sweeps can reuse the expensive part:
 //   Locate  - where |x| lies among the destination's values (exact compares);

@@ -1,4 +1,4 @@
-// BlockSpec: one aggregate per block format (DESIGN.md "A format is data").
+// BlockSpec: one aggregate per block format (docs/design.md "A format is data").
 // The data here is what the specifications fix; how a scale is chosen and in
 // which FP32 order the elements are scaled is a recipe (mx_recipe.h,
 // nvfp4_recipe.h), because real implementations differ exactly there.
@@ -12,7 +12,7 @@
 
 namespace lowbit::block {
 
-// Nibble order of two 4-bit codes in one byte (FORMAT-FACTS §8.3, §4.5).
+// Nibble order of two 4-bit codes in one byte (docs/formats-reference.md §8.3, §4.5).
 enum class NibbleOrder : std::uint8_t {
   kLowFirst,   // element 0 in bits 3..0: ONNX, PyTorch Float4_e2m1fn_x2, CUDA __nv_fp4x2, TE, torchao, ModelOpt
   kHighFirst,  // element 0 in bits 7..4: the tinygemm int4pack input (CUDA path)
@@ -27,7 +27,7 @@ struct BlockSpec {
   // OCP MX §6.3; microxcaling _get_format_params; torchao *_MAX_POW2).
   int element_emax;
   // MXINT8 codes carry an implied 2^-6: value = code * 2^-6 * X
-  // ([MSX] _get_format_params int8: emax 0, FORMAT-FACTS §5.2); 0 for floats.
+  // ([MSX] _get_format_params int8: emax 0, docs/formats-reference.md §5.2); 0 for floats.
   int element_implied_exponent;
   // Largest element code magnitude used (MXINT8 uses +-127, never -128).
   std::int64_t element_int_max;
@@ -42,7 +42,7 @@ LOWBIT_HD_CONSTEXPR int FloatElementEmax(const FormatSpec& f) {
 }
 
 // OCP MX v1.0 §5.2 Table 1: k = 32 and an E8M0 scale for every concrete MX
-// format. NVFP4: 16 elements, UE4M3 scale, FP32 tensor scale (FORMAT-FACTS §6).
+// format. NVFP4: 16 elements, UE4M3 scale, FP32 tensor scale (docs/formats-reference.md §6).
 inline constexpr BlockSpec kMxfp8E4m3{"mxfp8_e4m3", &kE4m3, &kE8m0, 32, FloatElementEmax(kE4m3), 0, 0, false, NibbleOrder::kLowFirst};
 inline constexpr BlockSpec kMxfp8E5m2{"mxfp8_e5m2", &kE5m2, &kE8m0, 32, FloatElementEmax(kE5m2), 0, 0, false, NibbleOrder::kLowFirst};
 inline constexpr BlockSpec kMxfp6E2m3{"mxfp6_e2m3", &kE2m3, &kE8m0, 32, FloatElementEmax(kE2m3), 0, 0, false, NibbleOrder::kLowFirst};
@@ -51,7 +51,7 @@ inline constexpr BlockSpec kMxfp4{"mxfp4", &kE2m1, &kE8m0, 32, FloatElementEmax(
 inline constexpr BlockSpec kMxint8{"mxint8", &kInt8, &kE8m0, 32, 0, -6, 127, false, NibbleOrder::kLowFirst};
 inline constexpr BlockSpec kNvfp4{"nvfp4", &kE2m1, &kUe4m3, 16, FloatElementEmax(kE2m1), 0, 0, true, NibbleOrder::kLowFirst};
 
-// emax_elem per FORMAT-FACTS §5.1: E4M3 8, E5M2 15, E3M2 4, E2M3 2, E2M1 2, INT8 0.
+// emax_elem per docs/formats-reference.md §5.1: E4M3 8, E5M2 15, E3M2 4, E2M3 2, E2M1 2, INT8 0.
 static_assert(kMxfp8E4m3.element_emax == 8);
 static_assert(kMxfp8E5m2.element_emax == 15);
 static_assert(kMxfp6E3m2.element_emax == 4);

@@ -1,4 +1,4 @@
-// TransformerEngine's FP8 scale from an amax (FORMAT-FACTS §7 [TE]
+// TransformerEngine's FP8 scale from an amax (docs/formats-reference.md §7 [TE]
 // recipe/recipe_common.cuh compute_scale_from_amax), used per tensor by
 // current and delayed scaling and per 128 x 128 / 1 x 128 block by
 // Float8BlockScaling. Step by step, in TE's order:

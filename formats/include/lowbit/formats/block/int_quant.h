@@ -3,7 +3,7 @@
 // one per byte in the low bits: INT8 and INT4 two's complement, UINT4 0..15,
 // FP8 the format's byte. params has one entry per group (GroupGrid::Count()).
 //
-// Element step, per scheme (FORMAT-FACTS §7, §8.2):
+// Element step, per scheme (docs/formats-reference.md §7, §8.2):
 //   TE FP8   y = x * scale;            code = cvt.rn.satfinite(y)   (NaN -> 0x7F)
 //   AO       y = x * fp32(1 / scale);  q = clamp(round(y) + zp, qmin, qmax)
 //   GPTQ     y = x / scale;            q = clamp(round(y) + zero, 0, maxq)
@@ -11,7 +11,7 @@
 // clamp(round(y) + zp, lo, hi) is computed as round(clamp(y, lo - zp,
 // hi - zp)) + zp: rounding is monotone and the bounds are integers, so the
 // two agree, and the rounded value stays small. A NaN y gives 0 (torch's CPU
-// cast of the NaN that round and clamp pass through, FACTS §8.1).
+// cast of the NaN that round and clamp pass through, docs/formats-reference.md §8.1).
 // Dequantize: TE fp8(code) * scale_inv; integers fp32(q - zp) * scale.
 #pragma once
 
@@ -27,7 +27,7 @@
 namespace lowbit::block {
 
 // [TE] static_cast<fp8>(float): __nv_cvt_float_to_fp8(x, __NV_SATFINITE, ...)
-// = cvt.rn.satfinite: overflow and +-Inf -> +-max, NaN -> +0x7F (FACTS §4.1).
+// = cvt.rn.satfinite: overflow and +-Inf -> +-max, NaN -> +0x7F (docs/formats-reference.md §4.1).
 LOWBIT_HD_CONSTEXPR EncodeOptions TeFp8ElementOptions() {
   EncodeOptions o;
   o.overflow = Overflow::kSaturate;

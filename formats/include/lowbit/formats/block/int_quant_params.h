@@ -1,5 +1,5 @@
 // Scale and zero point of one group from its statistics, per recipe, as the
-// FP32 operations of each source in its order (FORMAT-FACTS §7, §8.2). torch
+// FP32 operations of each source in its order (docs/formats-reference.md §7, §8.2). torch
 // arithmetic on FP32 tensors is FP32 with round-to-nearest-even per
 // operation; a Python float operand is an FP32 scalar there (127.5, 7.5, 15
 // and 255 are exact in FP32).
@@ -18,7 +18,7 @@ namespace lowbit::block {
 
 // What the scale rules read from a group. min / max are torch.amin /
 // torch.amax (a NaN makes them NaN); amax is |x| reduced by the recipe's NaN
-// rule ([TE] fmaxf ignores NaN, FACTS §9 row 10).
+// rule ([TE] fmaxf ignores NaN, docs/formats-reference.md §9 row 10).
 struct GroupStats {
   float min = 0;
   float max = 0;
@@ -34,7 +34,7 @@ struct QuantParams {
 // An integer grid for round(y): y is clamped to [qmin - zp, qmax - zp]
 // before rounding (int_quant.h), a few hundred at most, so 16 bits hold it
 // and every element rounding still goes through the model's one RoundPack
-// (DESIGN.md "One rounding point").
+// (docs/design.md "One rounding point").
 inline constexpr FormatSpec kRoundingGrid16{"int16", FormatKind::kInteger, 16, true, 0, 0, 0, true, SpecialCodes::kNone};
 static_assert(kRoundingGrid16.IntMax() == 32767 && kRoundingGrid16.IntMin() == -32768);
 
@@ -63,7 +63,7 @@ LOWBIT_HD_CONSTEXPR float TorchMin(float a, float b) {  // torch.minimum: NaN pr
 LOWBIT_HD_CONSTEXPR float TorchMax(float a, float b) { return MaxPropagatingNan(a, b); }
 
 // torch .to(int) of an FP32 integer value; NaN and +-Inf -> 0 (the CPU
-// result, FACTS §8.1; CUDA differs).
+// result, docs/formats-reference.md §8.1; CUDA differs).
 LOWBIT_HD_CONSTEXPR std::int32_t ToInt(float v) {
   return F32IsFinite(F32Bits(v)) ? static_cast<std::int32_t>(v) : 0;
 }

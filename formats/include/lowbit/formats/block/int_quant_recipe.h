@@ -1,4 +1,4 @@
-// Scaled quantization recipes (FORMAT-FACTS §7, §8.2): INT8 / INT4 / UINT4
+// Scaled quantization recipes (docs/formats-reference.md §7, §8.2): INT8 / INT4 / UINT4
 // and FP8 elements with one FP32 scale (and, for asymmetric schemes, one
 // integer zero point) per tensor, row, group or 2-D block. A recipe is the
 // data of one implementation's formula; the formulas themselves, as explicit
@@ -33,21 +33,21 @@ enum class QuantScheme : std::uint8_t {
   kGptqSymmetric,
   // [GPTQ] sym=False: scale = (xmax - xmin) / maxq, zero = round(-xmin / scale).
   kGptqAsymmetric,
-  // The common kernel of FACTS §8.2 ("LLM.int8/TensorRT-style"): scale =
+  // The common kernel of docs/formats-reference.md §8.2 ("LLM.int8/TensorRT-style"): scale =
   // amax / qmax (FP32 division), q = clamp(round(x / scale), -qmax, qmax).
-  // An all-zero group gets scale 1 (it has no FACTS source: "not examined").
+  // An all-zero group gets scale 1 (docs/formats-reference.md §8.2: "not examined").
   kAmaxOverQmax,
 };
 
 struct IntQuantRecipe {
   const char* name;          // profile as the CLI spells it after "FORMAT:"
-  const char* source;        // FORMAT-FACTS §0 key and the function reproduced
+  const char* source;        // docs/formats-reference.md §0 key and the function reproduced
   QuantScheme scheme;
   const FormatSpec* element;  // kInt8, kInt4, kUint4, kE4m3 or kE5m2
   // Integer code range [qmin, qmax] (FP8: unused, the cvt saturates to max).
   int qmin;
   int qmax;
-  // torch.round / rint are half-even; C roundf is half-away (FACTS §8.1).
+  // torch.round / rint are half-even; C roundf is half-away (docs/formats-reference.md §8.1).
   RoundingMode rounding;
   // The scale floor: [AO] clamp(scale, min=eps), [TE] amax = max(amax, eps).
   float eps;
@@ -66,7 +66,7 @@ struct IntQuantRecipe {
 
 // torch.finfo(torch.float32).eps = 2^-23: the default eps of [AO]
 // _choose_qparams_affine for FP32 input ("if eps is None: eps =
-// torch.finfo(input.dtype).eps"). FACTS §8.2 names finfo.smallest_normal
+// torch.finfo(input.dtype).eps"). docs/formats-reference.md §8.2 names finfo.smallest_normal
 // instead; the source text read here says eps, so eps it is.
 inline constexpr float kF32Epsilon = 1.1920928955078125e-7f;
 static_assert(kF32Epsilon == F32Pow2(-23));
@@ -115,16 +115,16 @@ inline constexpr IntQuantRecipe kGptqSymUint4{"gptq-sym", "[GPTQ] quantizer.py Q
 inline constexpr IntQuantRecipe kGptqAsymUint4{"gptq-asym", "[GPTQ] quantizer.py Quantizer.find_params(sym=False), quantize",
                                                QuantScheme::kGptqAsymmetric, &kUint4, 0, 15,
                                                RoundingMode::kNearestEven, 0.0f, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kCommonInt8{"common", "FACTS §8.2 common kernel: amax/127, [-127,127], half-even",
+inline constexpr IntQuantRecipe kCommonInt8{"common", "docs/formats-reference.md §8.2 common kernel: amax/127, [-127,127], half-even",
                                             QuantScheme::kAmaxOverQmax, &kInt8, -127, 127,
                                             RoundingMode::kNearestEven, 0.0f, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kCommonAwayInt8{"common-away", "FACTS §8.2 common kernel with C roundf (half-away, §8.1)",
+inline constexpr IntQuantRecipe kCommonAwayInt8{"common-away", "docs/formats-reference.md §8.2 common kernel with C roundf (half-away, §8.1)",
                                                 QuantScheme::kAmaxOverQmax, &kInt8, -127, 127,
                                                 RoundingMode::kNearestAway, 0.0f, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kCommonInt4{"common", "FACTS §8.2 common kernel: amax/7, [-7,7], half-even",
+inline constexpr IntQuantRecipe kCommonInt4{"common", "docs/formats-reference.md §8.2 common kernel: amax/7, [-7,7], half-even",
                                             QuantScheme::kAmaxOverQmax, &kInt4, -7, 7, RoundingMode::kNearestEven,
                                             0.0f, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kCommonAwayInt4{"common-away", "FACTS §8.2 common kernel with C roundf (half-away, §8.1)",
+inline constexpr IntQuantRecipe kCommonAwayInt4{"common-away", "docs/formats-reference.md §8.2 common kernel with C roundf (half-away, §8.1)",
                                                 QuantScheme::kAmaxOverQmax, &kInt4, -7, 7,
                                                 RoundingMode::kNearestAway, 0.0f, false, AmaxNan::kPropagate};
 

@@ -1,4 +1,4 @@
-// Named MX recipes, each reproducing one implementation (FORMAT-FACTS §5,
+// Named MX recipes, each reproducing one implementation (docs/formats-reference.md §5,
 // §9 rows 8-10). A profile is data: scale rule, amax NaN rule, element
 // scaling order and element conversion policy.
 #pragma once
@@ -30,7 +30,7 @@ LOWBIT_HD_CONSTEXPR EncodeOptions SaturatingElements(RoundingMode rounding, NanS
 
 // The OCP MX v1.0 spec: floor rule, x / X, roundTiesToEven, clamp. A NaN or
 // Inf amax gives the NaN scale (the spec's special-value rules were not
-// re-read, FORMAT-FACTS §11; this follows [MSX] and [AO]).
+// re-read, docs/formats-reference.md §11; this follows [MSX] and [AO]).
 inline constexpr MxRecipe kOcpMx{
     "ocp", "[OCP-MX §6.3]",
     {MxScaleRule::kFloor, false, false}, AmaxNan::kPropagate, ElementScaling::kDivide,
@@ -38,7 +38,7 @@ inline constexpr MxRecipe kOcpMx{
 
 // microxcaling's defaults: round="nearest" is half-away
 // (sign(A)*floor(|A|+0.5), [MSX] _round_mantissa), zero block amax taken as
-// FP32_MIN_NORMAL (FORMAT-FACTS §5.2, §9 row 9).
+// FP32_MIN_NORMAL (docs/formats-reference.md §5.2, §9 row 9).
 inline constexpr MxRecipe kMsxMx{
     "msx", "[MSX] mx_ops._quantize_mx round='nearest'",
     {MxScaleRule::kFloor, false, true}, AmaxNan::kPropagate, ElementScaling::kDivide,
@@ -52,7 +52,7 @@ inline constexpr MxRecipe kMsxMxEven{
 
 // TransformerEngine MXFP8: amax by fmaxf (NaN ignored), RCEIL through
 // float_to_e8m0 (round up, satfinite), x * exp2f_rcp(e), cvt.rn.satfinite
-// (NaN -> +NaN 0x7F; FP4 NaN -> +6). FORMAT-FACTS §5.3, §9 rows 8, 10.
+// (NaN -> +NaN 0x7F; FP4 NaN -> +6). docs/formats-reference.md §5.3, §9 rows 8, 10.
 inline constexpr MxRecipe kTeMx{
     "te", "[TE] quantize_mxfp8.cuh, ptx.cuh float_to_e8m0 / exp2f_rcp",
     {MxScaleRule::kRceil, true, false}, AmaxNan::kIgnore, ElementScaling::kMultiplyReciprocal,
@@ -61,7 +61,7 @@ inline constexpr MxRecipe kTeMx{
 // torchao to_mx with each ScaleCalculationMode: torch.amax (NaN propagates),
 // a non-finite amax gives 0xFF, x * _e8m0_scale_to_reciprocal_fp32, clamp to
 // +-max then a round-to-nearest-even cast. FP4/FP6 NaN elements: torchao's
-// bit arithmetic produces an unspecified code (FORMAT-FACTS §4.5); here the
+// bit arithmetic produces an unspecified code (docs/formats-reference.md §4.5); here the
 // block's NaN scale carries the NaN and the element takes +max.
 inline constexpr MxRecipe kAoMxFloor{
     "ao-floor", "[AO] mx_tensor.to_mx FLOOR",
@@ -87,7 +87,7 @@ inline constexpr MxRecipe kAoMxRceil{
 // casting amax / max_elem with torch's `.to(torch.float8_e8m0fnu)` (round to
 // nearest, ties up; non-saturating, so Inf/overflow gives the NaN scale).
 inline constexpr MxRecipe kNearestMx{
-    "nearest", "lowbit: E8M0 round-to-nearest of amax * fp32(1/max_elem) (FORMAT-FACTS §4.7)",
+    "nearest", "lowbit: E8M0 round-to-nearest of amax * fp32(1/max_elem) (docs/formats-reference.md §4.7)",
     {MxScaleRule::kNearest, false, false}, AmaxNan::kPropagate, ElementScaling::kMultiplyReciprocal,
     detail::SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep)};
 

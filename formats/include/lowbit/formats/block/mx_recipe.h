@@ -22,7 +22,7 @@ enum class ElementScaling : std::uint8_t {
 
 struct MxRecipe {
   const char* name;        // CLI spelling, e.g. "te", "ao-floor"
-  const char* source;      // FORMAT-FACTS §0 key and the function it reproduces
+  const char* source;      // docs/formats-reference.md §0 key and the function it reproduces
   MxScaleOptions scale;
   AmaxNan amax_nan;
   ElementScaling scaling;
@@ -91,7 +91,7 @@ LOWBIT_HD_CONSTEXPR float DecodeMxElement(const BlockSpec& spec, std::uint8_t co
 }
 
 // x_i = element_i * X as one FP32 multiply; a NaN scale makes every element
-// NaN ([OCP-MX §5.4.1] 0xFF is NaN; FORMAT-FACTS §5.1).
+// NaN ([OCP-MX §5.4.1] 0xFF is NaN; docs/formats-reference.md §5.1).
 LOWBIT_HD_CONSTEXPR void DequantizeMxBlock(const BlockSpec& spec, std::uint8_t scale_code,
                                            const std::uint8_t* codes, int n, float* out) {
   const float scale = DecodeToF32(kE8m0, scale_code);

@@ -1,6 +1,6 @@
 // MX scale rules: how the E8M0 block scale X = 2^e is chosen from the block's
 // amax. All of them read the FP32 exponent bits; none uses a float log2
-// (DESIGN.md "Known traps"). FORMAT-FACTS §5.3 lists who uses which.
+// (docs/design.md "Known traps (measured)"). docs/formats-reference.md §5.3 lists who uses which.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,7 @@ enum class MxScaleRule : std::uint8_t {
   // Nearest: the E8M0 round-to-nearest conversion of the same FP32 product
   // amax * fp32(1/max_elem), i.e. the power of two nearest to it with the
   // tie 1.5 * 2^k going up -- what PyTorch's and ml_dtypes' casts to
-  // float8_e8m0fnu do (FORMAT-FACTS §4.7, §9 row 7). Unlike RCEIL it can pick
+  // float8_e8m0fnu do (docs/formats-reference.md §4.7, §9 row 7). Unlike RCEIL it can pick
   // a scale one step smaller, so the largest element may clamp.
   kNearest,
 };
@@ -56,7 +56,7 @@ inline constexpr std::uint8_t kE8m0NanCode = 0xFF;
 
 // fp32(1 / max finite element value): the constant TE calls
 // Quantized_Limits<T>::max_norm_rcp and torchao writes 1.0 / max_pos.
-// FORMAT-FACTS §5.3: fp32(1/448) = 0x3B124925, fp32(1/6) = 0x3E2AAAAB
+// docs/formats-reference.md §5.3: fp32(1/448) = 0x3B124925, fp32(1/6) = 0x3E2AAAAB
 // (pinned in proptests/block_scale_rule_test.cc).
 LOWBIT_HD_CONSTEXPR float MaxNormReciprocal(const BlockSpec& spec) {
   const float max_elem =

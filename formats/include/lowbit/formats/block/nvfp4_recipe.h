@@ -1,6 +1,6 @@
 // NVFP4 recipes: E2M1 elements, 16-element blocks, a UE4M3 block scale and an
 // FP32 per-tensor scale. TE, torchao and ModelOpt compute the same idea with
-// different FP32 operations, floors and zero guards (FORMAT-FACTS §6,
+// different FP32 operations, floors and zero guards (docs/formats-reference.md §6,
 // §9 row 11); each is written out here in its own order.
 #pragma once
 
@@ -149,10 +149,10 @@ LOWBIT_HD_CONSTEXPR std::uint8_t QuantizeNvfp4Block(Nvfp4Recipe recipe, const Nv
       if (recipe == Nvfp4Recipe::kTorchao) y = detail::ClampF32(y, -6.0f, 6.0f);
     }
     // ModelOpt _cast_fp4: sign = (x < 0), so -0.0 gives code 0 while a
-    // negative value rounding to zero gives 0x8 (FORMAT-FACTS §4.5).
+    // negative value rounding to zero gives 0x8 (docs/formats-reference.md §4.5).
     if (recipe == Nvfp4Recipe::kModelOpt && F32Bits(y) == kF32SignMask) y = 0.0f;
     // NaN: TE cvt.rn.satfinite and ModelOpt searchsorted give +6; torchao's
-    // bit trick gives an unspecified code (FORMAT-FACTS §4.5): +6 here too.
+    // bit trick gives an unspecified code (docs/formats-reference.md §4.5): +6 here too.
     codes[i] = static_cast<std::uint8_t>(EncodeF32(kE2m1, y, element_options).code);
     if (trace) trace->scaled[i] = y;
   }

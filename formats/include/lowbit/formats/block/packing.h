@@ -1,5 +1,5 @@
 // Packing of narrow codes into bytes and words, with the order always named
-// (FORMAT-FACTS §8.3, §4.5, §5.4). Every Pack* has an Unpack* that inverts it:
+// (docs/formats-reference.md §8.3, §4.5, §5.4). Every Pack* has an Unpack* that inverts it:
 // Unpack(Pack(codes)) == codes for codes that fit their width.
 #pragma once
 
@@ -38,8 +38,8 @@ LOWBIT_HD_CONSTEXPR void UnpackNibbles(const std::uint8_t* packed, long n, Nibbl
 // ---- a little-endian bit stream (FP6: four codes in three bytes) ------------
 // Code i occupies bits [width * i, width * (i + 1)) of the stream, bit 0 being
 // bit 0 of byte 0: the LSB-first convention of ONNX int4 extended to any
-// width. PTX keeps one FP6 per byte (FACTS §4.4); packed FP6 layouts are
-// library-specific (FACTS §5.4), so this one is named, not implied.
+// width. PTX keeps one FP6 per byte (docs/formats-reference.md §4.4); packed FP6 layouts are
+// library-specific (docs/formats-reference.md §5.4), so this one is named, not implied.
 LOWBIT_HD_CONSTEXPR long PackedBitStreamBytes(long n, int width) { return (n * width + 7) / 8; }
 
 LOWBIT_HD_CONSTEXPR void PackBitStreamLsbFirst(const std::uint8_t* codes, long n, int width,

@@ -1,4 +1,4 @@
-// The E8M0 rounding quirk shared by PyTorch and ml_dtypes (FORMAT-FACTS §4.7,
+// The E8M0 rounding quirk shared by PyTorch and ml_dtypes (docs/formats-reference.md §4.7,
 // §9 row 7). Both round a magnitude to the nearest power of two, ties up,
 // which is RoundPack's round-to-nearest-even on a format with no mantissa bits
 // (the kept significand is always 1, odd, so a tie goes up). They differ from

@@ -1,8 +1,8 @@
 // Profiles `nvidia` and `nvidia-nosat`: Hopper (sm_89/sm_90) cvt instructions
 // and the CUDA 13.0 conversion headers. On sm_90 the headers' host code is a
 // bit-exact model of the hardware for FP8/BF16/FP16/INT8 (all 2^32 FP32
-// inputs, FORMAT-FACTS §2.1 [PROBE]); FP4/FP6/E8M0 have no sm_90 instruction
-// and run the same header software on host and device (FACTS §2).
+// inputs, docs/formats-reference.md §2.1 [PROBE]); FP4/FP6/E8M0 have no sm_90 instruction
+// and run the same header software on host and device (docs/formats-reference.md §2).
 // proptests/nvidia_*_test.cc checks this file against the headers.
 #pragma once
 
@@ -17,7 +17,7 @@
 namespace lowbit::profile_detail {
 
 // The formats NVIDIA converts at all (as source or destination). FNUZ, UE4M3
-// (no sm_90 cvt; TE stores NVFP4 scales as E4M3 bytes, FACTS §4.8), INT4/UINT4
+// (no sm_90 cvt; TE stores NVFP4 scales as E4M3 bytes, docs/formats-reference.md §4.8), INT4/UINT4
 // and FP64 sources (not measured) are not part of the profile.
 LOWBIT_HD_CONSTEXPR bool NvidiaHasFormat(FormatId id) {
   switch (id) {
@@ -47,11 +47,13 @@ LOWBIT_HD_CONSTEXPR bool NvidiaEncodeOptions(bool saturate, FormatId dst, Roundi
   // Every NaN NVIDIA produces is positive with all mantissa bits set: BF16 and
   // FP16 0x7FFF (__internal_float2bfloat16, __internal_float2half), E4M3/E5M2
   // 0x7F (the float path canonicalises to 0x7FFFFFFF first), FP32 0x7FFFFFFF
-  // (__internal_halfraw_to_float "discard sign of a NaN") [CUDA-*; FACTS §9.2].
+  // (__internal_halfraw_to_float "discard sign of a NaN") [CUDA-*; docs/formats-reference.md §9.2].
   o.nan_sign = NanSign::kPositive;
   o.nan_payload = NanPayload::kAllOnes;
-  o.inf_input = InfInput::kLikeOverflow;  // .satfinite: +-Inf -> +-max (FACTS §4.1)
-  o.keep_negative_zero = true;            // -0.0 -> 0x80 (FACTS §10.2 row 80000000)
+  o.inf_input = InfInput::kLikeOverflow;  // .satfinite: +-Inf -> +-max
+                                          // (docs/formats-reference.md §4.1)
+  o.keep_negative_zero = true;            // -0.0 -> 0x80
+                                          // (docs/formats-reference.md §10.2 row 80000000)
   // E8M0: "Rounded results that are smaller than 2^-127 are clipped to 2^-127";
   // the absolute value is used [CUDA-fp8 doc of __nv_cvt_bfloat16raw_to_e8m0].
   o.zero_into_no_zero = ZeroIntoNoZero::kMinPositive;
@@ -67,13 +69,13 @@ LOWBIT_HD_CONSTEXPR bool NvidiaEncodeOptions(bool saturate, FormatId dst, Roundi
     case FormatId::kBf16:
     case FormatId::kFp16:
       // cvt.{rn,rz,rm,rp}.{bf16,f16}.f32 = __float2{bfloat16,half}_{rn,rz,rd,ru};
-      // no .satfinite in those functions: overflow is IEEE (FACTS §3.2, §3.3).
+      // no .satfinite in those functions: overflow is IEEE (docs/formats-reference.md §3.2, §3.3).
       if (!IsIeeeDirectedOrNearest(mode)) return false;
       o.overflow = Overflow::kFormatDefault;
       break;
     case FormatId::kE4m3:
     case FormatId::kE5m2:
-      // Only cvt.rn exists for FP8 (FACTS §2); __nv_cvt_float_to_fp8 has no
+      // Only cvt.rn exists for FP8 (docs/formats-reference.md §2); __nv_cvt_float_to_fp8 has no
       // rounding argument.
       if (mode != RoundingMode::kNearestEven) return false;
       o.overflow = fp8_overflow;
@@ -94,7 +96,8 @@ LOWBIT_HD_CONSTEXPR bool NvidiaEncodeOptions(bool saturate, FormatId dst, Roundi
       break;
     case FormatId::kInt8:
       // cvt.{rni,rzi,rmi,rpi}.s8.f32: "clamped to the destination range by
-      // default", NaN -> 0 [PTX Integer Notes; rni/rzi HW-verified, FACTS §8.1].
+      // default", NaN -> 0 [PTX Integer Notes; rni/rzi HW-verified,
+      // docs/formats-reference.md §8.1].
       if (!IsIeeeDirectedOrNearest(mode)) return false;
       o.overflow = Overflow::kSaturate;
       o.nan_into_no_nan = NanIntoNoNan::kPositiveZero;
@@ -111,13 +114,14 @@ LOWBIT_HD_CONSTEXPR DecodeOptions NvidiaDecodeOptions(FormatId src) {
   DecodeOptions d;
   if (src == FormatId::kBf16) {
     // cvt.f32.bf16 is an exact bit shift, NaN sign and payload included, a
-    // signalling NaN not quieted (0xFF81 -> 0xFF810000) [HW-verified, FACTS §3.2].
+    // signalling NaN not quieted (0xFF81 -> 0xFF810000) [HW-verified,
+    // docs/formats-reference.md §3.2].
     d.nan_sign = NanSign::kKeep;
     d.nan_payload = NanPayload::kPreserve;
     return d;
   }
   // FP16 and every FP8 code decode through cvt.f32.f16 (FP8 via
-  // __nv_cvt_fp8_to_halfraw first): NaN -> 0x7FFFFFFF [HW-verified, FACTS §3.3,
+  // __nv_cvt_fp8_to_halfraw first): NaN -> 0x7FFFFFFF [HW-verified, docs/formats-reference.md §3.3,
   // §4.1]. E8M0 decodes to BF16 0x7FFF [CUDA-fp8 __internal_e8m0_to_bf16]; its
   // FP32 view (0x7FFF0000) is applied in NvidiaEncode.
   d.nan_sign = NanSign::kPositive;

@@ -3,13 +3,13 @@
 // E5M2 and allows a saturating and a non-saturating conversion; this profile
 // is the non-saturating one (overflow -> Inf for E5M2, NaN for E4M3, which has
 // no Inf), the IEEE 754 §7.4-like default that CUDA __NV_NOSAT, PyTorch <= 2.12
-// and ml_dtypes also follow (FORMAT-FACTS §4.1 table). OCP MX v1.0 defines
+// and ml_dtypes also follow (docs/formats-reference.md §4.1 table). OCP MX v1.0 defines
 // FP6/FP4 without NaN or Inf (§5.3.3 Table 5: they can only saturate) and E8M0
 // (§5.4.1 Table 7), whose only conversion rule is the scale rule of §6.3:
 // "the largest power-of-two less than or equal to" a magnitude, i.e. round
 // toward zero on |x|. Rounding is roundTiesToEven ("must be supported", §6.3).
 // Where the specs are silent the profile has no conversion (see OcpEncode):
-// NaN into FP6/FP4, and zero into E8M0 (FACTS §11: not confirmed in the spec).
+// NaN into FP6/FP4, and zero into E8M0 (docs/formats-reference.md §11: not confirmed in the spec).
 // FP32/BF16/FP16 follow IEEE 754-2019 (§4.3 rounding attributes, §6.2.3 NaN
 // payload propagation, §6.3 NaN sign).
 #pragma once

@@ -1,5 +1,5 @@
 // The named profiles: one id per implementation whose conversions lowbit
-// reproduces bit for bit (DESIGN.md "Profiles"), with its name and citation.
+// reproduces bit for bit (docs/design.md "Profiles"), with its name and citation.
 // What each profile does is in its own header (ocp.h, nvidia.h, ml_dtypes.h,
 // pytorch.h); profiles.h dispatches on the id.
 #pragma once
@@ -45,7 +45,7 @@ LOWBIT_HD_CONSTEXPR const char* ProfileName(ProfileId id) {
   return "";
 }
 
-// Where the behaviour comes from (FORMAT-FACTS §0 keys and what was measured).
+// Where the behaviour comes from (docs/formats-reference.md §0 keys and what was measured).
 LOWBIT_HD_CONSTEXPR const char* ProfileSource(ProfileId id) {
   switch (id) {
     case ProfileId::kOcp:

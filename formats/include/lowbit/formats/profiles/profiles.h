@@ -1,5 +1,5 @@
 // Named profiles: bundles of encode/decode policy that reproduce one
-// implementation bit for bit (DESIGN.md "Profiles"). One header per profile;
+// implementation bit for bit (docs/design.md "Profiles"). One header per profile;
 // this one dispatches on ProfileId. The CLI and the tests call only these:
 //   ProfileEncodeOptions  the options Convert needs for a destination (false:
 //                         the implementation has no such conversion),

@@ -1,5 +1,5 @@
 // Profiles `pytorch-cpu` and `pytorch-cuda`: PyTorch 2.11 Tensor.to(dtype),
-// FORMAT-FACTS §3.2, §3.3, §4.1-4.3, §4.7 [PT, PROBE]. Round to nearest even,
+// docs/formats-reference.md §3.2, §3.3, §4.1-4.3, §4.7 [PT, PROBE]. Round to nearest even,
 // non-saturating: E4M3 overflow and +-Inf -> NaN with the sign (0x7F|s; torch
 // >= 2.13 saturates finite overflow, PR #178817, a different profile), E5M2
 // overflow -> Inf, NaN -> 0x7F|s (fp8e5m2_from_fp32_value: "all exponent and
@@ -7,7 +7,7 @@
 // uses the hardware: BF16/FP16 encodes (cvt: 0x7FFF) and FP16 decodes.
 // Not part of the profiles: FP4/FP6 (torch has no casts to them), UE4M3, and
 // the integer formats, because .to(int8) truncates and then wraps in a
-// device-dependent, C++-undefined way (FACTS §8.1): no guess.
+// device-dependent, C++-undefined way (docs/formats-reference.md §8.1): no guess.
 #pragma once
 
 #include <cstdint>
@@ -67,8 +67,8 @@ LOWBIT_HD_CONSTEXPR bool PytorchEncodeOptions(bool cuda, FormatId dst, RoundingM
 
 // Decoding to FP32. E4M3 is decoded with integer operations only
 // (fp8e4m3fn_to_fp32_value: the NaN keeps sign and mantissa, 0x7F ->
-// 0x7FF00000, FACTS §4.1). E5M2 and FP16 go through fp16_ieee_to_fp32_value,
-// whose multiply quiets the NaN on the CPU (0x7D -> 0x7FE00000, FACTS §4.2);
+// 0x7FF00000, docs/formats-reference.md §4.1). E5M2 and FP16 go through fp16_ieee_to_fp32_value,
+// whose multiply quiets the NaN on the CPU (0x7D -> 0x7FE00000, docs/formats-reference.md §4.2);
 // on CUDA FP16 is cvt.f32.f16 (0x7FFFFFFF). BF16 is a bit shift.
 LOWBIT_HD_CONSTEXPR DecodeOptions PytorchDecodeOptions(bool cuda, FormatId src) {
   DecodeOptions d;
@@ -91,7 +91,7 @@ LOWBIT_HD_CONSTEXPR DecodeOptions PytorchDecodeOptions(bool cuda, FormatId src) 
 
 // The FP32 bits PyTorch gives for the single NaN of FNUZ (0x80) and E8M0
 // (0xFF): fp8_fnuz_to_fp32_value and Float8_e8m0fnu::operator float return
-// fp32_from_bits(0x7F800001), a signalling-NaN pattern (FACTS §4.3).
+// fp32_from_bits(0x7F800001), a signalling-NaN pattern (docs/formats-reference.md §4.3).
 inline constexpr std::uint32_t kPytorchSingleNanF32 = 0x7F800001u;
 
 LOWBIT_HD_CONSTEXPR bool PytorchEncode(bool cuda, FormatId src_id, const FormatSpec& src,

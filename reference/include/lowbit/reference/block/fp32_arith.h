@@ -1,7 +1,7 @@
 // FP32 arithmetic for the block oracle, written from IEEE 754-2019 §4.3 and
 // §7 as exact rational operations followed by one round-to-nearest-even into
 // binary32, decided by comparing exact values (never by casting a rational
-// to float: Boost 1.74 misrounds subnormals, DESIGN.md "Known traps"). The
+// to float: Boost 1.74 misrounds subnormals, docs/design.md "Known traps (measured)"). The
 // recipes' FP32 operation order is re-stated with these in mx_oracle.cc and
 // nvfp4_oracle.cc; nothing here is shared with the model.
 #pragma once

@@ -1,4 +1,4 @@
-// The scaled-quantization oracle: the recipes of FORMAT-FACTS §7 ([TE]
+// The scaled-quantization oracle: the recipes of docs/formats-reference.md §7 ([TE]
 // compute_scale_from_amax) and §8.2 ([AO] SYMMETRIC / ASYMMETRIC, [GPTQ]
 // sym / asym, the common amax/qmax kernel) re-stated from their source text
 // as exact operations, with each FP32 operation of the source rounded by

@@ -1,4 +1,4 @@
-// The NVFP4 oracle: the TE, torchao and ModelOpt formulas of FORMAT-FACTS §6
+// The NVFP4 oracle: the TE, torchao and ModelOpt formulas of docs/formats-reference.md §6
 // re-stated as exact operations with FP32 roundings (fp32_arith.h) and the
 // element oracle's E4M3 / E2M1 conversions. Reads the recipe's name only.
 #pragma once
