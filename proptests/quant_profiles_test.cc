@@ -6,6 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include "lowbit/formats/block/recipe_name.h"
+
 #include <gtest/gtest.h>
 
 #include "lowbit/formats/block/fp32_bits.h"

@@ -136,42 +136,18 @@ inline void QuantizeMx(const MxJob& job) {
   }
 }
 
-// NVFP4 (formats/block/nvfp4_recipe.h QuantizeNvfp4, step for step): the
-// tensor amax and each block amax in vectors, the tensor scale from the
-// model, each block's scale in the recipe's own FP32 order (the scalar part
-// of QuantizeNvfp4Block, repeated here per block), then the elements scaled
-// in vectors and converted by the E2M1 kernel.
+// NVFP4 (recipe/steps.h, step for step): the tensor amax and each block
+// amax in vectors, the tensor scale and each block's scale from the model's
+// own steps (recipe::ChooseTensorScale, recipe::ChooseScale: one scalar call
+// per 16 elements), then the elements scaled in vectors and converted by the
+// E2M1 kernel.
 HWY_INLINE float Nvfp4BlockFactor(block::Nvfp4Recipe recipe, const block::Nvfp4TensorScale& t,
                                   float amax, std::uint8_t* scale_code) {
-  using block::F32Pow2;
-  using block::kF32Max;
-  const EncodeOptions scale_options = block::detail::Nvfp4ScaleOptions(recipe);
-  switch (recipe) {
-    case block::Nvfp4Recipe::kTe: {
-      const float fp4_max_inv = 1.0f / 6.0f;
-      float block_scale = amax * (t.encode * fp4_max_inv);
-      block_scale = block_scale < kF32Max ? block_scale : kF32Max;
-      *scale_code = static_cast<std::uint8_t>(EncodeF32(kE4m3, block_scale, scale_options).code);
-      const float inv = 1.0f / (DecodeToF32(kE4m3, *scale_code) * t.decode);
-      return inv < kF32Max ? inv : kF32Max;
-    }
-    case block::Nvfp4Recipe::kTorchao: {
-      const float block_scale =
-          block::detail::ClampF32((amax / 6.0f) / t.decode, F32Pow2(-6), 448.0f);
-      *scale_code = static_cast<std::uint8_t>(EncodeF32(kE4m3, block_scale, scale_options).code);
-      return t.decode * DecodeToF32(kE4m3, *scale_code);
-    }
-    case block::Nvfp4Recipe::kModelOpt: {
-      float block_scale = amax / (6.0f * t.decode);
-      if (block_scale == 0.0f) block_scale = 1.0f;
-      if (!block::F32IsNan(block::F32Bits(block_scale)) && block_scale < F32Pow2(-9)) {
-        block_scale = F32Pow2(-9);
-      }
-      *scale_code = static_cast<std::uint8_t>(EncodeF32(kE4m3, block_scale, scale_options).code);
-      return DecodeToF32(kE4m3, *scale_code) * t.decode;
-    }
-  }
-  return 0.0f;
+  recipe::GroupStats stats;
+  stats.amax = amax;
+  const recipe::BlockScale s = recipe::ChooseScale(block::ToRecipe(recipe), stats, t);
+  *scale_code = s.code;
+  return s.factor;
 }
 
 // amax of a whole array: full vectors, then the tail with the model's rule.

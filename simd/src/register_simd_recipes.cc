@@ -3,63 +3,125 @@
 // quantize / dequantize per group, row or tensor, one row per
 // (operation, recipe, compiled Highway target), backend "simd:<TARGET>". A
 // target the CPU lacks is registered but not available (shown as skipped).
+// The kernels take the per-family views of a recipe (block::ToRecipe's
+// inverses below); their results go into the typed buffers of the one shape.
 #include <cstdint>
-#include <cstring>
 #include <string>
+#include <vector>
 
+#include "lowbit/formats/block/int_quant_recipe.h"
+#include "lowbit/formats/block/mx_profiles.h"
+#include "lowbit/formats/block/packing.h"
 #include "lowbit/registry/registry.h"
 #include "lowbit/simd/simd.h"
 
 namespace lowbit::simd {
+namespace {
 
-registry::Status RunRecipeOnTarget(std::int64_t target, const registry::RecipeArgs& a) {
-  registry::RecipeParts parts;
-  const registry::RecipeBuffers sizes = registry::RecipeBufferSizes(a.recipe, a.rows, a.cols);
-  if (!registry::ParseRecipe(a.recipe, &parts) || !sizes.ok) {
-    return registry::Status::Error("simd: unknown recipe or untiled shape: " + a.recipe);
+const block::IntQuantRecipe* IntView(const recipe::Recipe& r) {
+  for (const block::IntQuantRecipe* q : block::kAllIntQuantRecipes) {
+    if (std::string(q->element->name) == r.name && std::string(q->name) == r.profile) return q;
   }
-  const std::size_t count = a.rows * a.cols;
-  const bool quantize = a.operation == registry::RecipeOperation::kQuantizeRecipe;
-  if (count == 0) return registry::Status::Ok();
-  if (parts.int_recipe != nullptr) {
-    const block::IntQuantRecipe& r = *parts.int_recipe;
-    const block::QuantLayout layout{parts.granularity, parts.group, 0};
-    auto* params = reinterpret_cast<block::QuantParams*>(a.scales);
-    // INT4 / UINT4 rows carry packed codes, INT8 / FP8 rows one per byte
-    // (recipe_entry.h RecipeBufferSizes).
-    if (r.element->total_bits == 4) {
-      return quantize ? QuantizeInt4Groups(target, r, layout, a.x, a.rows, a.cols, a.codes, params)
-                      : DequantizeInt4Groups(target, r, layout, a.codes, a.rows, a.cols, params, a.out);
-    }
-    return quantize ? QuantizeGroups(target, r, layout, a.x, a.rows, a.cols, a.codes, params)
-                    : DequantizeGroups(target, r, layout, a.codes, a.rows, a.cols, params, a.out);
-  }
-  const block::BlockSpec& spec = *parts.block.spec;
-  if (&spec == &block::kNvfp4) {
-    const std::size_t blocks = (count + 15) / 16;
-    block::Nvfp4TensorScale t;
-    if (quantize) {
-      const registry::Status s =
-          QuantizeNvfp4(target, parts.block.nvfp4, a.x, count, a.codes, a.scales, &t);
-      if (s.ok) std::memcpy(a.scales + blocks, &t, sizeof(t));
-      return s;
-    }
-    std::memcpy(&t, a.scales + blocks, sizeof(t));
-    return DequantizeNvfp4(target, parts.block.nvfp4, t, a.codes, a.scales, count, a.out);
-  }
-  return quantize ? QuantizeMx(target, spec, *parts.block.mx, a.x, count, a.codes, a.scales)
-                  : DequantizeMx(target, spec, a.codes, a.scales, count, a.out);
+  return nullptr;
 }
+
+const block::BlockSpec* BlockView(const recipe::Recipe& r) {
+  for (const block::BlockSpec* s : block::kAllBlockSpecs) {
+    if (std::string(s->name) == r.name) return s;
+  }
+  return nullptr;
+}
+
+block::Nvfp4Recipe Nvfp4View(const recipe::Recipe& r) {
+  switch (r.scale_rule) {
+    case recipe::ScaleRule::kNvfp4Torchao: return block::Nvfp4Recipe::kTorchao;
+    case recipe::ScaleRule::kNvfp4ModelOpt: return block::Nvfp4Recipe::kModelOpt;
+    default: return block::Nvfp4Recipe::kTe;
+  }
+}
+
+block::QuantLayout QuantLayoutView(const recipe::Layout& l) {
+  block::QuantLayout q;
+  q.granularity = l.geometry == recipe::Geometry::kPerTensor ? block::Granularity::kPerTensor
+                  : l.geometry == recipe::Geometry::kPerRow  ? block::Granularity::kPerRow
+                  : l.geometry == recipe::Geometry::kGroup   ? block::Granularity::kPerGroup
+                                                             : block::Granularity::kBlock2d;
+  q.group = l.size;
+  q.block_rows = l.tile_rows;
+  return q;
+}
+
+block::NibbleOrder NibbleOrderOf(recipe::Packing p) {
+  return p == recipe::Packing::kNibblesHighFirst ? block::NibbleOrder::kHighFirst : block::NibbleOrder::kLowFirst;
+}
+
+registry::Status RunScaled(std::int64_t target, const registry::RecipeArgs& a, const recipe::Recipe& r) {
+  const block::IntQuantRecipe* view = IntView(r);
+  if (view == nullptr) return registry::Status::Error("simd: no kernel for " + recipe::RecipeName(r));
+  const block::QuantLayout layout = QuantLayoutView(a.target.layout);
+  const registry::RecipeBuffers b = registry::RecipeBufferSizes(a.target, a.rows, a.cols);
+  std::vector<block::QuantParams> params(static_cast<std::size_t>(b.sizes.scales));
+  const bool packed = r.packing != recipe::Packing::kOnePerByte;
+  if (a.operation == registry::RecipeOperation::kQuantizeRecipe) {
+    const registry::Status s =
+        packed && r.packing == recipe::Packing::kNibblesLowFirst
+            ? QuantizeInt4Groups(target, *view, layout, a.x, a.rows, a.cols, a.q.codes, params.data())
+            : QuantizeGroups(target, *view, layout, a.x, a.rows, a.cols, a.q.codes, params.data());
+    if (!s.ok) return s;
+    for (std::size_t g = 0; g < params.size(); ++g) {
+      a.q.scales[g] = params[g].decode;
+      if (a.q.zero_points != nullptr) a.q.zero_points[g] = params[g].zero_point;
+    }
+    return s;
+  }
+  for (std::size_t g = 0; g < params.size(); ++g) {  // dequantize reads decode and the zero point
+    params[g].decode = a.q.scales[g];
+    params[g].zero_point = a.q.zero_points != nullptr ? a.q.zero_points[g] : 0;
+  }
+  return packed ? DequantizeInt4Groups(target, *view, layout, a.q.codes, a.rows, a.cols, params.data(), a.out)
+                : DequantizeGroups(target, *view, layout, a.q.codes, a.rows, a.cols, params.data(), a.out);
+}
+
+registry::Status RunOnTarget(std::int64_t target, const registry::RecipeArgs& a) {
+  if (registry::Status s = registry::ValidateRecipeArgs(a); !s.ok) return s;
+  const std::size_t count = a.rows * a.cols;
+  if (count == 0) return registry::Status::Ok();
+  const recipe::Recipe& r = *a.target.recipe;
+  if (r.family() == recipe::Family::kScaled) return RunScaled(target, a, r);
+  const bool quantize = a.operation == registry::RecipeOperation::kQuantizeRecipe;
+  const bool packed = r.packing != recipe::Packing::kOnePerByte;
+  // The block kernels keep one code per byte; 4-bit recipes pack them after
+  // (and unpack before dequantizing) with the SIMD packing kernels.
+  std::vector<std::uint8_t> unpacked(packed ? count : 0);
+  std::uint8_t* codes = packed ? unpacked.data() : a.q.codes;
+  if (packed && !quantize) {
+    if (registry::Status s = UnpackNibbles(target, NibbleOrderOf(r.packing), a.q.codes, count, codes); !s.ok) return s;
+  }
+  registry::Status s;
+  if (r.family() == recipe::Family::kNvfp4) {
+    s = quantize ? QuantizeNvfp4(target, Nvfp4View(r), a.x, count, codes, a.q.scale_codes, a.q.tensor_scale)
+                 : DequantizeNvfp4(target, Nvfp4View(r), *a.q.tensor_scale, codes, a.q.scale_codes, count, a.out);
+  } else {
+    const block::BlockSpec* spec = BlockView(r);
+    const block::MxRecipe* mx = block::FindMxRecipe(r.profile);
+    if (spec == nullptr || mx == nullptr) return registry::Status::Error("simd: no kernel for " + recipe::RecipeName(r));
+    s = quantize ? QuantizeMx(target, *spec, *mx, a.x, count, codes, a.q.scale_codes)
+                 : DequantizeMx(target, *spec, codes, a.q.scale_codes, count, a.out);
+  }
+  if (s.ok && packed && quantize) s = PackNibbles(target, NibbleOrderOf(r.packing), codes, count, a.q.codes);
+  return s;
+}
+
+}  // namespace
 
 void RegisterSimdRecipes(registry::Registry& registry) {
   for (const std::int64_t target : CompiledTargets()) {
     for (const std::string& name : registry::AllRecipeNames()) {
-      for (registry::RecipeOperation op : {registry::RecipeOperation::kQuantizeRecipe,
-                                           registry::RecipeOperation::kDequantizeRecipe}) {
+      for (registry::RecipeOperation op : registry::kAllRecipeOperations) {
         registry.AddRecipe(registry::RecipeEntry{
             op, name, std::string("simd:") + TargetName(target),
             [target] { return TargetAvailable(target); },
-            [target](const registry::RecipeArgs& a) { return RunRecipeOnTarget(target, a); }});
+            [target](const registry::RecipeArgs& a) { return RunOnTarget(target, a); }});
       }
     }
   }

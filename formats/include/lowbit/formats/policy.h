@@ -95,6 +95,14 @@ enum Flag : std::uint8_t {
                        // a negative or zero into a format that cannot hold it
 };
 
+// How a recipe reduces |x| over a block, group or tensor: a NaN element wins
+// (torch.amax: torchao, microxcaling, ModelOpt) or is skipped (CUDA fmaxf /
+// __hmax: TransformerEngine kernels); docs/formats-reference.md §5.3.
+enum class AmaxNan : std::uint8_t {
+  kPropagate,
+  kIgnore,
+};
+
 struct EncodeOptions {
   RoundingMode rounding = RoundingMode::kNearestEven;
   Overflow overflow = Overflow::kFormatDefault;

@@ -1,7 +1,10 @@
-// Recipe-level registry rows: a whole block or group recipe (MX, NVFP4,
-// INT4 per group) over an FP32 tensor, one row per (operation, recipe,
-// backend), beside the element conversions of registry.h. `lowbit verify`
-// checks every row against the scalar rows (the model) on generated tensors.
+// Recipe-level registry rows: a whole recipe (recipe/catalog.h) over a
+// row-major [rows, cols] FP32 tensor in one layout, one row per
+// (operation, recipe name, backend), beside the element conversions of
+// registry.h. Buffers are typed (recipe/tensor.h QuantizedTensor): element
+// codes in the recipe's packing, scale codes or FP32 scales, zero points and
+// the tensor scale, each only where the recipe has it. `lowbit verify` and the
+// tests check every row against the scalar rows (the model).
 #pragma once
 
 #include <cstddef>
@@ -11,73 +14,84 @@
 #include <string_view>
 #include <vector>
 
-#include "lowbit/formats/block/int_quant_layout.h"
-#include "lowbit/formats/block/int_quant_recipe.h"
-#include "lowbit/formats/block/recipe_name.h"
+#include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/recipe/tensor.h"
 
 namespace lowbit::registry {
 
 struct Status;
 
 enum class RecipeOperation : std::uint8_t {
-  kQuantizeRecipe,    // float x[rows * cols] -> codes, scales
-  kDequantizeRecipe,  // codes, scales -> float out[rows * cols]
+  kQuantizeRecipe,    // float x[rows * cols] -> codes, scales (, zero points, tensor scale)
+  kDequantizeRecipe,  // codes, scales ... -> float out[rows * cols]
 };
+
+inline constexpr RecipeOperation kAllRecipeOperations[] = {RecipeOperation::kQuantizeRecipe,
+                                                           RecipeOperation::kDequantizeRecipe};
 
 // "quantize-recipe" / "dequantize-recipe".
 const char* RecipeOperationName(RecipeOperation operation);
 
-// Recipe names: "mxfp4:ocp" ... (block/recipe_name.h ParseRecipeName) for MX
-// and NVFP4 over the flattened tensor, and "int4:ao-sym/g128" (an
-// int_quant_recipe.h INT4 / UINT4 recipe, per group of 128 along K).
-// Every int_quant_recipe.h recipe (INT8, INT4, UINT4, TE FP8) also comes as
-// "FORMAT:PROFILE/g128", "/row" (one scale per row: per channel of a weight,
-// per token of an activation) and "/tensor", e.g. "int8:ao-sym/row",
-// "e4m3:te/tensor".
+// The recipe rows every backend offers: each MX and NVFP4 recipe at its
+// block layout ("mxfp4:ocp", "nvfp4:te"), and each scaled recipe per group of
+// 128 along K, per row (a weight's channel, an activation's token) and per
+// tensor ("int4:ao-sym/g128", "int8:ao-sym/row", "e4m3:te/tensor"). The names
+// parse with recipe::ParseTarget, the one grammar.
 std::vector<std::string> AllRecipeNames();
 
-// What a name stands for: an MX / NVFP4 recipe (block.spec set) or an
-// INT4 / UINT4 recipe with its group along K.
-struct RecipeParts {
-  block::NamedRecipe block;
-  const block::IntQuantRecipe* int_recipe = nullptr;
-  int group = 0;
-  // int_recipe: "/g<group>" per group, "/row" per row, "/tensor" per tensor.
-  block::Granularity granularity = block::Granularity::kPerGroup;
-};
-bool ParseRecipe(std::string_view name, RecipeParts* out);
+// recipe::ParseTarget restricted to recipes; false (with the message) for an
+// unknown name or an element format.
+bool ParseRecipe(std::string_view name, recipe::Target* out, std::string* error = nullptr);
 
-// Bytes of the two buffers a recipe fills (quantize) or reads (dequantize):
-//   MX:    codes = one element code per byte; scales = one E8M0 byte per block
-//   NVFP4: codes = one E2M1 code per byte; scales = one UE4M3 byte per
-//          16-element block, then the block::Nvfp4TensorScale (two floats)
-//   INT4:  codes = packed two per byte, low nibble first; scales = one
-//          block::QuantParams per group
-//   INT8, FP8: codes = one per byte; scales = one block::QuantParams per group
-// Zero sizes (ok false) for an unknown name or a shape the recipe does not
-// tile (INT4: cols must be a multiple of the group).
+// The element counts of each buffer for a shape (recipe/tensor.h SizesOf);
+// ok false with the model's reason when the layout does not tile the shape.
 struct RecipeBuffers {
   bool ok = false;
-  std::size_t codes_bytes = 0;
-  std::size_t scales_bytes = 0;
+  std::string error;
+  recipe::BufferSizes sizes;
 };
-RecipeBuffers RecipeBufferSizes(std::string_view recipe, std::size_t rows, std::size_t cols);
+RecipeBuffers RecipeBufferSizes(const recipe::Target& target, std::size_t rows, std::size_t cols);
+
+// Owned buffers of one quantized tensor, sized by RecipeBufferSizes (for
+// tests, benchmarks and the CLI).
+struct RecipeStorage {
+  std::vector<std::uint8_t> codes;
+  std::vector<std::uint8_t> scale_codes;
+  std::vector<float> scales;
+  std::vector<std::int32_t> zero_points;
+  std::vector<recipe::TensorScale> tensor_scale;
+  explicit RecipeStorage(const recipe::BufferSizes& s)
+      : codes(static_cast<std::size_t>(s.code_bytes)),
+        scale_codes(static_cast<std::size_t>(s.scale_codes)),
+        scales(static_cast<std::size_t>(s.scales)),
+        zero_points(static_cast<std::size_t>(s.zero_points)),
+        tensor_scale(static_cast<std::size_t>(s.tensor_scales)) {}
+  recipe::QuantizedTensor View() {
+    return {codes.empty() ? nullptr : codes.data(), scale_codes.empty() ? nullptr : scale_codes.data(),
+            scales.empty() ? nullptr : scales.data(), zero_points.empty() ? nullptr : zero_points.data(),
+            tensor_scale.empty() ? nullptr : tensor_scale.data()};
+  }
+};
 
 struct RecipeArgs {
   RecipeOperation operation = RecipeOperation::kQuantizeRecipe;
-  std::string recipe;
+  recipe::Target target;            // recipe and layout (ParseRecipe)
   std::size_t rows = 0;
   std::size_t cols = 0;
   const float* x = nullptr;         // quantize input
-  std::uint8_t* codes = nullptr;    // quantize output, dequantize input
-  std::uint8_t* scales = nullptr;   // quantize output, dequantize input
+  recipe::QuantizedTensor q;        // quantize output, dequantize input
   float* out = nullptr;             // dequantize output
 };
 
+// What every backend checks first, so that each names the same problem the
+// same way: a target that is not a recipe, a shape the layout does not tile,
+// a null buffer the recipe needs (count > 0).
+Status ValidateRecipeArgs(const RecipeArgs& args);
+
 struct RecipeEntry {
   RecipeOperation operation;
-  std::string recipe;
-  std::string backend;  // "scalar", "simd:AVX2", ...
+  std::string recipe;   // a name of AllRecipeNames()
+  std::string backend;  // "scalar", "simd:AVX2", "cuda", ...
   std::function<bool()> available;
   std::function<Status(const RecipeArgs&)> run;
 };

@@ -70,11 +70,9 @@ LOWBIT_HD_CONSTEXPR float MaxPropagatingNan(float a, float b) {
   return a < b ? b : a;
 }
 
-// How a recipe reduces |x| over a block or tensor.
-enum class AmaxNan : std::uint8_t {
-  kPropagate,  // torch.amax (torchao, microxcaling, ModelOpt)
-  kIgnore,     // fmaxf / __hmax (TransformerEngine kernels)
-};
+// The recipe data (policy.h) names how |x| is reduced; the block models
+// spell it block::AmaxNan.
+using ::lowbit::AmaxNan;
 
 // amax of |x[0..n)| as FP32 (exact: a maximum never rounds). Starts from +0,
 // as TE's kernels do, so an empty or all-NaN input under kIgnore gives 0.

@@ -12,21 +12,11 @@
 
 #include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/config.h"
+#include "lowbit/formats/recipe/steps.h"
 
 namespace lowbit::block {
 
-inline constexpr float kTeFltMax = 3.40282347e38f;  // std::numeric_limits<float>::max()
-static_assert(kTeFltMax == F32FromBits(0x7F7FFFFFu));
-inline constexpr std::uint32_t kTePow2Mask = 0xFF800000u;  // sign + exponent bits
-
-LOWBIT_HD_CONSTEXPR float TeScaleFromAmax(float amax, float max_fp8, bool force_pow_2_scales, float epsilon) {
-  if (amax < epsilon) amax = epsilon;
-  const std::uint32_t bits = F32Bits(amax);
-  if (!F32IsFinite(bits) || amax == 0.0f) return 1.0f;  // Inf or NaN, or 0
-  float scale = max_fp8 / amax;
-  if (!F32IsFinite(F32Bits(scale))) scale = kTeFltMax;
-  if (force_pow_2_scales) scale = F32FromBits(F32Bits(scale) & kTePow2Mask);
-  return scale;
-}
+inline constexpr float kTeFltMax = recipe::kF32Max;  // std::numeric_limits<float>::max()
+using recipe::detail::TeScaleFromAmax;
 
 }  // namespace lowbit::block

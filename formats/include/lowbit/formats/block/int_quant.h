@@ -26,66 +26,27 @@
 
 namespace lowbit::block {
 
-// [TE] static_cast<fp8>(float): __nv_cvt_float_to_fp8(x, __NV_SATFINITE, ...)
-// = cvt.rn.satfinite: overflow and +-Inf -> +-max, NaN -> +0x7F (docs/formats-reference.md §4.1).
-LOWBIT_HD_CONSTEXPR EncodeOptions TeFp8ElementOptions() {
-  EncodeOptions o;
-  o.overflow = Overflow::kSaturate;
-  o.nan_sign = NanSign::kPositive;
-  o.nan_payload = NanPayload::kAllOnes;
-  return o;
-}
+// [TE] static_cast<fp8>(float): cvt.rn.satfinite (recipe::SatfiniteElements).
+LOWBIT_HD_CONSTEXPR EncodeOptions TeFp8ElementOptions() { return recipe::SatfiniteElements(); }
 
 // The FP32 value handed to the element conversion (before rounding).
 LOWBIT_HD_CONSTEXPR float ScaledElement(const IntQuantRecipe& r, const QuantParams& p, float x) {
-  switch (r.scheme) {
-    case QuantScheme::kTeFp8:
-    case QuantScheme::kAoSymmetric:
-    case QuantScheme::kAoAsymmetric:
-      return x * p.encode;
-    case QuantScheme::kGptqSymmetric:
-    case QuantScheme::kGptqAsymmetric:
-    case QuantScheme::kAmaxOverQmax:
-      return x / p.encode;
-  }
-  return x;
+  return recipe::ScaledElement(ToRecipe(r), ToBlockScale(p), x);
 }
 
 // The integer q (with zero point) of a scaled value.
 LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaled(const IntQuantRecipe& r, const QuantParams& p, float y) {
-  if (F32IsNan(F32Bits(y))) return 0;
-  const float lo = static_cast<float>(r.qmin - p.zero_point);
-  const float hi = static_cast<float>(r.qmax - p.zero_point);
-  const float c = y < lo ? lo : (y > hi ? hi : y);
-  return static_cast<std::int32_t>(RoundToIntegerF32(c, r.rounding)) + p.zero_point;
+  return recipe::IntegerOfScaled(ToRecipe(r), p.zero_point, y);
 }
 
 LOWBIT_HD_CONSTEXPR std::uint8_t QuantizeElement(const IntQuantRecipe& r, const QuantParams& p, float x) {
-  const float y = ScaledElement(r, p, x);
-  if (r.scheme == QuantScheme::kTeFp8) {
-    return static_cast<std::uint8_t>(EncodeF32(*r.element, y, TeFp8ElementOptions()).code);
-  }
-  const std::int32_t q = IntegerOfScaled(r, p, y);
-  return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element->CodeMask());
+  return recipe::EncodeElement(ToRecipe(r), ToBlockScale(p), x);
 }
 
-// The integer a code stands for (sign-extended for INT8 / INT4).
-LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfCode(const FormatSpec& element, std::uint8_t code) {
-  const std::int32_t v = static_cast<std::int32_t>(code & element.CodeMask());
-  if (!element.has_sign) return v;
-  const std::int32_t half = std::int32_t{1} << (element.total_bits - 1);
-  return v >= half ? v - 2 * half : v;
-}
+using recipe::IntegerOfCode;
 
 LOWBIT_HD_CONSTEXPR float DequantizeElement(const IntQuantRecipe& r, const QuantParams& p, std::uint8_t code) {
-  if (r.scheme == QuantScheme::kTeFp8) {
-    // A NaN scale wins over a NaN code, quieted: IEEE 754 §6.2 leaves the
-    // choice between two NaN operands open and compilers may commute the
-    // multiply, so the model pins it (the SIMD kernel does the same).
-    if (F32IsNan(F32Bits(p.decode))) return F32FromBits(F32Bits(p.decode) | 0x00400000u);
-    return DecodeToF32(*r.element, code) * p.decode;
-  }
-  return static_cast<float>(IntegerOfCode(*r.element, code) - p.zero_point) * p.decode;
+  return recipe::DecodeElement(ToRecipe(r), ToBlockScale(p), {}, code);
 }
 
 // Statistics of group g (elements in row-major order within the group).
@@ -93,17 +54,10 @@ LOWBIT_HD_CONSTEXPR GroupStats StatsOfGroup(const IntQuantRecipe& r, const Group
                                            long g) {
   const long r0 = (g / grid.grid_cols) * grid.group_rows;
   const long c0 = (g % grid.grid_cols) * grid.group_cols;
-  GroupStats s;
-  s.min = x[r0 * cols + c0];
-  s.max = s.min;
-  s.amax = 0.0f;
+  const recipe::Recipe rr = ToRecipe(r);
+  GroupStats s = recipe::EmptyStats();
   for (long i = r0; i < r0 + grid.group_rows; ++i) {
-    for (long j = c0; j < c0 + grid.group_cols; ++j) {
-      const float v = x[i * cols + j];
-      s.min = detail::TorchMin(s.min, v);
-      s.max = detail::TorchMax(s.max, v);
-      s.amax = r.amax_nan == AmaxNan::kIgnore ? MaxIgnoringNan(s.amax, F32Abs(v)) : MaxPropagatingNan(s.amax, F32Abs(v));
-    }
+    for (long j = c0; j < c0 + grid.group_cols; ++j) s = recipe::Accumulate(rr, s, x[i * cols + j]);
   }
   return s;
 }

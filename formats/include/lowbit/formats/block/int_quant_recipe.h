@@ -133,17 +133,4 @@ inline constexpr const IntQuantRecipe* kAllIntQuantRecipes[] = {
     &kAoAsymUint4, &kAoSymCudaInt8, &kAoSymCudaInt4, &kAoAsymCudaInt8, &kAoAsymCudaUint4, &kGptqSymUint4, &kGptqAsymUint4, &kCommonInt8, &kCommonAwayInt8, &kCommonInt4, &kCommonAwayInt4,
 };
 
-// "FORMAT:PROFILE" with FORMAT the element's name (int8, int4, uint4, e4m3,
-// e5m2), e.g. "int8:ao-sym", "uint4:gptq-sym", "e4m3:te-pow2".
-constexpr const IntQuantRecipe* FindIntQuantRecipe(std::string_view text) {
-  const std::size_t colon = text.find(':');
-  if (colon == std::string_view::npos) return nullptr;
-  const std::string_view format = text.substr(0, colon);
-  const std::string_view profile = text.substr(colon + 1);
-  for (const IntQuantRecipe* r : kAllIntQuantRecipes) {
-    if (format == r->element->name && profile == r->name) return r;
-  }
-  return nullptr;
-}
-
 }  // namespace lowbit::block

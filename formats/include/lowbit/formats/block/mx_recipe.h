@@ -11,6 +11,7 @@
 #include "lowbit/formats/block/mx_scale_rule.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/recipe/steps.h"
 
 namespace lowbit::block {
 
@@ -41,47 +42,59 @@ struct MxTrace {
   float scaled[kMaxBlockSize] = {};
 };
 
-// FP32 2^-e for an E8M0 code, as TE's exp2f_rcp and torchao's
-// _e8m0_scale_to_reciprocal_fp32 build it from bits: code 254 -> 2^-127 (an
-// FP32 subnormal), 0xFF -> NaN.
-LOWBIT_HD_CONSTEXPR float E8m0ReciprocalF32(std::uint8_t code) {
-  if (code == kE8m0NanCode) return F32FromBits(kF32CanonicalNan);
-  return F32Pow2(kF32Bias - static_cast<int>(code));
+// The legacy (BlockSpec, MxRecipe) pair as the one recipe shape
+// (recipe/recipe.h). Every arithmetic step below is recipe/steps.h's; these
+// functions only keep the older call shape for callers not yet moved to it.
+LOWBIT_HD_CONSTEXPR recipe::Recipe ToRecipe(const BlockSpec& spec, const MxRecipe& m) {
+  recipe::Recipe r{};
+  r.name = spec.name;
+  r.profile = m.name;
+  r.source = m.source;
+  r.element = *spec.element;
+  r.element_encode = m.element;
+  r.layout = {recipe::Geometry::kBlock1d, spec.block_size, 0};
+  r.scale_format = *spec.scale;
+  switch (m.scale.rule) {
+    case MxScaleRule::kFloor: r.scale_rule = recipe::ScaleRule::kMxFloor; break;
+    case MxScaleRule::kCeil: r.scale_rule = recipe::ScaleRule::kMxCeil; break;
+    case MxScaleRule::kEven: r.scale_rule = recipe::ScaleRule::kMxEven; break;
+    case MxScaleRule::kRceil: r.scale_rule = recipe::ScaleRule::kMxRceil; break;
+    case MxScaleRule::kNearest: r.scale_rule = recipe::ScaleRule::kMxNearest; break;
+  }
+  r.amax_nan = m.amax_nan;
+  r.element_step = m.scaling == ElementScaling::kDivide ? recipe::ElementStep::kDivide : recipe::ElementStep::kMultiply;
+  r.packing = spec.element->total_bits == 4 ? recipe::Packing::kNibblesLowFirst : recipe::Packing::kOnePerByte;
+  r.element_emax = spec.element_emax;
+  r.element_implied_exponent = spec.element_implied_exponent;
+  r.qmin = -static_cast<int>(spec.element_int_max);
+  r.qmax = static_cast<int>(spec.element_int_max);
+  r.scale_saturate = m.scale.saturate;
+  r.zero_amax_as_min_normal = m.scale.zero_amax_as_min_normal;
+  return r;
 }
+
+// FP32 2^-e for an E8M0 code (recipe::E8m0ReciprocalF32).
+using recipe::E8m0ReciprocalF32;
 
 // Quantizes x[0..n), n <= spec.block_size, into element codes (one per byte,
 // in the low bits) and returns the E8M0 scale code. A last block shorter
 // than block_size behaves as if padded with zeros (zeros never raise amax).
-LOWBIT_HD_CONSTEXPR std::uint8_t QuantizeMxBlock(const BlockSpec& spec, const MxRecipe& recipe,
+LOWBIT_HD_CONSTEXPR std::uint8_t QuantizeMxBlock(const BlockSpec& spec, const MxRecipe& mx,
                                                  const float* x, int n, std::uint8_t* codes,
                                                  MxTrace* trace = nullptr) {
-  const float amax = AbsMax(x, n, recipe.amax_nan);
-  const MxScale scale = ChooseMxScale(spec, amax, recipe.scale);
-  const float divisor = DecodeToF32(kE8m0, scale.code);  // X, or NaN
-  const float reciprocal = E8m0ReciprocalF32(scale.code);
+  const recipe::Recipe r = ToRecipe(spec, mx);
+  const recipe::GroupStats stats = recipe::StatsOf(r, x, n);
+  const recipe::BlockScale s = recipe::ChooseScale(r, stats);
   if (trace) {
-    trace->amax = amax;
-    trace->scale = scale;
+    trace->amax = stats.amax;
+    trace->scale = MxScale{s.code, s.exponent, s.rule_value};
   }
   for (int i = 0; i < n; ++i) {
-    float y = recipe.scaling == ElementScaling::kDivide ? x[i] / divisor : x[i] * reciprocal;
-    // x / NaN is a NaN whose sign the hardware picks (x86 keeps the first NaN
-    // operand); the model fixes it to +NaN so that codes are reproducible.
-    if (scale.code == kE8m0NanCode) y = F32FromBits(kF32CanonicalNan);
-    if (!spec.element->IsFloat()) {
-      // Onto the integer grid: y * 2^6 for MXINT8 (exact, a power of two).
-      y = y * F32Pow2(-spec.element_implied_exponent);
-      std::int64_t v = static_cast<std::int64_t>(EncodeF32(*spec.element, y, recipe.element).code);
-      if (v > spec.element->IntMax()) v -= static_cast<std::int64_t>(spec.element->CodeMask()) + 1;
-      if (v > spec.element_int_max) v = spec.element_int_max;
-      if (v < -spec.element_int_max) v = -spec.element_int_max;
-      codes[i] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) & spec.element->CodeMask());
-    } else {
-      codes[i] = static_cast<std::uint8_t>(EncodeF32(*spec.element, y, recipe.element).code);
-    }
+    const float y = recipe::ScaledElement(r, s, x[i]);
+    codes[i] = recipe::EncodeScaled(r, s, y);
     if (trace) trace->scaled[i] = y;
   }
-  return scale.code;
+  return s.code;
 }
 
 // Element code -> FP32 value of the element alone (MXINT8 includes 2^-6).
@@ -91,11 +104,13 @@ LOWBIT_HD_CONSTEXPR float DecodeMxElement(const BlockSpec& spec, std::uint8_t co
 }
 
 // x_i = element_i * X as one FP32 multiply; a NaN scale makes every element
-// NaN ([OCP-MX §5.4.1] 0xFF is NaN; docs/formats-reference.md §5.1).
+// NaN (recipe::DecodeElement).
 LOWBIT_HD_CONSTEXPR void DequantizeMxBlock(const BlockSpec& spec, std::uint8_t scale_code,
                                            const std::uint8_t* codes, int n, float* out) {
-  const float scale = DecodeToF32(kE8m0, scale_code);
-  for (int i = 0; i < n; ++i) out[i] = DecodeMxElement(spec, codes[i]) * scale;
+  MxRecipe any{};
+  const recipe::Recipe r = ToRecipe(spec, any);  // dequantization reads no profile field
+  const recipe::BlockScale s = recipe::StoredScale(r, scale_code, 0.0f, 0);
+  for (int i = 0; i < n; ++i) out[i] = recipe::DecodeElement(r, s, {}, codes[i]);
 }
 
 // Whole arrays: count elements, ceil(count / block_size) scales; the last

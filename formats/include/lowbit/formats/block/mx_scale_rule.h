@@ -9,6 +9,7 @@
 #include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/recipe/steps.h"
 
 namespace lowbit::block {
 
@@ -52,56 +53,36 @@ struct MxScale {
   float rceil_product = 0;   // kRceil, kNearest: amax * fp32(1/max_elem), else 0
 };
 
-inline constexpr std::uint8_t kE8m0NanCode = 0xFF;
+inline constexpr std::uint8_t kE8m0NanCode = recipe::kE8m0NanCode;
 
-// fp32(1 / max finite element value): the constant TE calls
-// Quantized_Limits<T>::max_norm_rcp and torchao writes 1.0 / max_pos.
-// docs/formats-reference.md §5.3: fp32(1/448) = 0x3B124925, fp32(1/6) = 0x3E2AAAAB
-// (pinned in proptests/block_scale_rule_test.cc).
-LOWBIT_HD_CONSTEXPR float MaxNormReciprocal(const BlockSpec& spec) {
-  const float max_elem =
-      spec.element->IsFloat()
-          ? DecodeToF32(*spec.element, spec.element->MaxFiniteCode())
-          : static_cast<float>(spec.element_int_max) * F32Pow2(spec.element_implied_exponent);
-  return 1.0f / max_elem;
+// The one-recipe form of a scale rule alone (the element policy left at its
+// default): what ChooseMxScale and MaxNormReciprocal below hand to
+// recipe/steps.h.
+LOWBIT_HD_CONSTEXPR recipe::Recipe ScaleRuleRecipe(const BlockSpec& spec, const MxScaleOptions& options) {
+  recipe::Recipe r{};
+  r.element = *spec.element;
+  r.scale_format = *spec.scale;
+  constexpr recipe::ScaleRule kRules[] = {recipe::ScaleRule::kMxFloor, recipe::ScaleRule::kMxCeil,
+                                          recipe::ScaleRule::kMxEven, recipe::ScaleRule::kMxRceil,
+                                          recipe::ScaleRule::kMxNearest};
+  r.scale_rule = kRules[static_cast<int>(options.rule)];
+  r.element_emax = spec.element_emax;
+  r.element_implied_exponent = spec.element_implied_exponent;
+  r.qmin = -static_cast<int>(spec.element_int_max);
+  r.qmax = static_cast<int>(spec.element_int_max);
+  r.scale_saturate = options.saturate;
+  r.zero_amax_as_min_normal = options.zero_amax_as_min_normal;
+  return r;
 }
 
-LOWBIT_HD_CONSTEXPR MxScale ChooseMxScale(const BlockSpec& spec, float amax,
-                                          const MxScaleOptions& options) {
-  MxScale s;
-  if (options.rule == MxScaleRule::kRceil || options.rule == MxScaleRule::kNearest) {
-    s.rceil_product = amax * MaxNormReciprocal(spec);
-    EncodeOptions e8m0;
-    e8m0.rounding = options.rule == MxScaleRule::kRceil ? RoundingMode::kUp
-                                                        : RoundingMode::kNearestEven;
-    e8m0.overflow = options.saturate ? Overflow::kSaturate : Overflow::kFormatDefault;
-    e8m0.zero_into_no_zero = ZeroIntoNoZero::kMinPositive;  // 0 -> 2^-127 (0x00)
-    e8m0.negative_into_unsigned = NegativeIntoUnsigned::kMagnitude;
-    s.code = static_cast<std::uint8_t>(EncodeF32(kE8m0, s.rceil_product, e8m0).code);
-    s.exponent = static_cast<int>(s.code) - kF32Bias;
-    return s;
-  }
-  std::uint32_t bits = F32Bits(amax) & ~kF32SignMask;
-  if (options.rule == MxScaleRule::kEven && !F32IsNan(bits)) {
-    const int mbits = spec.element->mantissa_bits;
-    bits = (bits + (std::uint32_t{1} << (kF32MantissaBits - mbits - 1))) & kF32ExponentMask;
-  }
-  if (!F32IsFinite(bits)) {
-    s.code = kE8m0NanCode;
-    return s;
-  }
-  int e = F32ExponentField(bits) - kF32Bias;
-  if (options.rule == MxScaleRule::kCeil && F32Mantissa(bits) != 0) ++e;
-  if (bits == 0 && options.zero_amax_as_min_normal) e = 1 - kF32Bias;
-  e -= spec.element_emax;
-  if (e < -kF32Bias) e = -kF32Bias;    // E8M0 range -127..127 [OCP-MX §5.4.1]
-  if (e > kF32Bias) {                  // [MSX]: > 127 -> NaN
-    s.code = kE8m0NanCode;
-    return s;
-  }
-  s.exponent = e;
-  s.code = static_cast<std::uint8_t>(e + kF32Bias);
-  return s;
+// fp32(1 / max finite element value) (recipe::MaxNormReciprocal).
+LOWBIT_HD_CONSTEXPR float MaxNormReciprocal(const BlockSpec& spec) {
+  return recipe::MaxNormReciprocal(ScaleRuleRecipe(spec, MxScaleOptions{}));
+}
+
+LOWBIT_HD_CONSTEXPR MxScale ChooseMxScale(const BlockSpec& spec, float amax, const MxScaleOptions& options) {
+  const recipe::BlockScale s = recipe::detail::ChooseMxScale(ScaleRuleRecipe(spec, options), amax);
+  return MxScale{s.code, s.exponent, s.rule_value};
 }
 
 }  // namespace lowbit::block

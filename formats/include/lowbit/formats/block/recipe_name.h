@@ -1,13 +1,17 @@
-// Recipe names as the CLI and bindings spell them: FORMAT[:PROFILE], e.g.
-// "mxfp4:ocp", "mxfp8_e4m3:te", "mxint8:msx", "nvfp4:modelopt". The default
-// profile is "ocp" for MX formats and "te" for NVFP4.
+// The per-family views of a recipe name. Parsing itself is recipe/names.h's
+// ParseTarget, the one grammar: these functions only translate its result
+// into the older per-family shapes for callers not yet moved to
+// recipe::Recipe. Host only.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "lowbit/formats/block/block_spec.h"
+#include "lowbit/formats/block/int_quant_recipe.h"
 #include "lowbit/formats/block/mx_profiles.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
+#include "lowbit/formats/recipe/names.h"
 
 namespace lowbit::block {
 
@@ -23,18 +27,46 @@ constexpr bool MxRecipeApplies(const BlockSpec& spec, const MxRecipe& recipe) {
   return &recipe == &kOcpMx || &recipe == &kMsxMx || &recipe == &kMsxMxEven;
 }
 
-constexpr bool ParseRecipeName(std::string_view text, NamedRecipe* out) {
-  const std::size_t colon = text.find(':');
-  const std::string_view format = text.substr(0, colon);
-  const std::string_view profile = colon == std::string_view::npos ? std::string_view{} : text.substr(colon + 1);
-  for (const BlockSpec* spec : kAllBlockSpecs) {
-    if (format != spec->name) continue;
-    out->spec = spec;
-    if (spec == &kNvfp4) return FindNvfp4Recipe(profile.empty() ? "te" : profile, &out->nvfp4);
-    out->mx = FindMxRecipe(profile.empty() ? "ocp" : profile);
-    return out->mx != nullptr && MxRecipeApplies(*spec, *out->mx);
+// An MX or NVFP4 recipe name ("mxfp4:ocp", "mxfp8", "nvfp4:torchao", ...).
+inline bool ParseRecipeName(std::string_view text, NamedRecipe* out, std::string* error = nullptr) {
+  recipe::Target t;
+  std::string message;
+  if (!recipe::ParseTarget(text, &t, &message) || t.kind != recipe::Target::Kind::kRecipe ||
+      t.recipe->family() == recipe::Family::kScaled) {
+    if (error) *error = message.empty() ? "'" + std::string(text) + "' is not an MX or NVFP4 recipe" : message;
+    return false;
   }
-  return false;
+  NamedRecipe r;
+  for (const BlockSpec* spec : kAllBlockSpecs) {
+    if (std::string_view(spec->name) == t.recipe->name) r.spec = spec;
+  }
+  if (r.spec == &kNvfp4) {
+    r.nvfp4 = t.recipe->scale_rule == recipe::ScaleRule::kNvfp4Torchao    ? Nvfp4Recipe::kTorchao
+              : t.recipe->scale_rule == recipe::ScaleRule::kNvfp4ModelOpt ? Nvfp4Recipe::kModelOpt
+                                                                         : Nvfp4Recipe::kTe;
+  } else {
+    r.mx = FindMxRecipe(t.recipe->profile);
+  }
+  if (r.spec == nullptr || (r.spec != &kNvfp4 && r.mx == nullptr)) return false;
+  *out = r;
+  return true;
+}
+
+// A scaled recipe name ("int8:ao-sym", "e4m3:te", ...), without a layout.
+inline const IntQuantRecipe* FindIntQuantRecipe(std::string_view text, std::string* error = nullptr) {
+  recipe::Target t;
+  std::string message;
+  if (!recipe::ParseTarget(text, &t, &message) || t.kind != recipe::Target::Kind::kRecipe ||
+      t.recipe->family() != recipe::Family::kScaled) {
+    if (error) *error = message.empty() ? "'" + std::string(text) + "' is not a scaled recipe" : message;
+    return nullptr;
+  }
+  for (const IntQuantRecipe* r : kAllIntQuantRecipes) {
+    if (std::string_view(r->element->name) == t.recipe->name && std::string_view(r->name) == t.recipe->profile) {
+      return r;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace lowbit::block

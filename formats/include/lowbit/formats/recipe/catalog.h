@@ -1,0 +1,321 @@
+// Every named recipe as a value of recipe.h's one shape: the MX profiles over
+// each MX format, the NVFP4 recipes and the scaled INT / FP8 recipes. Each
+// names the implementation it reproduces (docs/formats-reference.md §0 keys:
+// [OCP-MX], [MSX], [TE], [AO], [MO], [GPTQ]). Data only, like recipe.h.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/policy.h"
+#include "lowbit/formats/recipe/recipe.h"
+
+namespace lowbit::recipe {
+
+// ---- element policies shared by several recipes ---------------------------
+
+// Round, clamp to +-max ([OCP-MX §6.3] "normal numbers that exceed the max
+// normal ... should be clamped to the max normal, preserving the sign"); a
+// NaN keeps its code where the format has one, else +max.
+constexpr EncodeOptions SaturatingElements(RoundingMode rounding, NanSign nan_sign) {
+  EncodeOptions o;
+  o.rounding = rounding;
+  o.overflow = Overflow::kSaturate;
+  o.inf_input = InfInput::kLikeOverflow;
+  o.nan_sign = nan_sign;
+  o.nan_payload = NanPayload::kAllOnes;
+  o.nan_into_no_nan = NanIntoNoNan::kPositiveMax;
+  return o;
+}
+
+// cvt.rn.satfinite (PTX ISA §9.7.9.21): overflow and +-Inf -> +-max, NaN ->
+// the positive all-ones NaN code (E4M3 0x7F), or +max where there is no NaN
+// (E2M1: +6). TE's static_cast<fp8>(float) and its FP4 conversions.
+constexpr EncodeOptions SatfiniteElements() {
+  EncodeOptions o;
+  o.overflow = Overflow::kSaturate;
+  o.nan_sign = NanSign::kPositive;
+  o.nan_payload = NanPayload::kAllOnes;
+  o.nan_into_no_nan = NanIntoNoNan::kPositiveMax;
+  return o;
+}
+
+// Rounding of integer elements (the clamp to [qmin, qmax] is the recipe's).
+constexpr EncodeOptions IntegerElements(RoundingMode rounding) {
+  EncodeOptions o;
+  o.rounding = rounding;
+  o.overflow = Overflow::kSaturate;
+  return o;
+}
+
+// ---- MX: a profile (scale rule, element order and policy) over a format ----
+
+struct MxProfile {
+  const char* name;
+  const char* source;
+  ScaleRule rule;
+  bool scale_saturate;
+  bool zero_amax_as_min_normal;
+  AmaxNan amax_nan;
+  ElementStep step;  // kDivide: x / 2^e; kMultiply: x * fp32(2^-e)
+  EncodeOptions element;
+  bool integer_elements;  // applies to MXINT8 too (torchao and TE have no MXINT8)
+};
+
+inline constexpr MxProfile kMxProfiles[] = {
+    // The spec: floor rule, x / X, roundTiesToEven, clamp. A NaN or Inf amax
+    // gives the NaN scale (as [MSX] and [AO] do).
+    {"ocp", "[OCP-MX §6.3]", ScaleRule::kMxFloor, false, false, AmaxNan::kPropagate,
+     ElementStep::kDivide, SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), true},
+    // microxcaling round="nearest" is half-away (sign(A)*floor(|A|+0.5)); an
+    // all-zero block takes FP32_MIN_NORMAL as amax (§5.2, §9 row 9).
+    {"msx", "[MSX] mx_ops._quantize_mx round='nearest'", ScaleRule::kMxFloor, false, true,
+     AmaxNan::kPropagate, ElementStep::kDivide,
+     SaturatingElements(RoundingMode::kNearestAway, NanSign::kKeep), true},
+    {"msx-even", "[MSX] mx_ops._quantize_mx round='even'", ScaleRule::kMxFloor, false, true,
+     AmaxNan::kPropagate, ElementStep::kDivide,
+     SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), true},
+    // TE MXFP8: fmaxf amax, float_to_e8m0 (RCEIL, satfinite), x * exp2f_rcp,
+    // cvt.rn.satfinite (§5.3, §9 rows 8, 10).
+    {"te", "[TE] quantize_mxfp8.cuh, ptx.cuh float_to_e8m0 / exp2f_rcp", ScaleRule::kMxRceil, true,
+     false, AmaxNan::kIgnore, ElementStep::kMultiply,
+     SaturatingElements(RoundingMode::kNearestEven, NanSign::kPositive), false},
+    // torchao to_mx per ScaleCalculationMode: torch.amax, a non-finite amax
+    // gives 0xFF, x * _e8m0_scale_to_reciprocal_fp32, clamp, RNE cast.
+    {"ao-floor", "[AO] mx_tensor.to_mx FLOOR", ScaleRule::kMxFloor, false, false, AmaxNan::kPropagate,
+     ElementStep::kMultiply, SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
+    {"ao-ceil", "[AO] mx_tensor.to_mx CEIL", ScaleRule::kMxCeil, false, false, AmaxNan::kPropagate,
+     ElementStep::kMultiply, SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
+    {"ao-even", "[AO] mx_tensor.to_mx EVEN", ScaleRule::kMxEven, false, false, AmaxNan::kPropagate,
+     ElementStep::kMultiply, SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
+    // RCEIL without saturation: > 2^127 and Inf -> 0xFF (_f32_to_e8m0_rceil).
+    {"ao-rceil", "[AO] mx_tensor._to_mx_rceil", ScaleRule::kMxRceil, false, false, AmaxNan::kPropagate,
+     ElementStep::kMultiply, SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
+    // Not one implementation's profile: what casting amax / max_elem with
+    // torch's .to(torch.float8_e8m0fnu) gives (round to nearest, ties up;
+    // non-saturating), with the OCP element handling (§4.7).
+    {"nearest", "lowbit: E8M0 round-to-nearest of amax * fp32(1/max_elem) (§4.7)",
+     ScaleRule::kMxNearest, false, false, AmaxNan::kPropagate, ElementStep::kMultiply,
+     SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
+};
+
+// The concrete MX formats, [OCP-MX §5.2 Table 1]: k = 32, an E8M0 scale.
+struct MxFormat {
+  const char* name;
+  const FormatSpec& element;
+  int implied_exponent;  // MXINT8: code * 2^-6 ([MSX] _get_format_params, §5.2)
+};
+inline constexpr MxFormat kMxFormats[] = {
+    {"mxfp8_e4m3", kE4m3, 0}, {"mxfp8_e5m2", kE5m2, 0}, {"mxfp6_e2m3", kE2m3, 0},
+    {"mxfp6_e3m2", kE3m2, 0}, {"mxfp4", kE2m1, 0},      {"mxint8", kInt8, -6},
+};
+inline constexpr int kMxBlockSize = 32;
+
+// Exponent of the largest power of two not above the element's max finite
+// value ("emax_elem", OCP MX §6.3): the top finite exponent field minus the
+// bias; 0 for integer elements.
+constexpr int ElementEmax(const FormatSpec& f) {
+  return f.IsFloat() ? f.MaxFiniteExponentField() - f.bias : 0;
+}
+
+constexpr Recipe MakeMxRecipe(const MxFormat& format, const MxProfile& profile) {
+  Recipe r{};
+  r.name = format.name;
+  r.profile = profile.name;
+  r.source = profile.source;
+  r.element = format.element;
+  r.element_encode = profile.element;
+  r.layout = {Geometry::kBlock1d, kMxBlockSize, 0};
+  r.scale_format = kE8m0;
+  r.scale_rule = profile.rule;
+  r.amax_nan = profile.amax_nan;
+  r.element_step = profile.step;
+  r.packing = format.element.total_bits == 4 ? Packing::kNibblesLowFirst : Packing::kOnePerByte;
+  r.element_emax = ElementEmax(format.element);
+  r.element_implied_exponent = format.implied_exponent;
+  // MXINT8 uses +-127, never -128 ([MSX], §5.2).
+  r.qmin = format.element.IsFloat() ? 0 : -static_cast<int>(format.element.IntMax());
+  r.qmax = format.element.IsFloat() ? 0 : static_cast<int>(format.element.IntMax());
+  r.scale_saturate = profile.scale_saturate;
+  r.zero_amax_as_min_normal = profile.zero_amax_as_min_normal;
+  return r;
+}
+
+// ---- NVFP4: E2M1 elements, blocks of 16, UE4M3 block scale, FP32 tensor scale
+
+inline constexpr int kNvfp4BlockSize = 16;
+
+constexpr Recipe MakeNvfp4Recipe(const char* profile, const char* source, ScaleRule rule) {
+  Recipe r{};
+  r.name = "nvfp4";
+  r.profile = profile;
+  r.source = source;
+  // Local copies: device code may build this recipe at run time and cannot
+  // read the namespace-scope specs there.
+  constexpr FormatSpec kElement = kE2m1;
+  constexpr FormatSpec kScale = kUe4m3;
+  r.element = kElement;
+  r.element_encode = SatfiniteElements();  // RNE; E2M1 saturates; NaN -> +6
+  r.layout = {Geometry::kBlock1d, kNvfp4BlockSize, 0};
+  r.scale_format = kScale;
+  r.scale_rule = rule;
+  r.packing = Packing::kNibblesLowFirst;
+  if (rule == ScaleRule::kNvfp4Te) {
+    r.amax_nan = AmaxNan::kIgnore;
+    r.element_step = ElementStep::kMultiply;
+    r.tensor_scale = TensorScaleRule::kTeGlobalEncode;
+    r.dequantize_order = DequantizeOrder::kElementTimesScaleThenTensor;
+  } else {
+    r.amax_nan = AmaxNan::kPropagate;
+    r.element_step = ElementStep::kDivide;
+    r.tensor_scale = TensorScaleRule::kAmaxOverRange;
+    r.dequantize_order = DequantizeOrder::kElementTimesScaleTensorProduct;
+    r.element_quirk = rule == ScaleRule::kNvfp4Torchao ? ElementQuirk::kClampToMax
+                                                       : ElementQuirk::kNegativeZeroAsPositive;
+  }
+  return r;
+}
+
+// ---- scaled INT / FP8: an FP32 scale (and zero point) per group ------------
+
+// torch.finfo(torch.float32).eps = 2^-23: the eps [AO] _choose_qparams_affine
+// used for FP32 input in the version read (§8.2).
+inline constexpr float kF32Epsilon = 1.1920928955078125e-7f;
+
+struct ScaledProfile {
+  const char* name;
+  const char* source;
+  ScaleRule rule;
+  RoundingMode rounding;
+  float eps;
+  bool pow2_scale;
+  bool scalar_divisor_as_reciprocal;
+  int qmin_offset;  // 0: the element's full range; 1: symmetric [-qmax, qmax]
+};
+
+constexpr Recipe MakeScaledRecipe(const FormatSpec& element, const ScaledProfile& p) {
+  Recipe r{};
+  r.name = element.name;
+  r.profile = p.name;
+  r.source = p.source;
+  r.element = element;
+  r.layout = {Geometry::kPerTensor, 0, 0};
+  r.scale_format = kFp32;
+  r.scale_rule = p.rule;
+  r.eps = p.eps;
+  r.pow2_scale = p.pow2_scale;
+  r.scalar_divisor_as_reciprocal = p.scalar_divisor_as_reciprocal;
+  r.packing = element.total_bits == 4 ? Packing::kNibblesLowFirst : Packing::kOnePerByte;
+  if (p.rule == ScaleRule::kTeFp8) {
+    r.element_encode = SatfiniteElements();
+    r.amax_nan = AmaxNan::kIgnore;  // [TE] fmaxf
+    r.element_step = ElementStep::kMultiply;
+    return r;
+  }
+  r.element_encode = IntegerElements(p.rounding);
+  r.amax_nan = AmaxNan::kPropagate;
+  r.qmin = static_cast<int>(element.IntMin()) + p.qmin_offset;
+  r.qmax = static_cast<int>(element.IntMax());
+  const bool ao = p.rule == ScaleRule::kAoSymmetric || p.rule == ScaleRule::kAoAsymmetric;
+  r.element_step = ao ? ElementStep::kMultiply : ElementStep::kDivide;
+  r.zero_point = p.rule == ScaleRule::kAoAsymmetric || p.rule == ScaleRule::kGptqSymmetric ||
+                         p.rule == ScaleRule::kGptqAsymmetric
+                     ? ZeroPoint::kInteger
+                     : ZeroPoint::kNone;
+  return r;
+}
+
+inline constexpr ScaledProfile kTeFp8Profile{
+    "te", "[TE] recipe_common.cuh compute_scale_from_amax, current scaling", ScaleRule::kTeFp8,
+    RoundingMode::kNearestEven, 0.0f, false, false, 0};
+inline constexpr ScaledProfile kTeFp8Pow2Profile{
+    "te-pow2", "[TE] compute_scale_from_amax, force_pow_2_scales", ScaleRule::kTeFp8,
+    RoundingMode::kNearestEven, 0.0f, true, false, 0};
+inline constexpr ScaledProfile kAoSymProfile{
+    "ao-sym", "[AO] quant_primitives _choose_qparams_affine SYMMETRIC", ScaleRule::kAoSymmetric,
+    RoundingMode::kNearestEven, kF32Epsilon, false, false, 0};
+inline constexpr ScaledProfile kAoAsymProfile{
+    "ao-asym", "[AO] quant_primitives _choose_qparams_affine ASYMMETRIC", ScaleRule::kAoAsymmetric,
+    RoundingMode::kNearestEven, kF32Epsilon, false, false, 0};
+inline constexpr ScaledProfile kAoSymCudaProfile{
+    "ao-sym-cuda", "[AO] SYMMETRIC with torch CUDA scalar division (x * fp32(1/d))",
+    ScaleRule::kAoSymmetric, RoundingMode::kNearestEven, kF32Epsilon, false, true, 0};
+inline constexpr ScaledProfile kAoAsymCudaProfile{
+    "ao-asym-cuda", "[AO] ASYMMETRIC with torch CUDA scalar division (x * fp32(1/d))",
+    ScaleRule::kAoAsymmetric, RoundingMode::kNearestEven, kF32Epsilon, false, true, 0};
+inline constexpr ScaledProfile kGptqSymProfile{
+    "gptq-sym", "[GPTQ] quantizer.py Quantizer.find_params(sym=True), quantize",
+    ScaleRule::kGptqSymmetric, RoundingMode::kNearestEven, 0.0f, false, false, 0};
+inline constexpr ScaledProfile kGptqAsymProfile{
+    "gptq-asym", "[GPTQ] quantizer.py Quantizer.find_params(sym=False), quantize",
+    ScaleRule::kGptqAsymmetric, RoundingMode::kNearestEven, 0.0f, false, false, 0};
+// The common kernel ("LLM.int8 / TensorRT style", §8.2): amax / qmax,
+// [-qmax, qmax], half-even; "-away" with C roundf (half-away, §8.1).
+inline constexpr ScaledProfile kCommonProfile{
+    "common", "docs/formats-reference.md §8.2 common kernel: amax/qmax, [-qmax,qmax], half-even",
+    ScaleRule::kAmaxOverQmax, RoundingMode::kNearestEven, 0.0f, false, false, 1};
+inline constexpr ScaledProfile kCommonAwayProfile{
+    "common-away", "docs/formats-reference.md §8.2 common kernel with C roundf (half-away, §8.1)",
+    ScaleRule::kAmaxOverQmax, RoundingMode::kNearestAway, 0.0f, false, false, 1};
+
+// ---- the catalog -------------------------------------------------------------
+
+namespace detail {
+
+constexpr int CountMxRecipes() {
+  int n = 0;
+  for (const MxFormat& f : kMxFormats) {
+    for (const MxProfile& p : kMxProfiles) n += f.element.IsFloat() || p.integer_elements;
+  }
+  return n;
+}
+
+struct ScaledPair {
+  const FormatSpec& element;
+  const ScaledProfile& profile;
+};
+// Which elements each scaled profile is listed with: TE's FP8 for E4M3 and
+// E5M2; torchao's symmetric schemes for INT8 / INT4, asymmetric for INT8 /
+// UINT4; GPTQ for UINT4; the common kernel for INT8 / INT4.
+inline constexpr ScaledPair kScaledPairs[] = {
+    {kE4m3, kTeFp8Profile},      {kE4m3, kTeFp8Pow2Profile},   {kE5m2, kTeFp8Profile},
+    {kE5m2, kTeFp8Pow2Profile},  {kInt8, kAoSymProfile},       {kInt4, kAoSymProfile},
+    {kInt8, kAoAsymProfile},     {kUint4, kAoAsymProfile},     {kInt8, kAoSymCudaProfile},
+    {kInt4, kAoSymCudaProfile},  {kInt8, kAoAsymCudaProfile},  {kUint4, kAoAsymCudaProfile},
+    {kUint4, kGptqSymProfile},   {kUint4, kGptqAsymProfile},   {kInt8, kCommonProfile},
+    {kInt8, kCommonAwayProfile}, {kInt4, kCommonProfile},      {kInt4, kCommonAwayProfile},
+};
+
+inline constexpr int kNvfp4RecipeCount = 3;
+inline constexpr int kRecipeCount =
+    CountMxRecipes() + kNvfp4RecipeCount + static_cast<int>(std::size(kScaledPairs));
+
+constexpr std::array<Recipe, kRecipeCount> BuildCatalog() {
+  std::array<Recipe, kRecipeCount> all{};
+  int n = 0;
+  for (const MxFormat& f : kMxFormats) {
+    for (const MxProfile& p : kMxProfiles) {
+      if (f.element.IsFloat() || p.integer_elements) all[n++] = MakeMxRecipe(f, p);
+    }
+  }
+  all[n++] = MakeNvfp4Recipe("te", "[TE] core_nvfp4.cuh / quantize_transpose_nvfp4.cuh",
+                             ScaleRule::kNvfp4Te);
+  all[n++] = MakeNvfp4Recipe("ao", "[AO] nvfp4_tensor._nvfp4_quantize, two-level (x / (pts * scale))",
+                             ScaleRule::kNvfp4Torchao);
+  all[n++] = MakeNvfp4Recipe("modelopt", "[MO] NVFP4QTensor.quantize", ScaleRule::kNvfp4ModelOpt);
+  for (const ScaledPair& s : kScaledPairs) all[n++] = MakeScaledRecipe(s.element, s.profile);
+  return all;
+}
+
+}  // namespace detail
+
+// Every recipe, MX first (format by format), then NVFP4, then scaled.
+inline constexpr std::array<Recipe, detail::kRecipeCount> kAllRecipes = detail::BuildCatalog();
+
+// 9 MX profiles over 5 float formats and 3 of them over MXINT8; 3 NVFP4; 18
+// scaled (10 profiles over the elements each is listed with).
+static_assert(detail::CountMxRecipes() == 9 * 5 + 3);
+static_assert(detail::kRecipeCount == 48 + 3 + 18);
+
+}  // namespace lowbit::recipe

@@ -1,0 +1,528 @@
+// The model's block and group steps over one recipe (recipe.h), host and
+// device alike: statistics, tensor scale, scale choice, element encode and
+// dequantize. Kernels (simd/, cuda/) call these steps, or a named alternative
+// proven equal to one of them, so no maximum, scale formula or NaN rule is
+// written twice (docs/design.md "Recipes are data too").
+//
+// Each step is the FP32 arithmetic of the implementation a recipe
+// reproduces, in its order (docs/formats-reference.md §5.3, §6, §7, §8.2):
+// plain `float` operations, IEEE binary32 round-to-nearest-even on the host
+// and on CUDA devices built without -ftz / --use_fast_math (E8M0 code 0 is
+// the FP32 subnormal 2^-127, §3.1). Device code passes a recipe by value
+// (a kernel parameter or a constexpr local), never a reference to a host
+// constant.
+#pragma once
+
+#include <cstdint>
+
+#include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/config.h"
+#include "lowbit/formats/convert.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/recipe/recipe.h"
+
+namespace lowbit::recipe {
+
+using block::F32Abs;
+using block::F32Bits;
+using block::F32FromBits;
+using block::F32IsFinite;
+using block::F32IsNan;
+using block::F32Pow2;
+
+inline constexpr float kF32Max = 3.40282347e38f;  // FLT_MAX
+static_assert(kF32Max == F32FromBits(0x7F7FFFFFu));
+inline constexpr std::uint8_t kE8m0NanCode = 0xFF;  // [OCP-MX §5.4.1]
+
+// ---- values derived from the formats (never retyped) ------------------------
+
+// Largest finite value of a float format as FP32 (E4M3 448, E5M2 57344,
+// E2M1 6, ...).
+LOWBIT_HD_CONSTEXPR float MaxFiniteF32(const FormatSpec& f) { return DecodeToF32(f, f.MaxFiniteCode()); }
+
+// The largest element magnitude of a recipe, in FP32: the float element's max,
+// or qmax * 2^implied_exponent for integer MX elements (MXINT8 127/64).
+LOWBIT_HD_CONSTEXPR float ElementMaxF32(const Recipe& r) {
+  return r.element.IsFloat() ? MaxFiniteF32(r.element)
+                             : static_cast<float>(r.qmax) * F32Pow2(r.element_implied_exponent);
+}
+
+// fp32(1 / max_elem): TE Quantized_Limits<T>::max_norm_rcp, torchao 1.0 / max_pos
+// (fp32(1/448) = 0x3B124925, fp32(1/6) = 0x3E2AAAAB; recipe tests pin both).
+LOWBIT_HD_CONSTEXPR float MaxNormReciprocal(const Recipe& r) { return 1.0f / ElementMaxF32(r); }
+
+// NVFP4's tensor range: block scale max (UE4M3 448) times element max (E2M1 6)
+// = 2688, exact in FP32 (TE, torchao and ModelOpt all use this product).
+LOWBIT_HD_CONSTEXPR float TensorRange(const Recipe& r) {
+  return MaxFiniteF32(r.scale_format) * MaxFiniteF32(r.element);
+}
+
+// ---- small FP32 helpers in the sources' own semantics -----------------------
+
+// torch.minimum / torch.maximum: a NaN operand propagates.
+LOWBIT_HD_CONSTEXPR float TorchMin(float a, float b) {
+  if (F32IsNan(F32Bits(a))) return a;
+  if (F32IsNan(F32Bits(b))) return b;
+  return b < a ? b : a;
+}
+LOWBIT_HD_CONSTEXPR float TorchMax(float a, float b) { return block::MaxPropagatingNan(a, b); }
+// torch.clamp: NaN passes through.
+LOWBIT_HD_CONSTEXPR float TorchClamp(float x, float lo, float hi) {
+  if (F32IsNan(F32Bits(x))) return x;
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+// CUDA fminf against FLT_MAX, as TE writes it (operands here are never NaN
+// except where noted, and then fminf returns the other operand: FLT_MAX).
+LOWBIT_HD_CONSTEXPR float FminfFltMax(float x) { return x < kF32Max ? x : kF32Max; }
+
+// torch .to(int32) of an FP32 integer value; NaN and +-Inf -> 0 (the CPU
+// result, §8.1).
+LOWBIT_HD_CONSTEXPR std::int32_t TorchToInt(float v) {
+  return F32IsFinite(F32Bits(v)) ? static_cast<std::int32_t>(v) : 0;
+}
+
+// round(y) for a finite |y| < 2^15 as an FP32 integer value, through the
+// model's one RoundPack (a 16-bit integer grid; saturates outside, which no
+// caller reaches).
+inline constexpr FormatSpec kRoundingGrid16{"int16", FormatKind::kInteger, 16, true, 0, 0, 0, true,
+                                            SpecialCodes::kNone};
+LOWBIT_HD_CONSTEXPR float RoundToIntegerF32(float y, RoundingMode mode) {
+  constexpr FormatSpec kGrid = kRoundingGrid16;  // a local copy device code can read
+  EncodeOptions o;
+  o.rounding = mode;
+  o.overflow = Overflow::kSaturate;
+  const std::uint64_t code = EncodeF32(kGrid, y, o).code;
+  const std::int64_t v = code & 0x8000u ? static_cast<std::int64_t>(code) - 0x10000 : static_cast<std::int64_t>(code);
+  return static_cast<float>(v);
+}
+
+// FP32 2^-e for an E8M0 code, built from bits as TE exp2f_rcp and torchao
+// _e8m0_scale_to_reciprocal_fp32 do: 254 -> 2^-127 (subnormal), 0xFF -> NaN.
+LOWBIT_HD_CONSTEXPR float E8m0ReciprocalF32(std::uint8_t code) {
+  if (code == kE8m0NanCode) return F32FromBits(block::kF32CanonicalNan);
+  return F32Pow2(block::kF32Bias - static_cast<int>(code));
+}
+
+// ---- step 1: statistics of a block or group ---------------------------------
+
+// min / max as torch.amin / torch.amax (NaN wins); amax = max |x| by the
+// recipe's NaN rule, starting from +0 (TE's kernels do), so an empty or
+// all-NaN group under AmaxNan::kIgnore gives 0. Exact: no rounding.
+struct GroupStats {
+  float min = 0;
+  float max = 0;
+  float amax = 0;
+};
+
+// The identity of Accumulate: min +Inf, max -Inf, amax +0.
+LOWBIT_HD_CONSTEXPR GroupStats EmptyStats() {
+  GroupStats s;
+  s.min = F32FromBits(0x7F800000u);
+  s.max = F32FromBits(0xFF800000u);
+  s.amax = 0.0f;
+  return s;
+}
+
+LOWBIT_HD_CONSTEXPR float CombineAmax(AmaxNan rule, float a, float b) {
+  return rule == AmaxNan::kIgnore ? block::MaxIgnoringNan(a, b) : block::MaxPropagatingNan(a, b);
+}
+
+LOWBIT_HD_CONSTEXPR GroupStats Accumulate(const Recipe& r, GroupStats s, float x) {
+  s.min = TorchMin(s.min, x);
+  s.max = TorchMax(s.max, x);
+  s.amax = CombineAmax(r.amax_nan, s.amax, F32Abs(x));
+  return s;
+}
+
+// Combining partial statistics (reductions across lanes, threads or
+// vectors): every one of min / max / amax is order-free, NaN included (a
+// NaN wins whichever side it is on; +-0 compare equal and are never told
+// apart by a scale rule: they reach a scale only through a clamp to eps or a
+// rounded zero point).
+LOWBIT_HD_CONSTEXPR GroupStats Combine(const Recipe& r, GroupStats a, const GroupStats& b) {
+  a.min = TorchMin(a.min, b.min);
+  a.max = TorchMax(a.max, b.max);
+  a.amax = CombineAmax(r.amax_nan, a.amax, b.amax);
+  return a;
+}
+
+LOWBIT_HD_CONSTEXPR GroupStats StatsOf(const Recipe& r, const float* x, long n) {
+  GroupStats s = EmptyStats();
+  for (long i = 0; i < n; ++i) s = Accumulate(r, s, x[i]);
+  return s;
+}
+
+// Statistics of a calibrated range [lo, hi] (static quantization).
+LOWBIT_HD_CONSTEXPR GroupStats StatsOfRange(float lo, float hi) {
+  GroupStats s;
+  s.min = lo;
+  s.max = hi;
+  s.amax = block::MaxPropagatingNan(F32Abs(lo), F32Abs(hi));
+  return s;
+}
+
+// ---- step 2: the tensor-level scale (NVFP4's second level) ------------------
+
+struct TensorScale {
+  float encode = 1.0f;  // TE's S_enc; 0 for the recipes that do not use it
+  float decode = 1.0f;  // the stored FP32 scale dequantization multiplies by
+};
+
+LOWBIT_HD_CONSTEXPR TensorScale ChooseTensorScale(const Recipe& r, float tensor_amax) {
+  TensorScale t;
+  switch (r.tensor_scale) {
+    case TensorScaleRule::kNone:
+      return t;
+    case TensorScaleRule::kTeGlobalEncode: {
+      // compute_global_encode_scaling_factor_FP4: fminf(2688 / amax, FLT_MAX);
+      // "if global amax is 0 or infinity, return 1" (amax is never NaN there).
+      float s_enc = FminfFltMax(TensorRange(r) / tensor_amax);
+      if (tensor_amax == 0.0f || s_enc == 0.0f) s_enc = 1.0f;
+      t.encode = s_enc;
+      // S_dec = 1.0 / S_enc in double, narrowed ("to match how emulation code
+      // was written"; double rounding is innocuous for a quotient).
+      t.decode = static_cast<float>(1.0 / static_cast<double>(s_enc));
+      return t;
+    }
+    case TensorScaleRule::kAmaxOverRange:
+      t.decode = tensor_amax / TensorRange(r);  // amax.float() / (448 * 6), no guard
+      t.encode = 0.0f;
+      return t;
+  }
+  return t;
+}
+
+// ---- step 3: the scale of one block or group ---------------------------------
+
+// What a scale choice produced: what is stored (code or FP32 value, zero
+// point), the factor the element step multiplies or divides by, and the
+// intermediate values `lowbit explain` shows.
+struct BlockScale {
+  std::uint8_t code = 0;        // MX: E8M0 byte; NVFP4: UE4M3 byte; scaled: unused
+  float decode = 1.0f;          // the FP32 value dequantization multiplies the element by
+  float factor = 1.0f;          // what the element step multiplies or divides by
+  std::int32_t zero_point = 0;  // scaled recipes with a zero point
+  int exponent = 0;             // MX: e = code - 127 (meaningless for 0xFF)
+  // The FP32 value the rule handed to its conversion: MX RCEIL / nearest
+  // amax * fp32(1/max); NVFP4 the block scale before E4M3; scaled: the scale.
+  float rule_value = 0.0f;
+};
+
+namespace detail {
+
+// The E8M0 exponent rules read amax's FP32 exponent bits (never a float
+// log2: FP32 log2 of an amax just below a power of two rounds up,
+// docs/design.md "Known traps (measured)").
+LOWBIT_HD_CONSTEXPR BlockScale ChooseMxScale(const Recipe& r, float amax) {
+  BlockScale s;
+  if (r.scale_rule == ScaleRule::kMxRceil || r.scale_rule == ScaleRule::kMxNearest) {
+    s.rule_value = amax * MaxNormReciprocal(r);
+    EncodeOptions e8m0;
+    e8m0.rounding = r.scale_rule == ScaleRule::kMxRceil ? RoundingMode::kUp : RoundingMode::kNearestEven;
+    e8m0.overflow = r.scale_saturate ? Overflow::kSaturate : Overflow::kFormatDefault;
+    e8m0.zero_into_no_zero = ZeroIntoNoZero::kMinPositive;  // 0 -> 2^-127 (0x00)
+    e8m0.negative_into_unsigned = NegativeIntoUnsigned::kMagnitude;
+    s.code = static_cast<std::uint8_t>(EncodeF32(r.scale_format, s.rule_value, e8m0).code);
+    s.exponent = static_cast<int>(s.code) - block::kF32Bias;
+    return s;
+  }
+  std::uint32_t bits = F32Bits(amax) & ~block::kF32SignMask;
+  if (r.scale_rule == ScaleRule::kMxEven && !F32IsNan(bits)) {
+    const int mbits = r.element.mantissa_bits;
+    bits = (bits + (std::uint32_t{1} << (block::kF32MantissaBits - mbits - 1))) & block::kF32ExponentMask;
+  }
+  if (!F32IsFinite(bits)) {
+    s.code = kE8m0NanCode;
+    return s;
+  }
+  int e = block::F32ExponentField(bits) - block::kF32Bias;
+  if (r.scale_rule == ScaleRule::kMxCeil && block::F32Mantissa(bits) != 0) ++e;
+  if (bits == 0 && r.zero_amax_as_min_normal) e = 1 - block::kF32Bias;
+  e -= r.element_emax;
+  if (e < -block::kF32Bias) e = -block::kF32Bias;  // E8M0 range -127..127 [OCP-MX §5.4.1]
+  if (e > block::kF32Bias) {                      // [MSX]: > 127 -> NaN
+    s.code = kE8m0NanCode;
+    return s;
+  }
+  s.exponent = e;
+  s.code = static_cast<std::uint8_t>(e + block::kF32Bias);
+  return s;
+}
+
+// UE4M3 block scales: RNE; TE's static_cast<fp8e4m3>(fminf(x, FLT_MAX)) is
+// cvt.rn.satfinite; torch .to(float8_e4m3fn) does not saturate (torch <=
+// 2.12), but torchao and ModelOpt clamp their inputs to <= 448 first.
+LOWBIT_HD_CONSTEXPR EncodeOptions Nvfp4ScaleOptions(const Recipe& r) {
+  EncodeOptions o;
+  o.overflow = r.scale_rule == ScaleRule::kNvfp4Te ? Overflow::kSaturate : Overflow::kFormatDefault;
+  o.nan_sign = NanSign::kPositive;
+  o.nan_payload = NanPayload::kAllOnes;
+  return o;
+}
+
+LOWBIT_HD_CONSTEXPR BlockScale ChooseNvfp4Scale(const Recipe& r, float amax, const TensorScale& t) {
+  BlockScale s;
+  const float scale_max = MaxFiniteF32(r.scale_format);  // 448
+  const float element_max = MaxFiniteF32(r.element);     // 6
+  const EncodeOptions scale_options = Nvfp4ScaleOptions(r);
+  switch (r.scale_rule) {
+    case ScaleRule::kNvfp4Te: {
+      // compute_decoding_scaling_factor: block_amax * (S_enc * fp32(1/6)).
+      const float element_max_inv = 1.0f / element_max;
+      s.rule_value = FminfFltMax(amax * (t.encode * element_max_inv));
+      s.code = static_cast<std::uint8_t>(EncodeF32(r.scale_format, s.rule_value, scale_options).code);
+      // block_scale_inverse = fminf(1 / (float(S_dec_b_fp8) * S_dec), FLT_MAX).
+      s.factor = FminfFltMax(1.0f / (DecodeToF32(r.scale_format, s.code) * t.decode));
+      break;
+    }
+    case ScaleRule::kNvfp4Torchao: {
+      // block_scale = max_abs / 6; scaled = block_scale / per_tensor_scale;
+      // clamp(min=E4M3_EPS=2^-6, max=448); total = pts * fp8; x / total.
+      const float smallest_normal = F32Pow2(r.scale_format.MinNormalExponent());  // 2^-6
+      s.rule_value = TorchClamp((amax / element_max) / t.decode, smallest_normal, scale_max);
+      s.code = static_cast<std::uint8_t>(EncodeF32(r.scale_format, s.rule_value, scale_options).code);
+      s.factor = t.decode * DecodeToF32(r.scale_format, s.code);
+      break;
+    }
+    case ScaleRule::kNvfp4ModelOpt: {
+      // per_block_amax / (6.0 * wsf2); == 0 -> 1.0; clamp(min=2^-9);
+      // x / (fp8 * wsf2). 2^-9 is UE4M3's smallest subnormal.
+      const float smallest_subnormal = F32Pow2(r.scale_format.MinNormalExponent() - r.scale_format.mantissa_bits);
+      s.rule_value = amax / (element_max * t.decode);
+      if (s.rule_value == 0.0f) s.rule_value = 1.0f;
+      if (!F32IsNan(F32Bits(s.rule_value)) && s.rule_value < smallest_subnormal) s.rule_value = smallest_subnormal;
+      s.code = static_cast<std::uint8_t>(EncodeF32(r.scale_format, s.rule_value, scale_options).code);
+      s.factor = DecodeToF32(r.scale_format, s.code) * t.decode;
+      break;
+    }
+    default:
+      break;
+  }
+  s.decode = DecodeToF32(r.scale_format, s.code);
+  return s;
+}
+
+// TE compute_scale_from_amax (recipe_common.cuh), in its order:
+//   1. amax < eps -> amax = eps                  (a NaN compares false)
+//   2. amax Inf, 0 or NaN -> scale 1             (the all-zero guard)
+//   3. scale = max_fp8 / amax                    (FP32 division, RN)
+//   4. scale Inf -> FLT_MAX                      (amax too small)
+//   5. force_pow_2_scales: keep sign + exponent bits (round down to 2^k)
+LOWBIT_HD_CONSTEXPR float TeScaleFromAmax(float amax, float max_fp8, bool force_pow_2_scales, float epsilon) {
+  if (amax < epsilon) amax = epsilon;
+  if (!F32IsFinite(F32Bits(amax)) || amax == 0.0f) return 1.0f;
+  float scale = max_fp8 / amax;
+  if (!F32IsFinite(F32Bits(scale))) scale = kF32Max;
+  if (force_pow_2_scales) scale = F32FromBits(F32Bits(scale) & (block::kF32SignMask | block::kF32ExponentMask));
+  return scale;
+}
+
+LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupStats& st) {
+  BlockScale s;
+  const float qmin = static_cast<float>(r.qmin);
+  const float qmax = static_cast<float>(r.qmax);
+  switch (r.scale_rule) {
+    case ScaleRule::kTeFp8: {
+      s.factor = TeScaleFromAmax(st.amax, MaxFiniteF32(r.element), r.pow2_scale, r.eps);
+      s.decode = 1.0f / s.factor;  // reciprocal(): __frcp_rn, the stored scale_inv
+      s.rule_value = s.factor;
+      return s;
+    }
+    case ScaleRule::kAoSymmetric: {
+      const float min_neg = TorchMin(st.min, 0.0f);
+      float max_pos = TorchMax(st.max, 0.0f);
+      max_pos = TorchMax(-min_neg, max_pos);
+      const float half_range = (qmax - qmin) / 2.0f;  // 127.5 or 7.5, exact
+      float scale = r.scalar_divisor_as_reciprocal ? max_pos * (1.0f / half_range) : max_pos / half_range;
+      if (!F32IsNan(F32Bits(scale)) && scale < r.eps) scale = r.eps;  // torch.clamp(min=eps)
+      s.decode = scale;
+      s.factor = 1.0f / scale;  // input * (1.0 / scale): __rtruediv__ is reciprocal() * 1.0
+      s.zero_point = (r.qmax + r.qmin + 1) / 2;  // int((qmax + qmin + 1) / 2): 0 for [-128,127], [-8,7]
+      s.rule_value = scale;
+      return s;
+    }
+    case ScaleRule::kAoAsymmetric: {
+      const float min_neg = TorchMin(st.min, 0.0f);
+      const float max_pos = TorchMax(st.max, 0.0f);
+      const float range = max_pos - min_neg;
+      float scale = r.scalar_divisor_as_reciprocal ? range * (1.0f / (qmax - qmin)) : range / (qmax - qmin);
+      if (!F32IsNan(F32Bits(scale)) && scale < r.eps) scale = r.eps;
+      // quant_min - torch.round(min_val_neg / scale), then clamp. The ratio
+      // lies in [-(qmax - qmin), 0] up to rounding, or is NaN (a NaN input,
+      // or -Inf / Inf): a NaN zero point casts to 0. An infinite ratio
+      // (unreachable while eps > 0) clamps like torch.clamp.
+      const float ratio = min_neg / scale;
+      float zp = ratio;
+      if (F32IsFinite(F32Bits(ratio))) {
+        zp = qmin - RoundToIntegerF32(ratio, RoundingMode::kNearestEven);
+      } else if (!F32IsNan(F32Bits(ratio))) {
+        zp = -ratio;  // qmin - round(+-Inf) = -+Inf
+      }
+      if (!F32IsNan(F32Bits(zp))) zp = zp < qmin ? qmin : (zp > qmax ? qmax : zp);
+      s.decode = scale;
+      s.factor = 1.0f / scale;
+      s.zero_point = TorchToInt(zp);
+      s.rule_value = scale;
+      return s;
+    }
+    case ScaleRule::kGptqSymmetric:
+    case ScaleRule::kGptqAsymmetric: {
+      // xmin = minimum(x.min(1), 0); xmax = maximum(x.max(1), 0).
+      float xmin = TorchMin(st.min, 0.0f);
+      float xmax = TorchMax(st.max, 0.0f);
+      if (r.scale_rule == ScaleRule::kGptqSymmetric) {
+        xmax = TorchMax(F32Abs(xmin), xmax);
+        if (xmin < 0.0f) xmin = -xmax;  // only rows with a negative value
+      }
+      if (xmin == 0.0f && xmax == 0.0f) {  // all-zero row: xmin = -1, xmax = +1
+        xmin = -1.0f;
+        xmax = 1.0f;
+      }
+      const float scale = (xmax - xmin) / qmax;  // maxq = 2^bits - 1
+      s.factor = scale;
+      s.decode = scale;
+      s.rule_value = scale;
+      if (r.scale_rule == ScaleRule::kGptqSymmetric) {
+        s.zero_point = (r.qmax + 1) / 2;  // (maxq + 1) / 2 = 8
+      } else {
+        // torch.round(-xmin / scale), no clamp. A scale that underflows to 0
+        // (a subnormal range) gives Inf, which the integer cast makes 0.
+        const float z = -xmin / scale;
+        s.zero_point = TorchToInt(F32IsFinite(F32Bits(z)) ? RoundToIntegerF32(z, RoundingMode::kNearestEven) : z);
+      }
+      return s;
+    }
+    case ScaleRule::kAmaxOverQmax: {
+      float scale = st.amax / qmax;
+      if (scale == 0.0f) scale = 1.0f;  // all-zero group (or amax / qmax underflowing to 0)
+      s.factor = scale;
+      s.decode = scale;
+      s.rule_value = scale;
+      return s;
+    }
+    default:
+      return s;
+  }
+}
+
+}  // namespace detail
+
+// The scale of one block or group from its statistics (and, for NVFP4, the
+// tensor scale already chosen).
+LOWBIT_HD_CONSTEXPR BlockScale ChooseScale(const Recipe& r, const GroupStats& stats, const TensorScale& t = {}) {
+  switch (r.family()) {
+    case Family::kMx: {
+      BlockScale s = detail::ChooseMxScale(r, stats.amax);
+      s.decode = DecodeToF32(r.scale_format, s.code);  // X, or NaN
+      s.factor = r.element_step == ElementStep::kDivide ? s.decode : E8m0ReciprocalF32(s.code);
+      return s;
+    }
+    case Family::kNvfp4:
+      return detail::ChooseNvfp4Scale(r, stats.amax, t);
+    case Family::kScaled:
+      return detail::ChooseScaledScale(r, stats);
+  }
+  return {};
+}
+
+// The block scale that dequantization needs, from what was stored: a scale
+// byte (MX, NVFP4) or an FP32 scale and zero point (scaled recipes).
+LOWBIT_HD_CONSTEXPR BlockScale StoredScale(const Recipe& r, std::uint8_t code, float scale, std::int32_t zero_point) {
+  BlockScale s;
+  s.code = code;
+  s.zero_point = zero_point;
+  s.decode = r.family() == Family::kScaled ? scale : DecodeToF32(r.scale_format, code);
+  return s;
+}
+
+// ---- step 4: one element --------------------------------------------------------
+
+// The FP32 value handed to the element conversion.
+LOWBIT_HD_CONSTEXPR float ScaledElement(const Recipe& r, const BlockScale& s, float x) {
+  // MX: x / NaN is a NaN whose sign the hardware picks (x86 keeps the first
+  // NaN operand); the model fixes it to +NaN so codes are reproducible.
+  if (r.family() == Family::kMx && s.code == kE8m0NanCode) return F32FromBits(block::kF32CanonicalNan);
+  float y = r.element_step == ElementStep::kDivide ? x / s.factor : x * s.factor;
+  // torchao clamps to +-max before its cast; the saturating conversion makes
+  // it invisible in codes, but the trace shows it.
+  if (r.element_quirk == ElementQuirk::kClampToMax) y = TorchClamp(y, -MaxFiniteF32(r.element), MaxFiniteF32(r.element));
+  // ModelOpt _cast_fp4: sign = (x < 0), so -0.0 gives code 0 while a
+  // negative value that rounds to zero keeps its sign (§4.5).
+  if (r.element_quirk == ElementQuirk::kNegativeZeroAsPositive && F32Bits(y) == block::kF32SignMask) y = 0.0f;
+  // MX integer elements: onto the integer grid, y * 2^-implied (exact).
+  if (r.family() == Family::kMx && !r.element.IsFloat()) y = y * F32Pow2(-r.element_implied_exponent);
+  return y;
+}
+
+// The integer q (zero point included) of a scaled value y: NaN -> 0 (torch's
+// CPU cast of the NaN that round and clamp pass through, §8.1), clamp to
+// [qmin - zp, qmax - zp], round. clamp(round(y) + zp) equals round(clamp(y))
+// + zp because rounding is monotone and the bounds are integers, and the
+// rounded value stays small.
+LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaled(const Recipe& r, std::int32_t zero_point, float y) {
+  if (F32IsNan(F32Bits(y))) return 0;
+  const float lo = static_cast<float>(r.qmin - zero_point);
+  const float hi = static_cast<float>(r.qmax - zero_point);
+  const float c = y < lo ? lo : (y > hi ? hi : y);
+  return static_cast<std::int32_t>(RoundToIntegerF32(c, r.element_encode.rounding)) + zero_point;
+}
+
+// The element code of an already scaled value (one code in the low bits).
+LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaled(const Recipe& r, const BlockScale& s, float y) {
+  if (r.element.IsFloat()) return static_cast<std::uint8_t>(EncodeF32(r.element, y, r.element_encode).code);
+  if (r.family() == Family::kMx) {
+    // MXINT8: the saturating integer conversion, then +-qmax (never -128).
+    std::int64_t v = static_cast<std::int64_t>(EncodeF32(r.element, y, r.element_encode).code);
+    if (v > r.element.IntMax()) v -= static_cast<std::int64_t>(r.element.CodeMask()) + 1;
+    if (v > r.qmax) v = r.qmax;
+    if (v < r.qmin) v = r.qmin;
+    return static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) & r.element.CodeMask());
+  }
+  const std::int32_t q = IntegerOfScaled(r, s.zero_point, y);
+  return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element.CodeMask());
+}
+
+LOWBIT_HD_CONSTEXPR std::uint8_t EncodeElement(const Recipe& r, const BlockScale& s, float x) {
+  return EncodeScaled(r, s, ScaledElement(r, s, x));
+}
+
+// The integer a code stands for (sign-extended for signed formats).
+LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfCode(const FormatSpec& element, std::uint8_t code) {
+  const std::int32_t v = static_cast<std::int32_t>(code & element.CodeMask());
+  if (!element.has_sign) return v;
+  const std::int32_t half = std::int32_t{1} << (element.total_bits - 1);
+  return v >= half ? v - 2 * half : v;
+}
+
+// ---- step 5: dequantize one element ---------------------------------------------
+
+LOWBIT_HD_CONSTEXPR float DecodeElement(const Recipe& r, const BlockScale& s, const TensorScale& t, std::uint8_t code) {
+  switch (r.family()) {
+    case Family::kMx: {
+      // element * X as one FP32 multiply; a NaN scale makes every element
+      // NaN ([OCP-MX §5.4.1]); MXINT8 elements carry their 2^-6 first.
+      float v = DecodeToF32(r.element, code);
+      if (!r.element.IsFloat()) v = v * F32Pow2(r.element_implied_exponent);
+      return v * s.decode;
+    }
+    case Family::kNvfp4: {
+      // Two NaN operands: the first wins, quieted (block::F32MulFirstNanWins).
+      const float q = DecodeToF32(r.element, code);
+      if (r.dequantize_order == DequantizeOrder::kElementTimesScaleThenTensor) {
+        return block::F32MulFirstNanWins(block::F32MulFirstNanWins(q, s.decode), t.decode);
+      }
+      return block::F32MulFirstNanWins(q, block::F32MulFirstNanWins(s.decode, t.decode));
+    }
+    case Family::kScaled:
+      if (r.element.IsFloat()) {
+        // A NaN scale wins over a NaN code, quieted: IEEE 754 §6.2 leaves the
+        // choice open and compilers may commute the multiply, so it is pinned.
+        if (F32IsNan(F32Bits(s.decode))) return F32FromBits(F32Bits(s.decode) | 0x00400000u);
+        return DecodeToF32(r.element, code) * s.decode;
+      }
+      return static_cast<float>(IntegerOfCode(r.element, code) - s.zero_point) * s.decode;
+  }
+  return 0.0f;
+}
+
+}  // namespace lowbit::recipe
