@@ -35,5 +35,6 @@ void AddDecodeCommand(CLI::App& app);
 void AddVerifyCommand(CLI::App& app);
 void AddQuantizeCommand(CLI::App& app);  // quantize_command.cc (block recipes)
 void AddExplainCommand(CLI::App& app);   // explain_command.cc (block recipes)
+void AddListCommand(CLI::App& app);      // list_command.cc (formats, profiles, recipes)
 
 }  // namespace lowbit::tools

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "commands.h"
+#include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/profiles/profiles.h"
 #include "parse.h"
@@ -52,11 +53,8 @@ const FormatSpec& InputType(const std::string& name) {
 EncodeResult EncodeWithProfile(const EncodeArgs& args, const FormatSpec& from,
                                std::uint64_t input, const FormatSpec& dst, RoundingMode mode) {
   ProfileId profile{};
-  if (!FindProfile(args.profile, &profile)) {
-    std::string known;
-    for (ProfileId id : kAllProfiles) known += std::string(known.empty() ? "" : ", ") + ProfileName(id);
-    throw CommandError("unknown profile '" + args.profile + "' (known: " + known + ")");
-  }
+  std::string error;
+  if (!recipe::ParseProfileName(args.profile, &profile, &error)) throw CommandError(error);
   if (args.saturate) {
     throw CommandError("--saturate with --profile: the profile fixes the overflow policy");
   }

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "lowbit/formats/recipe/names.h"
 
 namespace lowbit::tools {
 namespace {
@@ -16,22 +17,14 @@ std::string Lower(std::string s) {
   return s;
 }
 
-std::string KnownFormats() {
-  std::string names;
-  for (FormatId id : kAllFormats) {
-    if (!names.empty()) names += ", ";
-    names += Spec(id).name;
-  }
-  return names;
-}
 
 }  // namespace
 
+// Format words go through the one grammar (formats/.../recipe/names.h).
 FormatId ParseFormat(const std::string& name) {
   FormatId id{};
-  if (!FindFormat(Lower(name), &id)) {
-    throw CommandError("unknown format '" + name + "' (known: " + KnownFormats() + ")");
-  }
+  std::string error;
+  if (!recipe::ParseFormatName(Lower(name), &id, &error)) throw CommandError(error);
   return id;
 }
 

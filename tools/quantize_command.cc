@@ -47,16 +47,16 @@ std::string ScaledRecipeNames() {
   return names;
 }
 
+// Recipe names go through the one grammar (formats/.../recipe/names.h); its
+// message names the problem and, on a near miss, what was probably meant.
 block::NamedRecipe ParseBlockRecipeOrThrow(const std::string& name) {
   block::NamedRecipe r;
-  if (!block::ParseRecipeName(name, &r)) {
-    std::string known;
-    for (const block::BlockSpec* s : block::kAllBlockSpecs) known += std::string(known.empty() ? "" : ", ") + s->name;
-    std::string profiles;
-    for (const block::MxRecipe* m : block::kAllMxRecipes) profiles += std::string(profiles.empty() ? "" : ", ") + m->name;
-    throw CommandError("unknown recipe '" + name + "' (FORMAT[:PROFILE]; formats: " + known +
-                       "; MX profiles: " + profiles + "; NVFP4 profiles: te, ao, modelopt;" +
-                       " mxint8 takes ocp, msx, msx-even; scaled: " + ScaledRecipeNames() + ")");
+  std::string error;
+  if (!block::ParseRecipeName(name, &r, &error)) {
+    if (block::FindIntQuantRecipe(name) != nullptr) {
+      error = "'" + name + "' is a scaled recipe; give it to `lowbit quantize`";
+    }
+    throw CommandError(error + " (lowbit list recipes)");
   }
   return r;
 }
@@ -111,29 +111,22 @@ long ParseCount(const std::string& text, const char* what) {
   return v;
 }
 
-// "tensor", "row" / "channel" / "token", "group:G", "block:RxG".
+// recipe::ParseLayout, the grammar's own: "tensor", "row" / "channel" /
+// "token", "group:G" (or "gG"), "block:RxG" (or "tile:RxG").
 block::QuantLayout ParseLayout(const std::string& text) {
+  recipe::Layout layout;
+  std::string error;
+  if (!recipe::ParseLayout(text, &layout, &error)) throw CommandError(error);
   block::QuantLayout l;
-  if (text == "tensor") return l;
-  if (text == "row" || text == "channel" || text == "token") {
-    l.granularity = block::Granularity::kPerRow;
-    return l;
+  switch (layout.geometry) {
+    case recipe::Geometry::kPerTensor: l.granularity = block::Granularity::kPerTensor; break;
+    case recipe::Geometry::kPerRow: l.granularity = block::Granularity::kPerRow; break;
+    case recipe::Geometry::kGroup: l.granularity = block::Granularity::kPerGroup; break;
+    default: l.granularity = block::Granularity::kBlock2d; break;
   }
-  if (text.rfind("group:", 0) == 0) {
-    l.granularity = block::Granularity::kPerGroup;
-    l.group = static_cast<int>(ParseCount(text.substr(6), "group size"));
-    return l;
-  }
-  if (text.rfind("block:", 0) == 0) {
-    const std::string dims = text.substr(6);
-    const std::size_t x = dims.find('x');
-    if (x == std::string::npos) throw CommandError("bad block '" + text + "' (block:ROWSxCOLS, e.g. block:128x128)");
-    l.granularity = block::Granularity::kBlock2d;
-    l.block_rows = static_cast<int>(ParseCount(dims.substr(0, x), "block rows"));
-    l.group = static_cast<int>(ParseCount(dims.substr(x + 1), "block columns"));
-    return l;
-  }
-  throw CommandError("unknown layout '" + text + "' (tensor, row, channel, token, group:G, block:RxG)");
+  l.group = layout.size;
+  l.block_rows = layout.tile_rows;
+  return l;
 }
 
 std::string LayoutText(const block::QuantLayout& l) {

@@ -210,6 +210,34 @@ inline const Recipe* FindRecipe(std::string_view format, std::string_view profil
   return nullptr;
 }
 
+// An element format alone (canonical, ml_dtypes / PyTorch / CUDA spelling).
+inline bool ParseFormatName(std::string_view text, FormatId* out, std::string* error) {
+  if (FindFormat(text, out)) return true;
+  std::vector<std::string> candidates = AllFormatNames();
+  *error = "unknown format '" + std::string(text) + "'";
+  const std::string guess = DidYouMean(text, candidates);
+  if (!guess.empty()) *error += "; did you mean '" + guess + "'?";
+  *error += " (lowbit list formats)";
+  return false;
+}
+
+// An element profile alone, with the spellings users type (cuda, torch).
+inline bool ParseProfileName(std::string_view text, ProfileId* out, std::string* error) {
+  if (FindProfile(text, out)) return true;
+  for (const auto& a : names_detail::kElementProfileAliases) {
+    if (text == a.alias) {
+      *out = a.id;
+      return true;
+    }
+  }
+  std::string list;
+  for (const std::string& s : AllProfileNames()) list += (list.empty() ? "" : ", ") + s;
+  *error = "unknown profile '" + std::string(text) + "' (" + list + ")";
+  const std::string guess = DidYouMean(text, AllProfileNames());
+  if (!guess.empty()) *error += "; did you mean '" + guess + "'?";
+  return false;
+}
+
 // Parses TARGET. On failure returns false and a message that names the
 // problem and, on a near miss, what the user probably meant.
 inline bool ParseTarget(std::string_view text, Target* out, std::string* error) {
@@ -282,14 +310,8 @@ inline bool ParseTarget(std::string_view text, Target* out, std::string* error) 
       return true;
     }
     ProfileId pid;
-    bool found = FindProfile(profile, &pid);
-    for (const auto& a : names_detail::kElementProfileAliases) {
-      if (!found && profile == a.alias) {
-        pid = a.id;
-        found = true;
-      }
-    }
-    if (!found) {
+    std::string unused;
+    if (!ParseProfileName(profile, &pid, &unused)) {
       std::vector<std::string> candidates = AllProfileNames();
       for (const Recipe& r : kAllRecipes) {
         if (canonical == r.name) candidates.push_back(r.profile);
