@@ -1,9 +1,13 @@
-// Model == oracle for every scaled quantization recipe (int_quant_recipe.h)
-// over every layout, on RapidCheck matrices biased to where these recipes
-// differ (docs/design.md "Tests"): all-zero rows, one outlier, ties after scaling
-// (x = (k + 1/2) * scale with the scale a power of two for the recipe's
-// divisor), amax just below a power of two, NaN and Inf, subnormals, odd
-// shapes and shapes that do not tile (the error must agree too).
+// Model == oracle for every scaled recipe of the catalog (recipe::kAllRecipes:
+// TE FP8, torchao, GPTQ and the common kernel over INT8 / INT4 / UINT4 / FP8),
+// the model through recipe::QuantizeTensor / DequantizeTensor and its scale
+// step for calibrated ranges, over every layout, on RapidCheck matrices
+// biased to where these recipes differ (docs/design.md "Tests"): all-zero
+// rows, one outlier, ties after scaling (x = (k + 1/2) * scale with the scale
+// a power of two for the recipe's divisor), amax just below a power of two,
+// NaN and Inf, subnormals, odd shapes and shapes that do not tile (the error
+// must agree too).
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -13,23 +17,17 @@
 #include <rapidcheck.h>
 
 #include "generators_at_level.h"
-#include "lowbit/formats/block/fp32_bits.h"
-#include "lowbit/formats/block/int_quant.h"
-#include "lowbit/formats/block/int_quant_recipe.h"
-#include "lowbit/reference/block/int_quant_oracle.h"
+#include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/steps.h"
+#include "lowbit/formats/recipe/tensor.h"
+#include "lowbit/reference/block/recipe_oracle.h"
+#include "recipe_vs_oracle.h"
 
-namespace lowbit::block {
+namespace lowbit::testing {
 namespace {
 
-namespace ref = lowbit::reference::block;
-using testing::CheckAtLevel;
-using testing::LevelCounts;
-
-bool SameF32(std::uint32_t a, std::uint32_t b) {
-  const bool a_nan = F32IsNan(a);
-  const bool b_nan = F32IsNan(b);
-  return a_nan || b_nan ? a_nan == b_nan : a == b;
-}
+float F32FromBits(std::uint32_t b) { return std::bit_cast<float>(b); }
+std::uint32_t F32Bits(float x) { return std::bit_cast<std::uint32_t>(x); }
 
 // The amax that makes each recipe's scale 2^e exactly, so that multiples of
 // 2^(e-1) are ties after scaling: 127.5 (AO int8), 7.5 (AO int4 and GPTQ
@@ -68,7 +66,7 @@ rc::Gen<float> Special() {
 // One group's values, in one of the biased shapes.
 void FillGroup(std::vector<float>* x, const std::vector<long>& where) {
   const int e = *rc::gen::weightedOneOf<int>({{6, rc::gen::inRange(-10, 12)}, {1, rc::gen::inRange(-140, 128)}});
-  const int shape = *rc::gen::inRange(0, 7);
+  const int shape = *rc::gen::inRange(0, 8);
   for (long i : where) {
     float& v = (*x)[static_cast<std::size_t>(i)];
     switch (shape) {
@@ -78,6 +76,7 @@ void FillGroup(std::vector<float>* x, const std::vector<long>& where) {
       case 3: v = *rc::gen::oneOf(HalfGrid(e), NearPowerOfTwo(e)); break;   // amax near 2^e
       case 4: v = *rc::gen::oneOf(AnyNear(e), Special()); break;            // NaN / Inf inside
       case 5: v = F32FromBits(*rc::gen::arbitrary<std::uint32_t>() & 0x807FFFFFu); break;  // subnormal
+      case 7: v = *rc::gen::oneOf(HalfGrid(e), rc::gen::element(0.0f, -0.0f)); break;     // signed zeros
       default: v = *HalfGrid(e - 8); break;                                 // small body ...
     }
   }
@@ -90,7 +89,7 @@ void FillGroup(std::vector<float>* x, const std::vector<long>& where) {
 }
 
 struct Case {
-  QuantLayout layout;
+  recipe::Layout layout;
   long rows = 1;
   long cols = 1;
 };
@@ -98,26 +97,30 @@ struct Case {
 rc::Gen<Case> Shape() {
   return rc::gen::exec([] {
     Case c;
-    const int kind = *rc::gen::inRange(0, 9);
+    const int kind = *rc::gen::inRange(0, 10);
     if (kind <= 1) {
-      c.layout.granularity = Granularity::kPerTensor;
+      c.layout = {recipe::Geometry::kPerTensor, 0, 0};
       c.rows = *rc::gen::inRange(1, 5);
       c.cols = *rc::gen::inRange(1, 24);
     } else if (kind <= 3) {
-      c.layout.granularity = Granularity::kPerRow;
+      c.layout = {recipe::Geometry::kPerRow, 0, 0};
       c.rows = *rc::gen::inRange(1, 6);
       c.cols = *rc::gen::inRange(1, 24);
     } else if (kind <= 6) {
-      c.layout.granularity = Granularity::kPerGroup;
-      c.layout.group = *rc::gen::element(2, 4, 8, 32, 64, 128);
-      c.rows = *rc::gen::inRange(1, c.layout.group >= 64 ? 2 : 4);
-      c.cols = c.layout.group * *rc::gen::inRange(1, 3);
+      c.layout = {recipe::Geometry::kGroup, *rc::gen::element(2, 4, 8, 32, 64, 128), 0};
+      c.rows = *rc::gen::inRange(1, c.layout.size >= 64 ? 2 : 4);
+      c.cols = c.layout.size * *rc::gen::inRange(1, 3);
+    } else if (kind <= 8) {
+      c.layout = {recipe::Geometry::kTile2d, *rc::gen::element(2, 4, 8), *rc::gen::element(1, 2, 3)};
+      c.rows = c.layout.tile_rows * *rc::gen::inRange(1, 3);
+      c.cols = c.layout.size * *rc::gen::inRange(1, 3);
     } else {
-      c.layout.granularity = Granularity::kBlock2d;
-      c.layout.group = *rc::gen::element(2, 4, 8);
-      c.layout.block_rows = *rc::gen::element(1, 2, 3);
-      c.rows = c.layout.block_rows * *rc::gen::inRange(1, 3);
-      c.cols = c.layout.group * *rc::gen::inRange(1, 3);
+      // A flattened 1-D block, or a group / tile size of 0: refused alike.
+      c.layout = *rc::gen::element(recipe::Layout{recipe::Geometry::kBlock1d, 32, 0},
+                                   recipe::Layout{recipe::Geometry::kGroup, 0, 0},
+                                   recipe::Layout{recipe::Geometry::kTile2d, 4, 0});
+      c.rows = 4;
+      c.cols = 8;
     }
     // Sometimes a shape that does not tile: both sides must refuse it alike.
     if (*rc::gen::inRange(0, 12) == 0) {
@@ -128,90 +131,61 @@ rc::Gen<Case> Shape() {
   });
 }
 
-std::vector<float> Matrix(const Case& c) {
-  std::vector<float> x(static_cast<std::size_t>(c.rows > 0 && c.cols > 0 ? c.rows * c.cols : 0), 0.0f);
-  if (x.empty()) return x;
-  GroupGrid grid;
-  if (MakeGroupGrid(c.layout, c.rows, c.cols, &grid) != QuantStatus::kOk) {
-    std::vector<long> all;
-    for (long i = 0; i < c.rows * c.cols; ++i) all.push_back(i);
-    FillGroup(&x, all);
-    return x;
-  }
-  std::vector<std::vector<long>> members(static_cast<std::size_t>(grid.Count()));
-  for (long i = 0; i < c.rows; ++i) {
-    for (long j = 0; j < c.cols; ++j) members[static_cast<std::size_t>(GroupOf(grid, i, j))].push_back(i * c.cols + j);
-  }
-  for (const auto& m : members) FillGroup(&x, m);
-  return x;
-}
+class QuantModelVsOracle : public ::testing::TestWithParam<int> {
+ protected:
+  const recipe::Recipe& TheRecipe() const { return recipe::kAllRecipes[static_cast<std::size_t>(GetParam())]; }
+};
 
-const IntQuantRecipe& AnyRecipe() {
-  return **rc::gen::elementOf(std::vector<const IntQuantRecipe*>(std::begin(kAllIntQuantRecipes),
-                                                                 std::end(kAllIntQuantRecipes)));
-}
-
-TEST(QuantModelVsOracle, DynamicQuantizeAndDequantizeMatch) {
-  CheckAtLevel(LevelCounts{30, 300, 20000}, [] {
-    const IntQuantRecipe& r = AnyRecipe();
+TEST_P(QuantModelVsOracle, DynamicQuantizeAndDequantizeMatch) {
+  const recipe::Recipe& r = TheRecipe();
+  CheckAtLevel(LevelCounts{5, 150, 4000}, [&r] {
     const Case c = *Shape();
-    const std::vector<float> x = Matrix(c);
-    RC_LOG() << r.element->name << ":" << r.name << " rows " << c.rows << " cols " << c.cols << " group "
-             << c.layout.group << " x " << c.layout.block_rows << "\n";
-
-    const ref::OracleQuantResult want = ref::OracleQuantizeMatrix(r, c.layout, x, c.rows, c.cols);
-    GroupGrid grid;
-    const QuantStatus shape_status = MakeGroupGrid(c.layout, c.rows, c.cols, &grid);
-    RC_ASSERT(shape_status == want.status);
-    if (shape_status != QuantStatus::kOk) {
-      std::vector<std::uint8_t> codes(x.size() + 1);
-      std::vector<QuantParams> params(1);
-      RC_ASSERT(QuantizeMatrix(r, c.layout, x.data(), c.rows, c.cols, codes.data(), params.data()) == want.status);
-      return;
-    }
-    std::vector<std::uint8_t> codes(x.size());
-    std::vector<QuantParams> params(static_cast<std::size_t>(grid.Count()));
-    RC_ASSERT(QuantizeMatrix(r, c.layout, x.data(), c.rows, c.cols, codes.data(), params.data()) == QuantStatus::kOk);
-    RC_ASSERT(params.size() == want.params.size());
-    for (std::size_t g = 0; g < params.size(); ++g) {
-      RC_ASSERT(SameF32(F32Bits(params[g].encode), want.params[g].encode_bits));
-      RC_ASSERT(SameF32(F32Bits(params[g].decode), want.params[g].decode_bits));
-      RC_ASSERT(params[g].zero_point == want.params[g].zero_point);
-    }
-    RC_ASSERT(codes == want.codes);
-
-    std::vector<float> back(x.size());
-    RC_ASSERT(DequantizeMatrix(r, c.layout, codes.data(), c.rows, c.cols, params.data(), back.data()) ==
-              QuantStatus::kOk);
-    const std::vector<std::uint32_t> want_back =
-        ref::OracleDequantizeMatrix(r, c.layout, want.codes, c.rows, c.cols, want.params);
-    for (std::size_t i = 0; i < x.size(); ++i) RC_ASSERT(SameF32(F32Bits(back[i]), want_back[i]));
+    std::vector<float> x;
+    FillByGroup(r, c.layout, c.rows, c.cols, &x, FillGroup);
+    CheckTensorAgainstOracle(r, c.layout, x, c.rows, c.cols);
   });
 }
 
-TEST(QuantModelVsOracle, StaticRangeParamsAndCodesMatch) {
-  CheckAtLevel(LevelCounts{30, 300, 20000}, [] {
-    const IntQuantRecipe& r = AnyRecipe();
+// Static quantization: the scale of a calibrated range (the model's scale
+// step on StatsOfRange), and the codes of values beyond that range: clamped
+// (integers) or saturated (FP8).
+TEST_P(QuantModelVsOracle, StaticRangeScaleAndCodesMatch) {
+  const recipe::Recipe& r = TheRecipe();
+  CheckAtLevel(LevelCounts{5, 150, 4000}, [&r] {
     const int e = *rc::gen::inRange(-20, 20);
     float lo = *rc::gen::oneOf(HalfGrid(e), AnyNear(e), Special());
     float hi = *rc::gen::oneOf(TieAmax(e), AnyNear(e), Special());
-    if (*rc::gen::arbitrary<bool>()) lo = -F32Abs(lo);
-    const QuantParams p = QuantParamsFromStats(r, StatsOfRange(lo, hi));
-    const ref::OracleQuantParams want = ref::OracleQuantParamsFromRange(r, lo, hi);
-    RC_ASSERT(SameF32(F32Bits(p.encode), want.encode_bits));
-    RC_ASSERT(SameF32(F32Bits(p.decode), want.decode_bits));
-    RC_ASSERT(p.zero_point == want.zero_point);
-    // Values beyond the calibrated range: clamped (integers) or saturated (FP8).
+    if (*rc::gen::arbitrary<bool>()) lo = -std::fabs(lo);
+    RC_LOG() << r.name << ":" << r.profile << " range " << lo << " " << hi << "\n";
+    const recipe::BlockScale s = recipe::ChooseScale(r, recipe::StatsOfRange(lo, hi));
+    const ref::OracleScale want = ref::OracleScaleFromRange(r, lo, hi);
+    RC_ASSERT(SameF32(F32Bits(s.factor), want.factor_bits));
+    RC_ASSERT(SameF32(F32Bits(s.decode), want.decode_bits));
+    RC_ASSERT(s.zero_point == want.zero_point);
+
     std::vector<float> x(8);
-    std::vector<long> all{0, 1, 2, 3, 4, 5, 6, 7};
-    FillGroup(&x, all);
+    FillGroup(&x, {0, 1, 2, 3, 4, 5, 6, 7});
     x[0] = hi * 4.0f;
-    std::vector<std::uint8_t> codes(x.size());
-    RC_ASSERT(QuantizeWithParams(r, QuantLayout{}, x.data(), 1, 8, &p, codes.data()) == QuantStatus::kOk);
-    const ref::OracleQuantResult got = ref::OracleQuantizeWithParams(r, QuantLayout{}, x, 1, 8, {want});
-    RC_ASSERT(codes == got.codes);
+    const recipe::Layout per_tensor{recipe::Geometry::kPerTensor, 0, 0};
+    std::vector<std::uint8_t> codes(static_cast<std::size_t>(recipe::PackedBytes(r.packing, 8)), 0);
+    RC_ASSERT(recipe::QuantizeWithScales(r, per_tensor, x.data(), 1, 8, [&](long) { return s; }, codes.data()) ==
+              recipe::TensorStatus::kOk);
+    const ref::OracleQuantized got = ref::OracleQuantizeWithScales(r, per_tensor, x, 1, 8, {want});
+    RC_ASSERT(codes == got.packed);
   });
 }
 
+bool IsScaledFamily(recipe::Family f) { return f == recipe::Family::kScaled; }
+
+INSTANTIATE_TEST_SUITE_P(Catalog, QuantModelVsOracle, ::testing::ValuesIn(RecipesOf(IsScaledFamily)),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return TestName(recipe::kAllRecipes[static_cast<std::size_t>(info.param)]);
+                         });
+
+// Every scaled recipe of the catalog is a parameter above.
+TEST(QuantModelVsOracleCoverage, EveryScaledRecipeIsChecked) {
+  EXPECT_EQ(RecipesOf(IsScaledFamily).size(), 18u);
+}
+
 }  // namespace
-}  // namespace lowbit::block
+}  // namespace lowbit::testing

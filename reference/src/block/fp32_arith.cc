@@ -31,7 +31,8 @@ F32 Zero(bool negative) {
   return x;
 }
 
-// Largest k with 2^k <= q, for q > 0, by exact comparison.
+}  // namespace
+
 int FloorLog2(const Rational& q) {
   // Start from the bit lengths of numerator and denominator, then correct.
   const BigInt num = boost::multiprecision::numerator(q);
@@ -43,7 +44,9 @@ int FloorLog2(const Rational& q) {
   return k;
 }
 
-}  // namespace
+F32 F32Nan() { return Nan(); }
+
+F32 F32Constant(const Rational& value) { return ExactFromRational(value); }
 
 F32 F32FromBits(std::uint32_t bits) { return ExactValue(kFp32, bits); }
 
@@ -55,6 +58,8 @@ F32 F32FromFloat(float x) {
 }
 
 bool F32IsNan(const F32& x) { return x.value_class == ExactClass::kNan; }
+bool F32IsInf(const F32& x) { return x.value_class == ExactClass::kInf; }
+bool F32IsZero(const F32& x) { return x.value_class == ExactClass::kZero; }
 
 F32 RoundToF32(const Exact& value) {
   if (value.value_class != ExactClass::kFinite) return value;
@@ -149,5 +154,55 @@ F32 F32Min(const F32& a, const F32& b) {
   if (F32IsNan(b)) return a;
   return F32Less(b, a) ? b : a;
 }
+
+}  // namespace lowbit::reference::block
+
+namespace lowbit::reference::block {
+
+F32 F32Max(const F32& a, const F32& b) {
+  if (F32IsNan(a)) return b;
+  if (F32IsNan(b)) return a;
+  return F32Less(a, b) ? b : a;
+}
+
+F32 TorchMin(const F32& a, const F32& b) {
+  if (F32IsNan(a)) return a;
+  if (F32IsNan(b)) return b;
+  return F32Less(b, a) ? b : a;
+}
+
+F32 TorchMax(const F32& a, const F32& b) {
+  if (F32IsNan(a)) return a;
+  if (F32IsNan(b)) return b;
+  return F32Less(a, b) ? b : a;
+}
+
+F32 TorchClamp(const F32& x, const F32& lo, const F32& hi) {
+  if (F32IsNan(x)) return x;
+  if (F32Less(x, lo)) return lo;
+  if (F32Less(hi, x)) return hi;
+  return x;
+}
+
+F32 F32Negate(F32 x) {
+  if (!F32IsNan(x)) x.negative = !x.negative;
+  return x;
+}
+
+F32 F32Abs(F32 x) {
+  x.negative = false;
+  return x;
+}
+
+F32 F32Add(const F32& a, const F32& b) {
+  if (F32IsNan(a) || F32IsNan(b)) return Nan();
+  if (F32IsInf(a) && F32IsInf(b)) return a.negative == b.negative ? a : Nan();
+  if (F32IsInf(a)) return a;
+  if (F32IsInf(b)) return b;
+  if (F32IsZero(a) && F32IsZero(b)) return Zero(a.negative && b.negative);
+  return RoundToF32(ExactFromRational(a.Signed() + b.Signed()));
+}
+
+F32 F32Sub(const F32& a, const F32& b) { return F32Add(a, F32Negate(b)); }
 
 }  // namespace lowbit::reference::block

@@ -1,195 +1,173 @@
-// MX quantization from the spec text (OCP MX v1.0 §6.3, quoted in
+// MX block scales from the spec text (OCP MX v1.0 §6.3, quoted in
 // docs/formats-reference.md §5.1) and from each implementation's description
 // (docs/formats-reference.md §5.2, §5.3), in exact arithmetic:
-//   X  = 2^e, e from the block's amax by the recipe's rule, clamped to the
-//        E8M0 range -127..127 (§5.4.1);
-//   Pi = Vi / X rounded to FP32 (exact unless it leaves the FP32 range), then
-//        to the element format by the element oracle (OracleEncode).
-#include "lowbit/reference/block/mx_oracle.h"
-
+//   X = 2^e, e from the block's amax by the recipe's rule, clamped to the
+//       range of the scale format (E8M0: 2^-127 .. 2^127, OCP MX §5.4.1);
+// the element step (x / X, or x * fp32(2^-e)) is recipe_oracle.cc's.
+//
+// The bounds of X, its NaN code and the element's largest value are read off
+// the formats' value lists (ExactValue); the recipe's element_emax is checked
+// against them, not trusted.
 #include <cstdint>
 #include <optional>
-#include <vector>
+#include <stdexcept>
+#include <string>
 
 #include "lowbit/formats/format_list.h"
-#include "lowbit/reference/block/fp32_arith.h"
-#include "lowbit/reference/oracle_encode.h"
+#include "lowbit/reference/value_grid.h"
+#include "recipe_oracle_internal.h"
 
-namespace lowbit::reference::block {
+namespace lowbit::reference::block::internal {
 namespace {
 
-using lowbit::block::AmaxNan;
-using lowbit::block::BlockSpec;
-using lowbit::block::MxRecipe;
-using lowbit::block::MxScaleRule;
-
-constexpr std::uint8_t kNanScale = 0xFF;
-
-int FloorLog2(const Rational& q) {
-  int k = 0;
-  while (PowerOfTwo(k) > q) --k;
-  while (PowerOfTwo(k + 1) <= q) ++k;
-  return k;
-}
+using recipe::Recipe;
+using recipe::ScaleRule;
 
 int CeilLog2(const Rational& q) {
   const int k = FloorLog2(q);
   return PowerOfTwo(k) == q ? k : k + 1;
 }
 
-// The largest finite element value: the top of the element's value list
-// (MXINT8: 127 * 2^-6, docs/formats-reference.md §5.2).
-Rational ElementMax(const BlockSpec& spec) {
-  if (spec.element->kind == FormatKind::kInteger) return Rational(127) * PowerOfTwo(-6);
-  Rational best = 0;
-  for (std::uint64_t c = 0; c <= spec.element->CodeMask(); ++c) {
-    const Exact v = ExactValue(*spec.element, c);
-    if (v.value_class == ExactClass::kFinite && v.magnitude > best) best = v.magnitude;
+// A scale format whose values are consecutive powers of two (E8M0: 2^-127
+// .. 2^127 and a NaN, OCP MX §5.4.1 Table 7), as its value list says.
+struct PowerOfTwoScales {
+  const ValueGrid* grid = nullptr;
+  int min_exponent = 0;
+  int max_exponent = 0;
+  std::uint8_t nan_code = 0;
+  bool has_nan = false;
+
+  std::uint8_t CodeOf(int k) const {
+    return static_cast<std::uint8_t>(grid->points[static_cast<std::size_t>(k - min_exponent)].code);
   }
-  return best;
-}
+  std::uint8_t MaxCode() const { return CodeOf(max_exponent); }
+};
 
-// emax_elem: the exponent of the largest power of two not above the max
-// (OCP MX §6.3 "the largest power-of-two representable in the element data
-// type"); MXINT8 0.
-int ElementEmax(const BlockSpec& spec) {
-  if (spec.element->kind == FormatKind::kInteger) return 0;
-  return FloorLog2(ElementMax(spec));
-}
-
-// amax = max |Vi|. kPropagate: a NaN anywhere gives NaN (torch.amax);
-// kIgnore: NaNs are skipped (fmaxf from +0).
-F32 Amax(const std::vector<float>& x, AmaxNan rule) {
-  F32 best = F32FromFloat(0.0f);
-  for (float v : x) {
-    F32 a = F32FromFloat(v);
-    a.negative = false;
-    if (F32IsNan(a)) {
-      if (rule == AmaxNan::kPropagate) return a;
-      continue;
-    }
-    if (F32Less(best, a)) best = a;
+PowerOfTwoScales ScalesOf(const FormatSpec& format) {
+  PowerOfTwoScales s;
+  s.grid = &GridFor(format);
+  const auto& points = s.grid->points;
+  if (points.empty() || points.front().magnitude == 0) {
+    throw std::invalid_argument(std::string("MX scale format ") + format.name + " has a zero: not an E8M0-like scale");
   }
-  return best;
-}
-
-// The E8M0 code for 2^e after the recipe's rule, or kNanScale.
-std::uint8_t ScaleCode(const BlockSpec& spec, const MxRecipe& recipe, const F32& amax) {
-  const int emax = ElementEmax(spec);
-  std::optional<int> e;  // nullopt: 2^-infinity (zero amax), clamps to -127
-  switch (recipe.scale.rule) {
-    case MxScaleRule::kRceil: {
-      // p = fp32(amax * fp32(1/max)); X = the smallest power of two >= p,
-      // clipped to [2^-127, 2^127]; above 2^127 (or Inf) saturates or is NaN.
-      if (F32IsNan(amax)) return kNanScale;
-      F32 one_over_max;
-      one_over_max.value_class = ExactClass::kFinite;
-      one_over_max.magnitude = Rational(1) / ElementMax(spec);
-      const F32 p = F32Mul(amax, RoundToF32(one_over_max));
-      if (p.value_class == ExactClass::kInf) return recipe.scale.saturate ? 0xFE : kNanScale;
-      if (p.value_class == ExactClass::kZero) return 0x00;
-      const int k = CeilLog2(p.magnitude);
-      if (k > 127) return recipe.scale.saturate ? 0xFE : kNanScale;
-      return static_cast<std::uint8_t>((k < -127 ? -127 : k) + 127);
+  s.min_exponent = FloorLog2(points.front().magnitude);
+  s.max_exponent = s.min_exponent + static_cast<int>(points.size()) - 1;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (points[i].magnitude != PowerOfTwo(s.min_exponent + static_cast<int>(i))) {
+      throw std::invalid_argument(std::string("MX scale format ") + format.name +
+                                  " is not a list of consecutive powers of two");
     }
-    case MxScaleRule::kNearest: {
-      // p as for RCEIL; X = the power of two nearest to p, the midpoint
-      // 1.5 * 2^k going up; below 2^-127 clipped to 2^-127; 2^128 or more
-      // (or Inf) is the NaN scale unless saturating.
-      if (F32IsNan(amax)) return kNanScale;
-      F32 one_over_max;
-      one_over_max.value_class = ExactClass::kFinite;
-      one_over_max.magnitude = Rational(1) / ElementMax(spec);
-      const F32 p = F32Mul(amax, RoundToF32(one_over_max));
-      if (p.value_class == ExactClass::kInf) return recipe.scale.saturate ? 0xFE : kNanScale;
-      if (p.value_class == ExactClass::kZero) return 0x00;
-      int k = FloorLog2(p.magnitude);
-      if (p.magnitude >= Rational(3, 2) * PowerOfTwo(k)) ++k;
-      if (k > 127) return recipe.scale.saturate ? 0xFE : kNanScale;
-      return static_cast<std::uint8_t>((k < -127 ? -127 : k) + 127);
-    }
-    case MxScaleRule::kFloor:
-    case MxScaleRule::kCeil:
-    case MxScaleRule::kEven: {
-      if (amax.value_class == ExactClass::kNan || amax.value_class == ExactClass::kInf) return kNanScale;
-      if (amax.value_class == ExactClass::kZero) {
-        // [MSX]: an all-zero block takes FP32_MIN_NORMAL (2^-126) as amax.
-        if (recipe.scale.zero_amax_as_min_normal) e = -126 - emax;
-        break;
-      }
-      Rational a = amax.magnitude;
-      if (recipe.scale.rule == MxScaleRule::kEven) {
-        // [AO] EVEN: amax rounded half-up to the element's mantissa width;
-        // a result at or beyond 2^128 is not finite -> NaN scale.
-        const int mbits = spec.element->mantissa_bits;
-        const int k = FloorLog2(a);
-        const Rational unit = PowerOfTwo(k - mbits);
-        const Rational steps = a / unit + Rational(1, 2);
-        a = Rational(boost::multiprecision::numerator(steps) / boost::multiprecision::denominator(steps)) * unit;
-        if (a >= PowerOfTwo(128)) return kNanScale;
-      }
-      const int k = recipe.scale.rule == MxScaleRule::kCeil ? CeilLog2(a) : FloorLog2(a);
-      e = k - emax;
+  }
+  for (std::uint64_t code = 0; code <= format.CodeMask(); ++code) {
+    if (ExactValue(format, code).value_class == ExactClass::kNan) {
+      s.nan_code = static_cast<std::uint8_t>(code);
+      s.has_nan = true;
       break;
     }
   }
-  int value = e.has_value() ? *e : -127;
-  if (value < -127) value = -127;
-  if (value > 127) return kNanScale;
-  return static_cast<std::uint8_t>(value + 127);
+  return s;
+}
+
+// The NaN scale, or (for a format without NaN, none in the catalog) the
+// largest: what a scale beyond the range becomes.
+std::uint8_t NanOrMax(const PowerOfTwoScales& s) { return s.has_nan ? s.nan_code : s.MaxCode(); }
+
+// The code of 2^k clipped below to the smallest scale (OCP MX §6.3 / NVIDIA:
+// "results below 2^-127 clip"); above the largest: the NaN scale, or the
+// largest where the recipe saturates.
+std::uint8_t ClipExponent(const PowerOfTwoScales& s, int k, bool saturate) {
+  if (k > s.max_exponent) return saturate ? s.MaxCode() : NanOrMax(s);
+  return s.CodeOf(k < s.min_exponent ? s.min_exponent : k);
+}
+
+// emax_elem: the exponent of the largest power of two not above the
+// element's largest value (OCP MX §6.3 "the largest power-of-two
+// representable in the element data type"; MXINT8: 127/64 -> 0).
+int ElementEmax(const Recipe& r) {
+  const int emax = FloorLog2(ElementMax(r));
+  if (emax != r.element_emax) {
+    throw std::logic_error(std::string("recipe ") + r.name + ":" + r.profile + " says element_emax " +
+                           std::to_string(r.element_emax) + ", its element's values say " + std::to_string(emax));
+  }
+  return emax;
+}
+
+// The E8M0 code after the recipe's rule.
+std::uint8_t ScaleCode(const Recipe& r, const PowerOfTwoScales& scales, const F32& amax) {
+  switch (r.scale_rule) {
+    case ScaleRule::kMxRceil:
+    case ScaleRule::kMxNearest: {
+      // p = fp32(amax * fp32(1/max_elem)) (TE float_to_e8m0 input, torchao
+      // _to_mx_rceil). RCEIL: the smallest power of two >= p; nearest: the
+      // power of two nearest to p, the midpoint 1.5 * 2^k going up (the E8M0
+      // round-to-nearest of torch .to(float8_e8m0fnu), §4.7). Below the
+      // smallest scale: clipped to it; above the largest (or Inf): the NaN
+      // scale, or the largest where the recipe saturates (TE).
+      if (F32IsNan(amax)) return NanOrMax(scales);
+      const F32 p = F32Mul(amax, RoundToF32(F32Constant(Rational(1) / ElementMax(r))));
+      if (F32IsInf(p)) return r.scale_saturate ? scales.MaxCode() : NanOrMax(scales);
+      if (F32IsZero(p)) return scales.CodeOf(scales.min_exponent);
+      int k;
+      if (r.scale_rule == ScaleRule::kMxRceil) {
+        k = CeilLog2(p.magnitude);
+      } else {
+        k = FloorLog2(p.magnitude);
+        if (p.magnitude >= Rational(3, 2) * PowerOfTwo(k)) ++k;
+      }
+      return ClipExponent(scales, k, r.scale_saturate);
+    }
+    case ScaleRule::kMxFloor:
+    case ScaleRule::kMxCeil:
+    case ScaleRule::kMxEven: {
+      // [OCP-MX §6.3] X = 2^(floor(log2(amax)) - emax_elem); torchao CEIL
+      // takes the ceiling; a NaN or Inf amax gives the NaN scale ([MSX], [AO]).
+      const int emax = ElementEmax(r);
+      if (F32IsNan(amax) || F32IsInf(amax)) return NanOrMax(scales);
+      if (F32IsZero(amax)) {
+        // [MSX]: an all-zero block takes FP32_MIN_NORMAL (2^-126, IEEE 754
+        // binary32 emin) as its amax; everyone else has 2^-infinity, which
+        // clips to the smallest scale.
+        if (r.zero_amax_as_min_normal) return ClipExponent(scales, kFp32.MinNormalExponent() - emax, false);
+        return scales.CodeOf(scales.min_exponent);
+      }
+      Rational a = amax.magnitude;
+      if (r.scale_rule == ScaleRule::kMxEven) {
+        // [AO] EVEN: amax rounded half-up to the element's mantissa width
+        // first; a result at or beyond 2^128 (binary32 overflow) is not
+        // finite -> the NaN scale.
+        const int k = FloorLog2(a);
+        const Rational unit = PowerOfTwo(k - r.element.mantissa_bits);
+        const Rational steps = a / unit + Rational(1, 2);
+        a = Rational(boost::multiprecision::numerator(steps) / boost::multiprecision::denominator(steps)) * unit;
+        if (a >= PowerOfTwo(kFp32.MaxFiniteExponentField() - kFp32.bias + 1)) return NanOrMax(scales);
+      }
+      const int k = r.scale_rule == ScaleRule::kMxCeil ? CeilLog2(a) : FloorLog2(a);
+      // Beyond 2^127: [MSX] gives NaN (never saturates).
+      return ClipExponent(scales, k - emax, false);
+    }
+    default:
+      throw std::invalid_argument(std::string("recipe ") + r.name + ":" + r.profile + " has no MX scale rule");
+  }
 }
 
 }  // namespace
 
-OracleBlock OracleQuantizeMxBlock(const BlockSpec& spec, const MxRecipe& recipe,
-                                  const std::vector<float>& x) {
-  OracleBlock out;
-  out.scale = ScaleCode(spec, recipe, Amax(x, recipe.amax_nan));
-  F32 nan;
-  nan.value_class = ExactClass::kNan;
-  nan.nan_payload = std::uint64_t{1} << 63;
-  for (float v : x) {
-    // Vi / X: dividing by 2^e and multiplying by 2^-e are the same real
-    // number, so both orders round to the same FP32 value.
-    F32 y = nan;
-    if (out.scale != kNanScale) {
-      F32 x_scale;
-      x_scale.value_class = ExactClass::kFinite;
-      x_scale.magnitude = PowerOfTwo(static_cast<int>(out.scale) - 127);
-      y = F32Div(F32FromFloat(v), x_scale);
-    }
-    std::uint64_t code;
-    if (spec.element->kind == FormatKind::kInteger) {
-      // MXINT8: the integer grid is y * 2^6; round per the recipe, then
-      // clamp to +-127 (docs/formats-reference.md §5.2).
-      F32 grid_unit;
-      grid_unit.value_class = ExactClass::kFinite;
-      grid_unit.magnitude = PowerOfTwo(6);
-      const EncodeResult r = OracleEncode(*spec.element, F32Mul(y, grid_unit), recipe.element);
-      long long value = static_cast<long long>(r.code & 0xFF);
-      if (value > 127) value -= 256;
-      if (value < -127) value = -127;
-      code = static_cast<std::uint64_t>(value) & 0xFF;
-    } else {
-      code = OracleEncode(*spec.element, y, recipe.element).code;
-    }
-    out.codes.push_back(static_cast<std::uint8_t>(code));
-  }
-  return out;
+OracleScale MxStoredScale(const Recipe& r, std::uint8_t code) {
+  OracleScale s;
+  s.code = code;
+  const F32 x = ExactValue(r.scale_format, code);  // X, or NaN
+  s.decode_bits = F32ToBits(x);
+  // Recipe::element_step: x / X ([OCP-MX], [MSX]) or x * fp32(2^-e) (TE
+  // exp2f_rcp, torchao _e8m0_scale_to_reciprocal_fp32), 2^-e being exact in
+  // FP32 (2^-127 a subnormal); a NaN scale makes both NaN.
+  s.factor_bits = r.element_step == recipe::ElementStep::kDivide
+                      ? s.decode_bits
+                      : F32ToBits(F32IsNan(x) ? x : RoundToF32(F32Constant(Rational(1) / x.magnitude)));
+  return s;
 }
 
-std::vector<std::uint32_t> OracleDequantizeMxBlock(const BlockSpec& spec, std::uint8_t scale,
-                                                   const std::vector<std::uint8_t>& codes) {
-  const F32 x_scale = ExactValue(kE8m0, scale);  // 0xFF is NaN (OCP MX Table 7)
-  std::vector<std::uint32_t> out;
-  for (std::uint8_t c : codes) {
-    Exact element = ExactValue(*spec.element, c);
-    if (spec.element->kind == FormatKind::kInteger && element.value_class == ExactClass::kFinite) {
-      element.magnitude *= PowerOfTwo(-6);
-    }
-    out.push_back(F32ToBits(F32Mul(element, x_scale)));
-  }
-  return out;
+OracleScale MxScale(const Recipe& r, const F32& amax) {
+  return MxStoredScale(r, ScaleCode(r, ScalesOf(r.scale_format), amax));
 }
 
-}  // namespace lowbit::reference::block
+}  // namespace lowbit::reference::block::internal
