@@ -1,12 +1,16 @@
-// The "ml_dtypes" profile against ml_dtypes itself (docs/design.md "Profiles": each
-// profile is tested against the implementation it reproduces, wherever it can
-// run). python/ml_dtypes_dump.py, run by the ctest fixture ml_dtypes_dump with
-// the venv's Python, writes what ml_dtypes 0.6 computes:
-//   - every code of every format ml_dtypes has, decoded to FP32 bits;
+// The "ml_dtypes" profile against ml_dtypes itself (docs/design.md
+// "Profiles": each profile is tested against the implementation it
+// reproduces, wherever it can run). python/ml_dtypes_dump.py, run by the ctest
+// fixture ml_dtypes_dump with the venv's Python, writes what ml_dtypes 0.6
+// computes for every type it has (types.txt lists them):
+//   - every code decoded to FP32 bits;
 //   - every FP16 and every BF16 input, and the class-complete FP32 sample of
-//     docs/formats-reference.md §10.1, encoded into each of those formats (and FP16).
-// This test reads those files and asks the model's profile for the same bits.
-// A missing file is a failure, never a skip: CI has the venv (scripts/setup.sh).
+//     docs/formats-reference.md §10.1, encoded into each type (and FP16).
+// This test asks the model's profile for the same bits, for every format of
+// format_list.h that names an ml_dtypes type (FormatSpec::ml_dtypes_name): a
+// new format with an ml_dtypes name is compared with ml_dtypes with no edit
+// here. A missing file is a failure, never a skip: CI has the venv
+// (scripts/setup.sh).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +19,7 @@
 #include <fstream>
 #include <map>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -34,13 +39,39 @@
 namespace lowbit {
 namespace {
 
-// Formats that ml_dtypes 0.6 has and lowbit models (lowbit's names).
-const char* const kMlDtypesFormats[] = {"bf16", "e4m3", "e4m3fnuz", "e5m2", "e5m2fnuz", "e2m3",
-                                        "e3m2", "e2m1", "e8m0", "int4", "uint4"};
-// Encode sources: every FP16 and BF16 code, and the FP32 sample. Destinations
-// are the formats above plus FP16 (bf16 -> fp16 is an ml_dtypes cast, fp32 ->
-// fp16 numpy's); see EncodeCases.
-const char* const kSources[] = {"fp16", "bf16", "fp32"};
+// Formats that ml_dtypes has and lowbit models, by lowbit's canonical name:
+// every format whose format_list.h row names an ml_dtypes type.
+std::vector<const char*> MlDtypesFormats() {
+  std::vector<const char*> names;
+  for (FormatId id : kAllFormats) {
+    if (Spec(id).ml_dtypes_name != nullptr) names.push_back(Spec(id).name);
+  }
+  return names;
+}
+
+// Encode sources and their numpy / ml_dtypes type names (the dump's file
+// names): every FP16 and BF16 code, and the FP32 sample. Destinations are the
+// formats above plus FP16 (bf16 -> fp16 is an ml_dtypes cast, fp32 -> fp16
+// numpy's); see EncodeCases.
+struct Source {
+  const char* lowbit_name;
+  const char* numpy_name;
+};
+const Source kSources[] = {{"fp16", "float16"}, {"bf16", "bfloat16"}, {"fp32", "float32"}};
+
+// The dump's name of a lowbit format: its ml_dtypes type, or numpy's name of
+// the FP16/FP32 sources and destination.
+std::string DumpName(const std::string& lowbit_name) {
+  for (const Source& s : kSources) {
+    if (lowbit_name == s.lowbit_name) return s.numpy_name;
+  }
+  FormatId id{};
+  if (FindFormat(lowbit_name, &id) && Spec(id).ml_dtypes_name != nullptr) {
+    return Spec(id).ml_dtypes_name;
+  }
+  ADD_FAILURE() << lowbit_name << " has no ml_dtypes or numpy type name";
+  return lowbit_name;
+}
 
 std::string DumpDir() {
   const char* env = std::getenv("LOWBIT_ML_DTYPES_DUMP_DIR");
@@ -187,7 +218,7 @@ TEST_P(MlDtypesDecode, EveryCodeToFp32) {
   const FormatSpec& spec = SpecOf(GetParam());
   const ProfileId profile = MlDtypesProfile();
   Dump dump;
-  const std::string error = ReadDump(std::string("decode_") + GetParam() + ".bin", &dump);
+  const std::string error = ReadDump("decode_" + DumpName(GetParam()) + ".bin", &dump);
   ASSERT_EQ(error, "");
   ASSERT_EQ(dump.inputs, ExpectedInputs(spec)) << "the dump does not hold every code";
 
@@ -211,7 +242,7 @@ TEST_P(MlDtypesDecode, EveryCodeToFp32) {
   EXPECT_EQ(mismatches.total(), 0u) << mismatches.Describe(dump.inputs.size() - unsupported);
 }
 
-INSTANTIATE_TEST_SUITE_P(MlDtypes, MlDtypesDecode, ::testing::ValuesIn(kMlDtypesFormats),
+INSTANTIATE_TEST_SUITE_P(MlDtypes, MlDtypesDecode, ::testing::ValuesIn(MlDtypesFormats()),
                          [](const auto& info) { return std::string(info.param); });
 
 // ---------------------------------------------------------------------------
@@ -224,11 +255,12 @@ struct EncodeCase {
 
 std::vector<EncodeCase> EncodeCases() {
   std::vector<EncodeCase> cases;
-  for (const char* src : kSources) {
-    for (const char* dst : kMlDtypesFormats) {
-      if (std::string(src) != dst) cases.push_back({src, dst});
+  for (const Source& source : kSources) {
+    const std::string src = source.lowbit_name;
+    for (const char* dst : MlDtypesFormats()) {
+      if (src != dst) cases.push_back({src, dst});
     }
-    if (std::string(src) != "fp16") cases.push_back({src, "fp16"});
+    if (src != "fp16") cases.push_back({src, "fp16"});
   }
   return cases;
 }
@@ -244,7 +276,8 @@ TEST_P(MlDtypesEncode, MatchesAstype) {
   const FormatSpec& dst = SpecOf(c.dst);
   const ProfileId profile = MlDtypesProfile();
   Dump dump;
-  const std::string error = ReadDump("encode_" + c.src + "_" + c.dst + ".bin", &dump);
+  const std::string error =
+      ReadDump("encode_" + DumpName(c.src) + "_to_" + DumpName(c.dst) + ".bin", &dump);
   ASSERT_EQ(error, "");
   ASSERT_EQ(dump.inputs, ExpectedInputs(src)) << "the dump does not hold the expected inputs";
 
@@ -292,6 +325,48 @@ TEST_P(MlDtypesEncode, MatchesAstype) {
 
 INSTANTIATE_TEST_SUITE_P(MlDtypes, MlDtypesEncode, ::testing::ValuesIn(EncodeCases()),
                          [](const auto& info) { return info.param.src + "_to_" + info.param.dst; });
+
+// ---------------------------------------------------------------------------
+// The list itself: every type the installed ml_dtypes has is either a lowbit
+// format (and then compared above) or one lowbit does not model yet, named
+// here so that a type a newer ml_dtypes adds shows up as a failure instead of
+// going unnoticed. A lowbit format that names an ml_dtypes type the dump does
+// not hold fails too (the name would be misspelt).
+
+// ml_dtypes 0.6 types that no format_list.h row names (docs/adding-a-format.md
+// says how to add one). Entries that become lowbit formats are harmless here.
+const char* const kNotModelled[] = {"float8_e4m3b11fnuz", "int1", "int2", "uint1", "uint2"};
+
+TEST(MlDtypesTypes, EveryTypeIsModelledOrKnownMissing) {
+  std::ifstream in(DumpDir() + "/types.txt");
+  ASSERT_TRUE(in) << "cannot open " << DumpDir()
+                  << "/types.txt: the ctest fixture ml_dtypes_dump did not run";
+  std::set<std::string> dumped;
+  std::string name;
+  int bits = 0;
+  while (in >> name >> bits) {
+    dumped.insert(name);
+    FormatId id{};
+    if (FindFormat(name, &id) && Spec(id).ml_dtypes_name != nullptr &&
+        name == Spec(id).ml_dtypes_name) {
+      EXPECT_EQ(Spec(id).total_bits, bits) << name << ": bits of a code differ from ml_dtypes";
+      continue;
+    }
+    EXPECT_NE(std::find_if(std::begin(kNotModelled), std::end(kNotModelled),
+                           [&](const char* n) { return name == n; }),
+              std::end(kNotModelled))
+        << "ml_dtypes has a type " << name
+        << " that no format_list.h row names: add the format (docs/adding-a-format.md) or "
+           "list it in kNotModelled";
+  }
+  EXPECT_GE(dumped.size(), 10u) << "types.txt is too short to be the dump of ml_dtypes 0.6";
+  for (FormatId id : kAllFormats) {
+    const char* ml_name = Spec(id).ml_dtypes_name;
+    if (ml_name == nullptr) continue;
+    EXPECT_EQ(dumped.count(ml_name), 1u)
+        << Spec(id).name << " names ml_dtypes." << ml_name << ", which ml_dtypes does not have";
+  }
+}
 
 }  // namespace
 }  // namespace lowbit

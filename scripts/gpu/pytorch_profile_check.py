@@ -30,25 +30,35 @@ def torch_dtypes(torch):
     return {k: getattr(torch, v) for k, v in names.items() if hasattr(torch, v)}
 
 
+def read_formats(data):
+    """lowbit's formats as pytorch_profile_dump wrote them (format_list.h):
+    name -> (bits, is_float, is_signed, ml_dtypes type name or None)."""
+    formats = {}
+    with open(os.path.join(data, "formats.txt")) as f:
+        for line in f:
+            name, bits, kind, signed, ml_name = line.split()
+            formats[name] = (int(bits), kind == "float", signed == "1",
+                             None if ml_name == "-" else ml_name)
+    return formats
+
+
+FORMATS = {}  # filled by main() from formats.txt
+
+
 def ml_dtypes_types(ml_dtypes):
-    names = {
-        "bf16": "bfloat16", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2",
-        "e4m3fnuz": "float8_e4m3fnuz", "e5m2fnuz": "float8_e5m2fnuz",
-        "e3m2": "float6_e3m2fn", "e2m3": "float6_e2m3fn", "e2m1": "float4_e2m1fn",
-        "e8m0": "float8_e8m0fnu", "int4": "int4", "uint4": "uint4",
-    }
-    out = {k: getattr(ml_dtypes, v) for k, v in names.items() if hasattr(ml_dtypes, v)}
+    out = {k: getattr(ml_dtypes, v[3]) for k, v in FORMATS.items()
+           if v[3] is not None and hasattr(ml_dtypes, v[3])}
     out["fp32"] = np.float32
     out["fp16"] = np.float16
     return out
 
 
-BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "int4": 4, "uint4": 4}
+def bits_of(fmt):
+    return FORMATS[fmt][0]
 
 
-def code_mask(fmt):
-    return (1 << BITS.get(fmt, 8)) - 1 if fmt not in ("e3m2", "e2m3", "e2m1") else (
-        0x3F if fmt != "e2m1" else 0xF)
+def is_int(fmt):
+    return not FORMATS[fmt][1]
 
 
 class Torch:
@@ -61,7 +71,7 @@ class Torch:
         if fmt == "fp32":
             x = t.from_numpy(codes.astype(np.uint32).view(np.int32).copy())
             return x.to(self.device).view(t.float32)
-        if BITS.get(fmt) == 16:
+        if bits_of(fmt) == 16:
             x = t.from_numpy(codes.astype(np.uint16).view(np.int16).copy())
             return x.to(self.device).view(self.dt[fmt])
         x = t.from_numpy(codes.astype(np.uint8).copy())
@@ -88,18 +98,20 @@ class MlDtypes:
     def _array(self, fmt, codes):
         if fmt == "fp32":
             return codes.astype(np.uint32).view(np.float32)
-        if BITS.get(fmt) == 16:
+        if bits_of(fmt) == 16:
             return codes.astype(np.uint16).view(self.dt[fmt])
-        if fmt in ("int4", "uint4"):
+        if is_int(fmt):
+            bits, _, signed, _ = FORMATS[fmt]
             vals = codes.astype(np.int64)
-            if fmt == "int4":
-                vals = np.where(vals >= 8, vals - 16, vals)
+            if signed:
+                vals = np.where(vals >= 1 << (bits - 1), vals - (1 << bits), vals)
             return vals.astype(np.int8).astype(self.dt[fmt])
         return codes.astype(np.uint8).view(self.dt[fmt])
 
     def _bits(self, y, fmt):
-        if fmt in ("int4", "uint4"):
-            return (y.astype(np.int16).astype(np.int64) & 0xF).astype(np.uint32)
+        if is_int(fmt):
+            mask = (1 << bits_of(fmt)) - 1
+            return (y.astype(np.int16).astype(np.int64) & mask).astype(np.uint32)
         size = y.dtype.itemsize
         return y.view({4: np.uint32, 2: np.uint16, 1: np.uint8}[size]).astype(np.uint32)
 
@@ -132,6 +144,7 @@ def negative_input(fmt, codes):
 
 def main():
     data = sys.argv[1]
+    FORMATS.update(read_formats(data))
     sample = load(os.path.join(data, "sample_fp32.bin"))
     all16 = np.arange(0x10000, dtype=np.uint32)
     inputs = {"fp32": sample, "fp16": all16, "bf16": all16}

@@ -7,6 +7,10 @@
 //
 // Output directory layout (all little-endian uint32, 0xFFFFFFFF = the profile
 // has no conversion for that input):
+//   formats.txt                     one line per format of format_list.h:
+//                                   "<name> <bits> <float|int> <signed 0|1>
+//                                   <ml_dtypes type or ->", so that the check
+//                                   knows every format without a list of its own
 //   sample_fp32.bin                 the FP32 inputs
 //   enc__<profile>__<src>__<dst>.bin codes for every input of <src>
 //   dec__<profile>__<src>.bin        FP32 bits for every code of <src>
@@ -54,6 +58,24 @@ int main(int argc, char** argv) {
   const std::vector<std::uint32_t> sample = Fp32Sample();
   std::vector<std::uint32_t> all16(0x10000);
   for (std::uint32_t i = 0; i < 0x10000; ++i) all16[i] = i;
+  {
+    const std::string path = dir + "/formats.txt";
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr) {
+      std::perror(path.c_str());
+      return 1;
+    }
+    for (FormatId id : lowbit::kAllFormats) {
+      const FormatSpec& spec = lowbit::Spec(id);
+      std::fprintf(f, "%s %d %s %d %s\n", spec.name, spec.total_bits,
+                   spec.IsFloat() ? "float" : "int", spec.has_sign ? 1 : 0,
+                   spec.ml_dtypes_name != nullptr ? spec.ml_dtypes_name : "-");
+    }
+    if (std::fclose(f) != 0) {
+      std::perror(path.c_str());
+      return 1;
+    }
+  }
   if (!Write(dir + "/sample_fp32.bin", sample)) {
     std::perror("write sample");
     return 1;

@@ -14,10 +14,10 @@ enum class FormatKind : std::uint8_t {
 };
 
 // Which codes are not finite numbers. Each value names one convention that a
-// real format uses (FORMAT-FACTS §1).
+// real format uses (docs/formats-reference.md §1).
 enum class SpecialCodes : std::uint8_t {
   // IEEE 754 style: exponent all ones, mantissa 0 = Inf, mantissa != 0 = NaN.
-  // FP32, BF16, FP16, E5M2.
+  // FP32, BF16, FP16, E5M2, and ml_dtypes' float8_e3m4 / float8_e4m3.
   kIeee,
   // No Inf; the single code with exponent and mantissa all ones is NaN (per
   // sign). OCP E4M3 ("FN"), UE4M3 (PTX §5.2.3), and E8M0 (OCP MX §5.4.1: 0xFF).
@@ -41,6 +41,12 @@ struct FormatSpec {
   bool has_subnormals;       // exponent field 0 encodes 0 and subnormals;
                              // false (E8M0): field 0 is a normal 2^-bias, no zero
   SpecialCodes specials;
+  // The name of this format's type in ml_dtypes (`ml_dtypes.float8_e4m3fn`),
+  // nullptr where ml_dtypes has no such type. It is an accepted alias
+  // (FindFormat), it puts the format into the `ml_dtypes` profile, and it
+  // names the ml_dtypes results the profile test compares with. Not part of
+  // the layout: identifying a format (profiles/format_match.h) ignores it.
+  const char* ml_dtypes_name = nullptr;
 
   // ---- derived properties (all constexpr, nothing stored twice) ----
   LOWBIT_HD_CONSTEXPR std::uint64_t CodeMask() const {

@@ -1,9 +1,11 @@
-// Profile `ml_dtypes`: jax-ml/ml_dtypes 0.6 (numpy astype), FORMAT-FACTS §3.2,
-// §4.1-4.5, §4.7, §8.1 [MLD, PROBE]. Round to nearest even everywhere,
-// non-saturating (ConvertImpl with kSaturate = false, the numpy cast), NaN
-// results are the quiet NaN with the input's sign (ConvertImpl: "Special
-// values, preserving sign": from_sign_bit ? -quiet_NaN() : quiet_NaN()).
-// FP16 and INT8 are numpy's types, not ml_dtypes': not part of the profile.
+// Profile `ml_dtypes`: jax-ml/ml_dtypes 0.6 (numpy astype),
+// docs/formats-reference.md §3.2, §4.1-4.5, §4.7, §8.1 [MLD, PROBE]. Round to
+// nearest even everywhere, non-saturating (ConvertImpl with kSaturate =
+// false, the numpy cast), NaN results are the quiet NaN with the input's sign
+// (ConvertImpl: "Special values, preserving sign": from_sign_bit ?
+// -quiet_NaN() : quiet_NaN()). The formats are those whose format_list.h row
+// names an ml_dtypes type; FP16 and INT8 are numpy's types, not ml_dtypes':
+// not part of the profile.
 #pragma once
 
 #include <cstdint>
@@ -17,69 +19,75 @@
 
 namespace lowbit::profile_detail {
 
+// The formats of ml_dtypes' own types: those whose format_list.h row names
+// an ml_dtypes type, so a format added there with its ml_dtypes name is part
+// of the profile with no edit here. FP32 is numpy's type but is where every
+// ml_dtypes decode goes (astype(float32)), so the profile has it too.
 LOWBIT_HD_CONSTEXPR bool MlDtypesHasFormat(FormatId id) {
+  if (id == FormatId::kFp32) return true;
   switch (id) {
-    case FormatId::kFp32:
-    case FormatId::kBf16:
-    case FormatId::kE4m3:
-    case FormatId::kE4m3Fnuz:
-    case FormatId::kE5m2:
-    case FormatId::kE5m2Fnuz:
-    case FormatId::kE3m2:
-    case FormatId::kE2m3:
-    case FormatId::kE2m1:
-    case FormatId::kE8m0:
-    case FormatId::kInt4:
-    case FormatId::kUint4:
-      return true;
-    default:
-      return false;
+    // The spec is read in a constant expression: device code may not name a
+    // namespace-scope spec at run time (format_list.h, Spec()).
+#define LOWBIT_ML_DTYPES_TYPE(Id, spec)                            \
+  case FormatId::k##Id: {                                          \
+    constexpr bool kHasType = spec.ml_dtypes_name != nullptr;      \
+    return kHasType;                                               \
   }
+    LOWBIT_FORMATS(LOWBIT_ML_DTYPES_TYPE)
+#undef LOWBIT_ML_DTYPES_TYPE
+  }
+  return false;
+}
+
+// Integer types of ml_dtypes (intN.h), as opposed to its float types.
+LOWBIT_HD_CONSTEXPR bool MlDtypesIntegerType(FormatId id) {
+  switch (id) {
+#define LOWBIT_ML_DTYPES_INTEGER(Id, spec)                    \
+  case FormatId::k##Id: {                                     \
+    constexpr bool kInteger = spec.kind == FormatKind::kInteger; \
+    return kInteger;                                          \
+  }
+    LOWBIT_FORMATS(LOWBIT_ML_DTYPES_INTEGER)
+#undef LOWBIT_ML_DTYPES_INTEGER
+  }
+  return false;
 }
 
 LOWBIT_HD_CONSTEXPR bool MlDtypesEncodeOptions(FormatId dst, RoundingMode mode,
                                                EncodeOptions* out) {
   EncodeOptions o;
   o.rounding = RoundingMode::kNearestEven;
-  o.overflow = Overflow::kFormatDefault;  // E4M3 overflow/Inf -> NaN, E5M2 -> Inf
+  // E4M3 overflow/Inf -> NaN; E5M2, E4M3IEEE, E3M4 -> Inf.
+  o.overflow = Overflow::kFormatDefault;
   // ml_dtypes maps +-Inf to NaN in E4M3 even when saturating (the Inf check
-  // precedes saturation, FACTS §4.1); with kFormatDefault both settings agree.
+  // precedes saturation, docs/formats-reference.md §4.1); with kFormatDefault
+  // both settings agree.
   o.inf_input = InfInput::kAlwaysNonFinite;
   o.nan_sign = NanSign::kKeep;
   // quiet_NaN(): BF16 0x7FC0, E5M2 0x7E (0b0'11111'10), FP32 0x7FC00000
-  // (FACTS §3.2, §4.2, §4.1 decode).
+  // (docs/formats-reference.md §3.2, §4.2, §4.1 decode); E4M3IEEE 0x7C,
+  // E3M4 0x78 (the top mantissa bit; measured with ml_dtypes 0.6.0,
+  // proptests/ml_dtypes_profile_test).
   o.nan_payload = NanPayload::kQuietOnly;
   o.keep_negative_zero = true;
-  // float4/float6: +NaN -> 0x8/0x20 (-0), -NaN -> +0 [PROBE, FACTS §4.4-4.5].
+  // float4/float6: +NaN -> 0x8/0x20 (-0), -NaN -> +0 [PROBE,
+  // docs/formats-reference.md §4.4-4.5].
   o.nan_into_no_nan = NanIntoNoNan::kOppositeSignZero;
   // float8_e8m0fnu: kHasZero = false -> 0 becomes NaN; negatives are NaN
-  // (FACTS §4.7 table).
+  // (docs/formats-reference.md §4.7 table).
   o.zero_into_no_zero = ZeroIntoNoZero::kNan;
   o.negative_into_unsigned = NegativeIntoUnsigned::kNan;
-  switch (dst) {
-    case FormatId::kFp32:
-    case FormatId::kBf16:
-    case FormatId::kE4m3:
-    case FormatId::kE4m3Fnuz:
-    case FormatId::kE5m2:
-    case FormatId::kE5m2Fnuz:
-    case FormatId::kE3m2:
-    case FormatId::kE2m3:
-    case FormatId::kE2m1:
-    case FormatId::kE8m0:
-      if (mode != RoundingMode::kNearestEven) return false;
-      break;
-    case FormatId::kInt4:
-    case FormatId::kUint4:
-      // intN(T t) : intN(static_cast<UnderlyingTy>(t)): C++ truncation, then
-      // the nibble keeps the low 4 bits (8.0 -> -8, 16 -> 0, uint4 -2.5 -> 14;
-      // FACTS §8.1 [PROBE]).
-      if (mode != RoundingMode::kTowardZero) return false;
-      o.rounding = RoundingMode::kTowardZero;
-      o.overflow = Overflow::kWrap;
-      break;
-    default:
-      return false;
+  if (!MlDtypesHasFormat(dst)) return false;
+  if (!MlDtypesIntegerType(dst)) {
+    // Every float type: ConvertImpl rounds to nearest even, nothing else.
+    if (mode != RoundingMode::kNearestEven) return false;
+  } else {
+    // intN(T t) : intN(static_cast<UnderlyingTy>(t)): C++ truncation, then
+    // the nibble keeps the low 4 bits (8.0 -> -8, 16 -> 0, uint4 -2.5 -> 14;
+    // docs/formats-reference.md §8.1 [PROBE]).
+    if (mode != RoundingMode::kTowardZero) return false;
+    o.rounding = RoundingMode::kTowardZero;
+    o.overflow = Overflow::kWrap;
   }
   *out = o;
   return true;
@@ -89,7 +97,8 @@ LOWBIT_HD_CONSTEXPR DecodeOptions MlDtypesDecodeOptions(FormatId src) {
   DecodeOptions d;
   d.nan_sign = NanSign::kKeep;
   // bfloat16 -> float32 is Eigen's bit shift (payload kept as is); every other
-  // type gives quiet_NaN() with the code's sign: 0x7FC00000 | sign (FACTS §4.1).
+  // type gives quiet_NaN() with the code's sign: 0x7FC00000 | sign
+  // (docs/formats-reference.md §4.1).
   d.nan_payload = src == FormatId::kBf16 ? NanPayload::kPreserve : NanPayload::kQuietOnly;
   return d;
 }
@@ -119,11 +128,10 @@ LOWBIT_HD_CONSTEXPR bool MlDtypesEncode(FormatId src_id, const FormatSpec& src,
     // what it gives depends on the compiler and CPU: no conversion.
     return false;
   }
-  if (u.value_class == ValueClass::kNan &&
-      (src_id == FormatId::kE4m3Fnuz || src_id == FormatId::kE5m2Fnuz)) {
+  if (u.value_class == ValueClass::kNan && src.specials == SpecialCodes::kNegativeZeroIsNan) {
     // ConvertImpl takes the NaN's sign from the code's top bit
-    // (bit_cast<FromBits>(from) >> (kFromBits - 1)); the single NaN of FNUZ,
-    // 0x80, has that bit set, so it reads as -NaN: 0xFFC00000 (measured with
+    // (bit_cast<FromBits>(from) >> (kFromBits - 1)); the single NaN of every
+    // FNUZ type, 0x80, has that bit set, so it reads as -NaN: 0xFFC00000 (measured with
     // ml_dtypes 0.6.0, scripts/gpu/pytorch_profile_check). E8M0's 0xFF decodes
     // to +NaN 0x7FC00000 (same measurement).
     u.negative = true;
