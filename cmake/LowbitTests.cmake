@@ -24,7 +24,7 @@ if(LOWBIT_HAVE_CUDA)
   endif()
   add_test(NAME nvcc_model_headers
            COMMAND ${CMAKE_CUDA_COMPILER} ${nvcc_host} -std=c++20 -arch=${LOWBIT_NVCC_TEST_ARCH}
-                   -I${PROJECT_SOURCE_DIR}/formats/include
+                   -I${PROJECT_SOURCE_DIR}/formats/spec/include -I${PROJECT_SOURCE_DIR}/formats/include
                    -c ${PROJECT_SOURCE_DIR}/tests/nvcc/model_kernels.cu
                    -o ${nvcc_out}/model_kernels.o)
   set_tests_properties(nvcc_model_headers PROPERTIES LABELS lowbit TIMEOUT 300)

@@ -11,7 +11,7 @@ if [[ ! -f formats/include/lowbit/formats/profiles/profiles.h ]]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"${CXX:-g++}" -std=c++20 -O2 -I formats/include scripts/gpu/pytorch_profile_dump.cc -o "$work/dump"
+"${CXX:-g++}" -std=c++20 -O2 -I formats/spec/include -I formats/include scripts/gpu/pytorch_profile_dump.cc -o "$work/dump"
 mkdir -p "$work/data"
 "$work/dump" "$work/data"
 report="${OUT:-$work}/pytorch_profile_check.txt"
