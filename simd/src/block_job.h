@@ -7,17 +7,18 @@
 #include "encode_plan.h"
 #include "lowbit/formats/block/block_spec.h"
 #include "lowbit/formats/block/mx_recipe.h"
+#include "lowbit/formats/recipe/recipe.h"
+#include "lowbit/formats/recipe/steps.h"
 
 namespace lowbit::simd {
 
 struct MxJob {
-  const block::BlockSpec* spec;
-  const block::MxRecipe* recipe;
-  const EncodePlan* element_plan;  // MakeEncodePlan(*spec->element, recipe->element)
+  const recipe::Recipe* recipe;    // an MX recipe (block::ToRecipe(spec, mx))
+  const EncodePlan* element_plan;  // MakeEncodePlan(recipe->element, recipe->element_encode)
   const float* x;
   std::size_t count;
   std::uint8_t* codes;   // count bytes, one code per byte (low bits)
-  std::uint8_t* scales;  // ceil(count / block_size) E8M0 codes
+  std::uint8_t* scales;  // ceil(count / recipe->layout.size) E8M0 codes
 };
 
 }  // namespace lowbit::simd
@@ -27,13 +28,13 @@ struct MxJob {
 namespace lowbit::simd {
 
 struct Nvfp4Job {
-  block::Nvfp4Recipe recipe;
-  const EncodePlan* element_plan;  // E2M1 under block::detail::Nvfp4ElementOptions()
+  const recipe::Recipe* recipe;    // an NVFP4 recipe (recipe/catalog.h)
+  const EncodePlan* element_plan;  // MakeEncodePlan(recipe->element, recipe->element_encode)
   const float* x;
   std::size_t count;
   std::uint8_t* codes;   // count bytes
-  std::uint8_t* scales;  // ceil(count / 16) UE4M3 (E4M3 bits) codes
-  block::Nvfp4TensorScale* tensor_scale;  // out
+  std::uint8_t* scales;  // ceil(count / 16) UE4M3 codes
+  recipe::TensorScale* tensor_scale;  // out
 };
 
 }  // namespace lowbit::simd
@@ -41,7 +42,7 @@ struct Nvfp4Job {
 namespace lowbit::simd {
 
 struct MxDequantizeJob {
-  const block::BlockSpec* spec;
+  const recipe::Recipe* recipe;  // the MX format's recipe (dequantization reads no profile field)
   const std::int32_t* table;  // element FP32 bits, MXINT8's 2^-6 folded in (exact)
   const std::uint8_t* codes;
   const std::uint8_t* scales;
@@ -60,8 +61,8 @@ struct PackJob {
 namespace lowbit::simd {
 
 struct Nvfp4DequantizeJob {
-  block::Nvfp4Recipe recipe;
-  block::Nvfp4TensorScale tensor_scale;
+  const recipe::Recipe* recipe;  // an NVFP4 recipe
+  recipe::TensorScale tensor_scale;
   const std::int32_t* table;  // E2M1 decode table (FP32 bits)
   const std::uint8_t* codes;
   const std::uint8_t* scales;

@@ -1,9 +1,10 @@
-// Per-target MX block quantization (formats/block/mx_recipe.h
-// QuantizeMxBlock, step for step): the block amax and the element scaling and
-// conversion run in vectors; the scale choice (one call per block) is the
-// model's own ChooseMxScale. Element conversion is convert-inl.h's
-// EncodeVector, i.e. the same integer-only RoundPack twin as the array
-// kernels.
+// Per-target MX and NVFP4 block quantization and dequantization, step for
+// step as formats/recipe/steps.h does them over a recipe (recipe.h): the
+// block amax and the element scaling and conversion run in vectors; the
+// scale of each block (and NVFP4's tensor scale) is the model's own step,
+// called once per block, so no maximum, scale formula or NaN rule is written
+// here. Element conversion is convert-inl.h's EncodeVector, i.e. the same
+// integer-only RoundPack twin as the array kernels.
 
 #if defined(LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_
@@ -21,11 +22,15 @@
 #include "hwy/highway.h"
 #include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
+#include "lowbit/formats/recipe/steps.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lowbit::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// FP32 lanes per vector on this target (block_quantize.cc CheckLanes).
+inline std::size_t Lanes32() { return hn::Lanes(D32()); }
 
 // amax of |x| over `n` (a multiple of Lanes) values (fp32_bits.h AbsMax):
 // the largest magnitude as bits (monotone for non-negative floats), NaN lanes
@@ -51,17 +56,25 @@ template <RoundingMode kMode, PlanKind kKind>
 HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
   const D32 d;
   const DF32 df;
-  const block::BlockSpec& spec = *job.spec;
-  const block::MxRecipe& recipe = *job.recipe;
+  const recipe::Recipe& r = *job.recipe;
   const EncodePlan plan = *job.element_plan;  // local: code stores could alias it
   const std::size_t lanes = hn::Lanes(d);
-  const std::size_t block_size = static_cast<std::size_t>(spec.block_size);
+  const std::size_t block_size = static_cast<std::size_t>(r.layout.size);
   // A block, zero-padded when it is the short last one (zeros never raise the
   // amax, and the padded codes are not stored). Lanes divides block_size on
-  // every x86 target (4, 8 or 16 lanes; blocks of 16 or 32).
+  // every target of x86 (4, 8 or 16 lanes) and of Arm up to 512-bit SVE
+  // (blocks of 16 or 32; block_quantize.cc checks).
   HWY_ALIGN std::uint32_t padded[block::kMaxBlockSize] = {};
   HWY_ALIGN std::uint8_t codes_buffer[block::kMaxBlockSize] = {};
-  const float integer_grid = block::F32Pow2(-spec.element_implied_exponent);
+  const bool divide = r.element_step == recipe::ElementStep::kDivide;
+  // recipe/steps.h ScaledElement: MX integer elements go onto the integer
+  // grid, y * 2^-implied (exact: a power of two).
+  const auto integer_grid = hn::Set(df, block::F32Pow2(-r.element_implied_exponent));
+  // recipe/steps.h EncodeScaled for MX integers: the saturating conversion
+  // clamps to the format's range, the recipe's [qmin, qmax] is narrower only
+  // at the bottom (MXINT8 +-127: the saturated -128 becomes -127).
+  const V int_min_code = hn::Set(d, static_cast<std::uint32_t>(r.element.IntMin() & r.element.CodeMask()));
+  const V qmin_code = hn::Set(d, static_cast<std::uint32_t>(r.qmin & static_cast<int>(r.element.CodeMask())));
   for (std::size_t start = 0, b = 0; start < job.count; start += block_size, ++b) {
     const std::size_t n = job.count - start < block_size ? job.count - start : block_size;
     const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(job.x + start);
@@ -70,33 +83,30 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
       std::memcpy(padded, job.x + start, n * sizeof(float));
       bits = padded;
     }
+    // Which NaN a NaN amax is does not matter: every MX scale rule maps a
+    // NaN amax to the NaN scale (recipe/steps.h ChooseMxScale).
     bool any_nan = false;
-    const std::uint32_t amax_bits = AbsMaxBits(d, bits, block_size, &any_nan);
-    const float amax = any_nan && recipe.amax_nan == block::AmaxNan::kPropagate
-                           ? block::F32FromBits(block::kF32CanonicalNan)
-                           : block::F32FromBits(amax_bits);
-    const block::MxScale scale = block::ChooseMxScale(spec, amax, recipe.scale);
+    recipe::GroupStats stats;
+    stats.amax = block::F32FromBits(AbsMaxBits(d, bits, block_size, &any_nan));
+    if (any_nan && r.amax_nan == block::AmaxNan::kPropagate) {
+      stats.amax = block::F32FromBits(block::kF32CanonicalNan);
+    }
+    const recipe::BlockScale scale = recipe::ChooseScale(r, stats);
     job.scales[b] = scale.code;
-    const bool nan_scale = scale.code == block::kE8m0NanCode;
-    // X = 2^(code - 127) built from bits (the value DecodeToF32(kE8m0, code)
-    // gives, pinned by the tests; 0xFF is NaN).
-    const auto divisor = hn::Set(df, nan_scale ? block::F32FromBits(block::kF32CanonicalNan)
-                                               : block::F32Pow2(static_cast<int>(scale.code) -
-                                                                block::kF32Bias));
-    const auto reciprocal = hn::Set(df, block::E8m0ReciprocalF32(scale.code));
+    // A NaN scale: the model's ScaledElement gives one NaN for every x (it
+    // fixes the sign that x / NaN would leave to the hardware).
+    const bool nan_scale = block::F32IsNan(block::F32Bits(scale.decode));
+    const auto nan_element = hn::Set(df, recipe::ScaledElement(r, scale, 0.0f));
+    const auto factor = hn::Set(df, scale.factor);
     std::uint8_t* out = n < block_size ? codes_buffer : job.codes + start;
     for (std::size_t i = 0; i < block_size; i += lanes) {
       const auto x = hn::BitCast(df, hn::LoadU(d, bits + i));
-      auto y = recipe.scaling == block::ElementScaling::kDivide ? hn::Div(x, divisor)
-                                                                : hn::Mul(x, reciprocal);
-      if (nan_scale) y = hn::BitCast(df, hn::Set(d, block::kF32CanonicalNan));
-      if constexpr (kKind == PlanKind::kInteger) {
-        y = hn::Mul(y, hn::Set(df, integer_grid));  // exact: a power of two
-      }
+      auto y = divide ? hn::Div(x, factor) : hn::Mul(x, factor);
+      if constexpr (kKind == PlanKind::kInteger) y = hn::Mul(y, integer_grid);
+      if (nan_scale) y = nan_element;
       V code = EncodeVector<kMode, kKind>(d, hn::BitCast(d, y), hn::Zero(d), plan);
       if constexpr (kKind == PlanKind::kInteger) {
-        // MXINT8 uses +-127 only: the saturated -128 (0x80) becomes -127.
-        code = hn::IfThenElse(hn::Eq(code, hn::Set(d, 0x80u)), hn::Set(d, 0x81u), code);
+        code = hn::IfThenElse(hn::Eq(code, int_min_code), qmin_code, code);
       }
       StoreCodes<1>(d, code, out, i);
     }
@@ -136,18 +146,14 @@ inline void QuantizeMx(const MxJob& job) {
   }
 }
 
-// NVFP4 (recipe/steps.h, step for step): the tensor amax and each block
-// amax in vectors, the tensor scale and each block's scale from the model's
-// own steps (recipe::ChooseTensorScale, recipe::ChooseScale: one scalar call
-// per 16 elements), then the elements scaled in vectors and converted by the
-// E2M1 kernel.
-HWY_INLINE float Nvfp4BlockFactor(block::Nvfp4Recipe recipe, const block::Nvfp4TensorScale& t,
-                                  float amax, std::uint8_t* scale_code) {
-  recipe::GroupStats stats;
-  stats.amax = amax;
-  const recipe::BlockScale s = recipe::ChooseScale(block::ToRecipe(recipe), stats, t);
-  *scale_code = s.code;
-  return s.factor;
+// The model's amax (recipe/steps.h CombineAmax from +0, in element order) of
+// x[0..n): the rare path for an input holding a NaN under AmaxNan::
+// kPropagate, where which NaN wins (its payload reaches the scale) depends
+// on the order.
+HWY_INLINE float ModelAmax(block::AmaxNan rule, const float* x, std::size_t n) {
+  float amax = 0.0f;
+  for (std::size_t i = 0; i < n; ++i) amax = recipe::CombineAmax(rule, amax, block::F32Abs(x[i]));
+  return amax;
 }
 
 // amax of a whole array: full vectors, then the tail with the model's rule.
@@ -157,29 +163,33 @@ HWY_INLINE float ArrayAbsMax(D32 d, const float* x, std::size_t count, block::Am
   bool any_nan = false;
   float amax = block::F32FromBits(
       AbsMaxBits(d, reinterpret_cast<const std::uint32_t*>(x), full, &any_nan));
-  if (any_nan && rule == block::AmaxNan::kPropagate) {
-    // The model keeps the first NaN (its payload reaches the tensor scale):
-    // rare, so the model's own loop finds it.
-    return block::AbsMax(x, static_cast<long>(count), rule);
-  }
+  if (any_nan && rule == block::AmaxNan::kPropagate) return ModelAmax(rule, x, count);
   for (std::size_t i = full; i < count; ++i) {
-    const float a = block::F32Abs(x[i]);
-    amax = rule == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(amax, a)
-                                           : block::MaxPropagatingNan(amax, a);
+    amax = recipe::CombineAmax(rule, amax, block::F32Abs(x[i]));
   }
   return amax;
 }
 
+// NVFP4 (formats/recipe/steps.h over an NVFP4 recipe, step for step): the
+// tensor amax and each block amax in vectors; the tensor scale and each
+// block's scale from the model's own steps (ChooseTensorScale, ChooseScale:
+// one scalar call per 16 elements, in each implementation's FP32 order, so
+// no maximum or scale formula is written here); then the elements scaled in
+// vectors by the step's factor (ScaledElement) and converted by the E2M1
+// kernel.
 inline void QuantizeNvfp4(const Nvfp4Job& job) {
   const D32 d;
   const DF32 df;
+  const recipe::Recipe& r = *job.recipe;
   const EncodePlan plan = *job.element_plan;  // local: code stores could alias it
   constexpr std::size_t kBlock = 16;
   const std::size_t lanes = hn::Lanes(d);
-  const block::AmaxNan rule = block::Nvfp4AmaxNan(job.recipe);
-  const block::Nvfp4TensorScale t =
-      block::Nvfp4TensorScaleFromAmax(job.recipe, ArrayAbsMax(d, job.x, job.count, rule));
+  const recipe::TensorScale t =
+      recipe::ChooseTensorScale(r, ArrayAbsMax(d, job.x, job.count, r.amax_nan));
   *job.tensor_scale = t;
+  const bool multiply = r.element_step == recipe::ElementStep::kMultiply;
+  const bool negative_zero_as_positive =
+      r.element_quirk == recipe::ElementQuirk::kNegativeZeroAsPositive;
   HWY_ALIGN std::uint32_t padded[kBlock] = {};
   HWY_ALIGN std::uint8_t codes_buffer[kBlock] = {};
   for (std::size_t start = 0, b = 0; start < job.count; start += kBlock, ++b) {
@@ -191,30 +201,23 @@ inline void QuantizeNvfp4(const Nvfp4Job& job) {
       bits = padded;
     }
     bool any_nan = false;
-    const std::uint32_t amax_bits = AbsMaxBits(d, bits, kBlock, &any_nan);
-    // A NaN block (rare): the model's loop, which keeps the first NaN.
-    const float amax = any_nan && rule == block::AmaxNan::kPropagate
-                           ? block::AbsMax(reinterpret_cast<const float*>(bits),
-                                           static_cast<long>(kBlock), rule)
-                           : block::F32FromBits(amax_bits);
-    std::uint8_t scale_code = 0;
-    const auto factor = hn::Set(df, Nvfp4BlockFactor(job.recipe, t, amax, &scale_code));
-    job.scales[b] = scale_code;
+    recipe::GroupStats stats;
+    stats.amax = block::F32FromBits(AbsMaxBits(d, bits, kBlock, &any_nan));
+    if (any_nan && r.amax_nan == block::AmaxNan::kPropagate) {
+      stats.amax = ModelAmax(r.amax_nan, reinterpret_cast<const float*>(bits), kBlock);
+    }
+    const recipe::BlockScale scale = recipe::ChooseScale(r, stats, t);
+    job.scales[b] = scale.code;
+    const auto factor = hn::Set(df, scale.factor);
     std::uint8_t* out = n < kBlock ? codes_buffer : job.codes + start;
     for (std::size_t i = 0; i < kBlock; i += lanes) {
-      const V xb = hn::LoadU(d, bits + i);
-      V y;
-      if (job.recipe == block::Nvfp4Recipe::kTe) {
-        y = hn::BitCast(d, hn::Mul(hn::BitCast(df, xb), factor));  // mul_cvt_fp32_to_fp4
-      } else {
-        // torchao's clamp to +-6 before its cast changes no E2M1 code (the
-        // conversion saturates and a NaN passes the clamp), so it is left out.
-        y = hn::BitCast(d, hn::Div(hn::BitCast(df, xb), factor));
-        if (job.recipe == block::Nvfp4Recipe::kModelOpt) {
-          // _cast_fp4: sign = (x < 0), so -0.0 gives code 0 (docs/formats-reference.md §4.5).
-          y = hn::IfThenZeroElse(hn::Eq(y, hn::Set(d, kSignBit32)), y);
-        }
-      }
+      const auto x = hn::BitCast(df, hn::LoadU(d, bits + i));
+      // recipe/steps.h ScaledElement. torchao's clamp to +-6 before its cast
+      // (ElementQuirk::kClampToMax) changes no E2M1 code (the conversion
+      // saturates and a NaN passes the clamp), so it is left out; ModelOpt's
+      // _cast_fp4 gives -0.0 code 0 (docs/formats-reference.md §4.5).
+      V y = hn::BitCast(d, multiply ? hn::Mul(x, factor) : hn::Div(x, factor));
+      if (negative_zero_as_positive) y = hn::IfThenZeroElse(hn::Eq(y, hn::Set(d, kSignBit32)), y);
       StoreCodes<1>(d, EncodeVector<RoundingMode::kNearestEven, PlanKind::kThreshold>(
                            d, y, hn::Zero(d), plan),
                     out, i);
@@ -223,15 +226,17 @@ inline void QuantizeNvfp4(const Nvfp4Job& job) {
   }
 }
 
-// MX dequantization (mx_recipe.h DequantizeMxBlock): element value times X,
-// one FP32 multiply per element, from the model's decode table.
+// MX dequantization (recipe/steps.h DecodeElement): element value times the
+// block's stored scale X (StoredScale: 2^(code - 127), NaN for 0xFF), one
+// FP32 multiply per element, from the model's element decode table.
 inline void DequantizeMx(const MxDequantizeJob& job) {
   const D32 d;
   const DF32 df;
   const hn::Rebind<std::uint8_t, D32> d8;
+  const recipe::Recipe& r = *job.recipe;
   const std::size_t lanes = hn::Lanes(d);
-  const std::size_t block_size = static_cast<std::size_t>(job.spec->block_size);
-  const bool small = job.spec->element->total_bits <= 4;
+  const std::size_t block_size = static_cast<std::size_t>(r.layout.size);
+  const bool small = r.element.total_bits <= 4;
   HWY_ALIGN std::uint8_t codes_buffer[block::kMaxBlockSize] = {};
   HWY_ALIGN float out_buffer[block::kMaxBlockSize] = {};
   for (std::size_t start = 0, b = 0; start < job.count; start += block_size, ++b) {
@@ -244,11 +249,7 @@ inline void DequantizeMx(const MxDequantizeJob& job) {
       codes = codes_buffer;
       out = out_buffer;
     }
-    const std::uint8_t scale_code = job.scales[b];
-    const auto scale = hn::Set(
-        df, scale_code == block::kE8m0NanCode
-                ? block::F32FromBits(block::kF32CanonicalNan)
-                : block::F32Pow2(static_cast<int>(scale_code) - block::kF32Bias));
+    const auto scale = hn::Set(df, recipe::StoredScale(r, job.scales[b], 0.0f, 0).decode);
     for (std::size_t i = 0; i < block_size; i += lanes) {
       const V index = hn::PromoteTo(d, hn::LoadU(d8, codes + i));
       const V element = small ? LookUp<true>(d, job.table, hn::And(index, hn::Set(d, 0xFu)))
@@ -290,18 +291,22 @@ inline void PackNibblesLowFirst(const PackJob& job) {
   if (job.count % 2) job.packed[pairs] = job.codes[job.count - 1] & 0xF;
 }
 
-// NVFP4 dequantization (nvfp4_recipe.h DequantizeNvfp4Element): TE
-// (q * s) * S, the others q * (s * S), in those FP32 orders. E2M1 codes are
-// never NaN, so only TE's second multiply can meet two NaNs (a NaN scale byte
-// and a NaN tensor scale): the first operand wins, as on x86, and is named
-// here so that the compiler commuting the multiply cannot change bits.
+// NVFP4 dequantization (recipe/steps.h DecodeElement): the block scale from
+// its stored byte by the model (StoredScale), then TE's (q * s) * S or the
+// others' q * (s * S), in those FP32 orders. E2M1 codes are never NaN, so a
+// product meets two NaNs only in s * S and in TE's second multiply (a NaN
+// scale byte and a NaN tensor scale): the first operand wins, quieted, as
+// the model pins it (block::F32MulFirstNanWins); it is named here so that
+// the compiler commuting a multiply cannot change bits.
 inline void DequantizeNvfp4(const Nvfp4DequantizeJob& job) {
   const D32 d;
   const DF32 df;
   const hn::Rebind<std::uint8_t, D32> d8;
+  const recipe::Recipe& r = *job.recipe;
   constexpr std::size_t kBlock = 16;
   const std::size_t lanes = hn::Lanes(d);
-  const bool te = job.recipe == block::Nvfp4Recipe::kTe;
+  const bool scale_then_tensor =
+      r.dequantize_order == recipe::DequantizeOrder::kElementTimesScaleThenTensor;
   const float tensor = job.tensor_scale.decode;
   HWY_ALIGN std::uint8_t codes_buffer[kBlock] = {};
   HWY_ALIGN float out_buffer[kBlock] = {};
@@ -315,14 +320,14 @@ inline void DequantizeNvfp4(const Nvfp4DequantizeJob& job) {
       codes = codes_buffer;
       out = out_buffer;
     }
-    const float s = DecodeToF32(kE4m3, job.scales[b]);
-    const auto first = hn::Set(df, te ? s : s * tensor);
+    const float s = recipe::StoredScale(r, job.scales[b], 0.0f, 0).decode;
+    const auto first = hn::Set(df, scale_then_tensor ? s : block::F32MulFirstNanWins(s, tensor));
     const auto second = hn::Set(df, tensor);
     for (std::size_t i = 0; i < kBlock; i += lanes) {
       const V index = hn::And(hn::PromoteTo(d, hn::LoadU(d8, codes + i)), hn::Set(d, 0xFu));
       const auto q = hn::BitCast(df, LookUp<true>(d, job.table, index));
       auto value = hn::Mul(q, first);
-      if (te) {
+      if (scale_then_tensor) {
         const V bits = hn::BitCast(d, value);
         const auto is_nan = hn::Gt(hn::And(bits, hn::Set(d, ~kSignBit32)), hn::Set(d, kInf32));
         value = hn::BitCast(df, hn::IfThenElse(is_nan, bits, hn::BitCast(d, hn::Mul(value, second))));

@@ -1,4 +1,5 @@
-// Run-time dispatch of the block kernels (block_quantize-inl.h).
+// Run-time dispatch (target_dispatch.h) and argument checks of the block
+// kernels (block_quantize-inl.h).
 #include <cstdint>
 #include <string>
 
@@ -17,6 +18,7 @@
 #include "decode_tables.h"
 #include "encode_plan.h"
 #include "lowbit/simd/simd.h"
+#include "target_dispatch.h"
 
 namespace lowbit::simd {
 HWY_EXPORT(QuantizeMx);
@@ -24,63 +26,22 @@ HWY_EXPORT(QuantizeNvfp4);
 HWY_EXPORT(DequantizeMx);
 HWY_EXPORT(PackNibblesLowFirst);
 HWY_EXPORT(DequantizeNvfp4);
+HWY_EXPORT(Lanes32);
 
 namespace {
 
-struct BlockTargetKernels {
-  std::int64_t target;
-  void (*quantize_mx)(const MxJob&);
-  void (*quantize_nvfp4)(const Nvfp4Job&);
-  void (*dequantize_mx)(const MxDequantizeJob&);
-  void (*pack_nibbles)(const PackJob&);
-  void (*dequantize_nvfp4)(const Nvfp4DequantizeJob&);
-};
-
-#define LOWBIT_SIMD_BLOCK_ROW(ns, bit) \
-  {bit, &ns::QuantizeMx, &ns::QuantizeNvfp4, &ns::DequantizeMx, &ns::PackNibblesLowFirst, \
-   &ns::DequantizeNvfp4},
-constexpr BlockTargetKernels kBlockTargets[] = {
-#if HWY_TARGETS & HWY_AVX3_DL
-    LOWBIT_SIMD_BLOCK_ROW(N_AVX3_DL, HWY_AVX3_DL)
-#endif
-#if HWY_TARGETS & HWY_AVX3
-    LOWBIT_SIMD_BLOCK_ROW(N_AVX3, HWY_AVX3)
-#endif
-#if HWY_TARGETS & HWY_AVX2
-    LOWBIT_SIMD_BLOCK_ROW(N_AVX2, HWY_AVX2)
-#endif
-#if HWY_TARGETS & HWY_SSE4
-    LOWBIT_SIMD_BLOCK_ROW(N_SSE4, HWY_SSE4)
-#endif
-};
-#undef LOWBIT_SIMD_BLOCK_ROW
-
-void DynamicQuantizeMx(const MxJob& job) { HWY_DYNAMIC_DISPATCH(QuantizeMx)(job); }
-void DynamicQuantizeNvfp4(const Nvfp4Job& job) { HWY_DYNAMIC_DISPATCH(QuantizeNvfp4)(job); }
-void DynamicDequantizeMx(const MxDequantizeJob& job) { HWY_DYNAMIC_DISPATCH(DequantizeMx)(job); }
-void DynamicPackNibbles(const PackJob& job) { HWY_DYNAMIC_DISPATCH(PackNibblesLowFirst)(job); }
-void DynamicDequantizeNvfp4(const Nvfp4DequantizeJob& job) {
-  HWY_DYNAMIC_DISPATCH(DequantizeNvfp4)(job);
-}
-constexpr BlockTargetKernels kDynamicBlock{0,
-                                           &DynamicQuantizeMx,
-                                           &DynamicQuantizeNvfp4,
-                                           &DynamicDequantizeMx,
-                                           &DynamicPackNibbles,
-                                           &DynamicDequantizeNvfp4};
-
-// The row for `target` (0: dynamic dispatch), or null.
-const BlockTargetKernels* FindBlockTarget(std::int64_t target) {
-  if (target == 0) return &kDynamicBlock;
-  for (const BlockTargetKernels& row : kBlockTargets) {
-    if (row.target == target && TargetAvailable(target)) return &row;
-  }
-  return nullptr;
-}
-
-registry::Status NoTarget(std::int64_t target) {
-  return registry::Status::Error(std::string("simd: target ") + TargetName(target) +
-                                 " is not compiled in or not supported here");
+// The block kernels step through a block a whole vector at a time, so the
+// vector's FP32 lanes must divide the block size: true on every x86 target
+// (4, 8 or 16 lanes) and on Arm up to 512-bit SVE (blocks of 16 and 32); a
+// wider SVE vector is reported, not overrun. kBestTarget asks the target
+// that dynamic dispatch picks.
+registry::Status CheckLanes(std::int64_t target, const recipe::Recipe& r) {
+  const std::size_t lanes = LOWBIT_SIMD_KERNEL(Lanes32, target)();
+  const std::size_t block_size = static_cast<std::size_t>(r.layout.size);
+  if (block_size % lanes == 0) return registry::Status::Ok();
+  return registry::Status::Error("simd: " + std::to_string(lanes) + "-lane vectors of " +
+                                 TargetName(target) + " do not divide " + r.name + " blocks of " +
+                                 std::to_string(block_size));
 }
 
 // MX element decode tables with MXINT8's implied 2^-6 folded in (exact: a
@@ -110,21 +71,15 @@ const std::int32_t* MxElementTable(const block::BlockSpec& spec) {
 }  // namespace
 
 registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
-                            const block::MxRecipe& recipe, const float* x, std::size_t count,
+                            const block::MxRecipe& mx, const float* x, std::size_t count,
                             std::uint8_t* codes, std::uint8_t* scales) {
-  void (*kernel)(const MxJob&) = target == 0 ? &DynamicQuantizeMx : nullptr;
-  for (const BlockTargetKernels& row : kBlockTargets) {
-    if (row.target == target && TargetAvailable(target)) kernel = row.quantize_mx;
-  }
-  if (kernel == nullptr) {
-    return registry::Status::Error(std::string("simd: target ") + TargetName(target) +
-                                   " is not compiled in or not supported here");
-  }
+  const auto kernel = LOWBIT_SIMD_KERNEL(QuantizeMx, target);
+  if (kernel == nullptr) return detail::TargetError(target);
   if (spec.has_tensor_scale) {
     return registry::Status::Error(std::string("simd: ") + spec.name +
                                    " is not an MX format (use the NVFP4 recipes)");
   }
-  if (recipe.element.rounding == RoundingMode::kStochastic) {
+  if (mx.element.rounding == RoundingMode::kStochastic) {
     return registry::Status::Error("simd: stochastic element rounding needs random bits, which "
                                    "the MX recipes do not take");
   }
@@ -133,41 +88,41 @@ registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
   if (codes == nullptr || scales == nullptr) {
     return registry::Status::Error("null codes or scales with count " + std::to_string(count));
   }
-  const EncodePlan plan = MakeEncodePlan(*spec.element, recipe.element);
-  kernel(MxJob{&spec, &recipe, &plan, x, count, codes, scales});
+  const recipe::Recipe r = block::ToRecipe(spec, mx);
+  const registry::Status lanes = CheckLanes(target, r);
+  if (!lanes.ok) return lanes;
+  const EncodePlan plan = MakeEncodePlan(r.element, r.element_encode);
+  kernel(MxJob{&r, &plan, x, count, codes, scales});
   return registry::Status::Ok();
 }
 
-registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe, const float* x,
+registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4, const float* x,
                                std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
                                block::Nvfp4TensorScale* tensor_scale) {
-  void (*kernel)(const Nvfp4Job&) = target == 0 ? &DynamicQuantizeNvfp4 : nullptr;
-  for (const BlockTargetKernels& row : kBlockTargets) {
-    if (row.target == target && TargetAvailable(target)) kernel = row.quantize_nvfp4;
-  }
-  if (kernel == nullptr) {
-    return registry::Status::Error(std::string("simd: target ") + TargetName(target) +
-                                   " is not compiled in or not supported here");
-  }
+  const auto kernel = LOWBIT_SIMD_KERNEL(QuantizeNvfp4, target);
+  if (kernel == nullptr) return detail::TargetError(target);
   if (tensor_scale == nullptr) return registry::Status::Error("null tensor_scale");
+  const recipe::Recipe r = block::ToRecipe(nvfp4);
   if (count == 0) {
-    *tensor_scale = block::Nvfp4TensorScaleFromAmax(recipe, 0.0f);
+    *tensor_scale = recipe::ChooseTensorScale(r, 0.0f);
     return registry::Status::Ok();
   }
   if (x == nullptr) return registry::Status::Error("null input with count " + std::to_string(count));
   if (codes == nullptr || scales == nullptr) {
     return registry::Status::Error("null codes or scales with count " + std::to_string(count));
   }
-  const EncodePlan plan = MakeEncodePlan(kE2m1, block::detail::Nvfp4ElementOptions());
-  kernel(Nvfp4Job{recipe, &plan, x, count, codes, scales, tensor_scale});
+  const registry::Status lanes = CheckLanes(target, r);
+  if (!lanes.ok) return lanes;
+  const EncodePlan plan = MakeEncodePlan(r.element, r.element_encode);
+  kernel(Nvfp4Job{&r, &plan, x, count, codes, scales, tensor_scale});
   return registry::Status::Ok();
 }
 
 registry::Status DequantizeMx(std::int64_t target, const block::BlockSpec& spec,
                               const std::uint8_t* codes, const std::uint8_t* scales,
                               std::size_t count, float* out) {
-  const BlockTargetKernels* row = FindBlockTarget(target);
-  if (row == nullptr) return NoTarget(target);
+  const auto kernel = LOWBIT_SIMD_KERNEL(DequantizeMx, target);
+  if (kernel == nullptr) return detail::TargetError(target);
   const std::int32_t* table = MxElementTable(spec);
   if (table == nullptr || spec.has_tensor_scale) {
     return registry::Status::Error(std::string("simd: ") + spec.name + " is not an MX format");
@@ -177,36 +132,46 @@ registry::Status DequantizeMx(std::int64_t target, const block::BlockSpec& spec,
     return registry::Status::Error("null codes, scales or output with count " +
                                    std::to_string(count));
   }
-  row->dequantize_mx(MxDequantizeJob{&spec, table, codes, scales, count, out});
+  const block::MxRecipe any{};
+  const recipe::Recipe r = block::ToRecipe(spec, any);  // dequantization reads no profile field
+  const registry::Status lanes = CheckLanes(target, r);
+  if (!lanes.ok) return lanes;
+  kernel(MxDequantizeJob{&r, table, codes, scales, count, out});
   return registry::Status::Ok();
 }
 
-registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe,
+registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4,
                                  const block::Nvfp4TensorScale& tensor_scale,
                                  const std::uint8_t* codes, const std::uint8_t* scales,
                                  std::size_t count, float* out) {
-  const BlockTargetKernels* row = FindBlockTarget(target);
-  if (row == nullptr) return NoTarget(target);
+  const auto kernel = LOWBIT_SIMD_KERNEL(DequantizeNvfp4, target);
+  if (kernel == nullptr) return detail::TargetError(target);
   if (count == 0) return registry::Status::Ok();
   if (codes == nullptr || scales == nullptr || out == nullptr) {
     return registry::Status::Error("null codes, scales or output with count " +
                                    std::to_string(count));
   }
-  row->dequantize_nvfp4(Nvfp4DequantizeJob{recipe, tensor_scale,
-                                           DecodeTable(FormatId::kE2m1, false, DecodeOptions{}),
-                                           codes, scales, count, out});
+  const recipe::Recipe r = block::ToRecipe(nvfp4);
+  const registry::Status lanes = CheckLanes(target, r);
+  if (!lanes.ok) return lanes;
+  FormatId element{};
+  if (!FindFormat(r.element.name, &element) || r.element.total_bits > 4) {
+    return registry::Status::Error(std::string("simd: no 4-bit element table for ") + r.element.name);
+  }
+  kernel(Nvfp4DequantizeJob{&r, tensor_scale, DecodeTable(element, false, DecodeOptions{}), codes,
+                            scales, count, out});
   return registry::Status::Ok();
 }
 
 registry::Status PackNibbles(std::int64_t target, const std::uint8_t* codes, std::size_t count,
                              std::uint8_t* packed) {
-  const BlockTargetKernels* row = FindBlockTarget(target);
-  if (row == nullptr) return NoTarget(target);
+  const auto kernel = LOWBIT_SIMD_KERNEL(PackNibblesLowFirst, target);
+  if (kernel == nullptr) return detail::TargetError(target);
   if (count == 0) return registry::Status::Ok();
   if (codes == nullptr || packed == nullptr) {
     return registry::Status::Error("null codes or output with count " + std::to_string(count));
   }
-  row->pack_nibbles(PackJob{codes, count, packed});
+  kernel(PackJob{codes, count, packed});
   return registry::Status::Ok();
 }
 

@@ -1,6 +1,7 @@
 // What the non-target code hands a per-target scaled-group kernel
 // (int_group_quantize.cc), already validated: every recipe of
-// int_quant_recipe.h (INT8, INT4, UINT4, TE FP8) over any layout of
+// int_quant_recipe.h (INT8, INT4, UINT4, TE FP8) as a recipe::Recipe
+// (block::ToRecipe), over any layout of
 // int_quant_layout.h. A group is group_rows segments of group_cols
 // consecutive elements of the row-major matrix (one segment when a group
 // spans whole rows: per row, per tensor).
@@ -13,12 +14,13 @@
 #include "lowbit/formats/block/int_quant_layout.h"
 #include "lowbit/formats/block/int_quant_params.h"
 #include "lowbit/formats/block/int_quant_recipe.h"
+#include "lowbit/formats/recipe/recipe.h"
 
 namespace lowbit::simd {
 
 struct IntGroupJob {
-  const block::IntQuantRecipe* recipe;  // half-even or half-away rounding
-  // TE FP8 recipes: MakeEncodePlan(*recipe->element, TeFp8ElementOptions()).
+  const recipe::Recipe* recipe;  // a scaled recipe, half-even or half-away rounding
+  // FP8 elements: MakeEncodePlan(recipe->element, recipe->element_encode).
   const EncodePlan* fp8_plan;
   const float* x;
   std::size_t cols;
@@ -32,7 +34,7 @@ struct IntGroupJob {
 };
 
 struct IntGroupDequantizeJob {
-  const block::IntQuantRecipe* recipe;
+  const recipe::Recipe* recipe;
   const std::int32_t* fp8_table;  // TE FP8: FP32 bits of DecodeToF32(element, c), 256 entries
   const std::uint8_t* codes;
   std::size_t cols;

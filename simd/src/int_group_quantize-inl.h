@@ -1,11 +1,12 @@
 // Per-target scaled-group quantization and dequantization for every recipe
 // of int_quant_recipe.h (formats/block/int_quant.h QuantizeMatrix /
-// DequantizeMatrix, step for step; INT4 / UINT4 optionally followed by
+// DequantizeMatrix, i.e. formats/recipe/steps.h over the recipe's
+// recipe::Recipe, step for step; INT4 / UINT4 optionally followed by
 // packing.h PackNibbles with NibbleOrder::kLowFirst). Per group: min / max /
 // amax in vectors over its segments (a group holding a NaN takes the model's
-// StatsOfGroup, whose NaN payload reaches the scale), the scale and zero
-// point from the model's QuantParamsFromStats (one call per group), then the
-// elements in vectors:
+// recipe::Accumulate in element order, whose NaN payload reaches the scale),
+// the scale and zero point from the model's recipe::ChooseScale (one call
+// per group), then the elements in vectors:
 //   integers: y = x * encode (AO) or x / encode (GPTQ, common),
 //             q = round(clamp(y, qmin - zp, qmax - zp)) + zp, NaN -> 0,
 //             code = q & CodeMask
@@ -27,6 +28,7 @@
 #include "hwy/highway.h"
 #include "int_group_job.h"
 #include "lowbit/formats/block/int_quant.h"
+#include "lowbit/formats/recipe/steps.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lowbit::simd {
@@ -180,30 +182,39 @@ HWY_INLINE bool SegmentStatsWithoutNan(const float* x, const Segments& s, block:
   return true;
 }
 
+// The model's statistics of a group (recipe/steps.h Accumulate over the
+// group's elements in row-major order, as int_quant.h StatsOfGroup).
+HWY_INLINE recipe::GroupStats ModelStats(const recipe::Recipe& r, const float* x, const Segments& s) {
+  recipe::GroupStats stats = recipe::EmptyStats();
+  for (std::size_t k = 0; k < s.count; ++k) {
+    const float* run = x + s.first + k * s.stride;
+    for (std::size_t i = 0; i < s.length; ++i) stats = recipe::Accumulate(r, stats, run[i]);
+  }
+  return stats;
+}
+
 template <bool kAway, bool kDivide, bool kFp8>
 HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   const D32 d;
   const DF32 df;
   const DI32 di;
-  const block::IntQuantRecipe& r = *job.recipe;
+  const recipe::Recipe& r = *job.recipe;
   // A local copy of the plan (convert-inl.h EncodeLoop says why).
   EncodePlan plan;
   if constexpr (kFp8) plan = *job.fp8_plan;
   const std::size_t lanes = hn::Lanes(d);
-  const V code_mask = hn::Set(d, static_cast<std::uint32_t>(r.element->CodeMask()));
+  const V code_mask = hn::Set(d, static_cast<std::uint32_t>(r.element.CodeMask()));
   const std::size_t groups = static_cast<std::size_t>(job.grid.Count());
   for (std::size_t g = 0; g < groups; ++g) {
     const Segments seg = SegmentsOf(job.grid, job.cols, g);
-    block::GroupStats stats;
-    if (!SegmentStatsWithoutNan(job.x, seg, &stats)) {
-      stats = block::StatsOfGroup(r, job.grid, job.x, static_cast<long>(job.cols), static_cast<long>(g));
-    }
-    const block::QuantParams p = block::QuantParamsFromStats(r, stats);
-    job.params[g] = p;
-    const auto factor = hn::Set(df, p.encode);
-    const auto lo = hn::Set(df, static_cast<float>(r.qmin - p.zero_point));
-    const auto hi = hn::Set(df, static_cast<float>(r.qmax - p.zero_point));
-    const VI zero_point = hn::Set(di, p.zero_point);
+    recipe::GroupStats stats;
+    if (!SegmentStatsWithoutNan(job.x, seg, &stats)) stats = ModelStats(r, job.x, seg);
+    const recipe::BlockScale scale = recipe::ChooseScale(r, stats);
+    job.params[g] = block::ToQuantParams(scale);
+    const auto factor = hn::Set(df, scale.factor);
+    const auto lo = hn::Set(df, static_cast<float>(r.qmin - scale.zero_point));
+    const auto hi = hn::Set(df, static_cast<float>(r.qmax - scale.zero_point));
+    const VI zero_point = hn::Set(di, scale.zero_point);
     for (std::size_t k = 0; k < seg.count; ++k) {
       const std::size_t start = seg.first + k * seg.stride;
       for (std::size_t c0 = 0; c0 < seg.length; c0 += kIntGroupScratchCodes) {
@@ -223,7 +234,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
           }
           StoreCodes<1>(d, code, dst, i);
         }
-        for (; i < m; ++i) dst[i] = block::QuantizeElement(r, p, x[i]);
+        for (; i < m; ++i) dst[i] = recipe::EncodeElement(r, scale, x[i]);
         if (job.packed) PackCodesAt(job.scratch, m, start + c0, job.codes);
       }
     }
@@ -232,14 +243,11 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
 
 // TE FP8 multiplies by the scale; the integer schemes multiply by
 // fp32(1 / scale) (AO) or divide by the scale (GPTQ, common), each with its
-// rounding (int_quant_recipe.h).
+// rounding: the recipe's element step and element rounding.
 inline void QuantizeGroups(const IntGroupJob& job) {
-  if (job.recipe->scheme == block::QuantScheme::kTeFp8) {
-    return QuantizeGroupsLoop<false, false, true>(job);
-  }
-  const bool away = job.recipe->rounding == RoundingMode::kNearestAway;
-  const bool divide = job.recipe->scheme != block::QuantScheme::kAoSymmetric &&
-                      job.recipe->scheme != block::QuantScheme::kAoAsymmetric;
+  if (job.recipe->element.IsFloat()) return QuantizeGroupsLoop<false, false, true>(job);
+  const bool away = job.recipe->element_encode.rounding == RoundingMode::kNearestAway;
+  const bool divide = job.recipe->element_step == recipe::ElementStep::kDivide;
   if (away) {
     return divide ? QuantizeGroupsLoop<true, true, false>(job)
                   : QuantizeGroupsLoop<true, false, false>(job);
@@ -277,34 +285,33 @@ HWY_NOINLINE void DequantizeGroupsLoop(const IntGroupDequantizeJob& job) {
   const DF32 df;
   const DI32 di;
   const hn::Rebind<std::uint8_t, D32> d8;
-  const block::IntQuantRecipe& r = *job.recipe;
+  const recipe::Recipe& r = *job.recipe;
   const std::size_t lanes = hn::Lanes(d);
-  const int shift = 32 - r.element->total_bits;
-  const V code_mask = hn::Set(d, static_cast<std::uint32_t>(r.element->CodeMask()));
+  const int shift = 32 - r.element.total_bits;
+  const V code_mask = hn::Set(d, static_cast<std::uint32_t>(r.element.CodeMask()));
   const std::size_t groups = static_cast<std::size_t>(job.grid.Count());
   for (std::size_t g = 0; g < groups; ++g) {
     const Segments seg = SegmentsOf(job.grid, job.cols, g);
-    const block::QuantParams p = job.params[g];
+    const recipe::BlockScale p =
+        recipe::StoredScale(r, 0, job.params[g].decode, job.params[g].zero_point);
     const VI zero_point = hn::Set(di, p.zero_point);
     const auto scale = hn::Set(df, p.decode);
-    // A NaN scale: every product is NaN, and where the FP8 code is a NaN too
-    // the model's `DecodeToF32(code) * decode` names no winner. x86 returns
-    // the first operand's NaN (quieted) and GCC compiles the model with the
-    // scale first (measured in simd_groups_test and a standalone build), so
-    // the group is the quieted scale, whatever the compiler does here.
-    const std::uint32_t scale_bits = block::F32Bits(p.decode);
-    const bool nan_scale = kSource == CodeSource::kFp8 && block::F32IsNan(scale_bits);
+    // A NaN scale (rare): every product is NaN, and where an FP8 code is a
+    // NaN too, which NaN wins is the model's rule (recipe/steps.h
+    // DecodeElement), so such a group takes the model element by element.
+    const bool nan_scale = kSource == CodeSource::kFp8 && block::F32IsNan(block::F32Bits(p.decode));
     for (std::size_t k = 0; nan_scale && k < seg.count; ++k) {
-      const float quiet = block::F32FromBits(scale_bits | 0x00400000u);
-      float* out = job.out + seg.first + k * seg.stride;
-      for (std::size_t i = 0; i < seg.length; ++i) out[i] = quiet;
+      const std::size_t start = seg.first + k * seg.stride;
+      for (std::size_t i = 0; i < seg.length; ++i) {
+        job.out[start + i] = recipe::DecodeElement(r, p, {}, job.codes[start + i]);
+      }
     }
     for (std::size_t k = 0; !nan_scale && k < seg.count; ++k) {
       const std::size_t start = seg.first + k * seg.stride;
       float* out = job.out + start;
       std::size_t i = 0;
       if (kSource == CodeSource::kPackedInt && start % 2) {  // vectors start at a byte boundary
-        out[0] = block::DequantizeElement(r, p, CodeAt(job.codes, start));
+        out[0] = recipe::DecodeElement(r, p, {}, CodeAt(job.codes, start));
         i = 1;
       }
       for (; i + lanes <= seg.length; i += lanes) {
@@ -325,17 +332,15 @@ HWY_NOINLINE void DequantizeGroupsLoop(const IntGroupDequantizeJob& job) {
       for (; i < seg.length; ++i) {
         const std::uint8_t code = kSource == CodeSource::kPackedInt ? CodeAt(job.codes, start + i)
                                                                     : job.codes[start + i];
-        out[i] = block::DequantizeElement(r, p, code);
+        out[i] = recipe::DecodeElement(r, p, {}, code);
       }
     }
   }
 }
 
 inline void DequantizeGroups(const IntGroupDequantizeJob& job) {
-  if (job.recipe->scheme == block::QuantScheme::kTeFp8) {
-    return DequantizeGroupsLoop<CodeSource::kFp8, false>(job);
-  }
-  const bool is_signed = job.recipe->element->has_sign;
+  if (job.recipe->element.IsFloat()) return DequantizeGroupsLoop<CodeSource::kFp8, false>(job);
+  const bool is_signed = job.recipe->element.has_sign;
   if (job.packed) {
     return is_signed ? DequantizeGroupsLoop<CodeSource::kPackedInt, true>(job)
                      : DequantizeGroupsLoop<CodeSource::kPackedInt, false>(job);

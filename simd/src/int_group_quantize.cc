@@ -1,6 +1,7 @@
-// Run-time dispatch and argument checks of the scaled-group kernels
-// (int_group_quantize-inl.h): every recipe of int_quant_recipe.h, one code
-// per byte, and INT4 / UINT4 also packed two per byte.
+// Run-time dispatch (target_dispatch.h) and argument checks of the
+// scaled-group kernels (int_group_quantize-inl.h): every recipe of
+// int_quant_recipe.h, one code per byte, and INT4 / UINT4 also packed two
+// per byte.
 #include <cstdint>
 #include <string>
 
@@ -19,6 +20,7 @@
 #include "int_group_job.h"
 #include "lowbit/formats/block/int_quant.h"
 #include "lowbit/simd/simd.h"
+#include "target_dispatch.h"
 
 namespace lowbit::simd {
 HWY_EXPORT(QuantizeGroups);
@@ -26,72 +28,25 @@ HWY_EXPORT(DequantizeGroups);
 
 namespace {
 
-struct GroupTargetKernels {
-  std::int64_t target;
-  void (*quantize)(const IntGroupJob&);
-  void (*dequantize)(const IntGroupDequantizeJob&);
-};
-
-#define LOWBIT_SIMD_GROUP_ROW(ns, bit) {bit, &ns::QuantizeGroups, &ns::DequantizeGroups},
-constexpr GroupTargetKernels kGroupTargets[] = {
-#if HWY_TARGETS & HWY_AVX3_DL
-    LOWBIT_SIMD_GROUP_ROW(N_AVX3_DL, HWY_AVX3_DL)
-#endif
-#if HWY_TARGETS & HWY_AVX3
-    LOWBIT_SIMD_GROUP_ROW(N_AVX3, HWY_AVX3)
-#endif
-#if HWY_TARGETS & HWY_AVX2
-    LOWBIT_SIMD_GROUP_ROW(N_AVX2, HWY_AVX2)
-#endif
-#if HWY_TARGETS & HWY_SSE4
-    LOWBIT_SIMD_GROUP_ROW(N_SSE4, HWY_SSE4)
-#endif
-};
-#undef LOWBIT_SIMD_GROUP_ROW
-
-void DynamicQuantize(const IntGroupJob& job) { HWY_DYNAMIC_DISPATCH(QuantizeGroups)(job); }
-void DynamicDequantize(const IntGroupDequantizeJob& job) {
-  HWY_DYNAMIC_DISPATCH(DequantizeGroups)(job);
-}
-constexpr GroupTargetKernels kDynamic{0, &DynamicQuantize, &DynamicDequantize};
-
-const GroupTargetKernels* FindTarget(std::int64_t target) {
-  if (target == 0) return &kDynamic;
-  for (const GroupTargetKernels& row : kGroupTargets) {
-    if (row.target == target && TargetAvailable(target)) return &row;
-  }
-  return nullptr;
-}
-
 bool IsTeFp8(const block::IntQuantRecipe& recipe) {
   return recipe.scheme == block::QuantScheme::kTeFp8;
 }
 
-// FP32 bits of the model's DecodeToF32 of every E4M3 / E5M2 byte, built once
-// (int_quant.h DequantizeElement decodes with default options).
+// FP32 bits of the model's decode of every code of the recipe's FP8 element
+// (int_quant.h DequantizeElement decodes with default options): that
+// format's shared decode table (decode_tables.h), so any 8-bit float the
+// recipe names gets its own table; null for an element not in the format list.
 const std::int32_t* Fp8Table(const FormatSpec& element) {
-  struct Tables {
-    std::int32_t e4m3[kDecodeTableSize];
-    std::int32_t e5m2[kDecodeTableSize];
-    Tables() {
-      for (int c = 0; c < kDecodeTableSize; ++c) {
-        e4m3[c] = static_cast<std::int32_t>(block::F32Bits(DecodeToF32(kE4m3, static_cast<std::uint64_t>(c))));
-        e5m2[c] = static_cast<std::int32_t>(block::F32Bits(DecodeToF32(kE5m2, static_cast<std::uint64_t>(c))));
-      }
-    }
-  };
-  static const Tables* const kTables = new Tables();
-  return element.exponent_bits == 5 ? kTables->e5m2 : kTables->e4m3;
+  for (FormatId id : kAllFormats) {
+    if (&Spec(id) == &element) return DecodeTable(id, /*to_bf16=*/false, DecodeOptions{});
+  }
+  return nullptr;
 }
 
 // Checks shared by both directions; on success *grid is the layout's grid.
-registry::Status CheckGroups(std::int64_t target, const block::IntQuantRecipe& recipe,
-                             const block::QuantLayout& layout, std::size_t rows, std::size_t cols,
-                             bool packed, block::GroupGrid* grid) {
-  if (FindTarget(target) == nullptr) {
-    return registry::Status::Error(std::string("simd: target ") + TargetName(target) +
-                                   " is not compiled in or not supported here");
-  }
+registry::Status CheckGroups(const block::IntQuantRecipe& recipe, const block::QuantLayout& layout,
+                             std::size_t rows, std::size_t cols, bool packed,
+                             block::GroupGrid* grid) {
   const bool supported = packed ? SupportsInt4Groups(recipe, layout) : SupportsScaledGroups(recipe, layout);
   if (!supported) {
     return registry::Status::Error(std::string("simd: ") + recipe.element->name + ":" +
@@ -110,20 +65,23 @@ registry::Status Quantize(std::int64_t target, const block::IntQuantRecipe& reci
                           const block::QuantLayout& layout, const float* x, std::size_t rows,
                           std::size_t cols, bool packed, std::uint8_t* codes,
                           block::QuantParams* params) {
+  const auto kernel = LOWBIT_SIMD_KERNEL(QuantizeGroups, target);
+  if (kernel == nullptr) return detail::TargetError(target);
   block::GroupGrid grid;
-  const registry::Status s = CheckGroups(target, recipe, layout, rows, cols, packed, &grid);
+  const registry::Status s = CheckGroups(recipe, layout, rows, cols, packed, &grid);
   if (!s.ok) return s;
   if (x == nullptr || codes == nullptr || params == nullptr) {
     return registry::Status::Error("simd: null input, codes or parameters");
   }
   std::vector<std::uint8_t> scratch(packed ? kIntGroupScratchCodes : 0);
+  const recipe::Recipe r = block::ToRecipe(recipe);
   EncodePlan plan;
   if (IsTeFp8(recipe)) {
-    plan = MakeEncodePlan(*recipe.element, block::TeFp8ElementOptions());
+    plan = MakeEncodePlan(r.element, r.element_encode);
     // E4M3 / E5M2 have more than kMaxThresholds magnitudes: a float plan.
     if (plan.kind != PlanKind::kFloat) return registry::Status::Error("simd: unexpected FP8 plan");
   }
-  FindTarget(target)->quantize(IntGroupJob{&recipe, &plan, x, cols, grid, packed, codes, params,
+  kernel(IntGroupJob{&r, &plan, x, cols, grid, packed, codes, params,
                                            scratch.data()});
   return registry::Status::Ok();
 }
@@ -132,15 +90,21 @@ registry::Status Dequantize(std::int64_t target, const block::IntQuantRecipe& re
                             const block::QuantLayout& layout, const std::uint8_t* codes,
                             std::size_t rows, std::size_t cols, bool packed,
                             const block::QuantParams* params, float* out) {
+  const auto kernel = LOWBIT_SIMD_KERNEL(DequantizeGroups, target);
+  if (kernel == nullptr) return detail::TargetError(target);
   block::GroupGrid grid;
-  const registry::Status s = CheckGroups(target, recipe, layout, rows, cols, packed, &grid);
+  const registry::Status s = CheckGroups(recipe, layout, rows, cols, packed, &grid);
   if (!s.ok) return s;
   if (codes == nullptr || params == nullptr || out == nullptr) {
     return registry::Status::Error("simd: null codes, parameters or output");
   }
   const std::int32_t* table = IsTeFp8(recipe) ? Fp8Table(*recipe.element) : nullptr;
-  FindTarget(target)->dequantize(
-      IntGroupDequantizeJob{&recipe, table, codes, cols, grid, packed, params, out});
+  if (IsTeFp8(recipe) && table == nullptr) {
+    return registry::Status::Error(std::string("simd: no decode table for ") +
+                                   recipe.element->name);
+  }
+  const recipe::Recipe r = block::ToRecipe(recipe);
+  kernel(IntGroupDequantizeJob{&r, table, codes, cols, grid, packed, params, out});
   return registry::Status::Ok();
 }
 

@@ -1,7 +1,8 @@
 // lowbit::simd — Highway array kernels for every registry operation
-// (registry.h ConvertArgs), dispatched at run time to the best compiled target
-// the CPU supports, or run on one named target (tests and `lowbit verify`
-// check each target against the scalar model).
+// (registry.h ConvertArgs) and the block, group and packing recipes,
+// dispatched at run time to the best compiled target the CPU supports, or run
+// on one named target (tests and `lowbit verify` check each target against
+// the scalar model).
 #pragma once
 
 #include <cstdint>
@@ -17,32 +18,43 @@
 
 namespace lowbit::simd {
 
-// Highway target bits (HWY_SSE4, HWY_AVX2, ...) compiled into this library,
-// best first.
+// Targets. Every kernel below takes a Highway target bit (HWY_SSE4, HWY_AVX2,
+// HWY_NEON, HWY_SVE2, ...: hwy/detect_targets.h) or kBestTarget. Dispatch is
+// Highway's own (HWY_EXPORT tables; simd/src/target_dispatch.h): kBestTarget
+// is HWY_DYNAMIC_DISPATCH, the best compiled target the CPU supports (or the
+// one hwy::SetSupportedTargetsForTest forces); a named target runs that
+// target's entry of the same table, without process-wide state, so runs on
+// different targets may go on in several threads at once. A named target
+// that is not compiled in, or that the CPU lacks, is an error.
+inline constexpr std::int64_t kBestTarget = 0;
+
+// Highway target bits compiled into this library (HWY_TARGETS), best first.
 std::vector<std::int64_t> CompiledTargets();
-// "SSE4", "AVX2", "AVX3", "AVX3_DL" (Highway's names).
+// "SSE4", "AVX2", "AVX3", "AVX3_DL", "NEON", "SVE2", ... (Highway's names).
 const char* TargetName(std::int64_t target);
-// Whether the CPU runs `target` (hwy::SupportedTargets, asked once).
+// Whether `target` is compiled in and the CPU runs it (hwy::SupportedTargets,
+// asked once).
 bool TargetAvailable(std::int64_t target);
+// The target whose code a kernel call with `target` runs (HWY_TARGET inside
+// the kernel), or 0 for a target it cannot run: lets the tests check the
+// dispatch itself.
+std::int64_t TargetThatRuns(std::int64_t target);
 
 // Which options the SIMD kernels implement exactly: everything the model has,
 // except stochastic rounding with random_bit_count 32 (a carry out of 32 bits
 // does not fit a 32-bit lane).
 bool Supports(const registry::ConvertArgs& args);
 
-// Runs on the best compiled target that hwy::GetChosenTarget() allows (the
-// CPU's best, or the one hwy::SetSupportedTargetsForTest forces). Any count
-// and alignment; the
-// same argument errors as the scalar backend (registry ValidateConvertArgs).
+// Runs on kBestTarget. Any count and alignment; the same argument errors as
+// the scalar backend (registry ValidateConvertArgs).
 registry::Status Convert(const registry::ConvertArgs& args);
-// Runs on `target`; an error if it is not compiled in or not supported here.
+// Runs on the named `target` (not kBestTarget).
 registry::Status ConvertOnTarget(std::int64_t target, const registry::ConvertArgs& args);
 
 // MX block quantization (formats/block/mx_recipe.h QuantizeMx, bit for bit):
 // `count` FP32 values -> `count` element codes (one per byte, low bits) and
 // ceil(count / block_size) E8M0 scale codes; a short last block behaves as
-// zero-padded. `target` 0 dispatches to the best target; any count and
-// alignment. Errors: null pointers with count > 0, an NVFP4 spec, stochastic
+// zero-padded. Any count and alignment. Errors: null pointers with count > 0, an NVFP4 spec, stochastic
 // element rounding, a target not compiled in or not supported.
 registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
                             const block::MxRecipe& recipe, const float* x, std::size_t count,
@@ -51,7 +63,7 @@ registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
 // NVFP4 quantization (formats/block/nvfp4_recipe.h QuantizeNvfp4, bit for
 // bit): the tensor scale from the whole array's amax, then 16-element blocks:
 // `count` E2M1 codes (one per byte), ceil(count / 16) UE4M3 scale bytes and
-// the tensor scale. `target` 0 dispatches to the best target.
+// the tensor scale.
 registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe, const float* x,
                                std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
                                block::Nvfp4TensorScale* tensor_scale);
@@ -74,9 +86,8 @@ registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe,
 registry::Status PackNibbles(std::int64_t target, const std::uint8_t* codes, std::size_t count,
                              std::uint8_t* packed);
 
-// The other layouts of formats/block/packing.h, bit for bit, any size;
-// `target` 0 dispatches to the best target. Codes are masked to 4 bits as
-// the model does. Nibble pairs in either order (kHighFirst: the tinygemm
+// The other layouts of formats/block/packing.h, bit for bit, any size.
+// Codes are masked to 4 bits as the model does. Nibble pairs in either order (kHighFirst: the tinygemm
 // int4pack input), count codes <-> (count + 1) / 2 bytes.
 registry::Status PackNibbles(std::int64_t target, block::NibbleOrder order, const std::uint8_t* codes,
                              std::size_t count, std::uint8_t* packed);
@@ -110,8 +121,7 @@ registry::Status UnpackAwq(std::int64_t target, const std::uint32_t* words, std:
 // scales) over any layout of int_quant_layout.h (per tensor, per row =
 // per channel / per token, per group along K, 2-D blocks): int_quant.h
 // QuantizeMatrix bit for bit, rows * cols codes one per byte (low bits) and
-// one QuantParams per group (GroupGrid::Count()). `target` 0 dispatches to
-// the best target. Errors: a shape the layout does not tile (the model's
+// one QuantParams per group (GroupGrid::Count()). Errors: a shape the layout does not tile (the model's
 // QuantStatus), null pointers, a rounding other than half-even / half-away.
 bool SupportsScaledGroups(const block::IntQuantRecipe& recipe, const block::QuantLayout& layout);
 registry::Status QuantizeGroups(std::int64_t target, const block::IntQuantRecipe& recipe,
