@@ -1,13 +1,15 @@
 // `lowbit explain RECIPE[,PROFILE...] VALUES...`: walks one block through a
-// recipe step by step (amax, scale exponent, scale code, scaled elements,
-// codes, dequantized values) so a person can see why a code came out. Several
-// profiles of one format ("mxfp4:ocp,te") are walked one after the other and
-// compared on the block's largest element: for an MXFP4 amax of
-// 6 * 2^k * 1.01, OCP floor keeps X = 2^k and clamps it to 6, RCEIL takes
-// X = 2^(k+1) and rounds 3.03 to 3. Scaled INT/FP8 recipes ("int8:ao-sym,
-// common", "uint4:gptq-sym,gptq-asym", "e4m3:te,te-pow2") are walked the same
-// way over the values as one per-tensor group: amax 127.5 shows torchao's
-// amax/127.5 reaching -128 where the common amax/127 kernel stops at -127.
+// recipe step by step (amax, scale rule, scale exponent or FP32 scale, scale
+// code, scaled elements, codes, dequantized values) so a person can see why a
+// code came out. Several profiles of one format ("mxfp4:ocp,te") are walked
+// one after the other and compared on the block's largest element: for an
+// MXFP4 amax of 6 * 2^k * 1.01, OCP floor keeps X = 2^k and clamps it to 6,
+// RCEIL takes X = 2^(k+1) and rounds 3.03 to 3. Scaled INT/FP8 recipes
+// ("int8:ao-sym,common", "uint4:gptq-sym,gptq-asym", "e4m3:te,te-pow2") are
+// walked the same way over the values as one group: amax 127.5 shows
+// torchao's amax/127.5 reaching -128 where the common amax/127 kernel stops
+// at -127. Names go through the one grammar (recipe::ParseTarget); every
+// number printed comes from the model's steps (formats/.../recipe/steps.h).
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -15,21 +17,17 @@
 #include <vector>
 
 #include "commands.h"
-#include "lowbit/formats/block/fp32_bits.h"
-#include "lowbit/formats/block/int_quant.h"
-#include "lowbit/formats/block/int_quant_recipe.h"
-#include "lowbit/formats/block/mx_recipe.h"
-#include "lowbit/formats/block/mx_scale_rule.h"
-#include "lowbit/formats/block/nvfp4_recipe.h"
-#include "lowbit/formats/block/recipe_name.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/recipe/recipe.h"
+#include "lowbit/formats/recipe/steps.h"
 #include "parse.h"
 #include "value_text.h"
 
 namespace lowbit::tools {
 
 // Defined in quantize_command.cc.
-block::NamedRecipe ParseBlockRecipeOrThrow(const std::string& name);
+recipe::Target ParseRecipeOrThrow(const std::string& name);
 std::vector<float> ReadF32Values(const std::vector<std::string>& texts, const std::string& file);
 std::string F32Text(float x);
 
@@ -40,16 +38,30 @@ struct ExplainArgs {
   std::vector<std::string> values;
 };
 
-const char* RuleText(block::MxScaleRule rule) {
+const char* ScaleRuleText(recipe::ScaleRule rule) {
+  using recipe::ScaleRule;
   switch (rule) {
-    case block::MxScaleRule::kFloor: return "floor: e = floor(log2 amax) - emax, from the FP32 exponent bits";
-    case block::MxScaleRule::kCeil: return "ceil: e = exponent(amax) + (mantissa != 0) - emax";
-    case block::MxScaleRule::kEven: return "even: round amax to the element's mantissa width, then floor";
-    case block::MxScaleRule::kRceil: return "RCEIL: X = round_up_pow2(fp32(amax * fp32(1/max_elem)))";
-    case block::MxScaleRule::kNearest: return "nearest: X = nearest_pow2(fp32(amax * fp32(1/max_elem))), 1.5*2^k ties up";
+    case ScaleRule::kMxFloor: return "floor: e = floor(log2 amax) - emax, from the FP32 exponent bits";
+    case ScaleRule::kMxCeil: return "ceil: e = exponent(amax) + (mantissa != 0) - emax";
+    case ScaleRule::kMxEven: return "even: round amax to the element's mantissa width, then floor";
+    case ScaleRule::kMxRceil: return "RCEIL: X = round_up_pow2(fp32(amax * fp32(1/max_elem)))";
+    case ScaleRule::kMxNearest: return "nearest: X = nearest_pow2(fp32(amax * fp32(1/max_elem))), 1.5*2^k ties up";
+    // The NVFP4 walk prints its arithmetic as values (tensor scale, FP32
+    // block scale, element factor) instead of a rule line.
+    case ScaleRule::kNvfp4Te:
+    case ScaleRule::kNvfp4Torchao:
+    case ScaleRule::kNvfp4ModelOpt: return "";
+    case ScaleRule::kTeFp8: return "scale = max_fp8 / max(amax, eps) (amax 0/Inf/NaN -> 1, Inf -> FLT_MAX); y = x * scale; satfinite cvt";
+    case ScaleRule::kAoSymmetric: return "scale = max(amax / ((qmax - qmin) / 2), eps); y = x * fp32(1 / scale); q = clamp(round(y) + zp)";
+    case ScaleRule::kAoAsymmetric: return "scale = max((max+ - min-) / (qmax - qmin), eps); zp = clamp(qmin - round(min- / scale)); y = x * fp32(1 / scale)";
+    case ScaleRule::kGptqSymmetric: return "xmin = -xmax if any x < 0; scale = (xmax - xmin) / maxq; zero = (maxq + 1) / 2; y = x / scale";
+    case ScaleRule::kGptqAsymmetric: return "scale = (xmax - xmin) / maxq; zero = round(-xmin / scale); y = x / scale";
+    case ScaleRule::kAmaxOverQmax: return "scale = amax / qmax (0 -> 1); y = x / scale; q = clamp(round(y), -qmax, qmax)";
   }
   return "";
 }
+
+std::string Decimal(float x) { return ExactDecimal(kFp32, recipe::F32Bits(x)); }
 
 struct Largest {
   std::string recipe;
@@ -59,125 +71,135 @@ struct Largest {
   std::string scale;
 };
 
-Largest ExplainMx(const block::BlockSpec& spec, const block::MxRecipe& recipe, const std::vector<float>& x,
-                  int largest) {
+// One block's element codes and the values they dequantize to, through the
+// model's element steps (one code per entry, unpacked).
+struct Walk {
+  std::vector<float> scaled;
+  std::vector<std::uint8_t> codes;
+  std::vector<float> back;
+};
+
+Walk WalkElements(const recipe::Recipe& r, const recipe::BlockScale& s, const recipe::TensorScale& t,
+                  const std::vector<float>& x) {
+  Walk w;
+  // Dequantization sees only what was stored (scale byte or FP32 scale and
+  // zero point), not the quantize-side factor.
+  const recipe::BlockScale stored = recipe::StoredScale(r, s.code, s.decode, s.zero_point);
+  for (float v : x) {
+    const float y = recipe::ScaledElement(r, s, v);
+    const std::uint8_t code = recipe::EncodeScaled(r, s, y);
+    w.scaled.push_back(y);
+    w.codes.push_back(code);
+    w.back.push_back(recipe::DecodeElement(r, stored, t, code));
+  }
+  return w;
+}
+
+Largest ExplainMx(const recipe::Recipe& r, const std::vector<float>& x, int largest) {
   const int n = static_cast<int>(x.size());
-  std::vector<std::uint8_t> codes(x.size());
-  block::MxTrace trace;
-  const std::uint8_t scale = block::QuantizeMxBlock(spec, recipe, x.data(), n, codes.data(), &trace);
-  std::vector<float> back(x.size());
-  block::DequantizeMxBlock(spec, scale, codes.data(), n, back.data());
-  std::printf("== %s:%s  %s\n", spec.name, recipe.name, recipe.source);
-  std::printf("1. amax = %s  (NaN %s)\n", F32Text(trace.amax).c_str(),
-              recipe.amax_nan == block::AmaxNan::kIgnore ? "ignored, fmaxf" : "propagates, torch.amax");
-  std::printf("2. scale rule %s; emax(%s) = %d\n", RuleText(recipe.scale.rule), spec.element->name, spec.element_emax);
-  if (recipe.scale.rule == block::MxScaleRule::kRceil || recipe.scale.rule == block::MxScaleRule::kNearest) {
-    std::printf("   amax * fp32(1/max_elem) = %s * %s = %s\n", F32Text(trace.amax).c_str(),
-                F32Text(block::MaxNormReciprocal(spec)).c_str(), F32Text(trace.scale.rceil_product).c_str());
+  const recipe::GroupStats stats = recipe::StatsOf(r, x.data(), n);
+  const recipe::BlockScale s = recipe::ChooseScale(r, stats);
+  const Walk w = WalkElements(r, s, {}, x);
+  std::printf("== %s  %s\n", recipe::RecipeName(r).c_str(), r.source);
+  std::printf("1. amax = %s  (NaN %s)\n", F32Text(stats.amax).c_str(),
+              r.amax_nan == AmaxNan::kIgnore ? "ignored, fmaxf" : "propagates, torch.amax");
+  std::printf("2. scale rule %s; emax(%s) = %d\n", ScaleRuleText(r.scale_rule), r.element.name, r.element_emax);
+  if (r.scale_rule == recipe::ScaleRule::kMxRceil || r.scale_rule == recipe::ScaleRule::kMxNearest) {
+    std::printf("   amax * fp32(1/max_elem) = %s * %s = %s\n", F32Text(stats.amax).c_str(),
+                F32Text(recipe::MaxNormReciprocal(r)).c_str(), F32Text(s.rule_value).c_str());
   } else {
-    const std::uint32_t bits = block::F32Bits(trace.amax);
-    std::printf("   FP32 exponent field of amax = %d, mantissa %s\n", block::F32ExponentField(bits),
-                Hex(block::F32Mantissa(bits)).c_str());
+    // The fields of amax as kFp32 lays them out.
+    const std::uint32_t bits = recipe::F32Bits(stats.amax);
+    const int exponent_field = static_cast<int>(bits >> kFp32.mantissa_bits) & kFp32.MaxExponentField();
+    const std::uint32_t mantissa = bits & ((std::uint32_t{1} << kFp32.mantissa_bits) - 1);
+    std::printf("   FP32 exponent field of amax = %d, mantissa %s\n", exponent_field, Hex(mantissa).c_str());
   }
   std::string scale_text;
-  if (scale == block::kE8m0NanCode) {
+  if (s.code == recipe::kE8m0NanCode) {
     scale_text = "NaN";
     std::printf("3. scale code 0xff: NaN, every element of the block decodes to NaN\n");
   } else {
-    scale_text = "2^" + std::to_string(trace.scale.exponent);
-    std::printf("3. scale exponent e = %d -> E8M0 code %s, X = %s\n", trace.scale.exponent, Hex(scale).c_str(),
+    scale_text = "2^" + std::to_string(s.exponent);
+    std::printf("3. scale exponent e = %d -> E8M0 code %s, X = %s\n", s.exponent, Hex(s.code).c_str(),
                 scale_text.c_str());
   }
-  std::printf("4. scaled elements (%s X%s):\n",
-              recipe.scaling == block::ElementScaling::kDivide ? "x /" : "x * 1/",
-              spec.element->IsFloat() ? "" : ", times 2^6 onto the integer grid");
+  const std::string integer_grid =
+      r.element.IsFloat() ? "" : ", times 2^" + std::to_string(-r.element_implied_exponent) + " onto the integer grid";
+  std::printf("4. scaled elements (%s X%s):\n", r.element_step == recipe::ElementStep::kDivide ? "x /" : "x * 1/",
+              integer_grid.c_str());
   for (int i = 0; i < n; ++i) {
-    const std::string element_value = spec.element->IsFloat()
-                                          ? ExactDecimal(*spec.element, codes[static_cast<std::size_t>(i)])
-                                          : ExactDecimal(kInt8, codes[static_cast<std::size_t>(i)]);
-    std::printf("   [%d] %s -> %s -> code %s = %s -> %s%s\n", i, ExactDecimal(kFp32, block::F32Bits(x[static_cast<std::size_t>(i)])).c_str(),
-                ExactDecimal(kFp32, block::F32Bits(trace.scaled[i])).c_str(), Hex(codes[static_cast<std::size_t>(i)]).c_str(),
-                element_value.c_str(), ExactDecimal(kFp32, block::F32Bits(back[static_cast<std::size_t>(i)])).c_str(),
+    const std::size_t k = static_cast<std::size_t>(i);
+    std::printf("   [%d] %s -> %s -> code %s = %s -> %s%s\n", i, Decimal(x[k]).c_str(), Decimal(w.scaled[k]).c_str(),
+                Hex(w.codes[k]).c_str(), ExactDecimal(r.element, w.codes[k]).c_str(), Decimal(w.back[k]).c_str(),
                 i == largest ? "   <- largest" : "");
   }
-  return {recipe.name, x[static_cast<std::size_t>(largest)], codes[static_cast<std::size_t>(largest)],
-          back[static_cast<std::size_t>(largest)], scale_text};
+  const std::size_t l = static_cast<std::size_t>(largest);
+  return {r.profile, x[l], w.codes[l], w.back[l], scale_text};
 }
 
-Largest ExplainNvfp4(block::Nvfp4Recipe recipe, const std::string& name, const std::vector<float>& x, int largest) {
+Largest ExplainNvfp4(const recipe::Recipe& r, const std::string& name, const std::vector<float>& x, int largest) {
   const int n = static_cast<int>(x.size());
-  const float tensor_amax = block::AbsMax(x.data(), n, block::Nvfp4AmaxNan(recipe));
-  const block::Nvfp4TensorScale t = block::Nvfp4TensorScaleFromAmax(recipe, tensor_amax);
-  std::vector<std::uint8_t> codes(x.size());
-  block::Nvfp4Trace trace;
-  const std::uint8_t scale = block::QuantizeNvfp4Block(recipe, t, x.data(), n, codes.data(), &trace);
+  // The values are the whole tensor and its one block: the tensor amax and
+  // the block amax are the same statistics.
+  const recipe::GroupStats stats = recipe::StatsOf(r, x.data(), n);
+  const recipe::TensorScale t = recipe::ChooseTensorScale(r, stats.amax);
+  const recipe::BlockScale s = recipe::ChooseScale(r, stats, t);
+  const Walk w = WalkElements(r, s, t, x);
   std::printf("== %s (the values are the whole tensor)\n", name.c_str());
-  std::printf("1. tensor amax = %s; tensor scale: encode %s, stored decode %s\n", F32Text(tensor_amax).c_str(),
+  std::printf("1. tensor amax = %s; tensor scale: encode %s, stored decode %s\n", F32Text(stats.amax).c_str(),
               F32Text(t.encode).c_str(), F32Text(t.decode).c_str());
-  std::printf("2. block amax = %s; FP32 block scale before E4M3 = %s\n", F32Text(trace.amax).c_str(),
-              F32Text(trace.block_scale_f32).c_str());
-  std::printf("3. block scale code %s = %s\n", Hex(scale).c_str(), ExactDecimal(kE4m3, scale).c_str());
-  std::printf("4. elements %s %s:\n", recipe == block::Nvfp4Recipe::kTe ? "x *" : "x /",
-              F32Text(trace.element_factor).c_str());
-  Largest out{name, x[static_cast<std::size_t>(largest)], codes[static_cast<std::size_t>(largest)], 0,
-              ExactDecimal(kE4m3, scale)};
+  std::printf("2. block amax = %s; FP32 block scale before E4M3 = %s\n", F32Text(stats.amax).c_str(),
+              F32Text(s.rule_value).c_str());
+  std::printf("3. block scale code %s = %s\n", Hex(s.code).c_str(), ExactDecimal(r.scale_format, s.code).c_str());
+  std::printf("4. elements %s %s:\n", r.element_step == recipe::ElementStep::kMultiply ? "x *" : "x /",
+              F32Text(s.factor).c_str());
   for (int i = 0; i < n; ++i) {
-    const float back = block::DequantizeNvfp4Element(recipe, t, scale, codes[static_cast<std::size_t>(i)]);
-    if (i == largest) out.dequantized = back;
-    std::printf("   [%d] %s -> %s -> code %s = %s -> %s%s\n", i, ExactDecimal(kFp32, block::F32Bits(x[static_cast<std::size_t>(i)])).c_str(),
-                ExactDecimal(kFp32, block::F32Bits(trace.scaled[i])).c_str(), Hex(codes[static_cast<std::size_t>(i)]).c_str(),
-                ExactDecimal(kE2m1, codes[static_cast<std::size_t>(i)]).c_str(), ExactDecimal(kFp32, block::F32Bits(back)).c_str(),
+    const std::size_t k = static_cast<std::size_t>(i);
+    std::printf("   [%d] %s -> %s -> code %s = %s -> %s%s\n", i, Decimal(x[k]).c_str(), Decimal(w.scaled[k]).c_str(),
+                Hex(w.codes[k]).c_str(), ExactDecimal(r.element, w.codes[k]).c_str(), Decimal(w.back[k]).c_str(),
                 i == largest ? "   <- largest" : "");
   }
-  return out;
+  const std::size_t l = static_cast<std::size_t>(largest);
+  return {name, x[l], w.codes[l], w.back[l], ExactDecimal(r.scale_format, s.code)};
 }
 
-const char* SchemeText(block::QuantScheme s) {
-  switch (s) {
-    case block::QuantScheme::kTeFp8: return "scale = max_fp8 / max(amax, eps) (amax 0/Inf/NaN -> 1, Inf -> FLT_MAX); y = x * scale; satfinite cvt";
-    case block::QuantScheme::kAoSymmetric: return "scale = max(amax / ((qmax - qmin) / 2), eps); y = x * fp32(1 / scale); q = clamp(round(y) + zp)";
-    case block::QuantScheme::kAoAsymmetric: return "scale = max((max+ - min-) / (qmax - qmin), eps); zp = clamp(qmin - round(min- / scale)); y = x * fp32(1 / scale)";
-    case block::QuantScheme::kGptqSymmetric: return "xmin = -xmax if any x < 0; scale = (xmax - xmin) / maxq; zero = (maxq + 1) / 2; y = x / scale";
-    case block::QuantScheme::kGptqAsymmetric: return "scale = (xmax - xmin) / maxq; zero = round(-xmin / scale); y = x / scale";
-    case block::QuantScheme::kAmaxOverQmax: return "scale = amax / qmax (0 -> 1); y = x / scale; q = clamp(round(y), -qmax, qmax)";
-  }
-  return "";
-}
-
-Largest ExplainScaled(const block::IntQuantRecipe& r, const std::vector<float>& x, int largest) {
+Largest ExplainScaled(const recipe::Recipe& r, const std::vector<float>& x, int largest) {
   const long n = static_cast<long>(x.size());
-  std::vector<block::QuantParams> params(1);
-  std::vector<std::uint8_t> codes(x.size());
-  block::QuantizeMatrix(r, block::QuantLayout{}, x.data(), 1, n, codes.data(), params.data());
-  const block::QuantParams& p = params[0];
-  block::GroupGrid grid;
-  block::MakeGroupGrid(block::QuantLayout{}, 1, n, &grid);
-  const block::GroupStats st = block::StatsOfGroup(r, grid, x.data(), n, 0);
-  std::printf("== %s:%s  %s\n", r.element->name, r.name, r.source);
-  std::printf("1. min = %s, max = %s, amax = %s  (NaN %s)\n", F32Text(st.min).c_str(), F32Text(st.max).c_str(),
-              F32Text(st.amax).c_str(), r.amax_nan == block::AmaxNan::kIgnore ? "ignored, fmaxf" : "propagates, torch");
+  const recipe::GroupStats stats = recipe::StatsOf(r, x.data(), n);
+  const recipe::BlockScale s = recipe::ChooseScale(r, stats);
+  const Walk w = WalkElements(r, s, {}, x);
+  std::printf("== %s  %s\n", recipe::RecipeName(r).c_str(), r.source);
+  std::printf("1. min = %s, max = %s, amax = %s  (NaN %s)\n", F32Text(stats.min).c_str(), F32Text(stats.max).c_str(),
+              F32Text(stats.amax).c_str(), r.amax_nan == AmaxNan::kIgnore ? "ignored, fmaxf" : "propagates, torch");
   std::printf("2. %s\n   scale (stored, dequantizes) = %s; encode factor = %s; zero point %d\n",
-              SchemeText(r.scheme), F32Text(p.decode).c_str(), F32Text(p.encode).c_str(), p.zero_point);
+              ScaleRuleText(r.scale_rule), F32Text(s.decode).c_str(), F32Text(s.factor).c_str(), s.zero_point);
   std::printf("3. elements (%s, range [%d, %d]):\n",
-              r.rounding == RoundingMode::kNearestAway ? "round half away" : "round half even", r.qmin, r.qmax);
-  Largest out{std::string(r.name), x[static_cast<std::size_t>(largest)], codes[static_cast<std::size_t>(largest)], 0,
-              ExactDecimal(kFp32, block::F32Bits(p.decode))};
+              r.element_encode.rounding == RoundingMode::kNearestAway ? "round half away" : "round half even", r.qmin,
+              r.qmax);
   for (long i = 0; i < n; ++i) {
     const std::size_t k = static_cast<std::size_t>(i);
-    const float back = block::DequantizeElement(r, p, codes[k]);
-    if (i == largest) out.dequantized = back;
-    const std::string value = r.scheme == block::QuantScheme::kTeFp8
-                                  ? ExactDecimal(*r.element, codes[k])
-                                  : std::to_string(block::IntegerOfCode(*r.element, codes[k]));
-    std::printf("   [%ld] %s -> %s -> code %s = %s -> %s%s\n", i, ExactDecimal(kFp32, block::F32Bits(x[k])).c_str(),
-                ExactDecimal(kFp32, block::F32Bits(block::ScaledElement(r, p, x[k]))).c_str(), Hex(codes[k]).c_str(),
-                value.c_str(), ExactDecimal(kFp32, block::F32Bits(back)).c_str(), i == largest ? "   <- largest" : "");
+    const std::string value = r.element.IsFloat() ? ExactDecimal(r.element, w.codes[k])
+                                                  : std::to_string(recipe::IntegerOfCode(r.element, w.codes[k]));
+    std::printf("   [%ld] %s -> %s -> code %s = %s -> %s%s\n", i, Decimal(x[k]).c_str(), Decimal(w.scaled[k]).c_str(),
+                Hex(w.codes[k]).c_str(), value.c_str(), Decimal(w.back[k]).c_str(), i == largest ? "   <- largest" : "");
   }
-  return out;
+  const std::size_t l = static_cast<std::size_t>(largest);
+  return {r.profile, x[l], w.codes[l], w.back[l], Decimal(s.decode)};
+}
+
+int LargestMagnitude(const std::vector<float>& x) {
+  int largest = 0;
+  for (int i = 1; i < static_cast<int>(x.size()); ++i) {
+    if (recipe::F32Abs(x[static_cast<std::size_t>(i)]) > recipe::F32Abs(x[static_cast<std::size_t>(largest)])) {
+      largest = i;
+    }
+  }
+  return largest;
 }
 
 void RunExplain(const ExplainArgs& args) {
-  // "mxfp4:ocp,te" -> "mxfp4:ocp", "mxfp4:te".
+  // "mxfp4:ocp,te" -> "mxfp4:ocp", "mxfp4:te"; each name is then parsed
+  // whole by the one grammar, all of them before anything is printed.
   std::vector<std::string> names;
   const std::size_t colon = args.recipes.find(':');
   const std::string format = args.recipes.substr(0, colon);
@@ -188,44 +210,39 @@ void RunExplain(const ExplainArgs& args) {
     names.push_back(profile.empty() ? format : format + ":" + profile);
     rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
   } while (!rest.empty());
+  std::vector<const recipe::Recipe*> recipes;
+  for (const std::string& name : names) recipes.push_back(ParseRecipeOrThrow(name).recipe);
+  const recipe::Family family = recipes[0]->family();
+  for (std::size_t i = 1; i < recipes.size(); ++i) {
+    if (recipes[i]->family() != family) throw CommandError("'" + names[i] + "' is another kind of recipe than '" + names[0] + "'");
+  }
+
   std::vector<float> x = ReadF32Values(args.values, "");
-  if (block::FindIntQuantRecipe(names[0]) != nullptr) {
-    int largest = 0;
-    for (int i = 1; i < static_cast<int>(x.size()); ++i) {
-      if (block::F32Abs(x[static_cast<std::size_t>(i)]) > block::F32Abs(x[static_cast<std::size_t>(largest)])) largest = i;
-    }
-    std::vector<Largest> summary;
-    for (const std::string& name : names) {
-      const block::IntQuantRecipe* r = block::FindIntQuantRecipe(name);
-      if (r == nullptr) throw CommandError("unknown scaled recipe '" + name + "'");
-      summary.push_back(ExplainScaled(*r, x, largest));
-    }
-    std::printf("largest element %s:\n", ExactDecimal(kFp32, block::F32Bits(x[static_cast<std::size_t>(largest)])).c_str());
+  std::vector<Largest> summary;
+  if (family == recipe::Family::kScaled) {
+    const int largest = LargestMagnitude(x);
+    for (const recipe::Recipe* r : recipes) summary.push_back(ExplainScaled(*r, x, largest));
+    std::printf("largest element %s:\n", Decimal(x[static_cast<std::size_t>(largest)]).c_str());
     for (const Largest& l : summary) {
       std::printf("  %-12s scale %-14s code %s -> %s\n", l.recipe.c_str(), l.scale.c_str(), Hex(l.code).c_str(),
-                  ExactDecimal(kFp32, block::F32Bits(l.dequantized)).c_str());
+                  Decimal(l.dequantized).c_str());
     }
     return;
   }
-  const block::NamedRecipe first = ParseBlockRecipeOrThrow(names[0]);
-  if (static_cast<int>(x.size()) > first.spec->block_size) {
-    std::printf("note: explaining the first block (%d of %zu values)\n", first.spec->block_size, x.size());
-    x.resize(static_cast<std::size_t>(first.spec->block_size));
+  const int block_size = recipes[0]->layout.size;
+  if (static_cast<int>(x.size()) > block_size) {
+    std::printf("note: explaining the first block (%d of %zu values)\n", block_size, x.size());
+    x.resize(static_cast<std::size_t>(block_size));
   }
-  int largest = 0;
-  for (int i = 1; i < static_cast<int>(x.size()); ++i) {
-    if (block::F32Abs(x[static_cast<std::size_t>(i)]) > block::F32Abs(x[static_cast<std::size_t>(largest)])) largest = i;
+  const int largest = LargestMagnitude(x);
+  for (std::size_t i = 0; i < recipes.size(); ++i) {
+    summary.push_back(family == recipe::Family::kMx ? ExplainMx(*recipes[i], x, largest)
+                                                    : ExplainNvfp4(*recipes[i], names[i], x, largest));
   }
-  std::vector<Largest> summary;
-  for (const std::string& name : names) {
-    const block::NamedRecipe r = ParseBlockRecipeOrThrow(name);
-    summary.push_back(r.mx ? ExplainMx(*r.spec, *r.mx, x, largest) : ExplainNvfp4(r.nvfp4, name, x, largest));
-  }
-  std::printf("largest element %s:\n", ExactDecimal(kFp32, block::F32Bits(x[static_cast<std::size_t>(largest)])).c_str());
+  std::printf("largest element %s:\n", Decimal(x[static_cast<std::size_t>(largest)]).c_str());
   for (const Largest& l : summary) {
     std::printf("  %-10s scale %-8s code %s -> %s (error %.9g)\n", l.recipe.c_str(), l.scale.c_str(), Hex(l.code).c_str(),
-                ExactDecimal(kFp32, block::F32Bits(l.dequantized)).c_str(),
-                static_cast<double>(l.dequantized) - static_cast<double>(l.value));
+                Decimal(l.dequantized).c_str(), static_cast<double>(l.dequantized) - static_cast<double>(l.value));
   }
 }
 
@@ -234,7 +251,8 @@ void RunExplain(const ExplainArgs& args) {
 void AddExplainCommand(CLI::App& app) {
   auto args = std::make_shared<ExplainArgs>();
   CLI::App* cmd = app.add_subcommand("explain", "Walk one block through a recipe, step by step");
-  cmd->add_option("recipe", args->recipes, "FORMAT[:PROFILE[,PROFILE...]], e.g. mxfp4:ocp,te")->required();
+  cmd->add_option("recipe", args->recipes, "FORMAT[:PROFILE[,PROFILE...]], e.g. mxfp4:ocp,te or int8:ao-sym,common")
+      ->required();
   cmd->add_option("values", args->values, "The block's numbers")->required();
   cmd->callback([args] { RunExplain(*args); });
 }

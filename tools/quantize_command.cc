@@ -1,29 +1,32 @@
 // `lowbit quantize RECIPE [VALUES...] [--file PATH]`: quantizes numbers with a
-// block recipe (formats/block/recipe_name.h) and prints, per block, the scale
-// code and the element codes, then the dequantized values and the exact error
-// metrics of the oracle (when lowbit::reference is built). Values are read
-// exactly and rounded to nearest even into FP32, the recipes' input type.
-// Scaled INT8/INT4/UINT4/FP8 recipes (formats/block/int_quant_recipe.h, e.g.
-// int8:ao-sym, uint4:gptq-sym, e4m3:te) also take --shape ROWSxCOLS,
-// --layout tensor|row|channel|token|group:G|block:RxG and --static LO,HI
-// (a calibrated range instead of the data's own statistics).
+// recipe of the catalog (formats/spec/.../recipe/catalog.h, names parsed by
+// recipe::ParseTarget) and prints, per block or group, the scale and the
+// element codes, then the dequantized values and the exact error metrics of
+// the oracle (when lowbit::reference is built). Values are read exactly and
+// rounded to nearest even into FP32, the recipes' input type. Every number
+// printed comes from the model's steps and tensor functions
+// (formats/.../recipe/steps.h, tensor.h).
+//
+// MX and NVFP4 recipes take the values as one flat vector in 1-D blocks.
+// Scaled INT8/INT4/UINT4/FP8 recipes (e.g. int8:ao-sym, uint4:gptq-sym,
+// e4m3:te) also take --shape ROWSxCOLS, a layout (in the name,
+// int4:ao-sym/g2, or --layout tensor|row|channel|token|group:G|block:RxG)
+// and --static LO,HI (a calibrated range instead of the data's own
+// statistics).
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "commands.h"
-#include "lowbit/formats/block/fp32_bits.h"
-#include "lowbit/formats/block/int_quant.h"
-#include "lowbit/formats/block/int_quant_layout.h"
-#include "lowbit/formats/block/int_quant_recipe.h"
-#include "lowbit/formats/block/mx_recipe.h"
-#include "lowbit/formats/block/nvfp4_recipe.h"
-#include "lowbit/formats/block/recipe_name.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/recipe/recipe.h"
+#include "lowbit/formats/recipe/steps.h"
+#include "lowbit/formats/recipe/tensor.h"
 #include "lowbit/formats/round_pack.h"
 #include "parse.h"
 #include "value_parse.h"
@@ -35,30 +38,33 @@
 namespace lowbit::tools {
 
 // Shared with explain_command.cc (declared there too).
-block::NamedRecipe ParseBlockRecipeOrThrow(const std::string& name);
+recipe::Target ParseRecipeOrThrow(const std::string& name);
 std::vector<float> ReadF32Values(const std::vector<std::string>& texts, const std::string& file);
 std::string F32Text(float x);
 
 std::string ScaledRecipeNames() {
   std::string names;
-  for (const block::IntQuantRecipe* r : block::kAllIntQuantRecipes) {
-    names += std::string(names.empty() ? "" : ", ") + r->element->name + ":" + r->name;
+  for (const recipe::Recipe& r : recipe::kAllRecipes) {
+    if (r.family() == recipe::Family::kScaled) names += (names.empty() ? "" : ", ") + recipe::RecipeName(r);
   }
   return names;
 }
 
-// Recipe names go through the one grammar (formats/.../recipe/names.h); its
-// message names the problem and, on a near miss, what was probably meant.
-block::NamedRecipe ParseBlockRecipeOrThrow(const std::string& name) {
-  block::NamedRecipe r;
+// A recipe name through the one grammar (recipe/names.h); its message names
+// the problem and, on a near miss, what was probably meant. A format name
+// without a recipe profile ("e4m3", "int8:nvidia") is refused with the
+// format's recipes, if it has any.
+recipe::Target ParseRecipeOrThrow(const std::string& name) {
+  recipe::Target t;
   std::string error;
-  if (!block::ParseRecipeName(name, &r, &error)) {
-    if (block::FindIntQuantRecipe(name) != nullptr) {
-      error = "'" + name + "' is a scaled recipe; give it to `lowbit quantize`";
-    }
-    throw CommandError(error + " (lowbit list recipes)");
+  if (!recipe::ParseTarget(name, &t, &error)) throw CommandError(error + " (lowbit list recipes)");
+  if (t.kind == recipe::Target::Kind::kRecipe) return t;
+  std::string recipes;
+  for (const recipe::Recipe& r : recipe::kAllRecipes) {
+    if (std::string(r.name) == Spec(t.format).name) recipes += (recipes.empty() ? "" : ", ") + recipe::RecipeName(r);
   }
-  return r;
+  throw CommandError("'" + name + "' names a format, not a recipe" +
+                     (recipes.empty() ? std::string(" (lowbit list recipes)") : " (its recipes: " + recipes + ")"));
 }
 
 std::vector<float> ReadF32Values(const std::vector<std::string>& texts, const std::string& file) {
@@ -79,7 +85,7 @@ std::vector<float> ReadF32Values(const std::vector<std::string>& texts, const st
 }
 
 std::string F32Text(float x) {
-  return ExactDecimal(kFp32, block::F32Bits(x)) + " (" + Hex(block::F32Bits(x)) + ")";
+  return ExactDecimal(kFp32, recipe::F32Bits(x)) + " (" + Hex(recipe::F32Bits(x)) + ")";
 }
 
 namespace {
@@ -88,16 +94,10 @@ struct QuantizeArgs {
   std::string recipe;
   std::vector<std::string> values;
   std::string file;
-  std::string shape;            // ROWSxCOLS; default 1 x count
-  std::string layout = "tensor";
-  std::string static_range;     // LO,HI
+  std::string shape;         // ROWSxCOLS; default 1 x count
+  std::string layout;        // empty: the name's layout, else per tensor
+  std::string static_range;  // LO,HI
 };
-
-std::string CodeList(const std::vector<std::uint8_t>& codes, long start, long n) {
-  std::string s;
-  for (long i = start; i < start + n; ++i) s += (i > start ? " " : "") + Hex(codes[static_cast<std::size_t>(i)]);
-  return s;
-}
 
 long ParseCount(const std::string& text, const char* what) {
   std::size_t used = 0;
@@ -111,33 +111,32 @@ long ParseCount(const std::string& text, const char* what) {
   return v;
 }
 
-// recipe::ParseLayout, the grammar's own: "tensor", "row" / "channel" /
-// "token", "group:G" (or "gG"), "block:RxG" (or "tile:RxG").
-block::QuantLayout ParseLayout(const std::string& text) {
-  recipe::Layout layout;
-  std::string error;
-  if (!recipe::ParseLayout(text, &layout, &error)) throw CommandError(error);
-  block::QuantLayout l;
-  switch (layout.geometry) {
-    case recipe::Geometry::kPerTensor: l.granularity = block::Granularity::kPerTensor; break;
-    case recipe::Geometry::kPerRow: l.granularity = block::Granularity::kPerRow; break;
-    case recipe::Geometry::kGroup: l.granularity = block::Granularity::kPerGroup; break;
-    default: l.granularity = block::Granularity::kBlock2d; break;
-  }
-  l.group = layout.size;
-  l.block_rows = layout.tile_rows;
-  return l;
-}
-
-std::string LayoutText(const block::QuantLayout& l) {
-  switch (l.granularity) {
-    case block::Granularity::kPerTensor: return "per tensor";
-    case block::Granularity::kPerRow: return "per row (channel / token)";
-    case block::Granularity::kPerGroup: return "per group of " + std::to_string(l.group) + " along K";
-    case block::Granularity::kBlock2d:
-      return "2-D blocks of " + std::to_string(l.block_rows) + "x" + std::to_string(l.group);
+std::string LayoutText(const recipe::Layout& l) {
+  switch (l.geometry) {
+    case recipe::Geometry::kPerTensor: return "per tensor";
+    case recipe::Geometry::kPerRow: return "per row (channel / token)";
+    case recipe::Geometry::kBlock1d: return "1-D blocks of " + std::to_string(l.size);
+    case recipe::Geometry::kGroup: return "per group of " + std::to_string(l.size) + " along K";
+    case recipe::Geometry::kTile2d: return "2-D blocks of " + std::to_string(l.tile_rows) + "x" + std::to_string(l.size);
   }
   return "";
+}
+
+// The CLI spells a 2-D tile "block:RxG", so a tile that does not fit is a
+// block height here.
+std::string StatusText(recipe::TensorStatus st) {
+  if (st == recipe::TensorStatus::kRowsNotMultipleOfTile) return "rows are not a multiple of the block height";
+  return recipe::TensorStatusText(st);
+}
+
+// The element codes of one group, in the group's row-major order.
+std::string GroupCodes(const recipe::Recipe& r, const recipe::GroupGrid& g, long group,
+                       const std::vector<std::uint8_t>& codes) {
+  std::string s;
+  recipe::ForEachInGroup(g, group, [&](long k) {
+    s += (s.empty() ? "" : " ") + Hex(recipe::LoadCode(r.packing, codes.data(), k));
+  });
+  return s;
 }
 
 void PrintErrorMetrics(const std::vector<float>& x, const std::vector<float>& back) {
@@ -152,7 +151,32 @@ void PrintErrorMetrics(const std::vector<float>& x, const std::vector<float>& ba
 #endif
 }
 
-void RunScaledQuantize(const block::IntQuantRecipe& r, const QuantizeArgs& args) {
+void PrintDequantized(const std::vector<float>& back) {
+  std::printf("dequantized:");
+  for (float v : back) std::printf(" %s", ExactDecimal(kFp32, recipe::F32Bits(v)).c_str());
+  std::printf("\n");
+}
+
+// The layout of a scaled recipe: from the name ("int4:ao-sym/g2"), from
+// --layout, or per tensor; not from both.
+recipe::Layout ScaledLayout(const recipe::Target& t, const QuantizeArgs& args, std::string* text) {
+  const std::size_t slash = args.recipe.find('/');
+  if (slash == std::string::npos) {
+    *text = args.layout.empty() ? "tensor" : args.layout;
+    recipe::Layout layout;
+    std::string error;
+    if (!recipe::ParseLayout(*text, &layout, &error)) throw CommandError(error);
+    return layout;
+  }
+  if (!args.layout.empty()) {
+    throw CommandError("two layouts: '" + args.recipe.substr(slash + 1) + "' in the recipe name and --layout " +
+                       args.layout + " (give one)");
+  }
+  *text = args.recipe.substr(slash + 1);
+  return t.layout;
+}
+
+void RunScaledQuantize(const recipe::Recipe& r, const recipe::Target& t, const QuantizeArgs& args) {
   const std::vector<float> x = ReadF32Values(args.values, args.file);
   const long count = static_cast<long>(x.size());
   long rows = 1;
@@ -167,94 +191,121 @@ void RunScaledQuantize(const block::IntQuantRecipe& r, const QuantizeArgs& args)
                          std::to_string(count));
     }
   }
-  const block::QuantLayout layout = ParseLayout(args.layout);
-  block::GroupGrid grid;
-  const block::QuantStatus st = block::MakeGroupGrid(layout, rows, cols, &grid);
-  if (st != block::QuantStatus::kOk) {
-    throw CommandError(std::string(block::QuantStatusText(st)) + " (shape " + std::to_string(rows) + "x" +
-                       std::to_string(cols) + ", layout " + args.layout + ")");
+  std::string layout_text;
+  const recipe::Layout layout = ScaledLayout(t, args, &layout_text);
+  recipe::GroupGrid grid;
+  const recipe::TensorStatus st = recipe::MakeGroupGrid(r, layout, rows, cols, &grid);
+  if (st != recipe::TensorStatus::kOk) {
+    throw CommandError(StatusText(st) + " (shape " + std::to_string(rows) + "x" + std::to_string(cols) + ", layout " +
+                       layout_text + ")");
   }
-  std::vector<block::QuantParams> params(static_cast<std::size_t>(grid.Count()));
+
+  // Each group's scale: from its own statistics (dynamic), or from the
+  // calibrated range (static, the same for every group).
+  std::vector<recipe::BlockScale> scales(static_cast<std::size_t>(grid.Count()));
   if (args.static_range.empty()) {
-    block::ChooseQuantParams(r, layout, x.data(), rows, cols, params.data());
+    for (long g = 0; g < grid.Count(); ++g) {
+      recipe::GroupStats stats = recipe::EmptyStats();
+      recipe::ForEachInGroup(grid, g, [&](long k) { stats = recipe::Accumulate(r, stats, x[static_cast<std::size_t>(k)]); });
+      scales[static_cast<std::size_t>(g)] = recipe::ChooseScale(r, stats);
+    }
   } else {
     const std::size_t comma = args.static_range.find(',');
     if (comma == std::string::npos) throw CommandError("bad --static '" + args.static_range + "' (LO,HI)");
     const std::vector<float> range =
         ReadF32Values({args.static_range.substr(0, comma), args.static_range.substr(comma + 1)}, "");
-    for (block::QuantParams& p : params) p = block::QuantParamsFromStats(r, block::StatsOfRange(range[0], range[1]));
+    for (recipe::BlockScale& s : scales) s = recipe::ChooseScale(r, recipe::StatsOfRange(range[0], range[1]));
   }
-  std::vector<std::uint8_t> codes(x.size());
+
+  // The typed buffers of the quantized tensor: codes in the recipe's
+  // packing, the FP32 scales and the zero points it stores.
+  const recipe::BufferSizes sizes = recipe::SizesOf(r, grid);
+  std::vector<std::uint8_t> codes(static_cast<std::size_t>(sizes.code_bytes));
+  std::vector<float> stored_scales(static_cast<std::size_t>(sizes.scales));
+  std::vector<std::int32_t> zero_points(static_cast<std::size_t>(sizes.zero_points));
+  recipe::QuantizedTensor q;
+  q.codes = codes.data();
+  q.scales = stored_scales.data();
+  q.zero_points = zero_points.empty() ? nullptr : zero_points.data();
+  for (long g = 0; g < grid.Count(); ++g) recipe::StoreScale(r, q, g, scales[static_cast<std::size_t>(g)]);
+  recipe::QuantizeWithScales(r, layout, x.data(), rows, cols,
+                             [&](long g) { return scales[static_cast<std::size_t>(g)]; }, codes.data());
   std::vector<float> back(x.size());
-  block::QuantizeWithParams(r, layout, x.data(), rows, cols, params.data(), codes.data());
-  block::DequantizeMatrix(r, layout, codes.data(), rows, cols, params.data(), back.data());
-  std::printf("recipe %s:%s  %s\n", r.element->name, r.name, r.source);
+  recipe::DequantizeTensor(r, layout, recipe::AsConst(q), rows, cols, back.data());
+
+  std::printf("recipe %s  %s\n", recipe::RecipeName(r).c_str(), r.source);
   std::printf("shape %ldx%ld, %s, %ld group%s, %s scales\n", rows, cols, LayoutText(layout).c_str(), grid.Count(),
               grid.Count() == 1 ? "" : "s", args.static_range.empty() ? "dynamic" : "static");
   for (long g = 0; g < grid.Count(); ++g) {
-    const block::QuantParams& p = params[static_cast<std::size_t>(g)];
-    std::printf("group %ld: scale %s  encode %s  zero point %d\n  codes:", g, F32Text(p.decode).c_str(),
-                F32Text(p.encode).c_str(), p.zero_point);
-    for (long i = 0; i < rows; ++i) {
-      for (long j = 0; j < cols; ++j) {
-        if (block::GroupOf(grid, i, j) == g) std::printf(" %s", Hex(codes[static_cast<std::size_t>(i * cols + j)]).c_str());
-      }
-    }
-    std::printf("\n");
+    const recipe::BlockScale& s = scales[static_cast<std::size_t>(g)];
+    std::printf("group %ld: scale %s  encode %s  zero point %d\n  codes: %s\n", g, F32Text(s.decode).c_str(),
+                F32Text(s.factor).c_str(), s.zero_point, GroupCodes(r, grid, g, codes).c_str());
   }
-  std::printf("dequantized:");
-  for (float v : back) std::printf(" %s", ExactDecimal(kFp32, block::F32Bits(v)).c_str());
-  std::printf("\n");
+  PrintDequantized(back);
+  PrintErrorMetrics(x, back);
+}
+
+// MX and NVFP4: the values as one flat vector in the recipe's 1-D blocks (a
+// "/gN" in the name can only repeat the block size).
+void RunBlockQuantize(const recipe::Recipe& r, const QuantizeArgs& args) {
+  const std::vector<float> x = ReadF32Values(args.values, args.file);
+  const long count = static_cast<long>(x.size());
+  recipe::GroupGrid grid;
+  const recipe::TensorStatus st = recipe::MakeGroupGrid(r, r.layout, 1, count, &grid);
+  if (st != recipe::TensorStatus::kOk) throw CommandError(StatusText(st));
+  const recipe::BufferSizes sizes = recipe::SizesOf(r, grid);
+  std::vector<std::uint8_t> codes(static_cast<std::size_t>(sizes.code_bytes));
+  std::vector<std::uint8_t> scale_codes(static_cast<std::size_t>(sizes.scale_codes));
+  recipe::TensorScale tensor_scale;
+  recipe::QuantizedTensor q;
+  q.codes = codes.data();
+  q.scale_codes = scale_codes.data();
+  q.tensor_scale = sizes.tensor_scales > 0 ? &tensor_scale : nullptr;
+  recipe::QuantizeTensor(r, r.layout, x.data(), 1, count, q);
+  std::vector<float> back(x.size());
+  recipe::DequantizeTensor(r, r.layout, recipe::AsConst(q), 1, count, back.data());
+
+  if (q.tensor_scale != nullptr) {
+    std::printf("recipe %s  tensor scale %s\n", args.recipe.c_str(), F32Text(tensor_scale.decode).c_str());
+  } else {
+    std::printf("recipe %s  %s\n", recipe::RecipeName(r).c_str(), r.source);
+  }
+  for (long b = 0; b < grid.Count(); ++b) {
+    const std::uint8_t sc = scale_codes[static_cast<std::size_t>(b)];
+    std::printf("block %ld: scale %s = %s\n  codes: %s\n", b, Hex(sc).c_str(), ExactDecimal(r.scale_format, sc).c_str(),
+                GroupCodes(r, grid, b, codes).c_str());
+  }
+  PrintDequantized(back);
   PrintErrorMetrics(x, back);
 }
 
 void RunQuantize(const QuantizeArgs& args) {
-  if (const block::IntQuantRecipe* scaled = block::FindIntQuantRecipe(args.recipe)) {
-    RunScaledQuantize(*scaled, args);
+  const recipe::Target t = ParseRecipeOrThrow(args.recipe);
+  const recipe::Recipe& r = *t.recipe;
+  if (r.family() == recipe::Family::kScaled) {
+    RunScaledQuantize(r, t, args);
     return;
   }
-  if (!args.shape.empty() || args.layout != "tensor" || !args.static_range.empty()) {
+  if (!args.shape.empty() || (!args.layout.empty() && args.layout != "tensor") || !args.static_range.empty()) {
     throw CommandError("--shape, --layout and --static apply to scaled recipes (" + ScaledRecipeNames() + ")");
   }
-  const block::NamedRecipe r = ParseBlockRecipeOrThrow(args.recipe);
-  const std::vector<float> x = ReadF32Values(args.values, args.file);
-  const long count = static_cast<long>(x.size());
-  const int bs = r.spec->block_size;
-  std::vector<std::uint8_t> codes(x.size());
-  std::vector<std::uint8_t> scales(static_cast<std::size_t>(block::BlockCount(*r.spec, count)));
-  std::vector<float> back(x.size());
-  if (r.mx) {
-    std::printf("recipe %s:%s  %s\n", r.spec->name, r.mx->name, r.mx->source);
-    block::QuantizeMx(*r.spec, *r.mx, x.data(), count, codes.data(), scales.data());
-    block::DequantizeMx(*r.spec, codes.data(), scales.data(), count, back.data());
-  } else {
-    const block::Nvfp4TensorScale t = block::QuantizeNvfp4(r.nvfp4, x.data(), count, codes.data(), scales.data());
-    block::DequantizeNvfp4(r.nvfp4, t, codes.data(), scales.data(), count, back.data());
-    std::printf("recipe %s  tensor scale %s\n", args.recipe.c_str(), F32Text(t.decode).c_str());
-  }
-  for (long start = 0, b = 0; start < count; start += bs, ++b) {
-    const long n = count - start < bs ? count - start : bs;
-    const std::uint8_t sc = scales[static_cast<std::size_t>(b)];
-    std::printf("block %ld: scale %s = %s\n  codes: %s\n", b, Hex(sc).c_str(),
-                ExactDecimal(*r.spec->scale, sc).c_str(), CodeList(codes, start, n).c_str());
-  }
-  std::printf("dequantized:");
-  for (float v : back) std::printf(" %s", ExactDecimal(kFp32, block::F32Bits(v)).c_str());
-  std::printf("\n");
-  PrintErrorMetrics(x, back);
+  RunBlockQuantize(r, args);
 }
 
 }  // namespace
 
 void AddQuantizeCommand(CLI::App& app) {
   auto args = std::make_shared<QuantizeArgs>();
-  CLI::App* cmd = app.add_subcommand("quantize", "Quantize numbers with a block recipe (codes, scales, error)");
-  cmd->add_option("recipe", args->recipe, "FORMAT[:PROFILE], e.g. mxfp4:ocp, mxfp8_e4m3:te, nvfp4:modelopt, int8:ao-sym, e4m3:te")
+  CLI::App* cmd = app.add_subcommand("quantize", "Quantize numbers with a recipe (codes, scales, error)");
+  cmd->add_option("recipe", args->recipe,
+                  "FORMAT[:PROFILE][/LAYOUT], e.g. mxfp4:ocp, mxfp8_e4m3:te, nvfp4:modelopt, int8:ao-sym, "
+                  "int4:ao-sym/g2, e4m3:te")
       ->required();
   cmd->add_option("values", args->values, "Numbers (decimal, hex float, inf, nan)");
   cmd->add_option("--file", args->file, "Text file of whitespace-separated numbers");
   cmd->add_option("--shape", args->shape, "Scaled recipes: ROWSxCOLS of the row-major matrix (default 1xN)");
-  cmd->add_option("--layout", args->layout, "Scaled recipes: tensor, row, channel, token, group:G, block:RxG");
+  cmd->add_option("--layout", args->layout,
+                  "Scaled recipes: tensor (default), row, channel, token, group:G, block:RxG");
   cmd->add_option("--static", args->static_range, "Scaled recipes: calibrated range LO,HI (static scales)");
   cmd->callback([args] { RunQuantize(*args); });
 }
