@@ -1,42 +1,68 @@
-// Layouts of the scaled recipes (int_quant_layout.h): per tensor, per row
-// (channel / token), per group along K (32, 64, 128) and 2-D blocks
+// Layouts of the scaled recipes (recipe::Layout, recipe/tensor.h): per tensor, per row
+// (channel / token), per group along K (32, 64, 128) and 2-D tiles
 // (128 x 128), with worked examples whose scales are powers of two so that
 // every expected code follows from the formulas by hand, and the errors for
 // shapes that do not tile ([AO] _get_reduction_params: no padding).
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "lowbit/formats/block/fp32_bits.h"
-#include "lowbit/formats/block/int_quant.h"
-#include "lowbit/formats/block/int_quant_layout.h"
-#include "lowbit/formats/block/int_quant_recipe.h"
+#include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/recipe/steps.h"
+#include "lowbit/formats/recipe/tensor.h"
 
-namespace lowbit::block {
+namespace lowbit::recipe {
 namespace {
+
+const Recipe& Named(std::string_view format, std::string_view profile) {
+  const Recipe* r = FindRecipe(format, profile);
+  if (r == nullptr) {
+    std::fprintf(stderr, "no recipe %.*s:%.*s in the catalog\n", static_cast<int>(format.size()), format.data(),
+                 static_cast<int>(profile.size()), profile.data());
+    std::abort();
+  }
+  return *r;
+}
+
+const Recipe& kAoSymInt8 = Named("int8", "ao-sym");
+const Recipe& kCommonInt8 = Named("int8", "common");
+const Recipe& kTeFp8E4m3 = Named("e4m3", "te");
+const Recipe& kTeFp8E4m3Pow2 = Named("e4m3", "te-pow2");
 
 using Codes = std::vector<std::uint8_t>;
 
 struct Result {
-  QuantStatus status;
-  Codes codes;
+  TensorStatus status;
+  Codes codes;                // one element code per entry (unpacked)
   std::vector<float> scales;  // decode scale per group
 };
 
-Result QuantizeWith(const IntQuantRecipe& r, QuantLayout layout, long rows, long cols, const std::vector<float>& x) {
+Result QuantizeWith(const Recipe& r, Layout layout, long rows, long cols, const std::vector<float>& x) {
   GroupGrid grid;
-  Result out{MakeGroupGrid(layout, rows, cols, &grid), Codes(x.size()), {}};
-  if (out.status != QuantStatus::kOk) return out;
-  std::vector<QuantParams> p(static_cast<std::size_t>(grid.Count()));
-  out.status = QuantizeMatrix(r, layout, x.data(), rows, cols, out.codes.data(), p.data());
-  for (const QuantParams& q : p) out.scales.push_back(q.decode);
+  Result out{MakeGroupGrid(r, layout, rows, cols, &grid), {}, {}};
+  if (out.status != TensorStatus::kOk) return out;
+  const BufferSizes sizes = SizesOf(r, grid);
+  std::vector<std::uint8_t> packed(static_cast<std::size_t>(sizes.code_bytes));
+  out.scales.resize(static_cast<std::size_t>(sizes.scales));
+  std::vector<std::int32_t> zero_points(static_cast<std::size_t>(sizes.zero_points));
+  QuantizedTensor q;
+  q.codes = packed.data();
+  q.scales = out.scales.data();
+  q.zero_points = zero_points.empty() ? nullptr : zero_points.data();
+  out.status = QuantizeTensor(r, layout, x.data(), rows, cols, q);
+  for (long k = 0; k < rows * cols; ++k) out.codes.push_back(LoadCode(r.packing, packed.data(), k));
   return out;
 }
 
-QuantLayout PerRow() { return {Granularity::kPerRow, 0, 0}; }
-QuantLayout PerGroup(int g) { return {Granularity::kPerGroup, g, 0}; }
-QuantLayout Block(int rows, int cols) { return {Granularity::kBlock2d, cols, rows}; }
+constexpr Layout PerTensor() { return {Geometry::kPerTensor, 0, 0}; }
+constexpr Layout PerRow() { return {Geometry::kPerRow, 0, 0}; }
+constexpr Layout PerGroup(int g) { return {Geometry::kGroup, g, 0}; }
+constexpr Layout Block(int rows, int cols) { return {Geometry::kTile2d, cols, rows}; }
 
 // [AO] int8 SYMMETRIC: amax 127.5 -> scale 1, amax 255 -> scale 2 (1/scale
 // 0.5); a tie y = 127.5 rounds to 128 and clamps to 127, y = -127.5 -> -128.
@@ -46,7 +72,7 @@ TEST(QuantLayoutTest, PerRowVersusPerTensor) {
   EXPECT_EQ(row.scales, (std::vector<float>{1.0f, 2.0f}));
   EXPECT_EQ(row.codes, (Codes{0x7F, 0x0A, 0x7F, 0xF6}));
   // One scale 2 for all: 127.5 * 0.5 = 63.75 -> 64, 10 * 0.5 = 5.
-  const Result tensor = QuantizeWith(kAoSymInt8, QuantLayout{}, 2, 2, x);
+  const Result tensor = QuantizeWith(kAoSymInt8, PerTensor(), 2, 2, x);
   EXPECT_EQ(tensor.scales, (std::vector<float>{2.0f}));
   EXPECT_EQ(tensor.codes, (Codes{0x40, 0x05, 0x7F, 0xF6}));
 }
@@ -79,10 +105,10 @@ TEST(QuantLayoutTest, PerTokenFp8UsesEachRowsAmax) {
 TEST(QuantLayoutTest, GroupCountsFor32And64And128And128x128) {
   GroupGrid g;
   for (int size : {32, 64, 128}) {
-    ASSERT_EQ(MakeGroupGrid(PerGroup(size), 2, 256, &g), QuantStatus::kOk);
+    ASSERT_EQ(MakeGroupGrid(kAoSymInt8, PerGroup(size), 2, 256, &g), TensorStatus::kOk);
     EXPECT_EQ(g.Count(), 2 * 256 / size);
   }
-  ASSERT_EQ(MakeGroupGrid(Block(128, 128), 256, 384, &g), QuantStatus::kOk);
+  ASSERT_EQ(MakeGroupGrid(kAoSymInt8, Block(128, 128), 256, 384, &g), TensorStatus::kOk);
   EXPECT_EQ(g.Count(), 6);
   EXPECT_EQ(GroupOf(g, 130, 129), 4);  // block row 1, block column 1: 1 * 3 + 1
 }
@@ -95,7 +121,7 @@ TEST(QuantLayoutTest, TePow2On128x128Blocks) {
   for (int i = 0; i < 128 * 128; ++i) x[static_cast<std::size_t>(i)] = 1.0f;
   x[5] = 2.0f;
   const Result r = QuantizeWith(kTeFp8E4m3Pow2, Block(128, 128), 256, 128, x);
-  ASSERT_EQ(r.status, QuantStatus::kOk);
+  ASSERT_EQ(r.status, TensorStatus::kOk);
   EXPECT_EQ(r.scales, (std::vector<float>{1.0f / 128.0f, 1.0f}));
   EXPECT_EQ(r.codes[0], 0x70);
   EXPECT_EQ(r.codes[5], 0x78);
@@ -104,18 +130,21 @@ TEST(QuantLayoutTest, TePow2On128x128Blocks) {
 
 TEST(QuantLayoutTest, ShapesThatDoNotTileAreErrors) {
   GroupGrid g;
-  EXPECT_EQ(MakeGroupGrid(PerGroup(32), 2, 48, &g), QuantStatus::kColsNotMultipleOfGroup);
-  EXPECT_EQ(MakeGroupGrid(PerGroup(128), 1, 100, &g), QuantStatus::kColsNotMultipleOfGroup);
-  EXPECT_EQ(MakeGroupGrid(Block(128, 128), 200, 128, &g), QuantStatus::kRowsNotMultipleOfBlock);
-  EXPECT_EQ(MakeGroupGrid(PerGroup(0), 1, 4, &g), QuantStatus::kBadGroup);
-  EXPECT_EQ(MakeGroupGrid(QuantLayout{}, 0, 4, &g), QuantStatus::kEmpty);
+  EXPECT_EQ(MakeGroupGrid(kCommonInt8, PerGroup(32), 2, 48, &g), TensorStatus::kColsNotMultipleOfGroup);
+  EXPECT_EQ(MakeGroupGrid(kCommonInt8, PerGroup(128), 1, 100, &g), TensorStatus::kColsNotMultipleOfGroup);
+  EXPECT_EQ(MakeGroupGrid(kCommonInt8, Block(128, 128), 200, 128, &g), TensorStatus::kRowsNotMultipleOfTile);
+  EXPECT_EQ(MakeGroupGrid(kCommonInt8, PerGroup(0), 1, 4, &g), TensorStatus::kBadGroup);
+  EXPECT_EQ(MakeGroupGrid(kCommonInt8, PerTensor(), 0, 4, &g), TensorStatus::kEmpty);
   // The whole-matrix calls refuse them too, writing nothing.
   std::uint8_t codes[3] = {0xAA, 0xAA, 0xAA};
-  QuantParams p[1];
+  float scales[1];
   const float x[3] = {1.0f, 2.0f, 3.0f};
-  EXPECT_EQ(QuantizeMatrix(kCommonInt8, PerGroup(2), x, 1, 3, codes, p), QuantStatus::kColsNotMultipleOfGroup);
+  QuantizedTensor q;
+  q.codes = codes;
+  q.scales = scales;
+  EXPECT_EQ(QuantizeTensor(kCommonInt8, PerGroup(2), x, 1, 3, q), TensorStatus::kColsNotMultipleOfGroup);
   EXPECT_EQ(codes[0], 0xAA);
 }
 
 }  // namespace
-}  // namespace lowbit::block
+}  // namespace lowbit::recipe

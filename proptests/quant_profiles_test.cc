@@ -1,34 +1,84 @@
 // docs/formats-reference.md §9 row 12 and §7 as named per-profile tests of the scaled
-// quantization recipes (int_quant_recipe.h). Every expected value is worked
+// quantization recipes (the catalog's scaled entries, recipe/catalog.h). Every expected value is worked
 // out by hand from the formulas of docs/formats-reference.md §7 / §8.2, with FP32 roundings of
 // the stated operations taken from an FP32 calculator, never from lowbit.
+// Tensors go through recipe/tensor.h, static scales through the steps.
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <string>
+#include <string_view>
 #include <vector>
-
-#include "lowbit/formats/block/recipe_name.h"
 
 #include <gtest/gtest.h>
 
-#include "lowbit/formats/block/fp32_bits.h"
-#include "lowbit/formats/block/int_quant.h"
-#include "lowbit/formats/block/int_quant_recipe.h"
+#include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/recipe/steps.h"
+#include "lowbit/formats/recipe/tensor.h"
 
-namespace lowbit::block {
+namespace lowbit::recipe {
 namespace {
 
+// The catalog entry FORMAT:PROFILE, found at compile time where the test
+// needs a constant expression (the static_asserts below).
+constexpr const Recipe* Lookup(std::string_view format, std::string_view profile) {
+  for (const Recipe& r : kAllRecipes) {
+    if (format == r.name && profile == r.profile) return &r;
+  }
+  return nullptr;
+}
+
+const Recipe& Named(std::string_view format, std::string_view profile) {
+  const Recipe* r = FindRecipe(format, profile);
+  if (r == nullptr) {
+    std::fprintf(stderr, "no recipe %.*s:%.*s in the catalog\n", static_cast<int>(format.size()), format.data(),
+                 static_cast<int>(profile.size()), profile.data());
+    std::abort();
+  }
+  return *r;
+}
+
+const Recipe& kAoSymInt8 = Named("int8", "ao-sym");
+const Recipe& kAoSymInt4 = Named("int4", "ao-sym");
+const Recipe& kAoAsymInt8 = Named("int8", "ao-asym");
+const Recipe& kAoAsymUint4 = Named("uint4", "ao-asym");
+const Recipe& kAoSymCudaInt8 = Named("int8", "ao-sym-cuda");
+const Recipe& kGptqSymUint4 = Named("uint4", "gptq-sym");
+const Recipe& kGptqAsymUint4 = Named("uint4", "gptq-asym");
+const Recipe& kCommonInt8 = Named("int8", "common");
+const Recipe& kCommonAwayInt8 = Named("int8", "common-away");
+const Recipe& kCommonInt4 = Named("int4", "common");
+const Recipe& kTeFp8E4m3 = Named("e4m3", "te");
+const Recipe& kTeFp8E4m3Pow2 = Named("e4m3", "te-pow2");
+const Recipe& kTeFp8E5m2 = Named("e5m2", "te");
+
 struct Quantized {
-  std::vector<std::uint8_t> codes;
-  QuantParams params;
+  std::vector<std::uint8_t> codes;  // one element code per entry (unpacked)
+  BlockScale params;                // the group's scale as chosen (factor, decode, zero point)
   std::vector<float> back;
 };
 
-// One group: the whole vector, per tensor.
-Quantized PerTensor(const IntQuantRecipe& r, const std::vector<float>& x) {
-  Quantized q{std::vector<std::uint8_t>(x.size()), {}, std::vector<float>(x.size())};
+// One group: the whole vector, per tensor, through QuantizeTensor and
+// DequantizeTensor. The scale the group stored must be the one ChooseScale
+// gives for its statistics.
+Quantized PerTensor(const Recipe& r, const std::vector<float>& x) {
   const long n = static_cast<long>(x.size());
-  EXPECT_EQ(QuantizeMatrix(r, QuantLayout{}, x.data(), 1, n, q.codes.data(), &q.params), QuantStatus::kOk);
-  EXPECT_EQ(DequantizeMatrix(r, QuantLayout{}, q.codes.data(), 1, n, &q.params, q.back.data()), QuantStatus::kOk);
+  const Layout per_tensor{Geometry::kPerTensor, 0, 0};
+  Quantized q{{}, ChooseScale(r, StatsOf(r, x.data(), n)), std::vector<float>(x.size())};
+  std::vector<std::uint8_t> packed(static_cast<std::size_t>(PackedBytes(r.packing, n)));
+  float scale = 0.0f;
+  std::int32_t zero_point = 0;
+  QuantizedTensor t;
+  t.codes = packed.data();
+  t.scales = &scale;
+  t.zero_points = r.zero_point == ZeroPoint::kInteger ? &zero_point : nullptr;
+  EXPECT_EQ(QuantizeTensor(r, per_tensor, x.data(), 1, n, t), TensorStatus::kOk);
+  EXPECT_EQ(F32Bits(scale), F32Bits(q.params.decode));
+  EXPECT_EQ(zero_point, r.zero_point == ZeroPoint::kInteger ? q.params.zero_point : 0);
+  EXPECT_EQ(DequantizeTensor(r, per_tensor, AsConst(t), 1, n, q.back.data()), TensorStatus::kOk);
+  for (long k = 0; k < n; ++k) q.codes.push_back(LoadCode(r.packing, packed.data(), k));
   return q;
 }
 
@@ -74,7 +124,7 @@ TEST(Row12SymmetricScaleTest, TorchaoOnCudaMultipliesByTheReciprocalOf127Point5)
   EXPECT_EQ(cpu.codes, (Codes{0x7F, 0x80, 42}));
   const Quantized cuda = PerTensor(kAoSymCudaInt8, {3.0f, -3.0f, 1.0f});
   EXPECT_EQ(F32Bits(cuda.params.decode), 0x3CC0C0C2u);
-  EXPECT_EQ(F32Bits(cuda.params.encode), 0x4229FFFFu);
+  EXPECT_EQ(F32Bits(cuda.params.factor), 0x4229FFFFu);
   EXPECT_EQ(cuda.codes, (Codes{0x7F, 0x81, 42}));
 }
 
@@ -145,7 +195,7 @@ TEST(Row12ScaleFloorTest, AllZeroGroupsPerRecipe) {
   EXPECT_EQ(asym.back, (Values{0.0f, 0.0f}));
   // [TE]: amax 0 -> scale 1, scale_inv 1. common: scale 0 -> 1.
   const Quantized te = PerTensor(kTeFp8E4m3, {0.0f, -0.0f});
-  EXPECT_EQ(te.params.encode, 1.0f);
+  EXPECT_EQ(te.params.factor, 1.0f);
   EXPECT_EQ(te.params.decode, 1.0f);
   EXPECT_EQ(te.codes, (Codes{0x00, 0x80}));
   EXPECT_EQ(PerTensor(kCommonInt8, {0.0f}).params.decode, 1.0f);
@@ -155,13 +205,13 @@ TEST(Fact7TeFp8Test, CurrentScalingPerTensor) {
   // amax 2: scale = 448 / 2 = 224; y = 224, -448, 112, 0 -> E4M3 0x76, 0xFE,
   // 0x6E, 0x00; scale_inv = fp32(1 / 224) = 0x3B924925.
   const Quantized q = PerTensor(kTeFp8E4m3, {1.0f, -2.0f, 0.5f, 0.0f});
-  EXPECT_EQ(q.params.encode, 224.0f);
+  EXPECT_EQ(q.params.factor, 224.0f);
   EXPECT_EQ(F32Bits(q.params.decode), 0x3B924925u);
   EXPECT_EQ(q.codes, (Codes{0x76, 0xFE, 0x6E, 0x00}));
   // force_pow_2_scales: 224 = 0x43600000 & 0xFF800000 = 0x43000000 = 128;
   // y = 128, -256, 64 -> 0x70, 0xF8, 0x68; scale_inv 2^-7.
   const Quantized p = PerTensor(kTeFp8E4m3Pow2, {1.0f, -2.0f, 0.5f, 0.0f});
-  EXPECT_EQ(p.params.encode, 128.0f);
+  EXPECT_EQ(p.params.factor, 128.0f);
   EXPECT_EQ(F32Bits(p.params.decode), 0x3C000000u);
   EXPECT_EQ(p.codes, (Codes{0x70, 0xF8, 0x68, 0x00}));
   EXPECT_EQ(p.back, (Values{1.0f, -2.0f, 0.5f, 0.0f}));
@@ -172,17 +222,17 @@ TEST(Fact7TeFp8Test, GuardsForInfNanAndTinyAmax) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // Inf amax -> scale 1; Inf -> satfinite 448 (0x7E); 1 -> 0x38.
   const Quantized i = PerTensor(kTeFp8E4m3, {inf, 1.0f});
-  EXPECT_EQ(i.params.encode, 1.0f);
+  EXPECT_EQ(i.params.factor, 1.0f);
   EXPECT_EQ(i.codes, (Codes{0x7E, 0x38}));
   // NaN is ignored by the fmaxf amax (amax 2 -> scale 224) and becomes 0x7F.
   const Quantized n = PerTensor(kTeFp8E4m3, {-nan, 2.0f});
-  EXPECT_EQ(n.params.encode, 224.0f);
+  EXPECT_EQ(n.params.factor, 224.0f);
   EXPECT_EQ(n.codes, (Codes{0x7F, 0x7E}));
   // amax 2^-149: 448 / amax = Inf -> FLT_MAX; scale_inv = fp32(1 / FLT_MAX)
   // = 0x00200000; with pow2 FLT_MAX -> 2^127.
-  EXPECT_EQ(F32Bits(PerTensor(kTeFp8E4m3, {F32FromBits(1)}).params.encode), 0x7F7FFFFFu);
+  EXPECT_EQ(F32Bits(PerTensor(kTeFp8E4m3, {F32FromBits(1)}).params.factor), 0x7F7FFFFFu);
   EXPECT_EQ(F32Bits(PerTensor(kTeFp8E4m3, {F32FromBits(1)}).params.decode), 0x00200000u);
-  EXPECT_EQ(F32Bits(PerTensor(kTeFp8E4m3Pow2, {F32FromBits(1)}).params.encode), 0x7F000000u);
+  EXPECT_EQ(F32Bits(PerTensor(kTeFp8E4m3Pow2, {F32FromBits(1)}).params.factor), 0x7F000000u);
   // E5M2: max_fp8 57344; amax 57344 -> scale 1 -> 57344 = 0x7B.
   EXPECT_EQ(PerTensor(kTeFp8E5m2, {57344.0f}).codes, (Codes{0x7B}));
 }
@@ -192,34 +242,47 @@ TEST(StaticScaleTest, CalibratedRangeClampsOutliers) {
   // = 0x3C010204, 2 / scale = 254 -> clamp 127. TE: scale 448, 2 * 448 =
   // 896 -> satfinite 448 (0x7E).
   const float x[] = {2.0f, -2.0f};
+  const Layout per_tensor{Geometry::kPerTensor, 0, 0};
   std::uint8_t codes[2];
-  const QuantParams common = QuantParamsFromStats(kCommonInt8, StatsOfRange(-1.0f, 1.0f));
+  const BlockScale common = ChooseScale(kCommonInt8, StatsOfRange(-1.0f, 1.0f));
   EXPECT_EQ(F32Bits(common.decode), 0x3C010204u);
-  ASSERT_EQ(QuantizeWithParams(kCommonInt8, QuantLayout{}, x, 1, 2, &common, codes), QuantStatus::kOk);
+  ASSERT_EQ(QuantizeWithScales(kCommonInt8, per_tensor, x, 1, 2, [&](long) { return common; }, codes),
+            TensorStatus::kOk);
   EXPECT_EQ(codes[0], 0x7F);
   EXPECT_EQ(codes[1], 0x81);
-  const QuantParams te = QuantParamsFromStats(kTeFp8E4m3, StatsOfRange(-1.0f, 1.0f));
-  EXPECT_EQ(te.encode, 448.0f);
-  ASSERT_EQ(QuantizeWithParams(kTeFp8E4m3, QuantLayout{}, x, 1, 2, &te, codes), QuantStatus::kOk);
+  const BlockScale te = ChooseScale(kTeFp8E4m3, StatsOfRange(-1.0f, 1.0f));
+  EXPECT_EQ(te.factor, 448.0f);
+  ASSERT_EQ(QuantizeWithScales(kTeFp8E4m3, per_tensor, x, 1, 2, [&](long) { return te; }, codes), TensorStatus::kOk);
   EXPECT_EQ(codes[0], 0x7E);
   EXPECT_EQ(codes[1], 0xFE);
 }
 
 // The model is constexpr: the row-12 AO example evaluated at compile time.
-static_assert(QuantParamsFromStats(kAoSymInt8, StatsOfRange(-127.5f, 127.5f)).decode == 1.0f);
-static_assert(QuantizeElement(kAoSymInt8, QuantParamsFromStats(kAoSymInt8, StatsOfRange(-127.5f, 127.5f)), -127.5f) ==
-              0x80);
-static_assert(QuantizeElement(kGptqSymUint4, QuantParamsFromStats(kGptqSymUint4, StatsOfRange(-7.5f, 7.5f)), 7.5f) ==
-              15);
+constexpr const Recipe& kAoSymInt8Constant = *Lookup("int8", "ao-sym");
+constexpr const Recipe& kGptqSymUint4Constant = *Lookup("uint4", "gptq-sym");
+static_assert(ChooseScale(kAoSymInt8Constant, StatsOfRange(-127.5f, 127.5f)).decode == 1.0f);
+static_assert(EncodeElement(kAoSymInt8Constant, ChooseScale(kAoSymInt8Constant, StatsOfRange(-127.5f, 127.5f)),
+                            -127.5f) == 0x80);
+static_assert(EncodeElement(kGptqSymUint4Constant, ChooseScale(kGptqSymUint4Constant, StatsOfRange(-7.5f, 7.5f)),
+                            7.5f) == 15);
+
+// FORMAT:PROFILE through the one grammar names the catalog entry; a profile
+// the format lacks, or no profile, names no scaled recipe.
+const Recipe* ParsedRecipe(std::string_view text) {
+  Target t;
+  std::string error;
+  if (!ParseTarget(text, &t, &error) || t.kind != Target::Kind::kRecipe) return nullptr;
+  return t.recipe;
+}
 
 TEST(RecipeNameTest, FormatColonProfile) {
-  EXPECT_EQ(FindIntQuantRecipe("int8:ao-sym"), &kAoSymInt8);
-  EXPECT_EQ(FindIntQuantRecipe("uint4:gptq-sym"), &kGptqSymUint4);
-  EXPECT_EQ(FindIntQuantRecipe("e4m3:te-pow2"), &kTeFp8E4m3Pow2);
-  EXPECT_EQ(FindIntQuantRecipe("e5m2:te"), &kTeFp8E5m2);
-  EXPECT_EQ(FindIntQuantRecipe("int8:gptq-sym"), nullptr);
-  EXPECT_EQ(FindIntQuantRecipe("int8"), nullptr);
+  EXPECT_EQ(ParsedRecipe("int8:ao-sym"), &kAoSymInt8);
+  EXPECT_EQ(ParsedRecipe("uint4:gptq-sym"), &kGptqSymUint4);
+  EXPECT_EQ(ParsedRecipe("e4m3:te-pow2"), &kTeFp8E4m3Pow2);
+  EXPECT_EQ(ParsedRecipe("e5m2:te"), &kTeFp8E5m2);
+  EXPECT_EQ(ParsedRecipe("int8:gptq-sym"), nullptr);
+  EXPECT_EQ(ParsedRecipe("int8"), nullptr);
 }
 
 }  // namespace
-}  // namespace lowbit::block
+}  // namespace lowbit::recipe
