@@ -43,6 +43,7 @@ namespace lowbit::simd {
 
 struct MxDequantizeJob {
   const recipe::Recipe* recipe;  // the MX format's recipe (dequantization reads no profile field)
+  const float* scale_table;      // recipe::StoredScale(*recipe, byte).decode for every byte
   const std::int32_t* table;  // element FP32 bits, MXINT8's 2^-6 folded in (exact)
   const std::uint8_t* codes;
   const std::uint8_t* scales;
@@ -62,6 +63,7 @@ namespace lowbit::simd {
 
 struct Nvfp4DequantizeJob {
   const recipe::Recipe* recipe;  // an NVFP4 recipe
+  const float* scale_table;      // recipe::StoredScale(*recipe, byte).decode for every byte
   recipe::TensorScale tensor_scale;
   const std::int32_t* table;  // E2M1 decode table (FP32 bits)
   const std::uint8_t* codes;

@@ -177,10 +177,29 @@ HWY_INLINE float ArrayAbsMax(D32 d, const float* x, std::size_t count, block::Am
 // no maximum or scale formula is written here); then the elements scaled in
 // vectors by the step's factor (ScaledElement) and converted by the E2M1
 // kernel.
-inline void QuantizeNvfp4(const Nvfp4Job& job) {
+//
+// The loop is instantiated per NVFP4 scale rule with that recipe as a
+// compile-time constant (the catalog's recipe/catalog.h MakeNvfp4Recipe, the
+// recipe block::ToRecipe gives every NVFP4 caller), and the block scale step
+// is flattened into one function, so that the model's step is compiled with
+// its formats and maxima folded in and the decode it returns but this kernel
+// does not read dropped, instead of decoding format specs out of line per
+// block.
+template <recipe::ScaleRule kRule>
+inline constexpr recipe::Recipe kNvfp4Recipe = recipe::MakeNvfp4Recipe("nvfp4", "", kRule);
+
+template <recipe::ScaleRule kRule>
+HWY_NOINLINE HWY_FLATTEN recipe::BlockScale Nvfp4BlockScale(float amax, const recipe::TensorScale& t) {
+  recipe::GroupStats stats;
+  stats.amax = amax;
+  return recipe::ChooseScale(kNvfp4Recipe<kRule>, stats, t);
+}
+
+template <recipe::ScaleRule kRule>
+HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
   const D32 d;
   const DF32 df;
-  const recipe::Recipe& r = *job.recipe;
+  const recipe::Recipe& r = kNvfp4Recipe<kRule>;
   const EncodePlan plan = *job.element_plan;  // local: code stores could alias it
   constexpr std::size_t kBlock = 16;
   const std::size_t lanes = hn::Lanes(d);
@@ -201,12 +220,11 @@ inline void QuantizeNvfp4(const Nvfp4Job& job) {
       bits = padded;
     }
     bool any_nan = false;
-    recipe::GroupStats stats;
-    stats.amax = block::F32FromBits(AbsMaxBits(d, bits, kBlock, &any_nan));
+    float amax = block::F32FromBits(AbsMaxBits(d, bits, kBlock, &any_nan));
     if (any_nan && r.amax_nan == block::AmaxNan::kPropagate) {
-      stats.amax = ModelAmax(r.amax_nan, reinterpret_cast<const float*>(bits), kBlock);
+      amax = ModelAmax(r.amax_nan, reinterpret_cast<const float*>(bits), kBlock);
     }
-    const recipe::BlockScale scale = recipe::ChooseScale(r, stats, t);
+    const recipe::BlockScale scale = Nvfp4BlockScale<kRule>(amax, t);
     job.scales[b] = scale.code;
     const auto factor = hn::Set(df, scale.factor);
     std::uint8_t* out = n < kBlock ? codes_buffer : job.codes + start;
@@ -226,9 +244,23 @@ inline void QuantizeNvfp4(const Nvfp4Job& job) {
   }
 }
 
+inline void QuantizeNvfp4(const Nvfp4Job& job) {
+  switch (job.recipe->scale_rule) {
+    case recipe::ScaleRule::kNvfp4Te:
+      return QuantizeNvfp4Loop<recipe::ScaleRule::kNvfp4Te>(job);
+    case recipe::ScaleRule::kNvfp4Torchao:
+      return QuantizeNvfp4Loop<recipe::ScaleRule::kNvfp4Torchao>(job);
+    case recipe::ScaleRule::kNvfp4ModelOpt:
+      return QuantizeNvfp4Loop<recipe::ScaleRule::kNvfp4ModelOpt>(job);
+    default:
+      return;  // not an NVFP4 recipe: rejected before dispatch (block_quantize.cc)
+  }
+}
+
 // MX dequantization (recipe/steps.h DecodeElement): element value times the
-// block's stored scale X (StoredScale: 2^(code - 127), NaN for 0xFF), one
-// FP32 multiply per element, from the model's element decode table.
+// block's stored scale X (the model's StoredScale of its byte, from a table:
+// 2^(code - 127), NaN for 0xFF), one FP32 multiply per element, from the
+// model's element decode table.
 inline void DequantizeMx(const MxDequantizeJob& job) {
   const D32 d;
   const DF32 df;
@@ -249,7 +281,7 @@ inline void DequantizeMx(const MxDequantizeJob& job) {
       codes = codes_buffer;
       out = out_buffer;
     }
-    const auto scale = hn::Set(df, recipe::StoredScale(r, job.scales[b], 0.0f, 0).decode);
+    const auto scale = hn::Set(df, job.scale_table[job.scales[b]]);
     for (std::size_t i = 0; i < block_size; i += lanes) {
       const V index = hn::PromoteTo(d, hn::LoadU(d8, codes + i));
       const V element = small ? LookUp<true>(d, job.table, hn::And(index, hn::Set(d, 0xFu)))
@@ -292,7 +324,7 @@ inline void PackNibblesLowFirst(const PackJob& job) {
 }
 
 // NVFP4 dequantization (recipe/steps.h DecodeElement): the block scale from
-// its stored byte by the model (StoredScale), then TE's (q * s) * S or the
+// its stored byte by the model (StoredScale, from a table), then TE's (q * s) * S or the
 // others' q * (s * S), in those FP32 orders. E2M1 codes are never NaN, so a
 // product meets two NaNs only in s * S and in TE's second multiply (a NaN
 // scale byte and a NaN tensor scale): the first operand wins, quieted, as
@@ -320,7 +352,7 @@ inline void DequantizeNvfp4(const Nvfp4DequantizeJob& job) {
       codes = codes_buffer;
       out = out_buffer;
     }
-    const float s = recipe::StoredScale(r, job.scales[b], 0.0f, 0).decode;
+    const float s = job.scale_table[job.scales[b]];
     const auto first = hn::Set(df, scale_then_tensor ? s : block::F32MulFirstNanWins(s, tensor));
     const auto second = hn::Set(df, tensor);
     for (std::size_t i = 0; i < kBlock; i += lanes) {

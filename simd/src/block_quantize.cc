@@ -13,6 +13,7 @@
 #if HWY_ONCE
 #include <cstring>
 #include <iterator>
+#include <mutex>
 
 #include "block_job.h"
 #include "decode_tables.h"
@@ -66,6 +67,34 @@ const std::int32_t* MxElementTable(const block::BlockSpec& spec) {
     if (std::strcmp(block::kAllBlockSpecs[s]->name, spec.name) == 0) return kTables->t[s];
   }
   return nullptr;
+}
+
+// The model's decode of every stored scale byte (recipe/steps.h StoredScale)
+// of a block recipe, built once per scale format: the value depends on the
+// recipe only through its scale format (the byte's decode), so a per-block
+// lookup replaces decoding a format spec per block. Null for a scale format
+// outside the format list.
+const float* ScaleTable(const recipe::Recipe& r) {
+  constexpr int kBytes = 256;
+  struct Table {
+    std::once_flag built;
+    float value[kBytes];
+  };
+  static Table tables[kFormatCount];
+  FormatId id{};
+  if (r.family() == recipe::Family::kScaled || !FindFormat(r.scale_format.name, &id)) return nullptr;
+  Table& t = tables[static_cast<int>(id)];
+  std::call_once(t.built, [&] {
+    for (int code = 0; code < kBytes; ++code) {
+      t.value[code] = recipe::StoredScale(r, static_cast<std::uint8_t>(code), 0.0f, 0).decode;
+    }
+  });
+  return t.value;
+}
+
+registry::Status NoScaleTable(const recipe::Recipe& r) {
+  return registry::Status::Error(std::string("simd: no scale decode table for ") + r.name + " (" +
+                                 r.scale_format.name + ")");
 }
 
 }  // namespace
@@ -136,7 +165,9 @@ registry::Status DequantizeMx(std::int64_t target, const block::BlockSpec& spec,
   const recipe::Recipe r = block::ToRecipe(spec, any);  // dequantization reads no profile field
   const registry::Status lanes = CheckLanes(target, r);
   if (!lanes.ok) return lanes;
-  kernel(MxDequantizeJob{&r, table, codes, scales, count, out});
+  const float* scale_table = ScaleTable(r);
+  if (scale_table == nullptr) return NoScaleTable(r);
+  kernel(MxDequantizeJob{&r, scale_table, table, codes, scales, count, out});
   return registry::Status::Ok();
 }
 
@@ -158,8 +189,10 @@ registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4,
   if (!FindFormat(r.element.name, &element) || r.element.total_bits > 4) {
     return registry::Status::Error(std::string("simd: no 4-bit element table for ") + r.element.name);
   }
-  kernel(Nvfp4DequantizeJob{&r, tensor_scale, DecodeTable(element, false, DecodeOptions{}), codes,
-                            scales, count, out});
+  const float* scale_table = ScaleTable(r);
+  if (scale_table == nullptr) return NoScaleTable(r);
+  kernel(Nvfp4DequantizeJob{&r, scale_table, tensor_scale,
+                            DecodeTable(element, false, DecodeOptions{}), codes, scales, count, out});
   return registry::Status::Ok();
 }
 

@@ -193,6 +193,13 @@ HWY_INLINE recipe::GroupStats ModelStats(const recipe::Recipe& r, const float* x
   return stats;
 }
 
+// The model's scale step of one group, flattened into one function so that
+// it is compiled without out-of-line calls per group.
+HWY_NOINLINE HWY_FLATTEN recipe::BlockScale GroupScale(const recipe::Recipe& r,
+                                                       const recipe::GroupStats& stats) {
+  return recipe::ChooseScale(r, stats);
+}
+
 template <bool kAway, bool kDivide, bool kFp8>
 HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   const D32 d;
@@ -209,7 +216,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
     const Segments seg = SegmentsOf(job.grid, job.cols, g);
     recipe::GroupStats stats;
     if (!SegmentStatsWithoutNan(job.x, seg, &stats)) stats = ModelStats(r, job.x, seg);
-    const recipe::BlockScale scale = recipe::ChooseScale(r, stats);
+    const recipe::BlockScale scale = GroupScale(r, stats);
     job.params[g] = block::ToQuantParams(scale);
     const auto factor = hn::Set(df, scale.factor);
     const auto lo = hn::Set(df, static_cast<float>(r.qmin - scale.zero_point));
@@ -292,8 +299,7 @@ HWY_NOINLINE void DequantizeGroupsLoop(const IntGroupDequantizeJob& job) {
   const std::size_t groups = static_cast<std::size_t>(job.grid.Count());
   for (std::size_t g = 0; g < groups; ++g) {
     const Segments seg = SegmentsOf(job.grid, job.cols, g);
-    const recipe::BlockScale p =
-        recipe::StoredScale(r, 0, job.params[g].decode, job.params[g].zero_point);
+    const recipe::BlockScale p = block::ToBlockScale(job.params[g]);
     const VI zero_point = hn::Set(di, p.zero_point);
     const auto scale = hn::Set(df, p.decode);
     // A NaN scale (rare): every product is NaN, and where an FP8 code is a
