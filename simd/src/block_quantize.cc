@@ -40,8 +40,9 @@ registry::Status CheckLanes(std::int64_t target, const recipe::Recipe& r) {
   const std::size_t lanes = LOWBIT_SIMD_KERNEL(Lanes32, target)();
   const std::size_t block_size = static_cast<std::size_t>(r.layout.size);
   if (block_size % lanes == 0) return registry::Status::Ok();
-  return registry::Status::Error("simd: " + std::to_string(lanes) + "-lane vectors of " +
-                                 TargetName(target) + " do not divide " + r.name + " blocks of " +
+  const std::string name = target == kBestTarget ? "the best target" : TargetName(target);
+  return registry::Status::Error("simd: " + std::to_string(lanes) + "-lane vectors of " + name +
+                                 " do not divide " + r.name + " blocks of " +
                                  std::to_string(block_size));
 }
 

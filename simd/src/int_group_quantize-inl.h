@@ -320,7 +320,10 @@ HWY_NOINLINE void DequantizeGroupsLoop(const IntGroupDequantizeJob& job) {
         out[0] = recipe::DecodeElement(r, p, {}, CodeAt(job.codes, start));
         i = 1;
       }
-      for (; i + lanes <= seg.length; i += lanes) {
+      // UnpackLowFirst makes Lanes codes of Lanes / 2 bytes: a one-lane
+      // target (Highway's SCALAR) takes the model's element loop below.
+      const bool vectors = kSource != CodeSource::kPackedInt || lanes % 2 == 0;
+      for (; vectors && i + lanes <= seg.length; i += lanes) {
         hn::Vec<DF32> value;
         if constexpr (kSource == CodeSource::kFp8) {
           const VI index = hn::BitCast(di, hn::PromoteTo(d, hn::LoadU(d8, job.codes + start + i)));

@@ -51,7 +51,7 @@ constexpr int DispatchTableIndex(std::int64_t target) {
 constexpr std::size_t kDispatchTableSize =
     (HWY_TARGETS & (HWY_TARGETS - 1)) == 0 ? 1 : HWY_MAX_DYNAMIC_TARGETS + 2;
 
-// Whether the CPU runs `target` (targets.cc: hwy::SupportedTargets, asked once).
+// Whether the CPU runs `target` (simd_targets.cc: hwy::SupportedTargets, asked once).
 bool CpuHasTarget(std::int64_t target);
 
 // `table`'s entry for `target`, or null when that target is not compiled in

@@ -3,7 +3,7 @@
 # flags in lowbit::simd fail a test on an x86 machine. Highway is header-only
 # for compilation: its foreach_target.h compiles each kernel once per Arm
 # target (NEON, SVE, SVE2, SVE_256, SVE2_128), which the object of
-# targets.cc must then name. Run by ctest (simd/CMakeLists.txt registers it
+# simd_targets.cc must then name. Run by ctest (simd/CMakeLists.txt registers it
 # when an aarch64 cross compiler is found):
 #   cmake -DCXX=aarch64-linux-gnu-g++ -DSOURCE_DIR=<repo> -DHWY_INCLUDE_DIR=<dir holding hwy/>
 #         -DWORK=<scratch dir> -P tests/aarch64/cross_compile_simd.cmake
@@ -61,13 +61,13 @@ if(failed)
 endif()
 
 # The dispatch compiled Highway's Arm targets: each target's copy of
-# targets.cc lives in its own namespace (N_NEON, N_SVE2, ...), which the
+# simd_targets.cc lives in its own namespace (N_NEON, N_SVE2, ...), which the
 # object's symbol table names as <length><name> (Itanium C++ ABI mangling).
 foreach(target NEON SVE SVE2)
   string(LENGTH "N_${target}" length)
-  file(STRINGS ${WORK}/targets.o hits REGEX "[^0-9]${length}N_${target}[0-9]" LIMIT_COUNT 1)
+  file(STRINGS ${WORK}/simd_targets.o hits REGEX "[^0-9]${length}N_${target}[0-9]" LIMIT_COUNT 1)
   if(NOT hits)
-    message(FATAL_ERROR "aarch64: targets.o has no N_${target} code: Highway compiled no ${target} target")
+    message(FATAL_ERROR "aarch64: simd_targets.o has no N_${target} code: Highway compiled no ${target} target")
   endif()
 endforeach()
 message(STATUS "aarch64: ${count} sources compile; NEON, SVE and SVE2 targets present")

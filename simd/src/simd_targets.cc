@@ -6,7 +6,10 @@
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "targets.cc"
+// A name no Highway source has: foreach_target.h includes it by a quoted
+// name, which the compiler looks up first beside foreach_target.h itself
+// (a Highway source tree has hwy/targets.cc).
+#define HWY_TARGET_INCLUDE "simd_targets.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
