@@ -32,10 +32,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 // FP32 lanes per vector on this target (block_quantize.cc CheckLanes).
 inline std::size_t Lanes32() { return hn::Lanes(D32()); }
 
-// amax of |x| over `n` (a multiple of Lanes) values (fp32_bits.h AbsMax):
-// the largest magnitude as bits (monotone for non-negative floats), NaN lanes
-// left out; `any_nan` tells whether there was one (kPropagate then gives NaN;
-// which NaN does not matter: every scale rule maps a NaN amax to code 0xFF).
+// amax of |x| over `n` (a multiple of Lanes) values (recipe/steps.h
+// StatsOf): the largest magnitude as bits (monotone for non-negative
+// floats), NaN lanes left out, which is AmaxNan::kIgnore; `any_nan` tells
+// whether there was one, for which kPropagate takes the model's ModelAmax.
 HWY_INLINE std::uint32_t AbsMaxBits(D32 d, const std::uint32_t* bits, std::size_t n,
                                     bool* any_nan) {
   const V abs_mask = hn::Set(d, ~kSignBit32);
@@ -50,6 +50,16 @@ HWY_INLINE std::uint32_t AbsMaxBits(D32 d, const std::uint32_t* bits, std::size_
   }
   *any_nan = !hn::AllFalse(d, hn::Ne(nan_seen, hn::Zero(d)));
   return hn::GetLane(hn::MaxOfLanes(d, max));
+}
+
+// The model's amax (recipe/steps.h CombineAmax from +0, in element order) of
+// x[0..n): the rare path for an input holding a NaN under AmaxNan::
+// kPropagate, where which NaN wins (its payload reaches the scale) depends
+// on the order.
+HWY_INLINE float ModelAmax(block::AmaxNan rule, const float* x, std::size_t n) {
+  float amax = 0.0f;
+  for (std::size_t i = 0; i < n; ++i) amax = recipe::CombineAmax(rule, amax, block::F32Abs(x[i]));
+  return amax;
 }
 
 template <RoundingMode kMode, PlanKind kKind>
@@ -83,13 +93,11 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
       std::memcpy(padded, job.x + start, n * sizeof(float));
       bits = padded;
     }
-    // Which NaN a NaN amax is does not matter: every MX scale rule maps a
-    // NaN amax to the NaN scale (recipe/steps.h ChooseMxScale).
     bool any_nan = false;
     recipe::GroupStats stats;
     stats.amax = block::F32FromBits(AbsMaxBits(d, bits, block_size, &any_nan));
     if (any_nan && r.amax_nan == block::AmaxNan::kPropagate) {
-      stats.amax = block::F32FromBits(block::kF32CanonicalNan);
+      stats.amax = ModelAmax(r.amax_nan, reinterpret_cast<const float*>(bits), block_size);
     }
     const recipe::BlockScale scale = recipe::ChooseScale(r, stats);
     job.scales[b] = scale.code;
@@ -144,16 +152,6 @@ inline void QuantizeMx(const MxJob& job) {
     case RoundingMode::kStochastic:
       break;  // rejected before dispatch (no random bits in MxJob)
   }
-}
-
-// The model's amax (recipe/steps.h CombineAmax from +0, in element order) of
-// x[0..n): the rare path for an input holding a NaN under AmaxNan::
-// kPropagate, where which NaN wins (its payload reaches the scale) depends
-// on the order.
-HWY_INLINE float ModelAmax(block::AmaxNan rule, const float* x, std::size_t n) {
-  float amax = 0.0f;
-  for (std::size_t i = 0; i < n; ++i) amax = recipe::CombineAmax(rule, amax, block::F32Abs(x[i]));
-  return amax;
 }
 
 // amax of a whole array: full vectors, then the tail with the model's rule.
