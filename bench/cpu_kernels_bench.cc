@@ -24,6 +24,7 @@
 #include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/block/packing.h"
+#include "lowbit/check/backends.h"
 #include "lowbit/registry/registry.h"
 #if defined(LOWBIT_HAVE_SIMD)
 #include "lowbit/simd/simd.h"
@@ -41,26 +42,17 @@ using registry::Operation;
 constexpr std::size_t kInCache = 4096;
 constexpr std::size_t kOutOfCache = std::size_t{64} << 20;
 
+// Bytes per element of each array: the registry's operation table.
+FormatId IdOf(const FormatSpec& spec) {
+  FormatId id{};
+  FindFormat(spec.name, &id);
+  return id;
+}
 std::size_t InputBytes(Operation op, const FormatSpec& spec) {
-  switch (op) {
-    case Operation::kEncodeF32:
-      return 4;
-    case Operation::kEncodeBf16:
-    case Operation::kEncodeF16:
-      return 2;
-    default:
-      return registry::CodeBytes(spec);
-  }
+  return registry::InputBytes(op, IdOf(spec));
 }
 std::size_t OutputBytes(Operation op, const FormatSpec& spec) {
-  switch (op) {
-    case Operation::kDecodeToF32:
-      return 4;
-    case Operation::kDecodeToBf16:
-      return 2;
-    default:
-      return registry::CodeBytes(spec);
-  }
+  return registry::OutputBytes(op, IdOf(spec));
 }
 
 // Encode inputs as quantization feeds them: Gaussian values scaled so that
@@ -355,7 +347,7 @@ bool IsGoalKernel(const KernelEntry& e) {
 
 void RegisterAll() {
   static registry::Registry table;  // outlives the benchmarks
-  registry::RegisterAllBackends(table);
+  check::RegisterAllBackends(table);
   const bool all_out_of_cache = std::getenv("LOWBIT_BENCH_ALL") != nullptr;
   for (const KernelEntry& e : table.Entries()) {
     if (e.backend != "scalar" && e.backend.rfind("simd:", 0) != 0) continue;  // CPU only

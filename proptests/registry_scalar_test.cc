@@ -24,6 +24,7 @@ const Registry& Scalar() {
   return registry;
 }
 
+// The model's view of a row, from the registry's operation table.
 struct Sides {
   const FormatSpec* input;
   std::size_t input_bytes;
@@ -31,20 +32,9 @@ struct Sides {
   std::size_t output_bytes;
 };
 
-Sides SidesOf(Operation op, const FormatSpec& spec) {
-  switch (op) {
-    case Operation::kEncodeF32:
-      return {&kFp32, 4, &spec, CodeBytes(spec)};
-    case Operation::kEncodeBf16:
-      return {&kBf16, 2, &spec, CodeBytes(spec)};
-    case Operation::kEncodeF16:
-      return {&kFp16, 2, &spec, CodeBytes(spec)};
-    case Operation::kDecodeToF32:
-      return {&spec, CodeBytes(spec), &kFp32, 4};
-    case Operation::kDecodeToBf16:
-      return {&spec, CodeBytes(spec), &kBf16, 2};
-  }
-  return {};
+Sides SidesOf(Operation op, FormatId format) {
+  return {&InputSpec(op, format), InputBytes(op, format), &OutputSpec(op, format),
+          OutputBytes(op, format)};
 }
 
 std::uint64_t Load(const std::vector<unsigned char>& bytes, std::size_t i, std::size_t width) {
@@ -102,10 +92,8 @@ TEST(RegistryScalar, ArraysMatchTheModelElementByElement) {
   const unsigned char kCanary = 0xA5;
   for (const KernelEntry& entry : Scalar().Entries()) {
     const FormatSpec& spec = Spec(entry.format);
-    const Sides sides = SidesOf(entry.operation, spec);
-    const bool is_encode = entry.operation == Operation::kEncodeF32 ||
-                           entry.operation == Operation::kEncodeBf16 ||
-                           entry.operation == Operation::kEncodeF16;
+    const Sides sides = SidesOf(entry.operation, entry.format);
+    const bool is_encode = IsEncode(entry.operation);
     for (std::size_t count : {1u, 3u, 7u, 17u, 255u, 1001u}) {
       for (const EncodeOptions& options : OptionSets()) {
         std::vector<unsigned char> input(count * sides.input_bytes);
@@ -197,7 +185,7 @@ TEST(RegistryScalar, LiteralFactsThroughTheTable) {
     const KernelEntry* entry = Scalar().Find(literal.operation, literal.format, "scalar");
     ASSERT_NE(entry, nullptr);
     const FormatSpec& spec = Spec(literal.format);
-    const Sides sides = SidesOf(literal.operation, spec);
+    const Sides sides = SidesOf(literal.operation, literal.format);
     std::uint64_t in = literal.input;
     std::uint64_t out = 0;
     ConvertArgs args{.operation = literal.operation, .format = literal.format};

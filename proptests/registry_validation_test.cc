@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lowbit/check/backends.h"
 #include "lowbit/registry/registry.h"
 
 namespace lowbit::registry {
@@ -14,16 +15,11 @@ namespace {
 
 const std::vector<KernelEntry>& AllEntries() {
   static const bool registered = [] {
-    RegisterAllBackends(Registry::Global());
+    check::RegisterAllBackends(Registry::Global());
     return true;
   }();
   (void)registered;
   return Registry::Global().Entries();
-}
-
-bool IsEncode(Operation op) {
-  return op == Operation::kEncodeF32 || op == Operation::kEncodeBf16 ||
-         op == Operation::kEncodeF16;
 }
 
 // Buffers big enough for 4 elements of any operation (8-byte codes max).

@@ -1,27 +1,12 @@
 // Which (operation, format) rows exist: the coverage contract of registry.h.
+// (Operation names and buffer types are the kOperationInfo table in registry.h.)
 #include "lowbit/registry/registry.h"
 
 namespace lowbit::registry {
 
-const char* OperationName(Operation operation) {
-  switch (operation) {
-    case Operation::kEncodeF32:
-      return "encode-f32";
-    case Operation::kEncodeBf16:
-      return "encode-bf16";
-    case Operation::kEncodeF16:
-      return "encode-f16";
-    case Operation::kDecodeToF32:
-      return "decode-to-f32";
-    case Operation::kDecodeToBf16:
-      return "decode-to-bf16";
-  }
-  return "unknown-operation";
-}
-
 bool BfloatHoldsExactly(const FormatSpec& spec) {
   // BF16 has 8 significant bits, normal exponents -126..127 and its last
-  // subnormal place is 2^-133 (FORMAT-FACTS §1 row BF16).
+  // subnormal place is 2^-133 (docs/formats-reference.md §1, row BF16).
   constexpr int kBf16Precision = 8;
   constexpr int kBf16MaxExponent = 127;
   constexpr int kBf16MinQuantum = -133;

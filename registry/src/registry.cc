@@ -1,29 +1,85 @@
-// The table itself: a plain vector, keyed by (operation, format, backend).
+// The table itself: vectors keyed by (operation, format or recipe, backend),
+// behind a mutex, copied on write once a reader has seen them (registry.h
+// "Thread safety").
 #include "lowbit/registry/registry.h"
 
+#include <mutex>
 #include <utility>
 
 namespace lowbit::registry {
+namespace {
+
+// One list of rows. `versions.back()` is the current version; a version
+// handed to a reader (`shared` set) is never written again, so an Add after
+// a read first copies it. Older versions stay alive for the readers that
+// hold references into them.
+template <typename Entry>
+class CopyOnReadList {
+ public:
+  CopyOnReadList() { versions_.push_back(std::make_unique<std::vector<Entry>>()); }
+
+  // Caller holds the registry's mutex.
+  template <typename SameKey>
+  void Put(Entry entry, SameKey same_key) {
+    if (shared_) {
+      versions_.push_back(std::make_unique<std::vector<Entry>>(*versions_.back()));
+      shared_ = false;
+    }
+    std::vector<Entry>& rows = *versions_.back();
+    for (Entry& existing : rows) {
+      if (same_key(existing, entry)) {
+        existing = std::move(entry);
+        return;
+      }
+    }
+    rows.push_back(std::move(entry));
+  }
+
+  // Caller holds the registry's mutex. The result never changes again.
+  const std::vector<Entry>& Read() {
+    shared_ = true;
+    return *versions_.back();
+  }
+
+ private:
+  std::vector<std::unique_ptr<std::vector<Entry>>> versions_;
+  bool shared_ = false;
+};
+
+}  // namespace
+
+struct Registry::Tables {
+  std::mutex mutex;
+  CopyOnReadList<KernelEntry> kernels;
+  CopyOnReadList<RecipeEntry> recipes;
+};
+
+Registry::Registry() : tables_(std::make_unique<Tables>()) {}
+Registry::~Registry() = default;
+Registry::Registry(Registry&&) noexcept = default;
+Registry& Registry::operator=(Registry&&) noexcept = default;
 
 Registry& Registry::Global() {
-  static Registry registry;
+  static Registry registry;  // initialised once, thread-safely (C++11 statics)
   return registry;
 }
 
 void Registry::Add(KernelEntry entry) {
-  for (KernelEntry& existing : entries_) {
-    if (existing.operation == entry.operation && existing.format == entry.format &&
-        existing.backend == entry.backend) {
-      existing = std::move(entry);
-      return;
-    }
-  }
-  entries_.push_back(std::move(entry));
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  tables_->kernels.Put(std::move(entry), [](const KernelEntry& a, const KernelEntry& b) {
+    return a.operation == b.operation && a.format == b.format && a.backend == b.backend;
+  });
+}
+
+const std::vector<KernelEntry>& Registry::Entries() const {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  return tables_->kernels.Read();
 }
 
 const KernelEntry* Registry::Find(Operation operation, FormatId format,
                                   std::string_view backend) const {
-  for (const KernelEntry& entry : entries_) {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  for (const KernelEntry& entry : tables_->kernels.Read()) {
     if (entry.operation == operation && entry.format == format && entry.backend == backend) {
       return &entry;
     }
@@ -32,19 +88,21 @@ const KernelEntry* Registry::Find(Operation operation, FormatId format,
 }
 
 void Registry::AddRecipe(RecipeEntry entry) {
-  for (RecipeEntry& existing : recipe_entries_) {
-    if (existing.operation == entry.operation && existing.recipe == entry.recipe &&
-        existing.backend == entry.backend) {
-      existing = std::move(entry);
-      return;
-    }
-  }
-  recipe_entries_.push_back(std::move(entry));
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  tables_->recipes.Put(std::move(entry), [](const RecipeEntry& a, const RecipeEntry& b) {
+    return a.operation == b.operation && a.recipe == b.recipe && a.backend == b.backend;
+  });
+}
+
+const std::vector<RecipeEntry>& Registry::RecipeEntries() const {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  return tables_->recipes.Read();
 }
 
 const RecipeEntry* Registry::FindRecipe(RecipeOperation operation, std::string_view recipe,
                                         std::string_view backend) const {
-  for (const RecipeEntry& entry : recipe_entries_) {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  for (const RecipeEntry& entry : tables_->recipes.Read()) {
     if (entry.operation == operation && entry.recipe == recipe && entry.backend == backend) {
       return &entry;
     }

@@ -8,9 +8,8 @@
 namespace lowbit::registry {
 
 Status ValidateConvertArgs(const ConvertArgs& args) {
-  bool known_operation = false;
-  for (Operation op : kAllOperations) known_operation |= op == args.operation;
-  if (!known_operation) {
+  const OperationInfo* info = FindOperationInfo(args.operation);
+  if (info == nullptr) {
     return Status::Error("unknown operation " +
                          std::to_string(static_cast<int>(args.operation)));
   }
@@ -24,16 +23,14 @@ Status ValidateConvertArgs(const ConvertArgs& args) {
       return Status::Error("decode-to-bf16 of " + name + ": BF16 cannot hold every " + name +
                            " value");
     }
-    return Status::Error(std::string(OperationName(args.operation)) + " does not apply to " +
+    return Status::Error(std::string(info->name) + " does not apply to " +
                          name);
   }
   if (args.count == 0) return Status::Ok();
   const std::string count = std::to_string(args.count);
   if (args.input == nullptr) return Status::Error("null input with count " + count);
   if (args.output == nullptr) return Status::Error("null output with count " + count);
-  const bool is_encode = args.operation == Operation::kEncodeF32 ||
-                         args.operation == Operation::kEncodeBf16 ||
-                         args.operation == Operation::kEncodeF16;
+  const bool is_encode = info->encode;
   if (is_encode && args.encode.rounding == RoundingMode::kStochastic &&
       args.random_bits == nullptr) {
     return Status::Error("stochastic rounding needs random_bits (one word per element), got null");

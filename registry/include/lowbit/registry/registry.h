@@ -3,12 +3,14 @@
 // (operation, format or recipe, backend) with one uniform signature per
 // operation. Tests, benchmarks, `lowbit verify` and bindings iterate this
 // table, so a kernel is tested and benchmarked by being registered
-// (DESIGN.md "Everything that computes is a registry entry").
+// (docs/design.md "Everything that computes is a registry entry").
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,12 +37,9 @@ inline constexpr Operation kAllOperations[] = {
     Operation::kEncodeF32, Operation::kEncodeBf16, Operation::kEncodeF16,
     Operation::kDecodeToF32, Operation::kDecodeToBf16};
 
-// Stable lower-case names for tables and messages: "encode-f32", "decode-to-bf16".
-const char* OperationName(Operation operation);
-
 // True when every finite value of `spec` is a BF16 value (and its range fits
 // BF16's, subnormals included), so a decode to BF16 is exact: all FP8/FP6/FP4
-// formats, E8M0, UE4M3, INT8/INT4/UINT4 and BF16 itself (FORMAT-FACTS §1).
+// formats, E8M0, UE4M3, INT8/INT4/UINT4 and BF16 itself (docs/formats-reference.md §1).
 bool BfloatHoldsExactly(const FormatSpec& spec);
 
 // The coverage contract: which (operation, format) rows must have at least a
@@ -52,6 +51,86 @@ bool OperationApplies(Operation operation, FormatId format);
 
 constexpr std::size_t CodeBytes(const FormatSpec& spec) {
   return spec.total_bits <= 8 ? 1 : spec.total_bits <= 16 ? 2 : spec.total_bits <= 32 ? 4 : 8;
+}
+
+// ---- Operation metadata ---------------------------------------------------
+// What each operation reads and writes, in one table that the kernels'
+// argument checks, the harness (check/), the tests, the benchmarks and the
+// CLI size and interpret their buffers from, instead of each writing its own
+// switch over the operations.
+
+// The element type of one array of an operation: either codes of the row's
+// own format (ConvertArgs::format, CodeBytes wide) or a fixed format (FP32
+// as float[], BF16 and FP16 as uint16_t[]).
+struct ArrayType {
+  bool row_format = true;
+  FormatId fixed = FormatId::kFp32;  // when !row_format
+  constexpr FormatId Resolve(FormatId row) const { return row_format ? row : fixed; }
+};
+inline constexpr ArrayType kRowCodes{true, FormatId::kFp32};
+constexpr ArrayType FixedArray(FormatId format) { return ArrayType{false, format}; }
+
+struct OperationInfo {
+  Operation operation;
+  const char* name;  // stable lower-case name for tables and messages: "encode-f32"
+  ArrayType input;   // ConvertArgs::input, `count` elements
+  ArrayType output;  // ConvertArgs::output, `count` elements
+  // Encodes read ConvertArgs::encode (and random_bits under kStochastic);
+  // decodes read ConvertArgs::decode.
+  bool encode;
+};
+
+inline constexpr OperationInfo kOperationInfo[] = {
+    {Operation::kEncodeF32, "encode-f32", FixedArray(FormatId::kFp32), kRowCodes, true},
+    {Operation::kEncodeBf16, "encode-bf16", FixedArray(FormatId::kBf16), kRowCodes, true},
+    {Operation::kEncodeF16, "encode-f16", FixedArray(FormatId::kFp16), kRowCodes, true},
+    {Operation::kDecodeToF32, "decode-to-f32", kRowCodes, FixedArray(FormatId::kFp32), false},
+    {Operation::kDecodeToBf16, "decode-to-bf16", kRowCodes, FixedArray(FormatId::kBf16), false},
+};
+static_assert(std::size(kOperationInfo) == std::size(kAllOperations),
+              "one metadata row per operation");
+
+// The metadata row of `operation`, or nullptr for a value outside the enum.
+constexpr const OperationInfo* FindOperationInfo(Operation operation) {
+  for (const OperationInfo& info : kOperationInfo) {
+    if (info.operation == operation) return &info;
+  }
+  return nullptr;
+}
+// The metadata row of a valid operation (kEncodeF32's for an invalid one;
+// ValidateConvertArgs rejects those before a kernel gets here).
+constexpr const OperationInfo& Info(Operation operation) {
+  const OperationInfo* info = FindOperationInfo(operation);
+  return info != nullptr ? *info : kOperationInfo[0];
+}
+
+constexpr bool IsEncode(Operation operation) { return Info(operation).encode; }
+// The model's view of a row (operation, format): Convert(InputSpec, code,
+// OutputSpec, options) is what element i of the output must be.
+constexpr const FormatSpec& InputSpec(Operation operation, FormatId format) {
+  return Spec(Info(operation).input.Resolve(format));
+}
+constexpr const FormatSpec& OutputSpec(Operation operation, FormatId format) {
+  return Spec(Info(operation).output.Resolve(format));
+}
+// Bytes per element of the input and output arrays.
+constexpr std::size_t InputBytes(Operation operation, FormatId format) {
+  return CodeBytes(InputSpec(operation, format));
+}
+constexpr std::size_t OutputBytes(Operation operation, FormatId format) {
+  return CodeBytes(OutputSpec(operation, format));
+}
+static_assert(InputBytes(Operation::kEncodeF32, FormatId::kE2m1) == 4 &&
+              OutputBytes(Operation::kEncodeF32, FormatId::kE2m1) == 1 &&
+              InputBytes(Operation::kDecodeToBf16, FormatId::kInt8) == 1 &&
+              OutputBytes(Operation::kDecodeToBf16, FormatId::kInt8) == 2 &&
+              InputBytes(Operation::kEncodeF16, FormatId::kFp32) == 2 &&
+              OutputBytes(Operation::kEncodeF16, FormatId::kFp32) == 4);
+
+// Stable lower-case names for tables and messages: "encode-f32", "decode-to-bf16".
+constexpr const char* OperationName(Operation operation) {
+  const OperationInfo* info = FindOperationInfo(operation);
+  return info != nullptr ? info->name : "unknown-operation";
 }
 
 // Outcome of a kernel call: ok, or a one-line message naming the problem
@@ -97,51 +176,64 @@ struct KernelEntry {
 // operation or format, an operation that does not apply to the format
 // (OperationApplies), a null input/output with count > 0, kStochastic without
 // random_bits, a random_bit_count outside 0..32. count == 0 with null pointers
-// is valid. Backends call it first so that every backend names the same
-// problem the same way.
+// is valid. Every backend library (scalar here, simd/, cuda/, a user's own)
+// links lowbit::registry and starts each kernel with this call, so that every
+// backend names the same problem the same way.
 Status ValidateConvertArgs(const ConvertArgs& args);
 
+// The table. Backends register themselves into it (each backend library
+// has its own registration function in its own header, e.g.
+// lowbit/simd/register.h); the registry names none of them, and
+// lowbit/check/backends.h (target lowbit::backends) is the one place that
+// knows which were built.
+//
+// Thread safety: a mutex, with copy-on-write after a read. Add, Find and the
+// listings all take the mutex, so threads may register and look up at the
+// same time. A listing or a Find result refers to a version of the table
+// that never changes again: an Add after a read copies the table and changes
+// the copy, and the registry keeps every version a reader was given until it
+// is destroyed. So a `const KernelEntry*` from Find, or a reference from
+// Entries(), stays valid and unchanged for the registry's lifetime (it does
+// not show later Adds; read again for those). The cost: each version that a
+// reader saw before another Add stays in memory, which is nothing for the
+// usual "register everything, then read" and bounded by the number of
+// read-then-add alternations otherwise.
 class Registry {
  public:
-  // The process-wide table. Empty until RegisterAllBackends(Registry::Global())
-  // (or a single Register*Backend) is called.
+  Registry();
+  ~Registry();
+  Registry(Registry&&) noexcept;
+  Registry& operator=(Registry&&) noexcept;
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  // The process-wide table, empty until someone registers into it, e.g.
+  // lowbit::check::RegisterAllBackends(Registry::Global()).
   static Registry& Global();
   // Adds a kernel. An entry with the same (operation, format, backend)
   // replaces the old one, so registering a backend twice is harmless.
   void Add(KernelEntry entry);
-  const std::vector<KernelEntry>& Entries() const { return entries_; }
+  // Every kernel row, in registration order (see "Thread safety" above).
+  const std::vector<KernelEntry>& Entries() const;
   // The entry for (operation, format, backend), or nullptr.
-  const KernelEntry* Find(Operation operation, FormatId format,
-                          std::string_view backend) const;
+  const KernelEntry* Find(Operation operation, FormatId format, std::string_view backend) const;
   // Recipe rows (recipe_entry.h), replaced on the same
   // (operation, recipe, backend) like Add.
   void AddRecipe(RecipeEntry entry);
-  const std::vector<RecipeEntry>& RecipeEntries() const { return recipe_entries_; }
+  const std::vector<RecipeEntry>& RecipeEntries() const;
   const RecipeEntry* FindRecipe(RecipeOperation operation, std::string_view recipe,
                                 std::string_view backend) const;
 
  private:
-  std::vector<KernelEntry> entries_;
-  std::vector<RecipeEntry> recipe_entries_;
+  struct Tables;  // registry.cc
+  std::unique_ptr<Tables> tables_;
 };
 
-// Explicit registration (static initialisers in static libraries get dropped
-// by the linker). RegisterAllBackends() calls every backend that was built.
+// The scalar backend: the model over arrays (scalar_backend.cc). Explicit
+// registration, because static initialisers in static libraries get dropped
+// by the linker.
 void RegisterScalarBackend(Registry& registry);
 // The model's recipe rows (backend "scalar"); RegisterScalarBackend calls it.
 void RegisterScalarRecipes(Registry& registry);
-void RegisterAllBackends(Registry& registry);
-
-// Defined by the SIMD and CUDA libraries, not here: simd/ defines
-// RegisterSimdBackends (one entry per Highway target and operation), cuda/
-// defines RegisterCudaBackends (hardware and software paths). The build calls
-// them from RegisterAllBackends only when target lowbit_simd / lowbit_cuda
-// exists: registry/CMakeLists.txt then defines LOWBIT_HAVE_SIMD /
-// LOWBIT_HAVE_CUDA_BACKEND and links that library (the wiring runs deferred,
-// at the end of the top-level CMakeLists, because simd/ and cuda/ are
-// configured after registry/). Such a library links lowbit::registry and
-// should start each kernel with ValidateConvertArgs.
-void RegisterSimdBackends(Registry& registry);
-void RegisterCudaBackends(Registry& registry);
 
 }  // namespace lowbit::registry

@@ -8,15 +8,21 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
 #include <thread>
 
+#include "describe.h"
+#include "lowbit/check/check.h"
+#include "lowbit/check/inputs.h"
+#include "lowbit/check/progress.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/reference/exact_value.h"
 #include "lowbit/reference/oracle_encode.h"
-#include "parse.h"
-#include "verify.h"
 
-namespace lowbit::tools {
+namespace lowbit::check {
 namespace {
 
 using reference::Exact;
@@ -36,8 +42,23 @@ Rational RationalOf(double x) {
   return std::signbit(x) ? Rational(-r) : r;
 }
 
-// "" when the model's FP64 decode of `code` is the oracle's value, else why not.
-std::string CompareDecode(const FormatSpec& spec, std::uint64_t code) {
+// The oracle's exact value as text: "nan", "-inf", "-0", "3/1024".
+std::string ExactText(const Exact& x) {
+  const char* sign = x.negative ? "-" : "";
+  switch (x.value_class) {
+    case ExactClass::kNan: return std::string(sign) + "nan";
+    case ExactClass::kInf: return std::string(sign) + "inf";
+    case ExactClass::kZero: return std::string(sign) + "0";
+    case ExactClass::kFinite: break;
+  }
+  std::ostringstream text;
+  text << x.Signed();
+  return text.str();
+}
+
+// Empty when the model's FP64 decode of `code` is the oracle's value, else
+// the mismatch (expected: the oracle's exact value; actual: the model's FP64).
+std::optional<Mismatch> CompareDecode(const FormatSpec& spec, std::uint64_t code) {
   const Exact want = reference::ExactValue(spec, code);
   const double got = DecodeToF64(spec, code);
   std::uint64_t got_bits;
@@ -47,21 +68,34 @@ std::string CompareDecode(const FormatSpec& spec, std::uint64_t code) {
   if (std::isnan(got)) got_class = ExactClass::kNan;
   else if (std::isinf(got)) got_class = ExactClass::kInf;
   else if (got == 0) got_class = ExactClass::kZero;
-  const std::string where = "code " + Hex(code) + ": ";
-  if (got_class != want.value_class) return where + "class differs";
-  if (got_negative != want.negative) return where + "sign differs";
-  if (got_class == ExactClass::kFinite && RationalOf(got) != want.Signed()) {
-    return where + "value differs (model " + Hex(got_bits) + ")";
-  }
-  if (got_class == ExactClass::kNan) {
+  std::string why;
+  if (got_class != want.value_class) {
+    why = "class differs";
+  } else if (got_negative != want.negative) {
+    why = "sign differs";
+  } else if (got_class == ExactClass::kFinite && RationalOf(got) != want.Signed()) {
+    why = "value differs";
+  } else if (got_class == ExactClass::kNan) {
     // DecodeOptions{} keeps the payload, MSB-aligned, quiet bit forced on.
     const std::uint64_t quiet = std::uint64_t{1} << (kFp64MantissaBits - 1);
     const std::uint64_t want_mantissa = (want.nan_payload >> (64 - kFp64MantissaBits)) | quiet;
     if ((got_bits & ((std::uint64_t{1} << kFp64MantissaBits) - 1)) != want_mantissa) {
-      return where + "NaN payload differs (model " + Hex(got_bits) + ")";
+      why = "NaN payload differs (oracle payload " + internal::Hex(want.nan_payload) + ")";
     }
   }
-  return "";
+  if (why.empty()) return std::nullopt;
+  Mismatch m;
+  m.combo = "decode";
+  m.input = code;
+  m.input_format = spec.name;
+  m.input_value = ExactText(want);
+  m.expected_value = ExactText(want);
+  m.expected_is_code = false;
+  m.output_format = kFp64.name;
+  m.actual = got_bits;
+  m.actual_value = internal::ValueText(kFp64, got_bits);
+  m.note = why;
+  return m;
 }
 
 struct Task {
@@ -72,27 +106,22 @@ struct Task {
 };
 
 // Strides through the 16-bit inputs: smoke 1/256, ci 1/16, full all.
-std::uint64_t SixteenBitStride(VerifyLevel level) {
-  return level == VerifyLevel::kSmoke ? 256 : level == VerifyLevel::kCi ? 16 : 1;
+std::uint64_t SixteenBitStride(Level level) {
+  return level == Level::kSmoke ? 256 : level == Level::kCi ? 16 : 1;
 }
 
 class OracleChecker {
  public:
-  OracleChecker(VerifyLevel level, std::vector<VerifyRow>* rows) : level_(level), rows_(rows) {}
+  OracleChecker(Level level, std::vector<Row>* rows) : level_(level), rows_(rows) {}
 
   void Run(const Task& task) {
     const FormatSpec& spec = Spec(task.format);
-    std::uint64_t checked = 0;
-    std::uint64_t mismatches = 0;
-    std::string example;
-    const auto note = [&](const std::string& why) {
-      if (mismatches++ == 0) example = why;
-    };
+    Row local;
     if (task.kind == Task::kDecode) {
       for (std::uint64_t code : DecodeCodes(spec)) {
-        ++checked;
-        const std::string why = CompareDecode(spec, code);
-        if (!why.empty()) note(why);
+        ++local.checked;
+        std::optional<Mismatch> m = CompareDecode(spec, code);
+        if (m) internal::AddMismatch(&local, std::move(*m));
       }
     } else {
       const std::vector<EncodeCombo> combos = EncodeCombos(spec);
@@ -106,21 +135,28 @@ class OracleChecker {
           options.random_bits = RandomWord(input, static_cast<int>(c));
           const EncodeResult want = reference::Decide(spec, x, location, options);
           const EncodeResult got = Convert(from, input, spec, options);
-          ++checked;
+          ++local.checked;
           if (want.code != got.code || want.flags != got.flags) {
-            note("input " + Hex(input) + " combo " + combos[c].name +
-                 (options.rounding == RoundingMode::kStochastic ? " random " + Hex(options.random_bits) : "") +
-                 ": oracle " + Hex(want.code) + " flags " + Hex(want.flags) + ", model " +
-                 Hex(got.code) + " flags " + Hex(got.flags));
+            Mismatch m = internal::ElementMismatch(combos[c].name, from, input, spec, want.code,
+                                                   got.code);
+            if (options.rounding == RoundingMode::kStochastic) m.random_bits = options.random_bits;
+            if (want.flags != got.flags) {
+              m.note = "flags: oracle " + internal::Hex(want.flags) + ", model " +
+                       internal::Hex(got.flags);
+            }
+            internal::AddMismatch(&local, std::move(m));
           }
         }
       }
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    VerifyRow& row = (*rows_)[task.row];
-    row.checked += checked;
-    row.mismatches += mismatches;
-    if (row.example.empty()) row.example = example;
+    Row& row = (*rows_)[task.row];
+    row.checked += local.checked;
+    row.mismatches += local.mismatches;
+    for (Mismatch& m : local.first_mismatches) {
+      if (row.first_mismatches.size() >= kMaxMismatchesPerRow) break;
+      row.first_mismatches.push_back(std::move(m));
+    }
   }
 
  private:
@@ -133,7 +169,7 @@ class OracleChecker {
       return inputs;
     }
     for (std::uint32_t bits : BoundaryF32(dst)) inputs.push_back(bits);
-    const std::uint64_t random = level_ == VerifyLevel::kSmoke ? kSmokeRandom : kCiRandom;
+    const std::uint64_t random = level_ == Level::kSmoke ? kSmokeRandom : kCiRandom;
     for (std::uint64_t i = 0; i < random; ++i) inputs.push_back(RandomWord(i, 77));
     return inputs;
   }
@@ -145,34 +181,45 @@ class OracleChecker {
       return codes;
     }
     for (std::uint32_t bits : BoundaryF32(spec)) codes.push_back(bits);
-    const std::uint64_t random = level_ == VerifyLevel::kSmoke ? kSmokeRandom : kCiRandom * 16;
+    const std::uint64_t random = level_ == Level::kSmoke ? kSmokeRandom : kCiRandom * 16;
     for (std::uint64_t i = 0; i < random; ++i) codes.push_back(RandomWord(i, 55) & spec.CodeMask());
     return codes;
   }
 
-  VerifyLevel level_;
-  std::vector<VerifyRow>* rows_;
+  Level level_;
+  std::vector<Row>* rows_;
   std::mutex mutex_;
 };
 
+Row OracleRow(const std::string& operation, const FormatSpec& spec) {
+  Row row;
+  row.kind = RowKind::kOracle;
+  row.backend = "model-vs-oracle";
+  row.operation = operation;
+  row.format = spec.name;
+  return row;
+}
+
 }  // namespace
 
-std::vector<VerifyRow> VerifyModelAgainstOracle(VerifyLevel level, const VerifyFilter& filter,
-                                                int threads, Progress& progress) {
-  std::vector<VerifyRow> rows;
+bool OracleBuilt() { return true; }
+
+std::vector<Row> CheckModelAgainstOracle(Level level, const Filter& filter, int threads,
+                                         Progress* progress) {
+  std::vector<Row> rows;
   std::vector<Task> tasks;
   if (!filter.Backend("oracle")) return rows;
   for (FormatId format : kAllFormats) {
     const FormatSpec& spec = Spec(format);
     if (format == FormatId::kFp64 || !filter.Format(spec)) continue;
-    rows.push_back({"model-vs-oracle", "decode-exact", spec.name});
+    rows.push_back(OracleRow("decode-exact", spec));
     tasks.push_back({Task::kDecode, format, rows.size() - 1});
     const std::pair<registry::Operation, const FormatSpec*> kEncodes[] = {
         {registry::Operation::kEncodeF32, &kFp32},
         {registry::Operation::kEncodeBf16, &kBf16},
         {registry::Operation::kEncodeF16, &kFp16}};
     for (const auto& [operation, from] : kEncodes) {
-      rows.push_back({"model-vs-oracle", registry::OperationName(operation), spec.name});
+      rows.push_back(OracleRow(registry::OperationName(operation), spec));
       if (spec.IsFloat() && spec.total_bits > 16) {
         rows.back().skipped = "oracle value grid covers formats of at most 16 bits";
         continue;
@@ -183,21 +230,21 @@ std::vector<VerifyRow> VerifyModelAgainstOracle(VerifyLevel level, const VerifyF
   // The slow encodes first, so the two threads finish together.
   std::stable_partition(tasks.begin(), tasks.end(),
                         [](const Task& t) { return t.kind == Task::kEncode; });
-  progress.Begin("model vs oracle", tasks.size());
+  if (progress) progress->Begin("model vs oracle", tasks.size());
   OracleChecker checker(level, &rows);
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t t = next++; t < tasks.size(); t = next++) {
       checker.Run(tasks[t]);
-      progress.Advance();
+      if (progress) progress->Advance(1);
     }
   };
   std::vector<std::thread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
-  progress.End();
+  if (progress) progress->End();
   return rows;
 }
 
-}  // namespace lowbit::tools
+}  // namespace lowbit::check

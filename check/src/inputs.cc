@@ -1,4 +1,4 @@
-// Which inputs each verify row runs on, per level:
+// Which inputs each element row runs on, per level (inputs.h):
 //   smoke: the boundary vectors plus 4096 pseudo-random inputs;
 //   ci:    every 16-bit input and every code of <= 16-bit formats; for FP32
 //          inputs the boundaries, a class-complete sample (every upper 16-bit
@@ -11,10 +11,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "lowbit/check/inputs.h"
 #include "lowbit/formats/convert.h"
-#include "verify.h"
 
-namespace lowbit::tools {
+namespace lowbit::check {
 namespace {
 
 using registry::Operation;
@@ -112,17 +112,17 @@ std::vector<std::uint32_t> BoundaryF32(const FormatSpec& dst) {
   return out;
 }
 
-InputSet InputsFor(Operation operation, const FormatSpec& spec, VerifyLevel level,
+InputSet InputsFor(Operation operation, const FormatSpec& spec, Level level,
                    bool exhaustive_combo) {
   InputSet set;
   switch (operation) {
     case Operation::kEncodeF32: {
-      if (level == VerifyLevel::kFull && exhaustive_combo) {
+      if (level == Level::kFull && exhaustive_combo) {
         set.all_count = std::uint64_t{1} << 32;
         return set;
       }
       set.values = Widen(BoundaryF32(spec));
-      if (level == VerifyLevel::kSmoke) {
+      if (level == Level::kSmoke) {
         AddRandom(0xFFFFFFFFu, &set.values);
         set.values = SortedUnique(std::move(set.values));
       } else {
@@ -132,7 +132,7 @@ InputSet InputsFor(Operation operation, const FormatSpec& spec, VerifyLevel leve
     }
     case Operation::kEncodeBf16:
     case Operation::kEncodeF16:
-      if (level == VerifyLevel::kSmoke) {
+      if (level == Level::kSmoke) {
         std::vector<std::uint64_t> values;
         AddRandom(0xFFFF, &values);
         for (std::uint64_t x : {0x0000, 0x8000, 0x0001, 0x7C00, 0xFC00, 0x7F80, 0xFF80, 0x7FFF,
@@ -150,14 +150,14 @@ InputSet InputsFor(Operation operation, const FormatSpec& spec, VerifyLevel leve
         set.all_count = spec.CodeMask() + 1;
         return set;
       }
-      if (level == VerifyLevel::kFull) {
+      if (level == Level::kFull) {
         set.all_count = spec.CodeMask() + 1;
         return set;
       }
       {
         // FP32 codes: the same boundaries and sample as FP32 inputs.
         set.values = Widen(BoundaryF32(spec));
-        if (level == VerifyLevel::kSmoke) {
+        if (level == Level::kSmoke) {
           AddRandom(spec.CodeMask(), &set.values);
           set.values = SortedUnique(std::move(set.values));
         } else {
@@ -169,4 +169,4 @@ InputSet InputsFor(Operation operation, const FormatSpec& spec, VerifyLevel leve
   return set;
 }
 
-}  // namespace lowbit::tools
+}  // namespace lowbit::check

@@ -1,7 +1,7 @@
-// The option sets `lowbit verify` runs every encode and decode with.
-#include "verify.h"
+// The option sets every encode and decode row runs with (inputs.h).
+#include "lowbit/check/inputs.h"
 
-namespace lowbit::tools {
+namespace lowbit::check {
 
 std::vector<EncodeCombo> EncodeCombos(const FormatSpec& dst) {
   static constexpr struct {
@@ -58,12 +58,23 @@ std::vector<EncodeCombo> EncodeCombos(const FormatSpec& dst) {
   return combos;
 }
 
-std::vector<DecodeOptions> DecodeCombos() {
-  return {
+std::vector<DecodeCombo> DecodeCombos() {
+  const DecodeOptions sets[] = {
       DecodeOptions{},
       DecodeOptions{NanSign::kPositive, NanPayload::kAllOnes},
       DecodeOptions{NanSign::kNegative, NanPayload::kQuietOnly},
   };
+  std::vector<DecodeCombo> combos;
+  for (const DecodeOptions& d : sets) {
+    const char* sign = d.nan_sign == NanSign::kKeep       ? "nan-sign-kept"
+                       : d.nan_sign == NanSign::kPositive ? "nan+"
+                                                          : "nan-";
+    const char* payload = d.nan_payload == NanPayload::kTruncate  ? "payload"
+                          : d.nan_payload == NanPayload::kAllOnes ? "all-ones"
+                                                                  : "quiet";
+    combos.push_back({std::string(sign) + "," + payload, d});
+  }
+  return combos;
 }
 
 std::uint32_t RandomWord(std::uint64_t index, int combo) {
@@ -73,4 +84,4 @@ std::uint32_t RandomWord(std::uint64_t index, int combo) {
   return static_cast<std::uint32_t>((z ^ (z >> 31)) >> 16);
 }
 
-}  // namespace lowbit::tools
+}  // namespace lowbit::check

@@ -1,10 +1,11 @@
-#include "progress.h"
+// StderrProgress (progress.h): the CLI's view of a long check.
+#include "lowbit/check/progress.h"
 
 #include <unistd.h>
 
 #include <cstdio>
 
-namespace lowbit::tools {
+namespace lowbit::check {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -15,9 +16,10 @@ constexpr auto kLogPeriod = std::chrono::seconds(10);
 
 }  // namespace
 
-Progress::Progress(bool enabled) : enabled_(enabled), terminal_(isatty(STDERR_FILENO) != 0) {}
+StderrProgress::StderrProgress(bool enabled)
+    : enabled_(enabled), terminal_(isatty(STDERR_FILENO) != 0) {}
 
-void Progress::Begin(const std::string& phase, std::uint64_t total) {
+void StderrProgress::Begin(const std::string& phase, std::uint64_t total) {
   std::lock_guard<std::mutex> lock(mutex_);
   phase_ = phase;
   total_ = total;
@@ -29,7 +31,7 @@ void Progress::Begin(const std::string& phase, std::uint64_t total) {
   }
 }
 
-void Progress::Advance(std::uint64_t units) {
+void StderrProgress::Advance(std::uint64_t units) {
   done_ += units;
   if (!enabled_) return;
   const auto now = Clock::now();
@@ -40,7 +42,7 @@ void Progress::Advance(std::uint64_t units) {
   Print(false);
 }
 
-void Progress::End() {
+void StderrProgress::End() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!enabled_) return;
   if (terminal_) {
@@ -50,9 +52,10 @@ void Progress::End() {
   std::fprintf(stderr, "verify: %s done in %.1f s\n", phase_.c_str(), seconds);
 }
 
-void Progress::Print(bool final_line) {
+void StderrProgress::Print(bool final_line) {
   const std::uint64_t done = done_;
-  const double percent = total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 100.0;
+  const double percent =
+      total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 100.0;
   const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
   std::fprintf(stderr, "%sverify: %s %5.1f%% (%llu/%llu) %.0f s%s", terminal_ ? "\r\033[K" : "",
                phase_.c_str(), percent, static_cast<unsigned long long>(done),
@@ -61,4 +64,4 @@ void Progress::Print(bool final_line) {
   std::fflush(stderr);
 }
 
-}  // namespace lowbit::tools
+}  // namespace lowbit::check

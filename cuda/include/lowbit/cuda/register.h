@@ -1,0 +1,58 @@
+// The CUDA library's registration into the kernel table (registry.h): rows
+// for "cuda-hw" (PTX cvt) and "cuda-sw" (the model compiled for the device).
+// Without a GPU the rows are registered but not available, so checks show
+// them as skipped. The registry does not know this library;
+// lowbit/check/backends.h calls this when lowbit::cuda is built with the
+// registry (cuda/CMakeLists.txt compiles src/register_backends.cc then).
+//
+// Beside them, the exhaustive GPU sweep ("cuda-hw-sweep") as rows of the same
+// shape: one per cuda-hw conversion that has an instruction on this build,
+// with the instruction option sets it sweeps, so that a harness iterates them
+// like registry rows instead of enumerating instructions itself.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lowbit/cuda/verify.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/policy.h"
+#include "lowbit/registry/registry.h"
+
+namespace lowbit::registry {
+
+// Defined in cuda/src/register_backends.cc.
+void RegisterCudaBackends(Registry& registry);
+
+}  // namespace lowbit::registry
+
+namespace lowbit::cuda {
+
+// One option set a sweep row runs: an instruction's rule
+// (HardwareEncodeOptions / HardwareDecodeOptions), named as the cvt spells it
+// ("rn.satfinite", "rz"; decodes "nan+,all-ones").
+struct SweepOptionSet {
+  std::string name;
+  EncodeOptions encode;
+  DecodeOptions decode;
+};
+
+struct SweepRow {
+  registry::Operation operation;
+  FormatId format;
+  std::string backend;  // "cuda-hw-sweep"
+  std::vector<SweepOptionSet> option_sets;
+  // False without a GPU: the row is skipped, never passed.
+  std::function<bool()> available;
+  // Every input of the conversion (2^32 for an FP32 source, 2^16 for BF16 /
+  // FP16, every code for a decode) through the instruction and through the
+  // model compiled for the device, compared on the GPU (verify.h); the
+  // report holds the count, the mismatches and the first of them.
+  std::function<registry::Status(const SweepOptionSet& options, VerifyReport* report)> run;
+};
+
+// The sweep rows of this build and device, in (operation, format) order.
+std::vector<SweepRow> HardwareSweepRows();
+
+}  // namespace lowbit::cuda
