@@ -5,6 +5,11 @@
 // nvcc rejects fails CI even on a machine without a GPU. Nothing here runs.
 #include <cstdint>
 
+#include "lowbit/formats/alternatives/amax.h"
+#include "lowbit/formats/alternatives/e2m1.h"
+#include "lowbit/formats/alternatives/e8m0_rceil.h"
+#include "lowbit/formats/alternatives/mx_block.h"
+#include "lowbit/formats/alternatives/nvfp4_te_scale.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/policy.h"
@@ -32,6 +37,13 @@ __host__ __device__ constexpr bool DeviceConstantsHold() {
   static_assert(lowbit::DecodeToF32Bits(kE8m0, 0x00) == 0x00400000u);     // 2^-127, subnormal
   static_assert(lowbit::DecodeToF32(kE4m3, 0x7E) == 448.0f);
   static_assert(lowbit::DecodeToF32(kE2m1, 0x7) == 6.0f);
+  // The named alternatives (formats/include/lowbit/formats/alternatives/)
+  // are constant expressions in the device pass too.
+  static_assert(lowbit::alternatives::EncodeE2m1OneAddition(5.0f) == 0x6);
+  static_assert(lowbit::alternatives::EncodeE2m1TwoPath(-0.0f) == 0x8);
+  static_assert(lowbit::alternatives::DecodeE2m1FromBits(0x7) == 6.0f);
+  static_assert(lowbit::alternatives::E8m0RceilFromBits(1.5f, true) == 128);
+  static_assert(lowbit::alternatives::E8m0RceilFromBits(3e38f, false) == 0xFF);
   return true;
 }
 static_assert(DeviceConstantsHold());
@@ -70,7 +82,11 @@ __global__ void EncodeDecodeKernel(const float* in, std::uint32_t* out, int n) {
   const float back = lowbit::DecodeToF32(kE4m3, e4m3) + lowbit::DecodeToF32(kE5m2, e5m2) +
                      lowbit::DecodeToF32(kE2m1, e2m1) + lowbit::DecodeToF32(kE3m2, e3m2) +
                      lowbit::DecodeToF32(kE8m0, e8m0) + lowbit::DecodeToF32(kInt4, int4);
-  out[i] = lowbit::BitCast<std::uint32_t>(back);
+  // The alternatives the CUDA recipe kernels call, in device code.
+  const float amax = lowbit::alternatives::CombineAmaxOfMagnitudes(lowbit::AmaxNan::kIgnore, 0.0f, in[i]);
+  const std::uint32_t fast = lowbit::alternatives::EncodeE2m1OneAddition(in[i]) +
+                             lowbit::alternatives::E8m0RceilFromBits(amax, true);
+  out[i] = lowbit::BitCast<std::uint32_t>(back) ^ fast;
 }
 
 }  // namespace

@@ -1,0 +1,499 @@
+// The named alternatives of formats/include/lowbit/formats/alternatives/
+// equal the model steps they replace (docs/design.md "Recipes are data too":
+// a faster formulation sits beside the model with an equality test on every
+// input). Host code, so CI runs it; the CUDA kernels call the same functions
+// (their device compilation is swept by cuda/tests/fast_e2m1_test.cu).
+//
+// Single-FP32-input alternatives (the E2M1 encoders, the RCEIL conversion):
+// every one of the 2^32 inputs at LOWBIT_TEST_LEVEL=full; at ci every input
+// of the binades where the result changes, every NaN / Inf / subnormal, every
+// other exponent with its boundary mantissas, and a prime stride through all
+// 2^32. The E2M1 decode: all 16 codes. The block-scale and scaled-element
+// alternatives (two or three FP32 inputs): every recipe of the catalog they
+// apply to, on boundary-biased inputs (powers of two and their neighbours,
+// the products that land on a code boundary, 0, subnormals, FLT_MAX, Inf,
+// NaN) and random ones.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lowbit/formats/alternatives/amax.h"
+#include "lowbit/formats/alternatives/e2m1.h"
+#include "lowbit/formats/alternatives/e8m0_rceil.h"
+#include "lowbit/formats/alternatives/mx_block.h"
+#include "lowbit/formats/alternatives/nvfp4_te_scale.h"
+#include "lowbit/formats/alternatives/x86_multiply.h"
+#include "lowbit/formats/convert.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/profiles/format_match.h"
+#include "lowbit/formats/profiles/nvidia.h"
+#include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/steps.h"
+#include "test_level.h"
+
+namespace lowbit {
+namespace {
+
+std::uint32_t Bits(float f) { return block::F32Bits(f); }
+float FromBits(std::uint32_t b) { return block::F32FromBits(b); }
+
+std::string Hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llX", static_cast<unsigned long long>(v));
+  return b;
+}
+
+// ---- sweeps over single FP32 inputs -------------------------------------
+
+// The inputs a sweep visits at the current level. `dense_exponents` are the
+// exponent fields whose every mantissa is visited at ci (both signs).
+struct SweepPlan {
+  std::vector<std::uint32_t> dense_exponents;
+};
+
+// Calls check(x) for every input of the plan at the current level, on every
+// core; check returns false on a mismatch and describes it in *why. Returns
+// how many inputs were checked.
+std::uint64_t Sweep(const SweepPlan& plan, const std::function<bool(std::uint32_t, std::string*)>& check,
+                    std::vector<std::string>* failures) {
+  const testing::TestLevel level = testing::CurrentTestLevel();
+  // Chunks of work: [begin, end) ranges of inputs (x) or of a list.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  std::vector<std::uint32_t> list;
+  if (level == testing::TestLevel::kFull) {
+    for (std::uint64_t b = 0; b < (std::uint64_t{1} << 32); b += std::uint64_t{1} << 24) {
+      ranges.push_back({b, b + (std::uint64_t{1} << 24)});
+    }
+  } else {
+    std::vector<std::uint32_t> exponents = plan.dense_exponents;
+    exponents.push_back(0);     // zeros and subnormals
+    exponents.push_back(0xFF);  // Inf and NaN
+    if (level == testing::TestLevel::kSmoke) exponents.clear();  // the list below only
+    for (std::uint32_t e : exponents) {
+      for (std::uint32_t sign : {0u, 1u}) {
+        const std::uint64_t base = (static_cast<std::uint64_t>(sign) << 31) | (static_cast<std::uint64_t>(e) << 23);
+        ranges.push_back({base, base + (std::uint64_t{1} << 23)});
+      }
+    }
+    const std::uint32_t mantissas[] = {0, 1, 2, 0x1FFFFF, 0x200000, 0x200001, 0x3FFFFF, 0x400000, 0x400001,
+                                       0x5FFFFF, 0x600000, 0x600001, 0x7FFFFE, 0x7FFFFF};
+    for (std::uint32_t e = 0; e < 256; ++e) {
+      for (std::uint32_t m : mantissas) {
+        list.push_back((e << 23) | m);
+        list.push_back(0x80000000u | (e << 23) | m);
+      }
+    }
+    // 4093 is prime: every low-bit residue shows up (~1.05M inputs).
+    for (std::uint64_t x = 0; x < (std::uint64_t{1} << 32); x += 4093) list.push_back(static_cast<std::uint32_t>(x));
+  }
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::uint64_t> checked(threads, 0);
+  std::vector<std::vector<std::string>> bad(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      std::string why;
+      auto one = [&](std::uint32_t x) {
+        ++checked[t];
+        if (!check(x, &why) && bad[t].size() < 8) bad[t].push_back("x=" + Hex(x) + ": " + why);
+      };
+      for (std::size_t r = t; r < ranges.size(); r += threads) {
+        for (std::uint64_t x = ranges[r].first; x < ranges[r].second; ++x) one(static_cast<std::uint32_t>(x));
+      }
+      for (std::size_t k = t; k < list.size(); k += threads) one(list[k]);
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  std::uint64_t total = 0;
+  for (int t = 0; t < threads; ++t) {
+    total += checked[t];
+    failures->insert(failures->end(), bad[t].begin(), bad[t].end());
+  }
+  return total;
+}
+
+void ExpectSweptClean(std::uint64_t checked, const std::vector<std::string>& failures) {
+  for (const std::string& f : failures) ADD_FAILURE() << f;
+  // The body ran: a sweep that checked nothing would pass silently.
+  const testing::TestLevel level = testing::CurrentTestLevel();
+  EXPECT_GE(checked, level == testing::TestLevel::kFull ? (std::uint64_t{1} << 32) : 1000000u);
+  std::printf("[ sweep    ] %llu inputs, %zu mismatches shown\n", static_cast<unsigned long long>(checked),
+              failures.size());
+}
+
+// ---- E2M1 ------------------------------------------------------------------
+
+TEST(AlternativeE2m1, EncodersEqualTheModelOnEveryInput) {
+  const EncodeOptions model_options = recipe::SatfiniteElements();
+  // Exponent fields 123..131: |x| in [2^-4, 32), every binade where a code
+  // changes (0.25 .. 6) and those next to it, including the clamp of E' at 3.
+  SweepPlan plan;
+  for (std::uint32_t e = 123; e <= 131; ++e) plan.dense_exponents.push_back(e);
+  std::vector<std::string> failures;
+  const std::uint64_t checked = Sweep(plan, [&](std::uint32_t x, std::string* why) {
+    const std::uint32_t want = static_cast<std::uint32_t>(EncodeF32Bits(kE2m1, x, model_options).code);
+    const std::uint32_t one = alternatives::EncodeE2m1OneAddition(FromBits(x));
+    const std::uint32_t two = alternatives::EncodeE2m1TwoPath(FromBits(x));
+    if (one == want && two == want) return true;
+    *why = "model " + Hex(want) + ", one-addition " + Hex(one) + ", two-path " + Hex(two);
+    return false;
+  }, &failures);
+  ExpectSweptClean(checked, failures);
+}
+
+TEST(AlternativeE2m1, DecodeEqualsTheModelOnEveryCode) {
+  for (std::uint32_t c = 0; c < 16; ++c) {
+    EXPECT_EQ(Bits(alternatives::DecodeE2m1FromBits(c)), DecodeToF32Bits(kE2m1, c)) << c;
+  }
+}
+
+// The encoders are also constant expressions, with the values of
+// docs/formats-reference.md §4.5 (ties to even, saturation, NaN -> +6, -0).
+static_assert(alternatives::EncodeE2m1OneAddition(5.0f) == 0x6);
+static_assert(alternatives::EncodeE2m1OneAddition(-0.25f) == 0x8);
+static_assert(alternatives::EncodeE2m1OneAddition(1e30f) == 0x7);
+static_assert(alternatives::EncodeE2m1TwoPath(0.75f) == 0x2);
+static_assert(alternatives::DecodeE2m1FromBits(0xF) == -6.0f);
+
+// ---- E8M0 RCEIL --------------------------------------------------------------
+
+// An MX recipe whose fp32(1/max) is exactly 1 (an integer element with qmax 1
+// and no implied exponent), so the model's RCEIL rule value is the amax
+// itself and its code is the model's E8M0 round-up of that value.
+recipe::Recipe UnitRceilRecipe(bool saturate) {
+  recipe::Recipe r{};
+  for (const recipe::Recipe& c : recipe::kAllRecipes) {
+    if (c.family() == recipe::Family::kMx && !c.element.IsFloat()) r = c;
+  }
+  EXPECT_STREQ(r.name, "mxint8");
+  r.scale_rule = recipe::ScaleRule::kMxRceil;
+  r.element_implied_exponent = 0;
+  r.qmin = -1;
+  r.qmax = 1;
+  r.scale_saturate = saturate;
+  EXPECT_EQ(recipe::MaxNormReciprocal(r), 1.0f);
+  return r;
+}
+
+TEST(AlternativeE8m0Rceil, EqualsTheModelOnEveryInput) {
+  for (bool saturate : {true, false}) {
+    const recipe::Recipe r = UnitRceilRecipe(saturate);
+    SweepPlan plan;
+    // Subnormals (exponent 0, always dense), the first normal binade, 1.0's,
+    // and the top binade where the round-up overflows.
+    for (std::uint32_t e : {1u, 127u, 254u}) plan.dense_exponents.push_back(e);
+    std::vector<std::string> failures;
+    const std::uint64_t checked = Sweep(plan, [&](std::uint32_t x, std::string* why) {
+      recipe::GroupStats stats = recipe::EmptyStats();
+      stats.amax = FromBits(x);
+      const std::uint32_t want = recipe::ChooseScale(r, stats).code;
+      const std::uint32_t got = alternatives::E8m0RceilFromBits(FromBits(x), saturate);
+      if (got == want) return true;
+      *why = std::string(saturate ? "saturating" : "non-saturating") + ": model " + Hex(want) + ", bits " + Hex(got);
+      return false;
+    }, &failures);
+    ExpectSweptClean(checked, failures);
+  }
+}
+
+// ---- amax --------------------------------------------------------------------
+
+// Every pair of a set with each class of FP32 magnitude (and, beyond the
+// domain the kernels use, negative values too): both NaN rules.
+TEST(AlternativeAmax, CombineEqualsTheModelOnEveryPairOfBoundaryValues) {
+  std::vector<std::uint32_t> bits = {0x00000000u, 0x80000000u, 0x00000001u, 0x007FFFFFu, 0x00800000u, 0x3F800000u,
+                                     0x3F800001u, 0x7F7FFFFFu, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u,
+                                     0x7F800001u, 0x7FBFFFFFu, 0xFF800001u, 0x7FFFFFFFu, 0x40C00000u, 0xC0C00000u};
+  std::mt19937 rng(5);
+  for (int i = 0; i < 200; ++i) bits.push_back(rng());
+  int pairs = 0;
+  for (AmaxNan rule : {AmaxNan::kIgnore, AmaxNan::kPropagate}) {
+    for (std::uint32_t a : bits) {
+      for (std::uint32_t b : bits) {
+        const std::uint32_t want = Bits(recipe::CombineAmax(rule, FromBits(a), FromBits(b)));
+        const std::uint32_t got = Bits(alternatives::CombineAmaxOfMagnitudes(rule, FromBits(a), FromBits(b)));
+        // Both maxima of +0 and -0 are allowed by the model's rule only in
+        // order; the kernels never see -0 (|x|), so compare magnitudes there.
+        const bool zeros = (a & 0x7FFFFFFFu) == 0 && (b & 0x7FFFFFFFu) == 0;
+        EXPECT_TRUE(zeros ? (got & 0x7FFFFFFFu) == 0 : got == want)
+            << "rule " << int(rule) << " a " << Hex(a) << " b " << Hex(b) << ": model " << Hex(want) << ", got "
+            << Hex(got);
+        ++pairs;
+      }
+    }
+  }
+  EXPECT_GT(pairs, 80000);
+}
+
+// ---- block scales and scaled elements --------------------------------------
+
+// Boundary-biased FP32 values >= 0: every power of two, its neighbours, the
+// values 2^k * (1 - 2^-24) just below (docs/design.md "Tests"), midpoints,
+// 0, the smallest subnormals, FLT_MAX, +Inf, +NaN; then `random` uniform bit
+// patterns of non-negative floats.
+std::vector<float> NonNegativeBoundaryValues(int random) {
+  std::vector<std::uint32_t> bits = {0x00000000u, 0x00000001u, 0x00000002u, 0x003FFFFFu, 0x00400000u,
+                                     0x00400001u, 0x007FFFFFu, 0x7F7FFFFFu, 0x7F7FFFFEu, 0x7F800000u,
+                                     0x7FC00000u, 0x7F800001u};
+  for (std::uint32_t e = 1; e < 255; ++e) {
+    for (std::uint32_t m : {0u, 1u, 0x400000u, 0x7FFFFFu}) bits.push_back((e << 23) | m);
+  }
+  std::mt19937 rng(20261124);
+  for (int i = 0; i < random; ++i) bits.push_back(rng() & 0x7FFFFFFFu);
+  std::vector<float> v;
+  for (std::uint32_t b : bits) v.push_back(FromBits(b));
+  return v;
+}
+
+// FP32 element values of both signs where a scaled element goes wrong: the
+// boundary values, negated, and -0.
+std::vector<float> SignedBoundaryValues(int random) {
+  std::vector<float> v = NonNegativeBoundaryValues(random);
+  const std::size_t n = v.size();
+  for (std::size_t i = 0; i < n; ++i) v.push_back(-v[i]);
+  return v;
+}
+
+// How many random values the property tests add, and which share of the
+// scale codes they visit, per level (smoke: seconds; full: ten times ci).
+int RandomValues() {
+  switch (testing::CurrentTestLevel()) {
+    case testing::TestLevel::kSmoke: return 0;
+    case testing::TestLevel::kCi: return 4000;
+    case testing::TestLevel::kFull: return 40000;
+  }
+  return 4000;
+}
+bool VisitCode(int code) { return testing::CurrentTestLevel() != testing::TestLevel::kSmoke || code % 7 == 0 || code == 0xFF; }
+
+std::vector<recipe::Recipe> MxRecipes() {
+  std::vector<recipe::Recipe> rs;
+  for (const recipe::Recipe& r : recipe::kAllRecipes) {
+    if (r.family() == recipe::Family::kMx) rs.push_back(r);
+  }
+  return rs;
+}
+
+std::string NameOf(const recipe::Recipe& r) { return std::string(r.name) + ":" + r.profile; }
+
+// The amax values whose model scale is a boundary for this recipe: for
+// every E8M0 code c, the product thresholds 2^(c - 127) divided by
+// fp32(1/max) and their FP32 neighbours.
+std::vector<float> ScaleBoundaryAmaxes(const recipe::Recipe& r) {
+  std::vector<float> v = NonNegativeBoundaryValues(20000);
+  const float rcp = recipe::MaxNormReciprocal(r);
+  for (int c = 0; c < 255; ++c) {
+    const float threshold = block::F32Pow2(c - 127) / rcp;
+    const std::uint32_t b = Bits(threshold);
+    for (std::uint32_t d : {b - 2, b - 1, b, b + 1, b + 2}) {
+      if (d < 0x7F800000u) v.push_back(FromBits(d));
+    }
+  }
+  return v;
+}
+
+void ExpectSameScale(const recipe::BlockScale& want, const recipe::BlockScale& got, const std::string& what) {
+  EXPECT_EQ(got.code, want.code) << what;
+  EXPECT_EQ(Bits(got.factor), Bits(want.factor)) << what;
+  EXPECT_EQ(Bits(got.decode), Bits(want.decode)) << what;
+  EXPECT_EQ(got.exponent, want.exponent) << what;
+  EXPECT_EQ(Bits(got.rule_value), Bits(want.rule_value)) << what;
+}
+
+TEST(AlternativeMxScale, ChooseMxScaleCodeEqualsTheModelForEveryMxRecipe) {
+  int rceil = 0;
+  for (const recipe::Recipe& r : MxRecipes()) {
+    rceil += r.scale_rule == recipe::ScaleRule::kMxRceil;
+    int bad = 0;
+    for (float amax : ScaleBoundaryAmaxes(r)) {
+      recipe::GroupStats stats = recipe::EmptyStats();
+      stats.amax = amax;
+      const int want = recipe::ChooseScale(r, stats).code;
+      const int got = alternatives::ChooseMxScaleCode(r, amax);
+      if (got != want && bad++ < 4) {
+        ADD_FAILURE() << NameOf(r) << " amax " << Hex(Bits(amax)) << ": model " << want << ", alternative " << got;
+      }
+    }
+  }
+  EXPECT_GE(rceil, 6) << "the RCEIL recipes (te, ao-rceil) are the ones with new code";
+}
+
+TEST(AlternativeMxScale, ScaledElementByReciprocalEqualsTheModelForEveryMxRecipeAndCode) {
+  const std::vector<float> xs = SignedBoundaryValues(RandomValues());
+  for (const recipe::Recipe& r : MxRecipes()) {
+    // Every scale the recipe's rule gives on the boundary amaxes (all codes
+    // it can reach, the NaN code included).
+    std::vector<recipe::BlockScale> scales;
+    std::vector<bool> seen(256, false);
+    for (float amax : ScaleBoundaryAmaxes(r)) {
+      recipe::GroupStats stats = recipe::EmptyStats();
+      stats.amax = amax;
+      const recipe::BlockScale s = recipe::ChooseScale(r, stats);
+      if (!seen[s.code]) {
+        seen[s.code] = true;
+        if (VisitCode(s.code)) scales.push_back(s);
+      }
+    }
+    EXPECT_GE(scales.size(), testing::CurrentTestLevel() == testing::TestLevel::kSmoke ? 25u : 200u) << NameOf(r);
+    int bad = 0;
+    for (const recipe::BlockScale& s : scales) {
+      for (float x : xs) {
+        const std::uint32_t want = Bits(recipe::ScaledElement(r, s, x));
+        const std::uint32_t got =
+            Bits(alternatives::ScaledMxElementByReciprocal(r, alternatives::MxScaleByReciprocal(s.code), x));
+        if (got != want && bad++ < 4) {
+          ADD_FAILURE() << NameOf(r) << " code " << int(s.code) << " x " << Hex(Bits(x)) << ": model " << Hex(want)
+                        << ", by reciprocal " << Hex(got);
+        }
+      }
+    }
+  }
+}
+
+// ScaledMxElementAnyNan leaves out the model's NaN-scale select; the codes
+// agree for every MX recipe whose element conversion maps every NaN to one
+// code: E2M1 through its alternatives, E4M3 / E5M2 through the model's
+// conversion under the cuda-hw (nvidia profile) rule, for the recipes whose
+// element rule that is (cuda/src/block_common.cuh HardwareEncodesElements).
+TEST(AlternativeMxScale, ScaledElementAnyNanGivesTheModelsCodes) {
+  const std::vector<float> xs = SignedBoundaryValues(RandomValues());
+  int recipes = 0;
+  for (const recipe::Recipe& r : MxRecipes()) {
+    const bool e2m1 = profile_detail::SameLayout(r.element, kE2m1);
+    const bool fp8 = profile_detail::SameLayout(r.element, kE4m3) || profile_detail::SameLayout(r.element, kE5m2);
+    if (!e2m1 && !fp8) continue;
+    // E2M1: the recipes whose element rule is the alternatives' (RNE; the
+    // microxcaling "nearest" profile rounds half away and does not use them).
+    const EncodeOptions satfinite = recipe::SatfiniteElements();
+    if (e2m1 && (r.element_encode.rounding != satfinite.rounding ||
+                 r.element_encode.nan_into_no_nan != satfinite.nan_into_no_nan ||
+                 r.element_encode.keep_negative_zero != satfinite.keep_negative_zero ||
+                 r.element_encode.overflow == Overflow::kWrap)) {
+      continue;
+    }
+    FormatId id = FormatId::kE4m3;
+    ASSERT_TRUE(profile_detail::IdentifyFormat(r.element, &id));
+    EncodeOptions hw;
+    ASSERT_TRUE(profile_detail::NvidiaEncodeOptions(true, id, RoundingMode::kNearestEven, &hw));
+    // The FP8 recipes whose NaN-free results the instruction encodes as the
+    // recipe does: the element rule equals the instruction's apart from the
+    // NaN sign, which the recipes with a NaN-propagating amax never see.
+    if (fp8) {
+      EncodeOptions o = r.element_encode;
+      if (r.amax_nan == AmaxNan::kPropagate) o.nan_sign = hw.nan_sign;
+      if (o.rounding != hw.rounding || o.overflow != hw.overflow || o.inf_input != hw.inf_input ||
+          o.nan_sign != hw.nan_sign) {
+        continue;
+      }
+    }
+    ++recipes;
+    int bad = 0;
+    std::vector<bool> seen(256, false);
+    for (float amax : ScaleBoundaryAmaxes(r)) {
+      recipe::GroupStats stats = recipe::EmptyStats();
+      stats.amax = amax;
+      const recipe::BlockScale s = recipe::ChooseScale(r, stats);
+      if (seen[s.code]) continue;  // every code the rule reaches, once
+      seen[s.code] = true;
+      if (!VisitCode(s.code)) continue;
+      const recipe::BlockScale fast = alternatives::MxScaleByReciprocal(s.code);
+      for (float x : xs) {
+        // Under a NaN-propagating amax a NaN or Inf element makes its block's
+        // scale NaN (every MX rule maps a non-finite amax to 0xFF), so it
+        // never meets a finite scale.
+        if (r.amax_nan == AmaxNan::kPropagate && !block::F32IsFinite(Bits(x)) && s.code != recipe::kE8m0NanCode) {
+          continue;
+        }
+        const std::uint32_t want = recipe::EncodeScaled(r, s, recipe::ScaledElement(r, s, x));
+        const float y = alternatives::ScaledMxElementAnyNan(fast, x);
+        const std::uint32_t got = e2m1 ? alternatives::EncodeE2m1OneAddition(y)
+                                       : static_cast<std::uint32_t>(EncodeF32(r.element, y, hw).code);
+        const std::uint32_t two = e2m1 ? alternatives::EncodeE2m1TwoPath(y) : got;
+        if ((got != want || two != want) && bad++ < 4) {
+          ADD_FAILURE() << NameOf(r) << " code " << int(s.code) << " x " << Hex(Bits(x)) << ": model " << Hex(want)
+                        << ", alternative " << Hex(got) << " / " << Hex(two);
+        }
+      }
+    }
+  }
+  EXPECT_GE(recipes, 7 + 2 * 2) << "the RNE mxfp4 recipes, and te / ocp of both MXFP8 formats";
+}
+
+TEST(AlternativeNvfp4TeScale, EqualsTheModelWithTheModelsConversion) {
+  const recipe::Recipe* te = nullptr;
+  for (const recipe::Recipe& r : recipe::kAllRecipes) {
+    if (r.scale_rule == recipe::ScaleRule::kNvfp4Te) te = &r;
+  }
+  ASSERT_NE(te, nullptr);
+  const recipe::Recipe r = *te;
+  const alternatives::ModelScaleCodec codec{r};
+  std::vector<float> tensor_amaxes = NonNegativeBoundaryValues(2000);
+  std::vector<float> amaxes = NonNegativeBoundaryValues(2000);
+  // Block amaxes at the UE4M3 code boundaries of a few tensor scales.
+  for (float tensor : {1.0f, 2688.0f, 0.1f, 1e-20f, 3e25f}) {
+    const recipe::TensorScale t = recipe::ChooseTensorScale(r, tensor);
+    for (std::uint32_t code = 0; code < 0x7F; ++code) {
+      const float v = DecodeToF32(r.scale_format, code) / (t.encode * (1.0f / recipe::MaxFiniteF32(r.element)));
+      const std::uint32_t b = Bits(v);
+      for (std::uint32_t d : {b - 1, b, b + 1}) amaxes.push_back(FromBits(d));
+    }
+  }
+  std::mt19937 rng(7);
+  int bad = 0;
+  std::uint64_t checked = 0;
+  for (float tensor : tensor_amaxes) {
+    const recipe::TensorScale t = recipe::ChooseTensorScale(r, tensor);
+    // Every block amax for a few tensor amaxes, a random subset for the rest.
+    const bool all = rng() % 64 == 0;
+    for (float amax : amaxes) {
+      if (!all && rng() % 32 != 0) continue;
+      recipe::GroupStats stats = recipe::EmptyStats();
+      stats.amax = amax;
+      const recipe::BlockScale want = recipe::ChooseScale(r, stats, t);
+      const recipe::BlockScale got = alternatives::ChooseNvfp4TeScale(r, amax, t, codec);
+      ++checked;
+      const bool same = got.code == want.code && Bits(got.factor) == Bits(want.factor) &&
+                        Bits(got.decode) == Bits(want.decode) && Bits(got.rule_value) == Bits(want.rule_value);
+      if (!same && bad++ < 4) {
+        ExpectSameScale(want, got, "tensor amax " + Hex(Bits(tensor)) + " amax " + Hex(Bits(amax)));
+      }
+    }
+  }
+  EXPECT_GE(checked, 100000u);
+}
+
+// ---- the host's FP32 multiply ------------------------------------------------
+
+#if defined(__x86_64__) || defined(__i386__)
+TEST(AlternativeX86Multiply, EqualsThisHostsMultiplyWithAtMostOneNan) {
+  std::vector<std::uint32_t> bits = {0x00000000u, 0x80000000u, 0x00000001u, 0x3F800000u, 0xBF800000u, 0x7F7FFFFFu,
+                                     0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFF812345u,
+                                     0x7FFFFFFFu, 0x00400000u, 0x42FE0000u, 0xC3000000u};
+  std::mt19937 rng(11);
+  for (int i = 0; i < 300; ++i) bits.push_back(rng());
+  int compared = 0;
+  for (std::uint32_t a : bits) {
+    for (std::uint32_t b : bits) {
+      if (block::F32IsNan(a) && block::F32IsNan(b)) continue;  // which NaN is the compiler's operand order
+      volatile float va = FromBits(a), vb = FromBits(b);
+      const std::uint32_t host = Bits(va * vb);
+      const std::uint32_t got = Bits(alternatives::F32MulAsX86(FromBits(a), FromBits(b)));
+      EXPECT_EQ(got, host) << Hex(a) << " * " << Hex(b);
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 90000);
+}
+#endif
+
+}  // namespace
+}  // namespace lowbit
