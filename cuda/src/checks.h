@@ -1,39 +1,34 @@
-// Argument checks shared by the CUDA entry points (host code): every problem
-// is a Status naming it (issue 5: "clear errors on bad arguments").
+// Host-side argument checks of every CUDA entry point, in one place: each
+// problem comes back as a Status naming it (a null or host buffer, no device,
+// a failed launch), never as a wrong result or a fault. convert.cu, verify.cu,
+// the recipe families (fp8_scaled.cu, nvfp4.cu, mx.cu, int_quantize.cu) and
+// register_backends.cc all call these.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <initializer_list>
-#include <string>
 
-#include "lowbit/cuda/device.h"
 #include "lowbit/cuda/status.h"
 
 namespace lowbit::cuda::detail {
 
-inline bool IsDevicePointer(const void* p) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
-}
+// Device or managed memory that kernels may read and write. A pointer the
+// runtime does not know (ordinary host memory, a stale pointer) is not; the
+// query's error is cleared so that it does not surface at the next launch.
+bool IsDevicePointer(const void* p);
 
-inline Status CheckDeviceBuffers(const char* what, std::initializer_list<const void*> pointers) {
-  if (DeviceCount() == 0) return Status::Error(std::string(what) + ": no CUDA device");
-  for (const void* p : pointers) {
-    if (p == nullptr) return Status::Error(std::string(what) + ": null buffer");
-    if (!IsDevicePointer(p)) return Status::Error(std::string(what) + ": buffers must be device memory");
-  }
-  return Status::Ok();
-}
+// "`what`: no CUDA device", "`what`: null buffer" or "`what`: buffers must be
+// device memory" for the first problem among `pointers`, else Ok.
+Status CheckDeviceBuffers(const char* what, std::initializer_list<const void*> pointers);
 
-inline Status LastLaunchStatus(const char* what) {
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) return Status::Error(std::string(what) + ": " + cudaGetErrorString(e));
-  return Status::Ok();
-}
+// The same for a buffer that may be null (an optional output).
+Status CheckOptionalDeviceBuffer(const char* what, const void* pointer);
+
+// "`what`: <CUDA error string>" for the last launch's error, else Ok.
+Status LastLaunchStatus(const char* what);
+
+// "`what`: <CUDA error string>" for `error`, else Ok.
+Status CudaStatus(const char* what, cudaError_t error);
 
 }  // namespace lowbit::cuda::detail

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <string>
 
 #include "launch.cuh"
@@ -48,18 +49,33 @@ bool HardwareHasBlackwellCvt() {
 
 namespace detail {
 
+// One slot per device id, filled on first use. Threads that race on the
+// first use store the same value, and the slots are atomics, so concurrent
+// launches from several host threads are safe; the function-local static is
+// initialised once (C++ [stmt.dcl]).
 int SmCount() {
-  static int cached_device = -1;
-  static int cached = 0;
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> counts[kMaxDevices];
   int device = 0;
-  cudaGetDevice(&device);
-  if (device != cached_device) {
-    int sms = 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) sms = 1;
-    cached = sms > 0 ? sms : 1;
-    cached_device = device;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return 1;
   }
-  return cached;
+  auto query = [device] {
+    int sms = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+      cudaGetLastError();
+      sms = 1;
+    }
+    return sms > 0 ? sms : 1;
+  };
+  if (device < 0 || device >= kMaxDevices) return query();
+  int sms = counts[device].load(std::memory_order_relaxed);
+  if (sms == 0) {
+    sms = query();
+    counts[device].store(sms, std::memory_order_relaxed);
+  }
+  return sms;
 }
 
 }  // namespace detail

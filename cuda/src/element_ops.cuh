@@ -13,28 +13,12 @@
 #include <type_traits>
 
 #include "lowbit/formats/convert.h"
+#include "hardware_rule.h"
+#include "spec_value.h"
 #include "lowbit/formats/format_list.h"
 #include "ptx.cuh"
 
 namespace lowbit::cuda::detail {
-
-// The spec of a format as a compile-time value usable in device code (a
-// reference to the namespace-scope kE4m3 etc. is not: CUDA C++ guide,
-// "constexpr variables").
-// Spec(id) itself cannot be called from device code: its body names them.
-template <FormatId kId>
-LOWBIT_HD_CONSTEXPR FormatSpec SpecValue() {
-#define LOWBIT_SPEC_VALUE(Id, spec)       \
-  if constexpr (kId == FormatId::k##Id) { \
-    constexpr FormatSpec kSpec = spec;    \
-    return kSpec;                         \
-  } else
-  LOWBIT_FORMATS(LOWBIT_SPEC_VALUE)
-#undef LOWBIT_SPEC_VALUE
-  {
-    return FormatSpec{};
-  }
-}
 
 // Storage of one code, as the registry stores it (registry.h CodeBytes).
 template <FormatId kId>
@@ -51,32 +35,23 @@ struct RuntimeOptions {
 };
 
 // The option set each hardware instruction implements, as compile-time values
-// so that the model it is verified against folds them in (docs/formats-reference.md §4.1, §4.2:
-// .satfinite maps +-Inf to +-max, every NaN to the positive all-ones NaN;
-// §4.5: FP4/FP6 NaN -> +max; §4.7: E8M0 uses |x| and clips 0 to 2^-127).
-template <RoundingMode kRounding, bool kSatfinite>
+// so that the model it is verified against folds them in: the `nvidia`
+// profile's rule for the destination (hardware_rule.h). A functor for an
+// instruction the profile does not define does not compile.
+template <FormatId kDst, RoundingMode kRounding, bool kSatfinite>
 struct HwEncodeOpts {
   LOWBIT_HD_CONSTEXPR EncodeOptions Get() const {
-    EncodeOptions o;
-    o.rounding = kRounding;
-    o.overflow = kSatfinite ? Overflow::kSaturate : Overflow::kFormatDefault;
-    o.inf_input = InfInput::kLikeOverflow;
-    o.nan_sign = NanSign::kPositive;
-    o.nan_payload = NanPayload::kAllOnes;
-    o.nan_into_no_nan = NanIntoNoNan::kPositiveMax;
-    o.keep_negative_zero = true;
-    o.zero_into_no_zero = ZeroIntoNoZero::kMinPositive;
-    o.negative_into_unsigned = NegativeIntoUnsigned::kMagnitude;
-    return o;
+    constexpr HardwareRule kRule = HardwareEncodeRule(kDst, kRounding, kSatfinite);
+    static_assert(kRule.exists, "the nvidia profile has no such conversion");
+    return kRule.options;
   }
 };
-// NVIDIA decodes turn every NaN into the positive all-ones NaN (docs/formats-reference.md §9.4).
+// Decodes: the profile's NvidiaDecodeOptions of the source format.
+template <FormatId kSrc>
 struct HwDecodeOpts {
   LOWBIT_HD_CONSTEXPR EncodeOptions Get() const {
-    DecodeOptions d;
-    d.nan_sign = NanSign::kPositive;
-    d.nan_payload = NanPayload::kAllOnes;
-    return ToDecodeEncodeOptions(d);
+    constexpr EncodeOptions kOptions = ToDecodeEncodeOptions(HardwareDecodeRule(kSrc));
+    return kOptions;
   }
 };
 
@@ -110,13 +85,13 @@ __device__ __forceinline__ float Bf16ToFloat(std::uint16_t bits) {
 
 // Rounding of an instruction, and the model options that equal it.
 enum class HwRound : std::uint8_t { kRn, kRz, kRm, kRp, kRnSatfinite };
-template <HwRound kRound>
-using HwOptsFor = HwEncodeOpts<
-    kRound == HwRound::kRz   ? RoundingMode::kTowardZero
-    : kRound == HwRound::kRm ? RoundingMode::kDown
-    : kRound == HwRound::kRp ? RoundingMode::kUp
-                             : RoundingMode::kNearestEven,
-    kRound == HwRound::kRnSatfinite>;
+template <FormatId kDst, HwRound kRound>
+using HwOptsFor = HwEncodeOpts<kDst,
+                               kRound == HwRound::kRz   ? RoundingMode::kTowardZero
+                               : kRound == HwRound::kRm ? RoundingMode::kDown
+                               : kRound == HwRound::kRp ? RoundingMode::kUp
+                                                        : RoundingMode::kNearestEven,
+                               kRound == HwRound::kRnSatfinite>;
 
 // FP32 -> E4M3 / E5M2: cvt.rn.satfinite (docs/formats-reference.md §4.1, §4.2).
 template <FormatId kDst>
@@ -124,7 +99,7 @@ struct HwEncodeF32Fp8 {
   static_assert(kDst == FormatId::kE4m3 || kDst == FormatId::kE5m2);
   using In = std::uint32_t;
   using Out = std::uint8_t;
-  using Model = ModelConvert<FormatId::kFp32, kDst, HwEncodeOpts<RoundingMode::kNearestEven, true>>;
+  using Model = ModelConvert<FormatId::kFp32, kDst, HwEncodeOpts<kDst, RoundingMode::kNearestEven, true>>;
   __device__ __forceinline__ static std::uint16_t Pair(float lo, float hi) {
     if constexpr (kDst == FormatId::kE4m3) return ptx::CvtE4m3x2F32(lo, hi);
     else return ptx::CvtE5m2x2F32(lo, hi);
@@ -145,7 +120,7 @@ template <FormatId kDst>
 struct HwEncodeBf16Fp8 {
   using In = std::uint16_t;
   using Out = std::uint8_t;
-  using Model = ModelConvert<FormatId::kBf16, kDst, HwEncodeOpts<RoundingMode::kNearestEven, true>>;
+  using Model = ModelConvert<FormatId::kBf16, kDst, HwEncodeOpts<kDst, RoundingMode::kNearestEven, true>>;
   __device__ __forceinline__ Out One(In x, std::size_t) const {
     return static_cast<Out>(HwEncodeF32Fp8<kDst>::Pair(Bf16ToFloat(x), 0.0f));
   }
@@ -161,7 +136,7 @@ template <FormatId kDst>
 struct HwEncodeF16Fp8 {
   using In = std::uint16_t;
   using Out = std::uint8_t;
-  using Model = ModelConvert<FormatId::kFp16, kDst, HwEncodeOpts<RoundingMode::kNearestEven, true>>;
+  using Model = ModelConvert<FormatId::kFp16, kDst, HwEncodeOpts<kDst, RoundingMode::kNearestEven, true>>;
   __device__ __forceinline__ static std::uint16_t Pair(std::uint16_t lo, std::uint16_t hi) {
     const std::uint32_t v = lo | (static_cast<std::uint32_t>(hi) << 16);
     if constexpr (kDst == FormatId::kE4m3) return ptx::CvtE4m3x2F16x2(v);
@@ -184,7 +159,7 @@ struct HwEncodeF32Half {
   static_assert(kDst == FormatId::kBf16 || (kRound != HwRound::kRm && kRound != HwRound::kRp));
   using In = std::uint32_t;
   using Out = std::uint16_t;
-  using Model = ModelConvert<FormatId::kFp32, kDst, HwOptsFor<kRound>>;
+  using Model = ModelConvert<FormatId::kFp32, kDst, HwOptsFor<kDst, kRound>>;
   __device__ __forceinline__ static std::uint32_t Pair(float lo, float hi) {
     if constexpr (kDst == FormatId::kBf16) {
       if constexpr (kRound == HwRound::kRn) return ptx::CvtRnBf16x2F32(lo, hi);
@@ -216,7 +191,7 @@ template <FormatId kSrc, bool kToBf16>
 struct HwDecodeFp8 {
   using In = std::uint8_t;
   using Out = std::conditional_t<kToBf16, std::uint16_t, std::uint32_t>;
-  using Model = ModelConvert<kSrc, kToBf16 ? FormatId::kBf16 : FormatId::kFp32, HwDecodeOpts>;
+  using Model = ModelConvert<kSrc, kToBf16 ? FormatId::kBf16 : FormatId::kFp32, HwDecodeOpts<kSrc>>;
   __device__ __forceinline__ static std::uint32_t Halves(std::uint8_t lo, std::uint8_t hi) {
     const std::uint16_t v = static_cast<std::uint16_t>(lo | (hi << 8));
     if constexpr (kSrc == FormatId::kE4m3) return ptx::CvtF16x2E4m3x2(v);
@@ -246,7 +221,7 @@ struct HwDecodeFp8 {
 struct HwDecodeF16ToF32 {
   using In = std::uint16_t;
   using Out = std::uint32_t;
-  using Model = ModelConvert<FormatId::kFp16, FormatId::kFp32, HwDecodeOpts>;
+  using Model = ModelConvert<FormatId::kFp16, FormatId::kFp32, HwDecodeOpts<FormatId::kFp16>>;
   __device__ __forceinline__ Out One(In x, std::size_t) const {
     return __float_as_uint(ptx::CvtF32F16(x));
   }
@@ -266,7 +241,8 @@ struct HwEncodeF32Narrow {
   using Out = std::uint8_t;
   // FP4/FP6 have no specials (overflow saturates either way); E8M0 is .satfinite.
   using Model = ModelConvert<FormatId::kFp32, kDst,
-                             HwEncodeOpts<kRound == HwRound::kRz   ? RoundingMode::kTowardZero
+                             HwEncodeOpts<kDst,
+                                          kRound == HwRound::kRz   ? RoundingMode::kTowardZero
                                           : kRound == HwRound::kRp ? RoundingMode::kUp
                                                                    : RoundingMode::kNearestEven,
                                           true>>;
@@ -305,7 +281,7 @@ template <FormatId kSrc, bool kToBf16>
 struct HwDecodeNarrow {
   using In = std::uint8_t;
   using Out = std::conditional_t<kToBf16, std::uint16_t, std::uint32_t>;
-  using Model = ModelConvert<kSrc, kToBf16 ? FormatId::kBf16 : FormatId::kFp32, HwDecodeOpts>;
+  using Model = ModelConvert<kSrc, kToBf16 ? FormatId::kBf16 : FormatId::kFp32, HwDecodeOpts<kSrc>>;
   __device__ __forceinline__ void Two(In a, In b, std::size_t, Out& oa, Out& ob) const {
 #if defined(LOWBIT_PTX_HAS_BLACKWELL_CVT)
     if constexpr (kSrc == FormatId::kE8m0) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "checks.h"
+#include "lowbit/formats/alternatives/x86_multiply.h"
 #include "lowbit/formats/block/int_quant.h"
 #include "lowbit/formats/block/int_quant_params.h"
 #include "lowbit/formats/block/packing.h"
@@ -162,19 +163,6 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   }
 }
 
-// a * b with the NaN the host model gets on x86 (SSE mulss), which the
-// tests run it on: a NaN operand comes back quieted (the first if both are),
-// and an invalid product (0 x Inf, e.g. code 0 of a group whose scale is
-// Inf) is the default NaN 0xFFC00000. NVIDIA's FMUL returns 0x7FFFFFFF for
-// every NaN result (docs/formats-reference.md §3.3); finite and infinite products are the same.
-__device__ __forceinline__ float MulAsHost(float a, float b) {
-  const float p = __fmul_rn(a, b);
-  if (p == p) return p;
-  if (a != a) return __uint_as_float(__float_as_uint(a) | 0x00400000u);
-  if (b != b) return __uint_as_float(__float_as_uint(b) | 0x00400000u);
-  return __uint_as_float(0xFFC00000u);
-}
-
 // One thread per packed unit (a byte, or an AWQ word of 8 codes).
 template <typename Out>
 __global__ void __launch_bounds__(256)
@@ -208,7 +196,7 @@ __global__ void __launch_bounds__(256)
     for (int i = 0; i < per; ++i) {
       std::int32_t v = static_cast<std::int32_t>(q[i] & mask);
       if (half != 0 && v >= half) v -= 2 * half;  // IntegerOfCode
-      const float value = MulAsHost(static_cast<float>(v - zp), scale);
+      const float value = alternatives::F32MulAsX86(static_cast<float>(v - zp), scale);
       if constexpr (sizeof(Out) == 4) out[e0 + i] = value;
       else out[e0 + i] = static_cast<std::uint16_t>(ptx::CvtRnBf16x2F32(value, 0.0f));
     }

@@ -10,7 +10,8 @@ namespace lowbit::cuda::detail {
 
 inline constexpr int kMapThreads = 256;
 
-// Multiprocessors of the current device (cached per device id).
+// Multiprocessors of the current device (cached per device id, thread-safe;
+// device.cu).
 int SmCount();
 
 // Blocks for `work` items of one thread each: at most 8 blocks per SM (2048 threads, a full SM).

@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(kMapThreads)
   }
 }
 
-// Flat layout (tuning.h variant 0): no grid-stride loop; block b owns
+// Flat layout (layout.cuh kFlat): no grid-stride loop; block b owns
 // kFlatUnroll * kFlatThreads consecutive units, thread t the units
 // b * kFlatThreads * kFlatUnroll + t + k * kFlatThreads. Every load of a warp
 // is one contiguous span (16 bytes a lane on the wider side), all of a
@@ -124,8 +124,9 @@ __global__ void __launch_bounds__(kMapThreads)
 inline constexpr int kFlatThreads = 128;
 inline constexpr int kFlatUnroll = 4;
 
-// kPlain (the default; tuning.h variant 2 turns it off): ordinary loads and
-// stores, as PyTorch's kernels issue them, instead of the streaming hints.
+// kPlain (layout.cuh kPlainAccess; StreamingHintsLayout turns it off):
+// ordinary loads and stores, as PyTorch's kernels issue them, instead of the
+// streaming hints.
 template <bool kPlain, typename V>
 __device__ __forceinline__ V LoadStreaming(const V* p) {
   if constexpr (kPlain) return *p;
@@ -185,11 +186,11 @@ __global__ void __launch_bounds__(kFlatThreads)
   }
 }
 
-// Launches MapKernel (or FlatMapKernel) over `count` elements; returns the
-// launch error. Unaligned buffers take MapKernel's scalar loop.
-template <typename F>
-cudaError_t LaunchMap(const void* in, void* out, std::size_t count, const F& f,
-                      cudaStream_t stream, int variant = 0) {
+// Launches FlatMapKernel (Layout::kFlat) or MapKernel over `count`
+// elements; returns the launch error. Unaligned buffers take MapKernel's
+// scalar loop.
+template <typename Layout, typename F>
+cudaError_t LaunchMap(const void* in, void* out, std::size_t count, const F& f, cudaStream_t stream) {
   const bool aligned = (reinterpret_cast<std::uintptr_t>(in) % 16 == 0) &&
                        (reinterpret_cast<std::uintptr_t>(out) % 16 == 0);
   // Measured on the H200 (bench/RESULTS.md "CUDA", one run): the flat layout
@@ -197,21 +198,18 @@ cudaError_t LaunchMap(const void* in, void* out, std::size_t count, const F& f,
   // copy (FP32 -> E4M3 1.04x, FP32 -> BF16 1.03x, BF16 -> E4M3 1.01x,
   // E4M3 -> BF16 0.94x), ahead of the same layout with
   // ld.global.nc.L1::no_allocate / st.global.cs (0.94x, 0.92x, 0.99x, 0.94x)
-  // and of MapKernel (0.93x, 0.95x, 0.94x, 0.89x). Variant 2 keeps the hints.
-  if (aligned && variant != 1) {
-    const std::size_t units = count / MapShape<F>::kE;
-    const std::size_t per_block = static_cast<std::size_t>(kFlatThreads) * kFlatUnroll;
-    const std::size_t blocks = (units + per_block - 1) / per_block;
-    if (blocks < 0x7FFFFFFFu) {
-      const unsigned grid = static_cast<unsigned>(blocks > 0 ? blocks : 1);
-      if (variant != 2) {
-        FlatMapKernel<F, true><<<grid, kFlatThreads, 0, stream>>>(
+  // and of MapKernel (0.93x, 0.95x, 0.94x, 0.89x).
+  if constexpr (Layout::kFlat) {
+    if (aligned) {
+      const std::size_t units = count / MapShape<F>::kE;
+      const std::size_t per_block = static_cast<std::size_t>(kFlatThreads) * kFlatUnroll;
+      const std::size_t blocks = (units + per_block - 1) / per_block;
+      if (blocks < 0x7FFFFFFFu) {
+        const unsigned grid = static_cast<unsigned>(blocks > 0 ? blocks : 1);
+        FlatMapKernel<F, Layout::kPlainAccess><<<grid, kFlatThreads, 0, stream>>>(
             static_cast<const typename F::In*>(in), static_cast<typename F::Out*>(out), units, count, f);
-      } else {
-        FlatMapKernel<F, false><<<grid, kFlatThreads, 0, stream>>>(
-            static_cast<const typename F::In*>(in), static_cast<typename F::Out*>(out), units, count, f);
+        return cudaGetLastError();
       }
-      return cudaGetLastError();
     }
   }
   constexpr bool kNarrowing = sizeof(typename F::In) > sizeof(typename F::Out);

@@ -4,12 +4,13 @@
 // no NaN, so its NaN sign policy is irrelevant; and so on: round_pack.h).
 #pragma once
 
+#include "lowbit/formats/config.h"
 #include "lowbit/formats/format_spec.h"
 #include "lowbit/formats/policy.h"
 
 namespace lowbit::cuda::detail {
 
-inline bool SameEncodeSemantics(const FormatSpec& dst, const EncodeOptions& a,
+LOWBIT_HD_CONSTEXPR bool SameEncodeSemantics(const FormatSpec& dst, const EncodeOptions& a,
                                 const EncodeOptions& b) {
   if (a.rounding != b.rounding) return false;
   if (a.rounding == RoundingMode::kStochastic && a.random_bit_count != b.random_bit_count) {

@@ -1,53 +1,34 @@
 // Registry rows for the two CUDA backends (registry.h): "cuda-hw" (PTX cvt)
-// and "cuda-sw" (the model compiled for the device). A row's `available` is
-// false without a GPU, so tests and `lowbit verify` show it as skipped.
-// Callers of the registry pass host arrays; device arrays are used in place.
+// and "cuda-sw" (the model compiled for the device), and the sweep rows of
+// register.h ("cuda-hw-sweep"). A row's `available` is false without a GPU,
+// so tests and `lowbit verify` show it as skipped. Callers of the registry
+// pass host arrays; device arrays are used in place.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "checks.h"
 #include "lowbit/cuda/convert.h"
 #include "lowbit/cuda/device.h"
+#include "lowbit/cuda/register.h"
+#include "lowbit/cuda/verify.h"
 #include "lowbit/registry/registry.h"
 
-namespace lowbit::registry {
+namespace lowbit {
 namespace {
 
-cuda::ElementOp ToElementOp(Operation op) {
+cuda::ElementOp ToElementOp(registry::Operation op) {
   switch (op) {
-    case Operation::kEncodeF32: return cuda::ElementOp::kEncodeF32;
-    case Operation::kEncodeBf16: return cuda::ElementOp::kEncodeBf16;
-    case Operation::kEncodeF16: return cuda::ElementOp::kEncodeF16;
-    case Operation::kDecodeToF32: return cuda::ElementOp::kDecodeToF32;
-    case Operation::kDecodeToBf16: return cuda::ElementOp::kDecodeToBf16;
+    case registry::Operation::kEncodeF32: return cuda::ElementOp::kEncodeF32;
+    case registry::Operation::kEncodeBf16: return cuda::ElementOp::kEncodeBf16;
+    case registry::Operation::kEncodeF16: return cuda::ElementOp::kEncodeF16;
+    case registry::Operation::kDecodeToF32: return cuda::ElementOp::kDecodeToF32;
+    case registry::Operation::kDecodeToBf16: return cuda::ElementOp::kDecodeToBf16;
   }
   return cuda::ElementOp::kEncodeF32;
-}
-
-bool IsDevice(const void* p) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
-}
-
-std::size_t InputBytes(const ConvertArgs& a) {
-  switch (a.operation) {
-    case Operation::kEncodeF32: return 4;
-    case Operation::kEncodeBf16:
-    case Operation::kEncodeF16: return 2;
-    default: return CodeBytes(Spec(a.format));
-  }
-}
-std::size_t OutputBytes(const ConvertArgs& a) {
-  switch (a.operation) {
-    case Operation::kDecodeToF32: return 4;
-    case Operation::kDecodeToBf16: return 2;
-    default: return CodeBytes(Spec(a.format));
-  }
 }
 
 // Device scratch for one call with host arrays, freed on every path.
@@ -58,10 +39,14 @@ struct Scratch {
   }
 };
 
-Status Run(cuda::Backend backend, const ConvertArgs& args) {
-  Status status = ValidateConvertArgs(args);
+registry::Status ToRegistry(const cuda::Status& s) {
+  return s.ok ? registry::Status::Ok() : registry::Status::Error(s.message);
+}
+
+registry::Status Run(cuda::Backend backend, const registry::ConvertArgs& args) {
+  registry::Status status = registry::ValidateConvertArgs(args);
   if (!status.ok || args.count == 0) return status;
-  if (!cuda::GpuAvailable()) return Status::Error("no CUDA device");
+  if (!cuda::GpuAvailable()) return registry::Status::Error("no CUDA device");
   cuda::ConvertRequest r;
   r.op = ToElementOp(args.operation);
   r.format = args.format;
@@ -69,62 +54,66 @@ Status Run(cuda::Backend backend, const ConvertArgs& args) {
   r.count = args.count;
   r.encode = args.encode;
   r.decode = args.decode;
-  const std::size_t in_bytes = InputBytes(args) * args.count;
-  const std::size_t out_bytes = OutputBytes(args) * args.count;
-  const bool stochastic = args.encode.rounding == RoundingMode::kStochastic &&
-                          args.operation != Operation::kDecodeToF32 &&
-                          args.operation != Operation::kDecodeToBf16;
-  const bool device = IsDevice(args.input) && IsDevice(args.output) &&
-                      (!stochastic || IsDevice(args.random_bits));
+  // Array sizes from the registry's operation metadata.
+  const std::size_t in_bytes = registry::InputBytes(args.operation, args.format) * args.count;
+  const std::size_t out_bytes = registry::OutputBytes(args.operation, args.format) * args.count;
+  const bool stochastic = registry::IsEncode(args.operation) && args.encode.rounding == RoundingMode::kStochastic;
+  const bool device = cuda::detail::IsDevicePointer(args.input) && cuda::detail::IsDevicePointer(args.output) &&
+                      (!stochastic || cuda::detail::IsDevicePointer(args.random_bits));
   if (device) {
     r.input = args.input;
     r.output = args.output;
     r.random_bits = stochastic ? args.random_bits : nullptr;
     const cuda::Status s = cuda::Convert(r);
-    if (!s.ok) return Status::Error(s.message);
-    const cudaError_t e = cudaDeviceSynchronize();
-    return e == cudaSuccess ? Status::Ok() : Status::Error(cudaGetErrorString(e));
+    if (!s.ok) return ToRegistry(s);
+    return ToRegistry(cuda::detail::CudaStatus("cuda", cudaDeviceSynchronize()));
   }
   Scratch in, out, rb;
   cudaError_t e = cudaMalloc(&in.p, in_bytes);
   if (e == cudaSuccess) e = cudaMalloc(&out.p, out_bytes);
   if (e == cudaSuccess && stochastic) e = cudaMalloc(&rb.p, 4 * args.count);
   if (e == cudaSuccess) e = cudaMemcpy(in.p, args.input, in_bytes, cudaMemcpyDefault);
-  if (e == cudaSuccess && stochastic) {
-    e = cudaMemcpy(rb.p, args.random_bits, 4 * args.count, cudaMemcpyDefault);
-  }
-  if (e != cudaSuccess) return Status::Error(std::string("cuda: ") + cudaGetErrorString(e));
+  if (e == cudaSuccess && stochastic) e = cudaMemcpy(rb.p, args.random_bits, 4 * args.count, cudaMemcpyDefault);
+  if (e != cudaSuccess) return ToRegistry(cuda::detail::CudaStatus("cuda", e));
   r.input = in.p;
   r.output = out.p;
   r.random_bits = stochastic ? static_cast<const std::uint32_t*>(rb.p) : nullptr;
   const cuda::Status s = cuda::Convert(r);
-  if (!s.ok) return Status::Error(s.message);
-  e = cudaMemcpy(args.output, out.p, out_bytes, cudaMemcpyDefault);  // synchronizes
-  if (e != cudaSuccess) return Status::Error(std::string("cuda: ") + cudaGetErrorString(e));
-  return Status::Ok();
+  if (!s.ok) return ToRegistry(s);
+  // cudaMemcpy synchronizes with the conversion.
+  return ToRegistry(cuda::detail::CudaStatus("cuda", cudaMemcpy(args.output, out.p, out_bytes, cudaMemcpyDefault)));
 }
 
-// Whether cuda-hw has any instruction for (op, format) on this build/device.
-bool HardwareRowExists(cuda::ElementOp op, FormatId format) {
-  EncodeOptions o;
-  switch (op) {
-    case cuda::ElementOp::kEncodeF32:
-    case cuda::ElementOp::kEncodeBf16:
-    case cuda::ElementOp::kEncodeF16:
-      for (RoundingMode m : {RoundingMode::kNearestEven, RoundingMode::kTowardZero,
-                             RoundingMode::kUp, RoundingMode::kDown}) {
-        for (bool sat : {false, true}) {
-          if (cuda::HardwareEncodeOptions(op, format, m, sat, &o)) return true;
-        }
-      }
-      return false;
-    default:
-      return cuda::Supports(cuda::Backend::kHardware, op, format, o,
-                            cuda::HardwareDecodeOptions());
+// The option sets with an instruction behind them: each rounding mode the
+// cvt forms have, with and without .satfinite, for which
+// HardwareEncodeOptions finds one; decodes have the one NVIDIA NaN rule.
+std::vector<cuda::SweepOptionSet> InstructionOptionSets(cuda::ElementOp op, FormatId format) {
+  std::vector<cuda::SweepOptionSet> sets;
+  if (!cuda::IsEncode(op)) {
+    const DecodeOptions decode = cuda::HardwareDecodeOptions(format);
+    if (cuda::Supports(cuda::Backend::kHardware, op, format, EncodeOptions{}, decode)) {
+      sets.push_back({"nan+,all-ones", EncodeOptions{}, decode});
+    }
+    return sets;
   }
+  const std::pair<RoundingMode, const char*> modes[] = {{RoundingMode::kNearestEven, "rn"},
+                                                        {RoundingMode::kTowardZero, "rz"},
+                                                        {RoundingMode::kDown, "rm"},
+                                                        {RoundingMode::kUp, "rp"}};
+  for (const auto& [mode, name] : modes) {
+    for (bool satfinite : {false, true}) {
+      EncodeOptions o;
+      if (cuda::HardwareEncodeOptions(op, format, mode, satfinite, &o)) {
+        sets.push_back({std::string(name) + (satfinite ? ".satfinite" : ""), o, DecodeOptions{}});
+      }
+    }
+  }
+  return sets;
 }
 
 }  // namespace
+
+namespace registry {
 
 void RegisterCudaBackends(Registry& registry) {
   for (Operation op : kAllOperations) {
@@ -132,7 +121,7 @@ void RegisterCudaBackends(Registry& registry) {
       if (!OperationApplies(op, format)) continue;
       const cuda::ElementOp eop = ToElementOp(op);
       for (cuda::Backend backend : cuda::kAllBackends) {
-        if (backend == cuda::Backend::kHardware && !HardwareRowExists(eop, format)) continue;
+        if (backend == cuda::Backend::kHardware && InstructionOptionSets(eop, format).empty()) continue;
         KernelEntry entry;
         entry.operation = op;
         entry.format = format;
@@ -148,4 +137,31 @@ void RegisterCudaBackends(Registry& registry) {
   }
 }
 
-}  // namespace lowbit::registry
+}  // namespace registry
+
+namespace cuda {
+
+std::vector<SweepRow> HardwareSweepRows() {
+  std::vector<SweepRow> rows;
+  for (registry::Operation op : registry::kAllOperations) {
+    for (FormatId format : kAllFormats) {
+      const ElementOp eop = ToElementOp(op);
+      std::vector<SweepOptionSet> sets = InstructionOptionSets(eop, format);
+      if (sets.empty()) continue;
+      SweepRow row;
+      row.operation = op;
+      row.format = format;
+      row.backend = "cuda-hw-sweep";
+      row.option_sets = std::move(sets);
+      row.available = [] { return GpuAvailable(); };
+      row.run = [eop, format](const SweepOptionSet& options, VerifyReport* report) {
+        return ToRegistry(VerifyAllInputs(Backend::kHardware, eop, format, options.encode, options.decode, report));
+      };
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+}  // namespace cuda
+}  // namespace lowbit

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "checks.h"
 #include "dispatch.cuh"
 #include "launch.cuh"
 #include "lowbit/cuda/device.h"
@@ -59,11 +60,6 @@ __global__ void __launch_bounds__(256)
     }
   }
   if (local != 0) atomicAdd(&st->mismatches, local);
-}
-
-bool IsEncode(ElementOp op) {
-  return op == ElementOp::kEncodeF32 || op == ElementOp::kEncodeBf16 ||
-         op == ElementOp::kEncodeF16;
 }
 
 }  // namespace
@@ -139,8 +135,7 @@ Status VerifyAllInputs(Backend backend, ElementOp op, FormatId format,
   if (start) cudaEventDestroy(start);
   if (stop) cudaEventDestroy(stop);
   if (st) cudaFree(st);
-  if (error != cudaSuccess) return Status::Error(what + ": " + cudaGetErrorString(error));
-  return Status::Ok();
+  return detail::CudaStatus(what.c_str(), error);
 }
 
 }  // namespace lowbit::cuda

@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "gpu_test_util.h"
+#include "layout_variants.h"
 #include "lowbit/cuda/convert.h"
 #include "lowbit/cuda/verify.h"
 #include "lowbit/formats/convert.h"
@@ -317,41 +319,64 @@ TEST(CudaSoftware, SweepRunsThroughTheSameTable) {
 
 // ---------- array plumbing: lengths, alignment, guards ----------
 
+// Every layout variant (layout_variants.h: the current layouts, the ones they
+// replaced, the streaming-hint ones the benchmark also times), both
+// backends, a narrowing (FP32 -> E4M3) and a widening (E4M3 -> BF16) map.
 TEST(CudaArrays, AnyLengthAnyAlignmentWritesExactlyTheRange) {
   LOWBIT_REQUIRE_GPU();
   EncodeOptions hw;
   ASSERT_TRUE(HardwareEncodeOptions(ElementOp::kEncodeF32, FormatId::kE4m3,
                                     RoundingMode::kNearestEven, true, &hw));
+  const DecodeOptions hw_decode = HardwareDecodeOptions(FormatId::kE4m3);
   std::mt19937 rng(7);
-  for (Backend backend : kAllBackends) {
-    for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{15}, std::size_t{16},
-                          std::size_t{17}, std::size_t{63}, std::size_t{1000003}}) {
-      for (std::size_t in_off : {0, 1, 3}) {
-        for (std::size_t out_off : {0, 5}) {
-          std::vector<std::uint32_t> in(n);
-          for (auto& x : in) x = rng();
-          DeviceBuffer din((n + in_off) * 4), dout(n + out_off + 64);
-          Upload(din, in, in_off * 4);
-          std::vector<std::uint8_t> poison(n + out_off + 64, 0xA5);
-          Upload(dout, poison);
-          ConvertRequest r;
-          r.op = ElementOp::kEncodeF32;
-          r.format = FormatId::kE4m3;
-          r.backend = backend;
-          r.input = din.get<char>() + in_off * 4;
-          r.output = dout.get<char>() + out_off;
-          r.count = n;
-          r.encode = hw;
-          const Status s = Convert(r);
-          ASSERT_TRUE(s.ok) << s.message;
-          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          std::vector<std::uint8_t> got(n + out_off + 64);
-          Download(got, dout);
-          for (std::size_t i = 0; i < out_off; ++i) ASSERT_EQ(got[i], 0xA5) << "wrote before";
-          for (std::size_t i = 0; i < 64; ++i) ASSERT_EQ(got[out_off + n + i], 0xA5) << "wrote after";
-          for (std::size_t i = 0; i < n; ++i) {
-            ASSERT_EQ(got[out_off + i], EncodeF32Bits(kE4m3, in[i], hw).code)
-                << BackendName(backend) << " n=" << n << " i=" << i;
+  for (LayoutVariant variant : kAllLayoutVariants) {
+    for (Backend backend : kAllBackends) {
+      for (ElementOp op : {ElementOp::kEncodeF32, ElementOp::kDecodeToBf16}) {
+        const bool encode = op == ElementOp::kEncodeF32;
+        const std::size_t in_size = encode ? 4 : 1, out_size = encode ? 1 : 2;
+        for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{15}, std::size_t{16},
+                              std::size_t{17}, std::size_t{63}, std::size_t{1000003}}) {
+          for (std::size_t in_off : {0, 1, 3}) {
+            for (std::size_t out_off : {0, 5}) {
+              std::vector<std::uint8_t> in(n * in_size);
+              for (auto& x : in) x = static_cast<std::uint8_t>(rng());
+              DeviceBuffer din((n + in_off) * in_size), dout((n + out_off + 64) * out_size);
+              Upload(din, in, in_off * in_size);
+              std::vector<std::uint8_t> poison((n + out_off + 64) * out_size, 0xA5);
+              Upload(dout, poison);
+              ConvertRequest r;
+              r.op = op;
+              r.format = FormatId::kE4m3;
+              r.backend = backend;
+              r.input = din.get<char>() + in_off * in_size;
+              r.output = dout.get<char>() + out_off * out_size;
+              r.count = n;
+              r.encode = hw;
+              r.decode = hw_decode;
+              const Status s = Convert(r, variant);
+              ASSERT_TRUE(s.ok) << s.message;
+              ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+              std::vector<std::uint8_t> got((n + out_off + 64) * out_size);
+              Download(got, dout);
+              const std::string what = std::string(LayoutVariantName(variant)) + " " + BackendName(backend) + " " +
+                                       ElementOpName(op) + " n=" + std::to_string(n);
+              for (std::size_t i = 0; i < out_off * out_size; ++i) ASSERT_EQ(got[i], 0xA5) << "wrote before " << what;
+              for (std::size_t i = 0; i < 64 * out_size; ++i) {
+                ASSERT_EQ(got[(out_off + n) * out_size + i], 0xA5) << "wrote after " << what;
+              }
+              for (std::size_t i = 0; i < n; ++i) {
+                if (encode) {
+                  std::uint32_t x;
+                  std::memcpy(&x, &in[4 * i], 4);
+                  ASSERT_EQ(got[out_off + i], EncodeF32Bits(kE4m3, x, hw).code) << what << " i=" << i;
+                } else {
+                  const std::uint16_t y = static_cast<std::uint16_t>(got[2 * (out_off + i)] |
+                                                                     (got[2 * (out_off + i) + 1] << 8));
+                  ASSERT_EQ(y, ::lowbit::Convert(kE4m3, in[i], kBf16, ToDecodeEncodeOptions(hw_decode)).code)
+                      << what << " i=" << i;
+                }
+              }
+            }
           }
         }
       }

@@ -1,23 +1,25 @@
-// The software E2M1 encoders of the FP4 recipes (fast_e2m1.cuh: the one-
-// addition encoder and the two-path baseline it replaced) equal the
-// model with the recipes' element options on all 2^32 FP32 inputs, and its
-// decoder equals the model on all 16 codes.
+// The device compilation of the E2M1 alternatives
+// (formats/include/lowbit/formats/alternatives/e2m1.h: the one-addition
+// encoder, the two-path one it replaced, the decode from bits) equals the
+// model with the recipes' element options on all 2^32 FP32 inputs and all 16
+// codes. proptests/alternatives_test.cc checks the host compilation; the
+// device one differs in the FP32 addition (__fadd_rn, whose NaN is NVIDIA's
+// canonical one), so it is swept here on every GPU run.
 #include <gtest/gtest.h>
 
 #include "element_ops.cuh"
-#include "fast_e2m1.cuh"
 #include "gpu_test_util.h"
+#include "lowbit/formats/alternatives/e2m1.h"
+#include "lowbit/formats/recipe/catalog.h"
 
 namespace lowbit::cuda {
 namespace {
 
+// The options the alternatives equal (alternatives/e2m1.h).
 struct RecipeElementOptions {
-  // block::detail::Nvfp4ElementOptions / SaturatingElements for E2M1.
   __device__ EncodeOptions Get() const {
-    EncodeOptions o;
-    o.overflow = Overflow::kSaturate;
-    o.nan_into_no_nan = NanIntoNoNan::kPositiveMax;
-    return o;
+    constexpr EncodeOptions kOptions = recipe::SatfiniteElements();
+    return kOptions;
   }
 };
 
@@ -25,11 +27,11 @@ template <bool kTwoPath>
 __global__ void SweepE2m1(unsigned long long* mismatches, unsigned* first) {
   const detail::ModelConvert<FormatId::kFp32, FormatId::kE2m1, RecipeElementOptions> model{};
   unsigned long long local = 0;
-  for (unsigned long long i = blockIdx.x * 256ull + threadIdx.x; i < (1ull << 32);
-       i += 256ull * gridDim.x) {
+  for (unsigned long long i = blockIdx.x * 256ull + threadIdx.x; i < (1ull << 32); i += 256ull * gridDim.x) {
     const std::uint32_t x = static_cast<std::uint32_t>(i);
     const float f = __uint_as_float(x);
-    const std::uint32_t got = kTwoPath ? detail::EncodeE2m1TwoPath(f) : detail::EncodeE2m1Fast(f);
+    const std::uint32_t got =
+        kTwoPath ? alternatives::EncodeE2m1TwoPath(f) : alternatives::EncodeE2m1OneAddition(f);
     if (got != model.One(x, 0)) {
       if (local++ == 0) atomicCAS(first, 0u, x);
     }
@@ -37,9 +39,7 @@ __global__ void SweepE2m1(unsigned long long* mismatches, unsigned* first) {
   if (local) atomicAdd(mismatches, local);
 }
 
-__global__ void DecodeE2m1(float* out) {
-  out[threadIdx.x] = detail::DecodeE2m1Fast(threadIdx.x);
-}
+__global__ void DecodeE2m1(float* out) { out[threadIdx.x] = alternatives::DecodeE2m1FromBits(threadIdx.x); }
 
 template <bool kTwoPath>
 void SweepAll() {

@@ -1,4 +1,4 @@
-// MX dequantization on the GPU (mx_dequantize.h) equals block::DequantizeMx
+// MX dequantization on the GPU (mx.h DequantizeMx) equals block::DequantizeMx
 // bit for bit, FP32 out, and its RN BF16 rounding: every MX element format,
 // every code, every scale byte (0 = 2^-127 and 0xFF = NaN included), odd
 // counts (a partial last block), and the codes QuantizeMx writes for
@@ -14,8 +14,7 @@
 
 #include "gpu_test_util.h"
 #include "lowbit/cuda/device.h"
-#include "lowbit/cuda/mx_dequantize.h"
-#include "lowbit/cuda/quantize.h"
+#include "lowbit/cuda/mx.h"
 #include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/formats/block/packing.h"
 #include "lowbit/formats/convert.h"

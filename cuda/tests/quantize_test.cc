@@ -1,7 +1,10 @@
-// The GPU recipes (quantize.h) equal their models in formats/.../block/ bit
-// for bit on generated tensors: odd lengths (partial last blocks), NaN and Inf
-// inside blocks, all-zero blocks and rows, outliers, BF16-valued ties, tiny
-// and huge magnitudes. Host C++ (the block models name host constants).
+// The GPU recipes (fp8_scaled.h, nvfp4.h, mx.h) equal their models in
+// formats/include/lowbit/formats/ bit for bit on generated tensors: odd
+// lengths (partial last blocks), NaN and Inf inside blocks, all-zero blocks
+// and rows, outliers, BF16-valued ties, tiny and huge magnitudes; in every
+// layout variant the benchmark times (layout_variants.h), so its "before"
+// rows measure kernels that are right too. Host C++ (the models run on the
+// host here).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -10,15 +13,19 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpu_test_util.h"
+#include "layout_variants.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/quantize.h"
-#include "lowbit/formats/block/fp8_scaled_scale.h"
 #include "lowbit/formats/block/mx_profiles.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/steps.h"
 
 namespace lowbit::cuda {
 namespace {
@@ -77,52 +84,75 @@ std::vector<std::uint16_t> ToBf16Bits(std::vector<float>& x) {
   return b;
 }
 
-EncodeOptions HwFp8() {
-  EncodeOptions o;
-  o.overflow = Overflow::kSaturate;
-  o.nan_sign = NanSign::kPositive;
-  o.nan_payload = NanPayload::kAllOnes;
-  return o;
+// The catalog's recipe "name:profile" (the model the FP8 kernels follow).
+const recipe::Recipe& CatalogRecipe(std::string_view name, std::string_view profile) {
+  for (const recipe::Recipe& r : recipe::kAllRecipes) {
+    if (r.name == name && r.profile == profile) return r;
+  }
+  ADD_FAILURE() << "no recipe " << name << ":" << profile;
+  return recipe::kAllRecipes[0];
 }
 
-TEST(CudaQuantize, Fp8PerTensorDynamicEqualsModel) {
+// The model's scale of a group with this amax.
+recipe::BlockScale ScaleOfAmax(const recipe::Recipe& r, float amax) {
+  recipe::GroupStats stats = recipe::EmptyStats();
+  stats.amax = amax;
+  return recipe::ChooseScale(r, stats);
+}
+
+// The model's code of one element under that scale.
+std::uint8_t CodeOf(const recipe::Recipe& r, const recipe::BlockScale& s, float x) {
+  return recipe::EncodeScaled(r, s, recipe::ScaledElement(r, s, x));
+}
+
+// Dynamic (amax pass, scale, x * scale) and static (the scale the dynamic
+// run wrote) per-tensor FP8 against the recipe "<fp8>:te".
+TEST(CudaQuantize, Fp8PerTensorEqualsModel) {
   LOWBIT_REQUIRE_GPU();
-  for (bool bf16 : {false, true}) {
-    for (std::size_t n : {std::size_t{1}, std::size_t{1000003}}) {
-      for (FormatId f : {FormatId::kE4m3, FormatId::kE5m2}) {
-        std::vector<float> x = Generate(n, 64, 11, /*specials=*/false);
-        if (n > 100) x[5] = std::numeric_limits<float>::quiet_NaN();  // ignored by amax
-        std::vector<std::uint16_t> xb = ToBf16Bits(x);
-        if (!bf16) x = Generate(n, 64, 11, false), x[std::min<std::size_t>(5, n - 1)] = n > 100 ? NAN : x[0];
-        DeviceVector<float> dx(x);
-        DeviceVector<std::uint16_t> dxb(xb);
-        DeviceVector<std::uint8_t> q(n);
-        DeviceVector<float> scale(1), scale_inv(1), amax(1);
-        Fp8PerTensorArgs a;
-        a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
-        a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
-        a.count = n;
-        a.format = f;
-        a.codes = q.p;
-        a.scale = scale.p;
-        a.scale_inv = scale_inv.p;
-        a.amax = amax.p;
-        const Status s = QuantizeFp8PerTensorDynamic(a);
-        ASSERT_TRUE(s.ok) << s.message;
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        const float want_amax = block::AbsMax(x.data(), static_cast<long>(n), block::AmaxNan::kIgnore);
-        const float max_fp8 = f == FormatId::kE4m3 ? 448.0f : 57344.0f;
-        const float want_scale = block::TeScaleFromAmax(want_amax, max_fp8, false, 0.0f);
-        EXPECT_EQ(F32Bits(amax.Get(1)[0]), F32Bits(want_amax));
-        EXPECT_EQ(F32Bits(scale.Get(1)[0]), F32Bits(want_scale));
-        EXPECT_EQ(F32Bits(scale_inv.Get(1)[0]), F32Bits(1.0f / want_scale));
-        const std::vector<std::uint8_t> got = q.Get(n);
-        int bad = 0;
-        for (std::size_t i = 0; i < n && bad < 5; ++i) {
-          const auto want = EncodeF32(Spec(f), x[i] * want_scale, HwFp8()).code;
-          if (got[i] != want) {
-            ++bad;
-            ADD_FAILURE() << "i=" << i << " x=" << x[i] << " got=" << int(got[i]) << " want=" << want;
+  for (LayoutVariant variant : kAllLayoutVariants) {
+    for (bool bf16 : {false, true}) {
+      for (std::size_t n : {std::size_t{1}, std::size_t{1000003}}) {
+        for (FormatId f : {FormatId::kE4m3, FormatId::kE5m2}) {
+          const recipe::Recipe& r = CatalogRecipe(Spec(f).name, "te");
+          std::vector<float> x = Generate(n, 64, 11, /*specials=*/false);
+          if (n > 100) x[5] = std::numeric_limits<float>::quiet_NaN();  // ignored by amax
+          std::vector<std::uint16_t> xb = ToBf16Bits(x);
+          if (!bf16) x = Generate(n, 64, 11, false), x[std::min<std::size_t>(5, n - 1)] = n > 100 ? NAN : x[0];
+          DeviceVector<float> dx(x);
+          DeviceVector<std::uint16_t> dxb(xb);
+          DeviceVector<std::uint8_t> q(n), q_static(n);
+          DeviceVector<float> scale(1), scale_inv(1), amax(1);
+          Fp8PerTensorArgs a;
+          a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
+          a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
+          a.count = n;
+          a.format = f;
+          a.codes = q.p;
+          a.scale = scale.p;
+          a.scale_inv = scale_inv.p;
+          a.amax = amax.p;
+          Status s = QuantizeFp8PerTensorDynamic(a, variant);
+          ASSERT_TRUE(s.ok) << s.message;
+          a.codes = q_static.p;
+          s = QuantizeFp8PerTensorStatic(a, variant);
+          ASSERT_TRUE(s.ok) << s.message;
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          const std::string what = std::string(LayoutVariantName(variant)) + " " + Spec(f).name +
+                                   (bf16 ? " bf16" : " f32") + " n=" + std::to_string(n);
+          const float want_amax = block::AbsMax(x.data(), static_cast<long>(n), AmaxNan::kIgnore);
+          const recipe::BlockScale want = ScaleOfAmax(r, want_amax);
+          EXPECT_EQ(F32Bits(amax.Get(1)[0]), F32Bits(want_amax)) << what;
+          EXPECT_EQ(F32Bits(scale.Get(1)[0]), F32Bits(want.factor)) << what;
+          EXPECT_EQ(F32Bits(scale_inv.Get(1)[0]), F32Bits(want.decode)) << what;
+          const std::vector<std::uint8_t> got = q.Get(n), got_static = q_static.Get(n);
+          int bad = 0;
+          for (std::size_t i = 0; i < n && bad < 5; ++i) {
+            const std::uint8_t code = CodeOf(r, want, x[i]);
+            if (got[i] != code || got_static[i] != code) {
+              ++bad;
+              ADD_FAILURE() << what << " i=" << i << " x=" << x[i] << " dynamic " << int(got[i]) << " static "
+                            << int(got_static[i]) << " model " << int(code);
+            }
           }
         }
       }
@@ -133,39 +163,51 @@ TEST(CudaQuantize, Fp8PerTensorDynamicEqualsModel) {
 TEST(CudaQuantize, Fp8PerTokenEqualsModel) {
   LOWBIT_REQUIRE_GPU();
   struct Shape { std::size_t rows, cols; };
-  for (bool bf16 : {true, false}) {
-    for (Shape sh : {Shape{37, 4096}, Shape{5, 1000}, Shape{9, 3}, Shape{1, 8}}) {
-      const std::size_t n = sh.rows * sh.cols;
-      std::vector<float> x = Generate(n, static_cast<int>(sh.cols), 5, true);
-      std::vector<std::uint16_t> xb = ToBf16Bits(x);
-      if (!bf16) x = Generate(n, static_cast<int>(sh.cols), 5, true);
-      DeviceVector<float> dx(x);
-      DeviceVector<std::uint16_t> dxb(xb);
-      DeviceVector<std::uint8_t> q(n);
-      DeviceVector<float> sinv(sh.rows);
-      Fp8PerTokenArgs a;
-      a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
-      a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
-      a.rows = sh.rows;
-      a.cols = sh.cols;
-      a.codes = q.p;
-      a.scale_inv = sinv.p;
-      const Status s = QuantizeFp8PerToken(a);
-      ASSERT_TRUE(s.ok) << s.message;
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      const auto got = q.Get(n);
-      const auto got_inv = sinv.Get(sh.rows);
-      int bad = 0;
-      for (std::size_t r = 0; r < sh.rows; ++r) {
-        const float amax = block::AbsMax(x.data() + r * sh.cols, static_cast<long>(sh.cols), block::AmaxNan::kIgnore);
-        const float scale = block::TeScaleFromAmax(amax, 448.0f, false, 0.0f);
-        EXPECT_EQ(F32Bits(got_inv[r]), F32Bits(1.0f / scale)) << "row " << r;
-        for (std::size_t c = 0; c < sh.cols && bad < 5; ++c) {
-          const std::size_t i = r * sh.cols + c;
-          const auto want = EncodeF32(kE4m3, x[i] * scale, HwFp8()).code;
-          if (got[i] != want) {
-            ++bad;
-            ADD_FAILURE() << "row " << r << " col " << c << " x=" << x[i] << " got=" << int(got[i]) << " want=" << want;
+  for (LayoutVariant variant : kAllLayoutVariants) {
+    for (FormatId f : {FormatId::kE4m3, FormatId::kE5m2}) {
+      const recipe::Recipe& r = CatalogRecipe(Spec(f).name, "te");
+      for (bool bf16 : {true, false}) {
+        // 4096 columns fit the 128-thread registers of the current layout,
+        // 10000 do not (256 threads, chunks read twice).
+        for (Shape sh : {Shape{37, 4096}, Shape{3, 10000}, Shape{5, 1000}, Shape{9, 3}, Shape{1, 8}}) {
+          const std::size_t n = sh.rows * sh.cols;
+          std::vector<float> x = Generate(n, static_cast<int>(sh.cols), 5, true);
+          std::vector<std::uint16_t> xb = ToBf16Bits(x);
+          if (!bf16) x = Generate(n, static_cast<int>(sh.cols), 5, true);
+          DeviceVector<float> dx(x);
+          DeviceVector<std::uint16_t> dxb(xb);
+          DeviceVector<std::uint8_t> q(n);
+          DeviceVector<float> sinv(sh.rows);
+          Fp8PerTokenArgs a;
+          a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
+          a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
+          a.rows = sh.rows;
+          a.cols = sh.cols;
+          a.format = f;
+          a.codes = q.p;
+          a.scale_inv = sinv.p;
+          const Status s = QuantizeFp8PerToken(a, variant);
+          ASSERT_TRUE(s.ok) << s.message;
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          const auto got = q.Get(n);
+          const auto got_inv = sinv.Get(sh.rows);
+          const std::string what = std::string(LayoutVariantName(variant)) + " " + Spec(f).name +
+                                   (bf16 ? " bf16" : " f32") + " [" + std::to_string(sh.rows) + ", " +
+                                   std::to_string(sh.cols) + "]";
+          int bad = 0;
+          for (std::size_t row = 0; row < sh.rows; ++row) {
+            const float amax = block::AbsMax(x.data() + row * sh.cols, static_cast<long>(sh.cols), AmaxNan::kIgnore);
+            const recipe::BlockScale want = ScaleOfAmax(r, amax);
+            EXPECT_EQ(F32Bits(got_inv[row]), F32Bits(want.decode)) << what << " row " << row;
+            for (std::size_t c = 0; c < sh.cols && bad < 5; ++c) {
+              const std::size_t i = row * sh.cols + c;
+              const std::uint8_t code = CodeOf(r, want, x[i]);
+              if (got[i] != code) {
+                ++bad;
+                ADD_FAILURE() << what << " row " << row << " col " << c << " x=" << x[i] << " got=" << int(got[i])
+                              << " model=" << int(code);
+              }
+            }
           }
         }
       }
@@ -173,8 +215,8 @@ TEST(CudaQuantize, Fp8PerTokenEqualsModel) {
   }
 }
 
-TEST(CudaQuantize, Nvfp4EqualsTeModel) {
-  LOWBIT_REQUIRE_GPU();
+void CheckNvfp4(LayoutVariant variant) {
+  SCOPED_TRACE(LayoutVariantName(variant));
   for (bool bf16 : {false, true}) {
     for (std::size_t n : {std::size_t{16}, std::size_t{7}, std::size_t{16 * 1000 + 9}, std::size_t{1 << 20}}) {
       std::vector<float> x = Generate(n, 16, 3, true);
@@ -193,7 +235,7 @@ TEST(CudaQuantize, Nvfp4EqualsTeModel) {
       a.packed_codes = packed.p;
       a.scales = scales.p;
       a.decode_scale = sdec.p;
-      const Status s = QuantizeNvfp4(a);
+      const Status s = QuantizeNvfp4(a, variant);
       ASSERT_TRUE(s.ok) << s.message;
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       std::vector<std::uint8_t> codes(n), want_scales(blocks);
@@ -218,7 +260,7 @@ TEST(CudaQuantize, Nvfp4EqualsTeModel) {
       }
       // Dequantize to BF16 against the model's FP32 value rounded RN.
       DeviceVector<std::uint16_t> out(n);
-      const Status d = DequantizeNvfp4ToBf16(packed.p, scales.p, sdec.p, n, out.p);
+      const Status d = DequantizeNvfp4ToBf16(packed.p, scales.p, sdec.p, n, out.p, nullptr, variant);
       ASSERT_TRUE(d.ok) << d.message;
       const auto got_bf = out.Get(n);
       EncodeOptions bo;
@@ -236,8 +278,50 @@ TEST(CudaQuantize, Nvfp4EqualsTeModel) {
   }
 }
 
-TEST(CudaQuantize, MxEqualsModelForEveryElementAndRecipe) {
+TEST(CudaQuantize, Nvfp4EqualsTeModel) {
   LOWBIT_REQUIRE_GPU();
+  for (LayoutVariant variant : kAllLayoutVariants) CheckNvfp4(variant);
+}
+
+// Every scale byte (0x80 and up too: a UE4M3 scale is the low 7 bits) under
+// every code, with tensor scales small and large, an odd count (a partial
+// last block), in every layout.
+TEST(CudaQuantize, Nvfp4DequantizeEveryScaleByteAndCodeEqualsModel) {
+  LOWBIT_REQUIRE_GPU();
+  const std::size_t blocks = 256 + 1, n = blocks * 16 - 5;
+  std::vector<std::uint8_t> codes(n), scales(blocks);
+  for (std::size_t i = 0; i < n; ++i) codes[i] = static_cast<std::uint8_t>((i + i / 16) % 16);
+  for (std::size_t b = 0; b < blocks; ++b) scales[b] = static_cast<std::uint8_t>(b);
+  std::vector<std::uint8_t> packed((n + 1) / 2, 0);
+  for (std::size_t i = 0; i < n; ++i) packed[i / 2] |= static_cast<std::uint8_t>(codes[i] << (4 * (i % 2)));
+  DeviceVector<std::uint8_t> dp(packed), ds(scales);
+  EncodeOptions bo;  // cvt.rn.bf16x2.f32: every NaN -> 0x7FFF
+  bo.nan_sign = NanSign::kPositive;
+  bo.nan_payload = NanPayload::kAllOnes;
+  for (float tensor_amax : {2688.0f, 1.0f, 1e-30f, 3e38f}) {
+    const block::Nvfp4TensorScale t = block::Nvfp4TensorScaleFromAmax(block::Nvfp4Recipe::kTe, tensor_amax);
+    DeviceVector<float> sdec(std::vector<float>{t.decode});
+    for (LayoutVariant variant : kAllLayoutVariants) {
+      DeviceVector<std::uint16_t> out(n);
+      const Status d = DequantizeNvfp4ToBf16(dp.p, ds.p, sdec.p, n, out.p, nullptr, variant);
+      ASSERT_TRUE(d.ok) << d.message;
+      const auto got = out.Get(n);
+      int bad = 0;
+      for (std::size_t i = 0; i < n && bad < 8; ++i) {
+        const float v = block::DequantizeNvfp4Element(block::Nvfp4Recipe::kTe, t, scales[i / 16], codes[i]);
+        const auto want = EncodeF32(kBf16, v, bo).code;
+        if (got[i] != want) {
+          ++bad;
+          ADD_FAILURE() << LayoutVariantName(variant) << " tensor amax " << tensor_amax << " scale byte "
+                        << int(scales[i / 16]) << " code " << int(codes[i]) << ": got " << got[i] << " want " << want;
+        }
+      }
+    }
+  }
+}
+
+void CheckMx(LayoutVariant variant) {
+  SCOPED_TRACE(LayoutVariantName(variant));
   struct Case { FormatId element; const block::BlockSpec* spec; };
   const Case cases[] = {{FormatId::kE2m1, &block::kMxfp4},      {FormatId::kE4m3, &block::kMxfp8E4m3},
                         {FormatId::kE5m2, &block::kMxfp8E5m2},  {FormatId::kE2m3, &block::kMxfp6E2m3},
@@ -264,7 +348,7 @@ TEST(CudaQuantize, MxEqualsModelForEveryElementAndRecipe) {
           a.count = n;
           a.codes = codes.p;
           a.scales = scales.p;
-          const Status s = QuantizeMx(a);
+          const Status s = QuantizeMx(a, variant);
           ASSERT_TRUE(s.ok) << s.message;
           ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
           std::vector<std::uint8_t> want_codes(n), want_scales(blocks);
@@ -289,6 +373,11 @@ TEST(CudaQuantize, MxEqualsModelForEveryElementAndRecipe) {
       }
     }
   }
+}
+
+TEST(CudaQuantize, MxEqualsModelForEveryElementAndRecipe) {
+  LOWBIT_REQUIRE_GPU();
+  for (LayoutVariant variant : kAllLayoutVariants) CheckMx(variant);
 }
 
 TEST(CudaQuantize, BadArgumentsReturnErrors) {

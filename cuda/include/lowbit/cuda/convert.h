@@ -34,6 +34,8 @@ enum class ElementOp : std::uint8_t {
   kDecodeToBf16,  // codes -> uint16_t[] bf16 (formats whose values BF16 holds)
 };
 const char* ElementOpName(ElementOp op);
+// kEncodeF32, kEncodeBf16, kEncodeF16.
+bool IsEncode(ElementOp op);
 
 struct ConvertRequest {
   ElementOp op = ElementOp::kEncodeF32;
@@ -55,10 +57,18 @@ bool Supports(Backend backend, ElementOp op, FormatId format, const EncodeOption
               const DecodeOptions& decode);
 
 // The options under which the model equals the hardware instruction for
-// (op, format) with rounding `rounding`; false when there is no instruction.
+// (op, format) with rounding `rounding`, with or without .satfinite; false
+// when this build and device have no such instruction. The options are the
+// `nvidia` profile's (formats/include/lowbit/formats/profiles/nvidia.h;
+// `nvidia-nosat` without .satfinite), plus the saturation of the .satfinite
+// BF16 / FP16 forms, which no CUDA header function has
+// (cuda/src/hardware_rule.h).
 bool HardwareEncodeOptions(ElementOp op, FormatId format, RoundingMode rounding,
                            bool satfinite, EncodeOptions* options);
-// NVIDIA decodes: NaN -> positive, all-ones payload (0x7FFFFFFF / 0x7FFF).
+// How the hardware decodes `format`: the profile's NvidiaDecodeOptions (for
+// every format cuda-hw decodes, NaN -> the positive all-ones NaN,
+// 0x7FFFFFFF / 0x7FFF). The overload without a format is that rule.
+DecodeOptions HardwareDecodeOptions(FormatId format);
 DecodeOptions HardwareDecodeOptions();
 
 // Runs the conversion. Errors: null buffers with count > 0, host memory,

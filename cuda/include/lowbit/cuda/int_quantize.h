@@ -20,8 +20,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "lowbit/cuda/quantize.h"
 #include "lowbit/cuda/status.h"
+#include "lowbit/cuda/tensor_types.h"
 #include "lowbit/formats/block/int_quant_layout.h"
 #include "lowbit/formats/block/int_quant_recipe.h"
 
@@ -57,7 +57,6 @@ Status QuantizeInt(const IntQuantArgs& args);
 
 // x = fp32(q - zero_point) * scale (DequantizeElement), written as FP32 or,
 // rounded to nearest even, as BF16 (NaN -> 0x7FFF, as cvt.rn.bf16x2.f32).
-enum class OutputType : std::uint8_t { kF32, kBf16 };
 struct IntDequantArgs {
   const block::IntQuantRecipe* recipe = &block::kAoSymInt8;
   block::QuantLayout layout{block::Granularity::kPerRow};

@@ -1,0 +1,312 @@
+// The MX recipes of mx.h ("<format>:te", "<format>:ocp"), quantize and
+// dequantize. The kernels are templates over the recipe (recipes.cuh) and its
+// functor MxSteps, which calls the model's steps (recipe/steps.h) or a named
+// alternative proven equal to one (formats/include/lowbit/formats/
+// alternatives/): the amax step, the block scale (alternatives::ChooseMxScale:
+// RCEIL from the bits, the other rules the model's), the scaled element
+// (alternatives::ScaledMxElementByReciprocal), and the element conversion:
+// the E2M1 alternatives, the cuda-hw FP8 instruction (its rule
+// static_asserted to be the recipe's), or the model's own encode for MXFP6 and
+// MXINT8. Dequantization multiplies the model's decoded element by the
+// model's decoded scale.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "block_common.cuh"
+#include "checks.h"
+#include "fp4_lanes.cuh"
+#include "launch.cuh"
+#include "layout.cuh"
+#include "layout_variants.h"
+#include "lowbit/cuda/mx.h"
+#include "lowbit/formats/alternatives/mx_block.h"
+#include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/recipe/steps.h"
+#include "recipes.cuh"
+
+namespace lowbit::cuda {
+namespace detail {
+namespace {
+
+// The recipe functor of an MX recipe R. kOneAddition picks the E2M1 encoder
+// (layout.cuh kOneAdditionE2m1); it changes nothing for other elements.
+template <typename R, bool kOneAddition>
+struct MxSteps {
+  static_assert(R::Get().family() == recipe::Family::kMx && R::Get().layout.size % 8 == 0);
+  static constexpr FormatId kElement = FormatIdOf(R::Get().element);
+  static constexpr int kBlock = R::Get().layout.size;  // 32
+  static constexpr bool kPacked = R::Get().packing == recipe::Packing::kNibblesLowFirst;
+  static constexpr AmaxNan kAmaxNan = R::Get().amax_nan;
+  static constexpr bool kFp8Element = kElement == FormatId::kE4m3 || kElement == FormatId::kE5m2;
+  static_assert(kElement != FormatId::kE2m1 || E2m1AlternativeApplies(R::Get()),
+                "the E2M1 alternatives do not compute this element rule");
+  static_assert(!kFp8Element || HardwareEncodesElements<kElement>(R::Get()),
+                "the recipe's element rule is not cvt.rn.satfinite's (hardware_rule.h)");
+  static_assert(!kPacked || kElement == FormatId::kE2m1, "only E2M1 codes are packed here");
+
+  __device__ __forceinline__ void Init() const {}
+  __device__ __forceinline__ float Amax(float m, float a) const { return CombineAmax<kAmaxNan>(m, a); }
+  // The block's E8M0 code and 2^-e, once per block.
+  __device__ __forceinline__ recipe::BlockScale Scale(float amax) const {
+    constexpr recipe::Recipe kR = R::Get();
+    return alternatives::MxScaleByReciprocal(alternatives::ChooseMxScaleCode(kR, amax));
+  }
+  __device__ __forceinline__ std::uint32_t Element(const recipe::BlockScale& s, float x) const {
+    constexpr recipe::Recipe kR = R::Get();
+    if constexpr (kElement == FormatId::kE2m1) {
+      return EncodeE2m1<kOneAddition>(alternatives::ScaledMxElementAnyNan(s, x));  // every NaN -> +6
+    } else if constexpr (kFp8Element) {
+      static_assert(HardwareEncodeRule(kElement, RoundingMode::kNearestEven, true).options.nan_sign ==
+                        NanSign::kPositive,
+                    "ScaledMxElementAnyNan needs an instruction that gives every NaN one code");
+      return Fp8Pair<kElement>(alternatives::ScaledMxElementAnyNan(s, x), 0.0f) & 0xFFu;
+    } else {
+      // MXFP6, MXINT8: the model's scaled element and conversion.
+      return recipe::EncodeScaled(kR, s, alternatives::ScaledMxElementByReciprocal(kR, s, x));
+    }
+  }
+};
+
+// One thread per block of 32: every element but BF16 E2M1 in the current
+// layouts, and the partial last block after the lane groups.
+template <typename Steps, typename In>
+__global__ void __launch_bounds__(256, 4)
+    MxKernel(const In* __restrict__ x, std::size_t n, Steps steps, std::uint8_t* __restrict__ codes,
+             std::uint8_t* __restrict__ scales, bool vector) {
+  constexpr int kB = Steps::kBlock;
+  constexpr int kLoads = kB * sizeof(In) / 16;
+  const std::size_t blocks = (n + kB - 1) / kB;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t b = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += stride) {
+    const bool full = vector && (b + 1) * kB <= n;
+    float v[kB];
+    if (full) {
+      uint4 raw[kLoads];
+#pragma unroll
+      for (int l = 0; l < kLoads; ++l) raw[l] = __ldg(reinterpret_cast<const uint4*>(x + b * kB) + l);
+      In e[kB];
+      __builtin_memcpy(e, raw, sizeof(raw));
+#pragma unroll
+      for (int j = 0; j < kB; ++j) v[j] = ToF32(e[j]);
+    } else {
+      // A short last block behaves as zero-padded (recipe.h kBlock1d).
+#pragma unroll
+      for (int j = 0; j < kB; ++j) v[j] = b * kB + j < n ? ToF32(x[b * kB + j]) : 0.0f;
+    }
+    float amax = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kB; ++j) amax = steps.Amax(amax, fabsf(v[j]));
+    const auto s = steps.Scale(amax);
+    std::uint32_t q[kB];
+#pragma unroll
+    for (int j = 0; j < kB; ++j) q[j] = steps.Element(s, v[j]);
+    scales[b] = s.code;
+    if constexpr (Steps::kPacked) {
+      std::uint32_t w[kB / 8] = {};
+#pragma unroll
+      for (int j = 0; j < kB; ++j) w[j / 8] += q[j] << (4 * (j % 8));
+      if (full && reinterpret_cast<std::uintptr_t>(codes) % 16 == 0) {
+        __stcs(reinterpret_cast<uint4*>(codes) + b, make_uint4(w[0], w[1], w[2], w[3]));
+      } else {
+        for (std::size_t k = 0; k < kB / 2 && b * kB + 2 * k < n; ++k) {
+          codes[b * (kB / 2) + k] = static_cast<std::uint8_t>(Word(w, k / 4) >> (8 * (k % 4)));
+        }
+      }
+    } else {
+      std::uint32_t w[kB / 4] = {};
+#pragma unroll
+      for (int j = 0; j < kB; ++j) w[j / 4] |= q[j] << (8 * (j % 4));
+      if (full && reinterpret_cast<std::uintptr_t>(codes) % 16 == 0) {
+        uint4* dst = reinterpret_cast<uint4*>(codes) + 2 * b;
+        __stcs(dst, make_uint4(w[0], w[1], w[2], w[3]));
+        __stcs(dst + 1, make_uint4(w[4], w[5], w[6], w[7]));
+      } else {
+        for (std::size_t k = 0; k < kB && b * kB + k < n; ++k) {
+          codes[b * kB + k] = static_cast<std::uint8_t>(Word(w, k / 4) >> (8 * (k % 4)));
+        }
+      }
+    }
+  }
+}
+
+template <typename Steps>
+void LaunchMxKernel(const MxArgs& a) {
+  const std::size_t blocks = (a.count + Steps::kBlock - 1) / Steps::kBlock;
+  const unsigned grid = GridFor(blocks, 256);
+  const bool vector = reinterpret_cast<std::uintptr_t>(a.input) % 16 == 0;
+  if (a.input_type == InputType::kF32) {
+    MxKernel<Steps, std::uint32_t><<<grid, 256, 0, a.stream>>>(static_cast<const std::uint32_t*>(a.input), a.count,
+                                                               Steps{}, a.codes, a.scales, vector);
+  } else {
+    MxKernel<Steps, std::uint16_t><<<grid, 256, 0, a.stream>>>(static_cast<const std::uint16_t*>(a.input), a.count,
+                                                               Steps{}, a.codes, a.scales, vector);
+  }
+}
+
+template <typename Layout, typename R>
+void LaunchMx(const MxArgs& a) {
+  // The E2M1 encoder is the only layout choice of non-packed elements' one
+  // kernel, so every layout shares one instantiation for them.
+  constexpr bool kOneAddition = FormatIdOf(R::Get().element) != FormatId::kE2m1 || Layout::kOneAdditionE2m1;
+  using Steps = MxSteps<R, kOneAddition>;
+  if constexpr (Steps::kPacked) {
+    if (a.input_type == InputType::kBf16) {
+      const std::size_t done = LaunchFp4Bf16Lanes<Layout>(a.input, a.count, Steps{}, a.codes, a.scales, a.stream);
+      if (done > 0) {
+        if (done == a.count) return;
+        MxArgs rest = a;  // the partial last block: the one-thread-per-block kernel
+        rest.input = static_cast<const std::uint16_t*>(a.input) + done;
+        rest.count = a.count - done;
+        rest.codes = a.codes + done / 2;
+        rest.scales = a.scales + done / Steps::kBlock;
+        return LaunchMxKernel<Steps>(rest);
+      }
+    }
+  }
+  LaunchMxKernel<Steps>(a);
+}
+
+template <typename Layout, FormatId kElement>
+void LaunchMxRecipe(const MxArgs& a) {
+  if (a.recipe == MxRecipeId::kTe) LaunchMx<Layout, MxRecipeOf<kElement, MxRecipeId::kTe>>(a);
+  else LaunchMx<Layout, MxRecipeOf<kElement, MxRecipeId::kOcp>>(a);
+}
+
+template <typename Layout>
+Status Quantize(const MxArgs& a) {
+  switch (a.element) {
+    case FormatId::kE2m1: LaunchMxRecipe<Layout, FormatId::kE2m1>(a); break;
+    case FormatId::kE2m3: LaunchMxRecipe<Layout, FormatId::kE2m3>(a); break;
+    case FormatId::kE3m2: LaunchMxRecipe<Layout, FormatId::kE3m2>(a); break;
+    case FormatId::kE4m3: LaunchMxRecipe<Layout, FormatId::kE4m3>(a); break;
+    case FormatId::kE5m2: LaunchMxRecipe<Layout, FormatId::kE5m2>(a); break;
+    case FormatId::kInt8: LaunchMxRecipe<Layout, FormatId::kInt8>(a); break;
+    default: return Status::Error(std::string("mx: no MX format has element ") + Spec(a.element).name);
+  }
+  return LastLaunchStatus("mx");
+}
+
+// ---------------- dequantization ----------------
+
+// The model's two decoded factors of x_i = element_i * X (recipe::
+// DecodeElement): every element code's value (MXINT8 with its 2^-6) and every
+// scale byte's X, both computed on the host by the model and passed as
+// kernel parameters (2 KB).
+struct DecodeTables {
+  std::uint32_t element[256];  // FP32 bits
+  std::uint32_t scale[256];    // FP32 bits of X (0xFF: NaN)
+};
+
+constexpr int kDequantThreads = 256;
+// Every MX format's block (recipe/catalog.h), which the kernel is built for.
+constexpr int kMxBlock = recipe::kMxBlockSize;
+
+// Grid-stride over pairs of elements (one E2M1 byte, or two code bytes). The
+// product is block::F32MulFirstNanWins: a NaN element (FP8 NaN codes) wins
+// over a NaN scale, quieted, which is what the host model's FP32 multiply
+// returns on x86 and NVIDIA's FMUL would not (it returns 0x7FFFFFFF;
+// docs/formats-reference.md §3.3).
+template <int kBlock, bool kPacked, typename Out>
+__global__ void __launch_bounds__(kDequantThreads)
+    MxDequantKernel(const std::uint8_t* __restrict__ codes, const std::uint8_t* __restrict__ scales,
+                    std::size_t n, DecodeTables tables, Out* __restrict__ out) {
+  __shared__ float element[256];
+  __shared__ float scale[256];
+  element[threadIdx.x] = __uint_as_float(tables.element[threadIdx.x]);
+  scale[threadIdx.x] = __uint_as_float(tables.scale[threadIdx.x]);
+  __syncthreads();
+  const std::size_t pairs = (n + 1) / 2;
+  for (std::size_t p = static_cast<std::size_t>(blockIdx.x) * kDequantThreads + threadIdx.x; p < pairs;
+       p += static_cast<std::size_t>(gridDim.x) * kDequantThreads) {
+    const std::size_t i = 2 * p;
+    std::uint32_t c0, c1;
+    if constexpr (kPacked) {
+      const std::uint32_t b = __ldg(codes + p);
+      c0 = b & 0xFu;
+      c1 = b >> 4;
+    } else {
+      c0 = __ldg(codes + i);
+      c1 = i + 1 < n ? __ldg(codes + i + 1) : 0u;
+    }
+    const float x = scale[__ldg(scales + i / kBlock)];  // i even: i and i + 1 share a block
+    const float v0 = block::F32MulFirstNanWins(element[c0], x);
+    const float v1 = block::F32MulFirstNanWins(element[c1], x);
+    if constexpr (sizeof(Out) == 4) {
+      out[i] = v0;
+      if (i + 1 < n) out[i + 1] = v1;
+    } else {
+      const std::uint32_t pair = ptx::CvtRnBf16x2F32(v0, v1);
+      out[i] = static_cast<std::uint16_t>(pair);
+      if (i + 1 < n) out[i + 1] = static_cast<std::uint16_t>(pair >> 16);
+    }
+  }
+}
+
+// The tables of one MX format, from the model (host code). Every recipe of a
+// format decodes alike; the OCP one stands for them.
+template <FormatId kElement>
+DecodeTables MakeDecodeTables() {
+  constexpr recipe::Recipe r = MxRecipeOf<kElement, MxRecipeId::kOcp>::Get();
+  static_assert(r.layout.size == kMxBlock && r.layout.size % 2 == 0, "pairs of elements share a block");
+  DecodeTables t{};
+  const std::uint32_t codes = static_cast<std::uint32_t>(r.element.CodeMask()) + 1;
+  recipe::BlockScale unit;
+  unit.decode = 1.0f;  // element * 1: the element's own value (exact)
+  for (std::uint32_t c = 0; c < 256; ++c) {
+    const std::uint8_t code = static_cast<std::uint8_t>(c < codes ? c : 0);
+    t.element[c] = block::F32Bits(recipe::DecodeElement(r, unit, recipe::TensorScale{}, code));
+    t.scale[c] = block::F32Bits(recipe::StoredScale(r, static_cast<std::uint8_t>(c), 0.0f, 0).decode);
+  }
+  return t;
+}
+
+Status Dequantize(const MxDequantArgs& a) {
+  DecodeTables tables;
+  switch (a.element) {
+    case FormatId::kE2m1: tables = MakeDecodeTables<FormatId::kE2m1>(); break;
+    case FormatId::kE2m3: tables = MakeDecodeTables<FormatId::kE2m3>(); break;
+    case FormatId::kE3m2: tables = MakeDecodeTables<FormatId::kE3m2>(); break;
+    case FormatId::kE4m3: tables = MakeDecodeTables<FormatId::kE4m3>(); break;
+    case FormatId::kE5m2: tables = MakeDecodeTables<FormatId::kE5m2>(); break;
+    case FormatId::kInt8: tables = MakeDecodeTables<FormatId::kInt8>(); break;
+    default: return Status::Error(std::string("mx dequantize: no MX format has element ") + Spec(a.element).name);
+  }
+  if (a.count == 0) return Status::Ok();
+  Status s = CheckDeviceBuffers("mx dequantize", {a.codes, a.scales, a.output});
+  if (!s.ok) return s;
+  const std::size_t pairs = (a.count + 1) / 2;
+  const unsigned grid = GridFor(pairs, kDequantThreads);
+  const bool packed = a.element == FormatId::kE2m1;
+  auto launch = [&](auto* out) {
+    using Out = std::remove_pointer_t<decltype(out)>;
+    if (packed) {
+      MxDequantKernel<kMxBlock, true, Out><<<grid, kDequantThreads, 0, a.stream>>>(a.codes, a.scales, a.count,
+                                                                                   tables, out);
+    } else {
+      MxDequantKernel<kMxBlock, false, Out><<<grid, kDequantThreads, 0, a.stream>>>(a.codes, a.scales, a.count,
+                                                                                    tables, out);
+    }
+  };
+  if (a.output_type == OutputType::kF32) launch(static_cast<float*>(a.output));
+  else launch(static_cast<std::uint16_t*>(a.output));
+  return LastLaunchStatus("mx dequantize");
+}
+
+}  // namespace
+}  // namespace detail
+
+Status QuantizeMx(const MxArgs& args, LayoutVariant variant) {
+  if (args.count == 0) return Status::Ok();
+  Status s = detail::CheckDeviceBuffers("mx", {args.input, args.codes, args.scales});
+  if (!s.ok) return s;
+  return detail::WithLayout(variant, [&](auto layout) { return detail::Quantize<decltype(layout)>(args); });
+}
+
+Status QuantizeMx(const MxArgs& args) { return QuantizeMx(args, LayoutVariant::kCurrent); }
+
+Status DequantizeMx(const MxDequantArgs& args) { return detail::Dequantize(args); }
+
+}  // namespace lowbit::cuda

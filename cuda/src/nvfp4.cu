@@ -1,0 +1,347 @@
+// The NVFP4 recipe of nvfp4.h ("nvfp4:te"). The kernels are templates over
+// the recipe (recipes.cuh) and its functor Nvfp4Steps, which calls the
+// model's steps (recipe/steps.h) or a named alternative proven equal to one
+// (formats/include/lowbit/formats/alternatives/): the tensor scale
+// (recipe::ChooseTensorScale), the block scale (alternatives::
+// ChooseNvfp4TeScale with the cuda-hw E4M3 instructions as its UE4M3
+// conversion), the scaled element (recipe::ScaledElement) and the E2M1
+// encode (alternatives::EncodeE2m1OneAddition). Layout policies (layout.cuh)
+// pick between the lane-group and one-thread-per-block kernels.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "block_common.cuh"
+#include "checks.h"
+#include "fp4_lanes.cuh"
+#include "launch.cuh"
+#include "layout.cuh"
+#include "layout_variants.h"
+#include "lowbit/cuda/nvfp4.h"
+#include "lowbit/formats/alternatives/e2m1.h"
+#include "lowbit/formats/alternatives/nvfp4_te_scale.h"
+#include "lowbit/formats/recipe/steps.h"
+#include "map_kernel.cuh"
+#include "recipes.cuh"
+
+namespace lowbit::cuda {
+namespace detail {
+namespace {
+
+// The UE4M3 block-scale conversion as the cuda-hw instructions: encode with
+// cvt.rn.satfinite.e4m3x2.f32, decode with cvt.rn.f16x2.e4m3x2 + cvt.f32.f16.
+// UE4M3 is E4M3 without the sign bit (same exponent, mantissa, bias and NaN
+// code), and a TE block scale is never negative (amax >= 0 times S_enc > 0,
+// clamped to FLT_MAX), so the E4M3 code of it is its UE4M3 code; the
+// instruction's rule is the recipe's scale rule (static_assert below). A
+// stored byte is decoded as the model does, through the UE4M3 spec: its top
+// bit is not part of the code.
+template <typename R>
+struct HwUe4m3Codec {
+  static constexpr FormatSpec kScale = R::Get().scale_format;
+  static constexpr FormatSpec kE4m3Spec = SpecValue<FormatId::kE4m3>();
+  static_assert(!kScale.has_sign && kScale.exponent_bits == kE4m3Spec.exponent_bits &&
+                    kScale.mantissa_bits == kE4m3Spec.mantissa_bits && kScale.bias == kE4m3Spec.bias &&
+                    kScale.specials == kE4m3Spec.specials && kScale.total_bits + 1 == kE4m3Spec.total_bits,
+                "the NVFP4 scale format is E4M3 without the sign");
+  static_assert(SameEncodeSemantics(kE4m3Spec, recipe::detail::Nvfp4ScaleOptions(R::Get()),
+                                    HardwareEncodeRule(FormatId::kE4m3, RoundingMode::kNearestEven, true).options),
+                "the recipe's UE4M3 rule is not cvt.rn.satfinite's (hardware_rule.h)");
+  __device__ __forceinline__ std::uint8_t Encode(float v) const {
+    return static_cast<std::uint8_t>(ptx::CvtE4m3x2F32(v, 0.0f) & 0xFFu);
+  }
+  static constexpr std::uint32_t kCodeMask = static_cast<std::uint32_t>(kScale.CodeMask());
+  __device__ __forceinline__ float Decode(std::uint32_t code) const { return E4m3ToF32(code & kCodeMask); }
+};
+
+// The recipe functor of an NVFP4 recipe R (the TE rule): what every kernel
+// below computes per tensor, block and element.
+template <typename R, bool kOneAddition>
+struct Nvfp4Steps {
+  static_assert(R::Get().scale_rule == recipe::ScaleRule::kNvfp4Te, "the TE NVFP4 rule");
+  static_assert(E2m1AlternativeApplies(R::Get()), "the E2M1 alternatives do not compute this element rule");
+  static_assert(R::Get().element_step == recipe::ElementStep::kMultiply && R::Get().layout.size % 8 == 0);
+  static constexpr int kBlock = R::Get().layout.size;  // 16
+  static constexpr AmaxNan kAmaxNan = R::Get().amax_nan;
+
+  const float* global_amax;
+  recipe::TensorScale tensor{};
+
+  __device__ __forceinline__ static recipe::TensorScale TensorScaleOf(float amax) {
+    constexpr recipe::Recipe kR = R::Get();
+    return recipe::ChooseTensorScale(kR, amax);
+  }
+  __device__ __forceinline__ void Init() { tensor = TensorScaleOf(__ldg(global_amax)); }
+  __device__ __forceinline__ float Amax(float m, float a) const { return CombineAmax<kAmaxNan>(m, a); }
+  __device__ __forceinline__ recipe::BlockScale Scale(float amax) const {
+    constexpr recipe::Recipe kR = R::Get();
+    return alternatives::ChooseNvfp4TeScale(kR, amax, tensor, HwUe4m3Codec<R>{});
+  }
+  __device__ __forceinline__ std::uint32_t Element(const recipe::BlockScale& s, float x) const {
+    constexpr recipe::Recipe kR = R::Get();
+    return EncodeE2m1<kOneAddition>(recipe::ScaledElement(kR, s, x));
+  }
+};
+
+template <typename R>
+__global__ void DecodeScaleKernel(const float* amax, float* decode_scale) {
+  *decode_scale = Nvfp4Steps<R, true>::TensorScaleOf(*amax).decode;
+}
+
+// One thread per block of 16: every layout for FP32 input, ReplacedLayout
+// for BF16, and the partial last block after the lane groups.
+template <typename Steps, typename In>
+__global__ void __launch_bounds__(256, 4)
+    Nvfp4Kernel(const In* __restrict__ x, std::size_t n, Steps steps, std::uint8_t* __restrict__ packed,
+                std::uint8_t* __restrict__ scales, bool vector) {
+  constexpr int kB = Steps::kBlock;
+  constexpr int kLoads = kB * sizeof(In) / 16;
+  steps.Init();
+  const std::size_t blocks = (n + kB - 1) / kB;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t b = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += stride) {
+    const bool full = vector && (b + 1) * kB <= n;
+    float v[kB];
+    if (full) {
+      uint4 raw[kLoads];
+#pragma unroll
+      for (int l = 0; l < kLoads; ++l) raw[l] = __ldg(reinterpret_cast<const uint4*>(x + b * kB) + l);
+      In e[kB];
+      __builtin_memcpy(e, raw, sizeof(raw));
+#pragma unroll
+      for (int j = 0; j < kB; ++j) v[j] = ToF32(e[j]);
+    } else {
+      // A short last block behaves as zero-padded (recipe.h kBlock1d).
+#pragma unroll
+      for (int j = 0; j < kB; ++j) v[j] = b * kB + j < n ? ToF32(x[b * kB + j]) : 0.0f;
+    }
+    float amax = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kB; ++j) amax = steps.Amax(amax, fabsf(v[j]));
+    const recipe::BlockScale s = steps.Scale(amax);
+    std::uint32_t w[kB / 8] = {};
+#pragma unroll
+    for (int j = 0; j < kB; ++j) w[j / 8] += steps.Element(s, v[j]) << (4 * (j % 8));
+    scales[b] = s.code;
+    if (full && reinterpret_cast<std::uintptr_t>(packed) % 8 == 0) {
+      __stcs(reinterpret_cast<uint2*>(packed) + b, make_uint2(w[0], w[1]));
+    } else {
+      const std::size_t bytes = (n - b * kB + 1) / 2 < kB / 2 ? (n - b * kB + 1) / 2 : kB / 2;
+      for (std::size_t k = 0; k < bytes; ++k) {
+        packed[b * (kB / 2) + k] = static_cast<std::uint8_t>((Word(w, k / 4) >> (8 * (k % 4))) & 0xFF);
+      }
+    }
+  }
+}
+
+template <typename Layout, typename R>
+Status Quantize(const Nvfp4Args& a) {
+  using Steps = Nvfp4Steps<R, Layout::kOneAdditionE2m1>;
+  Status s = CheckDeviceBuffers("nvfp4", {a.input, a.packed_codes, a.scales, a.decode_scale});
+  if (!s.ok) return s;
+  const float* amax = a.global_amax;
+  if (amax == nullptr) {
+    if (a.amax_out == nullptr) return Status::Error("nvfp4: global_amax or amax_out required");
+    s = CheckDeviceBuffers("nvfp4", {a.amax_out});
+    if (!s.ok) return s;
+    static_assert(Steps::kAmaxNan == AmaxNan::kIgnore, "LaunchTensorAmax skips NaN");
+    s = LaunchTensorAmax(a.input_type, a.input, a.count, a.amax_out, a.stream);
+    if (!s.ok) return s;
+    amax = a.amax_out;
+  } else {
+    s = CheckDeviceBuffers("nvfp4", {amax});
+    if (!s.ok) return s;
+  }
+  DecodeScaleKernel<R><<<1, 1, 0, a.stream>>>(amax, a.decode_scale);
+  const Steps steps{amax};
+  constexpr std::size_t kB = Steps::kBlock;
+  const std::size_t blocks = (a.count + kB - 1) / kB;
+  const bool vector = reinterpret_cast<std::uintptr_t>(a.input) % 16 == 0;
+  if (a.input_type == InputType::kF32) {
+    Nvfp4Kernel<Steps, std::uint32_t><<<GridFor(blocks, 256), 256, 0, a.stream>>>(
+        static_cast<const std::uint32_t*>(a.input), a.count, steps, a.packed_codes, a.scales, vector);
+    return LastLaunchStatus("nvfp4");
+  }
+  std::size_t done = 0;
+  if (a.count / kB * 2 < 0x3FFFFFFF00ull) {
+    done = LaunchFp4Bf16Lanes<Layout>(a.input, a.count, steps, a.packed_codes, a.scales, a.stream);
+  }
+  if (done < a.count) {
+    // The rest: everything (no lane groups) or the partial last block.
+    const auto* x = static_cast<const std::uint16_t*>(a.input) + done;
+    const std::size_t rest = a.count - done;
+    Nvfp4Kernel<Steps, std::uint16_t><<<done == 0 ? GridFor(blocks, 256) : 1u, 256, 0, a.stream>>>(
+        x, rest, steps, a.packed_codes + done / 2, a.scales + done / kB, done == 0 && vector);
+  }
+  return LastLaunchStatus("nvfp4");
+}
+
+// ---------------- dequantization ----------------
+
+// The recipe's dequantize step for one element, (q * s_block) * S_dec
+// (recipe::DecodeElement, DequantizeOrder::kElementTimesScaleThenTensor),
+// with q from the bits (alternatives::DecodeE2m1FromBits) and s_block from
+// the cuda-hw decode. The model pins which NaN a NaN product returns
+// (block::F32MulFirstNanWins); the BF16 output makes every NaN 0x7FFF
+// (cvt.rn.bf16x2.f32), so plain multiplies give the same bits.
+template <typename R>
+struct Nvfp4DequantSteps {
+  static_assert(R::Get().dequantize_order == recipe::DequantizeOrder::kElementTimesScaleThenTensor);
+  static_assert(IsFormat<FormatId::kE2m1>(R::Get().element));
+  __device__ __forceinline__ static float Scale(std::uint32_t code) { return HwUe4m3Codec<R>{}.Decode(code); }
+  __device__ __forceinline__ static float Value(std::uint32_t code, float s, float s_dec) {
+    return __fmul_rn(__fmul_rn(alternatives::DecodeE2m1FromBits(code), s), s_dec);
+  }
+};
+
+// (q * s) * S_dec, then BF16 RN. One thread per block of 16 (ReplacedLayout,
+// and any misaligned buffer).
+template <typename R>
+__global__ void __launch_bounds__(256, 4)
+    Nvfp4DequantKernel(const std::uint8_t* __restrict__ packed, const std::uint8_t* __restrict__ scales,
+                       const float* __restrict__ decode_scale, std::size_t n, std::uint16_t* __restrict__ out,
+                       bool vector) {
+  using D = Nvfp4DequantSteps<R>;
+  const float s_dec = __ldg(decode_scale);
+  const std::size_t blocks = (n + 15) / 16;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t b = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += stride) {
+    const float s = D::Scale(__ldg(scales + b));
+    const bool full = vector && (b + 1) * 16 <= n;
+    std::uint32_t w[2];
+    if (full) {
+      const uint2 p = __ldg(reinterpret_cast<const uint2*>(packed) + b);
+      w[0] = p.x;
+      w[1] = p.y;
+    } else {
+      w[0] = w[1] = 0;
+      for (std::size_t k = 0; k < 8 && b * 16 + 2 * k < n; ++k) {
+        w[k / 4] |= static_cast<std::uint32_t>(packed[b * 8 + k]) << (8 * (k % 4));
+      }
+    }
+    std::uint32_t o[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const std::uint32_t word = w[j / 4];
+      const int shift = 8 * (j % 4);
+      o[j] = ptx::CvtRnBf16x2F32(D::Value(word >> shift, s, s_dec), D::Value(word >> (shift + 4), s, s_dec));
+    }
+    if (full && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+      uint4* dst = reinterpret_cast<uint4*>(out + b * 16);
+      __stcs(dst, make_uint4(o[0], o[1], o[2], o[3]));
+      __stcs(dst + 1, make_uint4(o[4], o[5], o[6], o[7]));
+    } else {
+      for (int j = 0; j < 16 && b * 16 + j < n; ++j) {
+        out[b * 16 + j] = static_cast<std::uint16_t>(o[j / 2] >> (16 * (j % 2)));
+      }
+    }
+  }
+}
+
+// The flat layout of map_kernel.cuh for the dequantization (layout.cuh
+// kFlat): a unit is 8 elements, 4 packed bytes in and one 16-byte BF16 store
+// out, so a warp's loads and stores are contiguous spans; each thread issues
+// its 4 units' loads (and their block scales) before decoding. The
+// one-thread-per-block layout stored 2 x 16 bytes per lane 32 bytes apart and
+// moved 0.65x copy on the H200 (bench/RESULTS.md "CUDA").
+template <typename R>
+__device__ __forceinline__ uint4 DecodeUnit(std::uint32_t word, float s, float s_dec) {
+  using D = Nvfp4DequantSteps<R>;
+  std::uint32_t o[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    o[j] = ptx::CvtRnBf16x2F32(D::Value(word >> (8 * j), s, s_dec), D::Value(word >> (8 * j + 4), s, s_dec));
+  }
+  return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
+template <typename R, bool kPlain>
+__global__ void __launch_bounds__(kFlatThreads)
+    Nvfp4DequantFlatKernel(const std::uint8_t* __restrict__ packed, const std::uint8_t* __restrict__ scales,
+                           const float* __restrict__ decode_scale, std::size_t n, std::uint16_t* __restrict__ out) {
+  using D = Nvfp4DequantSteps<R>;
+  constexpr int kT = kFlatThreads, kU = kFlatUnroll;
+  const std::size_t units = n / 8;
+  const float s_dec = __ldg(decode_scale);
+  const auto* words = reinterpret_cast<const unsigned*>(packed);
+  auto* out4 = reinterpret_cast<uint4*>(out);
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * (kT * kU) + threadIdx.x;
+  if (base + (kU - 1) * kT < units) {
+    unsigned w[kU];
+    std::uint8_t sc[kU];
+#pragma unroll
+    for (int k = 0; k < kU; ++k) {
+      w[k] = LoadStreaming<kPlain>(words + base + k * kT);
+      sc[k] = __ldg(scales + (base + k * kT) / 2);
+    }
+#pragma unroll
+    for (int k = 0; k < kU; ++k) {
+      StoreStreaming<kPlain>(out4 + base + k * kT, DecodeUnit<R>(w[k], D::Scale(sc[k]), s_dec));
+    }
+  } else {
+    for (int k = 0; k < kU; ++k) {
+      const std::size_t u = base + k * kT;
+      if (u >= units) break;
+      StoreStreaming<kPlain>(out4 + u, DecodeUnit<R>(words[u], D::Scale(scales[u / 2]), s_dec));
+    }
+  }
+  if (blockIdx.x == 0) {  // the last n % 8 elements
+    for (std::size_t i = units * 8 + threadIdx.x; i < n; i += kT) {
+      const std::uint32_t code = (packed[i / 2] >> (4 * (i % 2))) & 0xFu;
+      out[i] = static_cast<std::uint16_t>(ptx::CvtRnBf16x2F32(D::Value(code, D::Scale(scales[i / 16]), s_dec), 0.0f));
+    }
+  }
+}
+
+template <typename Layout, typename R>
+Status Dequantize(const std::uint8_t* packed, const std::uint8_t* scales, const float* decode_scale,
+                  std::size_t count, std::uint16_t* out, cudaStream_t stream) {
+  Status s = CheckDeviceBuffers("nvfp4 dequantize", {packed, scales, decode_scale, out});
+  if (!s.ok) return s;
+  if constexpr (Layout::kFlat) {
+    if (reinterpret_cast<std::uintptr_t>(packed) % 4 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+      const std::size_t per_block = static_cast<std::size_t>(kFlatThreads) * kFlatUnroll;
+      const std::size_t grid = (count / 8 + per_block - 1) / per_block;
+      if (grid < 0x7FFFFFFFu) {
+        const unsigned g = static_cast<unsigned>(grid > 0 ? grid : 1);
+        Nvfp4DequantFlatKernel<R, Layout::kPlainAccess><<<g, kFlatThreads, 0, stream>>>(packed, scales,
+                                                                                      decode_scale, count, out);
+        return LastLaunchStatus("nvfp4 dequantize");
+      }
+    }
+  }
+  const bool vector = reinterpret_cast<std::uintptr_t>(packed) % 8 == 0;
+  Nvfp4DequantKernel<R><<<GridFor((count + 15) / 16, 256), 256, 0, stream>>>(packed, scales, decode_scale, count,
+                                                                            out, vector);
+  return LastLaunchStatus("nvfp4 dequantize");
+}
+
+}  // namespace
+}  // namespace detail
+
+Status QuantizeNvfp4(const Nvfp4Args& args, LayoutVariant variant) {
+  if (args.count == 0) return Status::Ok();
+  return detail::WithLayout(variant, [&](auto layout) {
+    return detail::Quantize<decltype(layout), detail::Nvfp4TeRecipe>(args);
+  });
+}
+
+Status DequantizeNvfp4ToBf16(const std::uint8_t* packed_codes, const std::uint8_t* scales,
+                             const float* decode_scale, std::size_t count, std::uint16_t* out,
+                             cudaStream_t stream, LayoutVariant variant) {
+  if (count == 0) return Status::Ok();
+  return detail::WithLayout(variant, [&](auto layout) {
+    return detail::Dequantize<decltype(layout), detail::Nvfp4TeRecipe>(packed_codes, scales, decode_scale, count,
+                                                                        out, stream);
+  });
+}
+
+Status QuantizeNvfp4(const Nvfp4Args& args) { return QuantizeNvfp4(args, LayoutVariant::kCurrent); }
+
+Status DequantizeNvfp4ToBf16(const std::uint8_t* packed_codes, const std::uint8_t* scales,
+                             const float* decode_scale, std::size_t count, std::uint16_t* out,
+                             cudaStream_t stream) {
+  return DequantizeNvfp4ToBf16(packed_codes, scales, decode_scale, count, out, stream, LayoutVariant::kCurrent);
+}
+
+}  // namespace lowbit::cuda

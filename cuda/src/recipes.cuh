@@ -1,0 +1,74 @@
+// Recipes of the catalog (formats/include/lowbit/formats/recipe/catalog.h) as
+// types, so that a kernel is a template over its recipe: Get() returns the
+// recipe by value in host and device code, evaluated at compile time (device
+// code cannot read the namespace-scope catalog at run time, but a constexpr
+// copy of it is a constant). Every field a kernel branches on then folds
+// away, and every model step a kernel calls runs on the recipe's own data.
+#pragma once
+
+#include <iterator>
+#include <string_view>
+
+#include "lowbit/cuda/mx.h"
+#include "lowbit/formats/config.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/recipe.h"
+#include "spec_value.h"
+
+namespace lowbit::cuda::detail {
+
+// Position of the recipe "name:profile" in recipe::kAllRecipes, -1 if none.
+constexpr int CatalogIndex(std::string_view name, std::string_view profile) {
+  for (int i = 0; i < static_cast<int>(recipe::kAllRecipes.size()); ++i) {
+    if (recipe::kAllRecipes[i].name == name && recipe::kAllRecipes[i].profile == profile) return i;
+  }
+  return -1;
+}
+
+template <int kIndex>
+struct CatalogRecipe {
+  static_assert(kIndex >= 0, "no such recipe in formats/include/lowbit/formats/recipe/catalog.h");
+  LOWBIT_HD_CONSTEXPR static recipe::Recipe Get() {
+    constexpr recipe::Recipe kRecipe = recipe::kAllRecipes[kIndex];
+    return kRecipe;
+  }
+};
+
+// The catalog's MX format of an element (recipe::kMxFormats), -1 if none.
+template <FormatId kElement>
+constexpr int MxFormatIndex() {
+  for (int i = 0; i < static_cast<int>(std::size(recipe::kMxFormats)); ++i) {
+    if (profile_detail::SameLayout(recipe::kMxFormats[i].element, SpecValue<kElement>())) return i;
+  }
+  return -1;
+}
+// The catalog's MX profile (recipe::kMxProfiles) named `name`, -1 if none.
+constexpr int MxProfileIndex(std::string_view name) {
+  for (int i = 0; i < static_cast<int>(std::size(recipe::kMxProfiles)); ++i) {
+    if (recipe::kMxProfiles[i].name == name) return i;
+  }
+  return -1;
+}
+
+// "nvfp4:te".
+using Nvfp4TeRecipe = CatalogRecipe<CatalogIndex("nvfp4", "te")>;
+// "e4m3:te" / "e5m2:te": TE current scaling of FP8.
+template <FormatId kFp8>
+using Fp8TeRecipe = CatalogRecipe<CatalogIndex(SpecValue<kFp8>().name, "te")>;
+// "<mx format>:te" / "<mx format>:ocp", built as the catalog builds its MX
+// recipes (recipe::MakeMxRecipe). The catalog lists only the profiles an
+// implementation has for MXINT8 (not TE's), but the API has always offered
+// both rules for every MX element, and the recipe is the same data either way.
+template <FormatId kElement, MxRecipeId kId>
+struct MxRecipeOf {
+  static constexpr int kFormat = MxFormatIndex<kElement>();
+  static constexpr int kProfile = MxProfileIndex(kId == MxRecipeId::kTe ? "te" : "ocp");
+  static_assert(kFormat >= 0 && kProfile >= 0, "no such MX format or profile in recipe/catalog.h");
+  LOWBIT_HD_CONSTEXPR static recipe::Recipe Get() {
+    constexpr recipe::Recipe kRecipe = recipe::MakeMxRecipe(recipe::kMxFormats[kFormat], recipe::kMxProfiles[kProfile]);
+    return kRecipe;
+  }
+};
+
+}  // namespace lowbit::cuda::detail
