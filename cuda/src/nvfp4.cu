@@ -20,6 +20,7 @@
 #include "lowbit/cuda/nvfp4.h"
 #include "lowbit/formats/alternatives/e2m1.h"
 #include "lowbit/formats/alternatives/nvfp4_te_scale.h"
+#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "map_kernel.cuh"
 #include "recipes.cuh"
@@ -84,8 +85,10 @@ struct Nvfp4Steps {
 };
 
 template <typename R>
-__global__ void DecodeScaleKernel(const float* amax, float* decode_scale) {
-  *decode_scale = Nvfp4Steps<R, true>::TensorScaleOf(*amax).decode;
+__global__ void TensorScaleKernel(const float* amax, float* decode_scale, float* encode_scale) {
+  const recipe::TensorScale t = Nvfp4Steps<R, true>::TensorScaleOf(*amax);
+  *decode_scale = t.decode;
+  if (encode_scale) *encode_scale = t.encode;
 }
 
 // One thread per block of 16: every layout for FP32 input, ReplacedLayout
@@ -152,7 +155,9 @@ Status Quantize(const Nvfp4Args& a) {
     s = CheckDeviceBuffers("nvfp4", {amax});
     if (!s.ok) return s;
   }
-  DecodeScaleKernel<R><<<1, 1, 0, a.stream>>>(amax, a.decode_scale);
+  s = CheckOptionalDeviceBuffer("nvfp4", a.encode_scale);
+  if (!s.ok) return s;
+  TensorScaleKernel<R><<<1, 1, 0, a.stream>>>(amax, a.decode_scale, a.encode_scale);
   const Steps steps{amax};
   constexpr std::size_t kB = Steps::kBlock;
   const std::size_t blocks = (a.count + kB - 1) / kB;
@@ -316,8 +321,63 @@ Status Dequantize(const std::uint8_t* packed, const std::uint8_t* scales, const 
   return LastLaunchStatus("nvfp4 dequantize");
 }
 
+// FP32 output with the model's bits: the element and scale values are the
+// model's decodes (tables built on the host), the products the model's
+// (block::F32MulFirstNanWins in the recipe's order), so a NaN scale byte
+// gives the model's NaN. One thread per element pair; for checks, not speed.
+struct Nvfp4DecodeTables {
+  float element[16];
+  float scale[256];
+};
+
+template <typename R>
+Nvfp4DecodeTables MakeNvfp4DecodeTables() {
+  constexpr recipe::Recipe r = R::Get();
+  Nvfp4DecodeTables t{};
+  recipe::TensorScale unit;  // decode 1: the element times its scale alone
+  unit.decode = 1.0f;
+  for (std::uint32_t c = 0; c < 16; ++c) {
+    recipe::BlockScale one;
+    one.decode = 1.0f;
+    t.element[c] = recipe::DecodeElement(r, one, unit, static_cast<std::uint8_t>(c));  // q * 1 * 1 = q (never NaN)
+  }
+  for (std::uint32_t c = 0; c < 256; ++c) t.scale[c] = recipe::StoredScale(r, static_cast<std::uint8_t>(c), 0.0f, 0).decode;
+  return t;
+}
+
+template <typename R>
+__global__ void __launch_bounds__(256)
+    Nvfp4DequantF32Kernel(const std::uint8_t* __restrict__ packed, const std::uint8_t* __restrict__ scales,
+                          const float* __restrict__ decode_scale, std::size_t n, Nvfp4DecodeTables tables,
+                          float* __restrict__ out) {
+  static_assert(R::Get().dequantize_order == recipe::DequantizeOrder::kElementTimesScaleThenTensor);
+  const float s_dec = __ldg(decode_scale);
+  const std::size_t pairs = (n + 1) / 2;
+  for (std::size_t p = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < pairs;
+       p += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::uint32_t byte = __ldg(packed + p);
+    const float s = tables.scale[__ldg(scales + (2 * p) / 16)];
+    for (int k = 0; k < 2 && 2 * p + k < n; ++k) {
+      const float q = tables.element[(byte >> (4 * k)) & 0xFu];
+      out[2 * p + k] = block::F32MulFirstNanWins(block::F32MulFirstNanWins(q, s), s_dec);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace detail
+
+Status DequantizeNvfp4ToF32(const std::uint8_t* packed_codes, const std::uint8_t* scales,
+                            const float* decode_scale, std::size_t count, float* out, cudaStream_t stream) {
+  using R = detail::Nvfp4TeRecipe;
+  if (count == 0) return Status::Ok();
+  Status s = detail::CheckDeviceBuffers("nvfp4 dequantize", {packed_codes, scales, decode_scale, out});
+  if (!s.ok) return s;
+  const detail::Nvfp4DecodeTables tables = detail::MakeNvfp4DecodeTables<R>();
+  detail::Nvfp4DequantF32Kernel<R><<<detail::GridFor((count + 1) / 2, 256), 256, 0, stream>>>(
+      packed_codes, scales, decode_scale, count, tables, out);
+  return detail::LastLaunchStatus("nvfp4 dequantize");
+}
 
 Status QuantizeNvfp4(const Nvfp4Args& args, LayoutVariant variant) {
   if (args.count == 0) return Status::Ok();

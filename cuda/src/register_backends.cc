@@ -1,20 +1,29 @@
-// Registry rows for the two CUDA backends (registry.h): "cuda-hw" (PTX cvt)
-// and "cuda-sw" (the model compiled for the device), and the sweep rows of
-// register.h ("cuda-hw-sweep"). A row's `available` is false without a GPU,
-// so tests and `lowbit verify` show it as skipped. Callers of the registry
-// pass host arrays; device arrays are used in place.
+// Registry rows of lowbit::cuda: the element conversions of the two CUDA
+// backends (registry.h): "cuda-hw" (PTX cvt) and "cuda-sw" (the model compiled
+// for the device); the recipe rows (recipe_entry.h, backend "cuda"): every
+// catalog recipe a GPU recipe kernel implements, quantize and where it exists
+// dequantize; and the sweep rows of register.h ("cuda-hw-sweep"). A row's
+// `available` is false without a GPU, so tests and `lowbit verify` show it
+// as skipped. Element rows take host or device arrays (device arrays are used
+// in place); recipe rows take host buffers and copy them.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "checks.h"
 #include "lowbit/cuda/convert.h"
 #include "lowbit/cuda/device.h"
+#include "lowbit/cuda/quantize.h"
 #include "lowbit/cuda/register.h"
 #include "lowbit/cuda/verify.h"
+#include "lowbit/formats/block/int_quant_recipe.h"
+#include "lowbit/formats/profiles/format_match.h"
+#include "lowbit/formats/recipe/recipe.h"
+#include "lowbit/registry/recipe_entry.h"
 #include "lowbit/registry/registry.h"
 
 namespace lowbit {
@@ -111,7 +120,257 @@ std::vector<cuda::SweepOptionSet> InstructionOptionSets(cuda::ElementOp op, Form
   return sets;
 }
 
+// ---- recipe rows -----------------------------------------------------------
+
+// The GPU kernel that implements a recipe row.
+enum class RecipeKernel : std::uint8_t { kMx, kNvfp4, kFp8PerTensor, kFp8PerRow, kInt };
+
+struct RecipePlan {
+  RecipeKernel kernel;
+  FormatId element;
+  const block::IntQuantRecipe* int_recipe = nullptr;  // kInt
+};
+
+FormatId ElementOf(const recipe::Recipe& r) {
+  FormatId id = FormatId::kFp32;
+  profile_detail::IdentifyFormat(r.element, &id);
+  return id;
+}
+
+// Whether a GPU kernel implements (operation, target), and which: the MX
+// recipes of the TE and OCP profiles (mx.h), NVFP4's TE recipe (nvfp4.h), TE
+// current scaling of FP8 per tensor and per row, quantize only (fp8_scaled.h),
+// and the integer recipes per row and per group (int_quantize.h).
+bool PlanRecipe(const recipe::Target& t, registry::RecipeOperation op, RecipePlan* plan) {
+  if (t.recipe == nullptr) return false;
+  const recipe::Recipe& r = *t.recipe;
+  const std::string_view profile = r.profile;
+  const bool dequantize = op == registry::RecipeOperation::kDequantizeRecipe;
+  plan->element = ElementOf(r);
+  switch (r.family()) {
+    case recipe::Family::kMx:
+      plan->kernel = RecipeKernel::kMx;
+      return profile == "te" || profile == "ocp";
+    case recipe::Family::kNvfp4:
+      plan->kernel = RecipeKernel::kNvfp4;
+      return r.scale_rule == recipe::ScaleRule::kNvfp4Te;
+    case recipe::Family::kScaled:
+      if (r.scale_rule == recipe::ScaleRule::kTeFp8) {
+        if (dequantize || r.pow2_scale) return false;
+        if (t.layout.geometry == recipe::Geometry::kPerTensor) plan->kernel = RecipeKernel::kFp8PerTensor;
+        else if (t.layout.geometry == recipe::Geometry::kPerRow) plan->kernel = RecipeKernel::kFp8PerRow;
+        else return false;
+        return plan->element == FormatId::kE4m3 || plan->element == FormatId::kE5m2;
+      }
+      if (t.layout.geometry != recipe::Geometry::kPerRow && t.layout.geometry != recipe::Geometry::kGroup) {
+        return false;
+      }
+      for (const block::IntQuantRecipe* q : block::kAllIntQuantRecipes) {
+        if (!q->element->IsFloat() && profile_detail::SameLayout(*q->element, r.element) && profile == q->name) {
+          plan->kernel = RecipeKernel::kInt;
+          plan->int_recipe = q;
+          return true;
+        }
+      }
+      return false;
+  }
+  return false;
+}
+
+// Device copies of a recipe row's buffers, freed on every path.
+struct DeviceBuffers {
+  std::vector<void*> owned;
+  cudaError_t error = cudaSuccess;
+  ~DeviceBuffers() {
+    for (void* p : owned) cudaFree(p);
+  }
+  // A device buffer of `bytes`, holding a copy of `host` when given; null
+  // for zero bytes.
+  template <typename T>
+  T* Make(std::size_t bytes, const void* host = nullptr) {
+    if (bytes == 0 || error != cudaSuccess) return nullptr;
+    void* p = nullptr;
+    error = cudaMalloc(&p, bytes);
+    if (error != cudaSuccess) return nullptr;
+    owned.push_back(p);
+    if (host != nullptr) error = cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice);
+    return static_cast<T*>(p);
+  }
+};
+
+registry::Status Back(const char* what, void* host, const void* device, std::size_t bytes) {
+  if (bytes == 0 || host == nullptr) return registry::Status::Ok();
+  return ToRegistry(cuda::detail::CudaStatus(what, cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost)));
+}
+
+cuda::IntPacking IntPackingOf(recipe::Packing p) {
+  switch (p) {
+    case recipe::Packing::kNibblesLowFirst: return cuda::IntPacking::kLowFirst;
+    case recipe::Packing::kNibblesHighFirst: return cuda::IntPacking::kHighFirst;
+    case recipe::Packing::kOnePerByte: break;
+  }
+  return cuda::IntPacking::kBytes;
+}
+
+block::QuantLayout IntLayoutOf(const recipe::Layout& l) {
+  if (l.geometry == recipe::Geometry::kGroup) return {block::Granularity::kPerGroup, l.size};
+  return {block::Granularity::kPerRow};
+}
+
+registry::Status RunRecipe(const RecipePlan& plan, const registry::RecipeArgs& a) {
+  if (registry::Status s = registry::ValidateRecipeArgs(a); !s.ok) return s;
+  const std::size_t count = a.rows * a.cols;
+  if (count == 0) return registry::Status::Ok();
+  if (!cuda::GpuAvailable()) return registry::Status::Error("no CUDA device");
+  const recipe::Recipe& r = *a.target.recipe;
+  const recipe::BufferSizes sizes = registry::RecipeBufferSizes(a.target, a.rows, a.cols).sizes;
+  const bool quantize = a.operation == registry::RecipeOperation::kQuantizeRecipe;
+  const std::size_t code_bytes = static_cast<std::size_t>(sizes.code_bytes);
+  const std::size_t scale_code_bytes = static_cast<std::size_t>(sizes.scale_codes);
+  const std::size_t scale_bytes = 4 * static_cast<std::size_t>(sizes.scales);
+  const std::size_t zero_point_bytes = 4 * static_cast<std::size_t>(sizes.zero_points);
+  DeviceBuffers d;
+  float* x = quantize ? d.Make<float>(4 * count, a.x) : nullptr;
+  float* out = quantize ? nullptr : d.Make<float>(4 * count);
+  auto* codes = d.Make<std::uint8_t>(code_bytes, quantize ? nullptr : a.q.codes);
+  auto* scale_codes = d.Make<std::uint8_t>(scale_code_bytes, quantize ? nullptr : a.q.scale_codes);
+  auto* scales = d.Make<float>(scale_bytes, quantize ? nullptr : a.q.scales);
+  auto* zero_points = d.Make<std::int32_t>(zero_point_bytes, quantize ? nullptr : a.q.zero_points);
+  // NVFP4's tensor scale as (encode, decode), recipe::TensorScale's order;
+  // the FP8 per-tensor scale and amax.
+  float tensor_host[2] = {0.0f, 0.0f};
+  if (!quantize && a.q.tensor_scale != nullptr) {
+    tensor_host[0] = a.q.tensor_scale->encode;
+    tensor_host[1] = a.q.tensor_scale->decode;
+  }
+  float* scratch = d.Make<float>(4 * sizeof(float), tensor_host);
+  if (d.error != cudaSuccess) return ToRegistry(cuda::detail::CudaStatus("cuda", d.error));
+
+  cuda::Status s;
+  switch (plan.kernel) {
+    case RecipeKernel::kMx: {
+      const cuda::MxRecipeId id = std::string_view(r.profile) == "te" ? cuda::MxRecipeId::kTe : cuda::MxRecipeId::kOcp;
+      if (quantize) {
+        cuda::MxArgs m;
+        m.element = plan.element;
+        m.recipe = id;
+        m.input = x;
+        m.count = count;
+        m.codes = codes;
+        m.scales = scale_codes;
+        s = cuda::QuantizeMx(m);
+      } else {
+        cuda::MxDequantArgs m;
+        m.element = plan.element;
+        m.codes = codes;
+        m.scales = scale_codes;
+        m.count = count;
+        m.output_type = cuda::OutputType::kF32;
+        m.output = out;
+        s = cuda::DequantizeMx(m);
+      }
+      break;
+    }
+    case RecipeKernel::kNvfp4:
+      if (quantize) {
+        cuda::Nvfp4Args n;
+        n.input = x;
+        n.count = count;
+        n.amax_out = scratch + 2;
+        n.packed_codes = codes;
+        n.scales = scale_codes;
+        n.encode_scale = scratch;
+        n.decode_scale = scratch + 1;
+        s = cuda::QuantizeNvfp4(n);
+      } else {
+        s = cuda::DequantizeNvfp4ToF32(codes, scale_codes, scratch + 1, count, out);
+      }
+      break;
+    case RecipeKernel::kFp8PerTensor: {
+      cuda::Fp8PerTensorArgs f;
+      f.input = x;
+      f.count = count;
+      f.format = plan.element;
+      f.codes = codes;
+      f.scale = scratch;
+      f.scale_inv = scales;  // the stored scale: what dequantization multiplies by
+      f.amax = scratch + 1;
+      s = cuda::QuantizeFp8PerTensorDynamic(f);
+      break;
+    }
+    case RecipeKernel::kFp8PerRow: {
+      cuda::Fp8PerTokenArgs f;
+      f.input_type = cuda::InputType::kF32;
+      f.input = x;
+      f.rows = a.rows;
+      f.cols = a.cols;
+      f.format = plan.element;
+      f.codes = codes;
+      f.scale_inv = scales;
+      s = cuda::QuantizeFp8PerToken(f);
+      break;
+    }
+    case RecipeKernel::kInt:
+      if (quantize) {
+        cuda::IntQuantArgs q;
+        q.recipe = plan.int_recipe;
+        q.layout = IntLayoutOf(a.target.layout);
+        q.input = x;
+        q.rows = a.rows;
+        q.cols = a.cols;
+        q.packing = IntPackingOf(r.packing);
+        q.codes = codes;
+        q.scales = scales;
+        q.zero_points = zero_points;
+        s = cuda::QuantizeInt(q);
+      } else {
+        cuda::IntDequantArgs q;
+        q.recipe = plan.int_recipe;
+        q.layout = IntLayoutOf(a.target.layout);
+        q.packing = IntPackingOf(r.packing);
+        q.codes = codes;
+        q.rows = a.rows;
+        q.cols = a.cols;
+        q.scales = scales;
+        q.zero_points = zero_points;
+        q.output_type = cuda::OutputType::kF32;
+        q.output = out;
+        s = cuda::DequantizeInt(q);
+      }
+      break;
+  }
+  if (!s.ok) return ToRegistry(s);
+  if (registry::Status e = ToRegistry(cuda::detail::CudaStatus("cuda", cudaDeviceSynchronize())); !e.ok) return e;
+  if (!quantize) return Back("cuda", a.out, out, 4 * count);
+  for (registry::Status e : {Back("cuda", a.q.codes, codes, code_bytes),
+                             Back("cuda", a.q.scale_codes, scale_codes, scale_code_bytes),
+                             Back("cuda", a.q.scales, scales, scale_bytes),
+                             Back("cuda", a.q.zero_points, zero_points, zero_point_bytes),
+                             Back("cuda", tensor_host, scratch, sizes.tensor_scales > 0 ? sizeof(tensor_host) : 0)}) {
+    if (!e.ok) return e;
+  }
+  if (sizes.tensor_scales > 0) *a.q.tensor_scale = recipe::TensorScale{tensor_host[0], tensor_host[1]};
+  return registry::Status::Ok();
+}
+
 }  // namespace
+
+namespace cuda {
+
+void RegisterCudaRecipes(registry::Registry& registry) {
+  for (const std::string& name : registry::AllRecipeNames()) {
+    recipe::Target target;
+    if (!registry::ParseRecipe(name, &target)) continue;
+    for (registry::RecipeOperation op : registry::kAllRecipeOperations) {
+      RecipePlan plan{};
+      if (!PlanRecipe(target, op, &plan)) continue;
+      registry.AddRecipe(registry::RecipeEntry{op, name, "cuda", [] { return GpuAvailable(); },
+                                               [plan](const registry::RecipeArgs& a) { return RunRecipe(plan, a); }});
+    }
+  }
+}
+
+}  // namespace cuda
 
 namespace registry {
 
@@ -135,6 +394,7 @@ void RegisterCudaBackends(Registry& registry) {
       }
     }
   }
+  cuda::RegisterCudaRecipes(registry);
 }
 
 }  // namespace registry

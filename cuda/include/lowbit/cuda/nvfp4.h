@@ -20,7 +20,8 @@ namespace lowbit::cuda {
 // `count` elements, blocks of 16 (a partial last block acts as zero-padded).
 // If `global_amax` is null the tensor amax is computed first (NaN ignored)
 // into `amax_out` (required then). Writes ceil(count/2) packed bytes,
-// ceil(count/16) UE4M3 scale bytes and S_dec (one float).
+// ceil(count/16) UE4M3 scale bytes and S_dec (one float); S_enc too when
+// `encode_scale` is set (recipe::TensorScale is the pair).
 struct Nvfp4Args {
   InputType input_type = InputType::kF32;
   const void* input = nullptr;
@@ -30,6 +31,7 @@ struct Nvfp4Args {
   std::uint8_t* packed_codes = nullptr;
   std::uint8_t* scales = nullptr;
   float* decode_scale = nullptr;  // S_dec
+  float* encode_scale = nullptr;  // S_enc; may be null
   cudaStream_t stream = nullptr;
 };
 Status QuantizeNvfp4(const Nvfp4Args& args);
@@ -38,5 +40,11 @@ Status QuantizeNvfp4(const Nvfp4Args& args);
 Status DequantizeNvfp4ToBf16(const std::uint8_t* packed_codes, const std::uint8_t* scales,
                              const float* decode_scale, std::size_t count, std::uint16_t* out,
                              cudaStream_t stream = nullptr);
+// The same in FP32 with the model's NaN bits (recipe::DecodeElement: the
+// decoded values of the model, the first NaN operand of a product wins,
+// quieted): what the registry's recipe rows compare. Not tuned.
+Status DequantizeNvfp4ToF32(const std::uint8_t* packed_codes, const std::uint8_t* scales,
+                            const float* decode_scale, std::size_t count, float* out,
+                            cudaStream_t stream = nullptr);
 
 }  // namespace lowbit::cuda

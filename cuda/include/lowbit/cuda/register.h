@@ -1,7 +1,8 @@
 // The CUDA library's registration into the kernel table (registry.h): rows
-// for "cuda-hw" (PTX cvt) and "cuda-sw" (the model compiled for the device).
-// Without a GPU the rows are registered but not available, so checks show
-// them as skipped. The registry does not know this library;
+// for "cuda-hw" (PTX cvt) and "cuda-sw" (the model compiled for the device),
+// and recipe rows (recipe_entry.h) with backend "cuda" for every catalog
+// recipe a GPU recipe kernel implements. Without a GPU the rows are
+// registered but not available, so checks show them as skipped. The registry does not know this library;
 // lowbit/check/backends.h calls this when lowbit::cuda is built with the
 // registry (cuda/CMakeLists.txt compiles src/register_backends.cc then).
 //
@@ -22,12 +23,20 @@
 
 namespace lowbit::registry {
 
-// Defined in cuda/src/register_backends.cc.
+// Defined in cuda/src/register_backends.cc. Adds the element rows and the
+// recipe rows (cuda::RegisterCudaRecipes).
 void RegisterCudaBackends(Registry& registry);
 
 }  // namespace lowbit::registry
 
 namespace lowbit::cuda {
+
+// The recipe rows alone (backend "cuda"): quantize and dequantize of every
+// MX recipe of the "te" and "ocp" profiles and of "nvfp4:te", quantize of
+// "e4m3:te" / "e5m2:te" per tensor and per row, and quantize and dequantize
+// of every integer recipe per row and per group. Their buffers are host
+// memory (copied to and from the device).
+void RegisterCudaRecipes(registry::Registry& registry);
 
 // One option set a sweep row runs: an instruction's rule
 // (HardwareEncodeOptions / HardwareDecodeOptions), named as the cvt spells it

@@ -1,0 +1,172 @@
+// lowbit::cuda's registry rows (lowbit/cuda/register.h): the recipe rows
+// (backend "cuda") exist for exactly the recipes the GPU kernels implement,
+// are unavailable without a GPU (skipped, never passed), and on a GPU give
+// the scalar rows' (the model's) bytes; the sweep rows list the cuda-hw
+// instructions. The listing tests are host code and run in CI.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.h"
+#include "lowbit/cuda/device.h"
+#include "lowbit/cuda/register.h"
+#include "lowbit/registry/recipe_entry.h"
+#include "lowbit/registry/registry.h"
+
+namespace lowbit::cuda {
+namespace {
+
+registry::Registry& Registered() {
+  static registry::Registry* r = [] {
+    auto* reg = new registry::Registry();
+    registry::RegisterScalarBackend(*reg);
+    registry::RegisterCudaBackends(*reg);
+    return reg;
+  }();
+  return *r;
+}
+
+std::set<std::string> CudaRecipeRows(registry::RecipeOperation op) {
+  std::set<std::string> names;
+  for (const registry::RecipeEntry& e : Registered().RecipeEntries()) {
+    if (e.backend == "cuda" && e.operation == op) names.insert(e.recipe);
+  }
+  return names;
+}
+
+// The kernels of fp8_scaled.h, nvfp4.h, mx.h and int_quantize.h, typed out.
+TEST(CudaRegister, RecipeRowsAreTheKernelsRecipes) {
+  const std::set<std::string> mx = {"mxfp8_e4m3:te", "mxfp8_e4m3:ocp", "mxfp8_e5m2:te", "mxfp8_e5m2:ocp",
+                                    "mxfp6_e2m3:te", "mxfp6_e2m3:ocp", "mxfp6_e3m2:te", "mxfp6_e3m2:ocp",
+                                    "mxfp4:te",      "mxfp4:ocp",      "mxint8:ocp"};
+  const std::set<std::string> ints = {"int8:ao-sym",       "int4:ao-sym",       "int8:ao-asym",     "uint4:ao-asym",
+                                      "int8:ao-sym-cuda",  "int4:ao-sym-cuda",  "int8:ao-asym-cuda", "uint4:ao-asym-cuda",
+                                      "uint4:gptq-sym",    "uint4:gptq-asym",   "int8:common",      "int8:common-away",
+                                      "int4:common",       "int4:common-away"};
+  std::set<std::string> dequantize = mx;
+  dequantize.insert("nvfp4:te");
+  for (const std::string& r : ints) {
+    dequantize.insert(r + "/g128");
+    dequantize.insert(r + "/row");
+  }
+  std::set<std::string> quantize = dequantize;
+  for (const char* r : {"e4m3:te/tensor", "e4m3:te/row", "e5m2:te/tensor", "e5m2:te/row"}) quantize.insert(r);
+  EXPECT_EQ(CudaRecipeRows(registry::RecipeOperation::kQuantizeRecipe), quantize);
+  EXPECT_EQ(CudaRecipeRows(registry::RecipeOperation::kDequantizeRecipe), dequantize);
+}
+
+TEST(CudaRegister, RowsAreUnavailableWithoutAGpu) {
+  if (GpuAvailable()) GTEST_SKIP() << "a GPU is present";
+  int rows = 0;
+  for (const registry::RecipeEntry& e : Registered().RecipeEntries()) {
+    if (e.backend != "cuda") continue;
+    ++rows;
+    EXPECT_FALSE(e.available()) << e.recipe;
+  }
+  EXPECT_GT(rows, 0);
+  for (const SweepRow& row : HardwareSweepRows()) EXPECT_FALSE(row.available());
+}
+
+// The 13 Hopper sweep rows: FP32 -> E4M3 / E5M2 / BF16 / FP16, BF16 and FP16
+// -> E4M3 / E5M2, decodes of E4M3 / E5M2 / FP16 to FP32 and E4M3 / E5M2 to BF16.
+TEST(CudaRegister, SweepRowsAreTheHopperInstructions) {
+  if (HardwareHasBlackwellCvt()) GTEST_SKIP() << "sm_100a-class instructions add rows";
+  std::set<std::string> got;
+  int option_sets = 0;
+  for (const SweepRow& row : HardwareSweepRows()) {
+    got.insert(std::string(registry::OperationName(row.operation)) + " " + Spec(row.format).name);
+    option_sets += static_cast<int>(row.option_sets.size());
+    EXPECT_EQ(row.backend, "cuda-hw-sweep");
+  }
+  const std::set<std::string> want = {
+      "encode-f32 e4m3", "encode-f32 e5m2", "encode-f32 bf16", "encode-f32 fp16", "encode-bf16 e4m3",
+      "encode-bf16 e5m2", "encode-f16 e4m3", "encode-f16 e5m2", "decode-to-f32 e4m3", "decode-to-f32 e5m2",
+      "decode-to-f32 fp16", "decode-to-bf16 e4m3", "decode-to-bf16 e5m2"};
+  EXPECT_EQ(got, want);
+  // BF16: rn, rz, rm, rp, rn.satfinite; FP16: rn, rz, rn.satfinite; one each for the rest.
+  EXPECT_EQ(option_sets, 5 + 3 + 11);
+}
+
+// Inputs where recipes go wrong: random magnitudes, zeros, NaN, +-Inf,
+// a huge outlier, subnormals.
+std::vector<float> Tensor(std::size_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int kind = static_cast<int>((i / 32) % 7);
+    float v = g(rng) * std::ldexp(1.0f, static_cast<int>(rng() % 40) - 20);
+    if (kind == 1) v = 0.0f;
+    if (kind == 2 && i % 32 == 3) v = std::nanf("");
+    if (kind == 3 && i % 32 == 5) v = -INFINITY;
+    if (kind == 4 && i % 32 == 0) v = 3e30f;
+    if (kind == 5) v *= 1e-40f;
+    x[i] = v;
+  }
+  return x;
+}
+
+template <typename T>
+int CountDifferent(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() != b.size() ? -1 : static_cast<int>(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) != 0);
+}
+
+// Every "cuda" recipe row against the "scalar" row on two shapes: quantize
+// compares every buffer, dequantize the FP32 bits of the scalar quantize
+// output decoded.
+TEST(CudaRegister, RecipeRowsEqualTheScalarRows) {
+  LOWBIT_REQUIRE_GPU();
+  int compared = 0;
+  for (const registry::RecipeEntry& e : Registered().RecipeEntries()) {
+    if (e.backend != "cuda") continue;
+    const registry::RecipeEntry* scalar = Registered().FindRecipe(e.operation, e.recipe, "scalar");
+    ASSERT_NE(scalar, nullptr) << e.recipe;
+    recipe::Target target;
+    ASSERT_TRUE(registry::ParseRecipe(e.recipe, &target)) << e.recipe;
+    for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{4, 256}, {1, 1001}, {3, 384}}) {
+      const registry::RecipeBuffers b = registry::RecipeBufferSizes(target, rows, cols);
+      if (!b.ok) continue;  // the layout does not tile this shape
+      const std::vector<float> x = Tensor(rows * cols, static_cast<std::uint32_t>(rows * 7 + cols));
+      registry::RecipeStorage want(b.sizes), have(b.sizes);
+      registry::RecipeArgs a;
+      a.target = target;
+      a.rows = rows;
+      a.cols = cols;
+      a.x = x.data();
+      a.q = want.View();
+      ASSERT_TRUE(scalar->run(a).ok) << e.recipe;
+      const std::string what = e.recipe + " " + registry::RecipeOperationName(e.operation) + " " +
+                               std::to_string(rows) + "x" + std::to_string(cols);
+      if (e.operation == registry::RecipeOperation::kQuantizeRecipe) {
+        a.q = have.View();
+        const registry::Status s = e.run(a);
+        ASSERT_TRUE(s.ok) << what << ": " << s.message;
+        EXPECT_EQ(CountDifferent(want.codes, have.codes), 0) << what << " codes";
+        EXPECT_EQ(CountDifferent(want.scale_codes, have.scale_codes), 0) << what << " scale codes";
+        EXPECT_EQ(CountDifferent(want.scales, have.scales), 0) << what << " scales";
+        EXPECT_EQ(CountDifferent(want.zero_points, have.zero_points), 0) << what << " zero points";
+        EXPECT_EQ(CountDifferent(want.tensor_scale, have.tensor_scale), 0) << what << " tensor scale";
+      } else {
+        a.operation = registry::RecipeOperation::kDequantizeRecipe;
+        std::vector<float> expected(rows * cols), got(rows * cols);
+        a.out = expected.data();
+        ASSERT_TRUE(scalar->run(a).ok) << what;
+        a.out = got.data();
+        const registry::Status s = e.run(a);
+        ASSERT_TRUE(s.ok) << what << ": " << s.message;
+        EXPECT_EQ(CountDifferent(expected, got), 0) << what;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 100);
+}
+
+}  // namespace
+}  // namespace lowbit::cuda
