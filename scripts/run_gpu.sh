@@ -48,7 +48,10 @@ else
 fi
 grep -q "SKIPPED \]" "$OUT/gtest.log" && row "gpu tests skipped" NOTE "$(grep -c '^\[  SKIPPED \] Cuda' "$OUT/gtest.log") skipped"
 
-SMALL='CudaArrays.*:CudaQuantize.BadArguments*:CudaFastE2m1.Decode*'
+# Small cases for the sanitizers: array plumbing in every layout variant,
+# argument errors, the registry's recipe rows (every GPU recipe kernel on
+# small tensors), and the NVFP4 kernels below.
+SMALL='CudaArrays.*:CudaQuantize.BadArguments*:CudaFastE2m1.Decode*:CudaRegister.*'
 if command -v compute-sanitizer >/dev/null; then
   for tool in memcheck racecheck; do
     if step "$tool" "$tool.log" compute-sanitizer --tool "$tool" --error-exitcode 3 "$TESTS" --gtest_filter="$SMALL:CudaQuantize.Nvfp4*"; then
