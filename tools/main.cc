@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   lowbit::tools::AddVerifyCommand(app);
   lowbit::tools::AddQuantizeCommand(app);
   lowbit::tools::AddExplainCommand(app);
+  lowbit::tools::AddListCommand(app);
   std::vector<std::string> args = ProtectNegativeSpecials(argc, argv);
   if (args.size() > 1 && !args[1].empty() && args[1][0] != '-') {
     bool known = false;
