@@ -66,6 +66,7 @@ Results RunPlan(const registry::Registry& registry, const Plan& plan) {
     append(CheckKernels(registry, plan.level, plan.filter, plan.threads, plan.progress));
   }
   if (plan.parts.recipes) append(CheckRecipes(registry, plan.level, plan.filter, plan.progress));
+  if (plan.parts.packing) append(CheckPackings(registry, plan.level, plan.filter, plan.progress));
   if (plan.parts.gpu_sweeps) append(CheckGpuSweeps(plan.level, plan.filter, plan.progress));
   if (plan.parts.oracle) {
     append(CheckModelAgainstOracle(plan.level, plan.filter, plan.threads, plan.progress));

@@ -1,6 +1,6 @@
-// The table itself: vectors keyed by (operation, format or recipe, backend),
-// behind a mutex, copied on write once a reader has seen them (registry.h
-// "Thread safety").
+// The table itself: vectors keyed by (operation, format, recipe or packing
+// layout, backend), behind a mutex, copied on write once a reader has seen
+// them (registry.h "Thread safety").
 #include "lowbit/registry/registry.h"
 
 #include <mutex>
@@ -52,6 +52,7 @@ struct Registry::Tables {
   std::mutex mutex;
   CopyOnReadList<KernelEntry> kernels;
   CopyOnReadList<RecipeEntry> recipes;
+  CopyOnReadList<PackingEntry> packings;
 };
 
 Registry::Registry() : tables_(std::make_unique<Tables>()) {}
@@ -104,6 +105,29 @@ const RecipeEntry* Registry::FindRecipe(RecipeOperation operation, std::string_v
   std::lock_guard<std::mutex> lock(tables_->mutex);
   for (const RecipeEntry& entry : tables_->recipes.Read()) {
     if (entry.operation == operation && entry.recipe == recipe && entry.backend == backend) {
+      return &entry;
+    }
+  }
+  return nullptr;
+}
+
+void Registry::AddPacking(PackingEntry entry) {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  tables_->packings.Put(std::move(entry), [](const PackingEntry& a, const PackingEntry& b) {
+    return a.layout == b.layout && a.direction == b.direction && a.backend == b.backend;
+  });
+}
+
+const std::vector<PackingEntry>& Registry::PackingEntries() const {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  return tables_->packings.Read();
+}
+
+const PackingEntry* Registry::FindPacking(PackingLayout layout, PackDirection direction,
+                                          std::string_view backend) const {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  for (const PackingEntry& entry : tables_->packings.Read()) {
+    if (entry.layout == layout && entry.direction == direction && entry.backend == backend) {
       return &entry;
     }
   }

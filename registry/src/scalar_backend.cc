@@ -102,6 +102,7 @@ void RegisterScalarBackend(Registry& registry) {
     }
   }
   RegisterScalarRecipes(registry);
+  RegisterScalarPacking(registry);
 }
 
 }  // namespace lowbit::registry

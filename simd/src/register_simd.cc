@@ -1,5 +1,5 @@
 // One registry row per (operation, format, compiled Highway target):
-// backend "simd:<TARGET>". A target the CPU lacks is registered but not
+// backend "simd:<TARGET>", then the recipe rows and the packing rows. A target the CPU lacks is registered but not
 // available, so `lowbit verify` shows it as skipped (docs/design.md "Tests").
 #include <cstdint>
 #include <string>
@@ -9,6 +9,7 @@
 
 namespace lowbit::simd {
 void RegisterSimdRecipes(registry::Registry& registry);  // register_simd_recipes.cc
+void RegisterSimdPacking(registry::Registry& registry);  // register_simd_packing.cc
 }  // namespace lowbit::simd
 
 namespace lowbit::registry {
@@ -30,6 +31,7 @@ void RegisterSimdBackends(Registry& registry) {
     }
   }
   simd::RegisterSimdRecipes(registry);
+  simd::RegisterSimdPacking(registry);
 }
 
 }  // namespace lowbit::registry

@@ -1,5 +1,6 @@
 // lowbit::check — the comparison harness as a library: every registered
 // kernel against the model, every recipe row against the scalar recipe row,
+// every packing row against the scalar packing row,
 // the cuda-hw conversions swept over all their inputs on the GPU, and the
 // model against the oracle (docs/design.md "Everything that computes is a
 // registry entry": the checking machinery is itself a product, after
@@ -41,6 +42,7 @@ bool ParseLevel(std::string_view name, Level* out);
 enum class RowKind : std::uint8_t {
   kKernel,    // a registry KernelEntry against the model (formats/convert.h)
   kRecipe,    // a registry RecipeEntry against the "scalar" row of the same recipe
+  kPacking,   // a registry PackingEntry against the "scalar" row of the same layout and direction
   kGpuSweep,  // a cuda-hw conversion over all its inputs on the GPU
   kOracle,    // the model against the oracle (lowbit::reference)
 };
@@ -48,10 +50,12 @@ enum class RowKind : std::uint8_t {
 // One differing output, decoded. Element rows (kernels, GPU sweeps, oracle)
 // fill input / expected / actual as codes of the named formats; recipe rows
 // say in `where` which byte or element differs and fill the codes with the
-// byte values (quantize) or FP32 bits (dequantize).
+// byte values (quantize) or FP32 bits (dequantize); packing rows say which
+// packed byte or word, code, or guard unit past the end differs, with the raw
+// values.
 struct Mismatch {
   std::string combo;  // the option set, e.g. "rne+sat" (EncodeCombos' names)
-  std::string where;  // recipes: "code byte 12", "scale byte 0", "element 5"
+  std::string where;  // recipes: "code byte 12", "scale byte 0", "element 5"; packing: "packed word 3"
 
   std::uint64_t input = 0;   // the input code
   std::string input_format;  // its format name ("fp32"); empty when not one code
@@ -81,8 +85,10 @@ struct Mismatch {
 struct Row {
   RowKind kind = RowKind::kKernel;
   std::string backend;    // "scalar", "simd:AVX2", "cuda-hw-sweep", "model-vs-oracle"
-  std::string operation;  // "encode-f32", "quantize-recipe", "decode-exact"
-  std::string format;     // a format name, or the recipe name of a recipe row
+  std::string operation;  // "encode-f32", "quantize-recipe", "decode-exact", "pack"
+  // A format name, the recipe name of a recipe row, or the layout name of a
+  // packing row ("nibbles-low-first", registry packing_entry.h).
+  std::string format;
   std::uint64_t checked = 0;     // outputs compared (elements, bytes, or encodes)
   std::uint64_t mismatches = 0;  // of those, how many differed
   // Why the row did not run ("backend not available on this machine"); empty
@@ -116,6 +122,9 @@ struct Filter {
   std::string backend;
   bool Format(const FormatSpec& spec) const { return format.empty() || format == spec.name; }
   bool Recipe(std::string_view recipe) const;
+  // Packing rows hold 4-bit codes: selected with no format, or a 4-bit one
+  // (int4, uint4, e2m1).
+  bool Packing() const;
   bool Backend(std::string_view name) const {
     return backend.empty() || name.find(backend) != std::string_view::npos;
   }
@@ -125,6 +134,7 @@ struct Filter {
 struct Parts {
   bool kernels = true;     // every KernelEntry of the registry
   bool recipes = true;     // every non-scalar RecipeEntry
+  bool packing = true;     // every non-scalar PackingEntry
   bool gpu_sweeps = true;  // ci and full only (they need every input)
   bool oracle = true;      // when lowbit::reference was built
 };
@@ -151,7 +161,8 @@ struct Results {
 
 // Runs a plan over `registry` (fill it first, e.g. with RegisterAllBackends of
 // backends.h). Rows come in this order: kernels (by operation, format, then
-// registration order), recipes (registration order), GPU sweeps, oracle.
+// registration order), recipes (registration order), packing (registration
+// order), GPU sweeps, oracle.
 // (Not named Run: inside a gtest TEST body that name is testing::Test::Run.)
 Results RunPlan(const registry::Registry& registry, const Plan& plan);
 
@@ -172,6 +183,18 @@ std::vector<Row> CheckRecipes(const registry::Registry& registry, Level level,
 // recipe; nullptr gives a SKIPPED row).
 Row CheckRecipe(const registry::RecipeEntry& entry, const registry::RecipeEntry* scalar,
                 Level level);
+
+// Every non-scalar packing row that the filter selects, each against the
+// registry's "scalar" row of the same (layout, direction): random bytes
+// (codes with stray high bits, packed bytes and words) over shapes per level
+// (odd counts, one past a vector width, unaligned byte buffers), outputs
+// compared unit by unit including guard units past the end (a write there
+// is a mismatch).
+std::vector<Row> CheckPackings(const registry::Registry& registry, Level level,
+                               const Filter& filter, Progress* progress);
+// One packing row against `scalar` (nullptr gives a SKIPPED row).
+Row CheckPacking(const registry::PackingEntry& entry, const registry::PackingEntry* scalar,
+                 Level level);
 
 // The cuda-hw sweeps (no rows at smoke). Without the CUDA library in this
 // build: one SKIPPED row saying so (when the filter selects "cuda-hw-sweep").

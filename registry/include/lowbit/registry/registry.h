@@ -17,6 +17,7 @@
 
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/policy.h"
+#include "lowbit/registry/packing_entry.h"
 #include "lowbit/registry/recipe_entry.h"
 
 namespace lowbit::registry {
@@ -223,6 +224,12 @@ class Registry {
   const std::vector<RecipeEntry>& RecipeEntries() const;
   const RecipeEntry* FindRecipe(RecipeOperation operation, std::string_view recipe,
                                 std::string_view backend) const;
+  // Packing rows (packing_entry.h), replaced on the same
+  // (layout, direction, backend) like Add.
+  void AddPacking(PackingEntry entry);
+  const std::vector<PackingEntry>& PackingEntries() const;
+  const PackingEntry* FindPacking(PackingLayout layout, PackDirection direction,
+                                  std::string_view backend) const;
 
  private:
   struct Tables;  // registry.cc
@@ -235,5 +242,8 @@ class Registry {
 void RegisterScalarBackend(Registry& registry);
 // The model's recipe rows (backend "scalar"); RegisterScalarBackend calls it.
 void RegisterScalarRecipes(Registry& registry);
+// The model's packing rows (formats/block/packing.h, backend "scalar"), one
+// per (layout, direction); RegisterScalarBackend calls it.
+void RegisterScalarPacking(Registry& registry);
 
 }  // namespace lowbit::registry

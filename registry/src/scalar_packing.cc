@@ -1,0 +1,139 @@
+// The packing rows' sizes, argument checks and the scalar backend: the
+// model's loops (formats/block/packing.h) over typed buffers, one row per
+// (layout, direction). Every other packing backend is compared with these.
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "lowbit/formats/block/packing.h"
+#include "lowbit/registry/registry.h"
+
+namespace lowbit::registry {
+namespace {
+
+std::string Prefix(const PackingArgs& a) {
+  return std::string(PackingLayoutName(a.layout)) + " " + PackDirectionName(a.direction) + ": ";
+}
+
+block::NibbleOrder OrderOf(PackingLayout layout) {
+  return layout == PackingLayout::kNibblesHighFirst ? block::NibbleOrder::kHighFirst
+                                                    : block::NibbleOrder::kLowFirst;
+}
+
+Status RunScalarPacking(const PackingArgs& a) {
+  if (Status s = ValidatePackingArgs(a); !s.ok) return s;
+  const std::size_t codes = a.rows * a.cols;
+  if (codes == 0) return Status::Ok();
+  // packing.h indexes with int (word layouts) and long (nibbles): larger
+  // tensors are refused here rather than indexed past INT_MAX.
+  if (codes > static_cast<std::size_t>(INT_MAX)) {
+    return Status::Error(Prefix(a) + std::to_string(codes) +
+                         " codes exceed the scalar model's int indexing (at most 2^31 - 1)");
+  }
+  const int rows = static_cast<int>(a.rows), cols = static_cast<int>(a.cols);
+  const bool pack = a.direction == PackDirection::kPack;
+  switch (a.layout) {
+    case PackingLayout::kNibblesLowFirst:
+    case PackingLayout::kNibblesHighFirst:
+      if (pack) {
+        block::PackNibbles(a.codes, static_cast<long>(codes), OrderOf(a.layout), a.packed_bytes);
+      } else {
+        block::UnpackNibbles(a.in_bytes, static_cast<long>(codes), OrderOf(a.layout), a.codes_out);
+      }
+      break;
+    case PackingLayout::kGptqQweight:
+      if (pack) block::PackGptqQweight(a.codes, rows, cols, a.packed_words);
+      else block::UnpackGptqQweight(a.in_words, rows, cols, a.codes_out);
+      break;
+    case PackingLayout::kGptqQzeros:
+      if (pack) block::PackGptqQzeros(a.codes, rows, cols, a.packed_words);
+      else block::UnpackGptqQzeros(a.in_words, rows, cols, a.codes_out);
+      break;
+    case PackingLayout::kAwq:
+      if (pack) block::PackAwq(a.codes, rows, cols, a.packed_words);
+      else block::UnpackAwq(a.in_words, rows, cols, a.codes_out);
+      break;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool ParsePackingLayout(std::string_view name, PackingLayout* out) {
+  for (const PackingLayoutInfo& info : kPackingLayoutInfo) {
+    if (name == info.name) {
+      *out = info.layout;
+      return true;
+    }
+  }
+  return false;
+}
+
+PackingSizes PackingBufferSizes(PackingLayout layout, std::size_t rows, std::size_t cols) {
+  PackingSizes sizes;
+  const PackingLayoutInfo* info = FindPackingLayoutInfo(layout);
+  if (info == nullptr) {
+    sizes.error = "unknown packing layout " + std::to_string(static_cast<int>(layout));
+    return sizes;
+  }
+  const auto multiple = [&sizes, info](std::size_t n, int of, const char* what) {
+    if (n % static_cast<std::size_t>(of) == 0) return true;
+    sizes.error = std::string(what) + " = " + std::to_string(n) + " is not a multiple of " +
+                  std::to_string(of) + " (" + info->name + ": " + info->shape + ")";
+    return false;
+  };
+  if (!multiple(rows, info->rows_multiple, info->rows_name) ||
+      !multiple(cols, info->cols_multiple, info->cols_name)) {
+    return sizes;
+  }
+  // Any whole count of codes is fine, but its byte count (a word layout's
+  // buffers hold codes / 2 bytes) must fit size_t.
+  if (cols != 0 && rows > (SIZE_MAX / 4) / cols) {
+    sizes.error = std::to_string(rows) + " x " + std::to_string(cols) + " codes overflow the buffer sizes";
+    return sizes;
+  }
+  sizes.ok = true;
+  sizes.codes = rows * cols;
+  const std::size_t per_unit = static_cast<std::size_t>(info->codes_per_unit);
+  sizes.packed_units = (sizes.codes + per_unit - 1) / per_unit;
+  return sizes;
+}
+
+Status ValidatePackingArgs(const PackingArgs& a) {
+  const PackingLayoutInfo* info = FindPackingLayoutInfo(a.layout);
+  if (info == nullptr) {
+    return Status::Error("unknown packing layout " + std::to_string(static_cast<int>(a.layout)));
+  }
+  if (a.direction != PackDirection::kPack && a.direction != PackDirection::kUnpack) {
+    return Status::Error(std::string(info->name) + ": unknown direction " +
+                         std::to_string(static_cast<int>(a.direction)));
+  }
+  const PackingSizes sizes = PackingBufferSizes(a.layout, a.rows, a.cols);
+  if (!sizes.ok) return Status::Error(Prefix(a) + sizes.error);
+  if (sizes.codes == 0) return Status::Ok();
+  const std::string count = " with " + std::to_string(sizes.codes) + " codes";
+  const bool bytes = info->unit == PackedUnit::kByte;
+  if (a.direction == PackDirection::kPack) {
+    if (a.codes == nullptr) return Status::Error(Prefix(a) + "null codes input" + count);
+    if (bytes ? a.packed_bytes == nullptr : a.packed_words == nullptr) {
+      return Status::Error(Prefix(a) + (bytes ? "null packed bytes output" : "null packed words output") +
+                           count);
+    }
+    return Status::Ok();
+  }
+  if (bytes ? a.in_bytes == nullptr : a.in_words == nullptr) {
+    return Status::Error(Prefix(a) + (bytes ? "null packed bytes input" : "null packed words input") + count);
+  }
+  if (a.codes_out == nullptr) return Status::Error(Prefix(a) + "null codes output" + count);
+  return Status::Ok();
+}
+
+void RegisterScalarPacking(Registry& registry) {
+  for (PackingLayout layout : kAllPackingLayouts) {
+    for (PackDirection direction : kAllPackDirections) {
+      registry.AddPacking(PackingEntry{layout, direction, "scalar", [] { return true; }, RunScalarPacking});
+    }
+  }
+}
+
+}  // namespace lowbit::registry
