@@ -4,18 +4,12 @@
 
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/tensor.h"
+#include "lowbit/registry/recipe_contract.h"
 #include "lowbit/registry/registry.h"
 
 namespace lowbit::registry {
 
 namespace {
-
-// The layouts every scaled recipe is listed with: per group of 128 along K
-// (INT4-g128, the weight-only layout of torchao, GPTQ and AWQ by default; also
-// per-group INT8 / FP8), per row (per-channel weights, per-token
-// activations) and per tensor (TE current scaling, torchao per-tensor).
-constexpr recipe::Layout kScaledRowLayouts[] = {
-    {recipe::Geometry::kGroup, 128, 0}, {recipe::Geometry::kPerRow, 0, 0}, {recipe::Geometry::kPerTensor, 0, 0}};
 
 Status RunScalarRecipe(const RecipeArgs& a) {
   if (Status s = ValidateRecipeArgs(a); !s.ok) return s;
@@ -43,7 +37,7 @@ std::vector<std::string> AllRecipeNames() {
       names.push_back(recipe::RecipeName(r));
       continue;
     }
-    for (const recipe::Layout& layout : kScaledRowLayouts) {
+    for (const recipe::Layout& layout : kListedScaledLayouts) {
       names.push_back(recipe::RecipeName(r) + "/" + recipe::LayoutName(layout));
     }
   }

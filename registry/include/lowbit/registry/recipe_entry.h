@@ -35,8 +35,10 @@ const char* RecipeOperationName(RecipeOperation operation);
 // The recipe rows every backend offers: each MX and NVFP4 recipe at its
 // block layout ("mxfp4:ocp", "nvfp4:te"), and each scaled recipe per group of
 // 128 along K, per row (a weight's channel, an activation's token) and per
-// tensor ("int4:ao-sym/g128", "int8:ao-sym/row", "e4m3:te/tensor"). The names
-// parse with recipe::ParseTarget, the one grammar.
+// tensor ("int4:ao-sym/g128", "int8:ao-sym/row", "e4m3:te/tensor";
+// recipe_contract.h kListedScaledLayouts). The names parse with
+// recipe::ParseTarget, the one grammar. Which backend has which of these rows
+// is recipe_contract.h's kRecipeRowContract.
 std::vector<std::string> AllRecipeNames();
 
 // recipe::ParseTarget restricted to recipes; false (with the message) for an
