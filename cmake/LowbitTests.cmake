@@ -5,7 +5,8 @@
 #   nvcc_model_headers  - compiles tests/nvcc/model_kernels.cu (kernels and
 #                         device-side static_asserts over the model headers)
 #                         with nvcc, so a header that nvcc rejects fails CI on
-#                         a machine without a GPU. Only when CUDA is found.
+#                         a machine without a GPU. Only when CUDA is found;
+#   citations_resolve   - every cited section, heading and file exists.
 
 add_test(NAME install_consumer
          COMMAND ${CMAKE_COMMAND} -DLOWBIT_BUILD=${PROJECT_BINARY_DIR}
@@ -29,3 +30,12 @@ if(LOWBIT_HAVE_CUDA)
                    -o ${nvcc_out}/model_kernels.o)
   set_tests_properties(nvcc_model_headers PROPERTIES LABELS lowbit TIMEOUT 300)
 endif()
+
+# citations_resolve - every citation in a comment or doc names something a
+# reader can open: a section of docs/formats-reference.md, a heading of
+# docs/design.md, a file of the repository (python/check_citations.py).
+add_test(NAME citations_resolve
+         COMMAND ${CMAKE_COMMAND} -DPYTHON=${LOWBIT_PYTHON}
+                 -DSCRIPT=${PROJECT_SOURCE_DIR}/python/check_citations.py -DARGS=${PROJECT_SOURCE_DIR}
+                 -P ${PROJECT_SOURCE_DIR}/cmake/LowbitRunPython.cmake)
+set_tests_properties(citations_resolve PROPERTIES LABELS lowbit TIMEOUT 120)

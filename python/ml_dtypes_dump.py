@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes what ml_dtypes itself computes, for proptests/ml_dtypes_profile_test.cc.
+"""Writes what ml_dtypes itself computes, for proptests/profiles/ml_dtypes_profile_test.cc.
 
 The C++ test compares the model's "ml_dtypes" profile with these files, so the
 profile is checked against the implementation it claims to reproduce, not

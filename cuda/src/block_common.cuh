@@ -150,7 +150,7 @@ constexpr bool HardwareEncodesElements(const recipe::Recipe& r) {
 
 // Whether the E2M1 encoders of alternatives/e2m1.h compute the recipe's
 // element conversion: they equal EncodeF32(kE2m1, x, o) for the options o
-// of recipe::SatfiniteElements() (proptests/alternatives_test.cc), so for
+// of recipe::SatfiniteElements() (proptests/backends/alternatives_test.cc), so for
 // every option set with the same meaning for E2M1 (E2M1 has no Inf or NaN
 // code, so the NaN sign and payload policies do not matter).
 constexpr bool E2m1AlternativeApplies(const recipe::Recipe& r) {

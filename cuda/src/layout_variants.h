@@ -1,7 +1,7 @@
 // Benchmark-only entry points: the public array and recipe calls with an
 // explicit kernel layout, so that bench/cuda/bench_cuda.cu can time the
 // layout a change replaced beside the current one in the same run
-// (bench/METHOD.md: before and after in the same run), and the GPU tests can
+// (bench/RESULTS.md "How these numbers were taken": before and after in the same run), and the GPU tests can
 // check every variant against the model. Nothing process-wide picks a layout:
 // each call names its own (docs/design.md "Inline PTX lives in one file":
 // layout policies that the benchmark chooses). Internal to lowbit::cuda (not

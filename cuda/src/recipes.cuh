@@ -1,4 +1,4 @@
-// Recipes of the catalog (formats/include/lowbit/formats/recipe/catalog.h) as
+// Recipes of the catalog (formats/spec/include/lowbit/formats/recipe/catalog.h) as
 // types, so that a kernel is a template over its recipe: Get() returns the
 // recipe by value in host and device code, evaluated at compile time (device
 // code cannot read the namespace-scope catalog at run time, but a constexpr
@@ -28,7 +28,7 @@ constexpr int CatalogIndex(std::string_view name, std::string_view profile) {
 
 template <int kIndex>
 struct CatalogRecipe {
-  static_assert(kIndex >= 0, "no such recipe in formats/include/lowbit/formats/recipe/catalog.h");
+  static_assert(kIndex >= 0, "no such recipe in formats/spec/include/lowbit/formats/recipe/catalog.h");
   LOWBIT_HD_CONSTEXPR static recipe::Recipe Get() {
     constexpr recipe::Recipe kRecipe = recipe::kAllRecipes[kIndex];
     return kRecipe;

@@ -2,7 +2,7 @@
 // (formats/include/lowbit/formats/alternatives/e2m1.h: the one-addition
 // encoder, the two-path one it replaced, the decode from bits) equals the
 // model with the recipes' element options on all 2^32 FP32 inputs and all 16
-// codes. proptests/alternatives_test.cc checks the host compilation; the
+// codes. proptests/backends/alternatives_test.cc checks the host compilation; the
 // device one differs in the FP32 addition (__fadd_rn, whose NaN is NVIDIA's
 // canonical one), so it is swept here on every GPU run.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // FP8 with one FP32 scale per tensor or per row (token), TransformerEngine's
 // current scaling: amax with fmaxf (a NaN element is skipped), the recipe
-// "e4m3:te" / "e5m2:te" of formats/include/lowbit/formats/recipe/catalog.h
+// "e4m3:te" / "e5m2:te" of formats/spec/include/lowbit/formats/recipe/catalog.h
 // (scale = max_fp8 / amax, guarded as TE's compute_scale_from_amax;
 // docs/formats-reference.md §7), x * scale through cvt.rn.satfinite. Equal bit
 // for bit to the model's steps (cuda/tests/quantize_test.cc). All buffers are

@@ -1,7 +1,7 @@
 // MX on the GPU (MXFP4, MXFP6, MXFP8, MXINT8): blocks of 32 elements sharing
 // an E8M0 scale, quantized with the recipe "<format>:te" (RCEIL, NaN-skipping
 // amax) or "<format>:ocp" (FLOOR, NaN-propagating amax) of
-// formats/include/lowbit/formats/recipe/catalog.h (docs/formats-reference.md
+// formats/spec/include/lowbit/formats/recipe/catalog.h (docs/formats-reference.md
 // §5.3), and dequantized as the model does: x_i = element_i * X as one FP32
 // multiply, X = 2^(code - 127) (code 0 is the FP32 subnormal 2^-127), a NaN
 // scale (0xFF) making every element NaN. Codes: E2M1 packed two per byte,

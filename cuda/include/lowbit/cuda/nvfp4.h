@@ -1,5 +1,5 @@
 // NVFP4 on the GPU, TransformerEngine's recipe "nvfp4:te"
-// (formats/include/lowbit/formats/recipe/catalog.h; docs/formats-reference.md
+// (formats/spec/include/lowbit/formats/recipe/catalog.h; docs/formats-reference.md
 // §6.1): E2M1 elements in blocks of 16, a UE4M3 block scale, an FP32 tensor
 // scale; E2M1 in software on Hopper, which has no FP4 cvt (§2); codes packed
 // two per byte, element 0 in the low nibble. Equal bit for bit to the model's

@@ -7,7 +7,7 @@
 // the NaN-skipping rule is fmaxf, IEEE 754-2008 maxNum (PTX max.f32: "if one
 // operand is NaN, the other is returned"), the instruction TE's kernels
 // reduce with (docs/formats-reference.md §5.3); maxNum leaves only max(+0, -0)
-// open, and |x| is never -0. proptests/alternatives_test.cc checks the host
+// open, and |x| is never -0. proptests/backends/alternatives_test.cc checks the host
 // function against the model on every pair of a boundary set (every NaN
 // class, +-0, subnormals, Inf) for both rules; the CUDA recipe tests check the
 // device one.

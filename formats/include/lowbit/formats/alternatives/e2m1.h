@@ -1,6 +1,6 @@
 // Named alternatives to the model's E2M1 element step: faster formulations
 // that the CUDA FP4 recipe kernels use, each proven equal to the model on
-// every input by proptests/alternatives_test.cc (every 2^32 FP32 input at
+// every input by proptests/backends/alternatives_test.cc (every 2^32 FP32 input at
 // LOWBIT_TEST_LEVEL=full, the binades where the code changes plus a strided
 // sample at ci) and, for the device compilation, by the GPU sweep of
 // cuda/tests/fast_e2m1_test.cu (all 2^32 inputs on every GPU run).

@@ -5,7 +5,7 @@
 // saturating or not, 0 -> 2^-127, |x|), where product = amax * fp32(1/max)
 // (docs/formats-reference.md §4.7, §5.3). The model's generic rounding was the
 // most expensive step of the lane-group MXFP4 kernel (bench/RESULTS.md
-// "CUDA"). proptests/alternatives_test.cc compares the two on every FP32
+// "CUDA"). proptests/backends/alternatives_test.cc compares the two on every FP32
 // input (LOWBIT_TEST_LEVEL=full; every exponent with its boundary
 // mantissas, every subnormal and every non-finite input at ci) for both
 // saturation settings.

@@ -1,5 +1,5 @@
 // Named alternatives to two MX steps of recipe/steps.h, as the CUDA MX
-// kernels take them; proptests/alternatives_test.cc proves each equal to the
+// kernels take them; proptests/backends/alternatives_test.cc proves each equal to the
 // model's step for every MX recipe of the catalog.
 //
 //   ChooseMxScaleCode           the code of recipe::ChooseScale of an MX
@@ -71,7 +71,7 @@ LOWBIT_HD_CONSTEXPR float ScaledMxElementByReciprocal(const recipe::Recipe& r, c
 // the E2M1 encoders above (every NaN -> +6) and cvt.rn.satfinite into E4M3 /
 // E5M2 (every NaN -> 0x7F, the `nvidia` profile). On E2M1 and FP8 blocks this
 // saves a select per element of the arithmetic-bound kernels.
-// proptests/alternatives_test.cc compares the codes with the model's for
+// proptests/backends/alternatives_test.cc compares the codes with the model's for
 // every MX recipe with such an element.
 LOWBIT_HD_CONSTEXPR float ScaledMxElementAnyNan(const recipe::BlockScale& s, float x) { return x * s.factor; }
 

@@ -6,7 +6,7 @@
 // where the model's generic rounding takes dozens once per 8 elements of an
 // arithmetic-bound kernel; bench/RESULTS.md "CUDA"); cuda/src/nvfp4.cu
 // static_asserts that their rule is the recipe's scale rule.
-// proptests/alternatives_test.cc passes the model's own conversion and
+// proptests/backends/alternatives_test.cc passes the model's own conversion and
 // checks code, factor and decode against recipe::ChooseScale on
 // boundary-biased and random (amax, tensor amax) pairs; the instructions are
 // swept against the model on all their inputs by the cuda-hw tests.

@@ -67,7 +67,7 @@ LOWBIT_HD_CONSTEXPR bool MlDtypesEncodeOptions(FormatId dst, RoundingMode mode,
   // quiet_NaN(): BF16 0x7FC0, E5M2 0x7E (0b0'11111'10), FP32 0x7FC00000
   // (docs/formats-reference.md §3.2, §4.2, §4.1 decode); E4M3IEEE 0x7C,
   // E3M4 0x78 (the top mantissa bit; measured with ml_dtypes 0.6.0,
-  // proptests/ml_dtypes_profile_test).
+  // proptests/profiles/ml_dtypes_profile_test.cc).
   o.nan_payload = NanPayload::kQuietOnly;
   o.keep_negative_zero = true;
   // float4/float6: +NaN -> 0x8/0x20 (-0), -NaN -> +0 [PROBE,
@@ -110,7 +110,7 @@ LOWBIT_HD_CONSTEXPR bool MlDtypesEncode(FormatId src_id, const FormatSpec& src,
   // numpy's float16 is not an ml_dtypes type, but ml_dtypes casts float16
   // arrays into each of its types; the result equals converting the exactly
   // widened FP32 value (checked for every FP16 code and target by
-  // proptests/ml_dtypes_profile_test), so FP16 is accepted as a source. FP16
+  // proptests/profiles/ml_dtypes_profile_test.cc), so FP16 is accepted as a source. FP16
   // -> FP32 is numpy's own cast (it keeps NaN payloads unquieted, measured:
   // 0x7C01 -> 0x7F802000), not ml_dtypes', so it stays unsupported here.
   const bool fp16_into_ml_dtypes_type = src_id == FormatId::kFp16 && dst_id != FormatId::kFp32;

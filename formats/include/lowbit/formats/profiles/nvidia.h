@@ -3,7 +3,7 @@
 // bit-exact model of the hardware for FP8/BF16/FP16/INT8 (all 2^32 FP32
 // inputs, docs/formats-reference.md §2.1 [PROBE]); FP4/FP6/E8M0 have no sm_90 instruction
 // and run the same header software on host and device (docs/formats-reference.md §2).
-// proptests/nvidia_*_test.cc checks this file against the headers.
+// proptests/profiles/nvidia_*_test.cc checks this file against the headers.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +47,7 @@ LOWBIT_HD_CONSTEXPR bool NvidiaEncodeOptions(bool saturate, FormatId dst, Roundi
   // Every NaN NVIDIA produces is positive with all mantissa bits set: BF16 and
   // FP16 0x7FFF (__internal_float2bfloat16, __internal_float2half), E4M3/E5M2
   // 0x7F (the float path canonicalises to 0x7FFFFFFF first), FP32 0x7FFFFFFF
-  // (__internal_halfraw_to_float "discard sign of a NaN") [CUDA-*; docs/formats-reference.md §9.2].
+  // (__internal_halfraw_to_float "discard sign of a NaN") [CUDA-*; docs/formats-reference.md §9 rows 2, 4, 5].
   o.nan_sign = NanSign::kPositive;
   o.nan_payload = NanPayload::kAllOnes;
   o.inf_input = InfInput::kLikeOverflow;  // .satfinite: +-Inf -> +-max

@@ -1,6 +1,6 @@
 // Encoding policy: how a value becomes a code. Every choice that real
 // implementations make differently is an explicit argument here, never a type
-// (DESIGN.md "Encoding is not policy"). Profiles (profiles.h) bundle them.
+// (docs/design.md "Encoding is not policy"). Profiles (profiles.h) bundle them.
 #pragma once
 
 #include <cstdint>
@@ -33,20 +33,20 @@ enum class Overflow : std::uint8_t {
   // Clamp to +-max finite (PTX .satfinite, CUDA __NV_SATFINITE).
   kSaturate,
   // Integers only: keep the low total_bits of the rounded integer (two's
-  // complement wrap), as ml_dtypes' int4 casts do (FORMAT-FACTS §8.1).
+  // complement wrap), as ml_dtypes' int4 casts do (docs/formats-reference.md §8.1).
   kWrap,
 };
 
 // An infinite input, when the policy is saturating. kLikeOverflow treats it as
-// an overflow (PTX .satfinite maps +-Inf to +-max, FORMAT-FACTS §4.1-4.2).
+// an overflow (PTX .satfinite maps +-Inf to +-max, docs/formats-reference.md §4.1-4.2).
 // kAlwaysNonFinite gives Inf, or NaN where the format has no Inf, even when
-// saturating (ml_dtypes with kSaturate=true, FORMAT-FACTS §4.1).
+// saturating (ml_dtypes with kSaturate=true, docs/formats-reference.md §4.1).
 enum class InfInput : std::uint8_t { kLikeOverflow, kAlwaysNonFinite };
 
 // The sign of a NaN result.
 enum class NanSign : std::uint8_t {
   kKeep,      // the input's sign (IEEE 754 §6.3 recommends it)
-  kPositive,  // NVIDIA hardware and CUDA headers (FORMAT-FACTS §9.2)
+  kPositive,  // NVIDIA hardware and CUDA headers (docs/formats-reference.md §9 rows 2, 5)
   kNegative,  // PyTorch 2.11 CPU FP32->BF16 gives 0xFFFF for every NaN (§3.2)
 };
 
@@ -59,7 +59,7 @@ enum class NanPayload : std::uint8_t {
   kPreserve,   // the same bits as kTruncate but the quiet bit left as it was,
                // so a signalling NaN stays signalling: BF16 -> FP32 as an exact
                // bit shift (PTX cvt.f32.bf16 on sm_90 [HW-verified], CUDA host
-               // __internal_bfloat162float, c10::BFloat16; FORMAT-FACTS §3.2).
+               // __internal_bfloat162float, c10::BFloat16; docs/formats-reference.md §3.2).
                // If no payload bit survives (narrowing), the quiet bit is set
                // so that the result is still a NaN.
 };

@@ -25,7 +25,7 @@
 #if LOWBIT_HAVE_SIMD
 // The SIMD decode tables are internal to simd/; their header names only the
 // model, so the test reads them directly rather than through a kernel.
-#include "../simd/src/decode_tables.h"
+#include "../../simd/src/decode_tables.h"
 #endif
 
 namespace lowbit {

@@ -1,4 +1,4 @@
-// What the SIMD kernel tests (proptests/simd_*_test.cc) share: the compiled
+// What the SIMD kernel tests (proptests/backends/simd_*_test.cc) share: the compiled
 // Highway targets as a gtest parameter, input generators biased to where bugs
 // live (docs/design.md "Tests"), buffers with guard elements and unaligned
 // starts, and bit helpers.

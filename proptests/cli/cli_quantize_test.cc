@@ -1,5 +1,5 @@
 // `lowbit quantize` and `lowbit explain` end to end: runs the built binary (LOWBIT_CLI_PATH, set
-// by tools/CMakeLists.txt for every proptests/cli_*_test) on an MX, an NVFP4
+// by proptests/CMakeLists.txt for every proptests/cli/ test) on an MX, an NVFP4
 // and scaled INT/FP8 examples and checks the printed codes and scales. The
 // expected lines are worked out by hand from the recipes' formulas.
 #include <cstdio>

@@ -1,6 +1,6 @@
-// Runs the built `lowbit` binary for the proptests/cli_*_test.cc tests and
-// captures its exit code, stdout and stderr. tools/CMakeLists.txt gives those
-// tests LOWBIT_CLI_PATH and this directory as an include path.
+// Runs the built `lowbit` binary for the proptests/cli/*_test.cc tests and
+// captures its exit code, stdout and stderr. proptests/CMakeLists.txt gives
+// those tests LOWBIT_CLI_PATH and a build dependency on the binary.
 #pragma once
 
 #include <fcntl.h>
