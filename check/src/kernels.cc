@@ -51,7 +51,7 @@ std::vector<Combo> CombosFor(Operation op, const FormatSpec& spec) {
       combos.push_back({c.name, c.options, DecodeOptions{}, c.exhaustive, index++});
     }
   } else {
-    for (const DecodeCombo& d : DecodeCombos()) {
+    for (const DecodeCombo& d : DecodeCombos(spec)) {
       combos.push_back({d.name, EncodeOptions{}, d.options, index == 0, index});
       ++index;
     }

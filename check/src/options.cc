@@ -1,6 +1,8 @@
 // The option sets every encode and decode row runs with (inputs.h).
 #include "lowbit/check/inputs.h"
 
+#include "lowbit/formats/profiles/profiles.h"
+
 namespace lowbit::check {
 
 std::vector<EncodeCombo> EncodeCombos(const FormatSpec& dst) {
@@ -49,6 +51,29 @@ std::vector<EncodeCombo> EncodeCombos(const FormatSpec& dst) {
   library.options.nan_into_no_nan = NanIntoNoNan::kOppositeSignZero;
   library.options.negative_into_unsigned = NegativeIntoUnsigned::kClampZero;
   combos.push_back(library);
+  // Every profile's own options in round-to-nearest-even, and the nvidia
+  // profiles in each rounding mode PTX cvt has (rn, rz, rm, rp), so the rows
+  // that accept only one implementation's options -- cuda-hw is PTX cvt, the
+  // nvidia profile (cuda/src/hardware_rule.h) -- are checked like the others.
+  // Where .satfinite exists beyond the headers (the 16-bit destinations,
+  // hardware_rule.h HardwareEncodeRule) it is one more set.
+  for (ProfileId profile : kAllProfiles) {
+    const bool nvidia = profile == ProfileId::kNvidia || profile == ProfileId::kNvidiaNosat;
+    for (const auto& mode : kModes) {
+      const bool cvt_mode = mode.mode == RoundingMode::kNearestEven || mode.mode == RoundingMode::kTowardZero ||
+                            mode.mode == RoundingMode::kUp || mode.mode == RoundingMode::kDown;
+      if (mode.mode != RoundingMode::kNearestEven && !(nvidia && cvt_mode)) continue;
+      EncodeCombo combo;
+      if (!ProfileEncodeOptions(profile, dst, mode.mode, &combo.options)) continue;
+      combo.name = std::string("profile ") + ProfileName(profile) + "," + mode.name;
+      combos.push_back(combo);
+      if (profile == ProfileId::kNvidia && dst.total_bits == 16 && combo.options.overflow != Overflow::kSaturate) {
+        combo.name += "+satfinite";
+        combo.options.overflow = Overflow::kSaturate;
+        combos.push_back(combo);
+      }
+    }
+  }
   if (!dst.IsFloat()) {
     EncodeCombo wrap;  // ml_dtypes int4 casts (docs/formats-reference.md §8.1)
     wrap.name = "rne+wrap";
@@ -58,7 +83,7 @@ std::vector<EncodeCombo> EncodeCombos(const FormatSpec& dst) {
   return combos;
 }
 
-std::vector<DecodeCombo> DecodeCombos() {
+std::vector<DecodeCombo> DecodeCombos(const FormatSpec& src) {
   const DecodeOptions sets[] = {
       DecodeOptions{},
       DecodeOptions{NanSign::kPositive, NanPayload::kAllOnes},
@@ -73,6 +98,11 @@ std::vector<DecodeCombo> DecodeCombos() {
                           : d.nan_payload == NanPayload::kAllOnes ? "all-ones"
                                                                   : "quiet";
     combos.push_back({std::string(sign) + "," + payload, d});
+  }
+  // Every profile's decode options for this source (cuda-hw decodes are the
+  // nvidia profile's, cuda/src/hardware_rule.h HardwareDecodeRule).
+  for (ProfileId profile : kAllProfiles) {
+    combos.push_back({std::string("profile ") + ProfileName(profile), ProfileDecodeOptions(profile, src)});
   }
   return combos;
 }

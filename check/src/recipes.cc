@@ -73,14 +73,20 @@ std::vector<float> Tensor(std::size_t count, std::uint64_t seed) {
   return x;
 }
 
+// A second odd length whose short last block always ends in -Inf, so the
+// block's scale is NaN or saturated: a kernel that encodes the zeros it pads
+// with under that scale writes a nonzero unused nibble (found on the GPU: the
+// MX kernel wrote 0x7 there under the OCP rule, x / NaN -> +max).
+constexpr std::size_t kShortLastBlockEndingInInf = 999;
+
 // (rows, cols) per level: cols a multiple of 128 (groups of 128 tile them);
-// block recipes (1-D blocks over the flattened tensor) also run one odd
-// length that leaves a short last block.
+// block recipes (1-D blocks over the flattened tensor) also run odd lengths
+// that leave a short last block.
 std::vector<std::pair<std::size_t, std::size_t>> Shapes(Level level, bool block_recipe) {
   std::vector<std::pair<std::size_t, std::size_t>> v = {{2, 128}};
   if (level != Level::kSmoke) {
     v.insert(v.end(), {{5, 384}, {16, 1024}});
-    if (block_recipe) v.push_back({1, 1001});
+    if (block_recipe) v.insert(v.end(), {{1, 1001}, {1, kShortLastBlockEndingInInf}});
   }
   if (level == Level::kFull) {
     v.insert(v.end(), {{64, 4096}, {3, 128 * 999}});
@@ -180,7 +186,8 @@ void CheckShape(const RecipeEntry& entry, const RecipeEntry& scalar,
   if (!sizes.ok) return;  // the layout does not tile this shape
   const std::string shape = ShapeText(rows, cols);
   const std::size_t count = rows * cols;
-  const std::vector<float> x = Tensor(count, seed);
+  std::vector<float> x = Tensor(count, seed);
+  if (rows == 1 && cols == kShortLastBlockEndingInInf) x.back() = block::F32FromBits(0xFF800000u);
   registry::RecipeStorage want(sizes.sizes);
   RecipeArgs a;
   a.operation = RecipeOperation::kQuantizeRecipe;

@@ -131,6 +131,31 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     }
   }
   s = WarpStats(s, r.amax_nan);
+  if (block::F32IsNan(block::F32Bits(s.min)) || block::F32IsNan(block::F32Bits(s.max)) ||
+      block::F32IsNan(block::F32Bits(s.amax))) {
+    // A group holding NaNs (warp-uniform: every lane saw the same reduction).
+    // Which of several NaNs reaches the scale is the model's element order
+    // (recipe::Accumulate: the first one wins), which the butterfly above
+    // does not keep, so lane 0 redoes the group in order, as the SIMD kernels
+    // do (simd/src/int_group_quantize-inl.h ModelStats). Rare: off the
+    // bandwidth path.
+    block::GroupStats ordered = s;
+    if (lane == 0) {
+      ordered.min = __int_as_float(0x7F800000);
+      ordered.max = __int_as_float(0xFF800000);
+      ordered.amax = 0.0f;
+      for (std::size_t j = 0; j < n; ++j) {
+        const float v = LoadF32(x, start + j);
+        ordered.min = block::detail::TorchMin(ordered.min, v);
+        ordered.max = block::detail::TorchMax(ordered.max, v);
+        ordered.amax = r.amax_nan == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(ordered.amax, block::F32Abs(v))
+                                                             : block::MaxPropagatingNan(ordered.amax, block::F32Abs(v));
+      }
+    }
+    s.min = __shfl_sync(0xFFFFFFFFu, ordered.min, 0);
+    s.max = __shfl_sync(0xFFFFFFFFu, ordered.max, 0);
+    s.amax = __shfl_sync(0xFFFFFFFFu, ordered.amax, 0);
+  }
   const block::QuantParams p = block::QuantParamsFromStats(r, s);
   if (lane == 0) {
     scales[g] = p.decode;

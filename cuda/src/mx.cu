@@ -103,6 +103,13 @@ __global__ void __launch_bounds__(256, 4)
     std::uint32_t q[kB];
 #pragma unroll
     for (int j = 0; j < kB; ++j) q[j] = steps.Element(s, v[j]);
+    if (!full) {
+      // The zeros past the end count for the scale only. Their codes are not
+      // part of the tensor, and the unused nibble of a last packed byte is 0
+      // as the model writes it (recipe/tensor.h QuantizeTensor); without this
+      // a NaN-scale last block (x / NaN -> +max) left 0x7 there.
+      for (int j = 0; j < kB; ++j) q[j] = b * kB + j < n ? q[j] : 0u;
+    }
     scales[b] = s.code;
     if constexpr (Steps::kPacked) {
       std::uint32_t w[kB / 8] = {};

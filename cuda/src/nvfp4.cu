@@ -124,7 +124,12 @@ __global__ void __launch_bounds__(256, 4)
     const recipe::BlockScale s = steps.Scale(amax);
     std::uint32_t w[kB / 8] = {};
 #pragma unroll
-    for (int j = 0; j < kB; ++j) w[j / 8] += steps.Element(s, v[j]) << (4 * (j % 8));
+    for (int j = 0; j < kB; ++j) {
+      // Past the end of a short last block the zeros count for the scale only;
+      // the unused nibble stays 0 as the model writes it (as in mx.cu).
+      const std::uint32_t code = full || b * kB + j < n ? steps.Element(s, v[j]) : 0u;
+      w[j / 8] += code << (4 * (j % 8));
+    }
     scales[b] = s.code;
     if (full && reinterpret_cast<std::uintptr_t>(packed) % 8 == 0) {
       __stcs(reinterpret_cast<uint2*>(packed) + b, make_uint2(w[0], w[1]));

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <set>
@@ -112,9 +113,33 @@ std::vector<float> Tensor(std::size_t n, std::uint32_t seed) {
   return x;
 }
 
+// "" when the buffers hold the same bytes; else how many elements differ and
+// the first one's index and bits, so a failure says where to look.
 template <typename T>
-int CountDifferent(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() != b.size() ? -1 : static_cast<int>(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) != 0);
+std::string Differences(const std::vector<T>& want, const std::vector<T>& have) {
+  if (want.size() != have.size()) {
+    return "sizes " + std::to_string(want.size()) + " and " + std::to_string(have.size());
+  }
+  std::size_t count = 0;
+  std::string first;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (std::memcmp(&want[i], &have[i], sizeof(T)) == 0) continue;
+    if (count++ == 0) {
+      std::uint64_t w = 0, h = 0;
+      std::memcpy(&w, &want[i], sizeof(T));
+      std::memcpy(&h, &have[i], sizeof(T));
+      char text[96];
+      std::snprintf(text, sizeof(text), "first at %zu: scalar 0x%llx, cuda 0x%llx", i,
+                    static_cast<unsigned long long>(w), static_cast<unsigned long long>(h));
+      first = text;
+    }
+  }
+  return count == 0 ? "" : std::to_string(count) + " differ, " + first;
+}
+
+void ExpectOddNibbleRefusal(const registry::Status& s, const std::string& what) {
+  EXPECT_FALSE(s.ok) << what << ": a refused shape now runs; compare it instead";
+  EXPECT_NE(s.message.find("even number of columns"), std::string::npos) << what << ": " << s.message;
 }
 
 // Every "cuda" recipe row against the "scalar" row on two shapes: quantize
@@ -143,15 +168,25 @@ TEST(CudaRegister, RecipeRowsEqualTheScalarRows) {
       ASSERT_TRUE(scalar->run(a).ok) << e.recipe;
       const std::string what = e.recipe + " " + registry::RecipeOperationName(e.operation) + " " +
                                std::to_string(rows) + "x" + std::to_string(cols);
+      // The CUDA INT kernels write whole bytes from one lane, so nibble
+      // packing needs an even row length (cuda/src/int_quantize.cu); the
+      // model packs across rows. That refusal, and only it, is expected.
+      const bool odd_nibble_rows = target.recipe->packing != recipe::Packing::kOnePerByte &&
+                                   target.recipe->family() != recipe::Family::kMx &&
+                                   target.recipe->family() != recipe::Family::kNvfp4 && cols % 2 != 0;
       if (e.operation == registry::RecipeOperation::kQuantizeRecipe) {
         a.q = have.View();
         const registry::Status s = e.run(a);
+        if (odd_nibble_rows) {
+          ExpectOddNibbleRefusal(s, what);
+          continue;
+        }
         ASSERT_TRUE(s.ok) << what << ": " << s.message;
-        EXPECT_EQ(CountDifferent(want.codes, have.codes), 0) << what << " codes";
-        EXPECT_EQ(CountDifferent(want.scale_codes, have.scale_codes), 0) << what << " scale codes";
-        EXPECT_EQ(CountDifferent(want.scales, have.scales), 0) << what << " scales";
-        EXPECT_EQ(CountDifferent(want.zero_points, have.zero_points), 0) << what << " zero points";
-        EXPECT_EQ(CountDifferent(want.tensor_scale, have.tensor_scale), 0) << what << " tensor scale";
+        EXPECT_EQ(Differences(want.codes, have.codes), "") << what << " codes";
+        EXPECT_EQ(Differences(want.scale_codes, have.scale_codes), "") << what << " scale codes";
+        EXPECT_EQ(Differences(want.scales, have.scales), "") << what << " scales";
+        EXPECT_EQ(Differences(want.zero_points, have.zero_points), "") << what << " zero points";
+        EXPECT_EQ(Differences(want.tensor_scale, have.tensor_scale), "") << what << " tensor scale";
       } else {
         a.operation = registry::RecipeOperation::kDequantizeRecipe;
         std::vector<float> expected(rows * cols), got(rows * cols);
@@ -159,8 +194,12 @@ TEST(CudaRegister, RecipeRowsEqualTheScalarRows) {
         ASSERT_TRUE(scalar->run(a).ok) << what;
         a.out = got.data();
         const registry::Status s = e.run(a);
+        if (odd_nibble_rows) {
+          ExpectOddNibbleRefusal(s, what);
+          continue;
+        }
         ASSERT_TRUE(s.ok) << what << ": " << s.message;
-        EXPECT_EQ(CountDifferent(expected, got), 0) << what;
+        EXPECT_EQ(Differences(expected, got), "") << what;
       }
       ++compared;
     }

@@ -7,6 +7,7 @@
 // 1.125 = 0x39), not taken from the model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include "lowbit/check/inputs.h"
 #include "lowbit/check/progress.h"
 #include "lowbit/check/text.h"
+#include "lowbit/formats/profiles/profile_id.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/registry/registry.h"
 
@@ -141,11 +143,28 @@ TEST(CheckKernel, AKernelThatSupportsNothingIsSkippedNotPassed) {
                                  " option sets unsupported)");
 }
 
+// The rows that accept one implementation's options only (cuda-hw: PTX cvt,
+// the nvidia profile) find them among the option sets.
+TEST(CheckKernel, TheOptionSetsHoldEveryProfilesOwn) {
+  std::vector<std::string> names;
+  for (const EncodeCombo& c : EncodeCombos(kBf16)) names.push_back(c.name);
+  for (const char* want : {"profile nvidia,rne", "profile nvidia,rtz", "profile nvidia,up", "profile nvidia,down",
+                           "profile nvidia,rne+satfinite", "profile ml_dtypes,rne", "profile pytorch-cpu,rne"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+  }
+  names.clear();
+  for (const EncodeCombo& c : EncodeCombos(kE4m3)) names.push_back(c.name);
+  EXPECT_NE(std::find(names.begin(), names.end(), "profile nvidia-nosat,rne"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "profile nvidia,rne+satfinite"), names.end())
+      << "E4M3's nvidia options saturate already";
+}
+
 TEST(CheckKernel, TheScalarRowPassesOnEveryDecodeCode) {
-  // 256 E8M0 codes x 3 decode option sets, every one compared.
+  // 256 E8M0 codes x (3 NaN option sets + one per profile), every one compared.
   const Row row = CheckKernel(ScalarKernel(Operation::kDecodeToBf16, FormatId::kE8m0), Level::kCi);
   EXPECT_EQ(row.outcome(), Row::Outcome::kPassed);
-  EXPECT_EQ(row.checked, 256u * 3u);
+  EXPECT_EQ(row.checked, 256u * (3u + static_cast<unsigned>(kProfileCount)));
+  EXPECT_EQ(DecodeCombos(kE8m0).size(), 3u + static_cast<unsigned>(kProfileCount));
 }
 
 // A progress sink that counts what the harness reports.

@@ -16,8 +16,10 @@
 namespace lowbit::check {
 
 // The option sets an encode is checked with: every rounding mode with the
-// format's own overflow rule and with saturation, plus two sets that flip
-// every NaN / zero / sign policy to its other values. `exhaustive` marks the
+// format's own overflow rule and with saturation, two sets that flip every
+// NaN / zero / sign policy to its other values, and every profile's own
+// options for `dst` (the nvidia ones in each cvt rounding mode, options.cc).
+// `exhaustive` marks the
 // sets the full level runs on all 2^32 FP32 inputs.
 struct EncodeCombo {
   std::string name;
@@ -26,13 +28,14 @@ struct EncodeCombo {
 };
 std::vector<EncodeCombo> EncodeCombos(const FormatSpec& dst);
 
-// The option sets a decode is checked with: the default (payload kept) and
-// the two NVIDIA / library NaN outputs. The first is the exhaustive one.
+// The option sets a decode is checked with: the default (payload kept), the
+// two NVIDIA / library NaN outputs and every profile's decode options for
+// `src`. The first is the exhaustive one.
 struct DecodeCombo {
   std::string name;
   DecodeOptions options;
 };
-std::vector<DecodeCombo> DecodeCombos();
+std::vector<DecodeCombo> DecodeCombos(const FormatSpec& src);
 
 // The random word element `index` gets under kStochastic in combo `combo`
 // (splitmix64: every bit pattern of the discarded part meets varied words).

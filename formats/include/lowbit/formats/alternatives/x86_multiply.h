@@ -7,7 +7,7 @@
 // products are the same on both. The scaled-INT dequantization of the model
 // (recipe::DecodeElement, an integer times the group's scale) is a plain
 // multiply, so its NaN is the host's; cuda/src/int_quantize.cu uses this to
-// match it. proptests/alternatives_test.cc compares it with the host's own
+// match it. proptests/backends/alternatives_test.cc compares it with the host's own
 // multiply on x86 for every pair of a boundary set with at most one NaN.
 #pragma once
 
@@ -18,15 +18,8 @@
 
 namespace lowbit::alternatives {
 
-inline constexpr std::uint32_t kX86DefaultNan = 0xFFC00000u;
-inline constexpr std::uint32_t kF32QuietBit = 0x00400000u;
-
-LOWBIT_HD_CONSTEXPR float F32MulAsX86(float a, float b) {
-  const float p = a * b;
-  if (p == p) return p;
-  if (a != a) return block::F32FromBits(block::F32Bits(a) | kF32QuietBit);
-  if (b != b) return block::F32FromBits(block::F32Bits(b) | kF32QuietBit);
-  return block::F32FromBits(kX86DefaultNan);
-}
+// The NaN rule is the model's (block::F32WithX86Nan, fp32_bits.h), shared
+// with the division and subtraction of the scale steps.
+LOWBIT_HD_CONSTEXPR float F32MulAsX86(float a, float b) { return block::F32WithX86Nan(a, b, a * b); }
 
 }  // namespace lowbit::alternatives

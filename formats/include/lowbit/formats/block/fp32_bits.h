@@ -1,12 +1,12 @@
 // FP32 bit views that the block recipes need. Scale exponents are read from
 // these bits, never from a float log2: FP32 log2 of an amax just below a
 // power of two rounds up to the integer and picks a scale one too high
-// (DESIGN.md "Known traps").
+// (docs/design.md "Known traps (measured)").
 //
 // The recipes' arithmetic itself (divide, multiply, reciprocal) is written as
 // plain `float` operations: IEEE 754 binary32 round-to-nearest-even on the
 // host (SSE) and on CUDA devices (without -ftz / --use_fast_math, which would
-// flush E8M0 code 0 = 2^-127, an FP32 subnormal; FORMAT-FACTS §3.1).
+// flush E8M0 code 0 = 2^-127, an FP32 subnormal; docs/formats-reference.md §3.1).
 #pragma once
 
 #include <cstdint>
@@ -56,14 +56,33 @@ LOWBIT_HD_CONSTEXPR float F32MulFirstNanWins(float a, float b) {
   return a * b;
 }
 
+// a / b and a - b with the NaN result pinned to what x86 SSE/AVX divss /
+// subss return (Intel SDM Vol. 1 §4.8.3.5 Table 4-7: the first source operand
+// if it is a NaN, else the second, quieted; an invalid operation, 0/0, Inf/Inf
+// or Inf - Inf, gives the "QNaN floating-point indefinite" 0xFFC00000,
+// §4.8.3.7). NVIDIA's FP32 units return 0x7FFFFFFF for every NaN result
+// instead (docs/formats-reference.md §3.3), so without this the model's scale
+// of a group holding a NaN would have other bits on the device than on the
+// host; with it the host's bits are unchanged (proptests/backends/
+// alternatives_test.cc compares both with the host's own operators) and the
+// device computes the same ones.
+LOWBIT_HD_CONSTEXPR float F32WithX86Nan(float a, float b, float result) {
+  if (!F32IsNan(F32Bits(result))) return result;
+  if (F32IsNan(F32Bits(a))) return F32FromBits(F32Bits(a) | 0x00400000u);
+  if (F32IsNan(F32Bits(b))) return F32FromBits(F32Bits(b) | 0x00400000u);
+  return F32FromBits(0xFFC00000u);
+}
+LOWBIT_HD_CONSTEXPR float F32DivAsX86(float a, float b) { return F32WithX86Nan(a, b, a / b); }
+LOWBIT_HD_CONSTEXPR float F32SubAsX86(float a, float b) { return F32WithX86Nan(a, b, a - b); }
+
 // IEEE 754-2008 maxNum on magnitudes: a NaN operand is ignored. This is what
-// CUDA fmaxf / __hmax do, so TE's amax skips NaN elements (FORMAT-FACTS §5.3).
+// CUDA fmaxf / __hmax do, so TE's amax skips NaN elements (docs/formats-reference.md §5.3).
 LOWBIT_HD_CONSTEXPR float MaxIgnoringNan(float a, float b) {
   if (F32IsNan(F32Bits(a))) return b;
   if (F32IsNan(F32Bits(b))) return a;
   return a < b ? b : a;
 }
-// torch.amax semantics: any NaN makes the result NaN (FORMAT-FACTS §5.3).
+// torch.amax semantics: any NaN makes the result NaN (docs/formats-reference.md §5.3).
 LOWBIT_HD_CONSTEXPR float MaxPropagatingNan(float a, float b) {
   if (F32IsNan(F32Bits(a))) return a;
   if (F32IsNan(F32Bits(b))) return b;

@@ -135,10 +135,13 @@ LOWBIT_HD_CONSTEXPR GroupStats Accumulate(const Recipe& r, GroupStats s, float x
 }
 
 // Combining partial statistics (reductions across lanes, threads or
-// vectors): every one of min / max / amax is order-free, NaN included (a
-// NaN wins whichever side it is on; +-0 compare equal and are never told
+// vectors): every one of min / max / amax is order-free up to NaN payloads
+// (a NaN wins whichever side it is on; +-0 compare equal and are never told
 // apart by a scale rule: they reach a scale only through a clamp to eps or a
-// rounded zero point).
+// rounded zero point). Which of several NaNs wins is the left operand's, so
+// only a reduction that keeps element order gives the NaN of Accumulate;
+// the SIMD and CUDA kernels redo a group that holds a NaN in order
+// (simd/src/int_group_quantize-inl.h, cuda/src/int_quantize.cu).
 LOWBIT_HD_CONSTEXPR GroupStats Combine(const Recipe& r, GroupStats a, const GroupStats& b) {
   a.min = TorchMin(a.min, b.min);
   a.max = TorchMax(a.max, b.max);
@@ -317,7 +320,12 @@ LOWBIT_HD_CONSTEXPR float TeScaleFromAmax(float amax, float max_fp8, bool force_
   return scale;
 }
 
+// A group holding a NaN has a NaN scale; its bits are pinned to the host's
+// (block::F32DivAsX86 / F32SubAsX86 / F32WithX86Nan) so that the device
+// computes the same scale bytes.
 LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupStats& st) {
+  using block::F32DivAsX86;
+  using block::F32SubAsX86;
   BlockScale s;
   const float qmin = static_cast<float>(r.qmin);
   const float qmax = static_cast<float>(r.qmax);
@@ -333,10 +341,12 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       float max_pos = TorchMax(st.max, 0.0f);
       max_pos = TorchMax(-min_neg, max_pos);
       const float half_range = (qmax - qmin) / 2.0f;  // 127.5 or 7.5, exact
-      float scale = r.scalar_divisor_as_reciprocal ? max_pos * (1.0f / half_range) : max_pos / half_range;
+      const float reciprocal = 1.0f / half_range;
+      float scale = r.scalar_divisor_as_reciprocal ? block::F32WithX86Nan(max_pos, reciprocal, max_pos * reciprocal)
+                                                   : F32DivAsX86(max_pos, half_range);
       if (!F32IsNan(F32Bits(scale)) && scale < r.eps) scale = r.eps;  // torch.clamp(min=eps)
       s.decode = scale;
-      s.factor = 1.0f / scale;  // input * (1.0 / scale): __rtruediv__ is reciprocal() * 1.0
+      s.factor = F32DivAsX86(1.0f, scale);  // input * (1.0 / scale): __rtruediv__ is reciprocal() * 1.0
       s.zero_point = (r.qmax + r.qmin + 1) / 2;  // int((qmax + qmin + 1) / 2): 0 for [-128,127], [-8,7]
       s.rule_value = scale;
       return s;
@@ -344,14 +354,16 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
     case ScaleRule::kAoAsymmetric: {
       const float min_neg = TorchMin(st.min, 0.0f);
       const float max_pos = TorchMax(st.max, 0.0f);
-      const float range = max_pos - min_neg;
-      float scale = r.scalar_divisor_as_reciprocal ? range * (1.0f / (qmax - qmin)) : range / (qmax - qmin);
+      const float range = F32SubAsX86(max_pos, min_neg);
+      const float reciprocal = 1.0f / (qmax - qmin);
+      float scale = r.scalar_divisor_as_reciprocal ? block::F32WithX86Nan(range, reciprocal, range * reciprocal)
+                                                   : F32DivAsX86(range, qmax - qmin);
       if (!F32IsNan(F32Bits(scale)) && scale < r.eps) scale = r.eps;
       // quant_min - torch.round(min_val_neg / scale), then clamp. The ratio
       // lies in [-(qmax - qmin), 0] up to rounding, or is NaN (a NaN input,
       // or -Inf / Inf): a NaN zero point casts to 0. An infinite ratio
       // (unreachable while eps > 0) clamps like torch.clamp.
-      const float ratio = min_neg / scale;
+      const float ratio = F32DivAsX86(min_neg, scale);
       float zp = ratio;
       if (F32IsFinite(F32Bits(ratio))) {
         zp = qmin - RoundToIntegerF32(ratio, RoundingMode::kNearestEven);
@@ -360,7 +372,7 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       }
       if (!F32IsNan(F32Bits(zp))) zp = zp < qmin ? qmin : (zp > qmax ? qmax : zp);
       s.decode = scale;
-      s.factor = 1.0f / scale;
+      s.factor = F32DivAsX86(1.0f, scale);
       s.zero_point = TorchToInt(zp);
       s.rule_value = scale;
       return s;
@@ -378,7 +390,7 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
         xmin = -1.0f;
         xmax = 1.0f;
       }
-      const float scale = (xmax - xmin) / qmax;  // maxq = 2^bits - 1
+      const float scale = F32DivAsX86(F32SubAsX86(xmax, xmin), qmax);  // maxq = 2^bits - 1
       s.factor = scale;
       s.decode = scale;
       s.rule_value = scale;
@@ -387,13 +399,13 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       } else {
         // torch.round(-xmin / scale), no clamp. A scale that underflows to 0
         // (a subnormal range) gives Inf, which the integer cast makes 0.
-        const float z = -xmin / scale;
+        const float z = F32DivAsX86(-xmin, scale);
         s.zero_point = TorchToInt(F32IsFinite(F32Bits(z)) ? RoundToIntegerF32(z, RoundingMode::kNearestEven) : z);
       }
       return s;
     }
     case ScaleRule::kAmaxOverQmax: {
-      float scale = st.amax / qmax;
+      float scale = F32DivAsX86(st.amax, qmax);
       if (scale == 0.0f) scale = 1.0f;  // all-zero group (or amax / qmax underflowing to 0)
       s.factor = scale;
       s.decode = scale;
