@@ -1,13 +1,19 @@
 // The one recipe shape (formats/.../recipe/): the catalog holds every named
-// recipe exactly once and the older per-family views (MxRecipe over a
-// BlockSpec, Nvfp4Recipe, IntQuantRecipe) are the same data; the one name
+// recipe exactly once; the older per-family shapes (MxRecipe over a
+// BlockSpec, Nvfp4Recipe, IntQuantRecipe) are views computed from it, and
+// each legacy name is the catalog entry of its (format, profile), every
+// catalog recipe is reachable through the legacy lookup its kernels use, and
+// converting a view back (the legacy ToRecipe functions, which read
+// block_spec.h and derive steps on their own) gives the catalog entry; the one name
 // grammar round-trips every name and answers the spellings users type; the
 // whole-tensor model (recipe/tensor.h: groups, typed buffers, packing) equals
 // the per-family array functions on boundary-biased tensors of every shape
 // class, so a kernel compared with either is compared with the same thing.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <string>
@@ -62,33 +68,158 @@ TEST(RecipeCatalogTest, EveryNameIsListedOnce) {
   EXPECT_EQ(names.size(), 9u * 5 + 3 + 3 + 18);
 }
 
-TEST(RecipeCatalogTest, LegacyMxViewsAreCatalogEntries) {
-  int matched = 0;
-  for (const block::BlockSpec* spec : block::kAllBlockSpecs) {
-    if (spec == &block::kNvfp4) continue;
-    for (const block::MxRecipe* mx : block::kAllMxRecipes) {
-      if (!block::MxRecipeApplies(*spec, *mx)) continue;
-      const Recipe* r = FindRecipe(spec->name, mx->name);
-      ASSERT_NE(r, nullptr) << spec->name << ":" << mx->name;
-      EXPECT_TRUE(SameRecipe(*r, block::ToRecipe(*spec, *mx)));
-      ++matched;
-    }
+// The legacy lists hold one view per catalog row: 9 MX profiles, 18 scaled
+// (element, profile) pairs, 3 NVFP4 enumerators, each listed once.
+TEST(RecipeCatalogTest, LegacyListsHaveOneViewPerCatalogRow) {
+  EXPECT_EQ(std::size(block::kAllMxRecipes), 9u);
+  EXPECT_EQ(std::size(block::kAllMxRecipes), std::size(kMxProfiles));
+  std::set<std::string> mx_names;
+  for (const block::MxRecipe* m : block::kAllMxRecipes) EXPECT_TRUE(mx_names.insert(m->name).second) << m->name;
+
+  EXPECT_EQ(std::size(block::kAllIntQuantRecipes), 18u);
+  EXPECT_EQ(std::size(block::kAllIntQuantRecipes), std::size(kScaledPairs));
+  std::set<std::string> scaled_names;
+  for (const block::IntQuantRecipe* q : block::kAllIntQuantRecipes) {
+    const std::string name = std::string(q->element->name) + ":" + q->name;
+    EXPECT_TRUE(scaled_names.insert(name).second) << name;
   }
-  EXPECT_EQ(matched, 48);
+
+  std::set<std::string> nvfp4_profiles;
+  for (block::Nvfp4Recipe nv : {block::Nvfp4Recipe::kTe, block::Nvfp4Recipe::kTorchao, block::Nvfp4Recipe::kModelOpt}) {
+    EXPECT_TRUE(nvfp4_profiles.insert(block::ToRecipe(nv).profile).second) << block::ToRecipe(nv).profile;
+  }
+  EXPECT_EQ(nvfp4_profiles.size(), std::size(kNvfp4Profiles));
+  EXPECT_EQ(nvfp4_profiles.size(), 3u);
 }
 
-TEST(RecipeCatalogTest, LegacyNvfp4AndScaledViewsAreCatalogEntries) {
-  for (block::Nvfp4Recipe nv : {block::Nvfp4Recipe::kTe, block::Nvfp4Recipe::kTorchao, block::Nvfp4Recipe::kModelOpt}) {
-    const Recipe legacy = block::ToRecipe(nv);
-    const Recipe* r = FindRecipe("nvfp4", legacy.profile);
-    ASSERT_NE(r, nullptr) << legacy.profile;
-    EXPECT_TRUE(SameRecipe(*r, legacy));
+// Each name the kernels, benchmarks and tests use is the catalog entry of
+// the (format, profile) its name says, typed here from the names, and is the
+// same object its family list holds (callers compare addresses).
+TEST(RecipeCatalogTest, EveryLegacyNameIsTheCatalogEntryItNames) {
+  const struct {
+    const block::MxRecipe* view;
+    const char* profile;
+  } mx_names[] = {
+      {&block::kOcpMx, "ocp"},          {&block::kMsxMx, "msx"},         {&block::kMsxMxEven, "msx-even"},
+      {&block::kTeMx, "te"},            {&block::kAoMxFloor, "ao-floor"}, {&block::kAoMxCeil, "ao-ceil"},
+      {&block::kAoMxEven, "ao-even"},   {&block::kAoMxRceil, "ao-rceil"}, {&block::kNearestMx, "nearest"},
+  };
+  for (const auto& n : mx_names) {
+    EXPECT_EQ(std::string(n.view->name), n.profile);
+    EXPECT_EQ(block::FindMxRecipe(n.profile), n.view) << n.profile;
+    const Recipe* r = FindRecipe("mxfp8_e4m3", n.profile);
+    ASSERT_NE(r, nullptr) << n.profile;
+    EXPECT_TRUE(SameRecipe(*r, block::ToRecipe(block::kMxfp8E4m3, *n.view)));
   }
-  for (const block::IntQuantRecipe* q : block::kAllIntQuantRecipes) {
-    const Recipe* r = FindRecipe(q->element->name, q->name);
-    ASSERT_NE(r, nullptr) << q->element->name << ":" << q->name;
-    EXPECT_TRUE(SameRecipe(*r, block::ToRecipe(*q)));
+
+  const struct {
+    const block::IntQuantRecipe* view;
+    const char* element;
+    const char* profile;
+  } scaled_names[] = {
+      {&block::kTeFp8E4m3, "e4m3", "te"},
+      {&block::kTeFp8E4m3Pow2, "e4m3", "te-pow2"},
+      {&block::kTeFp8E5m2, "e5m2", "te"},
+      {&block::kTeFp8E5m2Pow2, "e5m2", "te-pow2"},
+      {&block::kAoSymInt8, "int8", "ao-sym"},
+      {&block::kAoSymInt4, "int4", "ao-sym"},
+      {&block::kAoAsymInt8, "int8", "ao-asym"},
+      {&block::kAoAsymUint4, "uint4", "ao-asym"},
+      {&block::kAoSymCudaInt8, "int8", "ao-sym-cuda"},
+      {&block::kAoSymCudaInt4, "int4", "ao-sym-cuda"},
+      {&block::kAoAsymCudaInt8, "int8", "ao-asym-cuda"},
+      {&block::kAoAsymCudaUint4, "uint4", "ao-asym-cuda"},
+      {&block::kGptqSymUint4, "uint4", "gptq-sym"},
+      {&block::kGptqAsymUint4, "uint4", "gptq-asym"},
+      {&block::kCommonInt8, "int8", "common"},
+      {&block::kCommonAwayInt8, "int8", "common-away"},
+      {&block::kCommonInt4, "int4", "common"},
+      {&block::kCommonAwayInt4, "int4", "common-away"},
+  };
+  std::set<const block::IntQuantRecipe*> named;
+  for (const auto& n : scaled_names) {
+    const std::string name = std::string(n.element) + ":" + n.profile;
+    EXPECT_EQ(std::string(n.view->element->name), n.element) << name;
+    EXPECT_EQ(std::string(n.view->name), n.profile) << name;
+    EXPECT_EQ(block::FindIntQuantRecipe(name), n.view) << name;
+    const Recipe* r = FindRecipe(n.element, n.profile);
+    ASSERT_NE(r, nullptr) << name;
+    EXPECT_TRUE(SameRecipe(*r, block::ToRecipe(*n.view)));
+    named.insert(n.view);
   }
+  EXPECT_EQ(named.size(), std::size(block::kAllIntQuantRecipes));  // every listed view has a name
+
+  const struct {
+    block::Nvfp4Recipe view;
+    const char* profile;
+  } nvfp4_names[] = {
+      {block::Nvfp4Recipe::kTe, "te"}, {block::Nvfp4Recipe::kTorchao, "ao"}, {block::Nvfp4Recipe::kModelOpt, "modelopt"}};
+  for (const auto& n : nvfp4_names) {
+    block::Nvfp4Recipe found{};
+    ASSERT_TRUE(block::FindNvfp4Recipe(n.profile, &found)) << n.profile;
+    EXPECT_EQ(found, n.view) << n.profile;
+    const Recipe* r = FindRecipe("nvfp4", n.profile);
+    ASSERT_NE(r, nullptr) << n.profile;
+    EXPECT_TRUE(SameRecipe(*r, block::ToRecipe(n.view)));
+  }
+  block::Nvfp4Recipe unused{};
+  EXPECT_FALSE(block::FindNvfp4Recipe("torchao", &unused));  // an alias of the grammar, not a profile
+}
+
+// From the catalog side: every catalog recipe is reachable through the
+// lookup its kernels' callers use (ParseRecipeName for MX and NVFP4,
+// FindIntQuantRecipe for scaled), and the view it reaches converts back to
+// that very entry. Together with the counts above, the views and the
+// catalog are the same set.
+TEST(RecipeCatalogTest, EveryCatalogRecipeIsReachableThroughItsLegacyLookup) {
+  int mx = 0, nvfp4 = 0, scaled = 0;
+  for (const Recipe& r : kAllRecipes) {
+    const std::string name = RecipeName(r);
+    std::string error;
+    if (r.family() == Family::kScaled) {
+      const block::IntQuantRecipe* q = block::FindIntQuantRecipe(name, &error);
+      ASSERT_NE(q, nullptr) << name << ": " << error;
+      EXPECT_NE(std::find(std::begin(block::kAllIntQuantRecipes), std::end(block::kAllIntQuantRecipes), q),
+                std::end(block::kAllIntQuantRecipes))
+          << name;
+      EXPECT_TRUE(SameRecipe(r, block::ToRecipe(*q)));
+      ++scaled;
+      continue;
+    }
+    block::NamedRecipe named;
+    ASSERT_TRUE(block::ParseRecipeName(name, &named, &error)) << name << ": " << error;
+    ASSERT_NE(named.spec, nullptr) << name;
+    EXPECT_EQ(std::string(named.spec->name), r.name);
+    if (r.family() == Family::kNvfp4) {
+      EXPECT_EQ(named.spec, &block::kNvfp4) << name;
+      EXPECT_TRUE(SameRecipe(r, block::ToRecipe(named.nvfp4)));
+      ++nvfp4;
+    } else {
+      ASSERT_NE(named.mx, nullptr) << name;
+      EXPECT_TRUE(block::MxRecipeApplies(*named.spec, *named.mx)) << name;
+      EXPECT_TRUE(SameRecipe(r, block::ToRecipe(*named.spec, *named.mx)));
+      ++mx;
+    }
+  }
+  EXPECT_EQ(mx, 9 * 5 + 3);
+  EXPECT_EQ(nvfp4, 3);
+  EXPECT_EQ(scaled, 18);
+  // And the other way: every (MX format, view) pair MxRecipeApplies admits is
+  // a catalog entry, so the API offers no MX recipe the catalog lacks.
+  int applies = 0;
+  for (const block::BlockSpec* spec : block::kAllBlockSpecs) {
+    if (spec == &block::kNvfp4) continue;
+    for (const block::MxRecipe* m : block::kAllMxRecipes) {
+      if (!block::MxRecipeApplies(*spec, *m)) continue;
+      EXPECT_NE(FindRecipe(spec->name, m->name), nullptr) << spec->name << ":" << m->name;
+      ++applies;
+    }
+  }
+  EXPECT_EQ(applies, mx);
+  // torchao has no MXINT8 and TE's MX kernels take float elements only.
+  EXPECT_FALSE(block::MxRecipeApplies(block::kMxint8, block::kTeMx));
+  EXPECT_FALSE(block::MxRecipeApplies(block::kMxint8, block::kAoMxFloor));
+  EXPECT_TRUE(block::MxRecipeApplies(block::kMxint8, block::kMsxMx));
 }
 
 TEST(RecipeCatalogTest, DerivedConstantsAreTheSpecValues) {

@@ -1,12 +1,21 @@
 // Scaled quantization recipes (docs/formats-reference.md §7, §8.2): INT8 / INT4 / UINT4
 // and FP8 elements with one FP32 scale (and, for asymmetric schemes, one
-// integer zero point) per tensor, row, group or 2-D block. A recipe is the
-// data of one implementation's formula; the formulas themselves, as explicit
-// FP32 operations in each source's order, are in int_quant_params.h (scale
-// and zero point) and int_quant.h (elements). Where the elements are grouped
-// is a layout (int_quant_layout.h), orthogonal to the recipe.
+// integer zero point) per tensor, row, group or 2-D block, in the older
+// IntQuantRecipe shape that the SIMD and CUDA group kernels and their tests
+// take. The formulas themselves, as explicit FP32 operations in each source's
+// order, are recipe/steps.h's (reached through int_quant_params.h and
+// int_quant.h); where the elements are grouped is a layout
+// (int_quant_layout.h), orthogonal to the recipe.
+//
+// These are views of the catalog, kept for the kernels' call shape: every
+// IntQuantRecipe here is computed from one (element, profile) pair of
+// recipe::kScaledPairs (recipe/catalog.h), where the profile's name, source,
+// rule, rounding, eps and flags are typed once, with their citations. A pair
+// added to the catalog appears in kAllIntQuantRecipes without an edit here.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -14,6 +23,7 @@
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/policy.h"
+#include "lowbit/formats/recipe/catalog.h"
 
 namespace lowbit::block {
 
@@ -64,73 +74,105 @@ struct IntQuantRecipe {
   bool scalar_divisor_as_reciprocal = false;
 };
 
-// torch.finfo(torch.float32).eps = 2^-23: the default eps of [AO]
-// _choose_qparams_affine for FP32 input ("if eps is None: eps =
-// torch.finfo(input.dtype).eps"). docs/formats-reference.md §8.2 names finfo.smallest_normal
-// instead; the source text read here says eps, so eps it is.
-inline constexpr float kF32Epsilon = 1.1920928955078125e-7f;
+// torch.finfo(torch.float32).eps = 2^-23, the catalog's (recipe/catalog.h).
+using recipe::kF32Epsilon;
 static_assert(kF32Epsilon == F32Pow2(-23));
 
-// [TE] Float8CurrentScaling: amax_epsilon defaults to 0; fmaxf amax.
-inline constexpr IntQuantRecipe kTeFp8E4m3{"te", "[TE] recipe_common.cuh compute_scale_from_amax, current scaling",
-                                           QuantScheme::kTeFp8, &kE4m3, 0, 0, RoundingMode::kNearestEven, 0.0f,
-                                           false, AmaxNan::kIgnore};
-inline constexpr IntQuantRecipe kTeFp8E4m3Pow2{"te-pow2", "[TE] compute_scale_from_amax, force_pow_2_scales",
-                                               QuantScheme::kTeFp8, &kE4m3, 0, 0, RoundingMode::kNearestEven,
-                                               0.0f, true, AmaxNan::kIgnore};
-inline constexpr IntQuantRecipe kTeFp8E5m2{"te", "[TE] recipe_common.cuh compute_scale_from_amax, current scaling",
-                                           QuantScheme::kTeFp8, &kE5m2, 0, 0, RoundingMode::kNearestEven, 0.0f,
-                                           false, AmaxNan::kIgnore};
-inline constexpr IntQuantRecipe kTeFp8E5m2Pow2{"te-pow2", "[TE] compute_scale_from_amax, force_pow_2_scales",
-                                               QuantScheme::kTeFp8, &kE5m2, 0, 0, RoundingMode::kNearestEven,
-                                               0.0f, true, AmaxNan::kIgnore};
+// The catalog's scaled scale rule as the older QuantScheme.
+constexpr QuantScheme QuantSchemeOf(recipe::ScaleRule rule) {
+  switch (rule) {
+    case recipe::ScaleRule::kAoSymmetric: return QuantScheme::kAoSymmetric;
+    case recipe::ScaleRule::kAoAsymmetric: return QuantScheme::kAoAsymmetric;
+    case recipe::ScaleRule::kGptqSymmetric: return QuantScheme::kGptqSymmetric;
+    case recipe::ScaleRule::kGptqAsymmetric: return QuantScheme::kGptqAsymmetric;
+    case recipe::ScaleRule::kAmaxOverQmax: return QuantScheme::kAmaxOverQmax;
+    default: return QuantScheme::kTeFp8;
+  }
+}
 
-inline constexpr IntQuantRecipe kAoSymInt8{"ao-sym", "[AO] quant_primitives _choose_qparams_affine SYMMETRIC",
-                                           QuantScheme::kAoSymmetric, &kInt8, -128, 127,
-                                           RoundingMode::kNearestEven, kF32Epsilon, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kAoSymInt4{"ao-sym", "[AO] quant_primitives _choose_qparams_affine SYMMETRIC",
-                                           QuantScheme::kAoSymmetric, &kInt4, -8, 7, RoundingMode::kNearestEven,
-                                           kF32Epsilon, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kAoAsymInt8{"ao-asym", "[AO] quant_primitives _choose_qparams_affine ASYMMETRIC",
-                                            QuantScheme::kAoAsymmetric, &kInt8, -128, 127,
-                                            RoundingMode::kNearestEven, kF32Epsilon, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kAoAsymUint4{"ao-asym", "[AO] quant_primitives _choose_qparams_affine ASYMMETRIC",
-                                             QuantScheme::kAoAsymmetric, &kUint4, 0, 15,
-                                             RoundingMode::kNearestEven, kF32Epsilon, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kAoSymCudaInt8{"ao-sym-cuda", "[AO] SYMMETRIC with torch CUDA scalar division (x * fp32(1/d))",
-                                               QuantScheme::kAoSymmetric, &kInt8, -128, 127,
-                                               RoundingMode::kNearestEven, kF32Epsilon, false, AmaxNan::kPropagate, true};
-inline constexpr IntQuantRecipe kAoSymCudaInt4{"ao-sym-cuda", "[AO] SYMMETRIC with torch CUDA scalar division (x * fp32(1/d))",
-                                               QuantScheme::kAoSymmetric, &kInt4, -8, 7, RoundingMode::kNearestEven,
-                                               kF32Epsilon, false, AmaxNan::kPropagate, true};
-inline constexpr IntQuantRecipe kAoAsymCudaInt8{"ao-asym-cuda", "[AO] ASYMMETRIC with torch CUDA scalar division (x * fp32(1/d))",
-                                                QuantScheme::kAoAsymmetric, &kInt8, -128, 127,
-                                                RoundingMode::kNearestEven, kF32Epsilon, false, AmaxNan::kPropagate, true};
-inline constexpr IntQuantRecipe kAoAsymCudaUint4{"ao-asym-cuda", "[AO] ASYMMETRIC with torch CUDA scalar division (x * fp32(1/d))",
-                                                 QuantScheme::kAoAsymmetric, &kUint4, 0, 15,
-                                                 RoundingMode::kNearestEven, kF32Epsilon, false, AmaxNan::kPropagate, true};
-inline constexpr IntQuantRecipe kGptqSymUint4{"gptq-sym", "[GPTQ] quantizer.py Quantizer.find_params(sym=True), quantize",
-                                              QuantScheme::kGptqSymmetric, &kUint4, 0, 15,
-                                              RoundingMode::kNearestEven, 0.0f, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kGptqAsymUint4{"gptq-asym", "[GPTQ] quantizer.py Quantizer.find_params(sym=False), quantize",
-                                               QuantScheme::kGptqAsymmetric, &kUint4, 0, 15,
-                                               RoundingMode::kNearestEven, 0.0f, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kCommonInt8{"common", "docs/formats-reference.md §8.2 common kernel: amax/127, [-127,127], half-even",
-                                            QuantScheme::kAmaxOverQmax, &kInt8, -127, 127,
-                                            RoundingMode::kNearestEven, 0.0f, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kCommonAwayInt8{"common-away", "docs/formats-reference.md §8.2 common kernel with C roundf (half-away, §8.1)",
-                                                QuantScheme::kAmaxOverQmax, &kInt8, -127, 127,
-                                                RoundingMode::kNearestAway, 0.0f, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kCommonInt4{"common", "docs/formats-reference.md §8.2 common kernel: amax/7, [-7,7], half-even",
-                                            QuantScheme::kAmaxOverQmax, &kInt4, -7, 7, RoundingMode::kNearestEven,
-                                            0.0f, false, AmaxNan::kPropagate};
-inline constexpr IntQuantRecipe kCommonAwayInt4{"common-away", "docs/formats-reference.md §8.2 common kernel with C roundf (half-away, §8.1)",
-                                                QuantScheme::kAmaxOverQmax, &kInt4, -7, 7,
-                                                RoundingMode::kNearestAway, 0.0f, false, AmaxNan::kPropagate};
+// One catalog (element, profile) pair in the IntQuantRecipe shape: the
+// catalog's own recipe (recipe::MakeScaledRecipe) read back, so the code
+// range, amax NaN rule and rounding are those the catalog derives, and the
+// element is the namespace-scope spec the pair names.
+constexpr IntQuantRecipe IntQuantRecipeView(const recipe::ScaledPair& pair) {
+  const recipe::Recipe r = recipe::MakeScaledRecipe(pair.element, pair.profile);
+  IntQuantRecipe q{};
+  q.name = r.profile;
+  q.source = r.source;
+  q.scheme = QuantSchemeOf(r.scale_rule);
+  q.element = &pair.element;
+  q.qmin = r.qmin;
+  q.qmax = r.qmax;
+  q.rounding = r.element_encode.rounding;
+  q.eps = r.eps;
+  q.pow2_scale = r.pow2_scale;
+  q.amax_nan = r.amax_nan;
+  q.scalar_divisor_as_reciprocal = r.scalar_divisor_as_reciprocal;
+  return q;
+}
 
-inline constexpr const IntQuantRecipe* kAllIntQuantRecipes[] = {
-    &kTeFp8E4m3, &kTeFp8E4m3Pow2, &kTeFp8E5m2, &kTeFp8E5m2Pow2, &kAoSymInt8,   &kAoSymInt4,      &kAoAsymInt8,
-    &kAoAsymUint4, &kAoSymCudaInt8, &kAoSymCudaInt4, &kAoAsymCudaInt8, &kAoAsymCudaUint4, &kGptqSymUint4, &kGptqAsymUint4, &kCommonInt8, &kCommonAwayInt8, &kCommonInt4, &kCommonAwayInt4,
-};
+namespace detail {
+
+inline constexpr std::size_t kScaledPairCount = std::size(recipe::kScaledPairs);
+
+constexpr std::array<IntQuantRecipe, kScaledPairCount> BuildIntQuantRecipeViews() {
+  std::array<IntQuantRecipe, kScaledPairCount> views{};
+  for (std::size_t i = 0; i < kScaledPairCount; ++i) views[i] = IntQuantRecipeView(recipe::kScaledPairs[i]);
+  return views;
+}
+
+}  // namespace detail
+
+// One view per catalog pair, in the catalog's order.
+inline constexpr std::array<IntQuantRecipe, detail::kScaledPairCount> kIntQuantRecipeViews =
+    detail::BuildIntQuantRecipeViews();
+
+namespace detail {
+
+constexpr std::array<const IntQuantRecipe*, kScaledPairCount> BuildIntQuantRecipePointers() {
+  std::array<const IntQuantRecipe*, kScaledPairCount> all{};
+  for (std::size_t i = 0; i < kScaledPairCount; ++i) all[i] = &kIntQuantRecipeViews[i];
+  return all;
+}
+
+// Not constexpr: reached only for a pair the catalog does not list, so the
+// named constant that asked for it fails to compile with this name in the
+// message instead of naming another recipe.
+inline void ScaledPairNotInCatalog() {}
+
+// The view of the catalog pair (element, profile).
+constexpr const IntQuantRecipe& IntQuantRecipeNamed(const FormatSpec& element, std::string_view profile) {
+  for (const IntQuantRecipe& q : kIntQuantRecipeViews) {
+    if (q.element == &element && profile == q.name) return q;
+  }
+  ScaledPairNotInCatalog();
+  return kIntQuantRecipeViews[0];
+}
+
+}  // namespace detail
+
+inline constexpr std::array<const IntQuantRecipe*, detail::kScaledPairCount> kAllIntQuantRecipes =
+    detail::BuildIntQuantRecipePointers();
+
+// The names the kernels, benchmarks and tests use; each the catalog pair of
+// that element and profile (recipe/catalog.h says what each reproduces).
+inline constexpr const IntQuantRecipe& kTeFp8E4m3 = detail::IntQuantRecipeNamed(kE4m3, "te");
+inline constexpr const IntQuantRecipe& kTeFp8E4m3Pow2 = detail::IntQuantRecipeNamed(kE4m3, "te-pow2");
+inline constexpr const IntQuantRecipe& kTeFp8E5m2 = detail::IntQuantRecipeNamed(kE5m2, "te");
+inline constexpr const IntQuantRecipe& kTeFp8E5m2Pow2 = detail::IntQuantRecipeNamed(kE5m2, "te-pow2");
+inline constexpr const IntQuantRecipe& kAoSymInt8 = detail::IntQuantRecipeNamed(kInt8, "ao-sym");
+inline constexpr const IntQuantRecipe& kAoSymInt4 = detail::IntQuantRecipeNamed(kInt4, "ao-sym");
+inline constexpr const IntQuantRecipe& kAoAsymInt8 = detail::IntQuantRecipeNamed(kInt8, "ao-asym");
+inline constexpr const IntQuantRecipe& kAoAsymUint4 = detail::IntQuantRecipeNamed(kUint4, "ao-asym");
+inline constexpr const IntQuantRecipe& kAoSymCudaInt8 = detail::IntQuantRecipeNamed(kInt8, "ao-sym-cuda");
+inline constexpr const IntQuantRecipe& kAoSymCudaInt4 = detail::IntQuantRecipeNamed(kInt4, "ao-sym-cuda");
+inline constexpr const IntQuantRecipe& kAoAsymCudaInt8 = detail::IntQuantRecipeNamed(kInt8, "ao-asym-cuda");
+inline constexpr const IntQuantRecipe& kAoAsymCudaUint4 = detail::IntQuantRecipeNamed(kUint4, "ao-asym-cuda");
+inline constexpr const IntQuantRecipe& kGptqSymUint4 = detail::IntQuantRecipeNamed(kUint4, "gptq-sym");
+inline constexpr const IntQuantRecipe& kGptqAsymUint4 = detail::IntQuantRecipeNamed(kUint4, "gptq-asym");
+inline constexpr const IntQuantRecipe& kCommonInt8 = detail::IntQuantRecipeNamed(kInt8, "common");
+inline constexpr const IntQuantRecipe& kCommonAwayInt8 = detail::IntQuantRecipeNamed(kInt8, "common-away");
+inline constexpr const IntQuantRecipe& kCommonInt4 = detail::IntQuantRecipeNamed(kInt4, "common");
+inline constexpr const IntQuantRecipe& kCommonAwayInt4 = detail::IntQuantRecipeNamed(kInt4, "common-away");
 
 }  // namespace lowbit::block

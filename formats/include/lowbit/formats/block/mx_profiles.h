@@ -1,105 +1,121 @@
-// Named MX recipes, each reproducing one implementation (docs/formats-reference.md §5,
-// §9 rows 8-10). A profile is data: scale rule, amax NaN rule, element
-// scaling order and element conversion policy.
+// Named MX recipes in the older MxRecipe shape that the SIMD and CUDA MX
+// kernels and their tests take (docs/formats-reference.md §5, §9 rows 8-10).
+//
+// These are views of the catalog, kept for the kernels' call shape: every
+// field is computed from recipe::kMxProfiles (recipe/catalog.h), where each
+// profile's name, source, scale rule, amax NaN rule, element step and element
+// policy are typed once, with their citations. Nothing here is data of its
+// own; a profile added to the catalog appears in kAllMxRecipes and
+// FindMxRecipe without an edit here.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <string_view>
 
+#include "lowbit/formats/block/block_spec.h"
 #include "lowbit/formats/block/mx_recipe.h"
+#include "lowbit/formats/block/mx_scale_rule.h"
 #include "lowbit/formats/policy.h"
+#include "lowbit/formats/recipe/catalog.h"
 
 namespace lowbit::block {
 
+// The catalog's MX scale rule as the older MxScaleRule.
+constexpr MxScaleRule MxScaleRuleOf(recipe::ScaleRule rule) {
+  switch (rule) {
+    case recipe::ScaleRule::kMxCeil: return MxScaleRule::kCeil;
+    case recipe::ScaleRule::kMxEven: return MxScaleRule::kEven;
+    case recipe::ScaleRule::kMxRceil: return MxScaleRule::kRceil;
+    case recipe::ScaleRule::kMxNearest: return MxScaleRule::kNearest;
+    default: return MxScaleRule::kFloor;
+  }
+}
+
+// One catalog MX profile in the MxRecipe shape.
+constexpr MxRecipe MxRecipeView(const recipe::MxProfile& p) {
+  MxRecipe m{};
+  m.name = p.name;
+  m.source = p.source;
+  m.scale.rule = MxScaleRuleOf(p.rule);
+  m.scale.saturate = p.scale_saturate;
+  m.scale.zero_amax_as_min_normal = p.zero_amax_as_min_normal;
+  m.amax_nan = p.amax_nan;
+  m.scaling = p.step == recipe::ElementStep::kDivide ? ElementScaling::kDivide : ElementScaling::kMultiplyReciprocal;
+  m.element = p.element;
+  return m;
+}
+
 namespace detail {
 
-// Round-to-nearest-even, clamp to +-max ("normal numbers that exceed the max
-// normal ... should be clamped to the max normal, preserving the sign",
-// [OCP-MX §6.3]); the sign of a NaN is kept.
-LOWBIT_HD_CONSTEXPR EncodeOptions SaturatingElements(RoundingMode rounding, NanSign nan_sign) {
-  EncodeOptions o;
-  o.rounding = rounding;
-  o.overflow = Overflow::kSaturate;
-  o.inf_input = InfInput::kLikeOverflow;
-  o.nan_sign = nan_sign;
-  o.nan_payload = NanPayload::kAllOnes;
-  o.nan_into_no_nan = NanIntoNoNan::kPositiveMax;
-  return o;
+inline constexpr std::size_t kMxProfileCount = std::size(recipe::kMxProfiles);
+
+constexpr std::array<MxRecipe, kMxProfileCount> BuildMxRecipeViews() {
+  std::array<MxRecipe, kMxProfileCount> views{};
+  for (std::size_t i = 0; i < kMxProfileCount; ++i) views[i] = MxRecipeView(recipe::kMxProfiles[i]);
+  return views;
 }
 
 }  // namespace detail
 
-// The OCP MX v1.0 spec: floor rule, x / X, roundTiesToEven, clamp. A NaN or
-// Inf amax gives the NaN scale (the spec's special-value rules were not
-// re-read, docs/formats-reference.md §11; this follows [MSX] and [AO]).
-inline constexpr MxRecipe kOcpMx{
-    "ocp", "[OCP-MX §6.3]",
-    {MxScaleRule::kFloor, false, false}, AmaxNan::kPropagate, ElementScaling::kDivide,
-    detail::SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep)};
+// One view per catalog profile, in the catalog's order.
+inline constexpr std::array<MxRecipe, detail::kMxProfileCount> kMxRecipeViews = detail::BuildMxRecipeViews();
 
-// microxcaling's defaults: round="nearest" is half-away
-// (sign(A)*floor(|A|+0.5), [MSX] _round_mantissa), zero block amax taken as
-// FP32_MIN_NORMAL (docs/formats-reference.md §5.2, §9 row 9).
-inline constexpr MxRecipe kMsxMx{
-    "msx", "[MSX] mx_ops._quantize_mx round='nearest'",
-    {MxScaleRule::kFloor, false, true}, AmaxNan::kPropagate, ElementScaling::kDivide,
-    detail::SaturatingElements(RoundingMode::kNearestAway, NanSign::kKeep)};
+namespace detail {
 
-// microxcaling with round="even".
-inline constexpr MxRecipe kMsxMxEven{
-    "msx-even", "[MSX] mx_ops._quantize_mx round='even'",
-    {MxScaleRule::kFloor, false, true}, AmaxNan::kPropagate, ElementScaling::kDivide,
-    detail::SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep)};
+constexpr std::array<const MxRecipe*, kMxProfileCount> BuildMxRecipePointers() {
+  std::array<const MxRecipe*, kMxProfileCount> all{};
+  for (std::size_t i = 0; i < kMxProfileCount; ++i) all[i] = &kMxRecipeViews[i];
+  return all;
+}
 
-// TransformerEngine MXFP8: amax by fmaxf (NaN ignored), RCEIL through
-// float_to_e8m0 (round up, satfinite), x * exp2f_rcp(e), cvt.rn.satfinite
-// (NaN -> +NaN 0x7F; FP4 NaN -> +6). docs/formats-reference.md §5.3, §9 rows 8, 10.
-inline constexpr MxRecipe kTeMx{
-    "te", "[TE] quantize_mxfp8.cuh, ptx.cuh float_to_e8m0 / exp2f_rcp",
-    {MxScaleRule::kRceil, true, false}, AmaxNan::kIgnore, ElementScaling::kMultiplyReciprocal,
-    detail::SaturatingElements(RoundingMode::kNearestEven, NanSign::kPositive)};
+// Not constexpr: reached only for a name the catalog does not list, so the
+// named constant that asked for it fails to compile with this name in the
+// message instead of naming another profile.
+inline void MxProfileNotInCatalog() {}
 
-// torchao to_mx with each ScaleCalculationMode: torch.amax (NaN propagates),
-// a non-finite amax gives 0xFF, x * _e8m0_scale_to_reciprocal_fp32, clamp to
-// +-max then a round-to-nearest-even cast. FP4/FP6 NaN elements: torchao's
-// bit arithmetic produces an unspecified code (docs/formats-reference.md §4.5); here the
-// block's NaN scale carries the NaN and the element takes +max.
-inline constexpr MxRecipe kAoMxFloor{
-    "ao-floor", "[AO] mx_tensor.to_mx FLOOR",
-    {MxScaleRule::kFloor, false, false}, AmaxNan::kPropagate, ElementScaling::kMultiplyReciprocal,
-    detail::SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep)};
-inline constexpr MxRecipe kAoMxCeil{
-    "ao-ceil", "[AO] mx_tensor.to_mx CEIL",
-    {MxScaleRule::kCeil, false, false}, AmaxNan::kPropagate, ElementScaling::kMultiplyReciprocal,
-    detail::SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep)};
-inline constexpr MxRecipe kAoMxEven{
-    "ao-even", "[AO] mx_tensor.to_mx EVEN",
-    {MxScaleRule::kEven, false, false}, AmaxNan::kPropagate, ElementScaling::kMultiplyReciprocal,
-    detail::SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep)};
-// RCEIL: descale = max_abs * (1.0 / max_pos), _f32_to_e8m0_rceil (no
-// saturation: > 2^127 and Inf -> 0xFF).
-inline constexpr MxRecipe kAoMxRceil{
-    "ao-rceil", "[AO] mx_tensor._to_mx_rceil",
-    {MxScaleRule::kRceil, false, false}, AmaxNan::kPropagate, ElementScaling::kMultiplyReciprocal,
-    detail::SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep)};
+// The view of the catalog profile called `name`.
+constexpr const MxRecipe& MxRecipeNamed(std::string_view name) {
+  for (const MxRecipe& m : kMxRecipeViews) {
+    if (name == m.name) return m;
+  }
+  MxProfileNotInCatalog();
+  return kMxRecipeViews[0];
+}
 
-// The nearest-power-of-two scale rule (kNearest) with the OCP element
-// handling. Not a profile of one implementation: it is what a recipe gets by
-// casting amax / max_elem with torch's `.to(torch.float8_e8m0fnu)` (round to
-// nearest, ties up; non-saturating, so Inf/overflow gives the NaN scale).
-inline constexpr MxRecipe kNearestMx{
-    "nearest", "lowbit: E8M0 round-to-nearest of amax * fp32(1/max_elem) (docs/formats-reference.md §4.7)",
-    {MxScaleRule::kNearest, false, false}, AmaxNan::kPropagate, ElementScaling::kMultiplyReciprocal,
-    detail::SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep)};
+}  // namespace detail
 
-inline constexpr const MxRecipe* kAllMxRecipes[] = {&kOcpMx,     &kMsxMx,    &kMsxMxEven,
-                                                    &kTeMx,      &kAoMxFloor, &kAoMxCeil,
-                                                    &kAoMxEven,  &kAoMxRceil, &kNearestMx};
+inline constexpr std::array<const MxRecipe*, detail::kMxProfileCount> kAllMxRecipes =
+    detail::BuildMxRecipePointers();
+
+// The names the kernels, benchmarks and tests use; each the catalog profile
+// of that name (recipe/catalog.h says what each reproduces).
+inline constexpr const MxRecipe& kOcpMx = detail::MxRecipeNamed("ocp");
+inline constexpr const MxRecipe& kMsxMx = detail::MxRecipeNamed("msx");
+inline constexpr const MxRecipe& kMsxMxEven = detail::MxRecipeNamed("msx-even");
+inline constexpr const MxRecipe& kTeMx = detail::MxRecipeNamed("te");
+inline constexpr const MxRecipe& kAoMxFloor = detail::MxRecipeNamed("ao-floor");
+inline constexpr const MxRecipe& kAoMxCeil = detail::MxRecipeNamed("ao-ceil");
+inline constexpr const MxRecipe& kAoMxEven = detail::MxRecipeNamed("ao-even");
+inline constexpr const MxRecipe& kAoMxRceil = detail::MxRecipeNamed("ao-rceil");
+inline constexpr const MxRecipe& kNearestMx = detail::MxRecipeNamed("nearest");
 
 constexpr const MxRecipe* FindMxRecipe(std::string_view name) {
   for (const MxRecipe* r : kAllMxRecipes) {
     if (name == r->name) return r;
   }
   return nullptr;
+}
+
+// Whether the catalog lists this profile over this MX format: every profile
+// over the float elements, only those marked integer_elements over MXINT8
+// (torchao has no MXINT8 and TE's MX kernels take float elements only).
+constexpr bool MxRecipeApplies(const BlockSpec& spec, const MxRecipe& recipe) {
+  if (spec.element->IsFloat()) return true;
+  for (const recipe::MxProfile& p : recipe::kMxProfiles) {
+    if (std::string_view(recipe.name) == p.name) return p.integer_elements;
+  }
+  return false;
 }
 
 }  // namespace lowbit::block

@@ -1,10 +1,18 @@
 // NVFP4 recipes: E2M1 elements, 16-element blocks, a UE4M3 block scale and an
 // FP32 per-tensor scale. TE, torchao and ModelOpt compute the same idea with
 // different FP32 operations, floors and zero guards (docs/formats-reference.md §6,
-// §9 row 11); each is written out here in its own order.
+// §9 row 11); recipe/steps.h writes each out in its own order.
+//
+// The Nvfp4Recipe enum and the functions over it are views of the catalog,
+// kept for the kernels' call shape: ToRecipe returns the catalog's entry for
+// the profile (recipe::kNvfp4Profiles in recipe/catalog.h, where each
+// profile's name, source and rule are typed once), and every step below is
+// recipe/steps.h's.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 #include "lowbit/formats/block/block_spec.h"
@@ -17,32 +25,73 @@
 
 namespace lowbit::block {
 
+// One enumerator per row of recipe::kNvfp4Profiles, named after its rule.
 enum class Nvfp4Recipe : std::uint8_t {
-  kTe,        // [TE] core_nvfp4.cuh / quantize_transpose_nvfp4.cuh
-  kTorchao,   // [AO] nvfp4_tensor._nvfp4_quantize, two-level
-  kModelOpt,  // [MO] NVFP4QTensor.quantize
+  kTe,        // recipe::ScaleRule::kNvfp4Te
+  kTorchao,   // recipe::ScaleRule::kNvfp4Torchao
+  kModelOpt,  // recipe::ScaleRule::kNvfp4ModelOpt
 };
+
+LOWBIT_HD_CONSTEXPR recipe::ScaleRule ScaleRuleOf(Nvfp4Recipe r) {
+  switch (r) {
+    case Nvfp4Recipe::kTe: return recipe::ScaleRule::kNvfp4Te;
+    case Nvfp4Recipe::kTorchao: return recipe::ScaleRule::kNvfp4Torchao;
+    case Nvfp4Recipe::kModelOpt: break;
+  }
+  return recipe::ScaleRule::kNvfp4ModelOpt;
+}
+
+// The enumerator of an NVFP4 scale rule; false for a rule of another family.
+constexpr bool Nvfp4RecipeOf(recipe::ScaleRule rule, Nvfp4Recipe* out) {
+  for (Nvfp4Recipe r : {Nvfp4Recipe::kTe, Nvfp4Recipe::kTorchao, Nvfp4Recipe::kModelOpt}) {
+    if (ScaleRuleOf(r) == rule) {
+      *out = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace detail {
+
+// Not constexpr: reached only for a rule without a catalog row, so asking
+// for one fails to compile with this name in the message.
+inline void Nvfp4ProfileNotInCatalog() {}
+
+// The row of recipe::kNvfp4Profiles with this rule (compile time only).
+constexpr std::size_t Nvfp4ProfileIndex(recipe::ScaleRule rule) {
+  for (std::size_t i = 0; i < std::size(recipe::kNvfp4Profiles); ++i) {
+    if (recipe::kNvfp4Profiles[i].rule == rule) return i;
+  }
+  Nvfp4ProfileNotInCatalog();
+  return 0;
+}
+
+// The catalog's recipe for one rule, built at compile time: device code may
+// call ToRecipe at run time and cannot read the namespace-scope table there.
+template <recipe::ScaleRule kRule>
+LOWBIT_HD_CONSTEXPR recipe::Recipe Nvfp4CatalogRecipe() {
+  constexpr recipe::Recipe kRecipe = recipe::MakeNvfp4Recipe(recipe::kNvfp4Profiles[Nvfp4ProfileIndex(kRule)]);
+  return kRecipe;
+}
+
+}  // namespace detail
 
 // The legacy enum as the one recipe shape: the catalog's NVFP4 entry
 // (recipe/catalog.h). Every arithmetic step below is recipe/steps.h's; these
 // functions keep the older call shape for callers not yet moved to it.
 LOWBIT_HD_CONSTEXPR recipe::Recipe ToRecipe(Nvfp4Recipe r) {
   switch (r) {
-    case Nvfp4Recipe::kTe:
-      return recipe::MakeNvfp4Recipe("te", "[TE] core_nvfp4.cuh / quantize_transpose_nvfp4.cuh",
-                                     recipe::ScaleRule::kNvfp4Te);
-    case Nvfp4Recipe::kTorchao:
-      return recipe::MakeNvfp4Recipe("ao", "[AO] nvfp4_tensor._nvfp4_quantize, two-level (x / (pts * scale))",
-                                     recipe::ScaleRule::kNvfp4Torchao);
-    case Nvfp4Recipe::kModelOpt:
-      break;
+    case Nvfp4Recipe::kTe: return detail::Nvfp4CatalogRecipe<recipe::ScaleRule::kNvfp4Te>();
+    case Nvfp4Recipe::kTorchao: return detail::Nvfp4CatalogRecipe<recipe::ScaleRule::kNvfp4Torchao>();
+    case Nvfp4Recipe::kModelOpt: break;
   }
-  return recipe::MakeNvfp4Recipe("modelopt", "[MO] NVFP4QTensor.quantize", recipe::ScaleRule::kNvfp4ModelOpt);
+  return detail::Nvfp4CatalogRecipe<recipe::ScaleRule::kNvfp4ModelOpt>();
 }
 
 inline constexpr float kF32Max = recipe::kF32Max;
 // 448 * 6: UE4M3 max times E2M1 max (recipe::TensorRange).
-inline constexpr float kNvfp4GlobalRange = recipe::TensorRange(recipe::MakeNvfp4Recipe("te", "", recipe::ScaleRule::kNvfp4Te));
+inline constexpr float kNvfp4GlobalRange = recipe::TensorRange(ToRecipe(Nvfp4Recipe::kTe));
 static_assert(kNvfp4GlobalRange == 2688.0f);
 
 // TE's S_enc and the stored S_dec (TE) / per_tensor_scale (torchao) /
@@ -112,12 +161,12 @@ LOWBIT_HD_CONSTEXPR void DequantizeNvfp4(Nvfp4Recipe recipe, const Nvfp4TensorSc
   for (long i = 0; i < count; ++i) out[i] = DequantizeNvfp4Element(recipe, t, scales[i / 16], codes[i]);
 }
 
+// The enumerator of the catalog profile called `name` ("te", "ao", "modelopt").
 constexpr bool FindNvfp4Recipe(std::string_view name, Nvfp4Recipe* out) {
-  if (name == "te") *out = Nvfp4Recipe::kTe;
-  else if (name == "ao") *out = Nvfp4Recipe::kTorchao;
-  else if (name == "modelopt") *out = Nvfp4Recipe::kModelOpt;
-  else return false;
-  return true;
+  for (const recipe::Nvfp4Profile& p : recipe::kNvfp4Profiles) {
+    if (name == p.name) return Nvfp4RecipeOf(p.rule, out);
+  }
+  return false;
 }
 
 }  // namespace lowbit::block

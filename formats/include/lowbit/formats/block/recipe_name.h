@@ -1,6 +1,8 @@
 // The per-family views of a recipe name. Parsing itself is recipe/names.h's
-// ParseTarget, the one grammar: these functions only translate its result
-// into the older per-family shapes for callers not yet moved to
+// ParseTarget, the one grammar, over the catalog (recipe/catalog.h): these
+// functions only translate its result into the older per-family shapes
+// (mx_profiles.h, nvfp4_recipe.h, int_quant_recipe.h: views of the catalog,
+// kept for the kernels' call shape) for callers not yet moved to
 // recipe::Recipe. Host only.
 #pragma once
 
@@ -21,12 +23,6 @@ struct NamedRecipe {
   Nvfp4Recipe nvfp4 = Nvfp4Recipe::kTe;        // when spec == &kNvfp4
 };
 
-// torchao has no MXINT8 and TE's MX kernels take float elements only.
-constexpr bool MxRecipeApplies(const BlockSpec& spec, const MxRecipe& recipe) {
-  if (spec.element->IsFloat()) return true;
-  return &recipe == &kOcpMx || &recipe == &kMsxMx || &recipe == &kMsxMxEven;
-}
-
 // An MX or NVFP4 recipe name ("mxfp4:ocp", "mxfp8", "nvfp4:torchao", ...).
 inline bool ParseRecipeName(std::string_view text, NamedRecipe* out, std::string* error = nullptr) {
   recipe::Target t;
@@ -40,14 +36,14 @@ inline bool ParseRecipeName(std::string_view text, NamedRecipe* out, std::string
   for (const BlockSpec* spec : kAllBlockSpecs) {
     if (std::string_view(spec->name) == t.recipe->name) r.spec = spec;
   }
+  bool found = false;
   if (r.spec == &kNvfp4) {
-    r.nvfp4 = t.recipe->scale_rule == recipe::ScaleRule::kNvfp4Torchao    ? Nvfp4Recipe::kTorchao
-              : t.recipe->scale_rule == recipe::ScaleRule::kNvfp4ModelOpt ? Nvfp4Recipe::kModelOpt
-                                                                         : Nvfp4Recipe::kTe;
+    found = Nvfp4RecipeOf(t.recipe->scale_rule, &r.nvfp4);
   } else {
     r.mx = FindMxRecipe(t.recipe->profile);
+    found = r.mx != nullptr;
   }
-  if (r.spec == nullptr || (r.spec != &kNvfp4 && r.mx == nullptr)) return false;
+  if (r.spec == nullptr || !found) return false;
   *out = r;
   return true;
 }

@@ -2,6 +2,11 @@
 // each MX format, the NVFP4 recipes and the scaled INT / FP8 recipes. Each
 // names the implementation it reproduces (docs/formats-reference.md §0 keys:
 // [OCP-MX], [MSX], [TE], [AO], [MO], [GPTQ]). Data only, like recipe.h.
+//
+// This is the one place recipe data is typed. The older per-family shapes
+// that kernels still take (block::MxRecipe in mx_profiles.h,
+// block::IntQuantRecipe in int_quant_recipe.h, the block::Nvfp4Recipe enum
+// in nvfp4_recipe.h) are views computed from the tables below.
 #pragma once
 
 #include <array>
@@ -146,6 +151,20 @@ constexpr Recipe MakeMxRecipe(const MxFormat& format, const MxProfile& profile) 
 
 inline constexpr int kNvfp4BlockSize = 16;
 
+// The three implementations differ only in their scale rule (and what it
+// implies: element step, tensor scale, dequantize order, quirks); one row
+// each, read by the catalog and by block::ToRecipe(Nvfp4Recipe).
+struct Nvfp4Profile {
+  const char* name;
+  const char* source;
+  ScaleRule rule;
+};
+inline constexpr Nvfp4Profile kNvfp4Profiles[] = {
+    {"te", "[TE] core_nvfp4.cuh / quantize_transpose_nvfp4.cuh", ScaleRule::kNvfp4Te},
+    {"ao", "[AO] nvfp4_tensor._nvfp4_quantize, two-level (x / (pts * scale))", ScaleRule::kNvfp4Torchao},
+    {"modelopt", "[MO] NVFP4QTensor.quantize", ScaleRule::kNvfp4ModelOpt},
+};
+
 constexpr Recipe MakeNvfp4Recipe(const char* profile, const char* source, ScaleRule rule) {
   Recipe r{};
   r.name = "nvfp4";
@@ -177,10 +196,14 @@ constexpr Recipe MakeNvfp4Recipe(const char* profile, const char* source, ScaleR
   return r;
 }
 
+constexpr Recipe MakeNvfp4Recipe(const Nvfp4Profile& p) { return MakeNvfp4Recipe(p.name, p.source, p.rule); }
+
 // ---- scaled INT / FP8: an FP32 scale (and zero point) per group ------------
 
-// torch.finfo(torch.float32).eps = 2^-23: the eps [AO] _choose_qparams_affine
-// used for FP32 input in the version read (§8.2).
+// torch.finfo(torch.float32).eps = 2^-23: the default eps of [AO]
+// _choose_qparams_affine for FP32 input ("if eps is None: eps =
+// torch.finfo(input.dtype).eps"). docs/formats-reference.md §8.2 names
+// finfo.smallest_normal instead; the source text read says eps, so eps it is.
 inline constexpr float kF32Epsilon = 1.1920928955078125e-7f;
 
 struct ScaledProfile {
@@ -259,18 +282,6 @@ inline constexpr ScaledProfile kCommonAwayProfile{
     "common-away", "docs/formats-reference.md §8.2 common kernel with C roundf (half-away, §8.1)",
     ScaleRule::kAmaxOverQmax, RoundingMode::kNearestAway, 0.0f, false, false, 1};
 
-// ---- the catalog -------------------------------------------------------------
-
-namespace detail {
-
-constexpr int CountMxRecipes() {
-  int n = 0;
-  for (const MxFormat& f : kMxFormats) {
-    for (const MxProfile& p : kMxProfiles) n += f.element.IsFloat() || p.integer_elements;
-  }
-  return n;
-}
-
 struct ScaledPair {
   const FormatSpec& element;
   const ScaledProfile& profile;
@@ -287,9 +298,20 @@ inline constexpr ScaledPair kScaledPairs[] = {
     {kInt8, kCommonAwayProfile}, {kInt4, kCommonProfile},      {kInt4, kCommonAwayProfile},
 };
 
-inline constexpr int kNvfp4RecipeCount = 3;
-inline constexpr int kRecipeCount =
-    CountMxRecipes() + kNvfp4RecipeCount + static_cast<int>(std::size(kScaledPairs));
+// ---- the catalog -------------------------------------------------------------
+
+namespace detail {
+
+constexpr int CountMxRecipes() {
+  int n = 0;
+  for (const MxFormat& f : kMxFormats) {
+    for (const MxProfile& p : kMxProfiles) n += f.element.IsFloat() || p.integer_elements;
+  }
+  return n;
+}
+
+inline constexpr int kRecipeCount = CountMxRecipes() + static_cast<int>(std::size(kNvfp4Profiles)) +
+                                    static_cast<int>(std::size(kScaledPairs));
 
 constexpr std::array<Recipe, kRecipeCount> BuildCatalog() {
   std::array<Recipe, kRecipeCount> all{};
@@ -299,11 +321,7 @@ constexpr std::array<Recipe, kRecipeCount> BuildCatalog() {
       if (f.element.IsFloat() || p.integer_elements) all[n++] = MakeMxRecipe(f, p);
     }
   }
-  all[n++] = MakeNvfp4Recipe("te", "[TE] core_nvfp4.cuh / quantize_transpose_nvfp4.cuh",
-                             ScaleRule::kNvfp4Te);
-  all[n++] = MakeNvfp4Recipe("ao", "[AO] nvfp4_tensor._nvfp4_quantize, two-level (x / (pts * scale))",
-                             ScaleRule::kNvfp4Torchao);
-  all[n++] = MakeNvfp4Recipe("modelopt", "[MO] NVFP4QTensor.quantize", ScaleRule::kNvfp4ModelOpt);
+  for (const Nvfp4Profile& p : kNvfp4Profiles) all[n++] = MakeNvfp4Recipe(p);
   for (const ScaledPair& s : kScaledPairs) all[n++] = MakeScaledRecipe(s.element, s.profile);
   return all;
 }
@@ -315,7 +333,9 @@ inline constexpr std::array<Recipe, detail::kRecipeCount> kAllRecipes = detail::
 
 // 9 MX profiles over 5 float formats and 3 of them over MXINT8; 3 NVFP4; 18
 // scaled (10 profiles over the elements each is listed with).
-static_assert(detail::CountMxRecipes() == 9 * 5 + 3);
+static_assert(std::size(kMxProfiles) == 9 && detail::CountMxRecipes() == 9 * 5 + 3);
+static_assert(std::size(kNvfp4Profiles) == 3);
+static_assert(std::size(kScaledPairs) == 18);
 static_assert(detail::kRecipeCount == 48 + 3 + 18);
 
 }  // namespace lowbit::recipe
