@@ -17,9 +17,11 @@ log() { printf 'setup: %s\n' "$*" >&2; }
 # ---- apt ------------------------------------------------------------------
 # Build: g++ cmake pkg-config. Model/oracle/tests: Boost (reference/),
 # RapidCheck + GoogleTest (proptests/), Highway (simd/), CLI11 (tools/),
-# Google Benchmark (bench/). python3-venv only if no usable venv module.
+# Google Benchmark (bench/). g++-aarch64-linux-gnu: the test that the SIMD
+# sources still compile for Arm servers (simd/CMakeLists.txt,
+# tests/aarch64/). python3-venv only if no usable venv module.
 packages=(g++ make cmake pkg-config libboost-dev librapidcheck-dev libhwy-dev
-          libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev)
+          libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev g++-aarch64-linux-gnu)
 
 missing_packages() {
   local p

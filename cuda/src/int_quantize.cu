@@ -96,6 +96,29 @@ __device__ __forceinline__ block::GroupStats WarpStats(block::GroupStats s, bloc
   return s;
 }
 
+// The statistics of a group holding NaNs, redone by one thread in element
+// order. Which of several NaNs reaches the scale is the model's element order
+// (recipe::Accumulate: the first one wins, recipe/steps.h Combine), which the
+// butterfly of WarpStats does not keep; the SIMD kernels do the same
+// (simd/src/int_group_quantize-inl.h ModelStats). Rare, and out of line so
+// that the common path keeps its registers.
+template <typename In>
+__device__ __noinline__ block::GroupStats StatsInElementOrder(const In* __restrict__ x, std::size_t start,
+                                                               std::size_t n, block::AmaxNan rule) {
+  block::GroupStats s;
+  s.min = __int_as_float(0x7F800000);
+  s.max = __int_as_float(0xFF800000);
+  s.amax = 0.0f;
+  for (std::size_t j = 0; j < n; ++j) {
+    const float v = LoadF32(x, start + j);
+    s.min = block::detail::TorchMin(s.min, v);
+    s.max = block::detail::TorchMax(s.max, v);
+    s.amax = rule == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, block::F32Abs(v))
+                                             : block::MaxPropagatingNan(s.amax, block::F32Abs(v));
+  }
+  return s;
+}
+
 // One warp per group. A lane takes kPer consecutive elements per step (a
 // byte pair, a nibble pair, or an AWQ word of 8), so every packed unit is
 // written by one lane.
@@ -133,25 +156,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   s = WarpStats(s, r.amax_nan);
   if (block::F32IsNan(block::F32Bits(s.min)) || block::F32IsNan(block::F32Bits(s.max)) ||
       block::F32IsNan(block::F32Bits(s.amax))) {
-    // A group holding NaNs (warp-uniform: every lane saw the same reduction).
-    // Which of several NaNs reaches the scale is the model's element order
-    // (recipe::Accumulate: the first one wins), which the butterfly above
-    // does not keep, so lane 0 redoes the group in order, as the SIMD kernels
-    // do (simd/src/int_group_quantize-inl.h ModelStats). Rare: off the
-    // bandwidth path.
+    // Warp-uniform: every lane saw the same reduction.
     block::GroupStats ordered = s;
-    if (lane == 0) {
-      ordered.min = __int_as_float(0x7F800000);
-      ordered.max = __int_as_float(0xFF800000);
-      ordered.amax = 0.0f;
-      for (std::size_t j = 0; j < n; ++j) {
-        const float v = LoadF32(x, start + j);
-        ordered.min = block::detail::TorchMin(ordered.min, v);
-        ordered.max = block::detail::TorchMax(ordered.max, v);
-        ordered.amax = r.amax_nan == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(ordered.amax, block::F32Abs(v))
-                                                             : block::MaxPropagatingNan(ordered.amax, block::F32Abs(v));
-      }
-    }
+    if (lane == 0) ordered = StatsInElementOrder(x, start, n, r.amax_nan);
     s.min = __shfl_sync(0xFFFFFFFFu, ordered.min, 0);
     s.max = __shfl_sync(0xFFFFFFFFu, ordered.max, 0);
     s.amax = __shfl_sync(0xFFFFFFFFu, ordered.amax, 0);

@@ -103,13 +103,6 @@ __global__ void __launch_bounds__(256, 4)
     std::uint32_t q[kB];
 #pragma unroll
     for (int j = 0; j < kB; ++j) q[j] = steps.Element(s, v[j]);
-    if (!full) {
-      // The zeros past the end count for the scale only. Their codes are not
-      // part of the tensor, and the unused nibble of a last packed byte is 0
-      // as the model writes it (recipe/tensor.h QuantizeTensor); without this
-      // a NaN-scale last block (x / NaN -> +max) left 0x7 there.
-      for (int j = 0; j < kB; ++j) q[j] = b * kB + j < n ? q[j] : 0u;
-    }
     scales[b] = s.code;
     if constexpr (Steps::kPacked) {
       std::uint32_t w[kB / 8] = {};
@@ -119,7 +112,12 @@ __global__ void __launch_bounds__(256, 4)
         __stcs(reinterpret_cast<uint4*>(codes) + b, make_uint4(w[0], w[1], w[2], w[3]));
       } else {
         for (std::size_t k = 0; k < kB / 2 && b * kB + 2 * k < n; ++k) {
-          codes[b * (kB / 2) + k] = static_cast<std::uint8_t>(Word(w, k / 4) >> (8 * (k % 4)));
+          std::uint8_t byte = static_cast<std::uint8_t>(Word(w, k / 4) >> (8 * (k % 4)));
+          // Past the end the zeros count for the scale only: the unused high
+          // nibble of a last byte is 0, as the model writes it (recipe/tensor.h
+          // QuantizeTensor), not the code of 0 under a NaN scale (+max).
+          if (b * kB + 2 * k + 1 >= n) byte &= 0x0F;
+          codes[b * (kB / 2) + k] = byte;
         }
       }
     } else {

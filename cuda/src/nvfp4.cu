@@ -124,19 +124,18 @@ __global__ void __launch_bounds__(256, 4)
     const recipe::BlockScale s = steps.Scale(amax);
     std::uint32_t w[kB / 8] = {};
 #pragma unroll
-    for (int j = 0; j < kB; ++j) {
-      // Past the end of a short last block the zeros count for the scale only;
-      // the unused nibble stays 0 as the model writes it (as in mx.cu).
-      const std::uint32_t code = full || b * kB + j < n ? steps.Element(s, v[j]) : 0u;
-      w[j / 8] += code << (4 * (j % 8));
-    }
+    for (int j = 0; j < kB; ++j) w[j / 8] += steps.Element(s, v[j]) << (4 * (j % 8));
     scales[b] = s.code;
     if (full && reinterpret_cast<std::uintptr_t>(packed) % 8 == 0) {
       __stcs(reinterpret_cast<uint2*>(packed) + b, make_uint2(w[0], w[1]));
     } else {
       const std::size_t bytes = (n - b * kB + 1) / 2 < kB / 2 ? (n - b * kB + 1) / 2 : kB / 2;
       for (std::size_t k = 0; k < bytes; ++k) {
-        packed[b * (kB / 2) + k] = static_cast<std::uint8_t>((Word(w, k / 4) >> (8 * (k % 4))) & 0xFF);
+        std::uint8_t byte = static_cast<std::uint8_t>((Word(w, k / 4) >> (8 * (k % 4))) & 0xFF);
+        // The unused high nibble of a last byte is 0, as the model writes it
+        // (the zeros past the end count for the scale only; as in mx.cu).
+        if (b * kB + 2 * k + 1 >= n) byte &= 0x0F;
+        packed[b * (kB / 2) + k] = byte;
       }
     }
   }
