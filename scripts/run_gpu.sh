@@ -46,7 +46,7 @@ if step gtest gtest.log "$TESTS" --gtest_output="xml:$OUT/gtest.xml"; then
 else
   row "gpu tests" FAIL "$(grep -E '^\[  FAILED  \]' "$OUT/gtest.log" | head -3 | tr '\n' ' ')"
 fi
-grep -q "SKIPPED \]" "$OUT/gtest.log" && row "gpu tests skipped" NOTE "$(grep -c '^\[  SKIPPED \] Cuda' "$OUT/gtest.log") skipped"
+grep -q "SKIPPED \]" "$OUT/gtest.log" && row "gpu tests skipped" NOTE "$(grep -cE '^\[  SKIPPED \] Cuda.* \([0-9]+ ms\)$' "$OUT/gtest.log") skipped"
 
 # Small cases for the sanitizers: array plumbing in every layout variant,
 # argument errors, the registry's recipe rows (every GPU recipe kernel on
