@@ -327,6 +327,27 @@ TEST(AlternativeMxScale, ChooseMxScaleCodeEqualsTheModelForEveryMxRecipe) {
   EXPECT_GE(rceil, 6) << "the RCEIL recipes (te, ao-rceil) are the ones with new code";
 }
 
+TEST(AlternativeMxScale, ChooseMxScaleFromBitsEqualsTheModelForEveryMxRecipe) {
+  int compared = 0;
+  for (const recipe::Recipe& r : MxRecipes()) {
+    int bad = 0;
+    for (float amax : ScaleBoundaryAmaxes(r)) {
+      recipe::GroupStats stats = recipe::EmptyStats();
+      stats.amax = amax;
+      const recipe::BlockScale want = recipe::ChooseScale(r, stats);
+      const recipe::BlockScale got = alternatives::ChooseMxScaleFromBits(r, amax);
+      ++compared;
+      if ((got.code != want.code || Bits(got.decode) != Bits(want.decode) || Bits(got.factor) != Bits(want.factor)) &&
+          bad++ < 4) {
+        ADD_FAILURE() << NameOf(r) << " amax " << Hex(Bits(amax)) << ": model code " << int{want.code} << " decode "
+                      << Hex(Bits(want.decode)) << " factor " << Hex(Bits(want.factor)) << ", alternative code "
+                      << int{got.code} << " decode " << Hex(Bits(got.decode)) << " factor " << Hex(Bits(got.factor));
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000);
+}
+
 TEST(AlternativeMxScale, ScaledElementByReciprocalEqualsTheModelForEveryMxRecipeAndCode) {
   const std::vector<float> xs = SignedBoundaryValues(RandomValues());
   for (const recipe::Recipe& r : MxRecipes()) {

@@ -1,9 +1,10 @@
 // Per-target MX and NVFP4 block quantization and dequantization, step for
 // step as formats/recipe/steps.h does them over a recipe (recipe.h): the
 // block amax and the element scaling and conversion run in vectors; the
-// scale of each block (and NVFP4's tensor scale) is the model's own step,
-// called once per block, so no maximum, scale formula or NaN rule is written
-// here. Element conversion is convert-inl.h's EncodeVector, i.e. the same
+// scale of each block (and NVFP4's tensor scale) is the model's own step, or
+// for MX its named alternative with RCEIL read from the bits
+// (alternatives/mx_block.h ChooseMxScaleFromBits, proven equal), called once
+// per block, so no maximum, scale formula or NaN rule is written here. Element conversion is convert-inl.h's EncodeVector, i.e. the same
 // integer-only RoundPack twin as the array kernels.
 
 #if defined(LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -20,6 +21,7 @@
 #include "block_job.h"
 #include "convert-inl.h"
 #include "hwy/highway.h"
+#include "lowbit/formats/alternatives/mx_block.h"
 #include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/recipe/steps.h"
@@ -99,7 +101,9 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
     if (any_nan && r.amax_nan == block::AmaxNan::kPropagate) {
       stats.amax = ModelAmax(r.amax_nan, reinterpret_cast<const float*>(bits), block_size);
     }
-    const recipe::BlockScale scale = recipe::ChooseScale(r, stats);
+    // The model's ChooseScale with RCEIL read from the bits (a named
+    // alternative proven equal on every MX recipe, alternatives/mx_block.h).
+    const recipe::BlockScale scale = alternatives::ChooseMxScaleFromBits(r, stats.amax);
     job.scales[b] = scale.code;
     // A NaN scale: the model's ScaledElement gives one NaN for every x (it
     // fixes the sign that x / NaN would leave to the hardware).

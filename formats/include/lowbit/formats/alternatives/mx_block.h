@@ -6,6 +6,8 @@
 //                               recipe, with the RCEIL conversion read from
 //                               the bits (E8m0RceilFromBits); the other MX
 //                               rules are the model's own (already bit-level).
+//   ChooseMxScaleFromBits       recipe::ChooseScale's code, scale and
+//                               factor with that code (the SIMD kernels).
 //   ScaledMxElementByReciprocal recipe::ScaledElement of an MX recipe as one
 //                               multiply by 2^-e (MxScaleByReciprocal), also
 //                               for the recipes that divide by X = 2^e (x / X
@@ -39,6 +41,21 @@ LOWBIT_HD_CONSTEXPR std::uint8_t ChooseMxScaleCode(const recipe::Recipe& r, floa
     return static_cast<std::uint8_t>(E8m0RceilFromBits(amax * recipe::MaxNormReciprocal(r), r.scale_saturate));
   }
   return recipe::detail::ChooseMxScale(r, amax).code;
+}
+
+// recipe::ChooseScale of an MX recipe with the code from ChooseMxScaleCode:
+// the code, the decoded scale X and the element factor, as the SIMD MX
+// quantizers take them once per block. RCEIL through the generic E8M0
+// rounding of the model made the SIMD MXFP8 / MXFP4 TE quantizers 1.2-1.3x
+// slower than the bit-level form (bench/RESULTS.md "Before and after the
+// redesign"). `exponent` and `rule_value`, read only by explain and traces,
+// are left 0.
+LOWBIT_HD_CONSTEXPR recipe::BlockScale ChooseMxScaleFromBits(const recipe::Recipe& r, float amax) {
+  recipe::BlockScale s;
+  s.code = ChooseMxScaleCode(r, amax);
+  s.decode = DecodeToF32(r.scale_format, s.code);
+  s.factor = r.element_step == recipe::ElementStep::kDivide ? s.decode : recipe::E8m0ReciprocalF32(s.code);
+  return s;
 }
 
 // The scale of an MX block whose code is `code` in the form the elements
