@@ -1,0 +1,894 @@
+// lowbit._lowbit: the nanobind extension under the Python package `lowbit`
+// (python/lowbit/). Everything that computes goes through the registry
+// (registry/include/lowbit/registry/registry.h: element conversions and
+// recipe rows, the best SIMD row when this CPU runs one, else the scalar
+// model) or through the model's own functions (formats/include/lowbit/...)
+// for what has no registry row: FP64 inputs, flags, profiles, explain. Names
+// go through the one grammar (formats/include/lowbit/formats/recipe/names.h),
+// so every error message is the CLI's.
+//
+// Buffers arrive C-contiguous from the Python layer (python/lowbit/_api.py
+// makes strided inputs contiguous and allocates the outputs); this file
+// checks what a kernel relies on (sizes, item sizes, device) before writing
+// anything, and releases the GIL while a kernel runs. The registry is filled
+// once at import and read-only afterwards (its Find results stay valid, see
+// registry.h "Thread safety"), so calls from several threads are safe.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cuda_bridge.h"
+#include "lowbit/check/backends.h"
+#include "lowbit/formats/convert.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/profiles/profiles.h"
+#include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/recipe/steps.h"
+#include "lowbit/formats/recipe/tensor.h"
+#include "lowbit/registry/registry.h"
+#if defined(LOWBIT_HAVE_SIMD)
+#include "lowbit/simd/simd.h"
+#endif
+#if defined(LOWBIT_PY_HAVE_REFERENCE)
+#include "lowbit/reference/block/error_metrics.h"
+#endif
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace lowbit::python {
+namespace {
+
+using registry::ConvertArgs;
+using registry::KernelEntry;
+using registry::Operation;
+using registry::Registry;
+
+// Input arrays may be read-only; outputs must be writable (nanobind refuses a
+// read-only array for these, and the Python layer says so first).
+using InArray = nb::ndarray<nb::ro, nb::c_contig>;
+using OutArray = nb::ndarray<nb::c_contig>;
+
+[[noreturn]] void Fail(const std::string& message) { throw nb::value_error(message.c_str()); }
+
+// ---- names, through the one grammar -----------------------------------------
+
+FormatId FormatOrThrow(const std::string& name) {
+  FormatId id{};
+  std::string error;
+  if (!recipe::ParseFormatName(name, &id, &error)) Fail(error);
+  return id;
+}
+
+ProfileId ProfileOrThrow(const std::string& name) {
+  ProfileId id{};
+  std::string error;
+  if (!recipe::ParseProfileName(name, &id, &error)) Fail(error);
+  return id;
+}
+
+// The CLI's rounding words (tools/parse.cc ParseRoundingMode), same message.
+RoundingMode RoundingOrThrow(const std::string& name) {
+  if (name == "rne" || name == "rn" || name == "nearest-even") return RoundingMode::kNearestEven;
+  if (name == "rna" || name == "nearest-away") return RoundingMode::kNearestAway;
+  if (name == "rtz" || name == "rz" || name == "zero") return RoundingMode::kTowardZero;
+  if (name == "up" || name == "rp" || name == "ru") return RoundingMode::kUp;
+  if (name == "down" || name == "rm" || name == "rd") return RoundingMode::kDown;
+  if (name == "odd" || name == "rto") return RoundingMode::kOdd;
+  if (name == "stochastic" || name == "rs") return RoundingMode::kStochastic;
+  Fail("unknown rounding mode '" + name + "' (known: rne, rna, rtz, up, down, odd, stochastic)");
+}
+
+// A recipe name (with an optional layout override in `layout`), as the CLI's
+// ParseRecipeOrThrow (tools/quantize_command.cc) words it.
+recipe::Target RecipeOrThrow(const std::string& name, const std::string& layout) {
+  recipe::Target t;
+  std::string error;
+  if (!recipe::ParseTarget(name, &t, &error)) Fail(error + " (lowbit.recipes lists them)");
+  if (t.kind != recipe::Target::Kind::kRecipe) {
+    std::string recipes;
+    for (const recipe::Recipe& r : recipe::kAllRecipes) {
+      if (std::string(r.name) == Spec(t.format).name) recipes += (recipes.empty() ? "" : ", ") + recipe::RecipeName(r);
+    }
+    Fail("'" + name + "' names a format, not a recipe" +
+         (recipes.empty() ? std::string(" (lowbit.recipes lists them)") : " (its recipes: " + recipes + ")"));
+  }
+  if (!layout.empty()) {
+    if (name.find('/') != std::string::npos) {
+      Fail("two layouts: '" + name.substr(name.find('/') + 1) + "' in the recipe name and layout='" + layout +
+           "' (give one)");
+    }
+    recipe::Layout l;
+    if (!recipe::ParseLayout(layout, &l, &error)) Fail(error);
+    if (!recipe::LayoutApplies(*t.recipe, l)) {
+      Fail("layout '" + layout + "' does not apply to " + recipe::RecipeName(*t.recipe) +
+           " (MX and NVFP4 keep their 1-D block of " + std::to_string(t.recipe->layout.size) + ")");
+    }
+    t.layout = l;
+  }
+  return t;
+}
+
+// ---- the registry, filled once ------------------------------------------------
+
+struct Rows {
+  // [operation][format]: the best available SIMD row (or null) and the scalar row.
+  const KernelEntry* simd[std::size(registry::kAllOperations)][kFormatCount] = {};
+  const KernelEntry* scalar[std::size(registry::kAllOperations)][kFormatCount] = {};
+  std::string simd_backend;  // "simd:AVX2", or "" when none runs here
+};
+
+std::string BestSimdBackend() {
+#if defined(LOWBIT_HAVE_SIMD)
+  return std::string("simd:") + simd::TargetName(simd::TargetThatRuns(simd::kBestTarget));
+#else
+  return "";
+#endif
+}
+
+const Rows& TheRows() {
+  static const Rows rows = [] {
+    Registry& reg = Registry::Global();
+    check::RegisterAllBackends(reg);
+    Rows r;
+    r.simd_backend = BestSimdBackend();
+    for (Operation op : registry::kAllOperations) {
+      for (FormatId f : kAllFormats) {
+        const auto o = static_cast<std::size_t>(op);
+        const auto i = static_cast<std::size_t>(f);
+        r.scalar[o][i] = reg.Find(op, f, "scalar");
+        if (!r.simd_backend.empty()) {
+          const KernelEntry* e = reg.Find(op, f, r.simd_backend);
+          if (e != nullptr && e->available()) r.simd[o][i] = e;
+        }
+      }
+    }
+    return r;
+  }();
+  return rows;
+}
+
+// Runs a conversion on the best row that implements these options exactly.
+void RunRow(const ConvertArgs& args) {
+  const Rows& rows = TheRows();
+  const auto o = static_cast<std::size_t>(args.operation);
+  const auto i = static_cast<std::size_t>(args.format);
+  const KernelEntry* e = rows.simd[o][i];
+  if (e == nullptr || !e->supports(args)) e = rows.scalar[o][i];
+  if (e == nullptr) {
+    Fail(std::string("no kernel for ") + registry::OperationName(args.operation) + " " + Spec(args.format).name);
+  }
+  registry::Status st;
+  {
+    nb::gil_scoped_release release;
+    st = e->run(args);
+  }
+  if (!st.ok) Fail(st.message);
+}
+
+// ---- buffer checks ------------------------------------------------------------
+
+template <typename A>
+bool OnCuda(const A& a) { return a.device_type() == nb::device::cuda::value; }
+
+void CheckItemSize(const char* what, std::size_t itemsize, std::size_t want, const FormatSpec& spec) {
+  if (itemsize != want) {
+    throw nb::type_error((std::string(what) + ": " + spec.name + " needs " + std::to_string(want) +
+                          "-byte elements, got " + std::to_string(itemsize) + "-byte ones")
+                             .c_str());
+  }
+}
+
+void CheckSameDevice(const InArray& a, const OutArray& b) {
+  if (a.device_type() != b.device_type() || a.device_id() != b.device_id()) {
+    Fail("input and output are on different devices");
+  }
+}
+
+template <typename T>
+void CheckCodesFit(const FormatSpec& spec, const T* codes, std::size_t n) {
+  const std::uint64_t mask = spec.CodeMask();
+  for (std::size_t k = 0; k < n; ++k) {
+    if (static_cast<std::uint64_t>(codes[k]) > mask) {
+      char hex[24];
+      std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(codes[k]));
+      char maxhex[24];
+      std::snprintf(maxhex, sizeof maxhex, "0x%llx", static_cast<unsigned long long>(mask));
+      Fail(std::string("code '") + hex + "' out of range for " + spec.name + " (" +
+           std::to_string(spec.total_bits) + " bits, max " + maxhex + ") at index " + std::to_string(k));
+    }
+  }
+}
+
+std::uint64_t LoadUnsigned(const void* p, std::size_t bytes, std::size_t k) {
+  switch (bytes) {
+    case 1: return static_cast<const std::uint8_t*>(p)[k];
+    case 2: return static_cast<const std::uint16_t*>(p)[k];
+    case 4: return static_cast<const std::uint32_t*>(p)[k];
+    default: return static_cast<const std::uint64_t*>(p)[k];
+  }
+}
+
+void StoreUnsigned(void* p, std::size_t bytes, std::size_t k, std::uint64_t v) {
+  switch (bytes) {
+    case 1: static_cast<std::uint8_t*>(p)[k] = static_cast<std::uint8_t>(v); return;
+    case 2: static_cast<std::uint16_t*>(p)[k] = static_cast<std::uint16_t>(v); return;
+    case 4: static_cast<std::uint32_t*>(p)[k] = static_cast<std::uint32_t>(v); return;
+    default: static_cast<std::uint64_t*>(p)[k] = v; return;
+  }
+}
+
+// ---- encode / decode ------------------------------------------------------------
+
+std::optional<Operation> EncodeOperation(FormatId from) {
+  switch (from) {
+    case FormatId::kFp32: return Operation::kEncodeF32;
+    case FormatId::kBf16: return Operation::kEncodeBf16;
+    case FormatId::kFp16: return Operation::kEncodeF16;
+    default: return std::nullopt;
+  }
+}
+
+// x (codes of `from`: fp64/fp32/fp16/bf16 bits) -> out (codes of `to`).
+void Encode(const InArray& x, const std::string& from_name, OutArray out, const std::string& to_name,
+            const std::string& rounding, bool saturate, const std::optional<std::string>& profile,
+            std::optional<InArray> random_bits, int random_bit_count, std::optional<OutArray> flags,
+            std::uintptr_t stream) {
+  const FormatId from = FormatOrThrow(from_name);
+  const FormatId to = FormatOrThrow(to_name);
+  const FormatSpec& src = Spec(from);
+  const FormatSpec& dst = Spec(to);
+  if (from != FormatId::kFp64 && from != FormatId::kFp32 && from != FormatId::kFp16 && from != FormatId::kBf16) {
+    throw nb::type_error(("the input type must be fp64, fp32, fp16 or bf16, got " + std::string(src.name)).c_str());
+  }
+  const RoundingMode mode = RoundingOrThrow(rounding);
+  const std::size_t n = x.size();
+  if (out.size() != n) Fail("out has " + std::to_string(out.size()) + " elements, the input " + std::to_string(n));
+  CheckItemSize("input", x.itemsize(), registry::CodeBytes(src), src);
+  CheckItemSize("out", out.itemsize(), registry::CodeBytes(dst), dst);
+  CheckSameDevice(x, out);
+  if (random_bit_count < 0 || random_bit_count > 32) {
+    Fail("random_bit_count " + std::to_string(random_bit_count) + " outside 0..32");
+  }
+
+  EncodeOptions options;
+  options.rounding = mode;
+  options.overflow = saturate ? Overflow::kSaturate : Overflow::kFormatDefault;
+  options.random_bit_count = random_bit_count;
+  const std::uint32_t* rbits = nullptr;
+  std::optional<ProfileId> pid;
+  if (profile) {
+    pid = ProfileOrThrow(*profile);
+    if (saturate) Fail("saturate with a profile: the profile fixes the overflow policy");
+    if (random_bits) Fail("random_bits with a profile: profiles take no random bits");
+  } else if (mode == RoundingMode::kStochastic) {
+    if (!random_bits) Fail("rounding='stochastic' needs random_bits (one uint32 per element)");
+    if (random_bits->itemsize() != 4) throw nb::type_error("random_bits must be uint32");
+    if (random_bits->size() != n) {
+      Fail("random_bits has " + std::to_string(random_bits->size()) + " elements, the input " + std::to_string(n));
+    }
+    if (random_bits->device_type() != x.device_type()) Fail("random_bits is on another device than the input");
+    rbits = static_cast<const std::uint32_t*>(random_bits->data());
+  } else if (random_bits) {
+    Fail("random_bits needs rounding='stochastic'");
+  }
+  if (flags) {
+    if (flags->size() != n) Fail("flags must have one uint8 per element");
+    if (flags->itemsize() != 1) throw nb::type_error("flags must be uint8");
+  }
+
+  if (OnCuda(x)) {
+    if (pid || flags) Fail("profile= and flags= run on the CPU only (the CUDA kernels return no flags)");
+    const auto op = EncodeOperation(from);
+    if (!op) Fail("CUDA tensors: the input must be fp32, fp16 or bf16 (no FP64 kernel)");
+    std::string err = CudaConvert(static_cast<int>(*op), static_cast<int>(to), x.data(), out.data(), n, options,
+                                  DecodeOptions{}, rbits, stream);
+    if (!err.empty()) Fail(err);
+    return;
+  }
+
+  // The registry's kernels: FP32/BF16/FP16 inputs, no flags, no profile.
+  const auto op = EncodeOperation(from);
+  if (op && !pid && !flags) {
+    ConvertArgs args;
+    args.operation = *op;
+    args.format = to;
+    args.input = x.data();
+    args.output = out.data();
+    args.count = n;
+    args.encode = options;
+    args.random_bits = rbits;
+    if (const registry::Status st = registry::ValidateConvertArgs(args); !st.ok) Fail(st.message);
+    RunRow(args);
+    return;
+  }
+
+  // The model element by element: FP64 inputs (converted directly, never
+  // through FP32), flags, profiles.
+  if (pid) {  // does the profile have this conversion at all? (checked on one input before writing)
+    EncodeResult probe;
+    if (!ProfileEncode(*pid, src, 0, dst, mode, &probe)) {
+      Fail(std::string("profile ") + ProfileName(*pid) + " has no conversion " + src.name + " -> " + dst.name +
+           " with rounding " + rounding);
+    }
+  }
+  const void* in = x.data();
+  void* o = out.data();
+  std::uint8_t* f = flags ? static_cast<std::uint8_t*>(flags->data()) : nullptr;
+  const std::size_t in_bytes = registry::CodeBytes(src);
+  const std::size_t out_bytes = registry::CodeBytes(dst);
+  bool undefined = false;
+  std::size_t undefined_at = 0;
+  {
+    nb::gil_scoped_release release;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint64_t code = LoadUnsigned(in, in_bytes, k);
+      EncodeResult r;
+      if (pid) {
+        if (!ProfileEncode(*pid, src, code, dst, mode, &r)) {
+          if (!undefined) undefined_at = k;
+          undefined = true;
+          r = EncodeResult{};
+        }
+      } else {
+        EncodeOptions e = options;
+        if (rbits != nullptr) e.random_bits = rbits[k];
+        r = Convert(src, code, dst, e);
+      }
+      StoreUnsigned(o, out_bytes, k, r.code);
+      if (f != nullptr) f[k] = r.flags;
+    }
+  }
+  if (undefined) {
+    Fail(std::string("profile ") + ProfileName(*pid) + " leaves the result of input " + std::to_string(undefined_at) +
+         " undefined (" + src.name + " -> " + dst.name + ")");
+  }
+}
+
+// codes (of `from`) -> out (fp32 / bf16 / fp16 / fp64 bits).
+void Decode(const InArray& codes, const std::string& from_name, OutArray out, const std::string& to_name,
+            const std::optional<std::string>& profile, std::uintptr_t stream) {
+  const FormatId from = FormatOrThrow(from_name);
+  const FormatId to = FormatOrThrow(to_name);
+  const FormatSpec& src = Spec(from);
+  const FormatSpec& dst = Spec(to);
+  if (to != FormatId::kFp64 && to != FormatId::kFp32 && to != FormatId::kFp16 && to != FormatId::kBf16) {
+    throw nb::type_error(("dtype must be float64, float32, float16 or bfloat16, got " + std::string(dst.name)).c_str());
+  }
+  const std::size_t n = codes.size();
+  if (out.size() != n) Fail("out has " + std::to_string(out.size()) + " elements, the codes " + std::to_string(n));
+  CheckItemSize("codes", codes.itemsize(), registry::CodeBytes(src), src);
+  CheckItemSize("out", out.itemsize(), registry::CodeBytes(dst), dst);
+  CheckSameDevice(codes, out);
+  std::optional<ProfileId> pid;
+  if (profile) pid = ProfileOrThrow(*profile);
+
+  const bool to_f32 = to == FormatId::kFp32;
+  const bool to_bf16 = to == FormatId::kBf16 && registry::OperationApplies(Operation::kDecodeToBf16, from);
+  if (OnCuda(codes)) {
+    if (pid) Fail("profile= runs on the CPU only");
+    if (!to_f32 && !to_bf16) Fail("CUDA tensors decode to float32, or to bfloat16 where it holds every value");
+    const Operation op = to_f32 ? Operation::kDecodeToF32 : Operation::kDecodeToBf16;
+    std::string err = CudaConvert(static_cast<int>(op), static_cast<int>(from), codes.data(), out.data(), n,
+                                  EncodeOptions{}, DecodeOptions{}, nullptr, stream);
+    if (!err.empty()) Fail(err);
+    return;
+  }
+
+  switch (registry::CodeBytes(src)) {  // a kernel may assume the bits above the code are clear
+    case 1: CheckCodesFit(src, static_cast<const std::uint8_t*>(codes.data()), n); break;
+    case 2: CheckCodesFit(src, static_cast<const std::uint16_t*>(codes.data()), n); break;
+    default: break;  // 32- and 64-bit codes use every bit
+  }
+  if (!pid && (to_f32 || to_bf16)) {
+    ConvertArgs args;
+    args.operation = to_f32 ? Operation::kDecodeToF32 : Operation::kDecodeToBf16;
+    args.format = from;
+    args.input = codes.data();
+    args.output = out.data();
+    args.count = n;
+    if (const registry::Status st = registry::ValidateConvertArgs(args); !st.ok) Fail(st.message);
+    RunRow(args);
+    return;
+  }
+  if (pid) {
+    EncodeResult probe;
+    if (!ProfileEncode(*pid, src, 0, dst, RoundingMode::kNearestEven, &probe)) {
+      Fail(std::string("profile ") + ProfileName(*pid) + " has no conversion " + src.name + " -> " + dst.name);
+    }
+  }
+  const std::size_t in_bytes = registry::CodeBytes(src);
+  const std::size_t out_bytes = registry::CodeBytes(dst);
+  const void* in = codes.data();
+  void* o = out.data();
+  {
+    nb::gil_scoped_release release;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint64_t code = LoadUnsigned(in, in_bytes, k);
+      EncodeResult r;
+      if (!pid || !ProfileEncode(*pid, src, code, dst, RoundingMode::kNearestEven, &r)) r = Convert(src, code, dst);
+      StoreUnsigned(o, out_bytes, k, r.code);
+    }
+  }
+}
+
+// ---- tables: formats, profiles, recipes ------------------------------------------
+
+nb::dict FormatInfo(FormatId id) {
+  const FormatSpec& f = Spec(id);
+  nb::dict d;
+  d["name"] = f.name;
+  d["bits"] = f.total_bits;
+  d["kind"] = f.IsFloat() ? "float" : "integer";
+  d["signed"] = f.has_sign;
+  d["exponent_bits"] = f.exponent_bits;
+  d["mantissa_bits"] = f.mantissa_bits;
+  d["bias"] = f.bias;
+  d["has_inf"] = f.HasInf();
+  d["has_nan"] = f.HasNan();
+  d["has_negative_zero"] = f.HasNegativeZero();
+  d["has_zero"] = f.HasZero();
+  d["max_code"] = f.MaxFiniteCode();
+  d["ml_dtypes_name"] = f.ml_dtypes_name != nullptr ? nb::cast(std::string(f.ml_dtypes_name)) : nb::none();
+  if (f.IsFloat()) {
+    d["max"] = DecodeToF64(f, f.MaxFiniteCode());
+    // Smallest normal: exponent field 1 (E8M0: field 0 is a normal, 2^-bias).
+    const std::uint64_t normal_field = f.has_subnormals ? 1 : 0;
+    d["smallest_normal"] = DecodeToF64(f, normal_field << f.mantissa_bits);
+    d["smallest_subnormal"] =
+        f.has_subnormals && f.mantissa_bits > 0 ? nb::cast(DecodeToF64(f, 1)) : nb::none();
+  } else {
+    d["max"] = static_cast<double>(f.IntMax());
+    d["min"] = static_cast<double>(f.IntMin());
+    d["smallest_normal"] = nb::none();
+    d["smallest_subnormal"] = nb::none();
+  }
+  // Special codes, found by decoding every code (formats of at most 16 bits).
+  nb::list nan_codes, inf_codes;
+  if (f.IsFloat() && f.total_bits <= 16) {
+    for (std::uint64_t c = 0; c <= f.CodeMask(); ++c) {
+      const double v = DecodeToF64(f, c);
+      if (std::isnan(v)) nan_codes.append(c);
+      if (std::isinf(v)) inf_codes.append(c);
+    }
+  }
+  d["nan_codes"] = nan_codes;
+  d["inf_codes"] = inf_codes;
+  return d;
+}
+
+nb::list FormatTable() {
+  nb::list l;
+  for (FormatId id : kAllFormats) l.append(FormatInfo(id));
+  return l;
+}
+
+nb::list ProfileTable() {
+  nb::list l;
+  for (ProfileId id : kAllProfiles) {
+    nb::dict d;
+    d["name"] = ProfileName(id);
+    d["source"] = ProfileSource(id);
+    l.append(d);
+  }
+  return l;
+}
+
+const char* ScaleRuleName(recipe::ScaleRule r) {
+  switch (r) {
+    case recipe::ScaleRule::kMxFloor: return "mx-floor";
+    case recipe::ScaleRule::kMxCeil: return "mx-ceil";
+    case recipe::ScaleRule::kMxEven: return "mx-even";
+    case recipe::ScaleRule::kMxRceil: return "mx-rceil";
+    case recipe::ScaleRule::kMxNearest: return "mx-nearest";
+    case recipe::ScaleRule::kNvfp4Te: return "nvfp4-te";
+    case recipe::ScaleRule::kNvfp4Torchao: return "nvfp4-torchao";
+    case recipe::ScaleRule::kNvfp4ModelOpt: return "nvfp4-modelopt";
+    case recipe::ScaleRule::kTeFp8: return "te-fp8";
+    case recipe::ScaleRule::kAoSymmetric: return "ao-symmetric";
+    case recipe::ScaleRule::kAoAsymmetric: return "ao-asymmetric";
+    case recipe::ScaleRule::kGptqSymmetric: return "gptq-symmetric";
+    case recipe::ScaleRule::kGptqAsymmetric: return "gptq-asymmetric";
+    case recipe::ScaleRule::kAmaxOverQmax: return "amax-over-qmax";
+  }
+  return "?";
+}
+
+const char* FamilyName(recipe::Family f) {
+  switch (f) {
+    case recipe::Family::kMx: return "mx";
+    case recipe::Family::kNvfp4: return "nvfp4";
+    case recipe::Family::kScaled: return "scaled";
+  }
+  return "?";
+}
+
+const char* PackingName(recipe::Packing p) {
+  switch (p) {
+    case recipe::Packing::kOnePerByte: return "one-per-byte";
+    case recipe::Packing::kNibblesLowFirst: return "nibbles-low-first";
+    case recipe::Packing::kNibblesHighFirst: return "nibbles-high-first";
+  }
+  return "?";
+}
+
+nb::dict RecipeInfo(const recipe::Recipe& r, const recipe::Layout& layout) {
+  nb::dict d;
+  d["name"] = recipe::RecipeName(r);
+  d["format"] = r.name;
+  d["profile"] = r.profile;
+  d["source"] = r.source;
+  d["family"] = FamilyName(r.family());
+  d["element"] = r.element.name;
+  d["scale_format"] = r.scale_format.name;
+  d["scale_rule"] = ScaleRuleName(r.scale_rule);
+  d["layout"] = recipe::LayoutName(layout);
+  d["block_size"] = layout.size;
+  d["packing"] = PackingName(r.packing);
+  d["zero_point"] = r.zero_point == recipe::ZeroPoint::kInteger;
+  d["tensor_scale"] = r.tensor_scale != recipe::TensorScaleRule::kNone;
+  return d;
+}
+
+nb::list RecipeTable() {
+  nb::list l;
+  for (const recipe::Recipe& r : recipe::kAllRecipes) l.append(RecipeInfo(r, r.layout));
+  return l;
+}
+
+// What a name means: {"kind": "format", "format": ..., "profile": ...} or
+// {"kind": "recipe", ...RecipeInfo}.
+nb::dict ParseName(const std::string& name) {
+  recipe::Target t;
+  std::string error;
+  if (!recipe::ParseTarget(name, &t, &error)) Fail(error);
+  if (t.kind == recipe::Target::Kind::kRecipe) {
+    nb::dict d = RecipeInfo(*t.recipe, t.layout);
+    d["kind"] = "recipe";
+    d["canonical"] = recipe::CanonicalName(t);
+    return d;
+  }
+  nb::dict d;
+  d["kind"] = "format";
+  d["format"] = Spec(t.format).name;
+  d["profile"] = t.profile ? nb::cast(std::string(ProfileName(*t.profile))) : nb::none();
+  return d;
+}
+
+// ---- recipes: quantize / dequantize through the registry's recipe rows ------
+
+// The row to run a target on: the best SIMD row of the exact name when this
+// CPU runs one, else the scalar row (the model), which takes any layout the
+// recipe allows (registry/src/scalar_recipes.cc reads the layout from the
+// target).
+const registry::RecipeEntry* RecipeRow(registry::RecipeOperation op, const recipe::Target& t) {
+  const Registry& reg = Registry::Global();
+  TheRows();  // registered
+  const std::string name = recipe::CanonicalName(t);
+  const std::string simd_backend = TheRows().simd_backend;
+  if (!simd_backend.empty()) {
+    const registry::RecipeEntry* e = reg.FindRecipe(op, name, simd_backend);
+    if (e != nullptr && e->available()) return e;
+  }
+  if (const registry::RecipeEntry* e = reg.FindRecipe(op, name, "scalar")) return e;
+  const std::string base = recipe::RecipeName(*t.recipe);
+  for (const registry::RecipeEntry& e : reg.RecipeEntries()) {
+    if (e.operation == op && e.backend == "scalar" && e.recipe.compare(0, base.size(), base) == 0 &&
+        (e.recipe.size() == base.size() || e.recipe[base.size()] == '/')) {
+      return &e;
+    }
+  }
+  Fail("no kernel row for " + name);
+}
+
+nb::dict BufferSizes(const std::string& name, const std::string& layout, std::size_t rows, std::size_t cols) {
+  const recipe::Target t = RecipeOrThrow(name, layout);
+  const registry::RecipeBuffers b = registry::RecipeBufferSizes(t, rows, cols);
+  if (!b.ok) Fail(b.error + " (shape " + std::to_string(rows) + "x" + std::to_string(cols) + ", layout " +
+                  recipe::LayoutName(t.layout) + ")");
+  nb::dict d = RecipeInfo(*t.recipe, t.layout);
+  d["canonical"] = recipe::CanonicalName(t);
+  d["code_bytes"] = b.sizes.code_bytes;
+  d["scale_codes"] = b.sizes.scale_codes;
+  d["scales"] = b.sizes.scales;
+  d["zero_points"] = b.sizes.zero_points;
+  d["tensor_scales"] = b.sizes.tensor_scales;
+  return d;
+}
+
+template <typename T>
+T* BufferOrNull(std::optional<OutArray>& a, long want, const char* what) {
+  if (want == 0) return nullptr;
+  if (!a || static_cast<long>(a->size()) != want || a->itemsize() != sizeof(T)) {
+    Fail(std::string(what) + ": expected " + std::to_string(want) + " elements of " + std::to_string(sizeof(T)) +
+         " bytes");
+  }
+  return static_cast<T*>(a->data());
+}
+
+template <typename T>
+const T* ConstBufferOrNull(const std::optional<InArray>& a, long want, const char* what) {
+  if (want == 0) return nullptr;
+  if (!a || static_cast<long>(a->size()) != want || a->itemsize() != sizeof(T)) {
+    Fail(std::string(what) + ": expected " + std::to_string(want) + " elements of " + std::to_string(sizeof(T)) +
+         " bytes");
+  }
+  return static_cast<const T*>(a->data());
+}
+
+// tensor_scale: (encode, decode) of the TensorScale, written or read.
+void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::string& name,
+              const std::string& layout, OutArray codes, std::optional<OutArray> scale_codes,
+              std::optional<OutArray> scales, std::optional<OutArray> zero_points,
+              std::optional<OutArray> tensor_scale, std::optional<double> given_tensor_amax) {
+  const recipe::Target t = RecipeOrThrow(name, layout);
+  const recipe::Recipe& r = *t.recipe;
+  if (x.itemsize() != 4) throw nb::type_error("quantize takes float32 input");
+  if (x.size() != rows * cols) Fail("x has " + std::to_string(x.size()) + " elements, not rows * cols");
+  if (OnCuda(x)) Fail("quantize of CUDA tensors is not available from Python yet; move the tensor to the CPU");
+  const registry::RecipeBuffers b = registry::RecipeBufferSizes(t, rows, cols);
+  if (!b.ok) Fail(b.error + " (shape " + std::to_string(rows) + "x" + std::to_string(cols) + ", layout " +
+                  recipe::LayoutName(t.layout) + ")");
+  std::optional<OutArray> codes_opt(codes);
+  recipe::QuantizedTensor q;
+  q.codes = BufferOrNull<std::uint8_t>(codes_opt, b.sizes.code_bytes, "codes");
+  q.scale_codes = BufferOrNull<std::uint8_t>(scale_codes, b.sizes.scale_codes, "scale_codes");
+  q.scales = BufferOrNull<float>(scales, b.sizes.scales, "scales");
+  q.zero_points = BufferOrNull<std::int32_t>(zero_points, b.sizes.zero_points, "zero_points");
+  float* ts = BufferOrNull<float>(tensor_scale, 2 * b.sizes.tensor_scales, "tensor_scale");
+  recipe::TensorScale tscale;
+  q.tensor_scale = ts != nullptr ? &tscale : nullptr;
+  const float* xp = static_cast<const float*>(x.data());
+
+  if (given_tensor_amax) {
+    // A calibrated tensor amax: the model's steps with that tensor scale
+    // (recipe/tensor.h QuantizeTensor, whose tensor scale comes from x).
+    if (r.tensor_scale == recipe::TensorScaleRule::kNone) {
+      Fail(recipe::RecipeName(r) + " has no tensor-level scale (tensor_scale applies to NVFP4 recipes)");
+    }
+    const float amax = static_cast<float>(*given_tensor_amax);
+    if (std::isnan(amax) || amax < 0.0f) Fail("tensor_scale: the tensor amax must be a number >= 0");
+    nb::gil_scoped_release release;
+    recipe::GroupGrid g;
+    recipe::MakeGroupGrid(r, t.layout, static_cast<long>(rows), static_cast<long>(cols), &g);
+    tscale = recipe::ChooseTensorScale(r, amax);
+    if (r.packing != recipe::Packing::kOnePerByte) std::memset(q.codes, 0, static_cast<std::size_t>(b.sizes.code_bytes));
+    for (long group = 0; group < g.Count(); ++group) {
+      recipe::GroupStats stats = recipe::EmptyStats();
+      recipe::ForEachInGroup(g, group, [&](long k) { stats = recipe::Accumulate(r, stats, xp[k]); });
+      const recipe::BlockScale s = recipe::ChooseScale(r, stats, tscale);
+      recipe::StoreScale(r, q, group, s);
+      recipe::ForEachInGroup(g, group, [&](long k) {
+        recipe::StoreCode(r.packing, q.codes, k, recipe::EncodeElement(r, s, xp[k]));
+      });
+    }
+  } else {
+    registry::RecipeArgs args;
+    args.operation = registry::RecipeOperation::kQuantizeRecipe;
+    args.target = t;
+    args.rows = rows;
+    args.cols = cols;
+    args.x = xp;
+    args.q = q;
+    if (const registry::Status st = registry::ValidateRecipeArgs(args); !st.ok) Fail(st.message);
+    const registry::RecipeEntry* row = RecipeRow(args.operation, t);
+    registry::Status st;
+    {
+      nb::gil_scoped_release release;
+      st = row->run(args);
+    }
+    if (!st.ok) Fail(st.message);
+  }
+  if (ts != nullptr) {
+    ts[0] = tscale.encode;
+    ts[1] = tscale.decode;
+  }
+}
+
+void Dequantize(std::size_t rows, std::size_t cols, const std::string& name, const std::string& layout,
+                const InArray& codes, std::optional<InArray> scale_codes, std::optional<InArray> scales,
+                std::optional<InArray> zero_points, std::optional<InArray> tensor_scale, OutArray out) {
+  const recipe::Target t = RecipeOrThrow(name, layout);
+  if (out.itemsize() != 4 || out.size() != rows * cols) Fail("out must be float32 with rows * cols elements");
+  const registry::RecipeBuffers b = registry::RecipeBufferSizes(t, rows, cols);
+  if (!b.ok) Fail(b.error);
+  std::optional<InArray> codes_opt(codes);
+  recipe::ConstQuantizedTensor cq;
+  cq.codes = ConstBufferOrNull<std::uint8_t>(codes_opt, b.sizes.code_bytes, "codes");
+  cq.scale_codes = ConstBufferOrNull<std::uint8_t>(scale_codes, b.sizes.scale_codes, "scale_codes");
+  cq.scales = ConstBufferOrNull<float>(scales, b.sizes.scales, "scales");
+  cq.zero_points = ConstBufferOrNull<std::int32_t>(zero_points, b.sizes.zero_points, "zero_points");
+  const float* ts = ConstBufferOrNull<float>(tensor_scale, 2 * b.sizes.tensor_scales, "tensor_scale");
+  recipe::TensorScale tscale;
+  if (ts != nullptr) tscale = {ts[0], ts[1]};
+  if (cq.scales != nullptr) {
+    for (long g = 0; g < b.sizes.scales; ++g) {
+      if (std::isnan(cq.scales[g])) Fail("scales: scale " + std::to_string(g) + " is NaN");
+    }
+  }
+  // The row takes a mutable view (one struct for both directions); the
+  // dequantize rows only read it.
+  registry::RecipeArgs args;
+  args.operation = registry::RecipeOperation::kDequantizeRecipe;
+  args.target = t;
+  args.rows = rows;
+  args.cols = cols;
+  args.q.codes = const_cast<std::uint8_t*>(cq.codes);
+  args.q.scale_codes = const_cast<std::uint8_t*>(cq.scale_codes);
+  args.q.scales = const_cast<float*>(cq.scales);
+  args.q.zero_points = const_cast<std::int32_t*>(cq.zero_points);
+  args.q.tensor_scale = ts != nullptr ? &tscale : nullptr;
+  args.out = static_cast<float*>(out.data());
+  if (const registry::Status st = registry::ValidateRecipeArgs(args); !st.ok) Fail(st.message);
+  const registry::RecipeEntry* row = RecipeRow(args.operation, t);
+  registry::Status st;
+  {
+    nb::gil_scoped_release release;
+    st = row->run(args);
+  }
+  if (!st.ok) Fail(st.message);
+}
+
+// The exact error metrics of `lowbit quantize` (the oracle's rationals).
+nb::dict ErrorMetrics(const InArray& x, const InArray& y) {
+  if (x.itemsize() != 4 || y.itemsize() != 4 || x.size() != y.size()) Fail("error metrics take two float32 arrays of one size");
+#if defined(LOWBIT_PY_HAVE_REFERENCE)
+  const float* a = static_cast<const float*>(x.data());
+  const float* c = static_cast<const float*>(y.data());
+  std::vector<float> xv(a, a + x.size()), yv(c, c + y.size());
+  reference::block::ErrorMetrics m;
+  {
+    nb::gil_scoped_release release;
+    m = reference::block::ExactErrorMetrics(xv, yv);
+  }
+  nb::dict d;
+  d["count"] = m.count;
+  d["non_finite"] = m.non_finite;
+  d["mse"] = m.mse.convert_to<double>();
+  d["sqnr_db"] = m.sqnr_db;
+  d["max_abs_error"] = m.max_abs_error.convert_to<double>();
+  d["max_rel_error"] = m.max_rel_error.convert_to<double>();
+  d["mse_exact"] = m.mse.str();
+  d["max_abs_error_exact"] = m.max_abs_error.str();
+  d["max_rel_error_exact"] = m.max_rel_error.str();
+  return d;
+#else
+  Fail("this build has no oracle (lowbit::reference, Boost headers): exact error metrics are unavailable");
+#endif
+}
+
+// ---- explain: the steps of each block / group as data --------------------------
+
+nb::dict Explain(const InArray& x, const std::string& name) {
+  const recipe::Target t = RecipeOrThrow(name, "");
+  const recipe::Recipe& r = *t.recipe;
+  if (x.itemsize() != 4) throw nb::type_error("explain takes float32 values");
+  const long n = static_cast<long>(x.size());
+  const float* xp = static_cast<const float*>(x.data());
+  // The values as one row, as `lowbit explain` walks them.
+  recipe::GroupGrid g;
+  const recipe::TensorStatus st = recipe::MakeGroupGrid(r, t.layout, 1, n, &g);
+  if (st != recipe::TensorStatus::kOk) Fail(recipe::TensorStatusText(st));
+  const recipe::TensorScale ts = recipe::TensorScaleOf(r, xp, n);
+  nb::dict out = RecipeInfo(r, t.layout);
+  out["tensor_scale_encode"] = ts.encode;
+  out["tensor_scale_decode"] = ts.decode;
+  nb::list groups;
+  for (long group = 0; group < g.Count(); ++group) {
+    recipe::GroupStats stats = recipe::EmptyStats();
+    std::vector<long> idx;
+    recipe::ForEachInGroup(g, group, [&](long k) {
+      stats = recipe::Accumulate(r, stats, xp[k]);
+      idx.push_back(k);
+    });
+    const recipe::BlockScale s = recipe::ChooseScale(r, stats, ts);
+    nb::dict d;
+    d["index"] = group;
+    d["elements"] = idx;
+    d["amax"] = stats.amax;
+    d["min"] = stats.min;
+    d["max"] = stats.max;
+    d["rule_value"] = s.rule_value;
+    d["scale_code"] = r.family() == recipe::Family::kScaled ? nb::none() : nb::cast(static_cast<int>(s.code));
+    d["scale_exponent"] = r.family() == recipe::Family::kMx ? nb::cast(s.exponent) : nb::none();
+    d["scale"] = s.decode;
+    d["factor"] = s.factor;
+    d["zero_point"] = s.zero_point;
+    std::vector<float> inputs, scaled, dequantized;
+    std::vector<int> codes;
+    for (long k : idx) {
+      const float y = recipe::ScaledElement(r, s, xp[k]);
+      const std::uint8_t c = recipe::EncodeScaled(r, s, y);
+      inputs.push_back(xp[k]);
+      scaled.push_back(y);
+      codes.push_back(c);
+      dequantized.push_back(recipe::DecodeElement(r, s, ts, c));
+    }
+    d["inputs"] = inputs;
+    d["scaled"] = scaled;
+    d["codes"] = codes;
+    d["dequantized"] = dequantized;
+    groups.append(d);
+  }
+  out["groups"] = groups;
+  return out;
+}
+
+// The packed element codes of a quantized tensor, one per element (the
+// model's LoadCode for the recipe's packing).
+void UnpackCodes(const std::string& name, const std::string& layout, const InArray& packed, OutArray out) {
+  const recipe::Target t = RecipeOrThrow(name, layout);
+  const long n = static_cast<long>(out.size());
+  if (out.itemsize() != 1) throw nb::type_error("out must be uint8");
+  if (packed.itemsize() != 1 || static_cast<long>(packed.size()) != recipe::PackedBytes(t.recipe->packing, n)) {
+    Fail("packed codes: expected " + std::to_string(recipe::PackedBytes(t.recipe->packing, n)) + " bytes for " +
+         std::to_string(n) + " elements");
+  }
+  const auto* p = static_cast<const std::uint8_t*>(packed.data());
+  auto* o = static_cast<std::uint8_t*>(out.data());
+  nb::gil_scoped_release release;
+  for (long k = 0; k < n; ++k) o[k] = recipe::LoadCode(t.recipe->packing, p, k);
+}
+
+nb::dict BuildInfo() {
+  nb::dict d;
+  const Rows& rows = TheRows();
+  std::vector<std::string> libs = check::BuiltBackendLibraries();
+  d["backends"] = libs;
+  d["simd_backend"] = rows.simd_backend.empty() ? nb::none() : nb::cast(rows.simd_backend);
+  d["cuda"] = CudaBuilt();
+  d["cuda_devices"] = CudaDeviceCount();
+#if defined(LOWBIT_PY_HAVE_REFERENCE)
+  d["oracle"] = true;
+#else
+  d["oracle"] = false;
+#endif
+  d["registry_rows"] = Registry::Global().Entries().size();
+  d["recipe_rows"] = Registry::Global().RecipeEntries().size();
+  return d;
+}
+
+}  // namespace
+}  // namespace lowbit::python
+
+NB_MODULE(_lowbit, m) {
+  using namespace lowbit::python;
+  m.doc() = "lowbit's extension: the registry, the model and the backends (use the `lowbit` package).";
+  m.def("build_info", &BuildInfo, "What this build has: backends, the SIMD target, CUDA.");
+  m.def("format_table", &FormatTable, "Every element format with its properties.");
+  m.def("profile_table", &ProfileTable, "Every profile with its source.");
+  m.def("recipe_table", &RecipeTable, "Every recipe of the catalog with its default layout.");
+  m.def("parse_name", &ParseName, "name"_a, "What a format / recipe name means (the one grammar).");
+  m.def("encode", &Encode, "x"_a, "from_format"_a, "out"_a, "to_format"_a, "rounding"_a, "saturate"_a,
+        "profile"_a.none(), "random_bits"_a.none(), "random_bit_count"_a, "flags"_a.none(), "stream"_a,
+        "Encodes x (fp64/fp32/fp16/bf16 bits) into out (codes).");
+  m.def("decode", &Decode, "codes"_a, "from_format"_a, "out"_a, "to_format"_a, "profile"_a.none(), "stream"_a,
+        "Decodes codes into out (fp32/bf16/fp16/fp64 bits).");
+  m.def("buffer_sizes", &BufferSizes, "recipe"_a, "layout"_a, "rows"_a, "cols"_a,
+        "The buffers of a quantized [rows, cols] tensor.");
+  m.def("quantize", &Quantize, "x"_a, "rows"_a, "cols"_a, "recipe"_a, "layout"_a, "codes"_a,
+        "scale_codes"_a.none(), "scales"_a.none(), "zero_points"_a.none(), "tensor_scale"_a.none(),
+        "tensor_amax"_a.none(), "Quantizes x through the registry's recipe row.");
+  m.def("dequantize", &Dequantize, "rows"_a, "cols"_a, "recipe"_a, "layout"_a, "codes"_a,
+        "scale_codes"_a.none(), "scales"_a.none(), "zero_points"_a.none(), "tensor_scale"_a.none(),
+        "out"_a, "Dequantizes through the registry's recipe row.");
+  m.def("error_metrics", &ErrorMetrics, "x"_a, "y"_a, "The exact error metrics (the oracle's).");
+  m.def("unpack_codes", &UnpackCodes, "recipe"_a, "layout"_a, "packed"_a, "out"_a,
+        "One code per element from a recipe's packing.");
+  m.attr("FLAG_INEXACT") = static_cast<int>(lowbit::kFlagInexact);
+  m.attr("FLAG_UNDERFLOW") = static_cast<int>(lowbit::kFlagUnderflow);
+  m.attr("FLAG_OVERFLOW") = static_cast<int>(lowbit::kFlagOverflow);
+  m.attr("FLAG_INVALID") = static_cast<int>(lowbit::kFlagInvalid);
+  m.def("explain", &Explain, "values"_a, "recipe"_a, "The steps of each block, as data.");
+}
