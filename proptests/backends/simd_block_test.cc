@@ -52,6 +52,12 @@ void MxQuantizeMatchesModel(std::int64_t target) {
   const std::vector<float> x = BiasedBlocks(count);
   const std::size_t blocks = (count + spec.block_size - 1) / spec.block_size;
   std::vector<std::uint8_t> codes(count), scales(blocks);
+  if (!block::MxRecipeApplies(spec, recipe)) {
+    // A pairing the catalog (and so the name parser) does not have, e.g.
+    // mxint8:te: refused, as the name would be (docs/bad-input.md).
+    RC_ASSERT(!simd::QuantizeMx(target, spec, recipe, x.data(), count, codes.data(), scales.data()).ok);
+    return;
+  }
   block::QuantizeMx(spec, recipe, x.data(), static_cast<long>(count), codes.data(), scales.data());
   const std::vector<float> shifted = Shifted(x, offset);
   std::vector<std::uint8_t> simd_codes = Guarded(count, kGuardByte);

@@ -1,11 +1,11 @@
 // The packing rows' sizes, argument checks and the scalar backend: the
 // model's loops (formats/block/packing.h) over typed buffers, one row per
 // (layout, direction). Every other packing backend is compared with these.
-#include <climits>
 #include <cstdint>
 #include <string>
 
 #include "lowbit/formats/block/packing.h"
+#include "lowbit/formats/checked_size.h"
 #include "lowbit/registry/registry.h"
 
 namespace lowbit::registry {
@@ -22,15 +22,11 @@ block::NibbleOrder OrderOf(PackingLayout layout) {
 
 Status RunScalarPacking(const PackingArgs& a) {
   if (Status s = ValidatePackingArgs(a); !s.ok) return s;
+  if (a.rows == 0 || a.cols == 0) return Status::Ok();
+  // ValidatePackingArgs (PackingBufferSizes) refused a product past the
+  // model's signed 64-bit indices, which packing.h uses throughout.
   const std::size_t codes = a.rows * a.cols;
-  if (codes == 0) return Status::Ok();
-  // packing.h indexes with int (word layouts) and long (nibbles): larger
-  // tensors are refused here rather than indexed past INT_MAX.
-  if (codes > static_cast<std::size_t>(INT_MAX)) {
-    return Status::Error(Prefix(a) + std::to_string(codes) +
-                         " codes exceed the scalar model's int indexing (at most 2^31 - 1)");
-  }
-  const int rows = static_cast<int>(a.rows), cols = static_cast<int>(a.cols);
+  const std::int64_t rows = static_cast<std::int64_t>(a.rows), cols = static_cast<std::int64_t>(a.cols);
   const bool pack = a.direction == PackDirection::kPack;
   switch (a.layout) {
     case PackingLayout::kNibblesLowFirst:
@@ -86,16 +82,17 @@ PackingSizes PackingBufferSizes(PackingLayout layout, std::size_t rows, std::siz
       !multiple(cols, info->cols_multiple, info->cols_name)) {
     return sizes;
   }
-  // Any whole count of codes is fine, but its byte count (a word layout's
-  // buffers hold codes / 2 bytes) must fit size_t.
-  if (cols != 0 && rows > (SIZE_MAX / 4) / cols) {
+  // Any whole count of codes is fine, but it must fit the model's 64-bit
+  // signed indices (packing.h) and every buffer's byte count must fit
+  // size_t (a word layout's buffers hold codes / 2 bytes).
+  std::size_t codes = 0;
+  if (!CheckedElementCount(rows, cols, &codes)) {
     sizes.error = std::to_string(rows) + " x " + std::to_string(cols) + " codes overflow the buffer sizes";
     return sizes;
   }
   sizes.ok = true;
-  sizes.codes = rows * cols;
-  const std::size_t per_unit = static_cast<std::size_t>(info->codes_per_unit);
-  sizes.packed_units = (sizes.codes + per_unit - 1) / per_unit;
+  sizes.codes = codes;
+  sizes.packed_units = CeilDiv(codes, static_cast<std::size_t>(info->codes_per_unit));
   return sizes;
 }
 
@@ -113,19 +110,25 @@ Status ValidatePackingArgs(const PackingArgs& a) {
   if (sizes.codes == 0) return Status::Ok();
   const std::string count = " with " + std::to_string(sizes.codes) + " codes";
   const bool bytes = info->unit == PackedUnit::kByte;
+  const std::string what = Prefix(a).substr(0, Prefix(a).size() - 2);
+  const std::size_t packed_bytes = sizes.packed_units * PackedUnitBytes(info->unit);  // <= codes * 2
   if (a.direction == PackDirection::kPack) {
     if (a.codes == nullptr) return Status::Error(Prefix(a) + "null codes input" + count);
     if (bytes ? a.packed_bytes == nullptr : a.packed_words == nullptr) {
       return Status::Error(Prefix(a) + (bytes ? "null packed bytes output" : "null packed words output") +
                            count);
     }
-    return Status::Ok();
+    if (Status s = CheckAligned(what, bytes ? nullptr : a.packed_words, 4, "packed words"); !s.ok) return s;
+    const void* out = bytes ? static_cast<const void*>(a.packed_bytes) : a.packed_words;
+    return CheckNoOverlap(what, {{a.codes, sizes.codes, "codes"}}, {{out, packed_bytes, "packed output"}});
   }
   if (bytes ? a.in_bytes == nullptr : a.in_words == nullptr) {
     return Status::Error(Prefix(a) + (bytes ? "null packed bytes input" : "null packed words input") + count);
   }
   if (a.codes_out == nullptr) return Status::Error(Prefix(a) + "null codes output" + count);
-  return Status::Ok();
+  if (Status s = CheckAligned(what, bytes ? nullptr : a.in_words, 4, "packed words"); !s.ok) return s;
+  const void* in = bytes ? static_cast<const void*>(a.in_bytes) : a.in_words;
+  return CheckNoOverlap(what, {{in, packed_bytes, "packed input"}}, {{a.codes_out, sizes.codes, "codes"}});
 }
 
 void RegisterScalarPacking(Registry& registry) {

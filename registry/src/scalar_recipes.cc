@@ -1,6 +1,10 @@
 // The recipe rows' names, argument checks and the scalar backend: the model's
 // whole-tensor functions (formats/.../recipe/tensor.h) over typed buffers.
+#include <cstdint>
 #include <string>
+#include <tuple>
+
+#include "lowbit/formats/checked_size.h"
 
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/tensor.h"
@@ -13,7 +17,7 @@ namespace {
 
 Status RunScalarRecipe(const RecipeArgs& a) {
   if (Status s = ValidateRecipeArgs(a); !s.ok) return s;
-  if (a.rows * a.cols == 0) return Status::Ok();
+  if (a.rows == 0 || a.cols == 0) return Status::Ok();  // empty: nothing to write (not a product that wraps to 0)
   const recipe::Recipe& r = *a.target.recipe;
   const long rows = static_cast<long>(a.rows), cols = static_cast<long>(a.cols);
   const recipe::TensorStatus st =
@@ -65,9 +69,13 @@ RecipeBuffers RecipeBufferSizes(const recipe::Target& target, std::size_t rows, 
     b.error = "not a recipe";
     return b;
   }
-  constexpr std::size_t kMaxDimension = static_cast<std::size_t>(~0ul >> 2);
-  if (rows > kMaxDimension || cols > kMaxDimension) {
-    b.error = recipe::TensorStatusText(recipe::TensorStatus::kSizeOverflow);
+  // rows * cols must fit the model's 64-bit signed indices, and every buffer
+  // size below is at most that many elements times 4 bytes (FP32 scales of
+  // per-element groups), so that product must fit size_t too.
+  std::size_t elements = 0, bytes = 0;
+  if (!CheckedElementCount(rows, cols, &elements) || !CheckedMul(elements, sizeof(float), &bytes)) {
+    b.error = std::to_string(rows) + " x " + std::to_string(cols) + ": " +
+              recipe::TensorStatusText(recipe::TensorStatus::kSizeOverflow);
     return b;
   }
   recipe::GroupGrid grid;
@@ -86,8 +94,14 @@ Status ValidateRecipeArgs(const RecipeArgs& a) {
   if (a.target.kind != recipe::Target::Kind::kRecipe || a.target.recipe == nullptr) {
     return Status::Error("recipe row called without a recipe");
   }
+  if (a.operation != RecipeOperation::kQuantizeRecipe && a.operation != RecipeOperation::kDequantizeRecipe) {
+    return Status::Error("unknown recipe operation " + std::to_string(static_cast<int>(a.operation)));
+  }
   const std::string name = recipe::CanonicalName(a.target);
-  if (a.rows * a.cols == 0) return Status::Ok();
+  // Empty (rows or cols 0) is valid with any pointers, as in every entry
+  // point (docs/bad-input.md "Empty input"); tested on the dimensions, never
+  // on their product, which can wrap to 0.
+  if (a.rows == 0 || a.cols == 0) return Status::Ok();
   const RecipeBuffers b = RecipeBufferSizes(a.target, a.rows, a.cols);
   if (!b.ok) return Status::Error(name + ": " + b.error);
   const bool quantize = a.operation == RecipeOperation::kQuantizeRecipe;
@@ -97,7 +111,29 @@ Status ValidateRecipeArgs(const RecipeArgs& a) {
   if (b.sizes.scales > 0 && a.q.scales == nullptr) return Status::Error(name + ": null scales buffer");
   if (b.sizes.zero_points > 0 && a.q.zero_points == nullptr) return Status::Error(name + ": null zero points buffer");
   if (b.sizes.tensor_scales > 0 && a.q.tensor_scale == nullptr) return Status::Error(name + ": null tensor scale");
-  return Status::Ok();
+  // Typed buffers must be aligned for their type (C++ reads them as such).
+  for (const auto& [p, align, what] : {std::tuple<const void*, std::size_t, const char*>{a.x, alignof(float), "x"},
+                                       {a.out, alignof(float), "out"},
+                                       {a.q.scales, alignof(float), "scales"},
+                                       {a.q.zero_points, alignof(std::int32_t), "zero points"},
+                                       {a.q.tensor_scale, alignof(recipe::TensorScale), "tensor scale"}}) {
+    if (Status s = CheckAligned(name, p, align, what); !s.ok) return s;
+  }
+  // No output may overlap an input or another output (registry.h CheckNoOverlap).
+  const std::size_t elements = a.rows * a.cols;  // fits: RecipeBufferSizes checked it
+  const auto n = [](long count, std::size_t unit) { return static_cast<std::size_t>(count) * unit; };
+  const BufferRange codes{a.q.codes, n(b.sizes.code_bytes, 1), "codes"};
+  const BufferRange scale_codes{a.q.scale_codes, n(b.sizes.scale_codes, 1), "scale codes"};
+  const BufferRange scales{a.q.scales, n(b.sizes.scales, sizeof(float)), "scales"};
+  const BufferRange zero_points{a.q.zero_points, n(b.sizes.zero_points, sizeof(std::int32_t)), "zero points"};
+  const BufferRange tensor_scale{a.q.tensor_scale, n(b.sizes.tensor_scales, sizeof(recipe::TensorScale)),
+                                 "tensor scale"};
+  if (quantize) {
+    return CheckNoOverlap(name, {{a.x, elements * sizeof(float), "x"}},
+                          {codes, scale_codes, scales, zero_points, tensor_scale});
+  }
+  return CheckNoOverlap(name, {codes, scale_codes, scales, zero_points, tensor_scale},
+                        {{a.out, elements * sizeof(float), "out"}});
 }
 
 void RegisterScalarRecipes(Registry& registry) {

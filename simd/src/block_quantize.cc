@@ -19,6 +19,8 @@
 #include "decode_tables.h"
 #include "encode_plan.h"
 #include "lowbit/simd/simd.h"
+#include "entry_checks.h"
+#include "lowbit/formats/block/mx_profiles.h"
 #include "target_dispatch.h"
 
 namespace lowbit::simd {
@@ -109,14 +111,31 @@ registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
     return registry::Status::Error(std::string("simd: ") + spec.name +
                                    " is not an MX format (use the NVFP4 recipes)");
   }
+  if (registry::Status s = registry::ValidateEncodeOptions(mx.element); !s.ok) {
+    return registry::Status::Error("simd: MX element options: " + s.message);
+  }
   if (mx.element.rounding == RoundingMode::kStochastic) {
     return registry::Status::Error("simd: stochastic element rounding needs random bits, which "
                                    "the MX recipes do not take");
+  }
+  // The pairings the name parser takes (recipe::ParseTarget lists the
+  // catalog's): a known profile, over MXINT8 only where the catalog has it.
+  if (block::FindMxRecipe(mx.name == nullptr ? "" : mx.name) == nullptr || !block::MxRecipeApplies(spec, mx)) {
+    return registry::Status::Error(std::string("simd: ") + spec.name + ":" + (mx.name == nullptr ? "?" : mx.name) +
+                                   " is not a catalog MX recipe (lowbit list recipes)");
   }
   if (count == 0) return registry::Status::Ok();
   if (x == nullptr) return registry::Status::Error("null input with count " + std::to_string(count));
   if (codes == nullptr || scales == nullptr) {
     return registry::Status::Error("null codes or scales with count " + std::to_string(count));
+  }
+  std::size_t x_bytes = 0;
+  if (registry::Status s = detail::CheckedBytes(count, sizeof(float), &x_bytes); !s.ok) return s;
+  const std::size_t blocks = CeilDiv(count, static_cast<std::size_t>(spec.block_size));
+  if (registry::Status s = registry::CheckNoOverlap("simd: QuantizeMx", {{x, x_bytes, "x"}},
+                                                    {{codes, count, "codes"}, {scales, blocks, "scales"}});
+      !s.ok) {
+    return s;
   }
   const recipe::Recipe r = block::ToRecipe(spec, mx);
   const registry::Status lanes = CheckLanes(target, r);
@@ -131,6 +150,7 @@ registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4, co
                                block::Nvfp4TensorScale* tensor_scale) {
   const auto kernel = LOWBIT_SIMD_KERNEL(QuantizeNvfp4, target);
   if (kernel == nullptr) return detail::TargetError(target);
+  if (registry::Status s = detail::CheckNvfp4Recipe(nvfp4); !s.ok) return s;
   if (tensor_scale == nullptr) return registry::Status::Error("null tensor_scale");
   const recipe::Recipe r = block::ToRecipe(nvfp4);
   if (count == 0) {
@@ -140,6 +160,15 @@ registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4, co
   if (x == nullptr) return registry::Status::Error("null input with count " + std::to_string(count));
   if (codes == nullptr || scales == nullptr) {
     return registry::Status::Error("null codes or scales with count " + std::to_string(count));
+  }
+  std::size_t x_bytes = 0;
+  if (registry::Status s = detail::CheckedBytes(count, sizeof(float), &x_bytes); !s.ok) return s;
+  if (registry::Status s = registry::CheckNoOverlap(
+          "simd: QuantizeNvfp4", {{x, x_bytes, "x"}},
+          {{codes, count, "codes"}, {scales, CeilDiv(count, 16), "scales"},
+           {tensor_scale, sizeof(*tensor_scale), "tensor_scale"}});
+      !s.ok) {
+    return s;
   }
   const registry::Status lanes = CheckLanes(target, r);
   if (!lanes.ok) return lanes;
@@ -162,6 +191,15 @@ registry::Status DequantizeMx(std::int64_t target, const block::BlockSpec& spec,
     return registry::Status::Error("null codes, scales or output with count " +
                                    std::to_string(count));
   }
+  std::size_t out_bytes = 0;
+  if (registry::Status s = detail::CheckedBytes(count, sizeof(float), &out_bytes); !s.ok) return s;
+  if (registry::Status s = registry::CheckNoOverlap(
+          "simd: DequantizeMx",
+          {{codes, count, "codes"}, {scales, CeilDiv(count, static_cast<std::size_t>(spec.block_size)), "scales"}},
+          {{out, out_bytes, "out"}});
+      !s.ok) {
+    return s;
+  }
   const block::MxRecipe any{};
   const recipe::Recipe r = block::ToRecipe(spec, any);  // dequantization reads no profile field
   const registry::Status lanes = CheckLanes(target, r);
@@ -178,10 +216,19 @@ registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4,
                                  std::size_t count, float* out) {
   const auto kernel = LOWBIT_SIMD_KERNEL(DequantizeNvfp4, target);
   if (kernel == nullptr) return detail::TargetError(target);
+  if (registry::Status s = detail::CheckNvfp4Recipe(nvfp4); !s.ok) return s;
   if (count == 0) return registry::Status::Ok();
   if (codes == nullptr || scales == nullptr || out == nullptr) {
     return registry::Status::Error("null codes, scales or output with count " +
                                    std::to_string(count));
+  }
+  std::size_t out_bytes = 0;
+  if (registry::Status s = detail::CheckedBytes(count, sizeof(float), &out_bytes); !s.ok) return s;
+  if (registry::Status s = registry::CheckNoOverlap(
+          "simd: DequantizeNvfp4", {{codes, count, "codes"}, {scales, CeilDiv(count, 16), "scales"}},
+          {{out, out_bytes, "out"}});
+      !s.ok) {
+    return s;
   }
   const recipe::Recipe r = block::ToRecipe(nvfp4);
   const registry::Status lanes = CheckLanes(target, r);
@@ -204,6 +251,13 @@ registry::Status PackNibbles(std::int64_t target, const std::uint8_t* codes, std
   if (count == 0) return registry::Status::Ok();
   if (codes == nullptr || packed == nullptr) {
     return registry::Status::Error("null codes or output with count " + std::to_string(count));
+  }
+  std::size_t bytes = 0;
+  if (registry::Status s = detail::CheckedBytes(count, 1, &bytes); !s.ok) return s;
+  if (registry::Status s = registry::CheckNoOverlap("simd: PackNibbles", {{codes, count, "codes"}},
+                                                    {{packed, CeilDiv(count, 2), "packed"}});
+      !s.ok) {
+    return s;
   }
   kernel(PackJob{codes, count, packed});
   return registry::Status::Ok();

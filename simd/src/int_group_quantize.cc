@@ -20,6 +20,7 @@
 #include "int_group_job.h"
 #include "lowbit/formats/block/int_quant.h"
 #include "lowbit/simd/simd.h"
+#include "entry_checks.h"
 #include "target_dispatch.h"
 
 namespace lowbit::simd {
@@ -53,6 +54,10 @@ registry::Status CheckGroups(const block::IntQuantRecipe& recipe, const block::Q
                                    recipe.name + " with this layout has no " +
                                    (packed ? "packed INT4 " : "") + "group kernel");
   }
+  // rows x cols FP32 values must fit the model's 64-bit indices and size_t.
+  std::size_t elements = 0;
+  if (registry::Status s = detail::CheckedMatrix(rows, cols, sizeof(float), &elements); !s.ok) return s;
+  if (elements == 0) return registry::Status::Ok();  // empty: the callers write nothing
   const block::QuantStatus st = block::MakeGroupGrid(layout, static_cast<long>(rows),
                                                      static_cast<long>(cols), grid);
   if (st != block::QuantStatus::kOk) {
@@ -69,9 +74,17 @@ registry::Status Quantize(std::int64_t target, const block::IntQuantRecipe& reci
   if (kernel == nullptr) return detail::TargetError(target);
   block::GroupGrid grid;
   const registry::Status s = CheckGroups(recipe, layout, rows, cols, packed, &grid);
-  if (!s.ok) return s;
+  if (!s.ok || rows == 0 || cols == 0) return s;  // empty input is ok (docs/bad-input.md)
   if (x == nullptr || codes == nullptr || params == nullptr) {
     return registry::Status::Error("simd: null input, codes or parameters");
+  }
+  const std::size_t n = rows * cols;  // CheckGroups checked the product
+  if (registry::Status o = registry::CheckNoOverlap(
+          "simd: QuantizeGroups", {{x, n * sizeof(float), "x"}},
+          {{codes, packed ? CeilDiv(n, 2) : n, "codes"},
+           {params, static_cast<std::size_t>(grid.Count()) * sizeof(block::QuantParams), "params"}});
+      !o.ok) {
+    return o;
   }
   std::vector<std::uint8_t> scratch(packed ? kIntGroupScratchCodes : 0);
   const recipe::Recipe r = block::ToRecipe(recipe);
@@ -94,9 +107,18 @@ registry::Status Dequantize(std::int64_t target, const block::IntQuantRecipe& re
   if (kernel == nullptr) return detail::TargetError(target);
   block::GroupGrid grid;
   const registry::Status s = CheckGroups(recipe, layout, rows, cols, packed, &grid);
-  if (!s.ok) return s;
+  if (!s.ok || rows == 0 || cols == 0) return s;  // empty input is ok (docs/bad-input.md)
   if (codes == nullptr || params == nullptr || out == nullptr) {
     return registry::Status::Error("simd: null codes, parameters or output");
+  }
+  const std::size_t n = rows * cols;  // CheckGroups checked the product
+  if (registry::Status o = registry::CheckNoOverlap(
+          "simd: DequantizeGroups",
+          {{codes, packed ? CeilDiv(n, 2) : n, "codes"},
+           {params, static_cast<std::size_t>(grid.Count()) * sizeof(block::QuantParams), "params"}},
+          {{out, n * sizeof(float), "out"}});
+      !o.ok) {
+    return o;
   }
   const std::int32_t* table = IsTeFp8(recipe) ? Fp8Table(*recipe.element) : nullptr;
   if (IsTeFp8(recipe) && table == nullptr) {

@@ -16,6 +16,7 @@
 #if HWY_ONCE
 #include "lowbit/simd/simd.h"
 #include "packing_job.h"
+#include "entry_checks.h"
 #include "target_dispatch.h"
 
 namespace lowbit::simd {
@@ -47,13 +48,22 @@ registry::Status CheckMultipleOf8(std::size_t n, const char* what) {
   return registry::Status::Error(std::string("simd: ") + what + " must be a multiple of 8");
 }
 
+// "simd: `what`: out overlaps in" (registry.h CheckNoOverlap), else Ok.
+registry::Status NoOverlap(const char* what, const void* in, std::size_t in_bytes, const void* out,
+                           std::size_t out_bytes) {
+  return registry::CheckNoOverlap(std::string("simd: ") + what, {{in, in_bytes, "input"}},
+                                  {{out, out_bytes, "output"}});
+}
+
 }  // namespace
 
 registry::Status PackNibbles(std::int64_t target, block::NibbleOrder order, const std::uint8_t* codes,
                              std::size_t count, std::uint8_t* packed) {
+  if (registry::Status s = detail::CheckNibbleOrder(order); !s.ok) return s;
   if (order == block::NibbleOrder::kLowFirst) return PackNibbles(target, codes, count, packed);
   const auto kernel = LOWBIT_SIMD_KERNEL(PackNibblesHighFirst, target);
-  const registry::Status s = Check(kernel, target, codes, packed, count);
+  registry::Status s = Check(kernel, target, codes, packed, count);
+  if (s.ok) s = NoOverlap("PackNibbles", codes, count, packed, CeilDiv(count, 2));
   if (!s.ok || count == 0) return s;
   kernel(NibbleJob{true, codes, nullptr, nullptr, packed, count});
   return registry::Status::Ok();
@@ -61,8 +71,10 @@ registry::Status PackNibbles(std::int64_t target, block::NibbleOrder order, cons
 
 registry::Status UnpackNibbles(std::int64_t target, block::NibbleOrder order,
                                const std::uint8_t* packed, std::size_t count, std::uint8_t* codes) {
+  if (registry::Status s = detail::CheckNibbleOrder(order); !s.ok) return s;
   const auto kernel = LOWBIT_SIMD_KERNEL(UnpackNibbles, target);
-  const registry::Status s = Check(kernel, target, packed, codes, count);
+  registry::Status s = Check(kernel, target, packed, codes, count);
+  if (s.ok) s = NoOverlap("UnpackNibbles", packed, CeilDiv(count, 2), codes, count);
   if (!s.ok || count == 0) return s;
   kernel(NibbleJob{order == block::NibbleOrder::kHighFirst, nullptr, codes, packed, nullptr, count});
   return registry::Status::Ok();
@@ -71,9 +83,12 @@ registry::Status UnpackNibbles(std::int64_t target, block::NibbleOrder order,
 registry::Status PackGptqQweight(std::int64_t target, const std::uint8_t* q, std::size_t k_rows,
                                  std::size_t n_cols, std::uint32_t* words) {
   const auto kernel = LOWBIT_SIMD_KERNEL(PackGptqQweight, target);
-  registry::Status s = Check(kernel, target, q, words, k_rows * n_cols);
+  std::size_t codes = 0;
+  registry::Status s = detail::CheckedMatrix(k_rows, n_cols, 1, &codes);
+  if (s.ok) s = Check(kernel, target, q, words, codes);
   if (s.ok) s = CheckMultipleOf8(k_rows, "GPTQ qweight K");
-  if (!s.ok || k_rows * n_cols == 0) return s;
+  if (s.ok) s = NoOverlap("PackGptqQweight", q, codes, words, codes / 2);
+  if (!s.ok || codes == 0) return s;
   kernel(WordJob{q, nullptr, nullptr, words, k_rows, n_cols});
   return registry::Status::Ok();
 }
@@ -81,9 +96,12 @@ registry::Status PackGptqQweight(std::int64_t target, const std::uint8_t* q, std
 registry::Status UnpackGptqQweight(std::int64_t target, const std::uint32_t* words, std::size_t k_rows,
                                    std::size_t n_cols, std::uint8_t* q) {
   const auto kernel = LOWBIT_SIMD_KERNEL(UnpackGptqQweight, target);
-  registry::Status s = Check(kernel, target, words, q, k_rows * n_cols);
+  std::size_t codes = 0;
+  registry::Status s = detail::CheckedMatrix(k_rows, n_cols, 1, &codes);
+  if (s.ok) s = Check(kernel, target, words, q, codes);
   if (s.ok) s = CheckMultipleOf8(k_rows, "GPTQ qweight K");
-  if (!s.ok || k_rows * n_cols == 0) return s;
+  if (s.ok) s = NoOverlap("UnpackGptqQweight", words, codes / 2, q, codes);
+  if (!s.ok || codes == 0) return s;
   kernel(WordJob{nullptr, q, words, nullptr, k_rows, n_cols});
   return registry::Status::Ok();
 }
@@ -91,9 +109,12 @@ registry::Status UnpackGptqQweight(std::int64_t target, const std::uint32_t* wor
 registry::Status PackAwq(std::int64_t target, const std::uint8_t* q, std::size_t rows, std::size_t n_cols,
                          std::uint32_t* words) {
   const auto kernel = LOWBIT_SIMD_KERNEL(PackAwq, target);
-  registry::Status s = Check(kernel, target, q, words, rows * n_cols);
+  std::size_t codes = 0;
+  registry::Status s = detail::CheckedMatrix(rows, n_cols, 1, &codes);
+  if (s.ok) s = Check(kernel, target, q, words, codes);
   if (s.ok) s = CheckMultipleOf8(n_cols, "AWQ N");
-  if (!s.ok || rows * n_cols == 0) return s;
+  if (s.ok) s = NoOverlap("PackAwq", q, codes, words, codes / 2);
+  if (!s.ok || codes == 0) return s;
   kernel(WordJob{q, nullptr, nullptr, words, rows, n_cols});
   return registry::Status::Ok();
 }
@@ -101,9 +122,12 @@ registry::Status PackAwq(std::int64_t target, const std::uint8_t* q, std::size_t
 registry::Status UnpackAwq(std::int64_t target, const std::uint32_t* words, std::size_t rows,
                            std::size_t n_cols, std::uint8_t* q) {
   const auto kernel = LOWBIT_SIMD_KERNEL(UnpackAwq, target);
-  registry::Status s = Check(kernel, target, words, q, rows * n_cols);
+  std::size_t codes = 0;
+  registry::Status s = detail::CheckedMatrix(rows, n_cols, 1, &codes);
+  if (s.ok) s = Check(kernel, target, words, q, codes);
   if (s.ok) s = CheckMultipleOf8(n_cols, "AWQ N");
-  if (!s.ok || rows * n_cols == 0) return s;
+  if (s.ok) s = NoOverlap("UnpackAwq", words, codes / 2, q, codes);
+  if (!s.ok || codes == 0) return s;
   kernel(WordJob{nullptr, q, words, nullptr, rows, n_cols});
   return registry::Status::Ok();
 }
@@ -111,10 +135,12 @@ registry::Status UnpackAwq(std::int64_t target, const std::uint32_t* words, std:
 registry::Status PackGptqQzeros(std::int64_t target, const std::uint8_t* zeros, std::size_t groups,
                                 std::size_t n_cols, std::uint32_t* words) {
   static_assert(std::endian::native == std::endian::little, "qzeros words as a nibble stream");
-  const std::size_t count = groups * n_cols;
+  std::size_t count = 0;
   // Runs on the nibble kernels: their target and the pointers, then the shape.
-  registry::Status s = Check(LOWBIT_SIMD_KERNEL(UnpackNibbles, target), target, zeros, words, count);
+  registry::Status s = detail::CheckedMatrix(groups, n_cols, 1, &count);
+  if (s.ok) s = Check(LOWBIT_SIMD_KERNEL(UnpackNibbles, target), target, zeros, words, count);
   if (s.ok) s = CheckMultipleOf8(n_cols, "GPTQ qzeros N");
+  if (s.ok) s = NoOverlap("PackGptqQzeros", zeros, count, words, count / 2);
   if (!s.ok || count == 0) return s;
   std::vector<std::uint8_t> stored(count);  // [GPTQ] pack: zeros -= 1
   for (std::size_t i = 0; i < count; ++i) stored[i] = static_cast<std::uint8_t>((zeros[i] - 1) & 0xF);
@@ -123,9 +149,11 @@ registry::Status PackGptqQzeros(std::int64_t target, const std::uint8_t* zeros, 
 
 registry::Status UnpackGptqQzeros(std::int64_t target, const std::uint32_t* words, std::size_t groups,
                                   std::size_t n_cols, std::uint8_t* zeros) {
-  const std::size_t count = groups * n_cols;
-  registry::Status s = Check(LOWBIT_SIMD_KERNEL(UnpackNibbles, target), target, words, zeros, count);
+  std::size_t count = 0;
+  registry::Status s = detail::CheckedMatrix(groups, n_cols, 1, &count);
+  if (s.ok) s = Check(LOWBIT_SIMD_KERNEL(UnpackNibbles, target), target, words, zeros, count);
   if (s.ok) s = CheckMultipleOf8(n_cols, "GPTQ qzeros N");
+  if (s.ok) s = NoOverlap("UnpackGptqQzeros", words, count / 2, zeros, count);
   if (!s.ok || count == 0) return s;
   s = UnpackNibbles(target, block::NibbleOrder::kLowFirst, reinterpret_cast<const std::uint8_t*>(words),
                     count, zeros);

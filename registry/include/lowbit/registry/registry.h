@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -143,6 +144,36 @@ struct Status {
   static Status Error(std::string m) { return {false, std::move(m)}; }
 };
 
+// ---- Argument checks every backend shares -----------------------------------
+// Each returns Ok or an error naming the problem, so the scalar, SIMD and
+// CUDA entry points refuse the same bad input with the same words
+// (docs/bad-input.md lists every entry point and what it does with bad input).
+
+// The first EncodeOptions / DecodeOptions field whose value is outside its
+// enum ("rounding 99 is not a RoundingMode (0..6)"), else Ok. An out-of-range
+// enum would otherwise fall through the model's switches to some other rule.
+Status ValidateEncodeOptions(const EncodeOptions& options);
+Status ValidateDecodeOptions(const DecodeOptions& options);
+
+// One buffer of a call, for CheckNoOverlap: its first byte and its length.
+struct BufferRange {
+  const void* data;
+  std::size_t bytes;
+  const char* name;  // "input", "codes", ...
+};
+// Aliasing contract (docs/bad-input.md "Aliased input and output"): no
+// output may share a byte with an input or with another output; in-place
+// calls are refused, by every backend, because a kernel that reads ahead of
+// its writes (a vector load, a GPU thread) would read what it already wrote.
+// "`what`: <output> overlaps <input>", else Ok. Null or empty buffers never
+// overlap.
+Status CheckNoOverlap(std::string_view what, std::initializer_list<BufferRange> inputs,
+                      std::initializer_list<BufferRange> outputs);
+// "`what`: <name> is not aligned to <alignment> bytes" for a typed pointer
+// (float*, uint32_t*, ...) that C++ would not let the kernel read, else Ok.
+// Untyped (void*) buffers take any alignment.
+Status CheckAligned(std::string_view what, const void* pointer, std::size_t alignment, const char* name);
+
 // Codes given to decodes must have their bits above total_bits clear; kernels
 // may assume it (the scalar model masks them, a SIMD table lookup may not).
 struct ConvertArgs {
@@ -175,9 +206,14 @@ struct KernelEntry {
 
 // Checks what every backend must reject before touching memory: an unknown
 // operation or format, an operation that does not apply to the format
-// (OperationApplies), a null input/output with count > 0, kStochastic without
-// random_bits, a random_bit_count outside 0..32. count == 0 with null pointers
-// is valid. Every backend library (scalar here, simd/, cuda/, a user's own)
+// (OperationApplies), an option outside its enum (ValidateEncodeOptions /
+// ValidateDecodeOptions), a null input/output with count > 0, kStochastic
+// without random_bits, a random_bit_count outside 0..32, a count whose byte
+// size overflows, an output that overlaps the input or the random bits
+// (CheckNoOverlap). count == 0 with null pointers is valid (empty input is
+// not an error anywhere: docs/bad-input.md "Empty input"). Buffers take any
+// alignment (the scalar backend reads and writes them with memcpy, the SIMD
+// kernels with unaligned loads). Every backend library (scalar here, simd/, cuda/, a user's own)
 // links lowbit::registry and starts each kernel with this call, so that every
 // backend names the same problem the same way.
 Status ValidateConvertArgs(const ConvertArgs& args);
@@ -188,7 +224,7 @@ Status ValidateConvertArgs(const ConvertArgs& args);
 // lowbit/check/backends.h (target lowbit::backends) is the one place that
 // knows which were built.
 //
-// Thread safety: a mutex, with copy-on-write after a read. Add, Find and the
+// Thread safety (docs/design.md "Thread safety"): a mutex, with copy-on-write after a read. Add, Find and the
 // listings all take the mutex, so threads may register and look up at the
 // same time. A listing or a Find result refers to a version of the table
 // that never changes again: an Add after a read copies the table and changes

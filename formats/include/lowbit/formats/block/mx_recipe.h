@@ -115,8 +115,8 @@ LOWBIT_HD_CONSTEXPR void DequantizeMxBlock(const BlockSpec& spec, std::uint8_t s
 
 // Whole arrays: count elements, ceil(count / block_size) scales; the last
 // block may be partial.
-LOWBIT_HD_CONSTEXPR int BlockCount(const BlockSpec& spec, long count) {
-  return static_cast<int>((count + spec.block_size - 1) / spec.block_size);
+LOWBIT_HD_CONSTEXPR long BlockCount(const BlockSpec& spec, long count) {
+  return count / spec.block_size + (count % spec.block_size != 0 ? 1 : 0);  // no count + k - 1 wrap
 }
 
 LOWBIT_HD_CONSTEXPR void QuantizeMx(const BlockSpec& spec, const MxRecipe& recipe, const float* x,

@@ -67,14 +67,16 @@ LOWBIT_HD_CONSTEXPR void UnpackBitStreamLsbFirst(const std::uint8_t* packed, lon
 
 // ---- INT4 in int32 words: GPTQ and AWQ ---------------------------------------
 // q is a row-major [k][n] matrix of uint4 codes (0..15), K rows (input
-// features) and N columns (output features).
+// features) and N columns (output features). Indices are 64-bit: a large
+// embedding holds 2^31 or more codes (docs/bad-input.md "Overflowing size
+// computations").
 
 // [GPTQ] qweight: words packed along K. Word [k / 8][n] holds rows
 // 8 * (k / 8) .. + 7 of column n, row j of the group in bits 4j..4j+3.
 // K must be a multiple of 8; out is [K / 8][N].
-LOWBIT_HD_CONSTEXPR void PackGptqQweight(const std::uint8_t* q, int k_rows, int n_cols, std::uint32_t* out) {
-  for (int w = 0; w < k_rows / 8; ++w) {
-    for (int n = 0; n < n_cols; ++n) {
+LOWBIT_HD_CONSTEXPR void PackGptqQweight(const std::uint8_t* q, std::int64_t k_rows, std::int64_t n_cols, std::uint32_t* out) {
+  for (std::int64_t w = 0; w < k_rows / 8; ++w) {
+    for (std::int64_t n = 0; n < n_cols; ++n) {
       std::uint32_t word = 0;
       for (int j = 0; j < 8; ++j) word |= static_cast<std::uint32_t>(q[(w * 8 + j) * n_cols + n] & 0xF) << (4 * j);
       out[w * n_cols + n] = word;
@@ -82,9 +84,9 @@ LOWBIT_HD_CONSTEXPR void PackGptqQweight(const std::uint8_t* q, int k_rows, int 
   }
 }
 
-LOWBIT_HD_CONSTEXPR void UnpackGptqQweight(const std::uint32_t* words, int k_rows, int n_cols, std::uint8_t* q) {
-  for (int k = 0; k < k_rows; ++k) {
-    for (int n = 0; n < n_cols; ++n) {
+LOWBIT_HD_CONSTEXPR void UnpackGptqQweight(const std::uint32_t* words, std::int64_t k_rows, std::int64_t n_cols, std::uint8_t* q) {
+  for (std::int64_t k = 0; k < k_rows; ++k) {
+    for (std::int64_t n = 0; n < n_cols; ++n) {
       q[k * n_cols + n] = static_cast<std::uint8_t>((words[(k / 8) * n_cols + n] >> (4 * (k % 8))) & 0xF);
     }
   }
@@ -95,9 +97,9 @@ LOWBIT_HD_CONSTEXPR void UnpackGptqQweight(const std::uint32_t* words, int k_row
 // (AutoGPTQ pack: `zeros -= 1`; the kernel adds 1 back). A zero point of 0
 // is stored as 0xF here (AutoGPTQ's uint32 cast of -1 would spill into the
 // neighbours). N must be a multiple of 8; out is [groups][N / 8].
-LOWBIT_HD_CONSTEXPR void PackGptqQzeros(const std::uint8_t* zeros, int groups, int n_cols, std::uint32_t* out) {
-  for (int g = 0; g < groups; ++g) {
-    for (int w = 0; w < n_cols / 8; ++w) {
+LOWBIT_HD_CONSTEXPR void PackGptqQzeros(const std::uint8_t* zeros, std::int64_t groups, std::int64_t n_cols, std::uint32_t* out) {
+  for (std::int64_t g = 0; g < groups; ++g) {
+    for (std::int64_t w = 0; w < n_cols / 8; ++w) {
       std::uint32_t word = 0;
       for (int j = 0; j < 8; ++j) {
         word |= static_cast<std::uint32_t>((zeros[g * n_cols + w * 8 + j] - 1) & 0xF) << (4 * j);
@@ -107,9 +109,9 @@ LOWBIT_HD_CONSTEXPR void PackGptqQzeros(const std::uint8_t* zeros, int groups, i
   }
 }
 
-LOWBIT_HD_CONSTEXPR void UnpackGptqQzeros(const std::uint32_t* words, int groups, int n_cols, std::uint8_t* zeros) {
-  for (int g = 0; g < groups; ++g) {
-    for (int n = 0; n < n_cols; ++n) {
+LOWBIT_HD_CONSTEXPR void UnpackGptqQzeros(const std::uint32_t* words, std::int64_t groups, std::int64_t n_cols, std::uint8_t* zeros) {
+  for (std::int64_t g = 0; g < groups; ++g) {
+    for (std::int64_t n = 0; n < n_cols; ++n) {
       const std::uint32_t stored = (words[g * (n_cols / 8) + n / 8] >> (4 * (n % 8))) & 0xF;
       zeros[g * n_cols + n] = static_cast<std::uint8_t>((stored + 1) & 0xF);
     }
@@ -122,9 +124,9 @@ LOWBIT_HD_CONSTEXPR void UnpackGptqQzeros(const std::uint32_t* words, int groups
 // ([groups][N / 8], no -1) use the same packing.
 inline constexpr int kAwqOrderMap[8] = {0, 2, 4, 6, 1, 3, 5, 7};
 
-LOWBIT_HD_CONSTEXPR void PackAwq(const std::uint8_t* q, int rows, int n_cols, std::uint32_t* out) {
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < n_cols / 8; ++c) {
+LOWBIT_HD_CONSTEXPR void PackAwq(const std::uint8_t* q, std::int64_t rows, std::int64_t n_cols, std::uint32_t* out) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < n_cols / 8; ++c) {
       std::uint32_t word = 0;
       for (int i = 0; i < 8; ++i) {
         word |= static_cast<std::uint32_t>(q[r * n_cols + 8 * c + kAwqOrderMap[i]] & 0xF) << (4 * i);
@@ -134,9 +136,9 @@ LOWBIT_HD_CONSTEXPR void PackAwq(const std::uint8_t* q, int rows, int n_cols, st
   }
 }
 
-LOWBIT_HD_CONSTEXPR void UnpackAwq(const std::uint32_t* words, int rows, int n_cols, std::uint8_t* q) {
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < n_cols / 8; ++c) {
+LOWBIT_HD_CONSTEXPR void UnpackAwq(const std::uint32_t* words, std::int64_t rows, std::int64_t n_cols, std::uint8_t* q) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < n_cols / 8; ++c) {
       for (int i = 0; i < 8; ++i) {
         q[r * n_cols + 8 * c + kAwqOrderMap[i]] =
             static_cast<std::uint8_t>((words[r * (n_cols / 8) + c] >> (4 * i)) & 0xF);

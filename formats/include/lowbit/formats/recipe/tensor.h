@@ -80,7 +80,8 @@ LOWBIT_HD_CONSTEXPR TensorStatus MakeGroupGrid(const Recipe& r, const Layout& la
       g.group_rows = 1;
       g.group_cols = layout.size;
       g.grid_rows = 1;
-      g.grid_cols = (rows * cols + layout.size - 1) / layout.size;
+      // ceil without rows * cols + size - 1, which can pass LONG_MAX.
+      g.grid_cols = (rows * cols) / layout.size + ((rows * cols) % layout.size != 0 ? 1 : 0);
       *out = g;
       return TensorStatus::kOk;
     case Geometry::kGroup:
@@ -160,7 +161,7 @@ struct BufferSizes {
 };
 
 LOWBIT_HD_CONSTEXPR long PackedBytes(Packing packing, long count) {
-  return packing == Packing::kOnePerByte ? count : (count + 1) / 2;
+  return packing == Packing::kOnePerByte ? count : count / 2 + count % 2;  // no count + 1 wrap
 }
 
 LOWBIT_HD_CONSTEXPR BufferSizes SizesOf(const Recipe& r, const GroupGrid& g) {
