@@ -362,8 +362,8 @@ def encode(x, fmt, *, rounding: str = "rne", saturate: bool = False, profile: Op
     >>> lowbit.encode(np.array([0.3, -2.5], np.float64), "e2m1")
     array([ 1, 12], dtype=uint8)
     >>> codes, fl = lowbit.encode(np.array([0.3, 1e6], np.float32), "e4m3", flags=True)
-    >>> codes, fl  # 0.3 inexact; 1e6 overflows E4M3 to NaN (it has no Inf)
-    (array([ 45, 127], dtype=uint8), array([ 1, 13], dtype=uint8))
+    >>> codes, fl  # 0.3 -> 0.296875 (inexact); 1e6 overflows E4M3 to NaN (it has no Inf)
+    (array([ 42, 127], dtype=uint8), array([1, 5], dtype=uint8))
     """
     f = _format(fmt)
     if _is_torch(x):
@@ -392,10 +392,7 @@ def _as_ml_dtypes(codes: np.ndarray, f: Format):
     dt = f.ml_dtype()
     if dt is None:
         raise ValueError(f"{f.name} has no ml_dtypes type" + ("" if _ml_dtypes else " (ml_dtypes is not installed)"))
-    if f.kind != "float":
-        # ml_dtypes' int4 stores the value sign-extended in its byte, not the 4-bit code.
-        return np.asarray(codes.astype(np.int64) - ((codes.astype(np.int64) >> (f.bits - 1)) << f.bits)
-                          if f.signed else codes).astype(dt)
+    # ml_dtypes stores one code per byte, in the low bits (int4 -1 is 0x0F).
     return codes.view(dt)
 
 
@@ -494,7 +491,7 @@ def decode(codes, fmt=None, *, profile: Optional[str] = None, dtype=np.float32, 
     implementation does (its NaN sign and payload).
 
     >>> lowbit.decode(np.array([0x7E, 0xFF, 0x01], np.uint8), "e4m3")
-    array([ 4.4800000e+02,            nan,  1.9531250e-03], dtype=float32)
+    array([4.480000e+02,          nan, 1.953125e-03], dtype=float32)
     >>> lowbit.decode(np.array([127, 128], np.uint8), "e8m0", dtype=np.float64)
     array([1., 2.])
     """
@@ -533,10 +530,10 @@ def decode(codes, fmt=None, *, profile: Optional[str] = None, dtype=np.float32, 
 
 
 def _codes_of_ml_dtypes(a: np.ndarray, f: Format) -> np.ndarray:
-    if f.kind == "float":
-        return a.view(f.code_dtype)
-    return (a.astype(np.int64) & f.max_code if not f.signed else
-            a.astype(np.int64) & ((1 << f.bits) - 1)).astype(f.code_dtype)
+    codes = a.view(f.code_dtype)
+    if f.kind != "float" and codes.size and codes.max() > (1 << f.bits) - 1:
+        codes = codes & np.array((1 << f.bits) - 1, f.code_dtype)  # defensive: only the code's bits
+    return codes
 
 
 def _decode_torch(codes, fmt, profile, dtype, out):
@@ -712,9 +709,11 @@ def dequantize(q, recipe: Optional[str] = None, *, shape=None, scale_codes=None,
     them, tensor_scale the (encode, decode) pair of NVFP4.
 
     >>> q = lowbit.quantize(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32), "int8:ao-sym/row")
+    >>> q.scales  # torchao's symmetric scale: amax / 127.5 per row
+    array([0.01568628, 0.03137255], dtype=float32)
     >>> lowbit.dequantize(q.packed, "int8:ao-sym/row", shape=(2, 2), scales=q.scales)
-    array([[1.      , 2.      ],
-           [2.992126, 4.      ]], dtype=float32)
+    array([[1.0039216, 1.992157 ],
+           [3.011765 , 3.984314 ]], dtype=float32)
     """
     if isinstance(q, QuantizedTensor):
         return q.dequantize()
@@ -732,6 +731,8 @@ def dequantize(q, recipe: Optional[str] = None, *, shape=None, scale_codes=None,
     s = None if scales is None else np.ascontiguousarray(scales)
     if s is not None and s.dtype != np.float32:
         raise TypeError(f"scales are float32, got {s.dtype}")
+    if s is not None and np.isnan(s).any():
+        raise ValueError(f"scales: scale {int(np.flatnonzero(np.isnan(s))[0])} is NaN")
     z = None if zero_points is None else np.ascontiguousarray(zero_points)
     if z is not None and z.dtype != np.int32:
         raise TypeError(f"zero_points are int32, got {z.dtype}")

@@ -572,10 +572,18 @@ nb::dict ParseName(const std::string& name) {
 // CPU runs one, else the scalar row (the model), which takes any layout the
 // recipe allows (registry/src/scalar_recipes.cc reads the layout from the
 // target).
+// The registry keys scaled recipes with their layout ("int8:ao-sym/tensor",
+// registry.h AllRecipeNames) and MX / NVFP4 without it ("mxfp4:ocp").
+std::string RowKey(const recipe::Target& t) {
+  const recipe::Recipe& r = *t.recipe;
+  return r.family() == recipe::Family::kScaled ? recipe::RecipeName(r) + "/" + recipe::LayoutName(t.layout)
+                                               : recipe::RecipeName(r);
+}
+
 const registry::RecipeEntry* RecipeRow(registry::RecipeOperation op, const recipe::Target& t) {
   const Registry& reg = Registry::Global();
   TheRows();  // registered
-  const std::string name = recipe::CanonicalName(t);
+  const std::string name = RowKey(t);
   const std::string simd_backend = TheRows().simd_backend;
   if (!simd_backend.empty()) {
     const registry::RecipeEntry* e = reg.FindRecipe(op, name, simd_backend);
@@ -712,11 +720,6 @@ void Dequantize(std::size_t rows, std::size_t cols, const std::string& name, con
   const float* ts = ConstBufferOrNull<float>(tensor_scale, 2 * b.sizes.tensor_scales, "tensor_scale");
   recipe::TensorScale tscale;
   if (ts != nullptr) tscale = {ts[0], ts[1]};
-  if (cq.scales != nullptr) {
-    for (long g = 0; g < b.sizes.scales; ++g) {
-      if (std::isnan(cq.scales[g])) Fail("scales: scale " + std::to_string(g) + " is NaN");
-    }
-  }
   // The row takes a mutable view (one struct for both directions); the
   // dequantize rows only read it.
   registry::RecipeArgs args;
@@ -841,6 +844,75 @@ void UnpackCodes(const std::string& name, const std::string& layout, const InArr
   for (long k = 0; k < n; ++k) o[k] = recipe::LoadCode(t.recipe->packing, p, k);
 }
 
+// For the tests: one named registry row ("scalar", "simd:AVX2", ...) on
+// flat contiguous buffers, so that the package's results (shapes, strides,
+// dtypes, row choice) can be compared with a row chosen by hand.
+void RunNamedRow(const std::string& operation, const std::string& format, const std::string& backend,
+                 const InArray& input, OutArray output, const std::string& rounding, bool saturate) {
+  std::optional<Operation> op;
+  for (const registry::OperationInfo& info : registry::kOperationInfo) {
+    if (operation == info.name) op = info.operation;
+  }
+  if (!op) Fail("unknown operation '" + operation + "'");
+  ConvertArgs args;
+  args.operation = *op;
+  args.format = FormatOrThrow(format);
+  args.input = input.data();
+  args.output = output.data();
+  args.count = input.size();
+  args.encode.rounding = RoundingOrThrow(rounding);
+  args.encode.overflow = saturate ? Overflow::kSaturate : Overflow::kFormatDefault;
+  if (output.size() != input.size() ||
+      input.itemsize() != registry::InputBytes(*op, args.format) ||
+      output.itemsize() != registry::OutputBytes(*op, args.format)) {
+    Fail("buffers do not fit " + operation + " " + format);
+  }
+  TheRows();
+  const KernelEntry* e = Registry::Global().Find(*op, args.format, backend);
+  if (e == nullptr) Fail("no row (" + operation + ", " + format + ", " + backend + ")");
+  if (!e->available() || !e->supports(args)) Fail("row " + backend + " cannot run these options here");
+  registry::Status st = e->run(args);
+  if (!st.ok) Fail(st.message);
+}
+
+// The recipe rows of the registry by backend name, for the tests.
+void RunNamedRecipeRow(const std::string& name, const std::string& backend, const InArray& x, std::size_t rows,
+                       std::size_t cols, OutArray codes, std::optional<OutArray> scale_codes,
+                       std::optional<OutArray> scales, std::optional<OutArray> zero_points,
+                       std::optional<OutArray> tensor_scale) {
+  const recipe::Target t = RecipeOrThrow(name, "");
+  const registry::RecipeBuffers b = registry::RecipeBufferSizes(t, rows, cols);
+  if (!b.ok) Fail(b.error);
+  std::optional<OutArray> codes_opt(codes);
+  registry::RecipeArgs args;
+  args.operation = registry::RecipeOperation::kQuantizeRecipe;
+  args.target = t;
+  args.rows = rows;
+  args.cols = cols;
+  if (x.itemsize() != 4 || x.size() != rows * cols) Fail("x must be float32 rows * cols");
+  args.x = static_cast<const float*>(x.data());
+  args.q.codes = BufferOrNull<std::uint8_t>(codes_opt, b.sizes.code_bytes, "codes");
+  args.q.scale_codes = BufferOrNull<std::uint8_t>(scale_codes, b.sizes.scale_codes, "scale_codes");
+  args.q.scales = BufferOrNull<float>(scales, b.sizes.scales, "scales");
+  args.q.zero_points = BufferOrNull<std::int32_t>(zero_points, b.sizes.zero_points, "zero_points");
+  float* ts = BufferOrNull<float>(tensor_scale, 2 * b.sizes.tensor_scales, "tensor_scale");
+  recipe::TensorScale tscale;
+  args.q.tensor_scale = ts != nullptr ? &tscale : nullptr;
+  TheRows();
+  const registry::RecipeEntry* e =
+      Registry::Global().FindRecipe(args.operation, RowKey(t), backend);
+  if (e == nullptr) Fail("no recipe row (" + RowKey(t) + ", " + backend + ")");
+  if (!e->available()) Fail("recipe row " + backend + " is not available here");
+  registry::Status st = e->run(args);
+  if (!st.ok) Fail(st.message);
+  if (ts != nullptr) {
+    ts[0] = tscale.encode;
+    ts[1] = tscale.decode;
+  }
+}
+
+std::vector<std::string> RecipeRowNames() { return registry::AllRecipeNames(); }
+
 nb::dict BuildInfo() {
   nb::dict d;
   const Rows& rows = TheRows();
@@ -886,6 +958,12 @@ NB_MODULE(_lowbit, m) {
   m.def("error_metrics", &ErrorMetrics, "x"_a, "y"_a, "The exact error metrics (the oracle's).");
   m.def("unpack_codes", &UnpackCodes, "recipe"_a, "layout"_a, "packed"_a, "out"_a,
         "One code per element from a recipe's packing.");
+  m.def("run_row", &RunNamedRow, "operation"_a, "format"_a, "backend"_a, "input"_a, "output"_a, "rounding"_a,
+        "saturate"_a, "Tests: one named registry row on flat buffers.");
+  m.def("run_recipe_row", &RunNamedRecipeRow, "recipe"_a, "backend"_a, "x"_a, "rows"_a, "cols"_a, "codes"_a,
+        "scale_codes"_a.none(), "scales"_a.none(), "zero_points"_a.none(), "tensor_scale"_a.none(),
+        "Tests: one named recipe row (quantize).");
+  m.def("recipe_row_names", &RecipeRowNames, "The recipe names the registry has rows for.");
   m.attr("FLAG_INEXACT") = static_cast<int>(lowbit::kFlagInexact);
   m.attr("FLAG_UNDERFLOW") = static_cast<int>(lowbit::kFlagUnderflow);
   m.attr("FLAG_OVERFLOW") = static_cast<int>(lowbit::kFlagOverflow);
