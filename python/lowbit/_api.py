@@ -161,8 +161,8 @@ class _Table(Mapping):
             raise TypeError(f"{self._kind} names are strings, got {type(name).__name__}")
         try:
             return self._items[self._resolve(name)]
-        except KeyError:
-            raise KeyError(name) from None
+        except (KeyError, ValueError) as e:  # the grammar's message, as a mapping's KeyError
+            raise KeyError(str(e) if isinstance(e, ValueError) else name) from None
 
     def __iter__(self):
         return iter(self._items)
