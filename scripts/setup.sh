@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine for lowbit: the apt packages that the
-# build, the tests and the benchmarks need, and ONE Python venv at .venv with
-# requirements.txt. Idempotent: a second run installs nothing and takes ~1 s.
+# build, the tests and the benchmarks need, ONE Python venv at .venv with
+# requirements.txt, and the `lowbit` Python package built from this tree into
+# it. Idempotent: a second run installs nothing and takes ~1 s.
 #
 # Environment:
 #   LOWBIT_NO_APT=1   never call apt-get; only report missing packages
 #   PYTHON=...        the interpreter to build .venv from (default: python3 on
 #                     PATH, e.g. pyenv's; falls back to Debian's /usr/bin/python3)
+#   LOWBIT_PY_CUDA=OFF           build the Python package without CUDA kernels
+#   LOWBIT_NO_PYTHON_PACKAGE=1   do not build the Python package
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -72,16 +75,39 @@ stamp=$venv/.lowbit-requirements.sha256
 want=$(sha256sum requirements.txt | cut -d' ' -f1)
 if [[ -x $venv/bin/python ]] && "$venv/bin/python" -c 'import sys' 2>/dev/null \
    && [[ -f $stamp && $(cat "$stamp") == "$want" ]]; then
-  log "$venv is up to date"
-  exit 0
+  log "$venv requirements are up to date"
+else
+  if ! [[ -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
+    python=$(pick_python) || { log "no Python >= 3.10 with the venv module"; exit 1; }
+    log "creating $venv from $python ($("$python" --version 2>&1))"
+    rm -rf "$venv"
+    "$python" -m venv "$venv"
+  fi
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt
+  printf '%s\n' "$want" >"$stamp"
+  log "$venv ready: $("$venv/bin/python" -c 'import ml_dtypes, numpy; print("ml_dtypes", ml_dtypes.__version__, "numpy", numpy.__version__)')"
 fi
 
-if ! [[ -x $venv/bin/python ]] || ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
-  python=$(pick_python) || { log "no Python >= 3.10 with the venv module"; exit 1; }
-  log "creating $venv from $python ($("$python" --version 2>&1))"
-  rm -rf "$venv"
-  "$python" -m venv "$venv"
+# ---- the Python package `lowbit` ----------------------------------------------
+# Built from this tree with CMake (pyproject.toml) and installed into .venv;
+# the build directory persists (build/python-<tag>), so a reinstall compiles
+# only what changed. Reinstalled when a source it is built from is newer than
+# the last install. The CUDA kernels are built when nvcc is found
+# (LOWBIT_PY_CUDA=OFF: CPU only, quicker). LOWBIT_NO_PYTHON_PACKAGE=1 skips it.
+if [[ ${LOWBIT_NO_PYTHON_PACKAGE:-0} == 1 ]]; then
+  log "not installing the lowbit Python package (LOWBIT_NO_PYTHON_PACKAGE=1)"
+  exit 0
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt
-printf '%s\n' "$want" >"$stamp"
-log "$venv ready: $("$venv/bin/python" -c 'import ml_dtypes, numpy; print("ml_dtypes", ml_dtypes.__version__, "numpy", numpy.__version__)')"
+package_stamp=$venv/.lowbit-package.stamp
+package_sources=(pyproject.toml CMakeLists.txt cmake formats registry simd cuda check reference python/src
+                 python/lowbit python/CMakeLists.txt)
+if [[ -f $package_stamp ]] && "$venv/bin/python" -c 'import lowbit' 2>/dev/null \
+   && [[ -z $(find "${package_sources[@]}" -newer "$package_stamp" -type f -print -quit 2>/dev/null) ]]; then
+  log "the lowbit Python package is up to date"
+  exit 0
+fi
+log "building and installing the lowbit Python package into $venv (first time: minutes)"
+start=$(date +%s)
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps .
+touch "$package_stamp"
+log "lowbit Python package installed in $(( $(date +%s) - start )) s: $("$venv/bin/python" -c 'import lowbit; i = lowbit.build_info(); print("backends", i["backends"], "cuda" if i["cuda"] else "CPU only")')"

@@ -1,0 +1,45 @@
+"""PyTorch CPU tensors: zero-copy in, torch tensors out, torch's float8 and
+float4 dtypes accepted and returned. Skipped as a whole where torch is not
+installed (ctest shows the file as skipped: python/CMakeLists.txt)."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import lowbit  # noqa: E402
+
+
+def test_encode_decode_cpu_tensors():
+    x = torch.linspace(-500, 500, 1000, dtype=torch.float32)
+    codes = lowbit.encode(x, "e4m3")
+    assert isinstance(codes, torch.Tensor) and codes.dtype == torch.uint8
+    np.testing.assert_array_equal(codes.numpy(), lowbit.encode(x.numpy(), "e4m3"))
+    back = lowbit.decode(codes, "e4m3")
+    assert back.dtype == torch.float32
+    np.testing.assert_array_equal(back.numpy(), lowbit.decode(codes.numpy(), "e4m3"))
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+                                   "float8_e8m0fnu"])
+def test_torch_float8_dtypes_match_torch(dtype):
+    if not hasattr(torch, dtype):
+        pytest.skip(f"this torch has no {dtype}")
+    tdt = getattr(torch, dtype)
+    f = lowbit.formats[dtype]
+    codes = torch.arange(256, dtype=torch.uint8).view(tdt)
+    ours = lowbit.decode(codes)  # the format from the tensor's dtype
+    theirs = codes.to(torch.float32)
+    np.testing.assert_array_equal(ours.numpy().view(np.uint32) if f.name != "e8m0" else ours.numpy(),
+                                  theirs.numpy().view(np.uint32) if f.name != "e8m0" else theirs.numpy())
+    x = torch.randn(4096) * 100
+    ours_codes = lowbit.encode(x, f.name, profile="pytorch-cpu")
+    np.testing.assert_array_equal(ours_codes.numpy(), x.to(tdt).view(torch.uint8).numpy())
+
+
+def test_zero_copy_input_and_out():
+    x = torch.randn(1 << 16)
+    out = torch.empty(1 << 16, dtype=torch.uint8)
+    ptr = out.data_ptr()
+    res = lowbit.encode(x, "e5m2", out=out)
+    assert res.data_ptr() == ptr

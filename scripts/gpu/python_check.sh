@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The Python package on the GPU machine (called by scripts/run_gpu.sh):
+# builds and installs `lowbit` with its CUDA kernels into the machine's Python
+# (no network there: --no-build-isolation --no-deps, with nanobind,
+# scikit-build-core, torch, pytest and hypothesis already installed), then
+# runs the torch-CUDA tests (python/tests/test_gpu.py) and the torch-CPU ones
+# (test_torch.py); the rest of the suite is CI's (ctest python_pytest). A test
+# that skips fails this script: on the GPU machine every one must run.
+# The package needs numpy; the script says so first if it is missing.
+#
+# Environment: PYTHON (default python3), LOWBIT_CUDA_ARCHITECTURES (default
+# the CMake cache default, 90a), LOWBIT_PY_JOBS (default nproc).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+python=${PYTHON:-python3}
+export CMAKE_BUILD_PARALLEL_LEVEL=${LOWBIT_PY_JOBS:-$(nproc)}
+args=(-Ccmake.define.LOWBIT_ENABLE_CUDA=ON)
+if [[ -n ${LOWBIT_CUDA_ARCHITECTURES:-} ]]; then
+  args+=("-Ccmake.define.LOWBIT_CUDA_ARCHITECTURES=${LOWBIT_CUDA_ARCHITECTURES}")
+fi
+
+"$python" -c 'import numpy' 2>/dev/null || {
+  echo "python_check: FAILED: numpy is not installed for $python (lowbit needs it)"; exit 1; }
+echo "python_check: building and installing lowbit ($("$python" --version))"
+start=$(date +%s)
+"$python" -m pip install --no-build-isolation --no-deps -q "${args[@]}" .
+echo "python_check: installed in $(( $(date +%s) - start )) s"
+
+# Import from the installed package, not the source tree.
+cd "$root/python/tests"
+"$python" - <<'PY'
+import lowbit
+info = lowbit.build_info()
+print("python_check: build_info", info)
+assert info["cuda"], "the package was built without its CUDA kernels"
+assert info["cuda_devices"] > 0, "the CUDA runtime sees no GPU"
+PY
+status=0
+"$python" run_pytest.py --skips=fail -q test_gpu.py test_torch.py || status=1
+if [[ -f "$root/bench/python_bench.py" ]]; then
+  "$python" "$root/bench/python_bench.py" --cuda || status=1
+fi
+exit $status
