@@ -19,6 +19,10 @@ class _Outcomes:
         self.passed = 0
         self.skipped = []
 
+    def pytest_collectreport(self, report):
+        if report.skipped:  # a module-level skip (pytest.importorskip, allow_module_level)
+            self.skipped.append(f"{report.nodeid}: {report.longrepr[-1] if report.longrepr else ''}")
+
     def pytest_runtest_logreport(self, report):
         if report.skipped:
             self.skipped.append(f"{report.nodeid}: {report.longrepr[-1] if report.longrepr else ''}")
@@ -31,9 +35,10 @@ def main(argv):
     if argv and argv[0].startswith("--skips="):
         mode = argv.pop(0).split("=", 1)[1]
     outcomes = _Outcomes()
-    rc = pytest.main(["-p", "no:cacheprovider", "-rs", *argv], plugins=[outcomes])
-    if rc != 0:
-        return int(rc)
+    rc = int(pytest.main(["-p", "no:cacheprovider", "-rs", *argv], plugins=[outcomes]))
+    no_tests = int(pytest.ExitCode.NO_TESTS_COLLECTED)
+    if rc not in (0, no_tests) or (rc == no_tests and not outcomes.skipped):
+        return rc
     if outcomes.skipped:
         if mode == "whole" and outcomes.passed == 0:
             print(f"SKIPPED: all {len(outcomes.skipped)} tests skipped: {outcomes.skipped[0]}")
