@@ -427,6 +427,7 @@ def _encode_torch(x, f, rounding, saturate, profile, random_bits, random_bit_cou
     from_name = names.get(x.dtype)
     if from_name is None:
         raise TypeError(f"encode takes float64, float32, float16 or bfloat16 values, got {x.dtype}")
+    x = x.detach()  # DLPack refuses tensors that require grad; the codes have no gradient
     if not x.is_contiguous():
         x = x.contiguous()
     code_dtype = torch.uint8 if f.bits <= 8 else torch.int16
@@ -560,6 +561,7 @@ def _decode_torch(codes, fmt, profile, dtype, out):
         if fmt is None:
             raise TypeError("decode needs fmt unless the codes are a torch float8 tensor")
         f = _format(fmt)
+    codes = codes.detach()
     if not codes.is_contiguous():
         codes = codes.contiguous()
     view = _torch_code_view(codes, f)
