@@ -416,9 +416,15 @@ def _torch_format_of(t) -> Optional[Format]:
 
 def _torch_code_view(t, f: Format):
     """A torch tensor of codes as an unsigned view (zero-copy)."""
-    torch = _torch()
-    want = {1: torch.uint8, 2: torch.int16}[f.code_dtype.itemsize]
+    want = _torch_code_dtype(f)
     return t.view(want) if t.dtype != want else t
+
+
+def _torch_code_dtype(f: Format):
+    """The torch type that holds one code of f (torch has no uint16/uint32
+    arithmetic everywhere, so the signed type of that width)."""
+    torch = _torch()
+    return {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[f.code_dtype.itemsize]
 
 
 def _encode_torch(x, f, rounding, saturate, profile, random_bits, random_bit_count, flags, out):
@@ -430,7 +436,7 @@ def _encode_torch(x, f, rounding, saturate, profile, random_bits, random_bit_cou
     x = x.detach()  # DLPack refuses tensors that require grad; the codes have no gradient
     if not x.is_contiguous():
         x = x.contiguous()
-    code_dtype = torch.uint8 if f.bits <= 8 else torch.int16
+    code_dtype = _torch_code_dtype(f)
     if out is None:
         out = torch.empty(x.shape, dtype=code_dtype, device=x.device)
         out_view = out
