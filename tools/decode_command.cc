@@ -20,7 +20,7 @@ struct DecodeArgs {
 void RunDecode(const DecodeArgs& args) {
   const FormatSpec& spec = Spec(ParseFormat(args.format));
   const std::uint64_t code = ParseCode(spec, args.code);
-  std::printf("%s fp32=%s fp64=%s%s\n", ExactDecimal(spec, code).c_str(),
+  std::printf("%s fp32=%s fp64=%s%s\n", ValueText(spec, code).c_str(),
               Hex(DecodeToF32Bits(spec, code)).c_str(), HexFloat(spec, code).c_str(),
               // Every format but FP64 is exact in FP32 (convert.h).
               spec.total_bits == 64 ? " (fp32 rounded)" : "");

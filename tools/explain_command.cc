@@ -198,18 +198,23 @@ int LargestMagnitude(const std::vector<float>& x) {
 }
 
 void RunExplain(const ExplainArgs& args) {
-  // "mxfp4:ocp,te" -> "mxfp4:ocp", "mxfp4:te"; each name is then parsed
-  // whole by the one grammar, all of them before anything is printed.
+  // "mxfp4:ocp,te" -> "mxfp4:ocp", "mxfp4:te"; a part with its own format
+  // ("mxfp4:ocp,mxfp4:te") stands as written. Each name is then parsed whole
+  // by the one grammar, all of them before anything is printed.
   std::vector<std::string> names;
   const std::size_t colon = args.recipes.find(':');
-  const std::string format = args.recipes.substr(0, colon);
-  std::string rest = colon == std::string::npos ? "" : args.recipes.substr(colon + 1);
-  do {
-    const std::size_t comma = rest.find(',');
-    const std::string profile = rest.substr(0, comma);
-    names.push_back(profile.empty() ? format : format + ":" + profile);
-    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
-  } while (!rest.empty());
+  const std::size_t first_comma = args.recipes.find(',');
+  const std::string format =
+      args.recipes.substr(0, colon != std::string::npos && colon < first_comma ? colon : first_comma);
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t comma = args.recipes.find(',', begin);
+    const std::string part = args.recipes.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    if (part.empty()) throw CommandError("empty recipe name in '" + args.recipes + "'");
+    names.push_back(begin == 0 || part.find(':') != std::string::npos ? part : format + ":" + part);
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
   std::vector<const recipe::Recipe*> recipes;
   for (const std::string& name : names) recipes.push_back(ParseRecipeOrThrow(name).recipe);
   const recipe::Family family = recipes[0]->family();

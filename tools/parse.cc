@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <utility>
 
 #include "commands.h"
+#include "value_file.h"
 #include "lowbit/formats/recipe/names.h"
 
 namespace lowbit::tools {
@@ -30,6 +32,7 @@ FormatId ParseFormat(const std::string& name) {
 
 std::uint64_t ParseCode(const FormatSpec& spec, const std::string& text) {
   const std::string s = Lower(text);
+  const std::string shown = Printable(text);
   int base = 10;
   std::size_t start = 0;
   if (s.rfind("0x", 0) == 0) {
@@ -39,41 +42,97 @@ std::uint64_t ParseCode(const FormatSpec& spec, const std::string& text) {
     base = 2;
     start = 2;
   }
-  if (start == s.size()) throw CommandError("malformed code '" + text + "'");
+  const auto malformed = [&shown] {
+    return CommandError("malformed code '" + shown + "' (expected hex 0x7e, binary 0b01111110 or decimal 126)");
+  };
+  // Digit separators (0b0_1111_110, 1'000) only between digits: "_" alone,
+  // "0x_" or "7_" name no code.
+  if (start == s.size() || s[start] == '_' || s[start] == '\'' || s.back() == '_' || s.back() == '\'') {
+    throw malformed();
+  }
   std::uint64_t value = 0;
   for (std::size_t i = start; i < s.size(); ++i) {
     const char c = s[i];
-    if (c == '_' || c == '\'') continue;  // digit separators: 0b0_1111_110
+    if (c == '_' || c == '\'') continue;
     int digit = -1;
     if (c >= '0' && c <= '9') digit = c - '0';
     if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-    if (digit < 0 || digit >= base) {
-      throw CommandError("malformed code '" + text + "' (expected hex 0x.., binary 0b.. or decimal)");
-    }
+    if (digit < 0 || digit >= base) throw malformed();
     if (value > (~std::uint64_t{0} - static_cast<std::uint64_t>(digit)) / static_cast<std::uint64_t>(base)) {
-      throw CommandError("code '" + text + "' out of range for " + spec.name);
+      throw CommandError("code '" + shown + "' out of range for " + spec.name);
     }
     value = value * static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(digit);
   }
   if (value > spec.CodeMask()) {
-    throw CommandError("code '" + text + "' out of range for " + spec.name + " (" +
+    throw CommandError("code '" + shown + "' out of range for " + spec.name + " (" +
                        std::to_string(spec.total_bits) + " bits, max " + Hex(spec.CodeMask()) +
                        ")");
   }
   return value;
 }
 
+std::uint64_t ParseUnsigned(const std::string& text, std::uint64_t max, const std::string& what) {
+  const std::string s = Lower(text);
+  const auto refuse = [&] {
+    return CommandError(what + " '" + Printable(text) + "': expected a whole number from 0 to " +
+                        std::to_string(max) + " (decimal, or hex 0x..)");
+  };
+  const bool hex = s.rfind("0x", 0) == 0;
+  const std::size_t start = hex ? 2 : 0;
+  if (start == s.size()) throw refuse();
+  const std::uint64_t base = hex ? 16 : 10;
+  std::uint64_t value = 0;
+  for (std::size_t i = start; i < s.size(); ++i) {
+    const char c = s[i];
+    std::uint64_t digit = 16;
+    if (c >= '0' && c <= '9') digit = static_cast<std::uint64_t>(c - '0');
+    if (hex && c >= 'a' && c <= 'f') digit = static_cast<std::uint64_t>(c - 'a' + 10);
+    if (digit >= base) throw refuse();
+    if (value > (max - digit) / base) throw refuse();  // value * base + digit > max
+    value = value * base + digit;
+  }
+  return value;
+}
+
+namespace {
+
+// Every spelling of each mode: lowbit's own first, then the PTX and other
+// common names (cvt.rn, .rz, .rp, .rm).
+struct ModeSpelling {
+  const char* name;
+  RoundingMode mode;
+};
+constexpr ModeSpelling kModeSpellings[] = {
+    {"rne", RoundingMode::kNearestEven}, {"rna", RoundingMode::kNearestAway},
+    {"rtz", RoundingMode::kTowardZero},  {"up", RoundingMode::kUp},
+    {"down", RoundingMode::kDown},       {"odd", RoundingMode::kOdd},
+    {"stochastic", RoundingMode::kStochastic},
+    {"rn", RoundingMode::kNearestEven},  {"nearest-even", RoundingMode::kNearestEven},
+    {"nearest-away", RoundingMode::kNearestAway},
+    {"rz", RoundingMode::kTowardZero},   {"zero", RoundingMode::kTowardZero},
+    {"rp", RoundingMode::kUp},           {"ru", RoundingMode::kUp},
+    {"rm", RoundingMode::kDown},         {"rd", RoundingMode::kDown},
+    {"rto", RoundingMode::kOdd},         {"rs", RoundingMode::kStochastic},
+};
+
+}  // namespace
+
 RoundingMode ParseRoundingMode(const std::string& name) {
   const std::string s = Lower(name);
-  if (s == "rne" || s == "rn" || s == "nearest-even") return RoundingMode::kNearestEven;
-  if (s == "rna" || s == "nearest-away") return RoundingMode::kNearestAway;
-  if (s == "rtz" || s == "rz" || s == "zero") return RoundingMode::kTowardZero;
-  if (s == "up" || s == "rp" || s == "ru") return RoundingMode::kUp;
-  if (s == "down" || s == "rm" || s == "rd") return RoundingMode::kDown;
-  if (s == "odd" || s == "rto") return RoundingMode::kOdd;
-  if (s == "stochastic" || s == "rs") return RoundingMode::kStochastic;
-  throw CommandError("unknown rounding mode '" + name +
+  for (const ModeSpelling& m : kModeSpellings) {
+    if (s == m.name) return m.mode;
+  }
+  throw CommandError("unknown rounding mode '" + Printable(name) +
                      "' (known: rne, rna, rtz, up, down, odd, stochastic)");
+}
+
+const std::vector<std::string>& RoundingModeSpellings() {
+  static const std::vector<std::string> spellings = [] {
+    std::vector<std::string> v;
+    for (const ModeSpelling& m : kModeSpellings) v.push_back(m.name);
+    return v;
+  }();
+  return spellings;
 }
 
 const char* RoundingModeName(RoundingMode mode) {
@@ -94,6 +153,19 @@ const char* RoundingModeName(RoundingMode mode) {
       return "stochastic";
   }
   return "?";
+}
+
+CLI::Validator GrammarValidator(std::string description, void (*parse)(const std::string&)) {
+  return CLI::Validator(
+      [parse](std::string& value) -> std::string {
+        try {
+          parse(value);
+        } catch (const CommandError& e) {
+          return e.what();
+        }
+        return std::string();
+      },
+      std::move(description));
 }
 
 std::string Hex(std::uint64_t value) {

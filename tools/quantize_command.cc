@@ -13,11 +13,12 @@
 // int4:ao-sym/g2, or --layout tensor|row|channel|token|group:G|block:RxG)
 // and --static LO,HI (a calibrated range instead of the data's own
 // statistics).
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.h"
@@ -29,6 +30,7 @@
 #include "lowbit/formats/recipe/tensor.h"
 #include "lowbit/formats/round_pack.h"
 #include "parse.h"
+#include "value_file.h"
 #include "value_parse.h"
 #include "value_text.h"
 #if defined(LOWBIT_HAVE_REFERENCE)
@@ -54,10 +56,40 @@ std::string ScaledRecipeNames() {
 // the problem and, on a near miss, what was probably meant. A format name
 // without a recipe profile ("e4m3", "int8:nvidia") is refused with the
 // format's recipes, if it has any.
+// Every number inside a layout word (group:G, block:RxG, gN, tile:RxG) must
+// be a whole number from 1 to 2^31 - 1: the layout grammar
+// (formats/.../recipe/names.h) keeps sizes in int. Checked here first so that
+// group:4294967297 is refused instead of wrapping to group 1.
+void CheckLayoutNumbers(const std::string& layout, const std::string& where) {
+  constexpr std::uint64_t kMaxLayoutSize = 0x7FFFFFFF;
+  std::size_t i = 0;
+  while (i < layout.size()) {
+    if (layout[i] < '0' || layout[i] > '9') {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < layout.size() && layout[end] >= '0' && layout[end] <= '9') ++end;
+    const std::string digits = layout.substr(i, end - i);
+    bool too_big = digits.size() > 10;
+    if (!too_big) too_big = std::stoull(digits) > kMaxLayoutSize;
+    if (too_big) {
+      throw CommandError(where + " '" + Printable(layout) + "': size " + Printable(digits, 32) +
+                         " is too large (at most " + std::to_string(kMaxLayoutSize) + ")");
+    }
+    if (std::stoull(digits) == 0) {
+      throw CommandError(where + " '" + Printable(layout) + "': a size of 0 names no group");
+    }
+    i = end;
+  }
+}
+
 recipe::Target ParseRecipeOrThrow(const std::string& name) {
+  const std::size_t slash = name.find('/');
+  if (slash != std::string::npos) CheckLayoutNumbers(name.substr(slash + 1), "layout");
   recipe::Target t;
   std::string error;
-  if (!recipe::ParseTarget(name, &t, &error)) throw CommandError(error + " (lowbit list recipes)");
+  if (!recipe::ParseTarget(name, &t, &error)) throw CommandError(Printable(error, 512) + " (lowbit list recipes)");
   if (t.kind == recipe::Target::Kind::kRecipe) return t;
   std::string recipes;
   for (const recipe::Recipe& r : recipe::kAllRecipes) {
@@ -67,19 +99,29 @@ recipe::Target ParseRecipeOrThrow(const std::string& name) {
                      (recipes.empty() ? std::string(" (lowbit list recipes)") : " (its recipes: " + recipes + ")"));
 }
 
+// Each value read exactly, then rounded to nearest even into FP32; words of
+// a --file are read as value_file.h says (bounded, text only, read errors
+// named) and parsed one at a time, so memory holds floats, not words.
 std::vector<float> ReadF32Values(const std::vector<std::string>& texts, const std::string& file) {
-  std::vector<std::string> all = texts;
-  if (!file.empty()) {
-    std::ifstream in(file);
-    if (!in) throw CommandError("cannot read " + file);
-    std::string word;
-    while (in >> word) all.push_back(word);
-  }
-  if (all.empty()) throw CommandError("no values (give them as arguments or with --file)");
   std::vector<float> out;
-  for (const std::string& t : all) {
-    const EncodeResult r = RoundPack(kFp32, ParseExactValue(t), EncodeOptions{});
+  const auto add = [&out](std::string_view text) {
+    const EncodeResult r = RoundPack(kFp32, ParseExactValue(std::string(text)), EncodeOptions{});
     out.push_back(BitCast<float>(static_cast<std::uint32_t>(r.code)));
+  };
+  for (const std::string& t : texts) add(t);
+  if (!file.empty()) {
+    ForEachWordInFile(file, [&](std::string_view word, long index) {
+      try {
+        add(word);
+      } catch (const CommandError& e) {
+        throw CommandError("--file " + Printable(file, 256) + ", value " + std::to_string(index + 1) + ": " +
+                           e.what());
+      }
+    });
+  }
+  if (out.empty()) {
+    throw CommandError(file.empty() ? "no values (give them as arguments or with --file)"
+                                    : "no values (--file " + Printable(file, 256) + " holds no numbers)");
   }
   return out;
 }
@@ -99,16 +141,24 @@ struct QuantizeArgs {
   std::string static_range;  // LO,HI
 };
 
-long ParseCount(const std::string& text, const char* what) {
-  std::size_t used = 0;
-  long v = 0;
+// One dimension of --shape: a whole number from 1 to `max` (the number of
+// values given, so that rows x cols cannot overflow: both are at most 2^25
+// with the 64 MiB --file limit). The product is checked against the count by
+// the caller.
+long ParseDimension(const std::string& text, const char* what, const std::string& shape, long max) {
+  std::uint64_t v = 0;
   try {
-    v = std::stol(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
+    v = ParseUnsigned(text, ~std::uint64_t{0}, "--shape");
+  } catch (const CommandError&) {
+    throw CommandError("--shape " + Printable(shape) + ": " + what + " '" + Printable(text) +
+                       "' is not a whole number (ROWSxCOLS, e.g. 2x16)");
   }
-  if (used != text.size() || text.empty()) throw CommandError(std::string("bad ") + what + " '" + text + "'");
-  return v;
+  if (v == 0) throw CommandError("--shape " + Printable(shape) + ": " + what + " must be at least 1");
+  if (v > static_cast<std::uint64_t>(max)) {
+    throw CommandError("--shape " + Printable(shape) + ": " + what + " " + std::to_string(v) + " is more than the " +
+                       std::to_string(max) + " value" + (max == 1 ? "" : "s") + " given");
+  }
+  return static_cast<long>(v);
 }
 
 std::string LayoutText(const recipe::Layout& l) {
@@ -163,6 +213,7 @@ recipe::Layout ScaledLayout(const recipe::Target& t, const QuantizeArgs& args, s
   const std::size_t slash = args.recipe.find('/');
   if (slash == std::string::npos) {
     *text = args.layout.empty() ? "tensor" : args.layout;
+    CheckLayoutNumbers(*text, "--layout");
     recipe::Layout layout;
     std::string error;
     if (!recipe::ParseLayout(*text, &layout, &error)) throw CommandError(error);
@@ -176,6 +227,27 @@ recipe::Layout ScaledLayout(const recipe::Target& t, const QuantizeArgs& args, s
   return t.layout;
 }
 
+// --static LO,HI: a calibrated range is two finite numbers with LO <= HI
+// (a NaN or infinite bound gives no scale, and LO > HI no range).
+recipe::GroupStats StaticRange(const std::string& text) {
+  const std::size_t comma = text.find(',');
+  if (comma == std::string::npos) {
+    throw CommandError("--static '" + Printable(text) + "': expected LO,HI, e.g. -2.5,3");
+  }
+  const std::vector<float> range = ReadF32Values({text.substr(0, comma), text.substr(comma + 1)}, "");
+  for (float bound : range) {
+    if (!std::isfinite(bound)) {
+      throw CommandError("--static " + Printable(text) + ": LO and HI must be finite numbers (got " +
+                         F32Text(bound) + ")");
+    }
+  }
+  if (range[0] > range[1]) {
+    throw CommandError("--static " + Printable(text) + ": LO " + F32Text(range[0]) + " is greater than HI " +
+                       F32Text(range[1]));
+  }
+  return recipe::StatsOfRange(range[0], range[1]);
+}
+
 void RunScaledQuantize(const recipe::Recipe& r, const recipe::Target& t, const QuantizeArgs& args) {
   const std::vector<float> x = ReadF32Values(args.values, args.file);
   const long count = static_cast<long>(x.size());
@@ -183,11 +255,12 @@ void RunScaledQuantize(const recipe::Recipe& r, const recipe::Target& t, const Q
   long cols = count;
   if (!args.shape.empty()) {
     const std::size_t sep = args.shape.find('x');
-    if (sep == std::string::npos) throw CommandError("bad shape '" + args.shape + "' (ROWSxCOLS)");
-    rows = ParseCount(args.shape.substr(0, sep), "rows");
-    cols = ParseCount(args.shape.substr(sep + 1), "columns");
+    if (sep == std::string::npos) throw CommandError("--shape '" + Printable(args.shape) + "': expected ROWSxCOLS, e.g. 2x16");
+    rows = ParseDimension(args.shape.substr(0, sep), "rows", args.shape, count);
+    cols = ParseDimension(args.shape.substr(sep + 1), "columns", args.shape, count);
+    // rows, cols <= count < 2^31 here, so the product fits in a long.
     if (rows * cols != count) {
-      throw CommandError("shape " + args.shape + " needs " + std::to_string(rows * cols) + " values, got " +
+      throw CommandError("--shape " + args.shape + " needs " + std::to_string(rows * cols) + " values, got " +
                          std::to_string(count));
     }
   }
@@ -210,11 +283,8 @@ void RunScaledQuantize(const recipe::Recipe& r, const recipe::Target& t, const Q
       scales[static_cast<std::size_t>(g)] = recipe::ChooseScale(r, stats);
     }
   } else {
-    const std::size_t comma = args.static_range.find(',');
-    if (comma == std::string::npos) throw CommandError("bad --static '" + args.static_range + "' (LO,HI)");
-    const std::vector<float> range =
-        ReadF32Values({args.static_range.substr(0, comma), args.static_range.substr(comma + 1)}, "");
-    for (recipe::BlockScale& s : scales) s = recipe::ChooseScale(r, recipe::StatsOfRange(range[0], range[1]));
+    const recipe::GroupStats range = StaticRange(args.static_range);
+    for (recipe::BlockScale& s : scales) s = recipe::ChooseScale(r, range);
   }
 
   // The typed buffers of the quantized tensor: codes in the recipe's
@@ -272,7 +342,7 @@ void RunBlockQuantize(const recipe::Recipe& r, const QuantizeArgs& args) {
   }
   for (long b = 0; b < grid.Count(); ++b) {
     const std::uint8_t sc = scale_codes[static_cast<std::size_t>(b)];
-    std::printf("block %ld: scale %s = %s\n  codes: %s\n", b, Hex(sc).c_str(), ExactDecimal(r.scale_format, sc).c_str(),
+    std::printf("block %ld: scale %s = %s\n  codes: %s\n", b, Hex(sc).c_str(), ValueText(r.scale_format, sc).c_str(),
                 GroupCodes(r, grid, b, codes).c_str());
   }
   PrintDequantized(back);

@@ -44,7 +44,7 @@ void RunShow(const ShowArgs& args) {
   std::printf("bits      %s\n", FieldBits(spec, code).c_str());
   if (spec.IsFloat()) PrintFloatFields(spec, code);
   std::printf("class     %s\n", ClassName(spec, code));
-  std::printf("value     %s\n", ExactDecimal(spec, code).c_str());
+  std::printf("value     %s\n", ValueText(spec, code).c_str());
   std::printf("hex       %s\n", HexFloat(spec, code).c_str());
   std::printf("fp32      %s\n", Hex(DecodeToF32Bits(spec, code)).c_str());
 }

@@ -21,7 +21,7 @@ void RunTable(const std::string& format_name) {
   }
   for (std::uint64_t code = 0; code <= spec.CodeMask(); ++code) {
     std::printf("%s %s %s\n", Hex(code).c_str(), ClassName(spec, code),
-                ExactDecimal(spec, code).c_str());
+                ValueText(spec, code).c_str());
   }
 }
 

@@ -8,6 +8,7 @@
 #include <boost/multiprecision/cpp_int.hpp>
 
 #include "commands.h"
+#include "value_file.h"
 
 namespace lowbit::tools {
 namespace {
@@ -19,7 +20,6 @@ using boost::multiprecision::cpp_int;
 // keeps the big integers small.
 constexpr long kDecimalClamp = 400;
 constexpr long kBinaryClamp = 1400;
-constexpr std::size_t kMaxLength = 4096;
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -90,11 +90,14 @@ bool ReadExponent(const std::string& s, std::size_t* pos, long* exponent) {
 
 Unpacked ParseExactValue(const std::string& text) {
   const auto malformed = [&text] {
-    return CommandError("malformed value '" + text +
+    return CommandError("malformed value '" + Printable(text) +
                         "' (expected a decimal like 0.25 or 1e-3, a hex float like 0x1.cp+8, "
                         "inf or nan)");
   };
-  if (text.size() > kMaxLength) throw CommandError("value too long (over 4096 characters)");
+  if (text.size() > kMaxValueLength) {
+    throw CommandError("value too long (over " + std::to_string(kMaxValueLength) + " characters): '" +
+                       Printable(text, 32) + "'");
+  }
   // Surrounding blanks are no part of the number (main.cc puts one before
   // "-inf" / "-nan" to keep CLI11 from reading them as options).
   const std::size_t first = text.find_first_not_of(" \t");

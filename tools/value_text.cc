@@ -3,6 +3,7 @@
 // with the decimal point k digits from the right; every digit is exact.
 #include "value_text.h"
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 
@@ -43,6 +44,22 @@ std::string ExactDecimal(const Unpacked& value) {
 
 std::string ExactDecimal(const FormatSpec& spec, std::uint64_t code) {
   return ExactDecimal(Unpack(spec, code));
+}
+
+std::string ValueText(const Unpacked& value, bool always_power) {
+  const std::string decimal = ExactDecimal(value);
+  if (value.value_class != ValueClass::kFinite || value.significand == 0 ||
+      (value.significand & (value.significand - 1)) != 0) {
+    return decimal;
+  }
+  const std::size_t digits = decimal.size() - (value.negative ? 1 : 0);
+  if (!always_power && digits <= 8) return decimal;
+  const int k = value.exponent + static_cast<int>(std::countr_zero(value.significand));
+  return decimal + " (" + (value.negative ? "-" : "") + "2^" + std::to_string(k) + ")";
+}
+
+std::string ValueText(const FormatSpec& spec, std::uint64_t code) {
+  return ValueText(Unpack(spec, code), spec.IsFloat() && spec.mantissa_bits == 0);
 }
 
 std::string HexFloat(const FormatSpec& spec, std::uint64_t code) {

@@ -15,6 +15,13 @@ namespace lowbit::tools {
 std::string ExactDecimal(const Unpacked& value);
 std::string ExactDecimal(const FormatSpec& spec, std::uint64_t code);
 
+// ExactDecimal with the power of two beside it when the value is +-2^k and
+// the digits alone hide k: every value of a format without mantissa bits
+// (E8M0: "0.0000...5878... (2^-127)"), and any power of two whose decimal is
+// longer than 8 characters ("0.0009765625 (2^-10)"); otherwise ExactDecimal.
+std::string ValueText(const FormatSpec& spec, std::uint64_t code);
+std::string ValueText(const Unpacked& value, bool always_power);
+
 // C99 hex float of the value (exact: every format's values are FP64 values),
 // e.g. "0x1.cp+8"; "inf"/"nan" with sign for the specials.
 std::string HexFloat(const FormatSpec& spec, std::uint64_t code);

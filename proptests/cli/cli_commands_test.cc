@@ -37,7 +37,7 @@ TEST_F(Cli, EncodePrintsCodeValueAndFlags) {
   EXPECT_EQ(RunCli({"encode", "e5m2", "61440"}).out, "0x7c inf flags=inexact|overflow\n");
   EXPECT_EQ(RunCli({"encode", "e8m0", "0x1p-127"}).out, "0x0 " +
             std::string("0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125") +
-            " flags=none\n");
+            " (2^-127) flags=none\n");
   EXPECT_EQ(RunCli({"encode", "int8", "-128.5"}).FirstToken(), "0x80");  // -128, tie to even
   EXPECT_EQ(RunCli({"encode", "bf16", "-0"}).FirstToken(), "0x8000");
   EXPECT_EQ(RunCli({"encode", "fp16", "nan"}).FirstToken(), "0x7e00");
@@ -139,15 +139,14 @@ TEST_F(Cli, UsageErrorsExitTwoWithOneLineNamingTheProblem) {
       {{"decode", "e2m1", "16"}, "code '16' out of range for e2m1"},
       {{"encode", "e4m3", "1.2.3"}, "malformed value '1.2.3'"},
       {{"encode", "e4m3", "12abc"}, "malformed value '12abc'"},
-      {{"encode", "e4m3", "1", "--round", "banana"}, "unknown rounding mode 'banana'"},
+      {{"encode", "e4m3", "1", "--round", "banana"}, "--round: banana not in {rne,rna,rtz,up,down,odd,stochastic"},
       {{"encode", "e4m3", "1", "--profile", "nope"}, "unknown profile 'nope'"},
       {{"encode", "e4m3", "1", "--round", "stochastic"}, "--random-bits"},
-      {{"encode", "e4m3", "1", "--from", "e5m2"}, "--from e5m2"},
+      {{"encode", "e4m3", "1", "--from", "e5m2"}, "--from: 'e5m2' is not an input type (fp64, fp32, fp16 or bf16)"},
       {{"table", "fp32"}, "too many codes"},
-      {{"verify", "--level", "banana"}, "unknown level 'banana'"},
+      {{"verify", "--level", "banana"}, "--level: banana not in {smoke,ci,full}"},
       {{"encode", "e4m3"}, "value is required"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
-      {{}, "subcommand is required"},
   };
   for (const BadCall& call : kCalls) {
     const CliResult r = RunCli(call.args);

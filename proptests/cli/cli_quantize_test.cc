@@ -47,7 +47,7 @@ TEST_F(CliQuantizeTest, MxFp4OcpFloorClampsTheLargestElement) {
   // E8M0 127; 6.06 saturates to 6 (0x7), 1 -> 0x2, 0.5 -> 0x1, -3 -> 0xD.
   const CliRun r = Lowbit("quantize mxfp4:ocp 6.06 1 0.5 -3");
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("block 0: scale 0x7f = 1\n  codes: 0x7 0x2 0x1 0xd\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("block 0: scale 0x7f = 1 (2^0)\n  codes: 0x7 0x2 0x1 0xd\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("dequantized: 6 1 0.5 -3\n"), std::string::npos) << r.out;
 }
 
