@@ -1,7 +1,7 @@
 // SIMD array kernels (simd.h ConvertOnTarget) against the scalar model, on
 // each compiled Highway target (a gtest parameter, simd_test_util.h): every
-// encode from FP32 over a strided sample at ci and all 2^32 inputs at full
-// (RNE with the format's overflow and with satfinite), every 16-bit input of
+// encode from FP32 on all 2^32 inputs at ci and full (RNE with the format's
+// overflow and with satfinite) and over a strided sample, every 16-bit input of
 // the BF16/FP16 encodes, every code of every decode, for every rounding mode
 // and policy bundle; RapidCheck arrays with odd lengths and unaligned
 // pointers; the argument errors; and the registry rows.
@@ -25,6 +25,7 @@
 #include "lowbit/simd/register.h"
 #include "lowbit/simd/simd.h"
 #include "option_generators.h"
+#include "rounding_classes.h"
 #include "simd_test_util.h"
 #include "test_level.h"
 
@@ -281,89 +282,32 @@ TEST_P(SimdDecode, AllCodesEveryFormatAndNanPolicy) {
   }
 }
 
-// All 2^32 FP32 inputs for RNE (format overflow and satfinite): at full only,
-// one test per (target, format, overflow) so that one conversion can be run
-// alone.
-//
-// The expected code of every input is the model's, but the model is asked
-// once per rounding class, not once per input: round_pack.h step 5 aligns the
-// significand to the destination's quantum (a shift that depends only on the
-// sign and exponent field), and steps 6-9 read the discarded bits only
-// through `vs_half` and `inexact` for every non-stochastic mode. So within a
-// (sign, exponent) group, inputs with the same kept bits and the same class of
-// discarded bits (zero, below half, half, above half) have the same code; the
-// model is evaluated on one representative per class. Groups where nothing is
-// discarded (integers >= 2^23) and NaNs (payloads) get the model per input.
-// ModelClassesAreSound checks the premise on a sample at full.
+// All 2^32 FP32 inputs for RNE (format overflow and satfinite), at ci and
+// full: one test per (target, format, overflow) so that one conversion can be
+// run alone. The expected code of every input is the model's, asked once per
+// rounding class (rounding_classes.h says why that is the model's code for
+// every input; ModelClassesAreSound checks the premise).
 struct ExhaustiveCase {
   FormatId format;
   Overflow overflow;
 };
 
-// The model's shift (round_pack.h step 5) for FP32 exponent field e.
-int ModelShift(const FormatSpec& dst, std::uint32_t e) {
-  const int lsb_exponent = static_cast<int>(e == 0 ? 1 : e) - 127 - 23;
-  if (!dst.IsFloat()) return -lsb_exponent;  // quantum 2^0
-  const int value_exponent = static_cast<int>(e == 0 ? 0 : e) - 127;  // e == 0: below every min
-  const int min_exponent = dst.MinNormalExponent();
-  const int quantum =
-      (e != 0 && value_exponent > min_exponent ? value_exponent : min_exponent) - dst.mantissa_bits;
-  return quantum - lsb_exponent;
-}
-
-// Writes `code` (out_bytes wide) into out[from..to).
-void FillCodes(std::uint8_t* out, std::size_t out_bytes, std::uint64_t from, std::uint64_t to,
-               std::uint64_t code) {
-  if (out_bytes == 1) {
-    std::memset(out + from, static_cast<int>(code), to - from);
-    return;
-  }
-  for (std::uint64_t i = from; i < to; ++i) std::memcpy(out + i * out_bytes, &code, out_bytes);
-}
-
-// Expected codes of the 2^23 inputs (sign, e, mantissa 0..2^23-1), out_bytes
-// each. Within one kept value the four classes are consecutive mantissa
-// ranges ({0}, [1, half), {half}, (half, 2^s)), so each range is filled with
-// the model's code for its first input.
 void ExpectedGroup(const FormatSpec& dst, const EncodeOptions& o, std::uint32_t sign,
                    std::uint32_t e, std::uint8_t* out) {
-  constexpr std::uint64_t kGroup = 1u << 23;
-  const std::size_t out_bytes = registry::CodeBytes(dst);
-  const std::uint32_t top = (sign << 31) | (e << 23);
-  const int s = ModelShift(dst, e);
-  // E8M0 (no subnormals) quantises FP32 subnormals on 2^-127, which the
-  // shift formula does not describe: that group, NaNs (payloads) and groups
-  // with nothing discarded get the model per input.
-  const bool direct = e == 255 || s <= 0 || (e == 0 && !dst.has_subnormals);
-  if (direct) {
-    for (std::uint32_t m = 0; m < kGroup; ++m) {
-      const std::uint64_t code = EncodeF32Bits(dst, top | m, o).code;
-      std::memcpy(out + std::size_t{m} * out_bytes, &code, out_bytes);
-    }
-    return;
-  }
-  const std::uint64_t hidden = e == 0 ? 0 : kGroup;  // sig = hidden | m
-  const int shift = s > 40 ? 40 : s;  // sig < 2^24: any shift >= 25 discards all alike
-  const std::uint64_t step = std::uint64_t{1} << shift;
-  const std::uint64_t half = step >> 1;
-  const std::uint64_t lo = hidden, hi = hidden + kGroup;  // sig range
-  for (std::uint64_t base = (lo >> shift) << shift; base < hi; base += step) {
-    const std::uint64_t bounds[5] = {base, base + 1, base + half, base + half + 1, base + step};
-    for (int c = 0; c < 4; ++c) {
-      const std::uint64_t from = std::max(bounds[c], lo), to = std::min(bounds[c + 1], hi);
-      if (from >= to) continue;
-      const std::uint64_t code =
-          EncodeF32Bits(dst, top | static_cast<std::uint32_t>(from - hidden), o).code;
-      FillCodes(out, out_bytes, from - hidden, to - hidden, code);
-    }
-  }
+  testing::ExpectedGroupByClasses(dst, sign, e, registry::CodeBytes(dst), out,
+                                  [&](std::uint32_t x) { return EncodeF32Bits(dst, x, o).code; });
 }
 
 class SimdEncodeF32Exhaustive : public testing::SimdTargetCaseTest<ExhaustiveCase> {};
 
 TEST_P(SimdEncodeF32Exhaustive, AllInputs) {
-  if (CurrentTestLevel() != TestLevel::kFull) GTEST_SKIP() << "LOWBIT_TEST_LEVEL=full only";
+  if (CurrentTestLevel() == TestLevel::kSmoke) GTEST_SKIP() << "LOWBIT_TEST_LEVEL=ci and full";
   const FormatId id = test_case().format;
+  // FP32 -> FP32 is no narrowing (only NaNs change) and has no rounding
+  // classes: the model per input, about two minutes. Full only.
+  if (CurrentTestLevel() == TestLevel::kCi && id == FormatId::kFp32) {
+    GTEST_SKIP() << "FP32 -> FP32: LOWBIT_TEST_LEVEL=full only";
+  }
   const FormatSpec& dst = Spec(id);
   EncodeOptions o;
   o.overflow = test_case().overflow;
@@ -411,25 +355,48 @@ TEST_P(SimdEncodeF32Exhaustive, AllInputs) {
 }
 
 // The premise of the class shortcut, checked against the model itself on
-// inputs spread over every group.
+// inputs spread over every kind of group, for every destination and both
+// overflow options the sweep uses (at ci and full, as the sweep).
 TEST(SimdEncodeF32ModelClasses, AreSound) {
-  if (CurrentTestLevel() != TestLevel::kFull) GTEST_SKIP() << "LOWBIT_TEST_LEVEL=full only";
-  std::vector<std::uint8_t> expected((1u << 23) * 2);
-  for (FormatId id : {FormatId::kE4m3, FormatId::kE5m2, FormatId::kE2m1, FormatId::kBf16,
-                      FormatId::kFp16, FormatId::kE8m0, FormatId::kInt8, FormatId::kUe4m3}) {
-    const FormatSpec& dst = Spec(id);
-    const std::size_t out_bytes = registry::CodeBytes(dst);
-    for (std::uint32_t group : {0u, 1u, 100u, 118u, 120u, 126u, 127u, 135u, 142u, 300u, 383u}) {
-      const std::uint32_t sign = group >> 8, e = group & 0xFF;
-      ExpectedGroup(dst, {}, sign, e, expected.data());
-      for (std::uint32_t m = 0; m < (1u << 23); m += 997) {
-        std::uint64_t code = 0;
-        std::memcpy(&code, expected.data() + m * out_bytes, out_bytes);
-        ASSERT_EQ(code, EncodeF32Bits(dst, (sign << 31) | (e << 23) | m).code)
-            << dst.name << " " << Hex((sign << 31) | (e << 23) | m);
+  if (CurrentTestLevel() == TestLevel::kSmoke) GTEST_SKIP() << "LOWBIT_TEST_LEVEL=ci and full";
+  std::vector<std::uint8_t> expected(std::size_t{testing::kFp32GroupSize} * 4);
+  std::uint64_t checked = 0;
+  for (FormatId id : EncodableFormats()) {
+    for (Overflow overflow : {Overflow::kFormatDefault, Overflow::kSaturate}) {
+      EncodeOptions o;
+      o.overflow = overflow;
+      const FormatSpec& dst = Spec(id);
+      const std::size_t out_bytes = registry::CodeBytes(dst);
+      for (std::uint32_t group : testing::kClassCheckGroups) {
+        const std::uint32_t sign = group >> 8, e = group & 0xFF;
+        if (testing::GroupMethodFor(dst, sign, e, [&](std::uint32_t x) { return EncodeF32Bits(dst, x, o).code; }) ==
+            testing::GroupMethod::kPerInput) {
+          continue;  // the model per input: nothing to check
+        }
+        ExpectedGroup(dst, o, sign, e, expected.data());
+        // A stride through the group and, around each visited input, the
+        // class edges of its kept value (0, 1, half - 1, half, half + 1,
+        // step - 1 discarded).
+        const int s = testing::ModelShift(dst, e);
+        const std::uint64_t step = s <= 0 ? 1 : s >= 23 ? (1u << 23) : (std::uint64_t{1} << s);
+        const std::uint64_t half = step / 2;
+        const std::uint64_t edges[] = {0, 1, half == 0 ? 0 : half - 1, half, half + 1, step - 1};
+        for (std::uint32_t visited = 0; visited < testing::kFp32GroupSize; visited += 997) {
+          for (std::uint64_t edge : edges) {
+            const auto m = static_cast<std::uint32_t>(
+                std::min<std::uint64_t>(visited / step * step + edge, testing::kFp32GroupSize - 1));
+            const std::uint32_t x = (sign << 31) | (e << 23) | m;
+            std::uint64_t code = 0;
+            std::memcpy(&code, expected.data() + std::size_t{m} * out_bytes, out_bytes);
+            ASSERT_EQ(code, EncodeF32Bits(dst, x, o).code)
+                << dst.name << " " << testing::OverflowName(overflow) << " " << Hex(x);
+            ++checked;
+          }
+        }
       }
     }
   }
+  EXPECT_GT(checked, 1000000u);
 }
 
 std::vector<ExhaustiveCase> ExhaustiveCases() {

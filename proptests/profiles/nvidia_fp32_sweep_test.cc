@@ -1,11 +1,16 @@
 // The `nvidia` and `nvidia-nosat` profiles against the CUDA 13.0 headers' host
 // code, which docs/formats-reference.md §2.1 found bit-exact with H100 hardware for
 // FP8/BF16/FP16 over all 2^32 FP32 inputs, and which is the very code sm_90
-// runs for FP4/FP6/E8M0 (no hardware instruction there). Every FP32 input at
-// LOWBIT_TEST_LEVEL=full; at ci a fixed sample: the class-complete set of
-// docs/formats-reference.md §10.1 (every high 16-bit pattern x 6 low patterns), the same idea at
-// the FP16 rounding position (every high 19-bit pattern x 6 low 13-bit
-// patterns), and a prime stride through all 2^32. Zero mismatches required.
+// runs for FP4/FP6/E8M0 (no hardware instruction there). Every FP32 input of
+// every conversion at LOWBIT_TEST_LEVEL=full, the model asked per input. At
+// ci, every FP32 input of the conversions kernels use most (E4M3/E5M2
+// satfinite, BF16/FP16 RN, E2M1 RN, E8M0 RZ/RP satfinite), the model asked
+// once per rounding class (rounding_classes.h; NvidiaModelClasses checks the
+// premise), and for the rest a fixed sample: the class-complete set of
+// docs/formats-reference.md §10.1 (every high 16-bit pattern x 6 low
+// patterns), the same idea at the FP16 rounding position (every high 19-bit
+// pattern x 6 low 13-bit patterns), and a prime stride through all 2^32.
+// Zero mismatches required.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +23,7 @@
 #include <vector>
 
 #include "lowbit/formats/profiles/profiles.h"
+#include "rounding_classes.h"
 #include "test_level.h"
 
 #if LOWBIT_HAVE_CUDA_HEADERS
@@ -70,6 +76,7 @@ struct Witness {
   FormatId dst;
   RoundingMode mode;
   std::uint32_t (*cuda)(std::uint32_t);
+  bool all_inputs_at_ci = false;  // every FP32 input at ci too (the file comment)
 };
 
 constexpr RoundingMode kRn = RoundingMode::kNearestEven;
@@ -80,26 +87,26 @@ constexpr ProfileId kSat = ProfileId::kNvidia;
 constexpr ProfileId kNoSat = ProfileId::kNvidiaNosat;
 
 const Witness kWitnesses[] = {
-    {"Bf16Rn", kSat, FormatId::kBf16, kRn, Bf16Rn},
+    {"Bf16Rn", kSat, FormatId::kBf16, kRn, Bf16Rn, true},
     {"Bf16Rz", kSat, FormatId::kBf16, kRz, Bf16Rz},
     {"Bf16Rd", kSat, FormatId::kBf16, kRd, Bf16Rd},
     {"Bf16Ru", kSat, FormatId::kBf16, kRu, Bf16Ru},
-    {"Fp16Rn", kSat, FormatId::kFp16, kRn, Fp16Rn},
+    {"Fp16Rn", kSat, FormatId::kFp16, kRn, Fp16Rn, true},
     {"Fp16Rz", kSat, FormatId::kFp16, kRz, Fp16Rz},
     {"Fp16Rd", kSat, FormatId::kFp16, kRd, Fp16Rd},
     {"Fp16Ru", kSat, FormatId::kFp16, kRu, Fp16Ru},
-    {"E4m3Satfinite", kSat, FormatId::kE4m3, kRn, E4m3Sat},
-    {"E5m2Satfinite", kSat, FormatId::kE5m2, kRn, E5m2Sat},
+    {"E4m3Satfinite", kSat, FormatId::kE4m3, kRn, E4m3Sat, true},
+    {"E5m2Satfinite", kSat, FormatId::kE5m2, kRn, E5m2Sat, true},
     {"E4m3Nosat", kNoSat, FormatId::kE4m3, kRn, E4m3NoSat},
     {"E5m2Nosat", kNoSat, FormatId::kE5m2, kRn, E5m2NoSat},
-    {"E2m1Rn", kSat, FormatId::kE2m1, kRn, E2m1Rn},
+    {"E2m1Rn", kSat, FormatId::kE2m1, kRn, E2m1Rn, true},
     {"E2m1Rz", kSat, FormatId::kE2m1, kRz, E2m1Rz},
     {"E2m3Rn", kSat, FormatId::kE2m3, kRn, E2m3Rn},
     {"E2m3Rz", kSat, FormatId::kE2m3, kRz, E2m3Rz},
     {"E3m2Rn", kSat, FormatId::kE3m2, kRn, E3m2Rn},
     {"E3m2Rz", kSat, FormatId::kE3m2, kRz, E3m2Rz},
-    {"E8m0RzSatfinite", kSat, FormatId::kE8m0, kRz, E8m0RzSat},
-    {"E8m0RpSatfinite", kSat, FormatId::kE8m0, kRu, E8m0RpSat},
+    {"E8m0RzSatfinite", kSat, FormatId::kE8m0, kRz, E8m0RzSat, true},
+    {"E8m0RpSatfinite", kSat, FormatId::kE8m0, kRu, E8m0RpSat, true},
     {"E8m0RzNosat", kNoSat, FormatId::kE8m0, kRz, E8m0RzNoSat},
     {"E8m0RpNosat", kNoSat, FormatId::kE8m0, kRu, E8m0RpNoSat},
 };
@@ -128,18 +135,46 @@ struct alignas(64) Tally {  // one cache line each: no false sharing
   std::vector<std::string> first;
 };
 
-void Check(const Witness& w, std::uint32_t x, Tally* t) {
+// The model's code for x, as the witness's conversion (ProfileEncode).
+std::uint64_t ModelCode(const Witness& w, std::uint32_t x) {
   EncodeResult r;
-  const bool ok = ProfileEncode(w.profile, kFp32, x, Spec(w.dst), w.mode, &r);
-  const std::uint32_t want = w.cuda(x);
+  if (!ProfileEncode(w.profile, kFp32, x, Spec(w.dst), w.mode, &r)) return ~std::uint64_t{0};
+  return r.code;
+}
+
+void Report(const Witness& w, std::uint32_t x, std::uint64_t model, Tally* t) {
+  if (t->mismatches++ < 8) {
+    char line[128];
+    std::snprintf(line, sizeof(line), "x=0x%08X cuda=0x%X model=0x%llX%s", x, w.cuda(x),
+                  static_cast<unsigned long long>(model),
+                  model == ~std::uint64_t{0} ? " (refused)" : "");
+    t->first.push_back(line);
+  }
+}
+
+void Check(const Witness& w, std::uint32_t x, Tally* t) {
+  const std::uint64_t model = ModelCode(w, x);
   ++t->checked;
-  if (!ok || r.code != want) {
-    if (t->mismatches++ < 8) {
-      char line[128];
-      std::snprintf(line, sizeof(line), "x=0x%08X cuda=0x%X model=0x%llX%s", x, want,
-                    static_cast<unsigned long long>(r.code), ok ? "" : " (refused)");
-      t->first.push_back(line);
+  if (model != w.cuda(x)) Report(w, x, model, t);
+}
+
+// Every input of the (sign, exponent) groups part, part + threads, ...: the
+// model's codes per rounding class into a group buffer, the witness per input.
+void SweepByClasses(const Witness& w, int part, int threads, Tally* t) {
+  const FormatSpec& dst = Spec(w.dst);
+  const std::size_t out_bytes = dst.total_bits > 8 ? 2 : 1;
+  std::vector<std::uint8_t> expected(std::size_t{testing::kFp32GroupSize} * out_bytes);
+  for (std::uint32_t group = part; group < 512; group += threads) {
+    const std::uint32_t sign = group >> 8, e = group & 0xFF;
+    testing::ExpectedGroupByClasses(dst, sign, e, out_bytes, expected.data(),
+                                    [&](std::uint32_t x) { return ModelCode(w, x); });
+    const std::uint32_t top = (sign << 31) | (e << 23);
+    for (std::uint32_t m = 0; m < testing::kFp32GroupSize; ++m) {
+      std::uint32_t want = expected[std::size_t{m} * out_bytes];
+      if (out_bytes == 2) want |= std::uint32_t{expected[std::size_t{m} * 2 + 1]} << 8;
+      if (w.cuda(top | m) != want) Report(w, top | m, ModelCode(w, top | m), t);
     }
+    t->checked += testing::kFp32GroupSize;
   }
 }
 
@@ -148,8 +183,10 @@ class NvidiaFp32Sweep : public ::testing::TestWithParam<Witness> {};
 TEST_P(NvidiaFp32Sweep, MatchesCudaHeaderHostCode) {
   const Witness& w = GetParam();
   const testing::TestLevel level = testing::CurrentTestLevel();
+  const bool by_classes = level == testing::TestLevel::kCi && w.all_inputs_at_ci;
+  const bool all_inputs = level == testing::TestLevel::kFull || by_classes;
   std::vector<std::uint32_t> sample;
-  if (level != testing::TestLevel::kFull) sample = CiSample();
+  if (!all_inputs) sample = CiSample();
   if (level == testing::TestLevel::kSmoke) sample.resize(sample.size() / 16);
   // Every core: two here (docs/design.md "Tests"), sixteen when the full sweep runs on the
   // GPU machine's CPUs.
@@ -159,7 +196,9 @@ TEST_P(NvidiaFp32Sweep, MatchesCudaHeaderHostCode) {
   std::vector<std::thread> threads;
   for (int i = 0; i < kThreads; ++i) {
     threads.emplace_back([&, i] {
-      if (level == testing::TestLevel::kFull) {
+      if (by_classes) {
+        SweepByClasses(w, i, kThreads, &tallies[i]);
+      } else if (all_inputs) {
         const std::uint64_t n = std::uint64_t{1} << 32;
         for (std::uint64_t x = n * i / kThreads; x < n * (i + 1) / kThreads; ++x) {
           Check(w, static_cast<std::uint32_t>(x), &tallies[i]);
@@ -178,12 +217,52 @@ TEST_P(NvidiaFp32Sweep, MatchesCudaHeaderHostCode) {
     mismatches += t.mismatches;
     for (const std::string& line : t.first) ADD_FAILURE() << w.name << ": " << line;
   }
-  std::printf("[ sweep    ] %s: %llu inputs, %llu mismatches, %.2f s on %d threads\n", w.name,
-              static_cast<unsigned long long>(checked), static_cast<unsigned long long>(mismatches),
-              seconds, kThreads);
+  std::printf("[ sweep    ] %s: %llu inputs%s, %llu mismatches, %.2f s on %d threads\n", w.name,
+              static_cast<unsigned long long>(checked),
+              by_classes ? " (model per rounding class)" : "",
+              static_cast<unsigned long long>(mismatches), seconds, kThreads);
   // The body ran: a sweep that checked nothing would pass silently.
-  EXPECT_GE(checked, level == testing::TestLevel::kFull ? (std::uint64_t{1} << 32) : 100000u);
+  EXPECT_GE(checked, all_inputs ? (std::uint64_t{1} << 32) : 100000u);
   EXPECT_EQ(mismatches, 0u);
+}
+
+// The premise of SweepByClasses for the nvidia profiles: the class-filled
+// codes equal the model asked per input, on a stride through every kind of
+// group and the class edges around each visited input (at ci and full).
+TEST(NvidiaModelClasses, AreSound) {
+  if (testing::CurrentTestLevel() == testing::TestLevel::kSmoke) GTEST_SKIP() << "ci and full";
+  std::vector<std::uint8_t> expected(std::size_t{testing::kFp32GroupSize} * 2);
+  std::uint64_t checked = 0;
+  for (const Witness& w : kWitnesses) {
+    if (!w.all_inputs_at_ci) continue;
+    const FormatSpec& dst = Spec(w.dst);
+    const std::size_t out_bytes = dst.total_bits > 8 ? 2 : 1;
+    for (std::uint32_t group : testing::kClassCheckGroups) {
+      const std::uint32_t sign = group >> 8, e = group & 0xFF;
+      if (testing::GroupMethodFor(dst, sign, e, [&](std::uint32_t x) { return ModelCode(w, x); }) ==
+            testing::GroupMethod::kPerInput) {
+          continue;  // the model per input: nothing to check
+        }
+      testing::ExpectedGroupByClasses(dst, sign, e, out_bytes, expected.data(),
+                                      [&](std::uint32_t x) { return ModelCode(w, x); });
+      const int s = testing::ModelShift(dst, e);
+      const std::uint64_t step = s <= 0 ? 1 : s >= 23 ? (1u << 23) : (std::uint64_t{1} << s);
+      const std::uint64_t half = step / 2;
+        const std::uint64_t edges[] = {0, 1, half == 0 ? 0 : half - 1, half, half + 1, step - 1};
+      for (std::uint32_t visited = 0; visited < testing::kFp32GroupSize; visited += 997) {
+        for (std::uint64_t edge : edges) {
+          const auto m = static_cast<std::uint32_t>(
+                std::min<std::uint64_t>(visited / step * step + edge, testing::kFp32GroupSize - 1));
+          const std::uint32_t x = (sign << 31) | (e << 23) | m;
+          std::uint64_t code = 0;
+          std::memcpy(&code, expected.data() + std::size_t{m} * out_bytes, out_bytes);
+          ASSERT_EQ(code, ModelCode(w, x)) << w.name << " x=0x" << std::hex << x;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 500000u);
 }
 
 INSTANTIATE_TEST_SUITE_P(CudaHeaders, NvidiaFp32Sweep, ::testing::ValuesIn(kWitnesses),
