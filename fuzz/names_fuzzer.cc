@@ -1,0 +1,105 @@
+// Fuzzes the one name grammar, formats/include/lowbit/formats/recipe/names.h
+// (ParseTarget: FORMAT[:PROFILE][/LAYOUT]) and its pieces (ParseFormatName,
+// ParseProfileName, ParseLayout), the block views over it
+// (block/recipe_name.h ParseRecipeName, FindIntQuantRecipe) and the CLI's
+// format reader (tools/parse.h ParseFormat). Properties: a rejected name comes
+// with a message; an accepted target's CanonicalName parses back to the same
+// target (names.h promises that); a recipe's layout has a size the grammar
+// allows. Anything else (a crash, a sanitizer report, an exception other than
+// CommandError) is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "commands.h"
+#include "lowbit/formats/block/recipe_name.h"
+#include "lowbit/formats/recipe/names.h"
+#include "parse.h"
+
+namespace {
+
+void Trap(const char* what, const std::string& text) {
+  std::fprintf(stderr, "names_fuzzer: %s: '%s'\n", what, text.c_str());
+  __builtin_trap();
+}
+
+bool SameLayout(const lowbit::recipe::Layout& a, const lowbit::recipe::Layout& b) {
+  return a.geometry == b.geometry && a.size == b.size && a.tile_rows == b.tile_rows;
+}
+
+bool SameTarget(const lowbit::recipe::Target& a, const lowbit::recipe::Target& b) {
+  using lowbit::recipe::Target;
+  if (a.kind != b.kind) return false;
+  if (a.kind == Target::Kind::kFormat) return a.format == b.format && a.profile == b.profile;
+  return a.recipe == b.recipe && SameLayout(a.layout, b.layout);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace lowbit;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  std::string error;
+
+  recipe::Target target;
+  if (recipe::ParseTarget(text, &target, &error)) {
+    if (target.kind == recipe::Target::Kind::kRecipe) {
+      if (target.recipe == nullptr) Trap("recipe target without a recipe", text);
+      if (target.layout.size < 0 || target.layout.tile_rows < 0) Trap("negative layout size", text);
+    }
+    const std::string canonical = recipe::CanonicalName(target);
+    recipe::Target again;
+    std::string again_error;
+    if (!recipe::ParseTarget(canonical, &again, &again_error)) {
+      Trap(("canonical name does not parse: '" + canonical + "': " + again_error).c_str(), text);
+    }
+    if (!SameTarget(target, again)) Trap(("canonical name '" + canonical + "' is another target").c_str(), text);
+  } else if (error.empty()) {
+    Trap("ParseTarget refused without a message", text);
+  }
+
+  FormatId format{};
+  error.clear();
+  if (!recipe::ParseFormatName(text, &format, &error) && error.empty()) {
+    Trap("ParseFormatName refused without a message", text);
+  }
+  ProfileId profile{};
+  error.clear();
+  if (!recipe::ParseProfileName(text, &profile, &error) && error.empty()) {
+    Trap("ParseProfileName refused without a message", text);
+  }
+  recipe::Layout layout;
+  error.clear();
+  if (recipe::ParseLayout(text, &layout, &error)) {
+    if (layout.size < 0 || layout.tile_rows < 0) Trap("negative layout size", text);
+    recipe::Layout again;
+    std::string again_error;
+    const std::string name = recipe::LayoutName(layout);
+    if (!recipe::ParseLayout(name, &again, &again_error) || !SameLayout(layout, again)) {
+      Trap(("LayoutName '" + name + "' does not parse back").c_str(), text);
+    }
+  } else if (error.empty()) {
+    Trap("ParseLayout refused without a message", text);
+  }
+
+  block::NamedRecipe named;
+  error.clear();
+  if (block::ParseRecipeName(text, &named, &error)) {
+    if (named.spec == nullptr) Trap("ParseRecipeName gave no block spec", text);
+  } else if (error.empty()) {
+    Trap("ParseRecipeName refused without a message", text);
+  }
+  error.clear();
+  if (block::FindIntQuantRecipe(text, &error) == nullptr && error.empty()) {
+    Trap("FindIntQuantRecipe refused without a message", text);
+  }
+
+  try {
+    tools::ParseFormat(text);
+  } catch (const tools::CommandError& e) {
+    if (std::string_view(e.what()).empty()) Trap("ParseFormat threw without a message", text);
+  }
+  return 0;
+}
