@@ -60,7 +60,7 @@ def test_flags_and_stochastic_rounding():
     assert flags[1] & lowbit.FLAG_INEXACT
     assert flags[2] & lowbit.FLAG_OVERFLOW
     # Stochastic: with all-zero random bits a value between two codes goes
-    # down, with all ones it goes up (docs/formats-reference.md §2.3 rule).
+    # down, with all ones it goes up (docs/formats-reference.md §4.6).
     mid = np.array([1.0625], np.float32)  # between 1.0 (0x38) and 1.125 (0x39)
     down = lowbit.encode(mid, "e4m3", rounding="stochastic", random_bits=np.zeros(1, np.uint32))
     up = lowbit.encode(mid, "e4m3", rounding="stochastic", random_bits=np.full(1, 0xFFFFFFFF, np.uint32))
