@@ -1,19 +1,46 @@
 # Tests of the build itself, beside proptests/ (included by the top-level
 # CMakeLists when LOWBIT_BUILD_TESTS):
 #   install_consumer    - installs this build to a scratch prefix and builds
-#                         and runs tests/consumer with find_package(lowbit);
+#                         and runs tests/consumer with find_package(lowbit)
+#                         (when LOWBIT_INSTALL);
+#   subdirectory_consumer - builds and runs tests/subdirectory, which uses
+#                         this source tree through add_subdirectory;
 #   nvcc_model_headers  - compiles tests/nvcc/model_kernels.cu (kernels and
 #                         device-side static_asserts over the model headers)
 #                         with nvcc, so a header that nvcc rejects fails CI on
 #                         a machine without a GPU. Only when CUDA is found;
 #   citations_resolve   - every cited section, heading and file exists.
 
-add_test(NAME install_consumer
-         COMMAND ${CMAKE_COMMAND} -DLOWBIT_BUILD=${PROJECT_BINARY_DIR}
-                 -DSOURCE=${PROJECT_SOURCE_DIR}/tests/consumer
-                 -DWORK=${PROJECT_BINARY_DIR}/tests/consumer -DCONFIG=$<CONFIG>
-                 -P ${PROJECT_SOURCE_DIR}/tests/consumer/run_consumer_test.cmake)
-set_tests_properties(install_consumer PROPERTIES LABELS lowbit TIMEOUT 600)
+if(LOWBIT_INSTALL)
+  add_test(NAME install_consumer
+           COMMAND ${CMAKE_COMMAND} -DLOWBIT_BUILD=${PROJECT_BINARY_DIR}
+                   -DSOURCE=${PROJECT_SOURCE_DIR}/tests/consumer
+                   -DWORK=${PROJECT_BINARY_DIR}/tests/consumer -DCONFIG=$<CONFIG>
+                   -P ${PROJECT_SOURCE_DIR}/tests/consumer/run_consumer_test.cmake)
+  set_tests_properties(install_consumer PROPERTIES LABELS lowbit TIMEOUT 600)
+endif()
+
+# subdirectory_consumer: an outside project that add_subdirectory()s this
+# source tree (tests/subdirectory) with this build's generator, compiler
+# launcher and CUDA setting (so ccache can reuse this build's objects), links
+# every lowbit target and runs; lowbit must keep the parent's build type and
+# install nothing into the parent's prefix.
+set(lowbit_subdirectory_launcher "")
+if(CMAKE_CXX_COMPILER_LAUNCHER)
+  list(GET CMAKE_CXX_COMPILER_LAUNCHER 0 lowbit_subdirectory_launcher)
+endif()
+set(lowbit_subdirectory_cuda OFF)
+if(LOWBIT_HAVE_CUDA)
+  set(lowbit_subdirectory_cuda ON)
+endif()
+add_test(NAME subdirectory_consumer
+         COMMAND ${CMAKE_COMMAND} -DLOWBIT_SOURCE=${PROJECT_SOURCE_DIR}
+                 -DSOURCE=${PROJECT_SOURCE_DIR}/tests/subdirectory
+                 -DWORK=${PROJECT_BINARY_DIR}/tests/subdirectory
+                 "-DGENERATOR=${CMAKE_GENERATOR}" -DENABLE_CUDA=${lowbit_subdirectory_cuda}
+                 "-DLAUNCHER=${lowbit_subdirectory_launcher}"
+                 -P ${PROJECT_SOURCE_DIR}/tests/subdirectory/run_subdirectory_test.cmake)
+set_tests_properties(subdirectory_consumer PROPERTIES LABELS lowbit TIMEOUT 1800)
 
 if(LOWBIT_HAVE_CUDA)
   set(LOWBIT_NVCC_TEST_ARCH sm_90 CACHE STRING "GPU architecture tests/nvcc compiles for")

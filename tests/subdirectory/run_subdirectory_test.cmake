@@ -1,0 +1,58 @@
+# cmake -DLOWBIT_SOURCE=<lowbit source tree> -DSOURCE=<tests/subdirectory>
+#       -DWORK=<scratch dir> [-DGENERATOR=<generator>] [-DENABLE_CUDA=ON|OFF]
+#       [-DLAUNCHER=<compiler launcher>] -P run_subdirectory_test.cmake
+# 1. Configures tests/subdirectory with no build type and no SIMD/CUDA (quick):
+#    lowbit must leave the parent's empty CMAKE_BUILD_TYPE empty.
+# 2. Configures it again as a Release parent with the backends of the calling
+#    build, builds it and runs the consumer, which links every lowbit target.
+# 3. Installs the parent: only the parent's program lands in the prefix,
+#    nothing of lowbit (LOWBIT_INSTALL is off in a subproject).
+foreach(var LOWBIT_SOURCE SOURCE WORK)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "run_subdirectory_test.cmake: ${var} not set")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK})
+
+function(run)
+  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " cmd "${ARGV}")
+    message(FATAL_ERROR "subdirectory test: `${cmd}` failed (${rc})")
+  endif()
+endfunction()
+
+set(common -DLOWBIT_SOURCE_DIR=${LOWBIT_SOURCE})
+if(GENERATOR)
+  list(APPEND common -G ${GENERATOR})
+endif()
+if(LAUNCHER)
+  list(APPEND common -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER} -DCMAKE_CUDA_COMPILER_LAUNCHER=${LAUNCHER})
+endif()
+
+run(${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/empty-build-type ${common}
+    -DLOWBIT_ENABLE_SIMD=OFF -DLOWBIT_ENABLE_CUDA=OFF)
+
+if(NOT DEFINED ENABLE_CUDA)
+  set(ENABLE_CUDA OFF)
+endif()
+set(build ${WORK}/build)
+run(${CMAKE_COMMAND} -S ${SOURCE} -B ${build} ${common} -DCMAKE_BUILD_TYPE=Release
+    -DLOWBIT_ENABLE_CUDA=${ENABLE_CUDA})
+run(${CMAKE_COMMAND} --build ${build} --target consumer --config Release)
+if(EXISTS ${build}/consumer)
+  run(${build}/consumer)
+elseif(EXISTS ${build}/Release/consumer)
+  run(${build}/Release/consumer)
+else()
+  message(FATAL_ERROR "subdirectory test: no consumer executable in ${build}")
+endif()
+
+set(prefix ${WORK}/prefix)
+run(${CMAKE_COMMAND} --install ${build} --prefix ${prefix} --config Release)
+file(GLOB_RECURSE installed RELATIVE ${prefix} ${prefix}/*)
+if(NOT installed STREQUAL "bin/consumer")
+  message(FATAL_ERROR "subdirectory test: installing the parent installed '${installed}', "
+                      "expected only bin/consumer (lowbit's install rules must be off)")
+endif()
+message(STATUS "subdirectory test: OK")
