@@ -24,7 +24,8 @@ log() { printf 'setup: %s\n' "$*" >&2; }
 # sources still compile for Arm servers (simd/CMakeLists.txt,
 # tests/aarch64/). python3-venv only if no usable venv module.
 packages=(g++ make cmake pkg-config libboost-dev librapidcheck-dev libhwy-dev
-          libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev g++-aarch64-linux-gnu)
+          libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev g++-aarch64-linux-gnu
+          clang libclang-rt-dev)  # clang + its sanitizer/libFuzzer runtimes: scripts/sanitize.sh, fuzz.sh
 
 missing_packages() {
   local p
