@@ -185,9 +185,10 @@ TEST_F(CliRobustness, OutOfMemoryIsAnErrorNotAnAbort) {
   GTEST_SKIP() << "sanitizers reserve terabytes of address space: RLIMIT_AS cannot be used";
 #else
   // The smallest address-space limit (1 MiB steps) under which `lowbit`
-  // starts and encodes one value; 8 MiB more is far too little for a million
-  // values (their floats alone are 4 MiB, twice over while the vector grows,
-  // then codes and the dequantized copy), so an allocation must fail.
+  // starts and encodes one value; 8 MiB more is far too little for two
+  // million values (their floats alone are 8 MiB, and 12 MiB while the vector
+  // grows from 4 to 8 MiB; then codes and the dequantized copy), so an
+  // allocation must fail.
   // Before: std::bad_alloc was not caught (abort, exit 134).
   std::uint64_t base = 0;
   for (std::uint64_t mib = 8; mib <= 4096; mib += mib < 256 ? 1 : 64) {
@@ -198,8 +199,8 @@ TEST_F(CliRobustness, OutOfMemoryIsAnErrorNotAnAbort) {
   }
   if (base == 0) GTEST_SKIP() << "lowbit does not start under any address-space limit up to 4 GiB";
   std::string values;
-  for (int i = 0; i < 1000000; ++i) values += "1.5\n";
-  const std::string file = WriteFile("million.txt", values);
+  for (int i = 0; i < 2000000; ++i) values += "1.5\n";
+  const std::string file = WriteFile("two_million.txt", values);
   const CliResult r = RunCliWith({"quantize", "int8:ao-sym", "--file", file},
                                  {.address_space_limit = base + (std::uint64_t{8} << 20), .timeout_seconds = 300});
   EXPECT_EQ(r.exit_code, 2) << r.err;
