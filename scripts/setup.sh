@@ -25,7 +25,8 @@ log() { printf 'setup: %s\n' "$*" >&2; }
 # tests/aarch64/). python3-venv only if no usable venv module.
 packages=(g++ make cmake pkg-config libboost-dev librapidcheck-dev libhwy-dev
           libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev g++-aarch64-linux-gnu
-          clang libclang-rt-dev)  # clang + its sanitizer/libFuzzer runtimes: scripts/sanitize.sh, fuzz.sh
+          clang libclang-rt-dev  # clang + its sanitizer/libFuzzer runtimes: scripts/sanitize.sh, fuzz.sh
+          python3-dev)  # headers for the Python package's extension when .venv is Debian's python3
 
 missing_packages() {
   local p
