@@ -3,6 +3,7 @@
 // geometry and source). Every list comes from the one format list, the
 // profile list and the recipe catalog, so nothing here is typed twice.
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "commands.h"
@@ -52,7 +53,8 @@ void ListRecipes() {
 
 void AddListCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("list", "List the formats, profiles or recipes lowbit knows");
-  auto* what = new std::string;
+  // Owned by the callback (the app keeps it), so nothing leaks at exit.
+  auto what = std::make_shared<std::string>();
   cmd->add_option("what", *what, "formats, profiles or recipes")
       ->required()
       ->check(CLI::IsMember({"formats", "profiles", "recipes"}));
