@@ -35,11 +35,11 @@ def test_encode_equals_cpu(fmt, dtype):
     np.testing.assert_array_equal(gpu.cpu().numpy(), cpu.numpy())
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+# Every code of each format of at most 16 bits (FP32 codes are covered by
+# test_encode_equals_cpu, whose decode side is the identity).
+@pytest.mark.parametrize("fmt", [name for name in FORMATS if lowbit.formats[name].bits <= 16])
 def test_decode_equals_cpu(fmt):
     f = lowbit.formats[fmt]
-    if f.bits > 16:
-        pytest.skip("32-bit codes: covered by encode")
     n = 1 << f.bits
     codes = torch.arange(n, dtype=torch.int32).to(torch.uint8 if f.bits <= 8 else torch.int16)
     gpu = lowbit.decode(codes.cuda(), fmt)
