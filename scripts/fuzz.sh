@@ -9,14 +9,14 @@
 # corpus run at the start of every later run is its regression test).
 #
 # Usage: scripts/fuzz.sh [TARGET...]   (default: every fuzz_* target)
-# Environment: LOWBIT_FUZZ_SECONDS (default 45, per target);
+# Environment: LOWBIT_FUZZ_SECONDS (default 30, per target);
 #              LOWBIT_SANITIZE_BUILD_DIR (default build-sanitize); LOWBIT_JOBS.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 build=${LOWBIT_SANITIZE_BUILD_DIR:-build-sanitize}
 jobs=${LOWBIT_JOBS:-2}
-seconds=${LOWBIT_FUZZ_SECONDS:-45}
+seconds=${LOWBIT_FUZZ_SECONDS:-30}
 log() { printf 'fuzz: %s\n' "$*" >&2; }
 
 targets=("$@")

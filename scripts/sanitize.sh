@@ -2,8 +2,8 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer (issue 16): builds the
 # library, the `lowbit` CLI and every C++ test with clang and
 # -fsanitize=address,undefined -fno-sanitize-recover=all in their own build
-# folder (CUDA and benchmarks off), then runs every C++ test, the CLI tests
-# among them, at LOWBIT_TEST_LEVEL=smoke. Any sanitizer report aborts the
+# folder (CUDA, benchmarks and the Python extension off), then runs every
+# C++ test, the CLI tests among them, at LOWBIT_TEST_LEVEL=smoke. Any sanitizer report aborts the
 # test process, so ctest fails. scripts/fuzz.sh builds the libFuzzer targets
 # in the same folder (the libraries are built once).
 #
@@ -26,7 +26,7 @@ cmake -S . -B "$build" \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DCMAKE_C_FLAGS="$sanitize_flags" -DCMAKE_CXX_FLAGS="$sanitize_flags" \
   -DCMAKE_EXE_LINKER_FLAGS="$sanitize_flags" -DCMAKE_SHARED_LINKER_FLAGS="$sanitize_flags" \
-  -DLOWBIT_ENABLE_CUDA=OFF -DLOWBIT_BUILD_BENCH=OFF -DLOWBIT_FUZZ=ON
+  -DLOWBIT_ENABLE_CUDA=OFF -DLOWBIT_BUILD_BENCH=OFF -DLOWBIT_BUILD_PYTHON=OFF -DLOWBIT_FUZZ=ON
 [[ ${1:-} == configure ]] && exit 0
 
 start=$SECONDS
