@@ -10,13 +10,13 @@
 namespace lowbit::registry {
 namespace {
 
-// "`field` N is not a `type` (0..last)" when the enum's value is past its
+// "`field` N is not a valid `type` (0..last)" when the enum's value is past its
 // last enumerator (every option enum starts at 0 and is dense).
 template <typename Enum>
 bool EnumInRange(Enum value, Enum last, const char* field, const char* type, std::string* error) {
   const int v = static_cast<int>(value);
   if (v <= static_cast<int>(last)) return true;
-  *error = std::string(field) + " " + std::to_string(v) + " is not a " + type + " (0.." +
+  *error = std::string(field) + " " + std::to_string(v) + " is not a valid " + type + " (0.." +
            std::to_string(static_cast<int>(last)) + ")";
   return false;
 }

@@ -84,8 +84,8 @@ registry::Status RunScaled(std::int64_t target, const registry::RecipeArgs& a, c
 
 registry::Status RunOnTarget(std::int64_t target, const registry::RecipeArgs& a) {
   if (registry::Status s = registry::ValidateRecipeArgs(a); !s.ok) return s;
-  const std::size_t count = a.rows * a.cols;
-  if (count == 0) return registry::Status::Ok();
+  if (a.rows == 0 || a.cols == 0) return registry::Status::Ok();  // empty, never a product that wraps to 0
+  const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
   const recipe::Recipe& r = *a.target.recipe;
   if (r.family() == recipe::Family::kScaled) return RunScaled(target, a, r);
   const bool quantize = a.operation == registry::RecipeOperation::kQuantizeRecipe;

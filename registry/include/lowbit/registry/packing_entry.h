@@ -103,8 +103,9 @@ constexpr std::size_t PackedUnitBytes(PackedUnit unit) { return unit == PackedUn
 // (rows * cols) and packed units (bytes or words: ceil(codes /
 // codes_per_unit), exact for the word layouts, whose shape rules make it
 // whole). ok false with a message naming the problem: an unknown layout, a
-// dimension that is not a multiple of what the layout needs, a size whose
-// byte count overflows.
+// dimension that is not a multiple of what the layout needs, a code count
+// past 2^63 - 1 (the model's 64-bit signed indices) or whose product
+// overflows (formats/checked_size.h CheckedElementCount).
 struct PackingSizes {
   bool ok = false;
   std::string error;
@@ -132,8 +133,10 @@ struct PackingArgs {
 
 // What every packing backend checks first, so that each names the same
 // problem the same way: an unknown layout or direction, a shape the layout
-// does not take (PackingBufferSizes), a null buffer that the call reads or
-// writes (zero codes with null buffers is valid). Messages start with the
+// does not take or whose sizes overflow (PackingBufferSizes), a null buffer
+// that the call reads or writes (zero codes with null buffers is valid), a
+// word buffer not aligned to 4 bytes, an output that overlaps the input
+// (docs/bad-input.md). Messages start with the
 // layout and direction: "gptq-qweight pack: K = 12 is not a multiple of 8".
 Status ValidatePackingArgs(const PackingArgs& args);
 

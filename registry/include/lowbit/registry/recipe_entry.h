@@ -86,8 +86,12 @@ struct RecipeArgs {
 };
 
 // What every backend checks first, so that each names the same problem the
-// same way: a target that is not a recipe, a shape the layout does not tile,
-// a null buffer the recipe needs (count > 0).
+// same way: a target that is not a recipe, an unknown operation, a shape the
+// layout does not tile or whose sizes overflow (formats/checked_size.h), a
+// null buffer the recipe needs, a typed buffer not aligned for its type, an
+// output that overlaps an input or another output (registry.h
+// CheckNoOverlap). rows == 0 or cols == 0 is an empty call: ok with any
+// pointers (docs/bad-input.md).
 Status ValidateRecipeArgs(const RecipeArgs& args);
 
 struct RecipeEntry {

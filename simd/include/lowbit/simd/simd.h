@@ -18,6 +18,13 @@
 
 namespace lowbit::simd {
 
+// Bad input (docs/bad-input.md "SIMD"): every call below refuses, before
+// touching memory and with a message naming the problem, null buffers with a
+// non-zero size, sizes whose byte counts overflow (formats/checked_size.h),
+// outputs that overlap an input or another output (in-place calls), enum
+// values past their last enumerator; zero elements (count, rows or cols 0)
+// is ok and writes nothing. Buffers take any alignment.
+//
 // Targets. Every kernel below takes a Highway target bit (HWY_SSE4, HWY_AVX2,
 // HWY_NEON, HWY_SVE2, ...: hwy/detect_targets.h) or kBestTarget. Dispatch is
 // Highway's own (HWY_EXPORT tables; simd/src/target_dispatch.h): kBestTarget
@@ -55,7 +62,9 @@ registry::Status ConvertOnTarget(std::int64_t target, const registry::ConvertArg
 // `count` FP32 values -> `count` element codes (one per byte, low bits) and
 // ceil(count / block_size) E8M0 scale codes; a short last block behaves as
 // zero-padded. Any count and alignment. Errors: null pointers with count > 0, an NVFP4 spec, stochastic
-// element rounding, a target not compiled in or not supported.
+// element rounding, an option outside its enum, a (spec, recipe) pair the
+// catalog does not list (as recipe::ParseTarget refuses it: mxint8:te), a
+// target not compiled in or not supported.
 registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
                             const block::MxRecipe& recipe, const float* x, std::size_t count,
                             std::uint8_t* codes, std::uint8_t* scales);
