@@ -8,7 +8,8 @@
 #   LOWBIT_NO_APT=1   never call apt-get; only report missing packages
 #   PYTHON=...        the interpreter to build .venv from (default: python3 on
 #                     PATH, e.g. pyenv's; falls back to Debian's /usr/bin/python3)
-#   LOWBIT_PY_CUDA=OFF           build the Python package without CUDA kernels
+#   LOWBIT_PY_CUDA=ON|OFF        the Python package with / without CUDA kernels
+#                                (default: with them where nvidia-smi sees a GPU)
 #   LOWBIT_NO_PYTHON_PACKAGE=1   do not build the Python package
 set -euo pipefail
 
@@ -94,8 +95,9 @@ fi
 # Built from this tree with CMake (pyproject.toml) and installed into .venv;
 # the build directory persists (build/python-<tag>), so a reinstall compiles
 # only what changed. Reinstalled when a source it is built from is newer than
-# the last install. The CUDA kernels are built when nvcc is found
-# (LOWBIT_PY_CUDA=OFF: CPU only, quicker). LOWBIT_NO_PYTHON_PACKAGE=1 skips it.
+# the last install. The CUDA kernels are built when nvcc is found and a GPU
+# is present (LOWBIT_PY_CUDA=ON/OFF decides instead). LOWBIT_NO_PYTHON_PACKAGE=1
+# skips it.
 if [[ ${LOWBIT_NO_PYTHON_PACKAGE:-0} == 1 ]]; then
   log "not installing the lowbit Python package (LOWBIT_NO_PYTHON_PACKAGE=1)"
   exit 0
@@ -108,7 +110,17 @@ if [[ -f $package_stamp ]] && "$venv/bin/python" -c 'import lowbit' 2>/dev/null 
   log "the lowbit Python package is up to date"
   exit 0
 fi
-log "building and installing the lowbit Python package into $venv (first time: minutes)"
+# The CUDA kernels only where a GPU can run them: on a machine with nvcc but
+# no GPU (CI) they would double the first build for nothing (the CMake build
+# of the tree still compiles the package's CUDA path, python/CMakeLists.txt).
+if [[ -z ${LOWBIT_PY_CUDA:-} ]]; then
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+    export LOWBIT_PY_CUDA=ON
+  else
+    export LOWBIT_PY_CUDA=OFF
+  fi
+fi
+log "building and installing the lowbit Python package into $venv (CUDA kernels: $LOWBIT_PY_CUDA; first time: minutes)"
 start=$(date +%s)
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps .
 touch "$package_stamp"
