@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <initializer_list>
 
 #include "lowbit/cuda/status.h"
@@ -24,6 +25,23 @@ Status CheckDeviceBuffers(const char* what, std::initializer_list<const void*> p
 
 // The same for a buffer that may be null (an optional output).
 Status CheckOptionalDeviceBuffer(const char* what, const void* pointer);
+
+// "`what`: R x C elements overflow the buffer sizes" when rows * cols, or
+// that many elements of `widest_bytes` bytes (the call's widest buffer), do
+// not fit size_t and the model's 64-bit indices (formats/checked_size.h),
+// else Ok. Pure host arithmetic, checked before the device is asked
+// anything, so it runs (and is tested) on machines without a GPU.
+Status CheckSize(const char* what, std::size_t rows, std::size_t cols, std::size_t widest_bytes);
+
+// "`what`: <output> overlaps <input>" when any two of the device buffers
+// share a byte (in-place calls are refused: docs/bad-input.md "Aliased
+// input and output"), else Ok. Null or empty buffers never overlap.
+struct DeviceRange {
+  const void* data;
+  std::size_t bytes;
+  const char* name;
+};
+Status CheckNoOverlap(const char* what, std::initializer_list<DeviceRange> buffers);
 
 // "`what`: <CUDA error string>" for the last launch's error, else Ok.
 Status LastLaunchStatus(const char* what);

@@ -43,6 +43,11 @@ bool KnownFormat(FormatId format) {
   return static_cast<int>(format) >= 0 && static_cast<int>(format) < kFormatCount;
 }
 
+// The width codes of `spec` are stored in (registry.h CodeBytes).
+std::size_t CodeBytesOf(const FormatSpec& spec) {
+  return spec.total_bits <= 8 ? 1 : spec.total_bits <= 16 ? 2 : spec.total_bits <= 32 ? 4 : 8;
+}
+
 bool KnownOp(ElementOp op) { return static_cast<int>(op) <= static_cast<int>(ElementOp::kDecodeToBf16); }
 
 std::string Describe(const ConvertRequest& r) {
@@ -59,12 +64,35 @@ template <typename Layout>
 Status ConvertWith(const ConvertRequest& r) {
   if (!KnownFormat(r.format)) return Status::Error("unknown format id");
   if (!KnownOp(r.op)) return Status::Error("unknown operation");
+  // Enum arguments past their last value would fall through the dispatch to
+  // some other rule: named here (registry.h ValidateEncodeOptions has the
+  // same rule for the registry rows).
+  if (static_cast<int>(r.encode.rounding) > static_cast<int>(RoundingMode::kStochastic)) {
+    return Status::Error("rounding " + std::to_string(static_cast<int>(r.encode.rounding)) +
+                         " is not a valid RoundingMode (0..6)");
+  }
+  if (static_cast<int>(r.encode.overflow) > static_cast<int>(Overflow::kWrap)) {
+    return Status::Error("overflow " + std::to_string(static_cast<int>(r.encode.overflow)) +
+                         " is not a valid Overflow (0..2)");
+  }
+  if (static_cast<int>(r.backend) > static_cast<int>(Backend::kSoftware)) {
+    return Status::Error("backend " + std::to_string(static_cast<int>(r.backend)) + " is not a valid cuda::Backend");
+  }
   if (r.count == 0) return Status::Ok();
   const std::string what = Describe(r);
   if (r.input == nullptr || r.output == nullptr) {
     return Status::Error(what + ": null input or output with count > 0");
   }
-  Status status = detail::CheckDeviceBuffers(what.c_str(), {r.input, r.output});
+  // Elements are at most 8 bytes (FP64 codes); the random bits 4.
+  Status status = detail::CheckSize(what.c_str(), 1, r.count, 8);
+  if (!status.ok) return status;
+  const std::size_t in_bytes = r.count * (IsEncode(r.op) ? (r.op == ElementOp::kEncodeF32 ? 4 : 2)
+                                                          : CodeBytesOf(Spec(r.format)));
+  const std::size_t out_bytes = r.count * (IsEncode(r.op) ? CodeBytesOf(Spec(r.format))
+                                                           : (r.op == ElementOp::kDecodeToF32 ? 4 : 2));
+  status = detail::CheckNoOverlap(what.c_str(), {{r.input, in_bytes, "input"}, {r.output, out_bytes, "output"}});
+  if (!status.ok) return status;
+  status = detail::CheckDeviceBuffers(what.c_str(), {r.input, r.output});
   if (!status.ok) return status;
   const bool stochastic = IsEncode(r.op) && r.encode.rounding == RoundingMode::kStochastic;
   if (stochastic) {

@@ -230,6 +230,7 @@ Status WithFp8Recipe(const char* what, FormatId format, F&& f) {
 Status PerTensorWith(const Fp8PerTensorArgs& a, bool dynamic, LayoutVariant variant) {
   return WithFp8Recipe("fp8 per-tensor", a.format, [&](auto steps) {
     if (a.count == 0) return Status::Ok();
+    if (Status s = CheckSize("fp8 per-tensor", 1, a.count, 4); !s.ok) return s;
     return WithLayout(variant, [&](auto layout) { return PerTensor<decltype(layout), decltype(steps)>(a, dynamic); });
   });
 }
@@ -246,6 +247,7 @@ Status QuantizeFp8PerTensorDynamic(const Fp8PerTensorArgs& args, LayoutVariant v
 Status QuantizeFp8PerToken(const Fp8PerTokenArgs& args, LayoutVariant variant) {
   return detail::WithFp8Recipe("fp8 per-token", args.format, [&](auto steps) {
     if (args.rows == 0 || args.cols == 0) return Status::Ok();
+    if (Status s = detail::CheckSize("fp8 per-token", args.rows, args.cols, 4); !s.ok) return s;
     return detail::WithLayout(variant, [&](auto layout) {
       return detail::PerToken<decltype(layout), decltype(steps)>(args);
     });

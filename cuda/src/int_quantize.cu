@@ -251,6 +251,7 @@ Status CheckShape(const char* what, const block::IntQuantRecipe* recipe, const b
   if (layout.granularity != block::Granularity::kPerRow && layout.granularity != block::Granularity::kPerGroup) {
     return Status::Error(w + ": layout must be per-row or per-group");
   }
+  if (Status s = detail::CheckSize(what, rows, cols, 4); !s.ok) return s;
   block::GroupGrid grid;
   const block::QuantStatus st =
       block::MakeGroupGrid(layout, static_cast<long>(rows), static_cast<long>(cols), &grid);
@@ -276,12 +277,13 @@ std::size_t IntPackedBytes(IntPacking packing, std::size_t rows, std::size_t col
   switch (packing) {
     case IntPacking::kBytes: return n;
     case IntPacking::kAwq: return n / 8 * 4;
-    default: return (n + 1) / 2;
+    default: return n / 2 + n % 2;  // no n + 1 wrap
   }
 }
 
 Status QuantizeInt(const IntQuantArgs& a) {
   Geometry geo{};
+  if (a.recipe != nullptr && (a.rows == 0 || a.cols == 0)) return Status::Ok();  // empty (docs/bad-input.md)
   Status s = CheckShape("int quantize", a.recipe, a.layout, a.packing, a.rows, a.cols, &geo);
   if (!s.ok) return s;
   s = detail::CheckDeviceBuffers("int quantize", {a.input, a.codes, a.scales});
@@ -311,6 +313,7 @@ Status QuantizeInt(const IntQuantArgs& a) {
 
 Status DequantizeInt(const IntDequantArgs& a) {
   Geometry geo{};
+  if (a.recipe != nullptr && (a.rows == 0 || a.cols == 0)) return Status::Ok();  // empty (docs/bad-input.md)
   Status s = CheckShape("int dequantize", a.recipe, a.layout, a.packing, a.rows, a.cols, &geo);
   if (!s.ok) return s;
   s = detail::CheckDeviceBuffers("int dequantize", {a.codes, a.scales, a.output});

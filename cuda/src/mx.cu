@@ -280,6 +280,7 @@ Status Dequantize(const MxDequantArgs& a) {
     default: return Status::Error(std::string("mx dequantize: no MX format has element ") + Spec(a.element).name);
   }
   if (a.count == 0) return Status::Ok();
+  if (Status c = CheckSize("mx dequantize", 1, a.count, 4); !c.ok) return c;
   Status s = CheckDeviceBuffers("mx dequantize", {a.codes, a.scales, a.output});
   if (!s.ok) return s;
   const std::size_t pairs = (a.count + 1) / 2;
@@ -304,7 +305,16 @@ Status Dequantize(const MxDequantArgs& a) {
 }  // namespace detail
 
 Status QuantizeMx(const MxArgs& args, LayoutVariant variant) {
+  if (args.recipe != MxRecipeId::kTe && args.recipe != MxRecipeId::kOcp) {
+    return Status::Error("mx: recipe id " + std::to_string(static_cast<int>(args.recipe)) +
+                         " is not an MxRecipeId (0 te, 1 ocp)");
+  }
+  if (args.input_type != InputType::kF32 && args.input_type != InputType::kBf16) {
+    return Status::Error("mx: input type " + std::to_string(static_cast<int>(args.input_type)) +
+                         " is not an InputType (0 f32, 1 bf16)");
+  }
   if (args.count == 0) return Status::Ok();
+  if (Status c = detail::CheckSize("mx", 1, args.count, 4); !c.ok) return c;
   Status s = detail::CheckDeviceBuffers("mx", {args.input, args.codes, args.scales});
   if (!s.ok) return s;
   return detail::WithLayout(variant, [&](auto layout) { return detail::Quantize<decltype(layout)>(args); });

@@ -375,6 +375,7 @@ Status DequantizeNvfp4ToF32(const std::uint8_t* packed_codes, const std::uint8_t
                             const float* decode_scale, std::size_t count, float* out, cudaStream_t stream) {
   using R = detail::Nvfp4TeRecipe;
   if (count == 0) return Status::Ok();
+  if (Status c = detail::CheckSize("nvfp4 dequantize", 1, count, 4); !c.ok) return c;
   Status s = detail::CheckDeviceBuffers("nvfp4 dequantize", {packed_codes, scales, decode_scale, out});
   if (!s.ok) return s;
   const detail::Nvfp4DecodeTables tables = detail::MakeNvfp4DecodeTables<R>();
@@ -385,6 +386,7 @@ Status DequantizeNvfp4ToF32(const std::uint8_t* packed_codes, const std::uint8_t
 
 Status QuantizeNvfp4(const Nvfp4Args& args, LayoutVariant variant) {
   if (args.count == 0) return Status::Ok();
+  if (Status s = detail::CheckSize("nvfp4", 1, args.count, 4); !s.ok) return s;
   return detail::WithLayout(variant, [&](auto layout) {
     return detail::Quantize<decltype(layout), detail::Nvfp4TeRecipe>(args);
   });
@@ -394,6 +396,7 @@ Status DequantizeNvfp4ToBf16(const std::uint8_t* packed_codes, const std::uint8_
                              const float* decode_scale, std::size_t count, std::uint16_t* out,
                              cudaStream_t stream, LayoutVariant variant) {
   if (count == 0) return Status::Ok();
+  if (Status s = detail::CheckSize("nvfp4 dequantize", 1, count, 4); !s.ok) return s;
   return detail::WithLayout(variant, [&](auto layout) {
     return detail::Dequantize<decltype(layout), detail::Nvfp4TeRecipe>(packed_codes, scales, decode_scale, count,
                                                                         out, stream);

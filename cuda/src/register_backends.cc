@@ -219,8 +219,8 @@ block::QuantLayout IntLayoutOf(const recipe::Layout& l) {
 
 registry::Status RunRecipe(const RecipePlan& plan, const registry::RecipeArgs& a) {
   if (registry::Status s = registry::ValidateRecipeArgs(a); !s.ok) return s;
-  const std::size_t count = a.rows * a.cols;
-  if (count == 0) return registry::Status::Ok();
+  if (a.rows == 0 || a.cols == 0) return registry::Status::Ok();  // empty, never a product that wraps to 0
+  const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
   if (!cuda::GpuAvailable()) return registry::Status::Error("no CUDA device");
   const recipe::Recipe& r = *a.target.recipe;
   const recipe::BufferSizes sizes = registry::RecipeBufferSizes(a.target, a.rows, a.cols).sizes;
