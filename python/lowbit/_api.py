@@ -555,8 +555,22 @@ def _codes_of_ml_dtypes(a: np.ndarray, f: Format) -> np.ndarray:
     return codes
 
 
+def _unpack_torch_fp4_x2(codes):
+    """torch.float4_e2m1fn_x2 holds two E2M1 codes per byte, the first in
+    the low nibble (c10/util/Float4_e2m1fn_x2.h); one code per byte,
+    the last dimension doubled. Only a change of layout: the codes are
+    decoded by the extension."""
+    torch = _torch()
+    b = codes.view(torch.uint8)
+    return torch.stack((b & 0xF, b >> 4), dim=-1).reshape(*b.shape[:-1], -1) if b.dim() else b
+
+
 def _decode_torch(codes, fmt, profile, dtype, out):
     torch = _torch()
+    if str(codes.dtype) == "torch." + _TORCH_PACKED_FP4:
+        if fmt is not None and _format(fmt).name != "e2m1":
+            raise TypeError(f"codes are {codes.dtype}, not {_format(fmt).name}")
+        codes, fmt = _unpack_torch_fp4_x2(codes.detach().contiguous()), "e2m1"
     tf = _torch_format_of(codes)
     if tf is not None and codes.dtype not in (torch.int8, torch.float32, torch.float64, torch.float16,
                                               torch.bfloat16):

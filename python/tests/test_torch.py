@@ -44,3 +44,11 @@ def test_zero_copy_input_and_out():
     ptr = out.data_ptr()
     res = lowbit.encode(x, "e5m2", out=out)
     assert res.data_ptr() == ptr
+
+
+def test_torch_float4_x2_decodes_two_codes_per_byte():
+    if not hasattr(torch, "float4_e2m1fn_x2"):
+        pytest.skip("this torch has no float4_e2m1fn_x2")
+    packed = torch.tensor([[0x21, 0xF7]], dtype=torch.uint8).view(torch.float4_e2m1fn_x2)
+    # low nibble first: 0x1 (0.5), 0x2 (1.0), 0x7 (6.0), 0xF (-6.0)
+    np.testing.assert_array_equal(lowbit.decode(packed).numpy(), [[0.5, 1.0, 6.0, -6.0]])
