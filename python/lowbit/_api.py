@@ -373,8 +373,9 @@ def encode(x, fmt, *, rounding: str = "rne", saturate: bool = False, profile: Op
             f = _format(fmt)
             if out is None:
                 out = np.empty(x.shape, f.code_dtype)
-            else:
-                _check_out(out, x.shape, f.code_dtype)
+            elif not (type(out) is np.ndarray and out.dtype == f.code_dtype and out.shape == x.shape
+                      and (fl := out.flags).c_contiguous and fl.writeable):
+                _check_out(out, x.shape, f.code_dtype)  # raises, naming the problem
             _lowbit.encode(x, from_name, out, f.name, rounding, saturate, None, None, random_bit_count, None, 0)
             return out
     f = _format(fmt)
