@@ -76,9 +76,16 @@ bool AllPrintable(const std::string& text) {
 // Writes `chunk` into the FIFO at `path` until the reader goes away (EPIPE)
 // or `limit` bytes are written; returns the bytes written. SIGPIPE is ignored
 // by the caller, so a closed reader is a write error here, not a signal.
+// The open waits at most 60 s for the reader (a CLI that fails before
+// opening the FIFO must not hang the test).
 std::uint64_t FeedFifo(const std::string& path, const std::string& chunk, std::uint64_t limit) {
-  const int fd = open(path.c_str(), O_WRONLY);
+  int fd = -1;
+  for (int attempt = 0; attempt < 6000 && fd < 0; ++attempt) {
+    fd = open(path.c_str(), O_WRONLY | O_NONBLOCK);  // ENXIO until a reader opens
+    if (fd < 0) usleep(10000);
+  }
   if (fd < 0) return 0;
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   std::uint64_t written = 0;
   while (written < limit) {
     const ssize_t n = write(fd, chunk.data(), chunk.size());
