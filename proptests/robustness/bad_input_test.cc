@@ -657,6 +657,11 @@ TEST(BadInput, ModelTensorStatus) {
   EXPECT_EQ(g.grid_cols, big / 32 + 1);
   EXPECT_EQ(recipe::PackedBytes(recipe::Packing::kNibblesLowFirst, big), big / 2 + 1);
   EXPECT_EQ(block::BlockCount(block::kMxfp4, big), big / 32 + 1);
+  block::GroupGrid bg;
+  EXPECT_EQ(block::MakeGroupGrid({block::Granularity::kPerRow, 0, 0}, 1L << 32, 1L << 32, &bg),
+            block::QuantStatus::kSizeOverflow);
+  EXPECT_EQ(block::MakeGroupGrid({block::Granularity::kPerRow, 0, 0}, 1L << 31, 1L << 31, &bg),
+            block::QuantStatus::kOk);
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ enum class QuantStatus : std::uint8_t {
   kColsNotMultipleOfGroup,   // cols % group != 0
   kRowsNotMultipleOfBlock,   // rows % block_rows != 0
   kNotSupported,             // recipe and layout do not go together (none yet)
+  kSizeOverflow,             // rows * cols does not fit long (the model's indices)
 };
 
 LOWBIT_HD_CONSTEXPR const char* QuantStatusText(QuantStatus s) {
@@ -47,6 +48,7 @@ LOWBIT_HD_CONSTEXPR const char* QuantStatusText(QuantStatus s) {
     case QuantStatus::kColsNotMultipleOfGroup: return "columns are not a multiple of the group size";
     case QuantStatus::kRowsNotMultipleOfBlock: return "rows are not a multiple of the block height";
     case QuantStatus::kNotSupported: return "recipe does not support this layout";
+    case QuantStatus::kSizeOverflow: return "tensor size overflows";
   }
   return "?";
 }
@@ -62,6 +64,9 @@ struct GroupGrid {
 
 LOWBIT_HD_CONSTEXPR QuantStatus MakeGroupGrid(const QuantLayout& layout, long rows, long cols, GroupGrid* out) {
   if (rows < 1 || cols < 1) return QuantStatus::kEmpty;
+  // Every element index the model forms is below rows * cols (recipe/tensor.h
+  // MakeGroupGrid has the same check).
+  if (rows > static_cast<long>(~0ul >> 1) / cols) return QuantStatus::kSizeOverflow;
   GroupGrid g;
   switch (layout.granularity) {
     case Granularity::kPerTensor:
