@@ -40,9 +40,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_strin
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LOWBIT_TEST_LEVEL=smoke
 start=$SECONDS
-# Not run here: install_consumer (installs and builds a consumer project:
-# tests the build, not the code), simd_aarch64_cross_compile (a compile
-# check) and citations_resolve (Python); the plain build runs them.
+# Not run here, as they are no C++ code of ours under the sanitizers (the
+# plain build runs them): the consumer projects (install_consumer,
+# subdirectory_consumer: they test the build), simd_aarch64_cross_compile (a
+# compile check), citations_resolve and the python_* tests (Python; the
+# extension is not built here).
 ctest --test-dir "$build" --output-on-failure -j"$jobs" \
-  -E '^(install_consumer|simd_aarch64_cross_compile|citations_resolve)$'
+  -E '^(install_consumer|subdirectory_consumer|simd_aarch64_cross_compile|citations_resolve|python_.*)$'
 log "tests (smoke): $((SECONDS - start)) s"
