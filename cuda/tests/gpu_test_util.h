@@ -24,7 +24,14 @@ namespace lowbit::cuda::testing {
 class DeviceBuffer {
  public:
   explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-    if (cudaMalloc(&ptr_, bytes > 0 ? bytes : 1) != cudaSuccess) ptr_ = nullptr;
+    if (cudaMalloc(&ptr_, bytes > 0 ? bytes : 1) != cudaSuccess) {
+      ptr_ = nullptr;
+    } else {
+      // Zeroed, so a test that only checks arguments still launches on
+      // defined bytes (compute-sanitizer initcheck reports reads of
+      // never-written device memory).
+      cudaMemset(ptr_, 0, bytes > 0 ? bytes : 1);
+    }
   }
   ~DeviceBuffer() {
     if (ptr_) cudaFree(ptr_);
@@ -47,7 +54,12 @@ class DeviceBuffer {
 template <typename T>
 struct DeviceVector {
   T* p = nullptr;
-  explicit DeviceVector(std::size_t n) { cudaMalloc(reinterpret_cast<void**>(&p), (n ? n : 1) * sizeof(T)); }
+  // Zeroed like DeviceBuffer (initcheck).
+  explicit DeviceVector(std::size_t n) {
+    if (cudaMalloc(reinterpret_cast<void**>(&p), (n ? n : 1) * sizeof(T)) == cudaSuccess) {
+      cudaMemset(p, 0, (n ? n : 1) * sizeof(T));
+    }
+  }
   DeviceVector(const std::vector<T>& h) : DeviceVector(h.size()) {  // NOLINT: implicit by design
     cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
   }
