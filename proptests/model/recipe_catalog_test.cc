@@ -31,6 +31,7 @@
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/tensor.h"
+#include "test_level.h"
 
 namespace lowbit::recipe {
 namespace {
@@ -255,8 +256,8 @@ TEST(RecipeCatalogTest, Ue4m3ScaleEncodingEqualsE4m3OnNonNegativeInputs) {
   te.nan_payload = NanPayload::kAllOnes;
   EncodeOptions torch = te;
   torch.overflow = Overflow::kFormatDefault;
-  const char* level = std::getenv("LOWBIT_TEST_LEVEL");
-  const std::uint32_t stride = level != nullptr && std::string(level) == "full" ? 1 : 97;
+  const std::uint32_t stride =
+      lowbit::testing::CurrentTestLevel() == lowbit::testing::TestLevel::kFull ? 1 : 97;
   std::uint64_t checked = 0;
   for (std::uint64_t b = 0; b <= 0x7FFFFFFFu; b += stride) {
     const float x = block::F32FromBits(static_cast<std::uint32_t>(b));
