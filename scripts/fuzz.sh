@@ -35,7 +35,7 @@ failed=()
 for target in "${targets[@]}"; do
   binary=$build/fuzz/$target
   seeds=fuzz/corpus/$target
-  work=$build/fuzz/work/$target
+  work=$build/fuzz/scratch/$target
   findings=$build/fuzz/findings/$target
   [[ -x $binary && -d $seeds ]] || { log "$target: no binary or no fuzz/corpus/$target"; failed+=("$target"); continue; }
   mkdir -p "$work" "$findings"

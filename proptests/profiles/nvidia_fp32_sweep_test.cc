@@ -245,21 +245,14 @@ TEST(NvidiaModelClasses, AreSound) {
         }
       testing::ExpectedGroupByClasses(dst, sign, e, out_bytes, expected.data(),
                                       [&](std::uint32_t x) { return ModelCode(w, x); });
-      const int s = testing::ModelShift(dst, e);
-      const std::uint64_t step = s <= 0 ? 1 : s >= 23 ? (1u << 23) : (std::uint64_t{1} << s);
-      const std::uint64_t half = step / 2;
-        const std::uint64_t edges[] = {0, 1, half == 0 ? 0 : half - 1, half, half + 1, step - 1};
-      for (std::uint32_t visited = 0; visited < testing::kFp32GroupSize; visited += 997) {
-        for (std::uint64_t edge : edges) {
-          const auto m = static_cast<std::uint32_t>(
-                std::min<std::uint64_t>(visited / step * step + edge, testing::kFp32GroupSize - 1));
-          const std::uint32_t x = (sign << 31) | (e << 23) | m;
-          std::uint64_t code = 0;
-          std::memcpy(&code, expected.data() + std::size_t{m} * out_bytes, out_bytes);
-          ASSERT_EQ(code, ModelCode(w, x)) << w.name << " x=0x" << std::hex << x;
-          ++checked;
-        }
-      }
+      testing::ForEachClassEdgeMantissa(dst, e, [&](std::uint32_t m) {
+        const std::uint32_t x = (sign << 31) | (e << 23) | m;
+        std::uint64_t code = 0;
+        std::memcpy(&code, expected.data() + std::size_t{m} * out_bytes, out_bytes);
+        ASSERT_EQ(code, ModelCode(w, x)) << w.name << " x=0x" << std::hex << x;
+        ++checked;
+      });
+      if (HasFatalFailure()) return;
     }
   }
   EXPECT_GT(checked, 500000u);

@@ -112,6 +112,24 @@ GroupMethod ExpectedGroupByClasses(const FormatSpec& dst, std::uint32_t sign, st
   return method;
 }
 
+// The mantissas that the premise tests (*ModelClasses.AreSound) compare per
+// input: a stride of 997 through the group and, around each visited input,
+// the edges of its rounding class (0, 1, half - 1, half, half + 1 and
+// step - 1 discarded bits), where ties and carries live.
+template <class Visit>
+void ForEachClassEdgeMantissa(const FormatSpec& dst, std::uint32_t e, Visit visit) {
+  const int s = ModelShift(dst, e);
+  const std::uint64_t step = s <= 0 ? 1 : s >= 23 ? (1u << 23) : (std::uint64_t{1} << s);
+  const std::uint64_t half = step / 2;
+  const std::uint64_t edges[] = {0, 1, half == 0 ? 0 : half - 1, half, half + 1, step - 1};
+  for (std::uint32_t visited = 0; visited < kFp32GroupSize; visited += 997) {
+    for (std::uint64_t edge : edges) {
+      visit(static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(visited / step * step + edge, kFp32GroupSize - 1)));
+    }
+  }
+}
+
 // The (sign, exponent) groups the premise checks visit: zero and FP32
 // subnormals, the subnormal and normal ranges of the small formats (2^-27 ..
 // 2^-6), 1.0 and around it, the FP8/FP16 maxima (2^8, 2^15, 2^16), the
