@@ -9,7 +9,9 @@
 # corpus run at the start of every later run is its regression test).
 #
 # Usage: scripts/fuzz.sh [TARGET...]   (default: every fuzz_* target)
-# Environment: LOWBIT_FUZZ_SECONDS (default 30, per target);
+# Environment: LOWBIT_FUZZ_SECONDS (default 30, per target); LOWBIT_FUZZ_SEED
+#              (default 1: CI explores the same inputs a local run of the same
+#              tree did, so a finding reproduces; 0 lets libFuzzer pick one);
 #              LOWBIT_SANITIZE_BUILD_DIR (default build-sanitize); LOWBIT_JOBS.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,6 +19,7 @@ cd "$root"
 build=${LOWBIT_SANITIZE_BUILD_DIR:-build-sanitize}
 jobs=${LOWBIT_JOBS:-2}
 seconds=${LOWBIT_FUZZ_SECONDS:-30}
+seed=${LOWBIT_FUZZ_SEED:-1}
 log() { printf 'fuzz: %s\n' "$*" >&2; }
 
 targets=("$@")
@@ -43,7 +46,7 @@ for target in "${targets[@]}"; do
   # $seconds s. -close_fd_mask=1: the CLI's stdout is noise (reports go to
   # stderr). Timeouts and memory limits count as findings.
   start=$SECONDS
-  if "$binary" "$work" "$seeds" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  if "$binary" "$work" "$seeds" -max_total_time="$seconds" -seed="$seed" -timeout=10 -rss_limit_mb=2048 \
        -malloc_limit_mb=1024 -max_len=512 -close_fd_mask=1 -print_final_stats=1 \
        -artifact_prefix="$findings/" >"$build/fuzz/$target.log" 2>&1; then
     log "$target: ok, $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/fuzz/$target.log" | grep -o '[0-9]*$') inputs in $((SECONDS - start)) s"
