@@ -1,0 +1,172 @@
+// Targets of user_outputs.h: the one name grammar (formats/.../recipe/names.h
+// ParseTarget) plus the element options a name cannot spell.
+#include <string>
+#include <string_view>
+
+#include "lowbit/check/user_outputs.h"
+#include "lowbit/formats/recipe/names.h"
+#include "user_outputs_internal.h"
+
+namespace lowbit::check {
+namespace internal {
+
+namespace {
+
+struct ModeName {
+  RoundingMode mode;
+  const char* name;
+};
+// The spellings of tools/parse.h (rne, ... and PTX rn, rz, rp, rm).
+constexpr ModeName kModeNames[] = {
+    {RoundingMode::kNearestEven, "rne"}, {RoundingMode::kNearestAway, "rna"}, {RoundingMode::kTowardZero, "rtz"},
+    {RoundingMode::kUp, "up"},           {RoundingMode::kDown, "down"},       {RoundingMode::kOdd, "odd"},
+    {RoundingMode::kStochastic, "stochastic"},
+    {RoundingMode::kNearestEven, "rn"},  {RoundingMode::kTowardZero, "rz"},   {RoundingMode::kUp, "rp"},
+    {RoundingMode::kDown, "rm"},
+};
+
+}  // namespace
+
+const char* RoundingName(RoundingMode mode) {
+  for (const ModeName& m : kModeNames) {
+    if (m.mode == mode) return m.name;
+  }
+  return "?";
+}
+
+bool ParseRounding(std::string_view text, RoundingMode* out) {
+  std::string lower(text);
+  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  for (const ModeName& m : kModeNames) {
+    if (lower == m.name) {
+      *out = m.mode;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string FormatTargetName(FormatId format, const std::optional<ProfileId>& profile, const EncodeOptions& o) {
+  std::string name = Spec(format).name;
+  if (profile) {
+    name += std::string(":") + ProfileName(*profile);
+    if (o.rounding != RoundingMode::kNearestEven) name += std::string(" ") + RoundingName(o.rounding);
+    return name;
+  }
+  const bool sat = o.overflow == Overflow::kSaturate;
+  if (o.rounding != RoundingMode::kNearestEven || sat) {
+    name += std::string(" ") + RoundingName(o.rounding) + (sat ? "+sat" : "");
+  }
+  return name;
+}
+
+}  // namespace internal
+
+Target FormatTarget(FormatId format, const EncodeOptions& options) {
+  Target t;
+  t.kind = Target::Kind::kFormat;
+  t.format = format;
+  t.options = options;
+  t.name = internal::FormatTargetName(format, std::nullopt, options);
+  return t;
+}
+
+Target ProfileTarget(FormatId format, ProfileId profile, RoundingMode rounding) {
+  Target t;
+  t.kind = Target::Kind::kFormat;
+  t.format = format;
+  t.profile = profile;
+  t.options.rounding = rounding;
+  t.name = internal::FormatTargetName(format, profile, t.options);
+  return t;
+}
+
+Target RecipeTarget(const recipe::Recipe& r, const recipe::Layout& layout) {
+  Target t;
+  t.kind = Target::Kind::kRecipe;
+  t.recipe = r;
+  t.layout = layout;
+  recipe::Target named;
+  named.kind = recipe::Target::Kind::kRecipe;
+  named.recipe = &r;
+  named.layout = layout;
+  t.name = recipe::CanonicalName(named);
+  return t;
+}
+
+Target RecipeTarget(const recipe::Recipe& r) { return RecipeTarget(r, r.layout); }
+
+bool ParseTarget(std::string_view name, const TargetOptions& options, Target* out, std::string* error) {
+  recipe::Target parsed;
+  if (!recipe::ParseTarget(name, &parsed, error)) return false;
+  if (parsed.kind == recipe::Target::Kind::kRecipe) {
+    if (!options.profile.empty()) {
+      *error = "a profile option applies to element formats; '" + std::string(name) +
+               "' is a recipe (its profile is part of the name)";
+      return false;
+    }
+    if (!options.rounding.empty() || options.saturate) {
+      *error = "rounding and saturation options apply to element formats; the recipe '" + std::string(name) +
+               "' fixes its own element policy";
+      return false;
+    }
+    recipe::Layout layout = parsed.layout;
+    if (!options.layout.empty()) {
+      if (name.find('/') != std::string_view::npos) {
+        *error = "two layouts: '" + std::string(name.substr(name.find('/') + 1)) + "' in the name and '" +
+                 options.layout + "' (give one)";
+        return false;
+      }
+      if (!recipe::ParseLayout(options.layout, &layout, error)) return false;
+    }
+    if (!recipe::LayoutApplies(*parsed.recipe, layout)) {
+      *error = "layout '" + recipe::LayoutName(layout) + "' does not apply to " + recipe::RecipeName(*parsed.recipe) +
+               (parsed.recipe->family() == recipe::Family::kScaled
+                    ? " (scaled recipes take tensor, row, gN or tile:RxG)"
+                    : " (its blocks are fixed at " + std::to_string(parsed.recipe->layout.size) + " elements)");
+      return false;
+    }
+    *out = RecipeTarget(*parsed.recipe, layout);
+    return true;
+  }
+  if (!options.layout.empty()) {
+    *error = "a layout applies to recipes, not to the format '" + std::string(Spec(parsed.format).name) + "'";
+    return false;
+  }
+  std::optional<ProfileId> profile = parsed.profile;
+  if (!options.profile.empty()) {
+    if (profile) {
+      *error = "two profiles: '" + std::string(ProfileName(*profile)) + "' in the name and '" + options.profile +
+               "' (give one)";
+      return false;
+    }
+    ProfileId id;
+    if (!recipe::ParseProfileName(options.profile, &id, error)) return false;
+    profile = id;
+  }
+  RoundingMode mode = RoundingMode::kNearestEven;
+  if (!options.rounding.empty() && !internal::ParseRounding(options.rounding, &mode)) {
+    *error = "unknown rounding mode '" + options.rounding + "' (rne, rna, rtz, up, down, odd)";
+    return false;
+  }
+  if (mode == RoundingMode::kStochastic) {
+    *error = "stochastic rounding cannot be checked from outputs alone (the random bits of each element are "
+             "not known)";
+    return false;
+  }
+  if (profile) {
+    if (options.saturate) {
+      *error = "saturation with a profile: the profile fixes the overflow policy";
+      return false;
+    }
+    *out = ProfileTarget(parsed.format, *profile, mode);
+    return true;
+  }
+  EncodeOptions o;
+  o.rounding = mode;
+  o.overflow = options.saturate ? Overflow::kSaturate : Overflow::kFormatDefault;
+  *out = FormatTarget(parsed.format, o);
+  return true;
+}
+
+}  // namespace lowbit::check
