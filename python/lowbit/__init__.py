@@ -10,9 +10,10 @@ lowbit.build_info() for what this build has.
 from ._api import (FLAG_INEXACT, FLAG_INVALID, FLAG_OVERFLOW, FLAG_UNDERFLOW, Explanation, Format, Profile,
                    QuantizedTensor, Recipe, Step, build_info, decode, dequantize, encode, explain, formats,
                    profiles, quantize, recipes)
+from ._show import show
 
 __version__ = "0.1.0"
 
 __all__ = ["FLAG_INEXACT", "FLAG_INVALID", "FLAG_OVERFLOW", "FLAG_UNDERFLOW", "Explanation", "Format",
            "Profile", "QuantizedTensor", "Recipe", "Step", "build_info", "decode", "dequantize", "encode",
-           "explain", "formats", "profiles", "quantize", "recipes"]
+           "explain", "formats", "profiles", "quantize", "recipes", "show"]
