@@ -5,9 +5,11 @@
 // dequantize; and the sweep rows of register.h ("cuda-hw-sweep"). A row's
 // `available` is false without a GPU, so tests and `lowbit verify` show it
 // as skipped. Element rows take host or device arrays (device arrays are used
-// in place); recipe rows take host buffers and copy them.
+// in place); recipe rows take host buffers and copy them, and
+// cuda::RunRecipeOnDevice runs the same kernels on device buffers.
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -217,36 +219,21 @@ block::QuantLayout IntLayoutOf(const recipe::Layout& l) {
   return {block::Granularity::kPerRow};
 }
 
-registry::Status RunRecipe(const RecipePlan& plan, const registry::RecipeArgs& a) {
-  if (registry::Status s = registry::ValidateRecipeArgs(a); !s.ok) return s;
-  if (a.rows == 0 || a.cols == 0) return registry::Status::Ok();  // empty, never a product that wraps to 0
-  const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
-  if (!cuda::GpuAvailable()) return registry::Status::Error("no CUDA device");
+// The kernels of `plan` on device buffers, launched on `stream` and not
+// waited for: every pointer of `a` is device memory, q.tensor_scale
+// included (recipe::TensorScale, encode then decode), and `workspace` holds
+// kRecipeWorkspaceFloats device floats for the amax and scale the kernels
+// pass between launches. Shared by the host-buffer rows (RunRecipe) and the
+// zero-copy entry point (cuda::RunRecipeOnDevice).
+cuda::Status LaunchRecipe(const RecipePlan& plan, const registry::RecipeArgs& a, float* workspace,
+                          cudaStream_t stream) {
+  static_assert(sizeof(recipe::TensorScale) == 2 * sizeof(float) && offsetof(recipe::TensorScale, encode) == 0 &&
+                    offsetof(recipe::TensorScale, decode) == sizeof(float),
+                "the kernels write the tensor scale as two floats: encode, decode");
   const recipe::Recipe& r = *a.target.recipe;
-  const recipe::BufferSizes sizes = registry::RecipeBufferSizes(a.target, a.rows, a.cols).sizes;
+  const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
   const bool quantize = a.operation == registry::RecipeOperation::kQuantizeRecipe;
-  const std::size_t code_bytes = static_cast<std::size_t>(sizes.code_bytes);
-  const std::size_t scale_code_bytes = static_cast<std::size_t>(sizes.scale_codes);
-  const std::size_t scale_bytes = 4 * static_cast<std::size_t>(sizes.scales);
-  const std::size_t zero_point_bytes = 4 * static_cast<std::size_t>(sizes.zero_points);
-  DeviceBuffers d;
-  float* x = quantize ? d.Make<float>(4 * count, a.x) : nullptr;
-  float* out = quantize ? nullptr : d.Make<float>(4 * count);
-  auto* codes = d.Make<std::uint8_t>(code_bytes, quantize ? nullptr : a.q.codes);
-  auto* scale_codes = d.Make<std::uint8_t>(scale_code_bytes, quantize ? nullptr : a.q.scale_codes);
-  auto* scales = d.Make<float>(scale_bytes, quantize ? nullptr : a.q.scales);
-  auto* zero_points = d.Make<std::int32_t>(zero_point_bytes, quantize ? nullptr : a.q.zero_points);
-  // NVFP4's tensor scale as (encode, decode), recipe::TensorScale's order;
-  // the FP8 per-tensor scale and amax.
-  float tensor_host[2] = {0.0f, 0.0f};
-  if (!quantize && a.q.tensor_scale != nullptr) {
-    tensor_host[0] = a.q.tensor_scale->encode;
-    tensor_host[1] = a.q.tensor_scale->decode;
-  }
-  float* scratch = d.Make<float>(4 * sizeof(float), tensor_host);
-  if (d.error != cudaSuccess) return ToRegistry(cuda::detail::CudaStatus("cuda", d.error));
-
-  cuda::Status s;
+  auto* tensor_scale = reinterpret_cast<float*>(a.q.tensor_scale);  // [0] encode, [1] decode
   switch (plan.kernel) {
     case RecipeKernel::kMx: {
       const cuda::MxRecipeId id = std::string_view(r.profile) == "te" ? cuda::MxRecipeId::kTe : cuda::MxRecipeId::kOcp;
@@ -254,98 +241,132 @@ registry::Status RunRecipe(const RecipePlan& plan, const registry::RecipeArgs& a
         cuda::MxArgs m;
         m.element = plan.element;
         m.recipe = id;
-        m.input = x;
+        m.input = a.x;
         m.count = count;
-        m.codes = codes;
-        m.scales = scale_codes;
-        s = cuda::QuantizeMx(m);
-      } else {
-        cuda::MxDequantArgs m;
-        m.element = plan.element;
-        m.codes = codes;
-        m.scales = scale_codes;
-        m.count = count;
-        m.output_type = cuda::OutputType::kF32;
-        m.output = out;
-        s = cuda::DequantizeMx(m);
+        m.codes = a.q.codes;
+        m.scales = a.q.scale_codes;
+        m.stream = stream;
+        return cuda::QuantizeMx(m);
       }
-      break;
+      cuda::MxDequantArgs m;
+      m.element = plan.element;
+      m.codes = a.q.codes;
+      m.scales = a.q.scale_codes;
+      m.count = count;
+      m.output_type = cuda::OutputType::kF32;
+      m.output = a.out;
+      m.stream = stream;
+      return cuda::DequantizeMx(m);
     }
-    case RecipeKernel::kNvfp4:
-      if (quantize) {
-        cuda::Nvfp4Args n;
-        n.input = x;
-        n.count = count;
-        n.amax_out = scratch + 2;
-        n.packed_codes = codes;
-        n.scales = scale_codes;
-        n.encode_scale = scratch;
-        n.decode_scale = scratch + 1;
-        s = cuda::QuantizeNvfp4(n);
-      } else {
-        s = cuda::DequantizeNvfp4ToF32(codes, scale_codes, scratch + 1, count, out);
+    case RecipeKernel::kNvfp4: {
+      if (!quantize) {
+        return cuda::DequantizeNvfp4ToF32(a.q.codes, a.q.scale_codes, tensor_scale + 1, count, a.out, stream);
       }
-      break;
+      cuda::Nvfp4Args n;
+      n.input = a.x;
+      n.count = count;
+      n.amax_out = workspace;
+      n.packed_codes = a.q.codes;
+      n.scales = a.q.scale_codes;
+      n.encode_scale = tensor_scale;
+      n.decode_scale = tensor_scale + 1;
+      n.stream = stream;
+      return cuda::QuantizeNvfp4(n);
+    }
     case RecipeKernel::kFp8PerTensor: {
       cuda::Fp8PerTensorArgs f;
-      f.input = x;
+      f.input = a.x;
       f.count = count;
       f.format = plan.element;
-      f.codes = codes;
-      f.scale = scratch;
-      f.scale_inv = scales;  // the stored scale: what dequantization multiplies by
-      f.amax = scratch + 1;
-      s = cuda::QuantizeFp8PerTensorDynamic(f);
-      break;
+      f.codes = a.q.codes;
+      f.scale = workspace;
+      f.scale_inv = a.q.scales;  // the stored scale: what dequantization multiplies by
+      f.amax = workspace + 1;
+      f.stream = stream;
+      return cuda::QuantizeFp8PerTensorDynamic(f);
     }
     case RecipeKernel::kFp8PerRow: {
       cuda::Fp8PerTokenArgs f;
       f.input_type = cuda::InputType::kF32;
-      f.input = x;
+      f.input = a.x;
       f.rows = a.rows;
       f.cols = a.cols;
       f.format = plan.element;
-      f.codes = codes;
-      f.scale_inv = scales;
-      s = cuda::QuantizeFp8PerToken(f);
-      break;
+      f.codes = a.q.codes;
+      f.scale_inv = a.q.scales;
+      f.stream = stream;
+      return cuda::QuantizeFp8PerToken(f);
     }
     case RecipeKernel::kInt:
       if (quantize) {
         cuda::IntQuantArgs q;
         q.recipe = plan.int_recipe;
         q.layout = IntLayoutOf(a.target.layout);
-        q.input = x;
+        q.input = a.x;
         q.rows = a.rows;
         q.cols = a.cols;
         q.packing = IntPackingOf(r.packing);
-        q.codes = codes;
-        q.scales = scales;
-        q.zero_points = zero_points;
-        s = cuda::QuantizeInt(q);
-      } else {
-        cuda::IntDequantArgs q;
-        q.recipe = plan.int_recipe;
-        q.layout = IntLayoutOf(a.target.layout);
-        q.packing = IntPackingOf(r.packing);
-        q.codes = codes;
-        q.rows = a.rows;
-        q.cols = a.cols;
-        q.scales = scales;
-        q.zero_points = zero_points;
-        q.output_type = cuda::OutputType::kF32;
-        q.output = out;
-        s = cuda::DequantizeInt(q);
+        q.codes = a.q.codes;
+        q.scales = a.q.scales;
+        q.zero_points = a.q.zero_points;
+        q.stream = stream;
+        return cuda::QuantizeInt(q);
       }
-      break;
+      cuda::IntDequantArgs q;
+      q.recipe = plan.int_recipe;
+      q.layout = IntLayoutOf(a.target.layout);
+      q.packing = IntPackingOf(r.packing);
+      q.codes = a.q.codes;
+      q.rows = a.rows;
+      q.cols = a.cols;
+      q.scales = a.q.scales;
+      q.zero_points = a.q.zero_points;
+      q.output_type = cuda::OutputType::kF32;
+      q.output = a.out;
+      q.stream = stream;
+      return cuda::DequantizeInt(q);
   }
-  if (!s.ok) return ToRegistry(s);
+  return cuda::Status::Error("cuda: unknown recipe kernel");
+}
+
+registry::Status RunRecipe(const RecipePlan& plan, const registry::RecipeArgs& a) {
+  if (registry::Status s = registry::ValidateRecipeArgs(a); !s.ok) return s;
+  if (a.rows == 0 || a.cols == 0) return registry::Status::Ok();  // empty, never a product that wraps to 0
+  const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
+  if (!cuda::GpuAvailable()) return registry::Status::Error("no CUDA device");
+  const recipe::BufferSizes sizes = registry::RecipeBufferSizes(a.target, a.rows, a.cols).sizes;
+  const bool quantize = a.operation == registry::RecipeOperation::kQuantizeRecipe;
+  const std::size_t code_bytes = static_cast<std::size_t>(sizes.code_bytes);
+  const std::size_t scale_code_bytes = static_cast<std::size_t>(sizes.scale_codes);
+  const std::size_t scale_bytes = 4 * static_cast<std::size_t>(sizes.scales);
+  const std::size_t zero_point_bytes = 4 * static_cast<std::size_t>(sizes.zero_points);
+  DeviceBuffers d;
+  registry::RecipeArgs on_device = a;
+  on_device.x = quantize ? d.Make<float>(4 * count, a.x) : nullptr;
+  on_device.out = quantize ? nullptr : d.Make<float>(4 * count);
+  on_device.q.codes = d.Make<std::uint8_t>(code_bytes, quantize ? nullptr : a.q.codes);
+  on_device.q.scale_codes = d.Make<std::uint8_t>(scale_code_bytes, quantize ? nullptr : a.q.scale_codes);
+  on_device.q.scales = d.Make<float>(scale_bytes, quantize ? nullptr : a.q.scales);
+  on_device.q.zero_points = d.Make<std::int32_t>(zero_point_bytes, quantize ? nullptr : a.q.zero_points);
+  // NVFP4's tensor scale as (encode, decode), recipe::TensorScale's order,
+  // then the workspace.
+  float scratch_host[2 + cuda::kRecipeWorkspaceFloats] = {};
+  if (!quantize && a.q.tensor_scale != nullptr) {
+    scratch_host[0] = a.q.tensor_scale->encode;
+    scratch_host[1] = a.q.tensor_scale->decode;
+  }
+  float* scratch = d.Make<float>(sizeof(scratch_host), scratch_host);
+  on_device.q.tensor_scale = reinterpret_cast<recipe::TensorScale*>(scratch);
+  if (d.error != cudaSuccess) return ToRegistry(cuda::detail::CudaStatus("cuda", d.error));
+
+  if (cuda::Status s = LaunchRecipe(plan, on_device, scratch + 2, nullptr); !s.ok) return ToRegistry(s);
   if (registry::Status e = ToRegistry(cuda::detail::CudaStatus("cuda", cudaDeviceSynchronize())); !e.ok) return e;
-  if (!quantize) return Back("cuda", a.out, out, 4 * count);
-  for (registry::Status e : {Back("cuda", a.q.codes, codes, code_bytes),
-                             Back("cuda", a.q.scale_codes, scale_codes, scale_code_bytes),
-                             Back("cuda", a.q.scales, scales, scale_bytes),
-                             Back("cuda", a.q.zero_points, zero_points, zero_point_bytes),
+  if (!quantize) return Back("cuda", a.out, on_device.out, 4 * count);
+  float tensor_host[2] = {0.0f, 0.0f};
+  for (registry::Status e : {Back("cuda", a.q.codes, on_device.q.codes, code_bytes),
+                             Back("cuda", a.q.scale_codes, on_device.q.scale_codes, scale_code_bytes),
+                             Back("cuda", a.q.scales, on_device.q.scales, scale_bytes),
+                             Back("cuda", a.q.zero_points, on_device.q.zero_points, zero_point_bytes),
                              Back("cuda", tensor_host, scratch, sizes.tensor_scales > 0 ? sizeof(tensor_host) : 0)}) {
     if (!e.ok) return e;
   }
@@ -356,6 +377,45 @@ registry::Status RunRecipe(const RecipePlan& plan, const registry::RecipeArgs& a
 }  // namespace
 
 namespace cuda {
+
+bool HasRecipeKernel(const recipe::Target& target, registry::RecipeOperation operation) {
+  RecipePlan plan{};
+  return PlanRecipe(target, operation, &plan);
+}
+
+Status RunRecipeOnDevice(const registry::RecipeArgs& args, float* workspace, cudaStream_t stream) {
+  if (registry::Status s = registry::ValidateRecipeArgs(args); !s.ok) return Status::Error(s.message);
+  if (args.rows == 0 || args.cols == 0) return Status::Ok();
+  RecipePlan plan{};
+  if (!PlanRecipe(args.target, args.operation, &plan)) {
+    return Status::Error("cuda: no GPU kernel for " + std::string(registry::RecipeOperationName(args.operation)) +
+                         " " + recipe::CanonicalName(args.target));
+  }
+  if (workspace == nullptr) return Status::Error("cuda: null recipe workspace");
+  // The MX and NVFP4 kernels take 1-D blocks of the flattened tensor; a
+  // layout of groups along rows is the same only when every row is whole
+  // blocks (formats/include/lowbit/formats/recipe/tensor.h LayoutApplies).
+  const recipe::Layout& layout = args.target.layout;
+  if (args.target.recipe->family() != recipe::Family::kScaled && layout.geometry == recipe::Geometry::kGroup &&
+      args.cols % static_cast<std::size_t>(layout.size) != 0) {
+    return Status::Error("cuda: " + recipe::CanonicalName(args.target) + " with rows of " +
+                         std::to_string(args.cols) + " columns (not whole blocks of " + std::to_string(layout.size) +
+                         "): the GPU kernels take 1-D blocks of the flattened tensor");
+  }
+  if (!GpuAvailable()) return Status::Error("cuda: no CUDA device");
+  // Host pointers would be read by the kernels as device addresses: refuse
+  // them here, naming the buffer (the host-buffer rows copy instead).
+  const std::pair<const void*, const char*> buffers[] = {
+      {args.x, "x"}, {args.out, "out"}, {args.q.codes, "codes"}, {args.q.scale_codes, "scale codes"},
+      {args.q.scales, "scales"}, {args.q.zero_points, "zero points"}, {args.q.tensor_scale, "tensor scale"},
+      {workspace, "workspace"}};
+  for (const auto& [p, what] : buffers) {
+    if (p != nullptr && !detail::IsDevicePointer(p)) {
+      return Status::Error(std::string("cuda: the ") + what + " buffer is not device memory");
+    }
+  }
+  return LaunchRecipe(plan, args, workspace, stream);
+}
 
 void RegisterCudaRecipes(registry::Registry& registry) {
   for (const std::string& name : registry::AllRecipeNames()) {

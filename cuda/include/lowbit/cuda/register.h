@@ -12,6 +12,9 @@
 // like registry rows instead of enumerating instructions itself.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,6 +22,8 @@
 #include "lowbit/cuda/verify.h"
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/policy.h"
+#include "lowbit/cuda/status.h"
+#include "lowbit/registry/recipe_entry.h"
 #include "lowbit/registry/registry.h"
 
 namespace lowbit::registry {
@@ -37,6 +42,22 @@ namespace lowbit::cuda {
 // of every integer recipe per row and per group. Their buffers are host
 // memory (copied to and from the device).
 void RegisterCudaRecipes(registry::Registry& registry);
+
+// The recipe rows' kernels on device buffers, for callers whose tensors are
+// already on the GPU (the Python package's CUDA tensors): no copies, no
+// synchronization. Every pointer of `args` is device memory of the current
+// device, q.tensor_scale included (recipe::TensorScale: encode, then decode;
+// read by dequantize, written by quantize), and `workspace` holds
+// kRecipeWorkspaceFloats device floats the kernels use between launches
+// (tensor amax, FP8 scale). Asynchronous on `stream` (0: the legacy default
+// stream); the buffers must stay alive until the work on it is done.
+// HasRecipeKernel says whether a kernel implements (target, operation), the
+// rows RegisterCudaRecipes adds; RunRecipeOnDevice refuses others, host
+// pointers and the registry's bad arguments (ValidateRecipeArgs) with a
+// message, launching nothing.
+inline constexpr std::size_t kRecipeWorkspaceFloats = 2;
+bool HasRecipeKernel(const recipe::Target& target, registry::RecipeOperation operation);
+Status RunRecipeOnDevice(const registry::RecipeArgs& args, float* workspace, cudaStream_t stream);
 
 // One option set a sweep row runs: an instruction's rule
 // (HardwareEncodeOptions / HardwareDecodeOptions), named as the cvt spells it
