@@ -120,14 +120,8 @@ struct RecipeOutputs {
   const std::int32_t* zero_points = nullptr;
   std::size_t zero_point_count = 0;
   // NVFP4: the stored FP32 tensor scale (TE's S_dec, torchao's
-  // per_tensor_scale), as the kernel computed it ...
+  // per_tensor_scale), as the kernel computed it from the whole tensor.
   std::optional<float> tensor_scale;
-  // ... or, when true, as it was handed to the kernel (a calibrated tensor
-  // scale): the model then uses it instead of deriving one from the inputs.
-  bool tensor_scale_is_input = false;
-  // Scaled recipes: true when the kernel was handed `scales` (static
-  // quantization): the codes are checked under those scales.
-  bool scales_are_inputs = false;
 };
 
 // ---- the report ------------------------------------------------------------------
@@ -167,11 +161,21 @@ struct Candidate {
   bool FullMatch() const { return checked > 0 && matched == checked; }
 };
 
+// The diagnosis re-runs every candidate on at most this many outputs.
+inline constexpr std::uint64_t kMaxDiagnosedOutputs = std::uint64_t{1} << 22;
+
 struct Diagnosis {
   bool ran = false;
   // Full matches first (the target itself never appears), then by matched
   // descending.
   std::vector<Candidate> candidates;
+  // Where the kernel differs from the target itself, by class (the
+  // "differs from nvidia on the 254 NaN inputs" part); candidate_code is the
+  // target's code there.
+  std::vector<DifferenceClass> target_differences;
+  // Outputs the candidates were compared on (all of them, or the first
+  // kMaxDiagnosedOutputs).
+  std::uint64_t compared = 0;
   // One line: "matches profile ml_dtypes on all 65536 inputs; differs from
   // nvidia on the 254 NaN inputs (expected 0x7f, got 0xff)" or "matches no
   // known convention (closest: ...)".
