@@ -91,6 +91,25 @@ else
   log "$venv ready: $("$venv/bin/python" -c 'import ml_dtypes, numpy; print("ml_dtypes", ml_dtypes.__version__, "numpy", numpy.__version__)')"
 fi
 
+# ---- live peers: torch, torchao, ModelOpt (requirements-peers.txt) ----------
+# The libraries that the recipe profiles reproduce, for the live-peer tests
+# (tests/peers). Their own stamp, so a change to one list reinstalls only it.
+# LOWBIT_NO_PEERS=1 leaves them out (~5.7 GB): the peers test then reports
+# itself skipped, naming this variable.
+peers_stamp=$venv/.lowbit-peers.sha256
+peers_want=$(sha256sum requirements-peers.txt | cut -d' ' -f1)
+if [[ ${LOWBIT_NO_PEERS:-0} == 1 ]]; then
+  log "not installing the live peers (LOWBIT_NO_PEERS=1)"
+elif [[ -f $peers_stamp && $(cat "$peers_stamp") == "$peers_want" ]]; then
+  log "$venv live peers are up to date"
+else
+  log "installing the live peers (torch, torchao, ModelOpt; first time: ~2 min)"
+  start=$(date +%s)
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r requirements-peers.txt
+  printf '%s\n' "$peers_want" >"$peers_stamp"
+  log "live peers installed in $(( $(date +%s) - start )) s: $("$venv/bin/python" -c 'import torch, torchao, modelopt; print("torch", torch.__version__, "torchao", torchao.__version__, "modelopt", modelopt.__version__)' 2>/dev/null)"
+fi
+
 # ---- the Python package `lowbit` ----------------------------------------------
 # Built from this tree with CMake (pyproject.toml) and installed into .venv;
 # the build directory persists (build/python-<tag>), so a reinstall compiles
