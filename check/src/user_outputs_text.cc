@@ -68,7 +68,9 @@ std::string ReportText(const Report& r) {
   std::string text = "lowbit check " + r.target + " (" + r.kind + "): ";
   if (!r.error.empty()) return text + "not checked: " + r.error + "\n";
   text += Plural(r.checked, "output", "outputs") + " checked, " + Plural(r.mismatches, "mismatch", "mismatches");
-  if (r.scale_mismatches > 0) text += " (" + Plural(r.scale_mismatches, "scale", "scales and zero points") + ")";
+  if (r.scale_mismatches > 0) {
+    text += " (" + std::to_string(r.scale_mismatches) + " of them scales, zero points or the tensor scale)";
+  }
   if (r.undefined > 0) text += ", " + std::to_string(r.undefined) + " left undefined by the target (not compared)";
   text += r.Passed() ? ": MATCH\n" : r.checked == 0 ? ": NOTHING CHECKED\n" : ": MISMATCH\n";
   if (!r.first_mismatches.empty()) {

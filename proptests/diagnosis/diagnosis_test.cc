@@ -1,0 +1,487 @@
+// The diagnosis of lowbit/check/user_outputs.h names the convention a wrong
+// kernel follows. Each "buggy kernel" below is written here, independently
+// of lowbit's model and of the diagnosis' candidates, the way a user writes
+// one (a value table and a nearest search, bit tricks on FP32 words, libm's
+// log2f, nearbyintf): the test checks that the diagnosis finds the one
+// convention the kernel was written to follow, that a correct kernel gets
+// MATCH with no diagnosis, and that a kernel following no known convention
+// is told so.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lowbit/check/user_outputs.h"
+
+namespace lowbit::check {
+namespace {
+
+// ---- independent reference pieces of the buggy kernels -------------------------
+
+std::uint32_t Bits(float x) {
+  std::uint32_t b;
+  std::memcpy(&b, &x, 4);
+  return b;
+}
+float FromBits(std::uint32_t b) {
+  float x;
+  std::memcpy(&x, &b, 4);
+  return x;
+}
+
+// E4M3 (OCP "FN") values typed from the OCP OFP8 spec's layout: 4 exponent
+// bits with bias 7, 3 mantissa bits, subnormals at exponent 0.
+double E4m3Magnitude(int code) {
+  const int e = (code >> 3) & 15;
+  const int m = code & 7;
+  return e == 0 ? m / 8.0 * std::ldexp(1.0, -6) : (1 + m / 8.0) * std::ldexp(1.0, e - 7);
+}
+
+// A kernel's FP32 -> E4M3 as NVIDIA's cvt.rn.satfinite documents it: NaN
+// gives 0x7F, |x| >= 448 (Inf too) gives +-448, otherwise the nearest value,
+// ties to the even code. `toward_zero` drops the rounding step.
+std::uint8_t E4m3ByTable(float x, bool toward_zero = false) {
+  if (std::isnan(x)) return 0x7F;
+  const std::uint8_t sign = std::signbit(x) ? 0x80 : 0;
+  const double a = std::fabs(static_cast<double>(x));
+  if (a >= 448.0) return sign | 0x7E;
+  int c = 0;
+  while (c < 0x7E && E4m3Magnitude(c + 1) <= a) ++c;
+  if (!toward_zero && c < 0x7E) {
+    const double mid = (E4m3Magnitude(c) + E4m3Magnitude(c + 1)) / 2;
+    if (a > mid || (a == mid && (c & 1) != 0)) ++c;
+  }
+  return static_cast<std::uint8_t>(sign | c);
+}
+
+// FP32 -> BF16 with the bias trick for round-to-nearest-even, a quieted NaN.
+std::uint16_t Bf16RoundEven(float x) {
+  const std::uint32_t b = Bits(x);
+  if (std::isnan(x)) return static_cast<std::uint16_t>((b >> 16) | 0x40);
+  return static_cast<std::uint16_t>((b + 0x7FFF + ((b >> 16) & 1)) >> 16);
+}
+
+// FP32 inputs covering every class: a stride over all 2^32 words, plus the
+// words where conventions differ (NaN payloads only in the low bits, +-Inf,
+// +-0, just above and below the largest finite values, BF16 ties, FP32
+// subnormals).
+std::vector<float> Fp32Inputs() {
+  std::vector<float> x;
+  for (std::uint64_t w = 0; w < (std::uint64_t{1} << 32); w += 65537) x.push_back(FromBits(static_cast<std::uint32_t>(w)));
+  for (std::uint32_t w : {0x7F800001u, 0xFF800001u, 0x7FC00000u, 0xFFC00000u, 0x7F800000u, 0xFF800000u, 0x0u,
+                          0x80000000u, 0x7F7FFFFFu, 0xFF7FFFFFu, 0x7F7F8000u, 0x3F808000u, 0x3F818000u, 0xBF808000u,
+                          0x00000001u, 0x007FFFFFu, 0x807FFFFFu, 0x00400000u, 0x43E00000u, 0x43E80000u, 0xC3F00000u}) {
+    x.push_back(FromBits(w));
+  }
+  return x;
+}
+
+Report CheckBf16(const char* target_name, const std::vector<float>& x, const std::vector<std::uint16_t>& out) {
+  Target t;
+  std::string error;
+  EXPECT_TRUE(ParseTarget(target_name, {}, &t, &error)) << error;
+  return CheckElementOutputs(t, {FormatId::kFp32, x.data(), x.size()}, {out.data(), out.size(), 2});
+}
+
+Report CheckE4m3(const char* target_name, const std::vector<float>& x, const std::vector<std::uint8_t>& out) {
+  Target t;
+  std::string error;
+  EXPECT_TRUE(ParseTarget(target_name, {}, &t, &error)) << error;
+  return CheckElementOutputs(t, {FormatId::kFp32, x.data(), x.size()}, {out.data(), out.size(), 1});
+}
+
+// The report says the kernel differs from the target and names `convention`
+// among the candidates that match every output.
+void ExpectDiagnosis(const Report& r, const std::string& convention) {
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  ASSERT_GT(r.mismatches, 0u) << "the buggy kernel matched the target: the test input does not show the bug";
+  ASSERT_TRUE(r.diagnosis.ran);
+  bool named = false;
+  std::string full;
+  for (const Candidate& c : r.diagnosis.candidates) {
+    if (!c.FullMatch()) break;
+    full += c.name + "; ";
+    named |= c.name == convention;
+  }
+  EXPECT_TRUE(named) << "expected a full match of '" << convention << "', full matches: " << full << "\n"
+                     << ReportText(r);
+  EXPECT_NE(r.diagnosis.summary.find("matches " ), std::string::npos);
+  EXPECT_NE(r.diagnosis.summary.find(convention), std::string::npos) << r.diagnosis.summary;
+  EXPECT_NE(r.diagnosis.summary.find("differs from " + r.target), std::string::npos) << r.diagnosis.summary;
+  EXPECT_NE(ReportText(r).find("diagnosis: " + r.diagnosis.summary), std::string::npos);
+  EXPECT_NE(ReportJson(r).find("\"summary\": "), std::string::npos);
+}
+
+// ---- element conversions ----------------------------------------------------------
+
+// Kind 1, another profile: a saturating E4M3 kernel (NVIDIA's convention)
+// checked against ml_dtypes, whose overflow and -NaN give 0x7F / 0xFF.
+TEST(Diagnosis, SaturatingE4m3KernelMatchesProfileNvidia) {
+  const std::vector<float> x = Fp32Inputs();
+  std::vector<std::uint8_t> out;
+  for (float v : x) out.push_back(E4m3ByTable(v));
+  const Report r = CheckE4m3("e4m3:ml_dtypes", x, out);
+  ExpectDiagnosis(r, "profile nvidia");
+  // The classes where it differs from ml_dtypes are named.
+  bool overflow_named = false;
+  for (const DifferenceClass& d : r.diagnosis.target_differences) {
+    overflow_named |= d.what == "inputs beyond the largest finite value" && d.candidate_code == 0x7F &&
+                      d.actual_code == 0x7E;
+  }
+  EXPECT_TRUE(overflow_named) << ReportText(r);
+}
+
+// Kind 2, truncation: FP32 -> BF16 as `bits >> 16`.
+TEST(Diagnosis, ShiftingBf16KernelMatchesTruncation) {
+  const std::vector<float> x = Fp32Inputs();
+  std::vector<std::uint16_t> out;
+  for (float v : x) out.push_back(static_cast<std::uint16_t>(Bits(v) >> 16));
+  const Report r = CheckBf16("bf16", x, out);
+  ExpectDiagnosis(r, "truncation (the input's top bits)");
+  // The NaN whose payload sits in the low bits became an infinity: round
+  // toward zero keeps it a NaN, so it does not match everywhere.
+  for (const Candidate& c : r.diagnosis.candidates) {
+    if (c.name == "rounding rtz") EXPECT_FALSE(c.FullMatch());
+  }
+}
+
+// Kind 3, ties away from zero: `(bits + 0x8000) >> 16`.
+TEST(Diagnosis, HalfAwayBf16KernelMatchesRoundingRna) {
+  const std::vector<float> x = Fp32Inputs();
+  std::vector<std::uint16_t> out;
+  for (float v : x) {
+    const std::uint32_t b = Bits(v);
+    out.push_back(std::isnan(v) ? static_cast<std::uint16_t>((b >> 16) | 0x40)
+                                : static_cast<std::uint16_t>((b + 0x8000) >> 16));
+  }
+  const Report r = CheckBf16("bf16", x, out);
+  ExpectDiagnosis(r, "rounding rna");
+  ASSERT_FALSE(r.diagnosis.target_differences.empty());
+  EXPECT_EQ(r.diagnosis.target_differences.front().what, "ties") << ReportText(r);
+}
+
+// Kind 4, round toward zero: an E4M3 table search without the rounding step,
+// on finite inputs below E4M3's largest value.
+TEST(Diagnosis, TruncatingE4m3KernelMatchesRoundingRtz) {
+  std::vector<float> x;
+  for (float v : Fp32Inputs()) {
+    if (std::isfinite(v) && std::fabs(v) < 448.0f) x.push_back(v);
+  }
+  std::vector<std::uint8_t> out;
+  for (float v : x) out.push_back(E4m3ByTable(v, /*toward_zero=*/true));
+  ExpectDiagnosis(CheckE4m3("e4m3", x, out), "rounding rtz");
+}
+
+// Kind 5, flush to zero: round to nearest even, then a subnormal BF16 result
+// becomes a zero of its sign (what -ftz does to a kernel's arithmetic).
+TEST(Diagnosis, FlushingBf16KernelMatchesSubnormalResultsFlushed) {
+  const std::vector<float> x = Fp32Inputs();
+  std::vector<std::uint16_t> out;
+  for (float v : x) {
+    std::uint16_t h = Bf16RoundEven(v);
+    if ((h & 0x7F80) == 0) h &= 0x8000;
+    out.push_back(h);
+  }
+  ExpectDiagnosis(CheckBf16("bf16", x, out), "subnormal results flushed to zero");
+}
+
+// A correct kernel: MATCH, no diagnosis.
+TEST(Diagnosis, CorrectKernelMatches) {
+  const std::vector<float> x = Fp32Inputs();
+  std::vector<std::uint16_t> out;
+  for (float v : x) out.push_back(Bf16RoundEven(v));
+  const Report r = CheckBf16("bf16", x, out);
+  EXPECT_TRUE(r.Passed()) << ReportText(r);
+  EXPECT_EQ(r.checked, x.size());
+  EXPECT_FALSE(r.diagnosis.ran);
+  EXPECT_NE(ReportText(r).find(": MATCH"), std::string::npos) << ReportText(r);
+  EXPECT_NE(ReportJson(r).find("\"passed\": true"), std::string::npos);
+}
+
+// A kernel that follows no known convention: every fifth finite result one
+// code off.
+TEST(Diagnosis, UnknownConventionIsSaidSo) {
+  const std::vector<float> x = Fp32Inputs();
+  std::vector<std::uint16_t> out;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::uint16_t h = Bf16RoundEven(x[i]);
+    if (i % 5 == 0 && std::isfinite(x[i])) h ^= 1;
+    out.push_back(h);
+  }
+  const Report r = CheckBf16("bf16", x, out);
+  ASSERT_GT(r.mismatches, 0u);
+  EXPECT_FALSE(r.diagnosis.MatchesSome()) << ReportText(r);
+  EXPECT_EQ(r.diagnosis.summary.rfind("matches no known convention", 0), 0u) << r.diagnosis.summary;
+  EXPECT_NE(ReportText(r).find("first mismatches:"), std::string::npos);
+  EXPECT_NE(ReportJson(r).find("\"matches_some\": false"), std::string::npos);
+}
+
+// ---- MX recipes -----------------------------------------------------------------------
+
+constexpr int kMxBlock = 32;
+constexpr int kE4m3Emax = 8;  // 448 = 1.75 * 2^8
+
+// Blocks of every magnitude, and blocks whose amax is just below a power of
+// two, 2^k (1 - 2^-24), where a float log2 rounds up.
+std::vector<float> MxInputs() {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::vector<float> x;
+  for (int b = 0; b < 48; ++b) {
+    const float magnitude = std::ldexp(1.0f, b - 24);
+    for (int i = 0; i < kMxBlock; ++i) x.push_back(unit(rng) * magnitude);
+  }
+  for (int k : {3, 4, 5, 7, 10, 12, -3, -5, -9}) {
+    const float amax = std::ldexp(1.0f - std::ldexp(1.0f, -24), k);
+    for (int i = 0; i < kMxBlock; ++i) x.push_back(i == 7 ? -amax : unit(rng) * amax);
+  }
+  return x;
+}
+
+// An MXFP8 (E4M3) kernel: the scale exponent from `exponent_of(amax)`, the
+// elements x / 2^e cast as NVIDIA's satfinite cast does (the OCP element
+// rule for finite inputs).
+template <typename ExponentOf>
+Report CheckMxKernel(const std::vector<float>& x, ExponentOf exponent_of) {
+  std::vector<std::uint8_t> codes(x.size());
+  std::vector<std::uint8_t> scales(x.size() / kMxBlock);
+  for (std::size_t b = 0; b < scales.size(); ++b) {
+    float amax = 0;
+    for (int i = 0; i < kMxBlock; ++i) amax = std::fmax(amax, std::fabs(x[b * kMxBlock + i]));
+    int e = exponent_of(amax);
+    if (e < -127) e = -127;
+    scales[b] = static_cast<std::uint8_t>(e + 127);
+    for (int i = 0; i < kMxBlock; ++i) codes[b * kMxBlock + i] = E4m3ByTable(std::ldexp(x[b * kMxBlock + i], -e));
+  }
+  Target t;
+  std::string error;
+  EXPECT_TRUE(ParseTarget("mxfp8_e4m3:ocp", {}, &t, &error)) << error;
+  RecipeOutputs out;
+  out.codes = {codes.data(), codes.size(), 1};
+  out.scale_codes = scales.data();
+  out.scale_code_count = scales.size();
+  return CheckRecipeOutputs(t, {FormatId::kFp32, x.data(), x.size()}, 1, static_cast<long>(x.size()), out);
+}
+
+int ExponentField(float amax) { return static_cast<int>((Bits(amax) >> 23) & 0xFF) - 127; }
+
+TEST(Diagnosis, CorrectMxKernelMatches) {
+  const Report r = CheckMxKernel(MxInputs(), [](float amax) { return ExponentField(amax) - kE4m3Emax; });
+  EXPECT_TRUE(r.Passed()) << ReportText(r);
+}
+
+// Kind 6, another scale rule: the exponent rounded up when amax is not a
+// power of two (torchao's CEIL).
+TEST(Diagnosis, CeilingMxKernelMatchesScaleRuleCeil) {
+  const Report r = CheckMxKernel(MxInputs(), [](float amax) {
+    return ExponentField(amax) + ((Bits(amax) & 0x7FFFFF) != 0 ? 1 : 0) - kE4m3Emax;
+  });
+  ExpectDiagnosis(r, "scale rule ceil");
+  // The first mismatch names its block, amax and both scales.
+  ASSERT_FALSE(r.first_mismatches.empty());
+  ASSERT_TRUE(r.first_mismatches.front().block.has_value());
+  EXPECT_FALSE(r.first_mismatches.front().block->actual_scale.empty());
+}
+
+// Kind 7, a float log2 for the exponent.
+TEST(Diagnosis, Log2MxKernelMatchesFloatLog2) {
+  const Report r = CheckMxKernel(MxInputs(), [](float amax) {
+    return static_cast<int>(std::floor(std::log2(amax))) - kE4m3Emax;
+  });
+  ExpectDiagnosis(r, "scale exponent from a float log2");
+}
+
+// Kind 8, the element's emax not subtracted: the scale is amax's own power
+// of two, so every element lands in [1, 2).
+TEST(Diagnosis, NoEmaxMxKernelMatchesEmaxNotSubtracted) {
+  const Report r = CheckMxKernel(MxInputs(), [](float amax) { return ExponentField(amax); });
+  ExpectDiagnosis(r, "element emax not subtracted");
+}
+
+// ---- scaled INT recipes ------------------------------------------------------------------
+
+// Rows whose elements sit at (k + 1/2) * s: halfway cases where x / scale
+// and x * (1 / scale) round to different integers.
+std::vector<float> IntInputs(int rows, int cols) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> scale(0.01f, 3.0f);
+  std::uniform_int_distribution<int> k(-7, 6);
+  std::vector<float> x;
+  for (int r = 0; r < rows; ++r) {
+    const float s = scale(rng);
+    for (int c = 0; c < cols; ++c) x.push_back(c == 0 ? 7.0f * s : (static_cast<float>(k(rng)) + 0.5f) * s);
+  }
+  return x;
+}
+
+struct IntKernelOutputs {
+  std::vector<std::uint8_t> codes;
+  std::vector<float> scales;
+};
+
+// A symmetric INT kernel, amax / qmax per row, the codes in [-qmax, qmax];
+// `reciprocal` multiplies by 1 / scale, `pack` is 0 (a byte each), 1 (two
+// per byte, element 0 low) or 2 (element 0 high).
+IntKernelOutputs IntKernel(const std::vector<float>& x, int rows, int cols, int qmax, bool reciprocal, int pack) {
+  IntKernelOutputs o;
+  o.codes.assign(pack == 0 ? x.size() : (x.size() + 1) / 2, 0);
+  for (int r = 0; r < rows; ++r) {
+    float amax = 0;
+    for (int c = 0; c < cols; ++c) amax = std::fmax(amax, std::fabs(x[r * cols + c]));
+    float scale = amax / static_cast<float>(qmax);
+    if (scale == 0.0f) scale = 1.0f;
+    o.scales.push_back(scale);
+    const float inv = 1.0f / scale;
+    for (int c = 0; c < cols; ++c) {
+      const std::size_t k = static_cast<std::size_t>(r * cols + c);
+      float q = std::nearbyint(reciprocal ? x[k] * inv : x[k] / scale);
+      q = std::fmin(std::fmax(q, static_cast<float>(-qmax)), static_cast<float>(qmax));
+      const auto code = static_cast<std::uint8_t>(static_cast<int>(q) & (pack == 0 ? 0xFF : 0xF));
+      if (pack == 0) {
+        o.codes[k] = code;
+      } else {
+        const bool high = (k % 2 == 0) == (pack == 2);
+        o.codes[k / 2] |= static_cast<std::uint8_t>(high ? code << 4 : code);
+      }
+    }
+  }
+  return o;
+}
+
+Report CheckIntKernel(const char* target_name, const std::vector<float>& x, int rows, int cols,
+                      const IntKernelOutputs& o, bool packed) {
+  Target t;
+  std::string error;
+  EXPECT_TRUE(ParseTarget(target_name, {}, &t, &error)) << error;
+  RecipeOutputs out;
+  out.codes = {o.codes.data(), x.size(), 1, packed ? recipe::Packing::kNibblesLowFirst : recipe::Packing::kOnePerByte};
+  out.scales = o.scales.data();
+  out.scale_count = o.scales.size();
+  return CheckRecipeOutputs(t, {FormatId::kFp32, x.data(), x.size()}, rows, cols, out);
+}
+
+// Kind 9, operation order: x * (1 / scale) where the recipe divides.
+TEST(Diagnosis, ReciprocalIntKernelMatchesMultiplyByReciprocal) {
+  constexpr int kRows = 64, kCols = 32;
+  const std::vector<float> x = IntInputs(kRows, kCols);
+  const Report r = CheckIntKernel("int4:common/row", x, kRows, kCols,
+                                  IntKernel(x, kRows, kCols, 7, /*reciprocal=*/true, 1), true);
+  ExpectDiagnosis(r, "multiply by the reciprocal of the scale");
+}
+
+// Kind 10, nibble order: element 0 in the high nibble.
+TEST(Diagnosis, HighFirstInt4KernelMatchesPackingHighFirst) {
+  constexpr int kRows = 8, kCols = 16;
+  const std::vector<float> x = IntInputs(kRows, kCols);
+  const Report r = CheckIntKernel("int4:common/row", x, kRows, kCols,
+                                  IntKernel(x, kRows, kCols, 7, false, /*pack=*/2), true);
+  ExpectDiagnosis(r, "packing nibbles high first");
+}
+
+TEST(Diagnosis, CorrectInt4KernelMatches) {
+  constexpr int kRows = 8, kCols = 16;
+  const std::vector<float> x = IntInputs(kRows, kCols);
+  const Report r = CheckIntKernel("int4:common/row", x, kRows, kCols, IntKernel(x, kRows, kCols, 7, false, 1), true);
+  EXPECT_TRUE(r.Passed()) << ReportText(r);
+  EXPECT_EQ(r.checked, x.size() + kRows);  // codes and scales
+}
+
+// ---- the API's own checks -----------------------------------------------------------------
+
+TEST(UserOutputs, TargetsParseWithTheOneGrammar) {
+  Target t;
+  std::string error;
+  ASSERT_TRUE(ParseTarget("float8_e4m3fn", {}, &t, &error)) << error;
+  EXPECT_EQ(t.kind, Target::Kind::kFormat);
+  EXPECT_EQ(t.name, "e4m3");
+  ASSERT_TRUE(ParseTarget("e4m3", {"nvidia", "", false, ""}, &t, &error)) << error;
+  EXPECT_EQ(t.name, "e4m3:nvidia");
+  ASSERT_TRUE(ParseTarget("e4m3", {"", "rtz", true, ""}, &t, &error)) << error;
+  EXPECT_EQ(t.name, "e4m3 rtz+sat");
+  EXPECT_EQ(t.options.overflow, Overflow::kSaturate);
+  ASSERT_TRUE(ParseTarget("int4:ao-sym/g128", {}, &t, &error)) << error;
+  EXPECT_EQ(t.kind, Target::Kind::kRecipe);
+  EXPECT_EQ(t.layout.size, 128);
+  ASSERT_TRUE(ParseTarget("nvfp4", {}, &t, &error)) << error;
+  EXPECT_EQ(t.name, "nvfp4:te");
+  EXPECT_FALSE(ParseTarget("e4m3:nvidia", {"ml_dtypes", "", false, ""}, &t, &error));
+  EXPECT_NE(error.find("two profiles"), std::string::npos) << error;
+  EXPECT_FALSE(ParseTarget("e4m3", {"", "stochastic", false, ""}, &t, &error));
+  EXPECT_FALSE(ParseTarget("e4m3", {"", "", false, "g32"}, &t, &error));
+  EXPECT_FALSE(ParseTarget("nvfp4:te", {"", "rtz", false, ""}, &t, &error));
+  EXPECT_FALSE(ParseTarget("e4m4", {}, &t, &error));
+  EXPECT_NE(error.find("did you mean"), std::string::npos) << error;
+}
+
+TEST(UserOutputs, BadBuffersAreErrorsNotComparisons) {
+  const Target t = FormatTarget(FormatId::kE4m3);
+  const float in[2] = {1.0f, 2.0f};
+  const std::uint8_t codes[3] = {0x38, 0x40, 0};
+  EXPECT_NE(CheckElementOutputs(t, {FormatId::kFp32, in, 2}, {codes, 3, 1}).error.find("2 inputs but 3"),
+            std::string::npos);
+  EXPECT_NE(CheckElementOutputs(t, {FormatId::kE4m3, in, 2}, {codes, 2, 1}).error.find("not one of"),
+            std::string::npos);
+  EXPECT_NE(CheckElementOutputs(t, {FormatId::kFp32, in, 2}, {codes, 2, 3}).error.find("bytes per code"),
+            std::string::npos);
+  EXPECT_NE(CheckElementOutputs(t, {FormatId::kFp32, nullptr, 2}, {codes, 2, 1}).error.find("no data"),
+            std::string::npos);
+  EXPECT_NE(CheckElementOutputs(t, {FormatId::kFp32, in, 2},
+                                {codes, 2, 1, recipe::Packing::kNibblesLowFirst})
+                .error.find("at most 4 bits"),
+            std::string::npos);
+  const Report ok = CheckElementOutputs(t, {FormatId::kFp32, in, 2}, {codes, 2, 1});
+  EXPECT_TRUE(ok.Passed()) << ReportText(ok);
+  // A recipe: shapes and buffers that do not fit.
+  Target mx;
+  std::string error;
+  ASSERT_TRUE(ParseTarget("mxfp8", {}, &mx, &error)) << error;
+  RecipeOutputs out;
+  out.codes = {codes, 2, 1};
+  EXPECT_NE(CheckRecipeOutputs(mx, {FormatId::kFp32, in, 2}, 1, 3, out).error.find("needs 3 inputs"),
+            std::string::npos);
+  out.scales = in;
+  out.scale_count = 1;
+  EXPECT_NE(CheckRecipeOutputs(mx, {FormatId::kFp32, in, 2}, 1, 2, out).error.find("scale bytes"),
+            std::string::npos);
+  EXPECT_NE(CheckRecipeOutputs(mx, {FormatId::kFp64, in, 1}, 1, 1, RecipeOutputs{}).error.find("fp32"),
+            std::string::npos);
+  EXPECT_NE(CheckRecipeOutputs(t, {FormatId::kFp32, in, 2}, 1, 2, out).error.find("not a recipe"),
+            std::string::npos);
+}
+
+// Dequantization: a kernel multiplying NVFP4's two scales in the other order.
+TEST(Diagnosis, DequantizeOrderIsNamed) {
+  Target t;
+  std::string error;
+  ASSERT_TRUE(ParseTarget("nvfp4:te", {}, &t, &error)) << error;
+  // One block of 16 codes, block scale 0x39 (UE4M3 1.125), and a subnormal
+  // FP32 tensor scale with many mantissa bits, so that the two orders of the
+  // two multiplications round differently.
+  std::vector<std::uint8_t> codes(8);
+  for (int i = 0; i < 8; ++i) codes[i] = static_cast<std::uint8_t>(((2 * i + 1) & 0xF) | (((2 * i + 2) & 0xF) << 4));
+  const std::uint8_t block_scale = 0x39;
+  const float tensor_scale = FromBits(0x00012345u);
+  // E2M1 values, typed from the OCP MX spec's table.
+  const float e2m1[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
+  const float scale_value = 1.125f;
+  std::vector<float> values;
+  for (int k = 0; k < 16; ++k) {
+    const int code = k % 2 == 0 ? codes[k / 2] & 0xF : codes[k / 2] >> 4;
+    const float q = (code & 8 ? -1.0f : 1.0f) * e2m1[code & 7];
+    values.push_back(q * (scale_value * tensor_scale));  // nvfp4:te is (q * s) * t
+  }
+  RecipeOutputs quantized;
+  quantized.codes = {codes.data(), 16, 1, recipe::Packing::kNibblesLowFirst};
+  quantized.scale_codes = &block_scale;
+  quantized.scale_code_count = 1;
+  quantized.tensor_scale = tensor_scale;
+  const Report r = CheckRecipeDequantized(t, quantized, 1, 16, values.data());
+  ExpectDiagnosis(r, "dequantize as q * (block scale * tensor scale)");
+}
+
+}  // namespace
+}  // namespace lowbit::check
