@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import sys
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
@@ -342,7 +343,7 @@ def _stream_of(t) -> int:
 
 def encode(x, fmt, *, rounding: str = "rne", saturate: bool = False, profile: Optional[str] = None,
            random_bits=None, random_bit_count: int = 0, flags: bool = False, out=None,
-           ml_dtypes: bool = False):
+           ml_dtypes: bool = False, dtype=None):
     """Encode values into the codes of an element format.
 
     x: float64, float32, float16 or bfloat16 (ml_dtypes) values of any shape,
@@ -355,7 +356,12 @@ def encode(x, fmt, *, rounding: str = "rne", saturate: bool = False, profile: Op
     "pytorch-cpu", ...). flags=True also returns the IEEE-style flags per
     element (FLAG_INEXACT | FLAG_UNDERFLOW | FLAG_OVERFLOW | FLAG_INVALID).
     out: a writable C-contiguous array of codes to fill. ml_dtypes=True
-    returns the codes as the format's ml_dtypes array.
+    returns the codes as the format's ml_dtypes array. dtype: the type of the
+    returned codes: for torch tensors the format's torch type where torch has
+    one (torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e8m0fnu, ...;
+    torch.float4_e2m1fn_x2 packs two E2M1 codes per byte, the first in the
+    low nibble, so the last dimension must be even and is halved), for NumPy
+    arrays the format's ml_dtypes type; an out= of such a type works the same.
 
     Returns uint8 codes (uint16 for 16-bit formats) of x's shape.
 
@@ -367,7 +373,8 @@ def encode(x, fmt, *, rounding: str = "rne", saturate: bool = False, profile: Op
     """
     # The common case first, with the fewest Python steps (the fixed cost of
     # a small call is mostly here): a contiguous NumPy FP64/FP32/FP16 array.
-    if type(x) is np.ndarray and profile is None and random_bits is None and not flags and not ml_dtypes:
+    if (type(x) is np.ndarray and profile is None and random_bits is None and not flags and not ml_dtypes
+            and dtype is None):
         from_name = _NUMPY_INPUTS.get(x.dtype)
         if from_name is not None and x.flags.c_contiguous:
             f = _format(fmt)
@@ -380,9 +387,16 @@ def encode(x, fmt, *, rounding: str = "rne", saturate: bool = False, profile: Op
             return out
     f = _format(fmt)
     if _is_torch(x):
-        return _encode_torch(x, f, rounding, saturate, profile, random_bits, random_bit_count, flags, out)
+        return _encode_torch(x, f, rounding, saturate, profile, random_bits, random_bit_count, flags, out, dtype)
     if hasattr(x, "__dlpack_device__") and not isinstance(x, np.ndarray) and x.__dlpack_device__()[0] != 1:
         return _encode_dlpack_device(x, f, rounding, saturate, profile, random_bits, random_bit_count, flags, out)
+    if dtype is not None:
+        dt = np.dtype(dtype)
+        if dt != f.code_dtype:
+            if _ml_dtypes_format(dt) is not f:
+                raise TypeError(f"dtype {dt} does not hold {f.name} codes (give {f.code_dtype} or "
+                                f"{f.ml_dtypes_name or 'no ml_dtypes type: it has none'})")
+            ml_dtypes = True
     arr, from_name = _numpy_input(x)
     if out is None:
         out = np.empty(arr.shape, f.code_dtype)
@@ -428,7 +442,81 @@ def _torch_code_dtype(f: Format):
     return {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[f.code_dtype.itemsize]
 
 
-def _encode_torch(x, f, rounding, saturate, profile, random_bits, random_bit_count, flags, out):
+def _torch_dtype_name(dt) -> str:
+    return str(dt).removeprefix("torch.")
+
+
+def _check_torch_code_dtype(dt, f: Format, what: str) -> bool:
+    """Whether torch type `dt` holds f's codes packed (float4_e2m1fn_x2);
+    raises TypeError when it holds no codes of f at all."""
+    torch = _torch()
+    name = _torch_dtype_name(dt)
+    if name == _TORCH_PACKED_FP4:
+        if f.name != _resolves_to(_TORCH_PACKED_FP4.removesuffix("_x2")):
+            raise TypeError(f"{what} torch.{name} holds E2M1 codes, not {f.name}")
+        return True
+    if dt in (torch.uint8, _torch_code_dtype(f)):
+        return False
+    held = _resolves_to(name)
+    if held != f.name:
+        raise TypeError(f"{what} {dt} does not hold {f.name} codes (give {_torch_code_dtype(f)}"
+                        + (f" or torch.{f.torch_name})" if f.torch_name else ")"))
+    return False
+
+
+def _pack_torch_fp4_x2(codes):
+    """Two E2M1 codes per byte, the first in the low nibble
+    (c10/util/Float4_e2m1fn_x2.h), the last dimension halved; the inverse of
+    _unpack_torch_fp4_x2 (a change of layout only: the codes are the
+    extension's). Runs on the current stream, after the encode."""
+    torch = _torch()
+    b = codes.view(torch.uint8)
+    if b.dim() == 0 or b.shape[-1] % 2:
+        raise ValueError("torch.float4_e2m1fn_x2 holds two codes per byte: the last dimension must be even, "
+                         f"got shape {tuple(b.shape)}")
+    pairs = b.reshape(*b.shape[:-1], b.shape[-1] // 2, 2)
+    return (pairs[..., 0] | (pairs[..., 1] << 4)).view(getattr(torch, _TORCH_PACKED_FP4))
+
+
+def _encode_torch(x, f, rounding, saturate, profile, random_bits, random_bit_count, flags, out, dtype=None):
+    torch = _torch()
+    packed_out = None
+    if out is not None and _check_torch_code_dtype(out.dtype, f, "out"):
+        want = tuple(x.shape[:-1]) + (x.shape[-1] // 2,) if x.dim() else None
+        if want is None or x.shape[-1] % 2 or tuple(out.shape) != want:
+            raise ValueError(f"out of torch.{_TORCH_PACKED_FP4} has shape {tuple(out.shape)}; codes of an input of "
+                             f"shape {tuple(x.shape)} need {want} (an even last dimension, halved)")
+        if out.device != x.device:
+            raise ValueError("out is on another device than the input")
+        if not out.is_contiguous():
+            raise ValueError("out must be contiguous (the kernels write it in place)")
+        packed_out, out = out, None
+        dtype = packed_out.dtype
+    pack = False
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        raise TypeError(f"dtype of torch codes is a torch.dtype, got {dtype!r}")
+    if dtype is not None:
+        pack = _check_torch_code_dtype(dtype, f, "dtype")
+        if pack and x.dim() and x.shape[-1] % 2:
+            raise ValueError(f"torch.{_TORCH_PACKED_FP4} holds two codes per byte: the last dimension must be "
+                             f"even, got shape {tuple(x.shape)}")
+    if flags and pack:
+        raise ValueError(f"flags=True with torch.{_TORCH_PACKED_FP4}: ask for one code per byte")
+    result = _encode_torch_codes(x, f, rounding, saturate, profile, random_bits, random_bit_count, flags, out)
+    if dtype is None:
+        return result
+    codes = result[0] if flags else result
+    if pack:
+        codes = _pack_torch_fp4_x2(codes)
+        if packed_out is not None:
+            packed_out.view(torch.uint8).copy_(codes.view(torch.uint8))
+            codes = packed_out
+    elif codes.dtype != dtype:
+        codes = codes.view(dtype)
+    return (codes, result[1]) if flags else codes
+
+
+def _encode_torch_codes(x, f, rounding, saturate, profile, random_bits, random_bit_count, flags, out):
     torch = _torch()
     names = {torch.float64: "fp64", torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
     from_name = names.get(x.dtype)
@@ -611,6 +699,8 @@ class QuantizedTensor:
     E8M0 / UE4M3 bytes of MX and NVFP4 (None for scaled recipes); scales: the
     FP32 value each block or group multiplies by; zero_points: int32 per
     group or None; tensor_scale: NVFP4's (encode, decode) pair or None.
+    Quantizing a CUDA tensor gives CUDA tensors on its device (tensor_scale
+    then a float32 tensor of two elements, so that nothing waits for the GPU).
     """
 
     recipe: Recipe
@@ -626,10 +716,21 @@ class QuantizedTensor:
     tensor_scale: Optional[tuple]
     _x: Optional[np.ndarray] = dataclasses.field(default=None, repr=False)
     _name: str = dataclasses.field(default="", repr=False)
+    _stream: Optional[int] = dataclasses.field(default=None, repr=False)
 
     @property
-    def codes(self) -> np.ndarray:
+    def is_cuda(self) -> bool:
+        """Whether the buffers are CUDA tensors (quantize of a CUDA tensor)."""
+        return _is_torch(self.packed) and self.packed.is_cuda
+
+    @property
+    def codes(self):
+        """One code per element (uint8). For CUDA tensors a tensor on the same
+        device, unpacked on the host (two copies: a convenience, not a kernel)."""
         out = np.empty(self.rows * self.cols, np.uint8)
+        if self.is_cuda:
+            _lowbit.unpack_codes(self._name, "", self.packed.cpu().numpy(), out)
+            return _torch().from_numpy(out).to(self.packed.device).reshape(self._moved_shape())
         _lowbit.unpack_codes(self._name, "", self.packed, out)
         return out.reshape(self._moved_shape())
 
@@ -640,8 +741,14 @@ class QuantizedTensor:
         last = shape.pop(self.axis)
         return tuple(shape) + (last,)
 
-    def dequantize(self) -> np.ndarray:
-        """The FP32 values the codes and scales stand for, in x's shape."""
+    def dequantize(self):
+        """The FP32 values the codes and scales stand for, in x's shape (a
+        tensor on the same device for CUDA tensors, on the current stream)."""
+        if self.is_cuda:
+            out = _dequantize_cuda(self.rows, self.cols, self._name, self.packed, self.scale_codes,
+                                   None if self.scale_codes is not None else self.scales, self.zero_points,
+                                   self.tensor_scale, self._stream)
+            return _unmove(out.reshape(self._moved_shape()), self.axis, len(self.shape))
         out = np.empty(self.rows * self.cols, np.float32)
         ts = None if self.tensor_scale is None else np.array(self.tensor_scale, np.float32)
         _lowbit.dequantize(self.rows, self.cols, self._name, "", self.packed, self.scale_codes,
@@ -654,15 +761,18 @@ class QuantizedTensor:
         floats) and their exact values as fraction strings."""
         if self._x is None:
             raise ValueError("error() needs the input: this QuantizedTensor was built from codes")
-        back = np.ascontiguousarray(self.dequantize(), np.float32).reshape(-1)
-        x = np.ascontiguousarray(self._x, np.float32).reshape(-1)
+        back, x = self.dequantize(), self._x
+        if self.is_cuda:  # the oracle runs on the host
+            back, x = back.cpu().numpy(), x.cpu().numpy()
+        back = np.ascontiguousarray(back, np.float32).reshape(-1)
+        x = np.ascontiguousarray(x, np.float32).reshape(-1)
         return dict(_lowbit.error_metrics(x, back))
 
 
-def _unmove(a: np.ndarray, axis: int, ndim: int) -> np.ndarray:
+def _unmove(a, axis: int, ndim: int):
     if ndim <= 1:
         return a
-    return np.moveaxis(a, -1, axis)
+    return a.movedim(-1, axis) if _is_torch(a) else np.moveaxis(a, -1, axis)
 
 
 def _as_rows(x: np.ndarray, axis: int) -> tuple[np.ndarray, int, int]:
@@ -685,7 +795,15 @@ def quantize(x, recipe: str, *, layout: Optional[str] = None, axis: int = -1, te
     ("tensor", "row", "g128", "tile:128x128"), instead of one in the name.
     axis: the axis the blocks / groups run along (moved last; the other axes
     are rows). tensor_scale: a calibrated tensor amax for NVFP4 recipes (its
-    tensor scale instead of the data's).
+    tensor scale instead of the data's; CPU only).
+
+    A CUDA tensor (torch, or any DLPack device array, seen as a torch tensor
+    without a copy) runs the CUDA recipe kernels in place on its device and
+    current stream, asynchronously; the buffers of the result are torch
+    tensors on that device. The recipes with a GPU kernel: MX of the "te" and
+    "ocp" profiles, "nvfp4:te", "e4m3:te" / "e5m2:te" per tensor and per row
+    (quantize only), and the integer recipes per row and per group; others
+    raise ValueError naming the recipe (the CPU takes every recipe).
 
     >>> q = lowbit.quantize(np.array([1.0, -0.5, 6.0, 0.1], np.float32), "mxfp4:ocp")
     >>> q.codes, q.scale_codes, q.scales
@@ -695,8 +813,11 @@ def quantize(x, recipe: str, *, layout: Optional[str] = None, axis: int = -1, te
     """
     if _is_torch(x):
         if x.is_cuda:
-            raise ValueError("quantize of CUDA tensors is not available from Python yet; use x.cpu()")
+            return _quantize_cuda(x, recipe, layout, axis, tensor_scale, None)
         x = x.detach().numpy()
+    elif _on_device(x):
+        t, stream = _torch_from_device_array(x)
+        return _quantize_cuda(t, recipe, layout, axis, tensor_scale, stream)
     if not isinstance(x, np.ndarray):
         x = np.from_dlpack(x) if hasattr(x, "__dlpack__") else np.asarray(x, np.float32)
     if x.dtype != np.float32:
@@ -734,6 +855,171 @@ def quantize(x, recipe: str, *, layout: Optional[str] = None, axis: int = -1, te
         _x=x, _name=name)
 
 
+# ---- recipes on CUDA tensors ---------------------------------------------------
+#
+# A CUDA tensor runs the registry's CUDA recipe kernels (cuda/include/lowbit/
+# cuda/register.h RunRecipeOnDevice) on its own memory and the current
+# stream: the buffers are allocated by torch on the tensor's device (and so
+# on that stream), nothing is copied and nothing waits. Other DLPack device
+# arrays (CuPy, JAX) are viewed as torch tensors (torch.from_dlpack,
+# zero-copy) and run on their library's current stream where it has one.
+
+
+def _on_device(x) -> bool:
+    """A DLPack array that is not in host memory (kDLCPU is 1)."""
+    return (not isinstance(x, np.ndarray) and hasattr(x, "__dlpack_device__")
+            and x.__dlpack_device__()[0] != 1)
+
+
+def _foreign_stream(x) -> Optional[int]:
+    """The current stream of a device array's own library (CuPy), or None."""
+    mod = sys.modules.get(type(x).__module__.split(".")[0])
+    try:
+        return int(mod.cuda.get_current_stream().ptr)
+    except AttributeError:  # no such library API (or no module): torch's current stream
+        return None
+
+
+def _torch_from_device_array(x):
+    torch = _torch()
+    return torch.from_dlpack(x), _foreign_stream(x)
+
+
+def _as_device_rows(t, axis: int):
+    """x moved so that `axis` is last, as a contiguous [rows, cols] tensor (a
+    view when x is already laid out so)."""
+    nd = t.dim()
+    if nd == 0:
+        t = t.reshape(1)
+        nd = 1
+    ax = axis if axis >= 0 else axis + nd
+    if not 0 <= ax < nd:
+        raise ValueError(f"axis {axis} is out of range for a {nd}-d array")
+    moved = t.movedim(ax, -1) if nd > 1 else t
+    cols = int(moved.shape[-1])
+    rows = math.prod(moved.shape[:-1]) if nd > 1 else 1
+    return moved.contiguous().reshape(rows, cols), rows, cols
+
+
+class _OnDevice:
+    """The current device and stream of a CUDA call: the tensor's device made
+    current (the kernels launch on the current device) and its current
+    stream, or the caller's library's stream."""
+
+    def __init__(self, t, stream: Optional[int]):
+        torch = _torch()
+        self._guard = torch.cuda.device(t.device)
+        self._t = t
+        self._given = stream
+
+    def __enter__(self) -> int:
+        self._guard.__enter__()
+        if self._given is not None:
+            return self._given
+        return int(_torch().cuda.current_stream(self._t.device).cuda_stream)
+
+    def __exit__(self, *exc):
+        return self._guard.__exit__(*exc)
+
+
+def _quantize_cuda(x, recipe, layout, axis, tensor_scale, stream) -> "QuantizedTensor":
+    torch = _torch()
+    if not isinstance(recipe, str):
+        raise TypeError(f"a recipe is a name (str), got {type(recipe).__name__}")
+    if x.dtype != torch.float32:
+        raise TypeError(f"quantize takes float32 values (recipes read FP32), got {x.dtype}; "
+                        "convert first (lowbit.decode or .float())")
+    amax = None
+    if tensor_scale is not None:
+        amax = float(tensor_scale)
+        if math.isnan(amax):
+            raise ValueError("tensor_scale is NaN")
+    x = x.detach()
+    lay = layout or ""
+    x2, rows, cols = _as_device_rows(x, axis)
+    sizes = _lowbit.buffer_sizes(recipe.lower(), lay, rows, cols)
+    dev = x.device
+    with _OnDevice(x, stream) as s:
+        packed = torch.zeros(sizes["code_bytes"], dtype=torch.uint8, device=dev)
+        scale_codes = (torch.empty(sizes["scale_codes"], dtype=torch.uint8, device=dev)
+                       if sizes["scale_codes"] else None)
+        scales = torch.empty(sizes["scales"], dtype=torch.float32, device=dev) if sizes["scales"] else None
+        zps = torch.empty(sizes["zero_points"], dtype=torch.int32, device=dev) if sizes["zero_points"] else None
+        ts = torch.empty(2, dtype=torch.float32, device=dev) if sizes["tensor_scales"] else None
+        ws = torch.empty(max(1, _lowbit.cuda_recipe_workspace_floats()), dtype=torch.float32, device=dev)
+        _lowbit.quantize(x2, rows, cols, recipe.lower(), lay, packed, scale_codes, scales, zps, ts, amax, ws, s)
+        name = sizes["canonical"]
+        r = recipes[name.split("/")[0]]
+        scale_values = _decode_cuda_on(scale_codes, r.scale_format, s) if scale_codes is not None else scales
+    return QuantizedTensor(
+        recipe=r, layout=sizes["layout"], shape=tuple(x.shape) if x.dim() else (1,),
+        axis=axis if x.dim() > 1 else -1, rows=rows, cols=cols, packed=packed, scale_codes=scale_codes,
+        scales=scale_values, zero_points=zps, tensor_scale=ts, _x=x, _name=name, _stream=stream)
+
+
+def _decode_cuda_on(codes, fmt: str, stream: int):
+    torch = _torch()
+    out = torch.empty(codes.shape, dtype=torch.float32, device=codes.device)
+    _lowbit.decode(codes, _format(fmt).name, out, "fp32", None, stream)
+    return out
+
+
+def _dequantize_cuda(rows, cols, name, packed, scale_codes, scales, zero_points, tensor_scale, stream):
+    """The FP32 values, [rows * cols] on the codes' device."""
+    torch = _torch()
+    with _OnDevice(packed, stream) as s:
+        out = torch.empty(rows * cols, dtype=torch.float32, device=packed.device)
+        ws = torch.empty(max(1, _lowbit.cuda_recipe_workspace_floats()), dtype=torch.float32, device=packed.device)
+        _lowbit.dequantize(rows, cols, name, "", packed, scale_codes, scales, zero_points, tensor_scale, out, ws, s)
+    return out
+
+
+def _rows_cols(shape: tuple, axis: int) -> tuple[int, int, tuple]:
+    """rows, cols and the moved shape of a tensor of `shape` quantized along `axis`."""
+    if not shape:
+        shape = (1,)
+    nd = len(shape)
+    ax = axis if axis >= 0 else axis + nd
+    if not 0 <= ax < nd:
+        raise ValueError(f"axis {axis} is out of range for a {nd}-d array")
+    moved = list(shape)
+    last = moved.pop(ax)
+    return math.prod(moved), last, tuple(moved) + (last,)
+
+
+def _dequantize_device(q, recipe, shape, scale_codes, scales, zero_points, tensor_scale, axis, stream):
+    """lowbit.dequantize of CUDA tensors: every buffer on the codes' device."""
+    torch = _torch()
+    if not isinstance(recipe, str):
+        raise TypeError(f"a recipe is a name (str), got {type(recipe).__name__}")
+
+    def device_buffer(a, dtype, what):
+        if a is None:
+            return None
+        if not _is_torch(a):
+            a = torch.from_dlpack(a) if _on_device(a) else torch.as_tensor(np.asarray(a), device=q.device)
+        if a.dtype != dtype:
+            raise TypeError(f"{what} are {str(dtype).removeprefix('torch.')}, got {a.dtype}")
+        if a.device != q.device:
+            raise ValueError(f"{what} are on {a.device}, the codes on {q.device}")
+        return a.detach().contiguous().reshape(-1)
+
+    packed = device_buffer(q, torch.uint8, "packed codes")
+    sc = device_buffer(scale_codes, torch.uint8, "scale_codes")
+    s = device_buffer(scales, torch.float32, "scales")
+    if s is not None and bool(torch.isnan(s).any()):  # a synchronize: user-given scales only
+        raise ValueError(f"scales: scale {int(torch.nonzero(torch.isnan(s))[0, 0])} is NaN")
+    z = device_buffer(zero_points, torch.int32, "zero_points")
+    ts = None
+    if tensor_scale is not None:
+        ts = tensor_scale if _is_torch(tensor_scale) else np.asarray(tensor_scale, np.float32)
+        ts = device_buffer(ts, torch.float32, "tensor_scale")
+    rows, cols, moved = _rows_cols(tuple(shape), axis)
+    out = _dequantize_cuda(rows, cols, recipe.lower(), packed, sc, s, z, ts, stream)
+    out = out.reshape(moved)
+    return out.movedim(-1, axis) if len(shape) > 1 else out.reshape(tuple(shape))
+
+
 def dequantize(q, recipe: Optional[str] = None, *, shape=None, scale_codes=None, scales=None, zero_points=None,
                tensor_scale=None, axis: int = -1) -> np.ndarray:
     """The FP32 values of a quantized tensor.
@@ -754,6 +1040,11 @@ def dequantize(q, recipe: Optional[str] = None, *, shape=None, scale_codes=None,
         return q.dequantize()
     if recipe is None or shape is None:
         raise TypeError("dequantize(codes, recipe, shape=...) needs the recipe and the shape")
+    if _is_torch(q) and q.is_cuda:
+        return _dequantize_device(q, recipe, shape, scale_codes, scales, zero_points, tensor_scale, axis, None)
+    if _on_device(q):
+        t, stream = _torch_from_device_array(q)
+        return _dequantize_device(t, recipe, shape, scale_codes, scales, zero_points, tensor_scale, axis, stream)
     packed = np.ascontiguousarray(q)
     if packed.dtype != np.uint8:
         raise TypeError(f"packed codes are uint8, got {packed.dtype}")

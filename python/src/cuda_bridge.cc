@@ -10,6 +10,7 @@
 
 #include "lowbit/cuda/convert.h"
 #include "lowbit/cuda/device.h"
+#include "lowbit/cuda/register.h"
 #include "lowbit/registry/registry.h"
 #endif
 
@@ -52,6 +53,15 @@ std::string CudaConvert(int operation, int format, const void* input, void* outp
   return st.ok ? std::string() : st.message;
 }
 
+std::size_t CudaRecipeWorkspaceFloats() { return cuda::kRecipeWorkspaceFloats; }
+
+std::string CudaRecipe(const registry::RecipeArgs& args, float* workspace, std::uintptr_t stream) {
+  if (cuda::DeviceCount() == 0) return "a CUDA tensor, but the CUDA runtime sees no GPU";
+  const cuda::Status st = cuda::RunRecipeOnDevice(args, workspace, reinterpret_cast<cudaStream_t>(stream));
+  if (st.ok) return std::string();
+  return st.message + " (the CPU path takes every recipe and layout: move the tensor to the CPU)";
+}
+
 #else
 
 bool CudaBuilt() { return false; }
@@ -61,6 +71,12 @@ std::string CudaConvert(int, int, const void*, void*, std::size_t, const EncodeO
                         const std::uint32_t*, std::uintptr_t) {
   return "a CUDA tensor, but this lowbit build has no CUDA kernels (built without nvcc: see "
          "lowbit.build_info()); move the tensor to the CPU or rebuild where nvcc is found";
+}
+
+std::size_t CudaRecipeWorkspaceFloats() { return 0; }
+
+std::string CudaRecipe(const registry::RecipeArgs&, float*, std::uintptr_t) {
+  return CudaConvert(0, 0, nullptr, nullptr, 0, EncodeOptions{}, DecodeOptions{}, nullptr, 0);
 }
 
 #endif

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "lowbit/formats/policy.h"
+#include "lowbit/registry/recipe_entry.h"
 
 namespace lowbit::python {
 
@@ -24,5 +25,14 @@ int CudaDeviceCount();
 std::string CudaConvert(int operation, int format, const void* input, void* output, std::size_t count,
                         const EncodeOptions& encode, const DecodeOptions& decode,
                         const std::uint32_t* random_bits, std::uintptr_t stream);
+
+// A recipe's quantize or dequantize on device buffers (every pointer of
+// `args` device memory of the current device, q.tensor_scale two floats:
+// encode, decode), through cuda::RunRecipeOnDevice (lowbit/cuda/register.h):
+// the registry's CUDA recipe kernels, zero-copy, asynchronous on `stream`.
+// `workspace`: CudaRecipeWorkspaceFloats() device floats. Returns "" on
+// success, else the message.
+std::size_t CudaRecipeWorkspaceFloats();
+std::string CudaRecipe(const registry::RecipeArgs& args, float* workspace, std::uintptr_t stream);
 
 }  // namespace lowbit::python

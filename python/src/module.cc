@@ -16,12 +16,14 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
@@ -636,15 +638,39 @@ const T* ConstBufferOrNull(const std::optional<InArray>& a, long want, const cha
 }
 
 // tensor_scale: (encode, decode) of the TensorScale, written or read.
+// CUDA arrays: every buffer given must be on x's device.
+template <typename A>
+void CheckSameDeviceAll(const InArray& x, std::initializer_list<const std::optional<A>*> arrays) {
+  for (const std::optional<A>* a : arrays) {
+    if (*a && ((*a)->device_type() != x.device_type() || (*a)->device_id() != x.device_id())) {
+      Fail("the buffers of a quantized CUDA tensor must all be on the input's device");
+    }
+  }
+}
+
+// A recipe on CUDA buffers through the bridge; `workspace` (float32, on the
+// device) holds what the kernels pass between launches.
+void RunCudaRecipe(const registry::RecipeArgs& args, std::optional<OutArray>& workspace, std::uintptr_t stream) {
+  const long want = static_cast<long>(CudaRecipeWorkspaceFloats());
+  float* ws = want > 0 ? BufferOrNull<float>(workspace, want, "workspace") : nullptr;
+  if (const registry::Status st = registry::ValidateRecipeArgs(args); !st.ok) Fail(st.message);
+  std::string err;
+  {
+    nb::gil_scoped_release release;
+    err = CudaRecipe(args, ws, stream);
+  }
+  if (!err.empty()) Fail(err);
+}
+
 void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::string& name,
               const std::string& layout, OutArray codes, std::optional<OutArray> scale_codes,
               std::optional<OutArray> scales, std::optional<OutArray> zero_points,
-              std::optional<OutArray> tensor_scale, std::optional<double> given_tensor_amax) {
+              std::optional<OutArray> tensor_scale, std::optional<double> given_tensor_amax,
+              std::optional<OutArray> workspace, std::uintptr_t stream) {
   const recipe::Target t = RecipeOrThrow(name, layout);
   const recipe::Recipe& r = *t.recipe;
   if (x.itemsize() != 4) throw nb::type_error("quantize takes float32 input");
   if (x.size() != rows * cols) Fail("x has " + std::to_string(x.size()) + " elements, not rows * cols");
-  if (OnCuda(x)) Fail("quantize of CUDA tensors is not available from Python yet; move the tensor to the CPU");
   const registry::RecipeBuffers b = registry::RecipeBufferSizes(t, rows, cols);
   if (!b.ok) Fail(b.error + " (shape " + std::to_string(rows) + "x" + std::to_string(cols) + ", layout " +
                   recipe::LayoutName(t.layout) + ")");
@@ -658,6 +684,23 @@ void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::s
   recipe::TensorScale tscale;
   q.tensor_scale = ts != nullptr ? &tscale : nullptr;
   const float* xp = static_cast<const float*>(x.data());
+
+  if (OnCuda(x)) {
+    // Every buffer on x's device; the recipe's CUDA kernels write them in
+    // place on the caller's stream (cuda_bridge.h CudaRecipe).
+    if (given_tensor_amax) Fail("tensor_scale= (a calibrated tensor amax) runs on the CPU only");
+    CheckSameDeviceAll(x, {&codes_opt, &scale_codes, &scales, &zero_points, &tensor_scale, &workspace});
+    registry::RecipeArgs args;
+    args.operation = registry::RecipeOperation::kQuantizeRecipe;
+    args.target = t;
+    args.rows = rows;
+    args.cols = cols;
+    args.x = xp;
+    args.q = q;
+    args.q.tensor_scale = reinterpret_cast<recipe::TensorScale*>(ts);  // device: encode, decode
+    RunCudaRecipe(args, workspace, stream);
+    return;
+  }
 
   if (given_tensor_amax) {
     // A calibrated tensor amax: the model's steps with that tensor scale
@@ -706,7 +749,8 @@ void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::s
 
 void Dequantize(std::size_t rows, std::size_t cols, const std::string& name, const std::string& layout,
                 const InArray& codes, std::optional<InArray> scale_codes, std::optional<InArray> scales,
-                std::optional<InArray> zero_points, std::optional<InArray> tensor_scale, OutArray out) {
+                std::optional<InArray> zero_points, std::optional<InArray> tensor_scale, OutArray out,
+                std::optional<OutArray> workspace, std::uintptr_t stream) {
   const recipe::Target t = RecipeOrThrow(name, layout);
   if (out.itemsize() != 4 || out.size() != rows * cols) Fail("out must be float32 with rows * cols elements");
   const registry::RecipeBuffers b = registry::RecipeBufferSizes(t, rows, cols);
@@ -718,8 +762,15 @@ void Dequantize(std::size_t rows, std::size_t cols, const std::string& name, con
   cq.scales = ConstBufferOrNull<float>(scales, b.sizes.scales, "scales");
   cq.zero_points = ConstBufferOrNull<std::int32_t>(zero_points, b.sizes.zero_points, "zero_points");
   const float* ts = ConstBufferOrNull<float>(tensor_scale, 2 * b.sizes.tensor_scales, "tensor_scale");
+  const bool on_cuda = OnCuda(codes);
+  if (on_cuda) {
+    CheckSameDeviceAll(codes, {&scale_codes, &scales, &zero_points, &tensor_scale});
+    if (out.device_type() != codes.device_type() || out.device_id() != codes.device_id()) {
+      Fail("out must be on the codes' device");
+    }
+  }
   recipe::TensorScale tscale;
-  if (ts != nullptr) tscale = {ts[0], ts[1]};
+  if (ts != nullptr && !on_cuda) tscale = {ts[0], ts[1]};
   // The row takes a mutable view (one struct for both directions); the
   // dequantize rows only read it.
   registry::RecipeArgs args;
@@ -733,6 +784,11 @@ void Dequantize(std::size_t rows, std::size_t cols, const std::string& name, con
   args.q.zero_points = const_cast<std::int32_t*>(cq.zero_points);
   args.q.tensor_scale = ts != nullptr ? &tscale : nullptr;
   args.out = static_cast<float*>(out.data());
+  if (on_cuda) {
+    args.q.tensor_scale = const_cast<recipe::TensorScale*>(reinterpret_cast<const recipe::TensorScale*>(ts));
+    RunCudaRecipe(args, workspace, stream);
+    return;
+  }
   if (const registry::Status st = registry::ValidateRecipeArgs(args); !st.ok) Fail(st.message);
   const registry::RecipeEntry* row = RecipeRow(args.operation, t);
   registry::Status st;
@@ -913,6 +969,18 @@ void RunNamedRecipeRow(const std::string& name, const std::string& backend, cons
 
 std::vector<std::string> RecipeRowNames() { return registry::AllRecipeNames(); }
 
+// The recipe rows one backend registered, as (operation, recipe) pairs
+// ("quantize-recipe", "mxfp4:ocp"): which recipes a CUDA tensor runs on the
+// GPU, for the tests.
+std::vector<std::pair<std::string, std::string>> RecipeRowsOf(const std::string& backend) {
+  TheRows();
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const registry::RecipeEntry& e : Registry::Global().RecipeEntries()) {
+    if (e.backend == backend) rows.emplace_back(registry::RecipeOperationName(e.operation), e.recipe);
+  }
+  return rows;
+}
+
 nb::dict BuildInfo() {
   nb::dict d;
   const Rows& rows = TheRows();
@@ -951,10 +1019,15 @@ NB_MODULE(_lowbit, m) {
         "The buffers of a quantized [rows, cols] tensor.");
   m.def("quantize", &Quantize, "x"_a, "rows"_a, "cols"_a, "recipe"_a, "layout"_a, "codes"_a,
         "scale_codes"_a.none(), "scales"_a.none(), "zero_points"_a.none(), "tensor_scale"_a.none(),
-        "tensor_amax"_a.none(), "Quantizes x through the registry's recipe row.");
+        "tensor_amax"_a.none(), "workspace"_a.none() = nb::none(), "stream"_a = 0,
+        "Quantizes x through the registry's recipe row (CUDA arrays: the CUDA recipe kernels on `stream`, "
+        "with `workspace` of cuda_recipe_workspace_floats() float32).");
   m.def("dequantize", &Dequantize, "rows"_a, "cols"_a, "recipe"_a, "layout"_a, "codes"_a,
         "scale_codes"_a.none(), "scales"_a.none(), "zero_points"_a.none(), "tensor_scale"_a.none(),
-        "out"_a, "Dequantizes through the registry's recipe row.");
+        "out"_a, "workspace"_a.none() = nb::none(), "stream"_a = 0,
+        "Dequantizes through the registry's recipe row (CUDA arrays: the CUDA recipe kernels on `stream`).");
+  m.def("cuda_recipe_workspace_floats", &CudaRecipeWorkspaceFloats,
+        "The float32 workspace a CUDA quantize / dequantize takes (0 without CUDA).");
   m.def("error_metrics", &ErrorMetrics, "x"_a, "y"_a, "The exact error metrics (the oracle's).");
   m.def("unpack_codes", &UnpackCodes, "recipe"_a, "layout"_a, "packed"_a, "out"_a,
         "One code per element from a recipe's packing.");
@@ -964,6 +1037,8 @@ NB_MODULE(_lowbit, m) {
         "scale_codes"_a.none(), "scales"_a.none(), "zero_points"_a.none(), "tensor_scale"_a.none(),
         "Tests: one named recipe row (quantize).");
   m.def("recipe_row_names", &RecipeRowNames, "The recipe names the registry has rows for.");
+  m.def("recipe_rows_of", &RecipeRowsOf, "backend"_a,
+        "The (operation, recipe) pairs of one backend's recipe rows (\"cuda\": what CUDA tensors run).");
   m.attr("FLAG_INEXACT") = static_cast<int>(lowbit::kFlagInexact);
   m.attr("FLAG_UNDERFLOW") = static_cast<int>(lowbit::kFlagUnderflow);
   m.attr("FLAG_OVERFLOW") = static_cast<int>(lowbit::kFlagOverflow);

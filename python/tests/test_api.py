@@ -134,3 +134,12 @@ def test_readme_python_example():
 def test_type_stubs_are_shipped():
     stub = pathlib.Path(lowbit._api.__file__).with_name("_lowbit.pyi")
     assert stub.exists() and "def encode(" in stub.read_text()
+
+
+def test_encode_numpy_dtype_ml_dtypes():
+    x = np.linspace(-300, 300, 101, dtype=np.float32)
+    typed = lowbit.encode(x, "e4m3", dtype=ml_dtypes.float8_e4m3fn)
+    assert typed.dtype == np.dtype(ml_dtypes.float8_e4m3fn)
+    np.testing.assert_array_equal(typed.view(np.uint8), lowbit.encode(x, "e4m3"))
+    with pytest.raises(TypeError, match="does not hold e4m3"):
+        lowbit.encode(x, "e4m3", dtype=ml_dtypes.float8_e5m2)

@@ -52,3 +52,79 @@ def test_torch_float4_x2_decodes_two_codes_per_byte():
     packed = torch.tensor([[0x21, 0xF7]], dtype=torch.uint8).view(torch.float4_e2m1fn_x2)
     # low nibble first: 0x1 (0.5), 0x2 (1.0), 0x7 (6.0), 0xF (-6.0)
     np.testing.assert_array_equal(lowbit.decode(packed).numpy(), [[0.5, 1.0, 6.0, -6.0]])
+
+
+# ---- codes returned as torch's own types (encode dtype= / out=) ----------------
+
+@pytest.mark.parametrize("fmt,dtype", [("e4m3", "float8_e4m3fn"), ("e5m2", "float8_e5m2"),
+                                       ("e4m3fnuz", "float8_e4m3fnuz"), ("e5m2fnuz", "float8_e5m2fnuz"),
+                                       ("e8m0", "float8_e8m0fnu")])
+def test_encode_returns_torch_float8_types(fmt, dtype):
+    tdt = getattr(torch, dtype)
+    x = torch.randn(3, 700) * 50
+    x[0, :4] = torch.tensor([0.0, 1.0, float("nan"), 1e30])
+    plain = lowbit.encode(x, fmt)
+    typed = lowbit.encode(x, fmt, dtype=tdt)
+    assert typed.dtype == tdt and typed.shape == x.shape
+    np.testing.assert_array_equal(typed.view(torch.uint8).numpy(), plain.numpy())
+    # decode takes the typed tensor back without a format name
+    np.testing.assert_array_equal(lowbit.decode(typed).numpy().view(np.uint32),
+                                  lowbit.decode(plain, fmt).numpy().view(np.uint32))
+    out = torch.empty(x.shape, dtype=tdt)
+    ptr = out.data_ptr()
+    res = lowbit.encode(x, fmt, out=out)
+    assert res.data_ptr() == ptr and res.dtype == tdt
+    np.testing.assert_array_equal(out.view(torch.uint8).numpy(), plain.numpy())
+
+
+def test_encode_to_torch_e8m0fnu_agrees_with_torch_on_powers_of_two():
+    # Powers of two are exact in E8M0: torch's own cast and lowbit agree.
+    x = torch.tensor([2.0 ** e for e in range(-127, 128)], dtype=torch.float32)
+    ours = lowbit.encode(x, "e8m0", dtype=torch.float8_e8m0fnu)
+    np.testing.assert_array_equal(ours.view(torch.uint8).numpy(), x.to(torch.float8_e8m0fnu).view(torch.uint8).numpy())
+
+
+def test_encode_packs_torch_float4_x2():
+    # c10/util/Float4_e2m1fn_x2.h: the first code in the low nibble. E2M1
+    # codes: 0.5 -> 0x1, 1.0 -> 0x2, 6.0 -> 0x7, -6.0 -> 0xF.
+    x = torch.tensor([[0.5, 1.0, 6.0, -6.0]])
+    packed = lowbit.encode(x, "e2m1", dtype=torch.float4_e2m1fn_x2)
+    assert packed.dtype == torch.float4_e2m1fn_x2 and tuple(packed.shape) == (1, 2)
+    assert packed.view(torch.uint8).tolist() == [[0x21, 0xF7]]
+
+
+def test_encode_float4_x2_round_trips_and_fills_out():
+    x = torch.randn(5, 6, 64) * 4
+    plain = lowbit.encode(x, "e2m1")
+    packed = lowbit.encode(x, "fp4_e2m1", dtype=torch.float4_e2m1fn_x2)
+    assert tuple(packed.shape) == (5, 6, 32)
+    np.testing.assert_array_equal(lowbit.decode(packed).numpy(), lowbit.decode(plain, "e2m1").numpy())
+    out = torch.empty(5, 6, 32, dtype=torch.float4_e2m1fn_x2)
+    ptr = out.data_ptr()
+    res = lowbit.encode(x, "e2m1", out=out)
+    assert res.data_ptr() == ptr
+    np.testing.assert_array_equal(out.view(torch.uint8).numpy(), packed.view(torch.uint8).numpy())
+
+
+def test_encode_torch_dtype_errors():
+    x = torch.randn(4, 3)
+    with pytest.raises(TypeError, match="does not hold e4m3"):
+        lowbit.encode(x, "e4m3", dtype=torch.float8_e5m2)
+    with pytest.raises(TypeError, match="E2M1 codes, not e4m3"):
+        lowbit.encode(x, "e4m3", dtype=torch.float4_e2m1fn_x2)
+    with pytest.raises(ValueError, match="last dimension must be even"):
+        lowbit.encode(x, "e2m1", dtype=torch.float4_e2m1fn_x2)
+    with pytest.raises(ValueError, match="need"):
+        lowbit.encode(torch.randn(4, 4), "e2m1", out=torch.empty(4, 4, dtype=torch.float4_e2m1fn_x2))
+    with pytest.raises(TypeError, match="does not hold e5m2"):
+        lowbit.encode(x, "e5m2", out=torch.empty(4, 3, dtype=torch.float8_e4m3fn))
+    with pytest.raises(TypeError, match="torch.dtype"):
+        lowbit.encode(x, "e4m3", dtype=np.uint8)
+
+
+def test_quantize_cpu_tensor_equals_numpy():
+    x = torch.randn(4, 64)
+    q = lowbit.quantize(x, "mxfp4:ocp")
+    r = lowbit.quantize(x.numpy(), "mxfp4:ocp")
+    np.testing.assert_array_equal(q.packed, r.packed)
+    np.testing.assert_array_equal(q.scale_codes, r.scale_codes)
