@@ -92,7 +92,7 @@ class Format:
     torch_name: Optional[str]
     cuda_name: Optional[str]
 
-    @property
+    @functools.cached_property  # read on every encode: built once (the fixed cost of a small call)
     def code_dtype(self) -> np.dtype:
         """The NumPy type that holds one code: uint8, uint16, uint32 or uint64."""
         return np.dtype(np.uint8 if self.bits <= 8 else np.uint16 if self.bits <= 16

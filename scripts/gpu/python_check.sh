@@ -3,9 +3,13 @@
 # builds and installs `lowbit` with its CUDA kernels into the machine's Python
 # (no network there: --no-build-isolation --no-deps, with nanobind,
 # scikit-build-core, torch, pytest and hypothesis already installed), then
-# runs the torch-CUDA tests (python/tests/test_gpu.py) and the torch-CPU ones
-# (test_torch.py); the rest of the suite is CI's (ctest python_pytest). A test
-# that skips fails this script: on the GPU machine every one must run.
+# runs the torch-CUDA tests (python/tests/test_gpu.py: encode / decode and
+# quantize / dequantize of CUDA tensors against the CPU path, no copies, the
+# current stream) and the torch-CPU ones (test_torch.py); the rest of the
+# suite is CI's (ctest python_pytest). A test that skips fails this script:
+# on the GPU machine every one must run. Then the benchmarks of
+# bench/python_bench.py on this idle machine (the CPU numbers, among them the
+# fixed overhead of a small call, and the CUDA one), and a summary.
 # The package needs numpy; the script says so first if it is missing.
 #
 # Environment: PYTHON (default python3), LOWBIT_CUDA_ARCHITECTURES (default
@@ -37,8 +41,30 @@ assert info["cuda"], "the package was built without its CUDA kernels"
 assert info["cuda_devices"] > 0, "the CUDA runtime sees no GPU"
 PY
 status=0
-"$python" run_pytest.py --skips=fail -q test_gpu.py test_torch.py || status=1
-if [[ -f "$root/bench/python_bench.py" ]]; then
-  "$python" "$root/bench/python_bench.py" --cuda || status=1
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+summary=()
+if "$python" run_pytest.py --skips=fail -q test_gpu.py test_torch.py 2>&1 | tee "$logs/pytest"; then
+  summary+=("tests (test_gpu.py, test_torch.py): ok, $(grep -E '[0-9]+ passed' "$logs/pytest" | tail -1 || true)")
+else
+  status=1
+  summary+=("tests (test_gpu.py, test_torch.py): FAILED, $(grep -E '[0-9]+ (passed|failed)' "$logs/pytest" | tail -1 || true)")
 fi
+bench=$root/bench/python_bench.py
+if "$python" "$bench" 2>&1 | tee "$logs/bench_cpu"; then
+  summary+=("$(grep -m1 'python_bench summary' "$logs/bench_cpu" || echo 'python_bench: no summary line')")
+else
+  status=1
+  summary+=("python_bench (CPU): FAILED")
+fi
+if "$python" "$bench" --cuda 2>&1 | tee "$logs/bench_cuda"; then
+  summary+=("$(grep -m1 '^cuda ' "$logs/bench_cuda" || echo 'python_bench --cuda: no result line')")
+else
+  status=1
+  summary+=("python_bench --cuda: FAILED")
+fi
+echo
+echo "python_check summary:"
+printf '  %s\n' "${summary[@]}"
+echo "python_check: $([[ $status == 0 ]] && echo PASSED || echo FAILED)"
 exit $status
