@@ -17,6 +17,7 @@ array([126], dtype=uint8)
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import math
@@ -334,6 +335,15 @@ def _check_out(out, shape, dtype, what="out") -> None:
         raise ValueError(f"{what} has shape {out.shape}, expected {tuple(shape)}")
 
 
+def _device_of(t):
+    """The tensor's GPU made current while a kernel launches (the CUDA kernels
+    launch on the current device); nothing for CPU tensors or when it is
+    current already."""
+    if t.is_cuda and t.device.index is not None and t.device.index != _torch().cuda.current_device():
+        return _torch().cuda.device(t.device)
+    return contextlib.nullcontext()
+
+
 def _stream_of(t) -> int:
     torch = _torch()
     return int(torch.cuda.current_stream(t.device).cuda_stream) if t.is_cuda else 0
@@ -541,8 +551,9 @@ def _encode_torch_codes(x, f, rounding, saturate, profile, random_bits, random_b
     if rb is not None and rb.dtype != torch.uint32 if hasattr(torch, "uint32") else False:
         raise TypeError(f"random_bits must be uint32, got {rb.dtype}")
     fl = torch.empty(x.shape, dtype=torch.uint8, device=x.device) if flags else None
-    _lowbit.encode(x, from_name, out_view, f.name, rounding, saturate, profile, rb, random_bit_count, fl,
-                   _stream_of(x))
+    with _device_of(x):
+        _lowbit.encode(x, from_name, out_view, f.name, rounding, saturate, profile, rb, random_bit_count, fl,
+                       _stream_of(x))
     return (out, fl) if flags else out
 
 
@@ -683,7 +694,8 @@ def _decode_torch(codes, fmt, profile, dtype, out):
         raise TypeError(f"decode returns float64, float32, float16 or bfloat16, not {dtype}")
     if out is None:
         out = torch.empty(codes.shape, dtype=tdt, device=codes.device)
-    _lowbit.decode(view, f.name, out, names[tdt], profile, _stream_of(codes))
+    with _device_of(codes):
+        _lowbit.decode(view, f.name, out, names[tdt], profile, _stream_of(codes))
     return out
 
 
