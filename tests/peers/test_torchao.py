@@ -184,3 +184,223 @@ def test_scale_0x00_blocks_differ_in_their_elements(recipe):
     x = generators.blocks(rng, "tiny", 64, 32, element)
     counts = compare_mx(x, recipe, "floor")
     assert counts["scale_0x00"] > 0, counts
+
+
+# ---- NVFP4: NVFP4Tensor.to_nvfp4 -------------------------------------------------
+
+from torchao.prototype.mx_formats.nvfp4_tensor import per_tensor_amax_to_scale  # noqa: E402
+
+
+def nvfp4_near_ties(seed: int, rows: int, cols: int, tensor_amax: float) -> np.ndarray:
+    """Blocks of 16 whose block scale is a chosen UE4M3 value s and whose
+    elements sit at E2M1 midpoints times pts * s, +-2 ulp: where the order of
+    the element step's operations decides the code."""
+    rng = np.random.default_rng(seed)
+    pts = np.float32(tensor_amax) / np.float32(448.0 * 6.0)
+    s = lowbit.decode(rng.integers(8, 127, (rows, cols // 16, 1)).astype(np.uint8), "ue4m3", dtype=np.float64)
+    mids = generators.element_midpoints("e2m1")
+    x = rng.choice(mids, (rows, cols // 16, 16)) * rng.choice([-1.0, 1.0], (rows, cols // 16, 16))
+    x[..., 0] = 6.0
+    x = x * s * float(pts)
+    x = generators._nudge(x.astype(np.float32), rng).reshape(rows, cols)
+    x[0, 0] = np.float32(tensor_amax)  # the tensor's amax is the calibrated one
+    return x
+
+
+def torchao_nvfp4(x: np.ndarray, per_tensor_scale):
+    t = NVFP4Tensor.to_nvfp4(torch.from_numpy(x), per_tensor_scale=per_tensor_scale)
+    return _codes(t.scale).reshape(-1), _unpack_nibbles(_codes(t.qdata), x.shape[1]).reshape(-1)
+
+
+def e2m1(y: np.ndarray) -> np.ndarray:
+    return lowbit.encode(np.asarray(y, np.float32), "e2m1", saturate=True).reshape(-1)
+
+
+def check_nvfp4(x: np.ndarray, tensor_amax: float, with_pts: bool) -> int:
+    """Compares to_nvfp4 with nvfp4:ao; returns the number of element codes in
+    which torchao 0.18's x * ((1/pts) / s) and nvfp4:ao's x / (pts * s) differ.
+    Without a per-tensor scale torchao computes x * (1/s): that is pts = 1,
+    i.e. a tensor amax of 448 * 6 for lowbit."""
+    pts = per_tensor_amax_to_scale(torch.tensor(np.float32(tensor_amax)))
+    amax_for_lowbit = tensor_amax if with_pts else 448.0 * 6.0
+    q = lowbit.quantize(x, "nvfp4:ao", tensor_scale=amax_for_lowbit)
+    lowbit_pts = np.float32(q.tensor_scale[1])
+    if with_pts:
+        assert lowbit_pts == np.float32(pts.item())  # per_tensor_amax_to_scale: amax / (448 * 6)
+    else:
+        assert lowbit_pts == 1.0
+    ts, tc = torchao_nvfp4(x, pts if with_pts else None)
+    ls, lc = q.scale_codes.reshape(-1), q.codes.reshape(-1)
+    bad = np.flatnonzero(ts != ls)
+    assert bad.size == 0, f"block scales {bad[:4]}: lowbit {ls[bad[:4]]} torchao {ts[bad[:4]]}"
+    s = np.repeat(lowbit.decode(ls, "ue4m3"), 16)
+    xf = x.reshape(-1)
+    one = np.float32(1.0)
+    theirs_formula = e2m1(xf * ((one / lowbit_pts) / s))  # torchao 0.18 nvfp4_quantize
+    ours_formula = e2m1(xf / (lowbit_pts * s))            # older torchao: x / (pts * s)
+    assert np.array_equal(tc, theirs_formula), np.flatnonzero(tc != theirs_formula)[:4]
+    assert np.array_equal(lc, ours_formula), np.flatnonzero(lc != ours_formula)[:4]
+    return int((theirs_formula != ours_formula).sum())
+
+
+@pytest.mark.parametrize("with_pts", [True, False])
+@SETTINGS
+@given(seed=SEEDS, amax_exp=st.integers(-60, 60))
+def test_to_nvfp4_scales_match_and_elements_follow_their_formulas(with_pts, seed, amax_exp):
+    amax = float(np.float32(np.exp2(amax_exp) * 1.37))
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([
+        nvfp4_near_ties(seed, 16, 128, amax),
+        (rng.standard_normal((16, 128)) * amax / 8).astype(np.float32),
+    ])
+    x[16, 0] = np.float32(amax)
+    check_nvfp4(x, amax, with_pts)
+
+
+@pytest.mark.parametrize("with_pts", [True, False])
+def test_torchao_0_18_reciprocal_order_differs_from_nvfp4_ao(with_pts):
+    # The known difference: nvfp4:ao names older torchao (x / (pts * s));
+    # 0.18 computes x * ((1/pts) / s), which moves near-tie codes.
+    amax = 1000.0 if with_pts else 448.0 * 6.0  # without: blocks built around pts = 1
+    differing = sum(check_nvfp4(nvfp4_near_ties(seed, 32, 256, amax), amax, with_pts) for seed in range(4))
+    assert differing > 0
+
+
+def test_tiny_per_tensor_scale_overflows_torchao_reciprocal():
+    # pts <~ 2^-122: torchao 0.18's (1 / pts) / s overflows to Inf for the
+    # blocks with a small scale s, so every non-zero element there saturates
+    # to +-6; lowbit divides by pts * s and keeps the values.
+    amax = float(np.float32(2.0**-112))
+    pts = np.float32(per_tensor_amax_to_scale(torch.tensor(np.float32(amax))).item())
+    rng = np.random.default_rng(3)
+    x = np.zeros((2, 32), np.float32)
+    x[0, 0] = amax
+    x[1] = (rng.standard_normal(32) * amax * 2.0**-16).astype(np.float32)  # small-scale blocks
+    _, tc = torchao_nvfp4(x, torch.tensor(pts))
+    q = lowbit.quantize(x, "nvfp4:ao", tensor_scale=amax)
+    s = lowbit.decode(q.scale_codes.reshape(2, 2), "ue4m3")
+    with np.errstate(over="ignore"):
+        assert np.isinf((np.float32(1.0) / pts) / s[1]).all()
+    theirs, ours = tc.reshape(2, 32)[1], q.codes.reshape(2, 32)[1]
+    nonzero = x[1] != 0
+    assert set(theirs[nonzero].tolist()) <= {0x7, 0xF}  # +-6 everywhere
+    assert not set(ours[nonzero].tolist()) <= {0x7, 0xF}
+
+
+# ---- affine integer quantization: choose_qparams_affine / quantize_affine / dequantize_affine
+
+# lowbit recipe -> (mapping, torchao target dtype, quant_min, quant_max)
+AFFINE = {
+    "int8:ao-sym": (MappingType.SYMMETRIC, torch.int8, -128, 127),
+    "int4:ao-sym": (MappingType.SYMMETRIC, torch.int8, -8, 7),
+    "int8:ao-asym": (MappingType.ASYMMETRIC, torch.int8, -128, 127),
+    "uint4:ao-asym": (MappingType.ASYMMETRIC, torch.uint8, 0, 15),
+}
+LAYOUTS = ("tensor", "row", "g32", "g128")
+# torchao's Int8Tensor workflow passes eps = torch.finfo(torch.float32).eps
+# (2^-23), the value lowbit's ao-* recipes use; choose_qparams_affine's own
+# default (eps=None) is torch.finfo(input.dtype).smallest_normal = 2^-126.
+EPS = float(torch.finfo(torch.float32).eps)
+
+
+def _block_size(layout: str, shape) -> tuple:
+    if layout == "tensor":
+        return tuple(shape)
+    if layout == "row":
+        return (1, shape[1])
+    return (1, int(layout[1:]))
+
+
+def torchao_affine(x: np.ndarray, recipe: str, layout: str, eps=EPS):
+    mapping, dtype, qmin, qmax = AFFINE[recipe]
+    t = torch.from_numpy(x)
+    bs = _block_size(layout, x.shape)
+    scale, zp = choose_qparams_affine(t, mapping, bs, dtype, qmin, qmax, eps=eps)
+    q = quantize_affine(t, bs, scale, zp, dtype, qmin, qmax)
+    back = dequantize_affine(q, bs, scale, zp, dtype, qmin, qmax, output_dtype=torch.float32)
+    return (scale.reshape(-1).numpy(), zp.reshape(-1).numpy().astype(np.int32),
+            q.numpy().astype(np.int64), back.numpy())
+
+
+def int_near_ties(seed: int, rows: int, cols: int, recipe: str) -> np.ndarray:
+    """Rows whose elements sit at (k + 1/2) * scale +-2 ulp for the scale the
+    row's amax gives (symmetric: amax / ((qmax - qmin) / 2))."""
+    rng = np.random.default_rng(seed)
+    _, _, qmin, qmax = AFFINE[recipe]
+    amax = np.exp2(rng.integers(-30, 30, (rows, 1))).astype(np.float32) * np.float32(1.37)
+    scale = (amax / np.float32((qmax - qmin) / 2)).astype(np.float32)
+    k = rng.integers(qmin, qmax, (rows, cols)).astype(np.float32) + np.float32(0.5)
+    x = generators._nudge((k * scale).astype(np.float32), rng)
+    x[:, 0] = amax[:, 0]
+    x[:, 1] = -amax[:, 0]
+    return x
+
+
+def check_affine(x: np.ndarray, recipe: str, layout: str):
+    f = lowbit.formats[lowbit.recipes[recipe].element]
+    s, zp, q, back = torchao_affine(x, recipe, layout)
+    ql = lowbit.quantize(x, recipe, layout=layout)
+    where = f"{recipe}/{layout}"
+    assert np.array_equal(ql.scales.view(np.uint32), s.astype(np.float32).view(np.uint32)), where
+    if AFFINE[recipe][0] == MappingType.ASYMMETRIC:
+        assert np.array_equal(ql.zero_points, zp), where
+    else:
+        assert ql.zero_points is None and not zp.any(), where
+    mask = (1 << f.bits) - 1
+    codes = ql.codes.reshape(x.shape).astype(np.int64)
+    theirs = q & mask
+    bad = np.argwhere(codes != theirs)
+    assert bad.size == 0, f"{where}: at {bad[:4].tolist()} lowbit {codes[tuple(bad[:4].T)]} torchao {theirs[tuple(bad[:4].T)]}"
+    ours_back = ql.dequantize().reshape(x.shape)
+    assert np.array_equal(ours_back.view(np.uint32), back.view(np.uint32)), where
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("recipe", list(AFFINE))
+@SETTINGS
+@given(seed=SEEDS)
+def test_affine_int_matches_bit_for_bit(recipe, layout, seed):
+    rng = np.random.default_rng(seed)
+    parts = [int_near_ties(seed, 8, 256, recipe)]
+    for kind in ("normal", "pow2", "tiny", "huge", "zeros"):
+        parts.append(generators.blocks(rng, kind, 4, 256, "int8"))
+    rows = np.concatenate(parts)
+    if layout == "tensor":  # one group: each kind on its own, the tie rows together
+        for i in range(0, rows.shape[0], 4):
+            check_affine(np.ascontiguousarray(rows[i:i + 4]), recipe, layout)
+    else:
+        check_affine(rows, recipe, layout)
+
+
+@pytest.mark.parametrize("recipe", list(AFFINE))
+def test_default_eps_2_pow_minus_126_differs_from_lowbit_2_pow_minus_23(recipe):
+    # A group whose scale falls below 2^-23: lowbit (and the Int8Tensor
+    # workflow) clamps the scale to 2^-23; choose_qparams_affine's default
+    # eps keeps it.
+    x = (np.random.default_rng(5).standard_normal((1, 32)) * 1e-9).astype(np.float32)
+    s_default, *_ = torchao_affine(x, recipe, "row", eps=None)
+    s_eps, *_ = torchao_affine(x, recipe, "row")
+    ours = lowbit.quantize(x, recipe, layout="row").scales
+    assert s_eps[0] == np.float32(2.0**-23) == ours[0]
+    assert s_default[0] != ours[0] and s_default[0] < 2.0**-23
+
+
+@pytest.mark.parametrize("recipe", list(AFFINE))
+def test_nan_and_minus_inf_groups_differ_in_scale_sign_and_zero_point(recipe):
+    # Known differences of non-finite groups (issue 14). Symmetric: a NaN
+    # group's scale is torchao's NaN (the input's, positive here) but x86's
+    # default NaN (sign set) in lowbit. Asymmetric: torchao's zero point of a
+    # NaN or -Inf group is int32(NaN) = INT_MIN on x86; lowbit stores 0.
+    x = np.ones((3, 32), np.float32)
+    x[0, 3], x[1, 3], x[2, 3] = np.nan, -np.inf, np.inf
+    s, zp, _, _ = torchao_affine(x, recipe, "row")
+    ql = lowbit.quantize(x, recipe, layout="row")
+    ours = ql.scales.view(np.uint32)
+    theirs = s.astype(np.float32).view(np.uint32)
+    assert np.array_equal(ours[1:], theirs[1:])  # +-Inf groups: the same Inf scale
+    if AFFINE[recipe][0] == MappingType.SYMMETRIC:
+        assert (int(theirs[0]), int(ours[0])) == (0x7FC00000, 0xFFC00000)
+    else:
+        assert int(theirs[0]) == int(ours[0]) == 0x7FC00000
+        assert zp[:2].tolist() == [np.iinfo(np.int32).min] * 2 and ql.zero_points[:2].tolist() == [0, 0]
+        assert zp[2] == ql.zero_points[2]
