@@ -184,8 +184,8 @@ assert lowbit.quantize(inf_block, "mxfp4:te").scale_codes.tolist() == [0xFE]
 # and its block size is **16**, fixed (`docs/formats-reference.md §6`). The FP32 scale exists once per
 # tensor, to bring the block scales into E4M3's range. The claim's FP32 block scale costs 32 bits per
 # 16 elements (6 bits per element instead of 4.5) and hides the real recipe's main effect: storing the
-# block scale in E4M3 without the tensor scale. On a tensor of small weights (N(0, 10⁻³)), the block
-# scales amax/6 ≈ 5·10⁻⁴ fall below E4M3's smallest subnormal (2⁻⁹ ≈ 1.95·10⁻³) and round to zero: the
+# block scale in E4M3 without the tensor scale. On a tensor of small weights (N(0, 10⁻³)), every block
+# scale amax/6 lies below half of E4M3's smallest subnormal (2⁻¹⁰ ≈ 9.8·10⁻⁴) and rounds to zero: the
 # whole tensor is lost. lowbit's `nvfp4:te` applies the tensor scale first and keeps the SQNR of an
 # ordinary tensor. And lowbit refuses any other block size for NVFP4.
 
@@ -221,6 +221,7 @@ print(f"lowbit nvfp4:te (UE4M3 block + FP32 tensor scale): SQNR {real.error()['s
       f"tensor scale {real.tensor_scale}")
 
 # %%
+assert (np.abs(small.reshape(-1, 16)).max(axis=1) / 6).max() < 2.0**-10
 assert np.count_nonzero(e4m3_claim_back) == 0 and f"{sqnr_db(small, e4m3_claim_back):.1f}" == "0.0"
 assert real.error()["sqnr_db"] > 19 and abs(real.error()["sqnr_db"] - fp32_claim) < 2
 assert real.recipe.block_size == 16 and real.recipe.scale_format == "ue4m3"

@@ -71,8 +71,10 @@ def execute(out, only):
     need("ipykernel", "the notebooks' kernel")
     need("matplotlib", "the notebooks' figures")
     pages = out / "pages"
-    pages.mkdir(parents=True, exist_ok=True)
     names = notebook_names()
+    if not only and pages.exists():
+        shutil.rmtree(pages)  # no page of a notebook that is gone, or that failed this time
+    pages.mkdir(parents=True, exist_ok=True)
     if only:
         unknown = sorted(set(only) - set(names))
         if unknown:
