@@ -36,5 +36,6 @@ void AddVerifyCommand(CLI::App& app);
 void AddQuantizeCommand(CLI::App& app);  // quantize_command.cc (block recipes)
 void AddExplainCommand(CLI::App& app);   // explain_command.cc (block recipes)
 void AddListCommand(CLI::App& app);      // list_command.cc (formats, profiles, recipes)
+void AddCheckCommand(CLI::App& app);     // check_command.cc (a user kernel's dumped outputs)
 
 }  // namespace lowbit::tools

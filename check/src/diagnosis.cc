@@ -63,6 +63,20 @@ std::uint64_t Score(const Slots& slots, const SlotFn& outputs, const std::vector
 
 std::string CodeText(std::uint64_t code) { return code == kNoOutput ? "no result" : Hex(code); }
 
+// "the 1 NaN input", not "inputs": the class names are plural nouns.
+std::string CountedClass(std::uint64_t count, const std::string& what) {
+  std::string text = what;
+  if (count == 1) {
+    for (const char* plural : {"inputs", "ties", "codes", "scales", "points", "values", "elements"}) {
+      const std::size_t at = text.find(plural);
+      if (at == std::string::npos) continue;
+      text.erase(at + std::string(plural).size() - 1, 1);
+      break;
+    }
+  }
+  return std::to_string(count) + " " + text;
+}
+
 }  // namespace
 
 std::uint8_t Slots::AddClass(const std::string& name) {
@@ -102,7 +116,7 @@ std::string DescribeDifferences(const std::vector<DifferenceClass>& classes, con
   for (std::size_t i = 0; i < shown; ++i) {
     const DifferenceClass& d = classes[i];
     if (i > 0) text += i + 1 == shown && classes.size() <= 3 ? " and " : ", ";
-    text += "the " + std::to_string(d.count) + " " + d.what + " (" + expected_word + " " +
+    text += "the " + CountedClass(d.count, d.what) + " (" + expected_word + " " +
             CodeText(d.candidate_code) + ", got " + CodeText(d.actual_code) + ")";
   }
   if (classes.size() > shown) {
@@ -125,11 +139,16 @@ Diagnosis DiagnosisBuilder::Finish(const std::string& target_name, const std::st
   });
   const std::string scope = d.compared == total ? "all " + std::to_string(total) + " " + noun
                                                 : "the first " + std::to_string(d.compared) + " " + noun;
+  // At most three names in the line; the rest are in the candidate list
+  // (few inputs can leave many conventions indistinguishable).
+  constexpr std::size_t kNamesInSummary = 3;
   std::string full;
+  std::size_t full_count = 0;
   for (const Candidate& c : d.candidates) {
     if (!c.FullMatch()) break;
-    full += (full.empty() ? "" : ", ") + c.name;
+    if (full_count++ < kNamesInSummary) full += (full.empty() ? "" : ", ") + c.name;
   }
+  if (full_count > kNamesInSummary) full += " and " + std::to_string(full_count - kNamesInSummary) + " more";
   if (!full.empty()) {
     d.summary = "matches " + full + " on " + scope;
   } else {

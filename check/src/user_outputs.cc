@@ -224,7 +224,11 @@ bool PrepareRecipe(const Target& t, const InputBuffer* inputs, long rows, long c
 // The problems with the buffers a recipe kernel gave; fills `parts`.
 std::string RecipeOutputsProblem(const recipe::Recipe& rc, const RecipeOutputs& o, std::size_t n, std::size_t groups,
                                  internal::RecipeParts* parts) {
-  const std::string groups_text = std::to_string(groups) + " group" + (groups == 1 ? "" : "s");
+  // "got 2, the layout makes 1 group (one each)".
+  const auto count_problem = [groups](const char* what, std::size_t got) {
+    return std::string(what) + ": got " + std::to_string(got) + ", the layout makes " + std::to_string(groups) +
+           (groups == 1 ? " group" : " groups") + " (one each)";
+  };
   if (o.codes.data != nullptr || o.codes.count > 0) {
     parts->codes = true;
     if (o.codes.packing == recipe::Packing::kOnePerByte && o.codes.code_bytes != 1) {
@@ -243,8 +247,7 @@ std::string RecipeOutputsProblem(const recipe::Recipe& rc, const RecipeOutputs& 
     }
     if (o.scale_codes == nullptr) return "scale codes: no data";
     if (o.scale_code_count != groups) {
-      return "scale codes: " + groups_text + " need " + std::to_string(groups) + " scale bytes, got " +
-             std::to_string(o.scale_code_count);
+      return count_problem("scale codes", o.scale_code_count);
     }
     parts->scale_codes = true;
   }
@@ -255,8 +258,7 @@ std::string RecipeOutputsProblem(const recipe::Recipe& rc, const RecipeOutputs& 
     }
     if (o.scales == nullptr) return "scales: no data";
     if (o.scale_count != groups) {
-      return "scales: " + groups_text + " need " + std::to_string(groups) + " scales, got " +
-             std::to_string(o.scale_count);
+      return count_problem("scales", o.scale_count);
     }
     parts->scales = true;
   }
@@ -264,8 +266,7 @@ std::string RecipeOutputsProblem(const recipe::Recipe& rc, const RecipeOutputs& 
     if (rc.zero_point != recipe::ZeroPoint::kInteger) return "zero points: " + recipe::RecipeName(rc) + " has none";
     if (o.zero_points == nullptr) return "zero points: no data";
     if (o.zero_point_count != groups) {
-      return "zero points: " + groups_text + " need " + std::to_string(groups) + ", got " +
-             std::to_string(o.zero_point_count);
+      return count_problem("zero points", o.zero_point_count);
     }
     parts->zero_points = true;
   }
