@@ -142,7 +142,8 @@ ax.eventplot([np.log2(values[n]) for n in SMALL], lineoffsets=range(len(SMALL)),
 ax.set_yticks(range(len(SMALL)), SMALL)
 ax.set_xlabel("value, log2 scale [power of two]")
 ax.set_ylabel("format [name]")
-ax.set_title("Every positive finite value of the 8-bit and 4-bit formats")
+ax.set_xlim(-18, 18)
+ax.set_title("Every positive finite value of the 8-bit and 4-bit formats (E8M0 goes on to 2^-127 and 2^127)")
 checked(fig)
 plt.show()
 

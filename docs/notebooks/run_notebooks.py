@@ -18,6 +18,7 @@ imports (docs/CMakeLists.txt: the one this build staged, or the venv's).
 
 import os
 import pathlib
+import re
 import shutil
 import sys
 import time
@@ -25,6 +26,7 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 CONFIG = HERE.parent / "mkdocs.yml"
 PER_CELL_TIMEOUT_S = 300
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")  # IPython colours its tracebacks; a CI log shows them raw
 
 
 def fail(message):
@@ -94,9 +96,9 @@ def execute(out, only):
             client.execute()
         except nbclient.exceptions.CellExecutionError as e:
             # The cell's source and the traceback: which number drifted, and where.
-            fail(f"{name}: a cell failed\n{e}")
+            fail(f"{name}: a cell failed\n{ANSI_COLOUR.sub('', str(e))}")
         except nbclient.exceptions.CellTimeoutError as e:
-            fail(f"{name}: a cell ran past {PER_CELL_TIMEOUT_S} s\n{e}")
+            fail(f"{name}: a cell ran past {PER_CELL_TIMEOUT_S} s\n{ANSI_COLOUR.sub('', str(e))}")
         nbformat.write(nb, pages / f"{name}.ipynb")
         print(f"run_notebooks: {name}: {time.monotonic() - start:.1f} s")
     print(f"run_notebooks: {len(names)} notebook(s) executed in {time.monotonic() - total:.1f} s")
