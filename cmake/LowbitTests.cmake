@@ -5,6 +5,11 @@
 #                         (when LOWBIT_INSTALL);
 #   subdirectory_consumer - builds and runs tests/subdirectory, which uses
 #                         this source tree through add_subdirectory;
+#   check_a_kernel_example - installs this build to a scratch prefix,
+#                         builds examples/check-a-kernel (a user's CUDA kernel
+#                         and its gtest over lowbit::testing) with
+#                         find_package(lowbit) and runs its host tests
+#                         (when LOWBIT_INSTALL, CUDA and lowbit::testing);
 #   nvcc_model_headers  - compiles tests/nvcc/model_kernels.cu (kernels and
 #                         device-side static_asserts over the model headers)
 #                         with nvcc, so a header that nvcc rejects fails CI on
@@ -18,6 +23,20 @@ if(LOWBIT_INSTALL)
                    -DWORK=${PROJECT_BINARY_DIR}/tests/consumer -DCONFIG=$<CONFIG>
                    -P ${PROJECT_SOURCE_DIR}/tests/consumer/run_consumer_test.cmake)
   set_tests_properties(install_consumer PROPERTIES LABELS lowbit TIMEOUT 600)
+endif()
+
+if(LOWBIT_INSTALL AND LOWBIT_HAVE_CUDA AND TARGET lowbit_testing)
+  set(lowbit_example_launcher "")
+  if(CMAKE_CXX_COMPILER_LAUNCHER)
+    list(GET CMAKE_CXX_COMPILER_LAUNCHER 0 lowbit_example_launcher)
+  endif()
+  add_test(NAME check_a_kernel_example
+           COMMAND ${CMAKE_COMMAND} -DLOWBIT_BUILD=${PROJECT_BINARY_DIR}
+                   -DSOURCE=${PROJECT_SOURCE_DIR}/examples/check-a-kernel
+                   -DWORK=${PROJECT_BINARY_DIR}/tests/check_a_kernel -DCONFIG=$<CONFIG>
+                   -DCUDA_COMPILER=${CMAKE_CUDA_COMPILER} "-DLAUNCHER=${lowbit_example_launcher}"
+                   -P ${PROJECT_SOURCE_DIR}/tests/check_a_kernel/run_check_a_kernel_test.cmake)
+  set_tests_properties(check_a_kernel_example PROPERTIES LABELS lowbit TIMEOUT 900)
 endif()
 
 # subdirectory_consumer: an outside project that add_subdirectory()s this
