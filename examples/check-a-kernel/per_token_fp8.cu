@@ -21,11 +21,12 @@ __host__ __device__ inline float Bf16ToFloat(std::uint16_t bits) {
   return __builtin_bit_cast(float, static_cast<std::uint32_t>(bits) << 16);
 }
 
-// max(amax, v) skipping a NaN v. Written as a comparison, not fmaxf: the
-// host build of fmaxf (nvcc 13.0 with g++ 12, -O2) returned NaN for
-// fmaxf(inf, nan) where the device returns inf, and lowbit's check of the
-// host build caught the difference (a row holding Inf and NaN got the
-// wrong scale).
+// max(amax, v) skipping a NaN v. Written as a comparison, not fmaxf: on the
+// host, glibc's fmaxf follows IEEE 754-2008 maxNum and returns NaN when an
+// operand is a signalling NaN (a BF16 NaN such as 0x7F81 widens to the
+// signalling 0x7F810000), where CUDA's device fmaxf returns the other
+// operand; lowbit's check of the host build caught it (a row holding Inf
+// and a signalling NaN got the wrong scale).
 __host__ __device__ inline float MaxSkippingNan(float amax, float v) { return v > amax ? v : amax; }
 
 // TransformerEngine's compute_scale_from_amax: 1 for a zero or non-finite
