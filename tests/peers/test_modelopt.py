@@ -112,3 +112,27 @@ def test_fp8_per_tensor_and_per_row(seed):
         # torch 2.15's cast saturates (test_torch_casts.py): lowbit's saturating E4M3 conversion.
         ours = lowbit.encode((x / s).astype(np.float32), "e4m3", saturate=True)
         assert np.array_equal(theirs, ours)
+
+
+@pytest.mark.parametrize("case", ["all-zero", "tiny", "inf"])
+def test_degenerate_tensor_scales_differ(case):
+    # Known differences where the tensor scale wsf2 = amax / 2688 is 0 or Inf
+    # (an all-zero tensor, an amax so small that amax / 2688 underflows, an
+    # Inf): block scale
+    # rule 0/0 -> NaN, x / 0 -> Inf, Inf/Inf -> NaN. ModelOpt's clamp turns
+    # Inf into 448 (0x7E) and its cast turns x86's negative NaN into 0xFF;
+    # lowbit gives the positive NaN code 0x7F.
+    x = np.ones((1, 32), np.float32)
+    if case == "all-zero":
+        x[:] = 0.0
+    elif case == "tiny":
+        x = (np.random.default_rng(1).standard_normal((1, 32)) * 2.0**-145).astype(np.float32)
+    else:
+        x[0, 5] = np.inf
+    ms, _, wsf2 = modelopt_nvfp4(x)
+    q = lowbit.quantize(x, "nvfp4:modelopt")
+    assert wsf2 == 0.0 or np.isinf(wsf2)
+    ours, theirs = q.scale_codes.tolist(), ms.reshape(-1).tolist()
+    expected_theirs = {"all-zero": [0xFF, 0xFF], "tiny": [0x7E, 0x7E], "inf": [0xFF, 0x38]}[case]
+    expected_ours = {"all-zero": [0x7F, 0x7F], "tiny": [0x7F, 0x7F], "inf": [0x7F, 0x38]}[case]
+    assert (theirs, ours) == (expected_theirs, expected_ours)
