@@ -118,10 +118,9 @@ def test_fp8_per_tensor_and_per_row(seed):
 def test_degenerate_tensor_scales_differ(case):
     # Known differences where the tensor scale wsf2 = amax / 2688 is 0 or Inf
     # (an all-zero tensor, an amax so small that amax / 2688 underflows, an
-    # Inf): block scale
-    # rule 0/0 -> NaN, x / 0 -> Inf, Inf/Inf -> NaN. ModelOpt's clamp turns
-    # Inf into 448 (0x7E) and its cast turns x86's negative NaN into 0xFF;
-    # lowbit gives the positive NaN code 0x7F.
+    # Inf): the block scale rule gives 0/0 -> NaN, x / 0 -> Inf, Inf/Inf -> NaN.
+    # ModelOpt's clamp turns Inf into 448 (0x7E) and its cast turns x86's
+    # negative NaN into 0xFF; lowbit gives the positive NaN code 0x7F.
     x = np.ones((1, 32), np.float32)
     if case == "all-zero":
         x[:] = 0.0
