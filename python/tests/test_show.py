@@ -89,3 +89,12 @@ def test_bad_input_names_the_problem():
         lowbit.show("0x7e", "e4m3")
     with pytest.raises(TypeError, match="bool"):
         lowbit.show(True, "e4m3")
+
+
+def test_doctests():
+    import doctest
+
+    import lowbit._show
+
+    result = doctest.testmod(lowbit._show, extraglobs={"lowbit": lowbit, "np": np})
+    assert result.attempted >= 2 and result.failed == 0
