@@ -118,7 +118,15 @@ def site(out):
     shutil.copy(HERE / "index.md", pages / "index.md")
     start = time.monotonic()
     config = load_config(config_file=str(CONFIG), docs_dir=str(pages), site_dir=str(out / "site"))
-    build(config)
+    # mkdocs-jupyter keeps its cache at .cache/mkdocs-jupyter relative to the
+    # working directory (its plugin.py default): build from the output folder
+    # so the cache stays in the build tree, never in the source checkout.
+    cwd = os.getcwd()
+    os.chdir(out)
+    try:
+        build(config)
+    finally:
+        os.chdir(cwd)
     index = out / "site" / "index.html"
     if not index.is_file():
         fail(f"mkdocs wrote no {index}")
