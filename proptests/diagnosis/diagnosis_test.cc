@@ -306,6 +306,80 @@ TEST(Diagnosis, NoEmaxMxKernelMatchesEmaxNotSubtracted) {
   ExpectDiagnosis(r, "element emax not subtracted");
 }
 
+// ---- NVFP4 ----------------------------------------------------------------------------
+
+// E2M1 values, typed from the OCP MX spec's FP4 table; RNE with ties to the
+// even code, saturating at 6 (finite inputs only).
+std::uint8_t E2m1ByTable(float y) {
+  static constexpr float kValues[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
+  const std::uint8_t sign = std::signbit(y) ? 8 : 0;
+  const float a = std::fabs(y);
+  if (a >= 6.0f) return sign | 7;
+  int c = 0;
+  while (c < 7 && kValues[c + 1] <= a) ++c;
+  if (c < 7) {
+    const float mid = (kValues[c] + kValues[c + 1]) / 2;
+    if (a > mid || (a == mid && (c & 1) != 0)) ++c;
+  }
+  return static_cast<std::uint8_t>(sign | c);
+}
+
+// A TransformerEngine-style NVFP4 kernel (blocks of 16): S_enc = 2688 /
+// tensor amax, the block scale amax * (S_enc * fp32(1/6)) cast to E4M3,
+// elements x * 1 / (block scale * S_dec). `with_tensor_scale` false is the
+// bug: block scales from amax / 6 alone (the tensor scale still stored).
+Report CheckNvfp4Kernel(const std::vector<float>& x, bool with_tensor_scale) {
+  float tensor_amax = 0;
+  for (float v : x) tensor_amax = std::fmax(tensor_amax, std::fabs(v));
+  const float s_enc = std::fmin(448.0f * 6.0f / tensor_amax, 3.40282347e38f);
+  const float s_dec = static_cast<float>(1.0 / static_cast<double>(s_enc));
+  const float block_enc = with_tensor_scale ? s_enc : 1.0f;
+  const float block_dec = with_tensor_scale ? s_dec : 1.0f;
+  std::vector<std::uint8_t> packed(x.size() / 2, 0);
+  std::vector<std::uint8_t> scales(x.size() / 16);
+  for (std::size_t b = 0; b < scales.size(); ++b) {
+    float amax = 0;
+    for (int i = 0; i < 16; ++i) amax = std::fmax(amax, std::fabs(x[b * 16 + i]));
+    scales[b] = E4m3ByTable(amax * (block_enc * (1.0f / 6.0f)));
+    const float factor = std::fmin(1.0f / (static_cast<float>(E4m3Magnitude(scales[b])) * block_dec), 3.40282347e38f);
+    for (int i = 0; i < 16; ++i) {
+      const std::size_t k = b * 16 + i;
+      packed[k / 2] |= static_cast<std::uint8_t>(E2m1ByTable(x[k] * factor) << (k % 2 == 0 ? 0 : 4));
+    }
+  }
+  Target t;
+  std::string error;
+  EXPECT_TRUE(ParseTarget("nvfp4:te", {}, &t, &error)) << error;
+  RecipeOutputs out;
+  out.codes = {packed.data(), x.size(), 1, recipe::Packing::kNibblesLowFirst};
+  out.scale_codes = scales.data();
+  out.scale_code_count = scales.size();
+  out.tensor_scale = s_dec;
+  return CheckRecipeOutputs(t, {FormatId::kFp32, x.data(), x.size()}, 1, static_cast<long>(x.size()), out);
+}
+
+std::vector<float> Nvfp4Inputs() {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> significand(1.0f, 2.0f);
+  std::vector<float> x;
+  for (int b = 0; b < 16; ++b) {
+    const float amax = std::ldexp(significand(rng), b % 9 - 4);
+    for (int i = 0; i < 16; ++i) x.push_back(i == b ? -amax : unit(rng) * amax);
+  }
+  return x;
+}
+
+TEST(Diagnosis, CorrectNvfp4KernelMatches) {
+  const Report r = CheckNvfp4Kernel(Nvfp4Inputs(), true);
+  EXPECT_TRUE(r.Passed()) << ReportText(r);
+}
+
+// Kind 11, where the tensor scale is folded in: not into the block scales.
+TEST(Diagnosis, Nvfp4KernelWithoutTensorScaleInBlocksIsNamed) {
+  ExpectDiagnosis(CheckNvfp4Kernel(Nvfp4Inputs(), false), "tensor scale left out of the block scales");
+}
+
 // ---- scaled INT recipes ------------------------------------------------------------------
 
 // Rows whose elements sit at (k + 1/2) * s: halfway cases where x / scale
