@@ -91,6 +91,22 @@ else
   row "lowbit verify" SKIP "LOWBIT_CLI not set"
 fi
 
+# examples/check-a-kernel (issue 11): a user's kernel checked with
+# lowbit::testing, GPU half. RapidCheck is not on the GPU machine, so the
+# binary comes from elsewhere (ctest check_a_kernel_example leaves it in
+# <build>/tests/check_a_kernel/build/per_token_fp8_test); a GPU test that
+# skips there fails (LOWBIT_REQUIRE_GPU=1).
+if [[ -n "${LOWBIT_CHECK_A_KERNEL_TEST:-}" && -x "${LOWBIT_CHECK_A_KERNEL_TEST}" ]]; then
+  if LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64" LOWBIT_REQUIRE_GPU=1 \
+       step "check-a-kernel" check_a_kernel.log "$LOWBIT_CHECK_A_KERNEL_TEST"; then
+    row "check-a-kernel example" PASS "$(grep -E '^\[  PASSED  \]' "$OUT/check_a_kernel.log" | head -1)"
+  else
+    row "check-a-kernel example" FAIL "see check_a_kernel.log"
+  fi
+else
+  row "check-a-kernel example" SKIP "LOWBIT_CHECK_A_KERNEL_TEST not set"
+fi
+
 step bench bench.log "$BENCH" && row benchmark DONE "bench.log" || row benchmark FAIL "see bench.log"
 # LOWBIT_GPU_ONLY_CUDA=1: skip the PyTorch comparison and scripts/gpu checks
 # (a short run for the CUDA kernels alone).
