@@ -207,7 +207,9 @@ void Finish(const check::Report& report, bool json) {
 void RunCheck(const CheckArgs& args) {
   check::TargetOptions options;
   options.profile = args.profile;
-  options.rounding = args.round;
+  // Every spelling --round accepts (parse.h), as the canonical name the
+  // check library reads.
+  if (!args.round.empty()) options.rounding = RoundingModeName(ParseRoundingMode(args.round));
   options.saturate = args.saturate;
   options.layout = args.layout;
   check::Target target;
@@ -293,12 +295,15 @@ void AddCheckCommand(CLI::App& app) {
   cmd->add_option("--tensor-scale", args->tensor_scale, "NVFP4: the FP32 tensor scale, a number or a file");
   cmd->add_option("--layout", args->layout, "Scaled recipes: tensor, row, channel, token, group:G, block:RxG");
   cmd->add_option("--profile", args->profile, "Formats: compare with this implementation (lowbit list profiles)");
-  cmd->add_option("--round", args->round, "Formats without a profile: rne (default), rna, rtz, up, down, odd");
+  cmd->add_option("--round", args->round, "Formats without a profile: the rounding mode (default rne)")
+      ->check(CLI::IsMember(RoundingModeSpellings(), CLI::ignore_case));
   cmd->add_flag("--saturate", args->saturate, "Formats without a profile: overflow clamps to the largest finite value");
-  cmd->add_option("--dtype", args->dtype, "Input type of a raw --input (or of unsigned .npy words): fp32, fp16, bf16, fp64");
+  cmd->add_option("--dtype", args->dtype, "Input type of a raw --input (or of unsigned .npy words)")
+      ->check(GrammarValidator("TYPE in {fp32,fp16,bf16,fp64}", [](const std::string& name) { InputTypeName(name); }));
   cmd->add_option("--shape", args->shape, "ROWSxCOLS (or N) of a raw --input (default: the .npy shape, or one row)");
   cmd->add_option("--packing", args->packing,
-                  "Output codes of <= 4 bits: one-per-byte, low-first or high-first (default: from the file size)");
+                  "Output codes of <= 4 bits, one or two per byte (default: from the file size)")
+      ->check(CLI::IsMember({"one-per-byte", "low-first", "high-first"}));
   cmd->add_option("--max-mismatches", args->max_mismatches, "First mismatches shown")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
