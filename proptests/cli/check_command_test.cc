@@ -251,6 +251,41 @@ TEST_F(CheckCommandTest, ScaledRecipePerRow) {
   EXPECT_NE(r.err.find("--shape 3x4 does not hold the 8 values"), std::string::npos) << r.err;
 }
 
+// NVFP4 (TE) with the tensor scale. Tensor amax 2688 gives S_enc = S_dec =
+// 1. Block 0 (amax 6): 6 * fp32(1/6) rounds to 1 = UE4M3 0x38; E2M1 codes of
+// 6 -3 0.75 0.25 5 1.75 are 0x7 0xd 0x2 0x0 0x6 0x4 (ties to the even
+// code). Block 1 (amax 2688): 2688 / 6 = 448 = 0x7e, and 2688 / 448 = 6 is
+// 0x7. Two codes per byte, element 0 in the low nibble.
+TEST_F(CheckCommandTest, Nvfp4WithTheTensorScale) {
+  std::vector<float> x = {6, -3, 0.75f, 0.25f, 5, 1.75f};
+  x.resize(31, 0.0f);
+  x.push_back(2688.0f);
+  const std::uint8_t packed[16] = {0xd7, 0x02, 0x46, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x70};
+  const std::uint8_t scales[2] = {0x38, 0x7e};
+  const float one = 1.0f;
+  const std::string xs = WriteNpy("x.npy", "<f4", "(32,)", x.data(), x.size() * 4);
+  const std::string ys = WriteNpy("y.npy", "|u1", "(16,)", packed, sizeof packed);
+  const std::string ss = WriteNpy("s.npy", "<V1", "(2,)", scales, sizeof scales);
+  const std::string ts = WriteNpy("t.npy", "<f4", "()", &one, 4);
+  CliResult r = Lowbit({"check", "nvfp4:te", "--input", xs, "--output", ys, "--scales", ss, "--tensor-scale", "1"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("35 outputs checked"), std::string::npos) << r.out;  // 32 codes, 2 scales, the tensor scale
+  r = Lowbit({"check", "nvfp4", "--input", xs, "--output", ys, "--scales", ss, "--tensor-scale", ts});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  r = Lowbit({"check", "nvfp4:te", "--input", xs, "--output", ys, "--tensor-scale", "0.5"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("tensor scale: expected 0x3f800000 (fp32 1), kernel 0x3f000000 (fp32 0.5)"), std::string::npos)
+      << r.out;
+  // Read as element 0 in the high nibble, the same bytes are wrong, and the
+  // diagnosis says they are in the other order.
+  r = Lowbit({"check", "nvfp4:te", "--input", xs, "--output", ys, "--packing", "high-first"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("diagnosis: matches packing nibbles low first on all 32 outputs"), std::string::npos) << r.out;
+  r = Lowbit({"check", "nvfp4:te", "--input", xs, "--output", ys, "--tensor-scale", "1.5x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is not a number either"), std::string::npos) << r.err;
+}
+
 // Files written by ml_dtypes itself (the venv scripts/setup.sh makes):
 // bfloat16 inputs ('<V2') and float8_e4m3fn outputs ('<V1').
 TEST_F(CheckCommandTest, FilesWrittenByMlDtypes) {
