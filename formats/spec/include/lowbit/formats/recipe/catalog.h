@@ -88,15 +88,19 @@ inline constexpr MxProfile kMxProfiles[] = {
      SaturatingElements(RoundingMode::kNearestEven, NanSign::kPositive), false},
     // torchao to_mx per ScaleCalculationMode: torch.amax, a non-finite amax
     // gives 0xFF, x * _e8m0_scale_to_reciprocal_fp32, clamp, RNE cast.
-    {"ao-floor", "[AO] mx_tensor.to_mx FLOOR", ScaleRule::kMxFloor, false, false, AmaxNan::kPropagate,
-     ElementStep::kMultiply, SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
-    {"ao-ceil", "[AO] mx_tensor.to_mx CEIL", ScaleRule::kMxCeil, false, false, AmaxNan::kPropagate,
-     ElementStep::kMultiply, SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
-    {"ao-even", "[AO] mx_tensor.to_mx EVEN", ScaleRule::kMxEven, false, false, AmaxNan::kPropagate,
-     ElementStep::kMultiply, SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
+    {"ao-floor", "[AO] mx_tensor.to_mx FLOOR (@36027d8; live: torchao 0.18.0)", ScaleRule::kMxFloor, false, false,
+     AmaxNan::kPropagate, ElementStep::kMultiply,
+     SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
+    {"ao-ceil", "[AO] mx_tensor.to_mx CEIL (@36027d8; live: torchao 0.18.0)", ScaleRule::kMxCeil, false, false,
+     AmaxNan::kPropagate, ElementStep::kMultiply,
+     SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
+    {"ao-even", "[AO] mx_tensor.to_mx EVEN (@36027d8; live: torchao 0.18.0)", ScaleRule::kMxEven, false, false,
+     AmaxNan::kPropagate, ElementStep::kMultiply,
+     SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
     // RCEIL without saturation: > 2^127 and Inf -> 0xFF (_f32_to_e8m0_rceil).
-    {"ao-rceil", "[AO] mx_tensor._to_mx_rceil", ScaleRule::kMxRceil, false, false, AmaxNan::kPropagate,
-     ElementStep::kMultiply, SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
+    {"ao-rceil", "[AO] mx_tensor._to_mx_rceil, exact as compiled on sm_100 (@36027d8; 0.18.0 eager differs)",
+     ScaleRule::kMxRceil, false, false, AmaxNan::kPropagate, ElementStep::kMultiply,
+     SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
     // Not one implementation's profile: what casting amax / max_elem with
     // torch's .to(torch.float8_e8m0fnu) gives (round to nearest, ties up;
     // non-saturating), with the OCP element handling (§4.7).
@@ -161,8 +165,10 @@ struct Nvfp4Profile {
 };
 inline constexpr Nvfp4Profile kNvfp4Profiles[] = {
     {"te", "[TE] core_nvfp4.cuh / quantize_transpose_nvfp4.cuh", ScaleRule::kNvfp4Te},
-    {"ao", "[AO] nvfp4_tensor._nvfp4_quantize, two-level (x / (pts * scale))", ScaleRule::kNvfp4Torchao},
-    {"modelopt", "[MO] NVFP4QTensor.quantize", ScaleRule::kNvfp4ModelOpt},
+    {"ao", "[AO] nvfp4_quantize before 0.18.0 (@36027d8): x / (pts * scale); 0.18.0 x * ((1/pts) / scale)",
+     ScaleRule::kNvfp4Torchao},
+    {"modelopt", "[MO] NVFP4QTensor.quantize, scale >= 2^-9 only (nvidia-modelopt 0.47.0 also clamps to 448)",
+     ScaleRule::kNvfp4ModelOpt},
 };
 
 constexpr Recipe MakeNvfp4Recipe(const char* profile, const char* source, ScaleRule rule) {
@@ -256,10 +262,13 @@ inline constexpr ScaledProfile kTeFp8Pow2Profile{
     "te-pow2", "[TE] compute_scale_from_amax, force_pow_2_scales", ScaleRule::kTeFp8,
     RoundingMode::kNearestEven, 0.0f, true, false, 0};
 inline constexpr ScaledProfile kAoSymProfile{
-    "ao-sym", "[AO] quant_primitives _choose_qparams_affine SYMMETRIC", ScaleRule::kAoSymmetric,
+    "ao-sym",
+    "[AO] _choose_qparams_affine SYMMETRIC, eps 2^-23 (@36027d8; live: torchao 0.18.0)", ScaleRule::kAoSymmetric,
     RoundingMode::kNearestEven, kF32Epsilon, false, false, 0};
 inline constexpr ScaledProfile kAoAsymProfile{
-    "ao-asym", "[AO] quant_primitives _choose_qparams_affine ASYMMETRIC", ScaleRule::kAoAsymmetric,
+    "ao-asym",
+    "[AO] _choose_qparams_affine ASYMMETRIC, eps 2^-23 (@36027d8; live: torchao 0.18.0)",
+    ScaleRule::kAoAsymmetric,
     RoundingMode::kNearestEven, kF32Epsilon, false, false, 0};
 inline constexpr ScaledProfile kAoSymCudaProfile{
     "ao-sym-cuda", "[AO] SYMMETRIC with torch CUDA scalar division (x * fp32(1/d))",
