@@ -38,6 +38,7 @@ import lowbit
 info = lowbit.build_info()
 print("python_check: build_info", info)
 assert info["cuda"], "the package was built without its CUDA kernels"
+assert "cuda" in info["backends"], "the registry has no CUDA rows (quantize of CUDA tensors needs them)"
 assert info["cuda_devices"] > 0, "the CUDA runtime sees no GPU"
 PY
 status=0
