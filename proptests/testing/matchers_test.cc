@@ -5,6 +5,7 @@
 // nothing fails; DiagnosedAs finds a full-match candidate by name. The
 // "kernels" are the model itself under other options, so the expected
 // diagnosis is known by construction.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -83,6 +84,13 @@ TEST(Matchers, RecipeOutputsOfTheModelPassAndAWrongScaleFailsWithItsBlock) {
   out.scale_codes = scale_codes.data();
   out.scale_code_count = scale_codes.size();
   LOWBIT_EXPECT_RECIPE_MATCHES(target, Fp32Inputs(x), rows, cols, out);
+  // Dequantized values: the model's own pass, one flipped bit fails.
+  std::vector<float> back(x.size());
+  ASSERT_EQ(recipe::DequantizeTensor(target.recipe, target.layout, recipe::AsConst(q), rows, cols, back.data()),
+            recipe::TensorStatus::kOk);
+  EXPECT_TRUE(DequantizedMatchesModel(target, out, rows, cols, back.data()));
+  back[3] = std::nextafter(back[3], 1e30f);
+  EXPECT_FALSE(DequantizedMatchesModel(target, out, rows, cols, back.data()));
   scale_codes[1] += 1;
   const ::testing::AssertionResult result = RecipeOutputsMatchModel(target, Fp32Inputs(x), rows, cols, out);
   ASSERT_FALSE(result);
