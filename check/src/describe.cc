@@ -20,9 +20,20 @@ std::string ValueText(const FormatSpec& spec, std::uint64_t code) {
   if (std::isnan(x)) return std::signbit(x) ? "-nan" : "nan";
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
   char buffer[40];
-  for (int digits = 1; digits <= 17; ++digits) {
+  int digits = 1;
+  for (; digits <= 17; ++digits) {
     std::snprintf(buffer, sizeof buffer, "%.*g", digits, x);
     if (std::strtod(buffer, nullptr) == x) break;
+  }
+  // The fewest digits that round-trip can still print a whole number in
+  // exponent form (-10 as "-1e+01", 500 as "5e+02"): %g switches to fixed
+  // notation when the decimal exponent is below the precision (C11 7.21.6.1),
+  // so whole numbers below 10^17 get as many digits as they have.
+  if (x != 0 && digits <= 17) {
+    const int exponent10 = static_cast<int>(std::floor(std::log10(std::fabs(x))));
+    if (exponent10 >= digits && exponent10 < 17) {
+      std::snprintf(buffer, sizeof buffer, "%.*g", exponent10 + 1, x);
+    }
   }
   return buffer;
 }

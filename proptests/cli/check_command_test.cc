@@ -99,7 +99,7 @@ TEST_F(CheckCommandTest, MismatchExitsOneWithTheDiagnosis) {
   const CliResult r = Lowbit({"check", "e4m3:ml_dtypes", "--input", x, "--output", y});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("1 mismatch: MISMATCH"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("element 3 input 0x43fa0000 (fp32 5e+02): expected 0x7f (e4m3 nan), kernel 0x7e (e4m3 448)"),
+  EXPECT_NE(r.out.find("element 3 input 0x43fa0000 (fp32 500): expected 0x7f (e4m3 nan), kernel 0x7e (e4m3 448)"),
             std::string::npos)
       << r.out;
   // Seven inputs leave several conventions indistinguishable: the profile
