@@ -224,10 +224,10 @@ def test_quantize_is_zero_copy(monkeypatch):
 
     x = recipe_input(8, 1024, seed=3).cuda()
     seen = kernel_arguments(monkeypatch, "quantize")
-    lowbit.quantize(x, "int4:ao-asym/g128")  # warm-up: allocator, kernels loaded
+    lowbit.quantize(x, "uint4:ao-asym/g128")  # warm-up: allocator, kernels loaded
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        q = lowbit.quantize(x, "int4:ao-asym/g128")
+        q = lowbit.quantize(x, "uint4:ao-asym/g128")
         torch.cuda.synchronize()
     copies = [e.name for e in prof.events() if "memcpy" in e.name.lower()]
     assert copies == [], copies
