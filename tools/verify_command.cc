@@ -126,23 +126,7 @@ std::string RenderGroups(const std::vector<check::Row>& rows) {
 
 // ---- JSON --------------------------------------------------------------------
 
-std::string Json(const std::string& text) {
-  std::string out = "\"";
-  for (const char ch : text) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
+std::string Json(const std::string& text) { return check::JsonString(text); }
 
 const char* KindName(check::RowKind kind) {
   switch (kind) {

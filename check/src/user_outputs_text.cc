@@ -20,23 +20,7 @@ std::string Plural(std::uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string Json(const std::string& text) {
-  std::string out = "\"";
-  for (const char ch : text) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20 || c == 0x7F) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
+std::string Json(const std::string& text) { return JsonString(text); }
 
 std::string Field(const char* name, const std::string& json_value) { return Json(name) + ": " + json_value; }
 std::string Field(const char* name, std::uint64_t v) { return Field(name, std::to_string(v)); }

@@ -36,4 +36,9 @@ std::string RenderFirstMismatches(const std::vector<Row>& rows);
 // "<title>: N rows, N inputs checked, N mismatches, N skipped, S s".
 std::string RenderSummary(const Results& results, const std::string& title);
 
+// `text` as a JSON string literal (RFC 8259 §7): quotes and backslashes
+// escaped, control characters (and DEL) as \u00XX. The JSON renderers of
+// `lowbit verify --json` and `lowbit check --json` share it.
+std::string JsonString(const std::string& text);
+
 }  // namespace lowbit::check
