@@ -223,10 +223,9 @@ block::QuantLayout IntLayoutOf(const recipe::Layout& l) {
 // waited for: every pointer of `a` is device memory, q.tensor_scale
 // included (recipe::TensorScale, encode then decode), and `workspace` holds
 // kRecipeWorkspaceFloats device floats for the amax and scale the kernels
-// pass between launches. Shared by the host-buffer rows (RunRecipe) and the
-// zero-copy entry point (cuda::RunRecipeOnDevice).
-cuda::Status LaunchRecipe(const RecipePlan& plan, const registry::RecipeArgs& a, float* workspace,
-                          cudaStream_t stream) {
+// pass between launches. Called only by LaunchOnDevice, after its checks.
+cuda::Status LaunchKernels(const RecipePlan& plan, const registry::RecipeArgs& a, float* workspace,
+                           cudaStream_t stream) {
   static_assert(sizeof(recipe::TensorScale) == 2 * sizeof(float) && offsetof(recipe::TensorScale, encode) == 0 &&
                     offsetof(recipe::TensorScale, decode) == sizeof(float),
                 "the kernels write the tensor scale as two floats: encode, decode");
@@ -329,6 +328,42 @@ cuda::Status LaunchRecipe(const RecipePlan& plan, const registry::RecipeArgs& a,
   return cuda::Status::Error("cuda: unknown recipe kernel");
 }
 
+// The one launcher of both entry points: the checks a launch on device
+// buffers needs, then the kernels. `a` has passed ValidateRecipeArgs and is
+// not empty. The zero-copy entry point (cuda::RunRecipeOnDevice) calls it
+// with the caller's buffers; the host-buffer rows (RunRecipe) with their
+// device copies.
+cuda::Status LaunchOnDevice(const RecipePlan& plan, const registry::RecipeArgs& a, float* workspace,
+                            cudaStream_t stream) {
+  if (workspace == nullptr) return cuda::Status::Error("cuda: null recipe workspace");
+  // The MX and NVFP4 kernels take 1-D blocks of the flattened tensor; a
+  // layout of groups along rows is the same only when every row is whole
+  // blocks (formats/include/lowbit/formats/recipe/tensor.h LayoutApplies).
+  const recipe::Layout& layout = a.target.layout;
+  if (a.target.recipe->family() != recipe::Family::kScaled && layout.geometry == recipe::Geometry::kGroup &&
+      a.cols % static_cast<std::size_t>(layout.size) != 0) {
+    return cuda::Status::Error("cuda: " + recipe::CanonicalName(a.target) + " with rows of " + std::to_string(a.cols) +
+                               " columns (not whole blocks of " + std::to_string(layout.size) +
+                               "): the GPU kernels take 1-D blocks of the flattened tensor");
+  }
+  if (!cuda::GpuAvailable()) return cuda::Status::Error("cuda: no CUDA device");
+  // Host pointers would be read by the kernels as device addresses: refuse
+  // them here, naming the buffer (the host-buffer rows copy instead).
+  const std::pair<const void*, const char*> buffers[] = {
+      {a.x, "x"}, {a.out, "out"}, {a.q.codes, "codes"}, {a.q.scale_codes, "scale codes"},
+      {a.q.scales, "scales"}, {a.q.zero_points, "zero points"}, {a.q.tensor_scale, "tensor scale"},
+      {workspace, "workspace"}};
+  for (const auto& [p, what] : buffers) {
+    if (p != nullptr && !cuda::detail::IsDevicePointer(p)) {
+      return cuda::Status::Error(std::string("cuda: the ") + what + " buffer is not device memory");
+    }
+  }
+  return LaunchKernels(plan, a, workspace, stream);
+}
+
+// The host-buffer rows: LaunchOnDevice wrapped in a copy through the host.
+// The inputs are copied to device buffers, the kernels run there, and the
+// outputs are copied back after the device is synchronized.
 registry::Status RunRecipe(const RecipePlan& plan, const registry::RecipeArgs& a) {
   if (registry::Status s = registry::ValidateRecipeArgs(a); !s.ok) return s;
   if (a.rows == 0 || a.cols == 0) return registry::Status::Ok();  // empty, never a product that wraps to 0
@@ -359,7 +394,7 @@ registry::Status RunRecipe(const RecipePlan& plan, const registry::RecipeArgs& a
   on_device.q.tensor_scale = reinterpret_cast<recipe::TensorScale*>(scratch);
   if (d.error != cudaSuccess) return ToRegistry(cuda::detail::CudaStatus("cuda", d.error));
 
-  if (cuda::Status s = LaunchRecipe(plan, on_device, scratch + 2, nullptr); !s.ok) return ToRegistry(s);
+  if (cuda::Status s = LaunchOnDevice(plan, on_device, scratch + 2, nullptr); !s.ok) return ToRegistry(s);
   if (registry::Status e = ToRegistry(cuda::detail::CudaStatus("cuda", cudaDeviceSynchronize())); !e.ok) return e;
   if (!quantize) return Back("cuda", a.out, on_device.out, 4 * count);
   float tensor_host[2] = {0.0f, 0.0f};
@@ -391,30 +426,7 @@ Status RunRecipeOnDevice(const registry::RecipeArgs& args, float* workspace, cud
     return Status::Error("cuda: no GPU kernel for " + std::string(registry::RecipeOperationName(args.operation)) +
                          " " + recipe::CanonicalName(args.target));
   }
-  if (workspace == nullptr) return Status::Error("cuda: null recipe workspace");
-  // The MX and NVFP4 kernels take 1-D blocks of the flattened tensor; a
-  // layout of groups along rows is the same only when every row is whole
-  // blocks (formats/include/lowbit/formats/recipe/tensor.h LayoutApplies).
-  const recipe::Layout& layout = args.target.layout;
-  if (args.target.recipe->family() != recipe::Family::kScaled && layout.geometry == recipe::Geometry::kGroup &&
-      args.cols % static_cast<std::size_t>(layout.size) != 0) {
-    return Status::Error("cuda: " + recipe::CanonicalName(args.target) + " with rows of " +
-                         std::to_string(args.cols) + " columns (not whole blocks of " + std::to_string(layout.size) +
-                         "): the GPU kernels take 1-D blocks of the flattened tensor");
-  }
-  if (!GpuAvailable()) return Status::Error("cuda: no CUDA device");
-  // Host pointers would be read by the kernels as device addresses: refuse
-  // them here, naming the buffer (the host-buffer rows copy instead).
-  const std::pair<const void*, const char*> buffers[] = {
-      {args.x, "x"}, {args.out, "out"}, {args.q.codes, "codes"}, {args.q.scale_codes, "scale codes"},
-      {args.q.scales, "scales"}, {args.q.zero_points, "zero points"}, {args.q.tensor_scale, "tensor scale"},
-      {workspace, "workspace"}};
-  for (const auto& [p, what] : buffers) {
-    if (p != nullptr && !detail::IsDevicePointer(p)) {
-      return Status::Error(std::string("cuda: the ") + what + " buffer is not device memory");
-    }
-  }
-  return LaunchRecipe(plan, args, workspace, stream);
+  return LaunchOnDevice(plan, args, workspace, stream);
 }
 
 void RegisterCudaRecipes(registry::Registry& registry) {
