@@ -17,11 +17,16 @@
 //    multiple of the block a block runs on into the next row: kFlatBlocks
 //    says so and the scale index is (n * K + k) / block (the last block may
 //    be short, docs/formats-reference.md §5.1).
+//    Per-row blocks (kRowGroups, ceil(K / block) per row) are the recipes'
+//    "/g<size>" layouts (recipe::Geometry::kGroup) when K is a multiple of
+//    the block, and otherwise what quantizing each row as its own 1-D tensor
+//    gives: the last block of a row is short and behaves as if padded with
+//    zeros (§5.1).
 //  - kGptq / kAwq packing: the 32-bit word layouts of formats/block/packing.h
 //    (registry PackingLayout kGptqQweight / kGptqQzeros / kAwq,
 //    docs/formats-reference.md §8.3): qweight holds [K][N] codes (transposed
-//    against kLowbit), scales are [K / group][N], qzeros [K / group][N / 8]
-//    words.
+//    against kLowbit), scales are [ceil(K / group)][N], qzeros
+//    [ceil(K / group)][N / 8] words.
 //
 // Plain data, host and device: a kernel takes it by value. Validate() (host)
 // names what is wrong before any kernel reads a byte (docs/bad-input.md).
@@ -74,7 +79,8 @@ enum class WeightPacking : std::uint8_t {
 // always kRowGroups).
 enum class ScaleGeometry : std::uint8_t {
   kFlatBlocks,  // `block` consecutive elements of the flattened [N][K]: index (n * K + k) / block
-  kRowGroups,   // `block` consecutive elements along each row; K % block == 0: index n * (K / block) + k / block
+  kRowGroups,   // `block` consecutive elements along each row, ceil(K / block) per row (the last may be short):
+                // index n * ceil(K / block) + k / block
   kPerRow,      // one scale per output channel n (kFp8E4m3PerChannel)
 };
 
@@ -206,8 +212,8 @@ struct WeightView {
   const void* scales = nullptr;
   std::int64_t scales_count = 0;
   std::int64_t scales_batch_stride = 0;
-  // Integer formats: kLowbit int32 per group (nullptr: every zero point is
-  // 0, the symmetric recipes); kGptq / kAwq uint32 qzeros words (required).
+  // Integer formats: kLowbit int32 per group, kGptq / kAwq uint32 qzeros
+  // words; nullptr: every zero point is 0 (the symmetric recipes).
   const void* zeros = nullptr;
   std::int64_t zeros_count = 0;
   std::int64_t zeros_batch_stride = 0;
@@ -252,7 +258,7 @@ struct WeightBufferSizes {
   std::int64_t scales = 0;
   std::int64_t zeros = 0;   // int32 (kLowbit) or words
   std::int64_t tensor_scales = 0;
-  std::int64_t groups_along_k = 0;  // kRowGroups: K / block
+  std::int64_t groups_along_k = 0;  // kRowGroups: ceil(K / block)
 };
 
 LOWBIT_HD_CONSTEXPR WeightBufferSizes PerBatchSizes(const WeightView& w) {
@@ -274,7 +280,7 @@ LOWBIT_HD_CONSTEXPR WeightBufferSizes PerBatchSizes(const WeightView& w) {
       s.scales = w.block > 0 ? CeilDiv(elements, w.block) : 0;
       break;
     case ScaleGeometry::kRowGroups:
-      s.groups_along_k = w.block > 0 ? w.k / w.block : 0;
+      s.groups_along_k = w.block > 0 ? CeilDiv(w.k, w.block) : 0;
       s.scales = w.n * s.groups_along_k;
       break;
     case ScaleGeometry::kPerRow:
@@ -282,8 +288,10 @@ LOWBIT_HD_CONSTEXPR WeightBufferSizes PerBatchSizes(const WeightView& w) {
       break;
   }
   if (IsIntegerFormat(w.format)) {
-    if (w.packing == WeightPacking::kLowbit) {
-      s.zeros = w.zeros != nullptr ? s.scales : 0;
+    if (w.zeros == nullptr) {
+      s.zeros = 0;
+    } else if (w.packing == WeightPacking::kLowbit) {
+      s.zeros = s.scales;
     } else {
       s.zeros = s.groups_along_k * (w.n / 8);
     }
@@ -339,7 +347,7 @@ LOWBIT_HD_CONSTEXPR std::int64_t ScaleIndex(const WeightView& w, std::int64_t n,
   if (w.packing != WeightPacking::kLowbit) return (k / w.block) * w.n + n;
   switch (w.geometry) {
     case ScaleGeometry::kFlatBlocks: return (n * w.k + k) / w.block;
-    case ScaleGeometry::kRowGroups: return n * (w.k / w.block) + k / w.block;
+    case ScaleGeometry::kRowGroups: return n * CeilDiv(w.k, w.block) + k / w.block;
     case ScaleGeometry::kPerRow: return n;
   }
   return 0;
@@ -406,9 +414,8 @@ LOWBIT_HD_CONSTEXPR const char* FormatCombinationError(const WeightView& w) {
       }
       if (w.geometry == ScaleGeometry::kPerRow) return "integer weights take groups along K (kRowGroups or kFlatBlocks)";
       if (w.block < 1) return "the group size must be positive";
-      if (w.packing != WeightPacking::kLowbit) {
-        if (w.format != WeightFormat::kUint4) return "GPTQ and AWQ store unsigned 4-bit codes (uint4)";
-        if (w.geometry != ScaleGeometry::kRowGroups) return "GPTQ and AWQ scales are per group along K (kRowGroups)";
+      if (w.packing != WeightPacking::kLowbit && w.geometry != ScaleGeometry::kRowGroups) {
+        return "GPTQ and AWQ scales are per group along K (kRowGroups)";
       }
       return nullptr;
     case WeightFormat::kFp8E4m3PerChannel:
@@ -482,19 +489,12 @@ inline ValidationResult ValidateWeights(const WeightView& w) {
   if (w.batch < 1) return Fail("batch L = " + std::to_string(w.batch) + " is not positive");
   if (w.n > INT64_MAX / w.k) return Fail("N * K overflows");
   if (const char* e = FormatCombinationError(w)) return Fail(e);
-  if (w.geometry == ScaleGeometry::kRowGroups && w.k % w.block != 0) {
-    return Fail("K = " + std::to_string(w.k) + " is not a multiple of the group size " + std::to_string(w.block) +
-                " (per-row groups must tile K; lowbit's 1-D blocks are kFlatBlocks)");
-  }
   if (w.packing == WeightPacking::kGptq && w.k % 8 != 0) {
     return Fail("K = " + std::to_string(w.k) + " is not a multiple of 8 (GPTQ qweight packs 8 rows of K per word)");
   }
   if (w.packing != WeightPacking::kLowbit && w.n % 8 != 0) {
     return Fail("N = " + std::to_string(w.n) + " is not a multiple of 8 (" + WeightPackingName(w.packing) +
                 " packs 8 columns of N per word)");
-  }
-  if (w.packing != WeightPacking::kLowbit && w.zeros == nullptr) {
-    return Fail(std::string(WeightPackingName(w.packing)) + " weights need qzeros");
   }
   if (!IsIntegerFormat(w.format) && w.zeros != nullptr) {
     return Fail(std::string(WeightFormatName(w.format)) + " weights have no zero points (zeros must be null)");
