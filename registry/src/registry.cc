@@ -53,6 +53,7 @@ struct Registry::Tables {
   CopyOnReadList<KernelEntry> kernels;
   CopyOnReadList<RecipeEntry> recipes;
   CopyOnReadList<PackingEntry> packings;
+  CopyOnReadList<MatmulEntry> matmuls;
 };
 
 Registry::Registry() : tables_(std::make_unique<Tables>()) {}
@@ -130,6 +131,36 @@ const PackingEntry* Registry::FindPacking(PackingLayout layout, PackDirection di
     if (entry.layout == layout && entry.direction == direction && entry.backend == backend) {
       return &entry;
     }
+  }
+  return nullptr;
+}
+
+namespace {
+bool SameMatmulRow(const MatmulEntry& a, MatmulOperation operation, std::string_view weight,
+                   matmul::ActivationType activation, matmul::OutputType output, std::string_view backend) {
+  return a.operation == operation && a.weight == weight && a.activation == activation && a.output == output &&
+         a.backend == backend;
+}
+}  // namespace
+
+void Registry::AddMatmul(MatmulEntry entry) {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  tables_->matmuls.Put(std::move(entry), [](const MatmulEntry& a, const MatmulEntry& b) {
+    return SameMatmulRow(a, b.operation, b.weight, b.activation, b.output, b.backend);
+  });
+}
+
+const std::vector<MatmulEntry>& Registry::MatmulEntries() const {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  return tables_->matmuls.Read();
+}
+
+const MatmulEntry* Registry::FindMatmul(MatmulOperation operation, std::string_view weight,
+                                        matmul::ActivationType activation, matmul::OutputType output,
+                                        std::string_view backend) const {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  for (const MatmulEntry& entry : tables_->matmuls.Read()) {
+    if (SameMatmulRow(entry, operation, weight, activation, output, backend)) return &entry;
   }
   return nullptr;
 }

@@ -119,6 +119,7 @@ void RegisterScalarBackend(Registry& registry) {
   }
   RegisterScalarRecipes(registry);
   RegisterScalarPacking(registry);
+  RegisterScalarMatmul(registry);
 }
 
 }  // namespace lowbit::registry

@@ -18,6 +18,7 @@
 
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/policy.h"
+#include "lowbit/registry/matmul_entry.h"
 #include "lowbit/registry/packing_entry.h"
 #include "lowbit/registry/recipe_entry.h"
 
@@ -266,6 +267,13 @@ class Registry {
   const std::vector<PackingEntry>& PackingEntries() const;
   const PackingEntry* FindPacking(PackingLayout layout, PackDirection direction,
                                   std::string_view backend) const;
+  // Matrix-product rows (matmul_entry.h), replaced on the same
+  // (operation, weight, activation, output, backend) like Add.
+  void AddMatmul(MatmulEntry entry);
+  const std::vector<MatmulEntry>& MatmulEntries() const;
+  const MatmulEntry* FindMatmul(MatmulOperation operation, std::string_view weight,
+                                matmul::ActivationType activation, matmul::OutputType output,
+                                std::string_view backend) const;
 
  private:
   struct Tables;  // registry.cc
