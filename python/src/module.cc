@@ -39,6 +39,7 @@
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
+#include "lowbit/registry/parallel.h"
 #include "lowbit/registry/registry.h"
 #if defined(LOWBIT_HAVE_SIMD)
 #include "lowbit/simd/simd.h"
@@ -175,7 +176,7 @@ void RunRow(const ConvertArgs& args) {
   registry::Status st;
   {
     nb::gil_scoped_release release;
-    st = e->run(args);
+    st = registry::RunParallel(*e, args);  // all cores, one pool (registry/parallel.h)
   }
   if (!st.ok) Fail(st.message);
 }
@@ -738,7 +739,7 @@ void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::s
     registry::Status st;
     {
       nb::gil_scoped_release release;
-      st = row->run(args);
+      st = registry::RunParallel(*row, args);
     }
     if (!st.ok) Fail(st.message);
   }
@@ -795,7 +796,7 @@ void Dequantize(std::size_t rows, std::size_t cols, const std::string& name, con
   registry::Status st;
   {
     nb::gil_scoped_release release;
-    st = row->run(args);
+    st = registry::RunParallel(*row, args);
   }
   if (!st.ok) Fail(st.message);
 }
