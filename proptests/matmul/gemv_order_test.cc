@@ -1,0 +1,363 @@
+// The defined-order FP32 GEMV reference (formats/matmul/gemv_order.h), on
+// the host: hand-worked literal cases whose expected bits are derived in the
+// comments (the order visible where it changes the result, the short last
+// block, the GPTQ and AWQ packings, NaN scales, the sign of a zero sum), and
+// shape properties against an independent exact sum (double) over unpacked
+// codes, with values chosen so that every FP32 step is exact: K not a
+// multiple of the block or group, M = 1, 3, 16, odd N.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "lowbit/formats/block/packing.h"
+#include "lowbit/formats/convert.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/matmul/gemv_order.h"
+
+namespace lowbit::matmul {
+namespace {
+
+constexpr std::uint16_t kBf16One = 0x3F80;
+constexpr std::uint16_t kBf16MinusOne = 0xBF80;
+constexpr std::uint16_t kBf16TwoTo24 = 0x4B80;  // 2^24
+
+// One FP32 output of an M = 1 GEMV.
+std::vector<std::uint32_t> RunF32(const GemvWeightView& w, const std::vector<std::uint16_t>& x, long m = 1) {
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(m * w.n));
+  GemvDefinedOrder(w, x.data(), GemvActType::kBf16, m, GemvOutType::kFp32, out.data());
+  return out;
+}
+
+TEST(GemvOrder, Nvfp4OneBlockTimesBlockAndTensorScale) {
+  // 16 codes 2 (E2M1 1.0) * x 1.0, block scale 0x38 (UE4M3 1.0), tensor
+  // scale 0.5: 16 * 1 * 0.5 = 8 = 0x41000000; as BF16 0x4100.
+  std::vector<std::uint8_t> codes(8, 0x22);
+  std::vector<std::uint8_t> scales = {0x38};
+  GemvWeightView w;
+  w.format = GemvFormat::kNvfp4;
+  w.n = 1;
+  w.k = 16;
+  w.codes = codes.data();
+  w.block_scales = scales.data();
+  w.tensor_scale = 0.5f;
+  std::vector<std::uint16_t> x(16, kBf16One);
+  EXPECT_EQ(RunF32(w, x)[0], 0x41000000u);
+  std::uint32_t bf = 0;
+  GemvDefinedOrder(w, x.data(), GemvActType::kBf16, 1, GemvOutType::kBf16, &bf);
+  EXPECT_EQ(bf, 0x4100u);
+}
+
+TEST(GemvOrder, BlocksOnDifferentLanesKeepWhatOneSequentialSumLoses) {
+  // MXFP8, K = 64: block 0 (k < 32) on lane 0, block 1 on lane 1, E8M0 scale
+  // 127 (1.0). Block 0: 1.0 * 2^24 + 1.0 * 1.0 = 2^24 + 1, which rounds to
+  // 2^24 (tie to even). Block 1: 1.0 + 1.0 = 2. The tree adds lane 0 and
+  // lane 1: 2^24 + 2 = 16777218 = 0x4B800001, exact. One sequential FP32
+  // sum over k would lose each +1 and give 2^24 = 0x4B800000.
+  std::vector<std::uint8_t> codes(64, 0x00);
+  codes[0] = codes[1] = codes[32] = codes[33] = 0x38;  // E4M3 1.0
+  std::vector<std::uint8_t> scales = {127, 127};
+  GemvWeightView w;
+  w.format = GemvFormat::kMxfp8;
+  w.n = 1;
+  w.k = 64;
+  w.codes = codes.data();
+  w.block_scales = scales.data();
+  std::vector<std::uint16_t> x(64, kBf16One);
+  x[0] = kBf16TwoTo24;
+  EXPECT_EQ(RunF32(w, x)[0], 0x4B800001u);
+}
+
+TEST(GemvOrder, ShortLastNvfp4BlockTakesItsOwnScale) {
+  // K = 17: block 0 is k 0..15 (codes 2 = 1.0, scale 1.0), block 1 is k = 16
+  // alone (code 7 = 6.0, scale 0x40 = UE4M3 2.0). The row holds 9 bytes; the
+  // padding nibble (high nibble of byte 8) is 0xF, never read. Sum
+  // 16 * 1 + 6 * 2 = 28 = 0x41E00000; tensor scale 1.
+  std::vector<std::uint8_t> codes(9, 0x22);
+  codes[8] = 0xF7;
+  std::vector<std::uint8_t> scales = {0x38, 0x40};
+  GemvWeightView w;
+  w.format = GemvFormat::kNvfp4;
+  w.n = 1;
+  w.k = 17;
+  w.codes = codes.data();
+  w.block_scales = scales.data();
+  std::vector<std::uint16_t> x(17, kBf16One);
+  EXPECT_EQ(RunF32(w, x)[0], 0x41E00000u);
+}
+
+TEST(GemvOrder, GptqWordsAndStoredZeroMinusOne) {
+  // GPTQ N = 8, K = 8, one short group (group 128 > K). Column 0's word holds
+  // rows 0..7 in nibbles 0..7 with q_j = j: 0x76543210; other columns 0.
+  // qzeros stores zero - 1: 0xF is zero point 0 (column 0), 0x0 is 1.
+  // Column 0: (0 + 1 + ... + 7) * 1.0 = 28, times the FP16 scale 0.5 (0x3800)
+  // = 14 = 0x41600000. Column 1: eight (0 - 1) = -8, times 0.5 = -4 = 0xC0800000.
+  std::vector<std::uint32_t> words(8, 0);
+  words[0] = 0x76543210u;
+  std::vector<std::uint32_t> zeros = {0x0000000Fu};  // column 0 zero 0, columns 1..7 zero 1
+  std::vector<std::uint16_t> scales(8, 0x3800);
+  GemvWeightView w;
+  w.format = GemvFormat::kInt4Gptq;
+  w.n = 8;
+  w.k = 8;
+  w.group = 128;
+  w.words = words.data();
+  w.zeros = zeros.data();
+  w.group_scales = scales.data();
+  w.scale_type = GemvScaleType::kFp16;
+  std::vector<std::uint16_t> x(8, kBf16One);
+  const auto y = RunF32(w, x);
+  EXPECT_EQ(y[0], 0x41600000u);
+  EXPECT_EQ(y[1], 0xC0800000u);
+}
+
+TEST(GemvOrder, AwqOrderMapPutsColumnsInInterleavedNibbles) {
+  // AWQ N = 8, K = 1: nibble i of the word holds column order_map[i] with
+  // order_map 0,2,4,6,1,3,5,7; giving column n the code n makes the word's
+  // nibbles 0,2,4,6,1,3,5,7 from the low end: 0x75316420. Zero points 0
+  // (AWQ stores them as is), BF16 scale 1.0 (0x3F80), x = 1: y[n] = n.
+  std::vector<std::uint32_t> words = {0x75316420u};
+  std::vector<std::uint32_t> zeros = {0u};
+  std::vector<std::uint16_t> scales(8, 0x3F80);
+  GemvWeightView w;
+  w.format = GemvFormat::kInt4Awq;
+  w.n = 8;
+  w.k = 1;
+  w.group = 128;
+  w.words = words.data();
+  w.zeros = zeros.data();
+  w.group_scales = scales.data();
+  w.scale_type = GemvScaleType::kBf16;
+  std::vector<std::uint16_t> x = {kBf16One};
+  const auto y = RunF32(w, x);
+  for (int n = 0; n < 8; ++n) EXPECT_EQ(y[n], BitCast<std::uint32_t>(static_cast<float>(n))) << "column " << n;
+}
+
+TEST(GemvOrder, SignedInt4CodesWithoutZeroPoints) {
+  // Signed INT4, no zeros buffer (zero point 0): code 0xF is -1, 0x8 is -8.
+  // GPTQ column 0 rows 0..7: 0x8F..: nibbles F,8,0,... -> -1 - 8 = -9, scale 1.
+  std::vector<std::uint32_t> words(8, 0);
+  words[0] = 0x0000008Fu;
+  std::vector<std::uint16_t> scales(8, 0x3C00);  // FP16 1.0
+  GemvWeightView w;
+  w.format = GemvFormat::kInt4Gptq;
+  w.n = 8;
+  w.k = 8;
+  w.signed_codes = true;
+  w.words = words.data();
+  w.group_scales = scales.data();
+  std::vector<std::uint16_t> x(8, kBf16One);
+  EXPECT_EQ(RunF32(w, x)[0], 0xC1100000u);  // -9
+}
+
+TEST(GemvOrder, NanScalesPropagate) {
+  // E8M0 0xFF and UE4M3 0x7F are NaN: the block's fmaf gives NaN.
+  std::vector<std::uint8_t> codes(16, 0x22);
+  std::vector<std::uint8_t> e8 = {0xFF};
+  std::vector<std::uint8_t> ue = {0x7F};
+  GemvWeightView w;
+  w.n = 1;
+  w.k = 32;
+  w.codes = codes.data();
+  w.format = GemvFormat::kMxfp4;
+  w.block_scales = e8.data();
+  std::vector<std::uint16_t> x(32, kBf16One);
+  EXPECT_TRUE(GemvOutputIsNan(GemvOutType::kFp32, RunF32(w, x)[0]));
+  w.format = GemvFormat::kNvfp4;
+  w.k = 16;
+  w.block_scales = ue.data();
+  EXPECT_TRUE(GemvOutputIsNan(GemvOutType::kFp32, RunF32(w, x)[0]));
+  std::uint32_t h = 0;
+  GemvDefinedOrder(w, x.data(), GemvActType::kBf16, 1, GemvOutType::kFp16, &h);
+  EXPECT_TRUE(GemvOutputIsNan(GemvOutType::kFp16, h));
+}
+
+TEST(GemvOrder, AllZeroBlockSumsToPositiveZeroThenTakesTheTensorScaleSign) {
+  // Codes 0 (+0) times x = -1: every product is -0; the partial starts at +0
+  // and fmaf(+0, -1, +0) = -0 + +0 = +0 (round to nearest), so the sum is +0;
+  // a tensor scale -1 makes it -0 = 0x80000000.
+  std::vector<std::uint8_t> codes(8, 0x00);
+  std::vector<std::uint8_t> scales = {0x38};
+  GemvWeightView w;
+  w.format = GemvFormat::kNvfp4;
+  w.n = 1;
+  w.k = 16;
+  w.codes = codes.data();
+  w.block_scales = scales.data();
+  w.tensor_scale = 1.0f;
+  std::vector<std::uint16_t> x(16, kBf16MinusOne);
+  EXPECT_EQ(RunF32(w, x)[0], 0x00000000u);
+  w.tensor_scale = -1.0f;
+  EXPECT_EQ(RunF32(w, x)[0], 0x80000000u);
+}
+
+TEST(GemvOrder, Fp8PerChannelInfiniteScaleTimesZeroSumIsNan) {
+  // FP8 per-channel: sum 0 times channel scale +Inf = NaN; times 3: 0.
+  std::vector<std::uint8_t> codes(16, 0x00);
+  std::vector<float> cs = {INFINITY};
+  GemvWeightView w;
+  w.format = GemvFormat::kFp8PerChannel;
+  w.n = 1;
+  w.k = 16;
+  w.codes = codes.data();
+  w.channel_scales = cs.data();
+  std::vector<std::uint16_t> x(16, kBf16One);
+  EXPECT_TRUE(GemvOutputIsNan(GemvOutType::kFp32, RunF32(w, x)[0]));
+  cs[0] = 3.0f;
+  EXPECT_EQ(RunF32(w, x)[0], 0u);
+}
+
+// ---- shape properties against an exact sum ---------------------------------------
+
+// Weights built from unpacked codes [N][K] with the model's packers, scales
+// that are powers of two, x small integers: every FP32 step of the defined
+// order is exact, so its output must equal the exact sum computed here in
+// double with the test's own indexing.
+struct ExactCase {
+  GemvFormat format;
+  long n, k, m;
+  std::uint64_t seed;
+};
+
+void CheckExact(const ExactCase& c) {
+  SCOPED_TRACE(::testing::Message() << "format " << static_cast<int>(c.format) << " N=" << c.n << " K=" << c.k
+                                    << " M=" << c.m);
+  std::mt19937_64 rng(c.seed);
+  const long group = 128;
+  const long block = c.format == GemvFormat::kNvfp4 ? 16
+                     : GemvIsInt4(c.format)        ? group
+                     : c.format == GemvFormat::kFp8PerChannel ? c.k
+                                                              : 32;
+  const long blocks = (c.k + block - 1) / block;
+  std::vector<std::uint8_t> q(static_cast<std::size_t>(c.n * c.k));   // [N][K] codes
+  std::vector<double> scale(static_cast<std::size_t>(c.n * blocks));  // per (n, block)
+  std::vector<std::uint8_t> scale_codes(static_cast<std::size_t>(c.n * blocks));
+  std::vector<std::uint8_t> zero(static_cast<std::size_t>(c.n * blocks));
+  GemvWeightView w;
+  w.format = c.format;
+  w.n = c.n;
+  w.k = c.k;
+  w.group = static_cast<int>(group);
+  for (auto& v : q) v = static_cast<std::uint8_t>(rng() % (GemvIsFp4(c.format) || GemvIsInt4(c.format) ? 16 : 256));
+  if (!GemvIsFp4(c.format) && !GemvIsInt4(c.format)) {
+    // E4M3 codes 0 or with exponent field 7..9 (1 <= |v| <= 7.5, steps of
+    // 1/8 or coarser): sums stay exact in FP32 at these K.
+    for (auto& v : q) {
+      const std::uint8_t r = static_cast<std::uint8_t>(rng());
+      v = (r & 7) == 0 ? static_cast<std::uint8_t>(v & 0x80)
+                       : static_cast<std::uint8_t>((v & 0x80) | ((7 + (r >> 3) % 3) << 3) | (v & 7));
+    }
+  }
+  for (long i = 0; i < c.n * blocks; ++i) {
+    const int e = static_cast<int>(rng() % 5) - 2;  // 2^-2 .. 2^2
+    scale[i] = std::ldexp(1.0, e);
+    zero[i] = static_cast<std::uint8_t>(rng() % 16);
+    if (c.format == GemvFormat::kNvfp4) scale_codes[i] = static_cast<std::uint8_t>((7 + e) << 3);  // UE4M3 2^e
+    if (c.format == GemvFormat::kMxfp4 || c.format == GemvFormat::kMxfp8) scale_codes[i] = static_cast<std::uint8_t>(127 + e);
+  }
+  // Pack.
+  std::vector<std::uint8_t> codes;
+  std::vector<std::uint32_t> words, zeros;
+  std::vector<std::uint16_t> group_scales;
+  std::vector<float> channel;
+  if (GemvIsFp4(c.format)) {
+    const long row = (c.k + 1) / 2;
+    codes.assign(static_cast<std::size_t>(c.n * row), 0);
+    for (long n = 0; n < c.n; ++n) block::PackNibbles(&q[n * c.k], c.k, block::NibbleOrder::kLowFirst, &codes[n * row]);
+  } else if (GemvIsInt4(c.format)) {
+    std::vector<std::uint8_t> kn(static_cast<std::size_t>(c.k * c.n)), zn(static_cast<std::size_t>(blocks * c.n));
+    for (long n = 0; n < c.n; ++n) {
+      for (long k = 0; k < c.k; ++k) kn[k * c.n + n] = q[n * c.k + k];
+      for (long b = 0; b < blocks; ++b) zn[b * c.n + n] = zero[n * blocks + b];
+    }
+    if (c.format == GemvFormat::kInt4Gptq) {
+      words.resize(static_cast<std::size_t>(c.k / 8 * c.n));
+      block::PackGptqQweight(kn.data(), c.k, c.n, words.data());
+      zeros.resize(static_cast<std::size_t>(blocks * c.n / 8));
+      block::PackGptqQzeros(zn.data(), blocks, c.n, zeros.data());
+    } else {
+      words.resize(static_cast<std::size_t>(c.k * c.n / 8));
+      block::PackAwq(kn.data(), c.k, c.n, words.data());
+      zeros.resize(static_cast<std::size_t>(blocks * c.n / 8));
+      block::PackAwq(zn.data(), blocks, c.n, zeros.data());
+    }
+    group_scales.resize(static_cast<std::size_t>(blocks * c.n));
+    for (long n = 0; n < c.n; ++n) {
+      for (long b = 0; b < blocks; ++b) {
+        const int e = static_cast<int>(std::ilogb(scale[n * blocks + b]));
+        group_scales[b * c.n + n] = static_cast<std::uint16_t>((15 + e) << 10);  // FP16 2^e
+      }
+    }
+  } else {
+    codes = q;
+    channel.resize(static_cast<std::size_t>(c.n));
+    for (long n = 0; n < c.n; ++n) channel[n] = static_cast<float>(scale[n * blocks]);
+  }
+  // Per-row scale bytes: [N][blocks].
+  w.codes = codes.data();
+  w.block_scales = scale_codes.data();
+  w.words = words.data();
+  w.zeros = zeros.data();
+  w.group_scales = group_scales.data();
+  w.scale_type = GemvScaleType::kFp16;
+  w.channel_scales = channel.data();
+  w.tensor_scale = 0.5f;
+  std::vector<std::uint16_t> x(static_cast<std::size_t>(c.m * c.k));
+  std::vector<double> xd(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const int v = static_cast<int>(rng() % 9) - 4;  // -4 .. 4
+    xd[i] = v;
+    x[i] = static_cast<std::uint16_t>(EncodeF32(kBf16, static_cast<float>(v)).code);
+  }
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(c.m * c.n));
+  GemvDefinedOrder(w, x.data(), GemvActType::kBf16, c.m, GemvOutType::kFp32, out.data());
+  for (long m = 0; m < c.m; ++m) {
+    for (long n = 0; n < c.n; ++n) {
+      double sum = 0;
+      for (long k = 0; k < c.k; ++k) {
+        const long b = k / block;
+        double v;
+        if (GemvIsInt4(c.format)) {
+          v = static_cast<double>(static_cast<int>(q[n * c.k + k]) - zero[n * blocks + b]);
+        } else {
+          v = DecodeToF64(GemvIsFp4(c.format) ? kE2m1 : kE4m3, q[n * c.k + k]);
+        }
+        sum += v * xd[m * c.k + k] * scale[n * blocks + b];
+      }
+      if (c.format == GemvFormat::kNvfp4) sum *= 0.5;
+      const float want = static_cast<float>(sum);
+      ASSERT_EQ(static_cast<double>(want), sum) << "the case is not exact in FP32";
+      ASSERT_EQ(out[m * c.n + n], BitCast<std::uint32_t>(want)) << "m " << m << " n " << n;
+    }
+  }
+}
+
+TEST(GemvOrder, EveryFormatEqualsTheExactSumOverShapes) {
+  std::uint64_t seed = 7;
+  for (GemvFormat f : {GemvFormat::kNvfp4, GemvFormat::kMxfp4, GemvFormat::kMxfp8, GemvFormat::kFp8PerChannel}) {
+    // K: below one block, K % block != 0, odd K, several chunks per lane;
+    // odd N.
+    for (long k : {1L, 7L, 33L, 100L, 1000L, 2048L + 17}) {
+      for (long m : {1L, 3L, 16L}) CheckExact({f, m == 16 ? 3 : 5, k, m, seed++});
+    }
+  }
+  for (GemvFormat f : {GemvFormat::kInt4Gptq, GemvFormat::kInt4Awq}) {
+    // GPTQ needs K % 8 == 0; AWQ takes any K. K % 128 != 0 (short group).
+    for (long k : {8L, 136L, 1000L, 1024L + 8}) {
+      for (long m : {1L, 3L, 16L}) CheckExact({f, 16, f == GemvFormat::kInt4Awq && k > 8 ? k - 3 : k, m, seed++});
+    }
+  }
+}
+
+TEST(GemvOrder, OrderShapesAreTheKernels) {
+  // The constants the CUDA kernels are built around (cuda/src/gemv/gemv.cu).
+  EXPECT_EQ(GemvOrderOf(GemvFormat::kNvfp4, 0).block * GemvOrderOf(GemvFormat::kNvfp4, 0).blocks_per_chunk, 32);
+  EXPECT_EQ(GemvOrderOf(GemvFormat::kMxfp4, 0).block, 32);
+  EXPECT_EQ(GemvOrderOf(GemvFormat::kInt4Gptq, 128).lanes, 8);
+  EXPECT_EQ(GemvOrderOf(GemvFormat::kInt4Awq, 64).block, 64);
+}
+
+}  // namespace
+}  // namespace lowbit::matmul
