@@ -8,40 +8,23 @@
 # CPU, its wrong variants and their diagnosis). The GPU half
 # (PerTokenFp8Gpu.*) runs on the GPU machine: scripts/run_gpu.sh runs the
 # binary this leaves in <WORK>/build (LOWBIT_CHECK_A_KERNEL_TEST).
-foreach(var LOWBIT_BUILD SOURCE WORK CUDA_COMPILER)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "run_check_a_kernel_test.cmake: ${var} not set")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/outside_project.cmake)
+set(label "check-a-kernel example")
+lowbit_outside_require("${label}" LOWBIT_BUILD SOURCE WORK CUDA_COMPILER)
 set(prefix ${WORK}/prefix)
 set(build ${WORK}/build)
 file(REMOVE_RECURSE ${WORK})
-
-function(run)
-  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " cmd "${ARGV}")
-    message(FATAL_ERROR "check-a-kernel example: `${cmd}` failed (${rc})")
-  endif()
-endfunction()
-
-set(config_args)
-if(CONFIG)
-  set(config_args --config ${CONFIG})
-endif()
+lowbit_outside_config_args(config_args "${CONFIG}")
 set(launcher_args)
 if(LAUNCHER)
   set(launcher_args -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER} -DCMAKE_CUDA_COMPILER_LAUNCHER=${LAUNCHER})
 endif()
-run(${CMAKE_COMMAND} --install ${LOWBIT_BUILD} --prefix ${prefix} ${config_args})
+lowbit_outside_run("${label}" ${CMAKE_COMMAND} --install ${LOWBIT_BUILD} --prefix ${prefix} ${config_args})
 # Only the install prefix is searched for lowbit (not the package registry,
 # not the build tree).
-run(${CMAKE_COMMAND} -S ${SOURCE} -B ${build} -DCMAKE_PREFIX_PATH=${prefix}
-    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_BUILD_TYPE=Release
-    -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} ${launcher_args})
-run(${CMAKE_COMMAND} --build ${build} ${config_args})
-set(test_binary ${build}/per_token_fp8_test)
-if(CONFIG AND NOT EXISTS ${test_binary})
-  set(test_binary ${build}/${CONFIG}/per_token_fp8_test)
-endif()
-run(${test_binary} --gtest_filter=PerTokenFp8Host.*)
+lowbit_outside_run("${label}" ${CMAKE_COMMAND} -S ${SOURCE} -B ${build} -DCMAKE_PREFIX_PATH=${prefix}
+                   -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_BUILD_TYPE=Release
+                   -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} ${launcher_args})
+lowbit_outside_run("${label}" ${CMAKE_COMMAND} --build ${build} ${config_args})
+lowbit_outside_program(test_binary "${label}" ${build} per_token_fp8_test "${CONFIG}")
+lowbit_outside_run("${label}" ${test_binary} --gtest_filter=PerTokenFp8Host.*)

@@ -9,20 +9,10 @@
 #    build, builds it and runs the consumer, which links every lowbit target.
 # 3. Installs the parent: only the parent's program lands in the prefix,
 #    nothing of lowbit (LOWBIT_INSTALL is off in a subproject).
-foreach(var LOWBIT_SOURCE SOURCE WORK)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "run_subdirectory_test.cmake: ${var} not set")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/outside_project.cmake)
+set(label "subdirectory test")
+lowbit_outside_require("${label}" LOWBIT_SOURCE SOURCE WORK)
 file(REMOVE_RECURSE ${WORK})
-
-function(run)
-  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " cmd "${ARGV}")
-    message(FATAL_ERROR "subdirectory test: `${cmd}` failed (${rc})")
-  endif()
-endfunction()
 
 set(common -DLOWBIT_SOURCE_DIR=${LOWBIT_SOURCE})
 if(GENERATOR)
@@ -32,7 +22,7 @@ if(LAUNCHER)
   list(APPEND common -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER} -DCMAKE_CUDA_COMPILER_LAUNCHER=${LAUNCHER})
 endif()
 
-run(${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/empty-build-type ${common}
+lowbit_outside_run("${label}" ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/empty-build-type ${common}
     -DLOWBIT_ENABLE_SIMD=OFF -DLOWBIT_ENABLE_CUDA=OFF)
 
 if(NOT DEFINED ENABLE_CUDA)
@@ -49,19 +39,14 @@ if(ENABLE_CUDA AND NOT "$ENV{LOWBIT_TEST_LEVEL}" STREQUAL "full" AND NOT LAUNCHE
   set(ENABLE_CUDA OFF)
 endif()
 set(build ${WORK}/build)
-run(${CMAKE_COMMAND} -S ${SOURCE} -B ${build} ${common} -DCMAKE_BUILD_TYPE=Release
+lowbit_outside_run("${label}" ${CMAKE_COMMAND} -S ${SOURCE} -B ${build} ${common} -DCMAKE_BUILD_TYPE=Release
     -DLOWBIT_ENABLE_CUDA=${ENABLE_CUDA})
-run(${CMAKE_COMMAND} --build ${build} --target consumer --config Release)
-if(EXISTS ${build}/consumer)
-  run(${build}/consumer)
-elseif(EXISTS ${build}/Release/consumer)
-  run(${build}/Release/consumer)
-else()
-  message(FATAL_ERROR "subdirectory test: no consumer executable in ${build}")
-endif()
+lowbit_outside_run("${label}" ${CMAKE_COMMAND} --build ${build} --target consumer --config Release)
+lowbit_outside_program(consumer "${label}" ${build} consumer Release)
+lowbit_outside_run("${label}" ${consumer})
 
 set(prefix ${WORK}/prefix)
-run(${CMAKE_COMMAND} --install ${build} --prefix ${prefix} --config Release)
+lowbit_outside_run("${label}" ${CMAKE_COMMAND} --install ${build} --prefix ${prefix} --config Release)
 file(GLOB_RECURSE installed RELATIVE ${prefix} ${prefix}/*)
 if(NOT installed STREQUAL "bin/consumer")
   message(FATAL_ERROR "subdirectory test: installing the parent installed '${installed}', "
