@@ -487,8 +487,166 @@ HWY_NOINLINE void DecodeLoop(const std::int32_t* table, const std::uint8_t* code
   std::memcpy(static_cast<char*>(output) + i * kOutBytes, out_buffer, rest * kOutBytes);
 }
 
+// ---------------------------------------------------------------------------
+// Decodes of 5- to 8-bit codes without gathers, on AVX-512 targets: the
+// 256-entry table held in registers as 16-bit halves (decode_tables.h
+// DecodeTableNarrow), looked up with two-table permutes. Every 8-bit index is
+// in range of the 256 entries, so no index needs masking: the permutes read
+// only the index bits they document (Intel SDM vpermi2b: bits 0-6, vpermi2w:
+// bits 0-5), and the higher bits pick the table part by explicit masks.
+// BF16 output is the low half; FP32 output the high half, plus the low half
+// only for tables that have one (NaN payloads of NanPayload::kAllOnes).
+#if HWY_TARGET == HWY_AVX3_DL
+inline constexpr bool kHaveNarrowDecode = true;
+
+// VBMI: each 16-bit half is two 256-byte planes; vpermi2b looks up 64 codes
+// in 128 bytes, and bit 7 picks the plane's half.
+HWY_INLINE __m512i LookUpPlane(__m512i index, __mmask64 upper, const std::uint8_t* plane) {
+  const __m512i lower_half = _mm512_permutex2var_epi8(_mm512_loadu_si512(plane), index,
+                                                      _mm512_loadu_si512(plane + 64));
+  const __m512i upper_half = _mm512_permutex2var_epi8(_mm512_loadu_si512(plane + 128), index,
+                                                      _mm512_loadu_si512(plane + 192));
+  return _mm512_mask_blend_epi8(upper, lower_half, upper_half);
+}
+
+// 64 codes -> 64 outputs. The byte and word unpacks below interleave within
+// 128-bit blocks; `order` permutes the codes first so that the results come
+// out in order: with 4-byte outputs, output vector q's block L holds codes
+// 16q + 4L .. +3, which the unpacks take from positions 16L + 4q .. +3 (with
+// 2-byte outputs, codes 32q + 8L .. +7 from positions 16L + 8q .. +7).
+template <int kOutBytes, bool kLowHalf>
+HWY_INLINE void DecodeNarrow64(const std::uint8_t* planes, __m512i order, const std::uint8_t* codes,
+                               void* output) {
+  const __m512i index = _mm512_permutexvar_epi8(order, _mm512_loadu_si512(codes));
+  const __mmask64 upper = _mm512_movepi8_mask(index);
+  if constexpr (kOutBytes == 2) {
+    // BF16: the low half (planes 0 and 1).
+    const __m512i low = LookUpPlane(index, upper, planes);
+    const __m512i high = LookUpPlane(index, upper, planes + 256);
+    auto* out = static_cast<std::uint16_t*>(output);
+    _mm512_storeu_si512(out, _mm512_unpacklo_epi8(low, high));
+    _mm512_storeu_si512(out + 32, _mm512_unpackhi_epi8(low, high));
+  } else {
+    // FP32: the high half (planes 2 and 3) over the low half, or over zero.
+    const __m512i b2 = LookUpPlane(index, upper, planes + 512);
+    const __m512i b3 = LookUpPlane(index, upper, planes + 768);
+    const __m512i high0 = _mm512_unpacklo_epi8(b2, b3);
+    const __m512i high1 = _mm512_unpackhi_epi8(b2, b3);
+    __m512i low0 = _mm512_setzero_si512();
+    __m512i low1 = low0;
+    if constexpr (kLowHalf) {
+      const __m512i b0 = LookUpPlane(index, upper, planes);
+      const __m512i b1 = LookUpPlane(index, upper, planes + 256);
+      low0 = _mm512_unpacklo_epi8(b0, b1);
+      low1 = _mm512_unpackhi_epi8(b0, b1);
+    }
+    auto* out = static_cast<std::uint32_t*>(output);
+    _mm512_storeu_si512(out, _mm512_unpacklo_epi16(low0, high0));
+    _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi16(low0, high0));
+    _mm512_storeu_si512(out + 32, _mm512_unpacklo_epi16(low1, high1));
+    _mm512_storeu_si512(out + 48, _mm512_unpackhi_epi16(low1, high1));
+  }
+}
+
+template <int kOutBytes, bool kLowHalf>
+HWY_NOINLINE void DecodeNarrowLoop(const DecodeJob& job) {
+  alignas(64) std::uint8_t order_bytes[64];
+  for (int p = 0; p < 64; ++p) {
+    const int block = p / 16, r = p % 16;
+    order_bytes[p] = static_cast<std::uint8_t>(
+        kOutBytes == 4 ? 16 * (r / 4) + 4 * block + r % 4 : 32 * (r / 8) + 8 * block + r % 8);
+  }
+  const __m512i order = _mm512_load_si512(order_bytes);
+  constexpr std::size_t kStep = 64;
+  std::size_t i = 0;
+  for (; i + kStep <= job.count; i += kStep) {
+    DecodeNarrow64<kOutBytes, kLowHalf>(job.narrow_planes, order, job.codes + i,
+                                        static_cast<char*>(job.output) + i * kOutBytes);
+  }
+  const std::size_t rest = job.count - i;
+  if (rest == 0) return;
+  alignas(64) std::uint8_t in_buffer[kStep] = {};
+  alignas(64) std::uint8_t out_buffer[kStep * kOutBytes];
+  std::memcpy(in_buffer, job.codes + i, rest);
+  DecodeNarrow64<kOutBytes, kLowHalf>(job.narrow_planes, order, in_buffer, out_buffer);
+  std::memcpy(static_cast<char*>(job.output) + i * kOutBytes, out_buffer, rest * kOutBytes);
+}
+#elif HWY_TARGET == HWY_AVX3
+inline constexpr bool kHaveNarrowDecode = true;
+
+// AVX-512BW: vpermi2w looks up 32 codes (widened to 16 bits) in 64 entries;
+// four of them cover the 256, and index bits 6 and 7 pick among them.
+struct WordTable {
+  __m512i part[8];
+  explicit WordTable(const std::uint16_t* entries) {
+    for (int k = 0; k < 8; ++k) part[k] = _mm512_loadu_si512(entries + 32 * k);
+  }
+};
+
+HWY_INLINE __m512i LookUpWords(const WordTable& t, __m512i index, __mmask32 bit6, __mmask32 bit7) {
+  const __m512i q0 = _mm512_permutex2var_epi16(t.part[0], index, t.part[1]);
+  const __m512i q1 = _mm512_permutex2var_epi16(t.part[2], index, t.part[3]);
+  const __m512i q2 = _mm512_permutex2var_epi16(t.part[4], index, t.part[5]);
+  const __m512i q3 = _mm512_permutex2var_epi16(t.part[6], index, t.part[7]);
+  return _mm512_mask_blend_epi16(bit7, _mm512_mask_blend_epi16(bit6, q0, q1),
+                                 _mm512_mask_blend_epi16(bit6, q2, q3));
+}
+
+template <int kOutBytes, bool kLowHalf>
+HWY_INLINE void DecodeNarrow32(const WordTable& low, const WordTable& high,
+                               const std::uint8_t* codes, void* output) {
+  const __m512i index =
+      _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes)));
+  const __mmask32 bit6 = _mm512_test_epi16_mask(index, _mm512_set1_epi16(0x40));
+  const __mmask32 bit7 = _mm512_test_epi16_mask(index, _mm512_set1_epi16(0x80));
+  if constexpr (kOutBytes == 2) {
+    _mm512_storeu_si512(output, LookUpWords(low, index, bit6, bit7));
+  } else {
+    const __m512i h = LookUpWords(high, index, bit6, bit7);
+    __m512i lo0 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(h)), 16);
+    __m512i lo1 = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(h, 1)), 16);
+    if constexpr (kLowHalf) {
+      const __m512i l = LookUpWords(low, index, bit6, bit7);
+      lo0 = _mm512_or_si512(lo0, _mm512_cvtepu16_epi32(_mm512_castsi512_si256(l)));
+      lo1 = _mm512_or_si512(lo1, _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(l, 1)));
+    }
+    auto* out = static_cast<std::uint32_t*>(output);
+    _mm512_storeu_si512(out, lo0);
+    _mm512_storeu_si512(out + 16, lo1);
+  }
+}
+
+template <int kOutBytes, bool kLowHalf>
+HWY_NOINLINE void DecodeNarrowLoop(const DecodeJob& job) {
+  const WordTable low(job.narrow_low);
+  const WordTable high(job.narrow_high);
+  constexpr std::size_t kStep = 32;
+  std::size_t i = 0;
+  for (; i + kStep <= job.count; i += kStep) {
+    DecodeNarrow32<kOutBytes, kLowHalf>(low, high, job.codes + i,
+                                        static_cast<char*>(job.output) + i * kOutBytes);
+  }
+  const std::size_t rest = job.count - i;
+  if (rest == 0) return;
+  alignas(64) std::uint8_t in_buffer[kStep] = {};
+  alignas(64) std::uint8_t out_buffer[kStep * kOutBytes];
+  std::memcpy(in_buffer, job.codes + i, rest);
+  DecodeNarrow32<kOutBytes, kLowHalf>(low, high, in_buffer, out_buffer);
+  std::memcpy(static_cast<char*>(job.output) + i * kOutBytes, out_buffer, rest * kOutBytes);
+}
+#else
+// Other targets keep the gather (AVX2) or Highway's emulated gather (SSE4).
+inline constexpr bool kHaveNarrowDecode = false;
+template <int kOutBytes, bool kLowHalf>
+void DecodeNarrowLoop(const DecodeJob&) {}
+#endif
+
 inline void DecodeTable(const DecodeJob& job) {
   const bool small = job.code_bits <= 4;
+  if (kHaveNarrowDecode && !small) {
+    if (job.output_bytes == 2) return DecodeNarrowLoop<2, false>(job);
+    return job.narrow_low_zero ? DecodeNarrowLoop<4, false>(job) : DecodeNarrowLoop<4, true>(job);
+  }
   if (job.output_bytes == 2) {
     return small ? DecodeLoop<2, true>(job.table, job.codes, job.output, job.count)
                  : DecodeLoop<2, false>(job.table, job.codes, job.output, job.count);

@@ -59,7 +59,9 @@ Status Run(std::int64_t target, const ConvertArgs& args) {
     case Operation::kDecodeToBf16: {
       const bool to_bf16 = args.operation == Operation::kDecodeToBf16;
       if (spec.total_bits <= 8) {
+        const NarrowDecodeTable narrow = DecodeTableNarrow(args.format, to_bf16, args.decode);
         decode_table(DecodeJob{DecodeTable(args.format, to_bf16, args.decode),
+                               narrow.low, narrow.high, narrow.planes, narrow.low_zero,
                                static_cast<const std::uint8_t*>(args.input), spec.total_bits,
                                args.output, to_bf16 ? 2 : 4, args.count});
         return status;

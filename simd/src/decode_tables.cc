@@ -11,9 +11,18 @@ constexpr int kNanSigns = 3;     // NanSign values
 constexpr int kNanPayloads = 4;  // NanPayload values
 using Table = std::array<std::int32_t, kDecodeTableSize>;
 
+struct Narrow {
+  alignas(64) std::array<std::uint16_t, kDecodeTableSize> low;
+  alignas(64) std::array<std::uint16_t, kDecodeTableSize> high;
+  alignas(64) std::array<std::uint8_t, 4 * kDecodeTableSize> planes;
+  bool low_zero;
+  bool high_zero;
+};
+
 struct AllTables {
   // [format][to_bf16][nan_sign][nan_payload]
   Table tables[kFormatCount][2][kNanSigns][kNanPayloads];
+  Narrow narrow[kFormatCount][2][kNanSigns][kNanPayloads];
 
   AllTables() {
     for (FormatId id : kAllFormats) {
@@ -32,6 +41,22 @@ struct AllTables {
               t[code] = static_cast<std::int32_t>(
                   Convert(spec, masked, bf16 ? kBf16 : kFp32, as_encode).code);
             }
+            Narrow& n = narrow[static_cast<int>(id)][bf16][s][pl];
+            n.low_zero = true;
+            n.high_zero = true;
+            for (int code = 0; code < kDecodeTableSize; ++code) {
+              const auto entry = static_cast<std::uint32_t>(t[code]);
+              n.low[code] = static_cast<std::uint16_t>(entry);
+              n.high[code] = static_cast<std::uint16_t>(entry >> 16);
+              n.low_zero = n.low_zero && n.low[code] == 0;
+              n.high_zero = n.high_zero && n.high[code] == 0;
+              const std::uint16_t halves[2] = {n.low[code], n.high[code]};
+              for (int h = 0; h < 2; ++h) {
+                n.planes[(2 * h) * kDecodeTableSize + code] = static_cast<std::uint8_t>(halves[h]);
+                n.planes[(2 * h + 1) * kDecodeTableSize + code] =
+                    static_cast<std::uint8_t>(halves[h] >> 8);
+              }
+            }
           }
         }
       }
@@ -39,13 +64,25 @@ struct AllTables {
   }
 };
 
+const AllTables& Tables() {
+  static const AllTables* const kTables = new AllTables();  // never destroyed
+  return *kTables;
+}
+
 }  // namespace
 
 const std::int32_t* DecodeTable(FormatId format, bool to_bf16, const DecodeOptions& options) {
-  static const AllTables* const kTables = new AllTables();  // never destroyed
-  return kTables->tables[static_cast<int>(format)][to_bf16 ? 1 : 0]
-                        [static_cast<int>(options.nan_sign)]
-                        [static_cast<int>(options.nan_payload)].data();
+  return Tables()
+      .tables[static_cast<int>(format)][to_bf16 ? 1 : 0][static_cast<int>(options.nan_sign)]
+             [static_cast<int>(options.nan_payload)]
+      .data();
+}
+
+NarrowDecodeTable DecodeTableNarrow(FormatId format, bool to_bf16, const DecodeOptions& options) {
+  const Narrow& n = Tables().narrow[static_cast<int>(format)][to_bf16 ? 1 : 0]
+                                   [static_cast<int>(options.nan_sign)]
+                                   [static_cast<int>(options.nan_payload)];
+  return NarrowDecodeTable{n.low.data(), n.high.data(), n.planes.data(), n.low_zero, n.high_zero};
 }
 
 }  // namespace lowbit::simd

@@ -24,6 +24,12 @@ struct EncodeJob {
 
 struct DecodeJob {
   const std::int32_t* table;  // decode_tables.h
+  // The table's 16-bit halves (decode_tables.h DecodeTableNarrow): what the
+  // in-register lookups of AVX-512 targets read.
+  const std::uint16_t* narrow_low;
+  const std::uint16_t* narrow_high;
+  const std::uint8_t* narrow_planes;
+  bool narrow_low_zero;  // FP32 output: every entry's low half is zero
   const std::uint8_t* codes;
   int code_bits;  // the format's total_bits (<= 8)
   void* output;
