@@ -64,15 +64,16 @@ bool SameOptions(const EncodeOptions& a, const EncodeOptions& b) {
 TEST(RecipeCatalogTest, EveryNameIsListedOnce) {
   std::set<std::string> names;
   for (const Recipe& r : kAllRecipes) EXPECT_TRUE(names.insert(RecipeName(r)).second) << RecipeName(r);
-  // 9 MX profiles x 5 float MX formats + 3 (ocp, msx, msx-even) x MXINT8, 3
-  // NVFP4, 18 scaled: the counts the issue and the legacy lists give.
-  EXPECT_EQ(names.size(), 9u * 5 + 3 + 3 + 18);
+  // 10 MX profiles x 5 float MX formats + 3 (ocp, msx, msx-even) x MXINT8, 5
+  // NVFP4, 18 scaled + 3 (vLLM FP8 twice, INT8 amax-clamp; issue 14).
+  EXPECT_EQ(names.size(), 10u * 5 + 3 + 5 + 18 + 3);
 }
 
-// The legacy lists hold one view per catalog row: 9 MX profiles, 18 scaled
-// (element, profile) pairs, 3 NVFP4 enumerators, each listed once.
+// The legacy lists hold one view per catalog row: 10 MX profiles, 18 scaled
+// (element, profile) pairs (not the 3 of kServingScaledPairs, which have no
+// kernel scheme yet), 5 NVFP4 enumerators, each listed once.
 TEST(RecipeCatalogTest, LegacyListsHaveOneViewPerCatalogRow) {
-  EXPECT_EQ(std::size(block::kAllMxRecipes), 9u);
+  EXPECT_EQ(std::size(block::kAllMxRecipes), 10u);
   EXPECT_EQ(std::size(block::kAllMxRecipes), std::size(kMxProfiles));
   std::set<std::string> mx_names;
   for (const block::MxRecipe* m : block::kAllMxRecipes) EXPECT_TRUE(mx_names.insert(m->name).second) << m->name;
@@ -86,11 +87,12 @@ TEST(RecipeCatalogTest, LegacyListsHaveOneViewPerCatalogRow) {
   }
 
   std::set<std::string> nvfp4_profiles;
-  for (block::Nvfp4Recipe nv : {block::Nvfp4Recipe::kTe, block::Nvfp4Recipe::kTorchao, block::Nvfp4Recipe::kModelOpt}) {
+  for (block::Nvfp4Recipe nv : {block::Nvfp4Recipe::kTe, block::Nvfp4Recipe::kTorchao, block::Nvfp4Recipe::kModelOpt,
+                                block::Nvfp4Recipe::kTorchao018, block::Nvfp4Recipe::kModelOpt047}) {
     EXPECT_TRUE(nvfp4_profiles.insert(block::ToRecipe(nv).profile).second) << block::ToRecipe(nv).profile;
   }
   EXPECT_EQ(nvfp4_profiles.size(), std::size(kNvfp4Profiles));
-  EXPECT_EQ(nvfp4_profiles.size(), 3u);
+  EXPECT_EQ(nvfp4_profiles.size(), 5u);
 }
 
 // Each name the kernels, benchmarks and tests use is the catalog entry of
@@ -178,6 +180,15 @@ TEST(RecipeCatalogTest, EveryCatalogRecipeIsReachableThroughItsLegacyLookup) {
     const std::string name = RecipeName(r);
     std::string error;
     if (r.family() == Family::kScaled) {
+      // kServingScaledPairs (issue 14) have no kernel view yet, by design.
+      bool serving = false;
+      for (const ScaledPair& p : kServingScaledPairs) {
+        serving |= std::string(p.element.name) == r.name && std::string(p.profile.name) == r.profile;
+      }
+      if (serving) {
+        EXPECT_EQ(block::FindIntQuantRecipe(name, &error), nullptr) << name;
+        continue;
+      }
       const block::IntQuantRecipe* q = block::FindIntQuantRecipe(name, &error);
       ASSERT_NE(q, nullptr) << name << ": " << error;
       EXPECT_NE(std::find(std::begin(block::kAllIntQuantRecipes), std::end(block::kAllIntQuantRecipes), q),
@@ -202,8 +213,8 @@ TEST(RecipeCatalogTest, EveryCatalogRecipeIsReachableThroughItsLegacyLookup) {
       ++mx;
     }
   }
-  EXPECT_EQ(mx, 9 * 5 + 3);
-  EXPECT_EQ(nvfp4, 3);
+  EXPECT_EQ(mx, 10 * 5 + 3);
+  EXPECT_EQ(nvfp4, 5);
   EXPECT_EQ(scaled, 18);
   // And the other way: every (MX format, view) pair MxRecipeApplies admits is
   // a catalog entry, so the API offers no MX recipe the catalog lacks.
@@ -422,9 +433,8 @@ void CheckTensorAgainstFamilyFunctions(const Recipe& r, const Shape& shape, cons
       }
     }
   } else if (r.family() == Family::kNvfp4) {
-    const block::Nvfp4Recipe nv = std::string(r.profile) == "te" ? block::Nvfp4Recipe::kTe
-                                  : std::string(r.profile) == "ao" ? block::Nvfp4Recipe::kTorchao
-                                                                   : block::Nvfp4Recipe::kModelOpt;
+    block::Nvfp4Recipe nv = block::Nvfp4Recipe::kTe;
+    RC_ASSERT(block::FindNvfp4Recipe(r.profile, &nv));
     std::vector<std::uint8_t> legacy_scales(static_cast<std::size_t>(grid.Count()));
     const block::Nvfp4TensorScale t = block::QuantizeNvfp4(nv, x.data(), count, legacy_codes.data(), legacy_scales.data());
     block::DequantizeNvfp4(nv, t, legacy_codes.data(), legacy_scales.data(), count, legacy_back.data());
@@ -458,6 +468,13 @@ void CheckTensorAgainstFamilyFunctions(const Recipe& r, const Shape& shape, cons
 
 TEST(RecipeTensorTest, WholeTensorModelEqualsTheFamilyFunctionsForEveryRecipe) {
   for (const Recipe& r : kAllRecipes) {
+    // The scaled recipes of kServingScaledPairs have no family function (no
+    // block::IntQuantRecipe scheme) to compare with; model vs oracle covers them.
+    bool serving = false;
+    for (const ScaledPair& p : kServingScaledPairs) {
+      serving |= std::string(p.element.name) == r.name && std::string(p.profile.name) == r.profile;
+    }
+    if (serving) continue;
     const bool ok = rc::check(RecipeName(r), [&r] {
       const Shape shape = *ShapeFor(r);
       const std::vector<float> x =

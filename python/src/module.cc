@@ -496,15 +496,21 @@ const char* ScaleRuleName(recipe::ScaleRule r) {
     case recipe::ScaleRule::kMxEven: return "mx-even";
     case recipe::ScaleRule::kMxRceil: return "mx-rceil";
     case recipe::ScaleRule::kMxNearest: return "mx-nearest";
+    case recipe::ScaleRule::kMxRceilEager: return "mx-rceil-eager";
     case recipe::ScaleRule::kNvfp4Te: return "nvfp4-te";
     case recipe::ScaleRule::kNvfp4Torchao: return "nvfp4-torchao";
     case recipe::ScaleRule::kNvfp4ModelOpt: return "nvfp4-modelopt";
+    case recipe::ScaleRule::kNvfp4Torchao018: return "nvfp4-torchao-0.18";
+    case recipe::ScaleRule::kNvfp4ModelOpt047: return "nvfp4-modelopt-0.47";
     case recipe::ScaleRule::kTeFp8: return "te-fp8";
     case recipe::ScaleRule::kAoSymmetric: return "ao-symmetric";
     case recipe::ScaleRule::kAoAsymmetric: return "ao-asymmetric";
     case recipe::ScaleRule::kGptqSymmetric: return "gptq-symmetric";
     case recipe::ScaleRule::kGptqAsymmetric: return "gptq-asymmetric";
     case recipe::ScaleRule::kAmaxOverQmax: return "amax-over-qmax";
+    case recipe::ScaleRule::kVllmFp8PerTensor: return "vllm-fp8-per-tensor";
+    case recipe::ScaleRule::kVllmFp8PerToken: return "vllm-fp8-per-token";
+    case recipe::ScaleRule::kAmaxOverQmaxFloored: return "amax-clamp-over-qmax";
   }
   return "?";
 }

@@ -8,6 +8,8 @@
 // The bounds of X, its NaN code and the element's largest value are read off
 // the formats' value lists (ExactValue); the recipe's element_emax is checked
 // against them, not trusted.
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -116,6 +118,21 @@ std::uint8_t ScaleCode(const Recipe& r, const PowerOfTwoScales& scales, const F3
       }
       return ClipExponent(scales, k, r.scale_saturate);
     }
+    case ScaleRule::kMxRceilEager: {
+      // torchao 0.18 _to_mx_rceil eager: descale = amax / max_pos (FP32);
+      // NaN -> 0xFF; Inf -> 0xFE; else clamp(ceil(log2(descale)), -127, 127)
+      // with log2 rounded to FP32: here the long double log2l of the exact
+      // descale, rounded once to float, then its ceiling (independent of the
+      // model's threshold test).
+      if (F32IsNan(amax)) return NanOrMax(scales);
+      const F32 d = F32Div(amax, F32Constant(ElementMax(r)));
+      if (F32IsInf(d)) return scales.CodeOf(scales.max_exponent);
+      if (F32IsZero(d)) return scales.CodeOf(scales.min_exponent);
+      const float log2_fp32 = static_cast<float>(std::log2l(static_cast<long double>(std::bit_cast<float>(F32ToBits(d)))));
+      int k = static_cast<int>(std::ceil(log2_fp32));
+      k = k < scales.min_exponent ? scales.min_exponent : (k > scales.max_exponent ? scales.max_exponent : k);
+      return scales.CodeOf(k);
+    }
     case ScaleRule::kMxFloor:
     case ScaleRule::kMxCeil:
     case ScaleRule::kMxEven: {
@@ -163,6 +180,8 @@ OracleScale MxStoredScale(const Recipe& r, std::uint8_t code) {
   s.factor_bits = r.element_step == recipe::ElementStep::kDivide
                       ? s.decode_bits
                       : F32ToBits(F32IsNan(x) ? x : RoundToF32(F32Constant(Rational(1) / x.magnitude)));
+  // torchao _to_mx_rceil: torch.where(exponent == 0, 1.0, ...).
+  if (r.scale_rule == ScaleRule::kMxRceilEager && code == 0) s.factor_bits = F32ToBits(F32Constant(1));
   return s;
 }
 

@@ -85,22 +85,29 @@ OracleScale Nvfp4Scale(const Recipe& r, const OracleTensorScale& t, const F32& a
       factor = F32Min(F32Div(F32Constant(1), F32Mul(ScaleValue(r, out.code), s_dec)), FltMax());
       break;
     }
-    case ScaleRule::kNvfp4Torchao: {
+    case ScaleRule::kNvfp4Torchao:
+    case ScaleRule::kNvfp4Torchao018: {
       // block_scale = max_abs / 6; scaled = block_scale / per_tensor_scale;
       // clamp(min=E4M3_EPS (the smallest normal, 2^-6), max=448); total =
-      // per_tensor_scale * fp8.
+      // per_tensor_scale * fp8 (divisor). torchao 0.18.0: the multiplier
+      // (1.0 / per_tensor_scale) / fp8.
       const F32 scaled = F32Div(F32Div(amax, ElementMaxF32(r)), s_dec);
       out.code = ScaleCode(r, TorchClamp(scaled, F32Constant(scale_grid.min_normal), ScaleMax(r)));
-      factor = F32Mul(s_dec, ScaleValue(r, out.code));
+      factor = r.scale_rule == ScaleRule::kNvfp4Torchao018
+                   ? F32Div(F32Div(F32Constant(1), s_dec), ScaleValue(r, out.code))
+                   : F32Mul(s_dec, ScaleValue(r, out.code));
       break;
     }
-    case ScaleRule::kNvfp4ModelOpt: {
+    case ScaleRule::kNvfp4ModelOpt:
+    case ScaleRule::kNvfp4ModelOpt047: {
       // per_block_amax / (6 * wsf2); exactly 0 -> 1.0; below the smallest
       // subnormal (2^-9) -> it; to the scale format; divisor fp8 * wsf2.
       F32 s = F32Div(amax, F32Mul(ElementMaxF32(r), s_dec));
       if (F32IsZero(s)) s = F32Constant(1);
       const F32 smallest = F32Constant(scale_grid.points.at(1).magnitude);  // points[0] is 0
       if (!F32IsNan(s) && F32Less(s, smallest)) s = smallest;
+      // 0.47.0: .clamp(min=2^-9, max=448), the upper bound too.
+      if (r.scale_rule == ScaleRule::kNvfp4ModelOpt047 && !F32IsNan(s) && F32Less(ScaleMax(r), s)) s = ScaleMax(r);
       out.code = ScaleCode(r, s);
       factor = F32Mul(ScaleValue(r, out.code), s_dec);
       break;

@@ -219,6 +219,12 @@ std::uint8_t EncodeElement(const Recipe& r, const OracleScale& s, const F32& x) 
       // ModelOpt _cast_fp4: the sign is (y < 0), so -0.0 is positive.
       if (F32IsZero(y)) y.negative = false;
       break;
+    case recipe::ElementQuirk::kFminfFmaxfClamp: {
+      // vLLM: fmaxf(-max, fminf(y, max)), minNum / maxNum: NaN -> +max.
+      const F32 max = F32Constant(internal::ElementMax(r));
+      y = F32Max(F32Negate(max), F32Min(y, max));
+      break;
+    }
   }
   if (r.element.IsFloat()) {
     return static_cast<std::uint8_t>(OracleEncode(r.element, y, r.element_encode).code);

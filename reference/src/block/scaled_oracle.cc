@@ -140,6 +140,28 @@ OracleScale ScaledScale(const Recipe& r, const GroupStats& s) {
       }
       break;
     }
+    case ScaleRule::kVllmFp8PerTensor:
+    case ScaleRule::kVllmFp8PerToken: {
+      // vLLM: scale = amax / 448 (amax by fmaxf, never NaN); per token
+      // fmaxf(scale, 1 / (448 * 512)) and x / scale; per tensor no floor and
+      // x * (1 / scale) (1 / 0 = +Inf for an all-zero tensor).
+      const Rational max_fp8 = internal::ElementMax(r);
+      decode = F32Div(s.amax, F32Constant(max_fp8));
+      if (r.scale_rule == ScaleRule::kVllmFp8PerToken) {
+        const F32 min_scale = F32Div(F32Constant(1), F32Constant(max_fp8 * 512));
+        decode = F32Max(decode, min_scale);
+        factor = decode;
+      } else {
+        factor = F32Div(F32Constant(1), decode);
+      }
+      break;
+    }
+    case ScaleRule::kAmaxOverQmaxFloored: {
+      // amax.clamp(min=eps) / qmax: torch.clamp keeps a NaN.
+      decode = F32Div(floor_at_eps(s.amax), F32Constant(r.qmax));
+      factor = decode;
+      break;
+    }
     case ScaleRule::kAmaxOverQmax: {
       // scale = amax / qmax; an all-zero group (or a quotient that underflows
       // to 0) gets 1.

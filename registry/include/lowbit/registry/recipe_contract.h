@@ -100,6 +100,19 @@ inline constexpr RecipeRowRule kRecipeRowContract[] = {
      true},
 };
 
+// Catalog recipes ("format:profile") whose SIMD and CUDA kernels are still
+// being written (issue 14: the profiles and recipe families added with their
+// model, oracle and scalar rows first). For these the contract asks no SIMD
+// or CUDA row, and a row a backend registers anyway is not "unlisted"; the
+// scalar rows are required as for every recipe. Each entry leaves this list
+// when its kernels land, and a kRecipeRowContract rule then demands them.
+inline constexpr const char* kRecipesAwaitingKernels[] = {
+    "mxfp8_e4m3:ao-rceil-eager", "mxfp8_e5m2:ao-rceil-eager", "mxfp6_e2m3:ao-rceil-eager",
+    "mxfp6_e3m2:ao-rceil-eager", "mxfp4:ao-rceil-eager",      "nvfp4:ao-0.18",
+    "nvfp4:modelopt-0.47",       "e4m3:vllm",                 "e4m3:vllm-token",
+    "int8:amax-clamp",
+};
+
 // The key of one recipe row.
 struct RecipeRowKey {
   RecipeOperation operation;

@@ -28,6 +28,7 @@ constexpr MxScaleRule MxScaleRuleOf(recipe::ScaleRule rule) {
     case recipe::ScaleRule::kMxEven: return MxScaleRule::kEven;
     case recipe::ScaleRule::kMxRceil: return MxScaleRule::kRceil;
     case recipe::ScaleRule::kMxNearest: return MxScaleRule::kNearest;
+    case recipe::ScaleRule::kMxRceilEager: return MxScaleRule::kRceilEager;
     default: return MxScaleRule::kFloor;
   }
 }

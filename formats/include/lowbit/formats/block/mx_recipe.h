@@ -60,6 +60,7 @@ LOWBIT_HD_CONSTEXPR recipe::Recipe ToRecipe(const BlockSpec& spec, const MxRecip
     case MxScaleRule::kEven: r.scale_rule = recipe::ScaleRule::kMxEven; break;
     case MxScaleRule::kRceil: r.scale_rule = recipe::ScaleRule::kMxRceil; break;
     case MxScaleRule::kNearest: r.scale_rule = recipe::ScaleRule::kMxNearest; break;
+    case MxScaleRule::kRceilEager: r.scale_rule = recipe::ScaleRule::kMxRceilEager; break;
   }
   r.amax_nan = m.amax_nan;
   r.element_step = m.scaling == ElementScaling::kDivide ? recipe::ElementStep::kDivide : recipe::ElementStep::kMultiply;

@@ -32,6 +32,9 @@ enum class MxScaleRule : std::uint8_t {
   // float8_e8m0fnu do (docs/formats-reference.md §4.7, §9 row 7). Unlike RCEIL it can pick
   // a scale one step smaller, so the largest element may clamp.
   kNearest,
+  // [AO] 0.18 _to_mx_rceil's eager fallback: ceil(log2(amax / max_elem))
+  // with log2 in FP32 (recipe::ScaleRule::kMxRceilEager).
+  kRceilEager,
 };
 
 struct MxScaleOptions {

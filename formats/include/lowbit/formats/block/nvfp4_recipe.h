@@ -30,12 +30,16 @@ enum class Nvfp4Recipe : std::uint8_t {
   kTe,        // recipe::ScaleRule::kNvfp4Te
   kTorchao,   // recipe::ScaleRule::kNvfp4Torchao
   kModelOpt,  // recipe::ScaleRule::kNvfp4ModelOpt
+  kTorchao018,   // recipe::ScaleRule::kNvfp4Torchao018 (torchao 0.18.0)
+  kModelOpt047,  // recipe::ScaleRule::kNvfp4ModelOpt047 (nvidia-modelopt 0.47.0)
 };
 
 LOWBIT_HD_CONSTEXPR recipe::ScaleRule ScaleRuleOf(Nvfp4Recipe r) {
   switch (r) {
     case Nvfp4Recipe::kTe: return recipe::ScaleRule::kNvfp4Te;
     case Nvfp4Recipe::kTorchao: return recipe::ScaleRule::kNvfp4Torchao;
+    case Nvfp4Recipe::kTorchao018: return recipe::ScaleRule::kNvfp4Torchao018;
+    case Nvfp4Recipe::kModelOpt047: return recipe::ScaleRule::kNvfp4ModelOpt047;
     case Nvfp4Recipe::kModelOpt: break;
   }
   return recipe::ScaleRule::kNvfp4ModelOpt;
@@ -43,7 +47,8 @@ LOWBIT_HD_CONSTEXPR recipe::ScaleRule ScaleRuleOf(Nvfp4Recipe r) {
 
 // The enumerator of an NVFP4 scale rule; false for a rule of another family.
 constexpr bool Nvfp4RecipeOf(recipe::ScaleRule rule, Nvfp4Recipe* out) {
-  for (Nvfp4Recipe r : {Nvfp4Recipe::kTe, Nvfp4Recipe::kTorchao, Nvfp4Recipe::kModelOpt}) {
+  for (Nvfp4Recipe r : {Nvfp4Recipe::kTe, Nvfp4Recipe::kTorchao, Nvfp4Recipe::kModelOpt, Nvfp4Recipe::kTorchao018,
+                        Nvfp4Recipe::kModelOpt047}) {
     if (ScaleRuleOf(r) == rule) {
       *out = r;
       return true;
@@ -84,6 +89,8 @@ LOWBIT_HD_CONSTEXPR recipe::Recipe ToRecipe(Nvfp4Recipe r) {
   switch (r) {
     case Nvfp4Recipe::kTe: return detail::Nvfp4CatalogRecipe<recipe::ScaleRule::kNvfp4Te>();
     case Nvfp4Recipe::kTorchao: return detail::Nvfp4CatalogRecipe<recipe::ScaleRule::kNvfp4Torchao>();
+    case Nvfp4Recipe::kTorchao018: return detail::Nvfp4CatalogRecipe<recipe::ScaleRule::kNvfp4Torchao018>();
+    case Nvfp4Recipe::kModelOpt047: return detail::Nvfp4CatalogRecipe<recipe::ScaleRule::kNvfp4ModelOpt047>();
     case Nvfp4Recipe::kModelOpt: break;
   }
   return detail::Nvfp4CatalogRecipe<recipe::ScaleRule::kNvfp4ModelOpt>();

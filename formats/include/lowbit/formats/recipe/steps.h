@@ -216,8 +216,66 @@ namespace detail {
 // The E8M0 exponent rules read amax's FP32 exponent bits (never a float
 // log2: FP32 log2 of an amax just below a power of two rounds up,
 // docs/design.md "Known traps (measured)").
+// torchao's eager RCEIL: ceil(log2(d)) with log2 in FP32 (correctly rounded,
+// as the log2f of glibc and of torch's CPU kernels is on these inputs). For
+// d = 2^k * (1 + f), 0 < f < 1, the exact log2 lies in (k, k + 1); FP32
+// rounds it back to k exactly when log2(1 + f) is below half the FP32
+// spacing next to k on the side of k + log2(1 + f), and then the ceiling is
+// k, not k + 1. Half that spacing is a power of two 2^-j (j >= 18 here), so
+// the test is f < 2^(2^-j) - 1, with 2^h - 1 = sum (h ln 2)^n / n! (four
+// terms are exact to far below one FP32 ulp of f; the nearest f = m * 2^-23
+// stays 0.09 ulp or more from each threshold, docs/formats-reference.md §5.3).
+LOWBIT_HD_CONSTEXPR int RceilEagerExponent(float d) {
+  const std::uint32_t bits = F32Bits(d);
+  int k = block::F32ExponentField(bits) - block::kF32Bias;
+  std::uint32_t mantissa = block::F32Mantissa(bits);
+  if (block::F32ExponentField(bits) == 0) {  // subnormal: normalize
+    k = 1 - block::kF32Bias;
+    while ((mantissa & (1u << block::kF32MantissaBits)) == 0) {
+      mantissa <<= 1;
+      --k;
+    }
+    mantissa &= (1u << block::kF32MantissaBits) - 1;
+  }
+  if (mantissa == 0) return k;
+  // The FP32 spacing next to k toward k + log2(1 + f): above k for k > 0;
+  // below |k| for k < 0, halved when |k| is a power of two. k = 0 and k = -1
+  // never round back (log2(1 + f) >= 2^-23 / ln 2 > half the spacing there).
+  if (k == 0 || k == -1) return k + 1;
+  const int magnitude = k > 0 ? k : -k;
+  int log2_magnitude = 0;
+  while ((2 << log2_magnitude) <= magnitude) ++log2_magnitude;
+  int spacing_exponent = log2_magnitude - block::kF32MantissaBits;
+  if (k < 0 && magnitude == (1 << log2_magnitude)) --spacing_exponent;
+  const double half_spacing_ln2 = 0.69314718055994530942 * static_cast<double>(F32Pow2(spacing_exponent - 1));
+  const double t = half_spacing_ln2;
+  const double threshold = t + t * t / 2 + t * t * t / 6 + t * t * t * t / 24;  // 2^h - 1
+  const double f = static_cast<double>(mantissa) * static_cast<double>(F32Pow2(-block::kF32MantissaBits));
+  return f < threshold ? k : k + 1;
+}
+
 LOWBIT_HD_CONSTEXPR BlockScale ChooseMxScale(const Recipe& r, float amax) {
   BlockScale s;
+  if (r.scale_rule == ScaleRule::kMxRceilEager) {
+    // descale = max_abs / max_pos (FP32 division); NaN -> 255, Inf -> 254;
+    // else clamp(ceil(log2(descale)), -127, 127) + 127 (0 -> log2 -Inf -> 0).
+    s.rule_value = amax / ElementMaxF32(r);
+    const std::uint32_t bits = F32Bits(s.rule_value);
+    int e = -block::kF32Bias;
+    if (F32IsNan(bits)) {
+      s.code = kE8m0NanCode;
+      return s;
+    }
+    if (!F32IsFinite(bits)) {
+      e = block::kF32Bias;
+    } else if ((bits & ~block::kF32SignMask) != 0) {
+      e = RceilEagerExponent(s.rule_value);
+      e = e < -block::kF32Bias ? -block::kF32Bias : (e > block::kF32Bias ? block::kF32Bias : e);
+    }
+    s.exponent = e;
+    s.code = static_cast<std::uint8_t>(e + block::kF32Bias);
+    return s;
+  }
   if (r.scale_rule == ScaleRule::kMxRceil || r.scale_rule == ScaleRule::kMxNearest) {
     s.rule_value = amax * MaxNormReciprocal(r);
     EncodeOptions e8m0;
@@ -278,22 +336,33 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseNvfp4Scale(const Recipe& r, float amax, con
       s.factor = FminfFltMax(1.0f / (DecodeToF32(r.scale_format, s.code) * t.decode));
       break;
     }
-    case ScaleRule::kNvfp4Torchao: {
+    case ScaleRule::kNvfp4Torchao:
+    case ScaleRule::kNvfp4Torchao018: {
       // block_scale = max_abs / 6; scaled = block_scale / per_tensor_scale;
       // clamp(min=E4M3_EPS=2^-6, max=448); total = pts * fp8; x / total.
       const float smallest_normal = F32Pow2(r.scale_format.MinNormalExponent());  // 2^-6
       s.rule_value = TorchClamp((amax / element_max) / t.decode, smallest_normal, scale_max);
       s.code = static_cast<std::uint8_t>(EncodeF32(r.scale_format, s.rule_value, scale_options).code);
-      s.factor = t.decode * DecodeToF32(r.scale_format, s.code);
+      if (r.scale_rule == ScaleRule::kNvfp4Torchao018) {
+        // torchao 0.18: reciprocal_scale = (1.0 / per_tensor_scale) /
+        // fp8_scale, x * reciprocal_scale. For pts below ~2^-128 the
+        // reciprocal is Inf and so is the factor (issue 14).
+        s.factor = (1.0f / t.decode) / DecodeToF32(r.scale_format, s.code);
+      } else {
+        s.factor = t.decode * DecodeToF32(r.scale_format, s.code);
+      }
       break;
     }
-    case ScaleRule::kNvfp4ModelOpt: {
+    case ScaleRule::kNvfp4ModelOpt:
+    case ScaleRule::kNvfp4ModelOpt047: {
       // per_block_amax / (6.0 * wsf2); == 0 -> 1.0; clamp(min=2^-9);
       // x / (fp8 * wsf2). 2^-9 is UE4M3's smallest subnormal.
       const float smallest_subnormal = F32Pow2(r.scale_format.MinNormalExponent() - r.scale_format.mantissa_bits);
       s.rule_value = amax / (element_max * t.decode);
       if (s.rule_value == 0.0f) s.rule_value = 1.0f;
       if (!F32IsNan(F32Bits(s.rule_value)) && s.rule_value < smallest_subnormal) s.rule_value = smallest_subnormal;
+      // 0.47: clamp(min=2^-9, max=448), so Inf and > 448 give 448 (0x7E).
+      if (r.scale_rule == ScaleRule::kNvfp4ModelOpt047 && s.rule_value > scale_max) s.rule_value = scale_max;
       s.code = static_cast<std::uint8_t>(EncodeF32(r.scale_format, s.rule_value, scale_options).code);
       s.factor = DecodeToF32(r.scale_format, s.code) * t.decode;
       break;
@@ -404,6 +473,34 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       }
       return s;
     }
+    case ScaleRule::kVllmFp8PerTensor:
+    case ScaleRule::kVllmFp8PerToken: {
+      // amax by fmaxf (NaN ignored; Recipe::amax_nan), / 448 in FP32. Per
+      // tensor: no floor (amax 0 gives scale 0, a factor 1 / 0 = Inf and,
+      // through the clamp, code +448 for every element: vLLM's own result);
+      // per token: fmaxf(amax / 448, 1 / (448 * 512)) (min_scaling_factor).
+      const float max_fp8 = MaxFiniteF32(r.element);
+      float scale = st.amax / max_fp8;
+      if (r.scale_rule == ScaleRule::kVllmFp8PerToken) {
+        const float min_scale = 1.0f / (max_fp8 * 512.0f);
+        scale = block::MaxIgnoringNan(scale, min_scale);  // fmaxf: a NaN (from a calibrated range) gives the floor
+        s.factor = scale;                                // x / scale ("to match FBGemm")
+      } else {
+        s.factor = 1.0f / scale;  // inverted_scale = 1.0f / (*scale); x * inverted_scale
+      }
+      s.decode = scale;
+      s.rule_value = scale;
+      return s;
+    }
+    case ScaleRule::kAmaxOverQmaxFloored: {
+      // amax.clamp(min=eps) / qmax (torch.clamp keeps NaN), one FP32 division.
+      const float amax = !F32IsNan(F32Bits(st.amax)) && st.amax < r.eps ? r.eps : st.amax;
+      const float scale = F32DivAsX86(amax, qmax);
+      s.factor = scale;
+      s.decode = scale;
+      s.rule_value = scale;
+      return s;
+    }
     case ScaleRule::kAmaxOverQmax: {
       float scale = F32DivAsX86(st.amax, qmax);
       if (scale == 0.0f) scale = 1.0f;  // all-zero group (or amax / qmax underflowing to 0)
@@ -427,6 +524,8 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScale(const Recipe& r, const GroupStats& st
       BlockScale s = detail::ChooseMxScale(r, stats.amax);
       s.decode = DecodeToF32(r.scale_format, s.code);  // X, or NaN
       s.factor = r.element_step == ElementStep::kDivide ? s.decode : E8m0ReciprocalF32(s.code);
+      // torchao _to_mx_rceil: torch.where(exponent == 0, 1.0, exp2(127 - e)).
+      if (r.scale_rule == ScaleRule::kMxRceilEager && s.code == 0) s.factor = 1.0f;
       return s;
     }
     case Family::kNvfp4:
@@ -458,6 +557,13 @@ LOWBIT_HD_CONSTEXPR float ScaledElement(const Recipe& r, const BlockScale& s, fl
   // torchao clamps to +-max before its cast; the saturating conversion makes
   // it invisible in codes, but the trace shows it.
   if (r.element_quirk == ElementQuirk::kClampToMax) y = TorchClamp(y, -MaxFiniteF32(r.element), MaxFiniteF32(r.element));
+  // vLLM scaled_fp8_conversion: fmaxf(-max, fminf(y, max)). fminf returns
+  // the other operand for a NaN, so a NaN y becomes +max (0x7E for E4M3).
+  if (r.element_quirk == ElementQuirk::kFminfFmaxfClamp) {
+    const float m = MaxFiniteF32(r.element);
+    y = F32IsNan(F32Bits(y)) ? m : (y < m ? y : m);
+    y = -m > y ? -m : y;
+  }
   // ModelOpt _cast_fp4: sign = (x < 0), so -0.0 gives code 0 while a
   // negative value that rounds to zero keeps its sign (§4.5).
   if (r.element_quirk == ElementQuirk::kNegativeZeroAsPositive && F32Bits(y) == block::kF32SignMask) y = 0.0f;

@@ -101,6 +101,14 @@ inline constexpr MxProfile kMxProfiles[] = {
     {"ao-rceil", "[AO] mx_tensor._to_mx_rceil, exact as compiled on sm_100 (@36027d8; 0.18.0 eager differs)",
      ScaleRule::kMxRceil, false, false, AmaxNan::kPropagate, ElementStep::kMultiply,
      SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
+    // torchao 0.18.0's eager fallback of the same function (CPU tensors, and
+    // CUDA ones outside torch.compile on sm_100): FP32 ceil(log2(amax /
+    // max_pos)), so a descale a few ulps above 2^k gets 2^k; Inf -> 0xFE;
+    // code 0 multiplies by 1.0 (issue 14).
+    {"ao-rceil-eager",
+     "[AO] mx_tensor._to_mx_rceil eager fallback, torchao 0.18.0 (ceil(log2(descale)) in FP32; code 0 -> x * 1.0)",
+     ScaleRule::kMxRceilEager, false, false, AmaxNan::kPropagate, ElementStep::kMultiply,
+     SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep), false},
     // Not one implementation's profile: what casting amax / max_elem with
     // torch's .to(torch.float8_e8m0fnu) gives (round to nearest, ties up;
     // non-saturating), with the OCP element handling (§4.7).
@@ -169,6 +177,14 @@ inline constexpr Nvfp4Profile kNvfp4Profiles[] = {
      ScaleRule::kNvfp4Torchao},
     {"modelopt", "[MO] NVFP4QTensor.quantize, scale >= 2^-9 only (nvidia-modelopt 0.47.0 also clamps to 448)",
      ScaleRule::kNvfp4ModelOpt},
+    // The versions measured live (issue 14): torchao 0.18.0 multiplies by
+    // (1 / pts) / fp8_scale (nvfp4_tensor.py nvfp4_quantize); ModelOpt 0.47.0
+    // clamps the block scale to [2^-9, 448] (nvfp4_tensor.py
+    // _cast_per_block_scale_to_fp8).
+    {"ao-0.18", "[AO] nvfp4_tensor.nvfp4_quantize, torchao 0.18.0: x * ((1 / pts) / fp8_scale)",
+     ScaleRule::kNvfp4Torchao018},
+    {"modelopt-0.47", "[MO] _cast_per_block_scale_to_fp8, nvidia-modelopt 0.47.0: block scale clamped to [2^-9, 448]",
+     ScaleRule::kNvfp4ModelOpt047},
 };
 
 constexpr Recipe MakeNvfp4Recipe(const char* profile, const char* source, ScaleRule rule) {
@@ -196,8 +212,10 @@ constexpr Recipe MakeNvfp4Recipe(const char* profile, const char* source, ScaleR
     r.element_step = ElementStep::kDivide;
     r.tensor_scale = TensorScaleRule::kAmaxOverRange;
     r.dequantize_order = DequantizeOrder::kElementTimesScaleTensorProduct;
-    r.element_quirk = rule == ScaleRule::kNvfp4Torchao ? ElementQuirk::kClampToMax
-                                                       : ElementQuirk::kNegativeZeroAsPositive;
+    const bool torchao = rule == ScaleRule::kNvfp4Torchao || rule == ScaleRule::kNvfp4Torchao018;
+    r.element_quirk = torchao ? ElementQuirk::kClampToMax : ElementQuirk::kNegativeZeroAsPositive;
+    // torchao 0.18 multiplies by a reciprocal; the others divide.
+    if (rule == ScaleRule::kNvfp4Torchao018) r.element_step = ElementStep::kMultiply;
   }
   return r;
 }
@@ -240,6 +258,15 @@ constexpr Recipe MakeScaledRecipe(const FormatSpec& element, const ScaledProfile
     r.element_encode = SatfiniteElements();
     r.amax_nan = AmaxNan::kIgnore;  // [TE] fmaxf
     r.element_step = ElementStep::kMultiply;
+    return r;
+  }
+  if (p.rule == ScaleRule::kVllmFp8PerTensor || p.rule == ScaleRule::kVllmFp8PerToken) {
+    // static_cast<c10::Float8_e4m3fn>(r): RNE; the clamp before it leaves
+    // no overflow and no NaN to convert.
+    r.element_encode = SatfiniteElements();
+    r.amax_nan = AmaxNan::kIgnore;  // fmaxf / cub::Max over fabsf
+    r.element_quirk = ElementQuirk::kFminfFmaxfClamp;
+    r.element_step = p.rule == ScaleRule::kVllmFp8PerTensor ? ElementStep::kMultiply : ElementStep::kDivide;
     return r;
   }
   r.element_encode = IntegerElements(p.rounding);
@@ -291,6 +318,32 @@ inline constexpr ScaledProfile kCommonAwayProfile{
     "common-away", "docs/formats-reference.md §8.2 common kernel with C roundf (half-away, §8.1)",
     ScaleRule::kAmaxOverQmax, RoundingMode::kNearestAway, 0.0f, false, false, 1};
 
+// vLLM FP8 (vllm-project/vllm @0794945f csrc/quantization/fp8/common.cu,
+// @74d6737a common.cuh scaled_fp8_conversion): the scale amax / 448 is what
+// is stored (the dequant scale). Per tensor: x * (1.0f / scale); per token:
+// x / scale with the floor 1 / (448 * 512). The profile fixes the arithmetic,
+// the layout the groups: "vllm" is listed per tensor, per row and per g128 like
+// every scaled recipe; vLLM itself runs it per tensor, "vllm-token" per row.
+inline constexpr ScaledProfile kVllmFp8Profile{
+    "vllm",
+    "[vLLM] @0794945f csrc/quantization/fp8/common.cu dynamic_scaled_fp8_quant + scaled_fp8_quant_kernel "
+    "(scale = amax / 448, x * (1.0f / scale), fminf/fmaxf clamp)",
+    ScaleRule::kVllmFp8PerTensor, RoundingMode::kNearestEven, 0.0f, false, false, 0};
+inline constexpr ScaledProfile kVllmFp8TokenProfile{
+    "vllm-token",
+    "[vLLM] @0794945f csrc/quantization/fp8/common.cu dynamic_per_token_scaled_fp8_quant_kernel "
+    "(scale = fmaxf(amax / 448, 1 / (448 * 512)), x / scale, fminf/fmaxf clamp)",
+    ScaleRule::kVllmFp8PerToken, RoundingMode::kNearestEven, 0.0f, false, false, 0};
+// INT8 per-channel symmetric as PyTorch code commonly writes it:
+// scale = w.abs().amax(dim=1).clamp(min=1e-10) / 127.0; q = (w /
+// scale).round().clamp(-128, 127) (e.g. vLLM's DynamicInt8LMHeadMethod
+// .process_weights_after_loading). torch.round is half-even.
+inline constexpr ScaledProfile kAmaxClampProfile{
+    "amax-clamp",
+    "PyTorch idiom amax.clamp(min=1e-10) / 127, clamp(round(w / s), -128, 127) (vLLM "
+    "DynamicInt8LMHeadMethod.process_weights_after_loading)",
+    ScaleRule::kAmaxOverQmaxFloored, RoundingMode::kNearestEven, 1e-10f, false, false, 0};
+
 struct ScaledPair {
   const FormatSpec& element;
   const ScaledProfile& profile;
@@ -307,6 +360,15 @@ inline constexpr ScaledPair kScaledPairs[] = {
     {kInt8, kCommonAwayProfile}, {kInt4, kCommonProfile},      {kInt4, kCommonAwayProfile},
 };
 
+// The scaled recipes added for issue 14's recipe families. Kept apart from
+// kScaledPairs because block::kAllIntQuantRecipes (the SIMD and CUDA kernels'
+// view) is built from kScaledPairs and has no scheme for these rules yet.
+inline constexpr ScaledPair kServingScaledPairs[] = {
+    {kE4m3, kVllmFp8Profile},
+    {kE4m3, kVllmFp8TokenProfile},
+    {kInt8, kAmaxClampProfile},
+};
+
 // ---- the catalog -------------------------------------------------------------
 
 namespace detail {
@@ -320,7 +382,8 @@ constexpr int CountMxRecipes() {
 }
 
 inline constexpr int kRecipeCount = CountMxRecipes() + static_cast<int>(std::size(kNvfp4Profiles)) +
-                                    static_cast<int>(std::size(kScaledPairs));
+                                    static_cast<int>(std::size(kScaledPairs)) +
+                                    static_cast<int>(std::size(kServingScaledPairs));
 
 constexpr std::array<Recipe, kRecipeCount> BuildCatalog() {
   std::array<Recipe, kRecipeCount> all{};
@@ -332,6 +395,7 @@ constexpr std::array<Recipe, kRecipeCount> BuildCatalog() {
   }
   for (const Nvfp4Profile& p : kNvfp4Profiles) all[n++] = MakeNvfp4Recipe(p);
   for (const ScaledPair& s : kScaledPairs) all[n++] = MakeScaledRecipe(s.element, s.profile);
+  for (const ScaledPair& s : kServingScaledPairs) all[n++] = MakeScaledRecipe(s.element, s.profile);
   return all;
 }
 
@@ -340,11 +404,11 @@ constexpr std::array<Recipe, kRecipeCount> BuildCatalog() {
 // Every recipe, MX first (format by format), then NVFP4, then scaled.
 inline constexpr std::array<Recipe, detail::kRecipeCount> kAllRecipes = detail::BuildCatalog();
 
-// 9 MX profiles over 5 float formats and 3 of them over MXINT8; 3 NVFP4; 18
-// scaled (10 profiles over the elements each is listed with).
-static_assert(std::size(kMxProfiles) == 9 && detail::CountMxRecipes() == 9 * 5 + 3);
-static_assert(std::size(kNvfp4Profiles) == 3);
-static_assert(std::size(kScaledPairs) == 18);
-static_assert(detail::kRecipeCount == 48 + 3 + 18);
+// 10 MX profiles over 5 float formats and 3 of them over MXINT8; 5 NVFP4; 18
+// scaled (10 profiles over the elements each is listed with) and 3 more.
+static_assert(std::size(kMxProfiles) == 10 && detail::CountMxRecipes() == 10 * 5 + 3);
+static_assert(std::size(kNvfp4Profiles) == 5);
+static_assert(std::size(kScaledPairs) == 18 && std::size(kServingScaledPairs) == 3);
+static_assert(detail::kRecipeCount == 53 + 5 + 18 + 3);
 
 }  // namespace lowbit::recipe

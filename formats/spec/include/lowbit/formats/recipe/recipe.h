@@ -46,9 +46,10 @@ struct Layout {
 };
 
 // How the scale of a block or group is chosen from its statistics. The first
-// five give an E8M0 power of two (docs/formats-reference.md §5.3), the next
-// three NVFP4's UE4M3 block scale in each implementation's FP32 order (§6),
-// the last six an FP32 scale (and zero point) per group (§7, §8.2).
+// six give an E8M0 power of two (docs/formats-reference.md §5.3), the next
+// five NVFP4's UE4M3 block scale in each implementation's FP32 order (§6),
+// the rest an FP32 scale (and zero point) per group (§7, §8.2). FamilyOf
+// reads the family off this order: keep each family's rules together.
 enum class ScaleRule : std::uint8_t {
   // [OCP-MX §6.3] largest power of two <= amax over 2^emax_elem, read from
   // the FP32 exponent bits (never a float log2).
@@ -62,12 +63,24 @@ enum class ScaleRule : std::uint8_t {
   kMxRceil,
   // The E8M0 round-to-nearest (ties up) conversion of the same product.
   kMxNearest,
+  // torchao 0.18 _to_mx_rceil's eager (CPU, and CUDA without torch.compile on
+  // sm_100) fallback: descale = amax / max_elem, e = clamp(ceil(log2(descale))
+  // in FP32, -127, 127); NaN -> 0xFF, Inf -> 0xFE; the element factor of
+  // code 0 is 1.0, not 2^127. FP32 log2 of a descale a few ulps above 2^k
+  // rounds to k, so it picks the smaller scale there (issue 14).
+  kMxRceilEager,
   // TransformerEngine: block_amax * (S_enc * fp32(1/6)), cvt.rn.satfinite.
   kNvfp4Te,
   // torchao: clamp((amax / 6) / per_tensor_scale, 2^-6, 448), then E4M3.
   kNvfp4Torchao,
   // ModelOpt: amax / (6 * wsf2); 0 -> 1; at least 2^-9; then E4M3.
   kNvfp4ModelOpt,
+  // torchao 0.18.0 nvfp4_quantize: the scale as kNvfp4Torchao, the element
+  // step x * ((1 / pts) / fp8_scale) ("to match the MSLK triton kernel").
+  kNvfp4Torchao018,
+  // nvidia-modelopt 0.47.0 _cast_per_block_scale_to_fp8: as kNvfp4ModelOpt,
+  // and the block scale clamped to at most 448 too (0x7E, never NaN).
+  kNvfp4ModelOpt047,
   // TE current scaling: scale = max_fp8 / amax (recipe_common.cuh).
   kTeFp8,
   // torchao MappingType.SYMMETRIC / ASYMMETRIC (_choose_qparams_affine).
@@ -78,6 +91,17 @@ enum class ScaleRule : std::uint8_t {
   kGptqAsymmetric,
   // The common kernel: scale = amax / qmax, an all-zero group gets scale 1.
   kAmaxOverQmax,
+  // vLLM FP8, per tensor (dynamic_scaled_fp8_quant): scale = amax / 448
+  // (fmaxf amax, no floor), stored as the dequant scale; y = x * (1.0f /
+  // scale); fmaxf(-448, fminf(y, 448)) (NaN -> +448); E4M3 RNE.
+  kVllmFp8PerTensor,
+  // vLLM FP8, per token (dynamic_per_token_scaled_fp8_quant): scale =
+  // fmaxf(amax / 448, 1 / (448 * 512)); y = x / scale; the same clamp.
+  kVllmFp8PerToken,
+  // INT8 per-channel symmetric, the common PyTorch formulation: scale =
+  // amax / qmax clamped to >= eps (1e-10); q = clamp(round(x / scale), qmin,
+  // qmax) over the element's full range [-128, 127].
+  kAmaxOverQmaxFloored,
 };
 
 // The three families differ in what a scale is stored as; each rule belongs
@@ -89,8 +113,8 @@ enum class Family : std::uint8_t {
 };
 
 constexpr Family FamilyOf(ScaleRule rule) {
-  if (rule <= ScaleRule::kMxNearest) return Family::kMx;
-  if (rule <= ScaleRule::kNvfp4ModelOpt) return Family::kNvfp4;
+  if (rule <= ScaleRule::kMxRceilEager) return Family::kMx;
+  if (rule <= ScaleRule::kNvfp4ModelOpt047) return Family::kNvfp4;
   return Family::kScaled;
 }
 
@@ -125,6 +149,9 @@ enum class ElementQuirk : std::uint8_t {
   kClampToMax,
   // ModelOpt _cast_fp4 takes the sign from (x < 0): -0.0 gives code 0.
   kNegativeZeroAsPositive,
+  // vLLM scaled_fp8_conversion: fmaxf(-max, fminf(x, max)) before the cast;
+  // CUDA fminf / fmaxf return the non-NaN operand, so NaN becomes +max.
+  kFminfFmaxfClamp,
 };
 
 enum class ZeroPoint : std::uint8_t {
