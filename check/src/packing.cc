@@ -50,12 +50,13 @@ struct Shape {
 
 // Nibble layouts are one stream of n codes (rows = 1): counts around the
 // vector widths (16, 32 and 64 bytes hold 32, 64 and 128 codes) and odd
-// ones, every other one unaligned. Word layouts: a grid of dimensions, each a
-// multiple of what the layout needs (PackingLayoutInfo), from one word up to
-// past the widest vector (16 words).
+// ones, every other one unaligned. Matrix layouts (words, torch CPU
+// int4pack, swizzled scales): a grid of dimensions, each a multiple of what
+// the layout needs (PackingLayoutInfo), from one word up to past the widest
+// vector (16 words).
 std::vector<Shape> Shapes(const PackingLayoutInfo& info, Level level) {
   std::vector<Shape> shapes;
-  if (info.unit == PackedUnit::kByte) {
+  if (info.unit == PackedUnit::kByte && info.codes_per_unit == 2 && info.rows_multiple == 1) {  // nibble streams
     std::vector<std::size_t> counts = {0, 1, 2, 3, 17, 64, 129};
     if (level != Level::kSmoke) {
       counts.insert(counts.end(), {15, 16, 31, 32, 33, 63, 65, 127, 128, 255, 256, 257, 1000, 1001, 4097});
@@ -66,8 +67,11 @@ std::vector<Shape> Shapes(const PackingLayoutInfo& info, Level level) {
   }
   std::vector<std::size_t> rows = {1, 2};
   std::vector<std::size_t> cols = {1, 3};
+  // Padding layouts (docs/layouts.md): a row past a whole padded tile; the
+  // torch CPU int4pack's 64-row AVX512 blocks.
+  if (info.rows_padded_to > 1) rows.push_back(static_cast<std::size_t>(info.rows_padded_to) + 1);
   if (level != Level::kSmoke) {
-    rows.insert(rows.end(), {0, 3, 5});
+    rows.insert(rows.end(), {0, 3, 5, 4});
     cols.insert(cols.end(), {2, 4, 5, 8, 9, 15, 16, 17, 33});
   }
   if (level == Level::kFull) {

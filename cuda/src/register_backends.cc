@@ -467,6 +467,7 @@ void RegisterCudaBackends(Registry& registry) {
     }
   }
   cuda::RegisterCudaRecipes(registry);
+  cuda::RegisterCudaLayouts(registry);  // register_layouts.cc
 }
 
 }  // namespace registry

@@ -1,7 +1,8 @@
 // Packing rows (registry packing_entry.h), one gtest per row of the
 // registry's packing table as RegisterAllBackends gives it on this build:
-// pack then unpack is the identity on valid codes (0..15) and unpack then
-// pack on any words, every non-scalar row equals the scalar row (the model,
+// pack then unpack is the identity on valid codes (0..15, or any byte for
+// the swizzled scales) and unpack then pack on any words (on any valid
+// packing for the layouts that pad), every non-scalar row equals the scalar row (the model,
 // formats/block/packing.h) through the harness (lowbit::check CheckPacking),
 // and every row rejects bad arguments with the registry's message before
 // touching memory. The layout table and its size rules are typed out here,
@@ -70,8 +71,16 @@ std::vector<std::pair<std::size_t, std::size_t>> ValidShapes(PackingLayout layou
   std::vector<std::size_t> small = {0, 1, 2, 3, 7, 8, 9, 17};
   if (testing::CurrentTestLevel() != testing::TestLevel::kSmoke) small.insert(small.end(), {15, 16, 31, 33, 65});
   if (testing::CurrentTestLevel() == testing::TestLevel::kFull) small.insert(small.end(), {129, 257, 1001});
+  // Rows in units of rows_multiple; a padding layout also gets one whole
+  // padded tile, one row past it and a partial third (tinygemm 8-row tiles,
+  // 128-row scale tiles), and the torch CPU layouts whole 64-row blocks
+  // (AVX512) and a short block after them.
+  std::vector<std::size_t> row_units = {1, 2, 3};
+  const std::size_t pad = static_cast<std::size_t>(info.rows_padded_to);
+  if (pad > 1) row_units.insert(row_units.end(), {pad, pad + 1, 2 * pad + 3});
+  if (TorchCpuInt4packIsaOf(layout) >= 0) row_units.insert(row_units.end(), {4, 6, 8, 10});
   std::vector<std::pair<std::size_t, std::size_t>> shapes;
-  for (std::size_t r : {std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
+  for (std::size_t r : row_units) {
     for (std::size_t c : small) {
       shapes.push_back({r * static_cast<std::size_t>(info.rows_multiple), c * static_cast<std::size_t>(info.cols_multiple)});
     }
@@ -89,13 +98,26 @@ TEST(PackingLayouts, TableMatchesPackingH) {
     const char* name;
     PackedUnit unit;
     int per_unit, rows_multiple, cols_multiple;
+    int code_bits = 4, rows_padded_to = 1, cols_padded_to = 1;
   };
+  // The GEMM layouts and swizzled scales from their sources
+  // (tinygemm_int4pack.h: K a multiple of inner_k_tiles * 16, N padded to
+  // 8-row tiles; the CPU op's N % 16 and K % 2; marlin_layout.h: K % 16,
+  // N % 64; swizzled_scales.h: 128 x 4 tiles of whole bytes).
   const Expected kExpected[] = {
       {PackingLayout::kNibblesLowFirst, "nibbles-low-first", PackedUnit::kByte, 2, 1, 1},
       {PackingLayout::kNibblesHighFirst, "nibbles-high-first", PackedUnit::kByte, 2, 1, 1},
       {PackingLayout::kGptqQweight, "gptq-qweight", PackedUnit::kWord32, 8, 8, 1},
       {PackingLayout::kGptqQzeros, "gptq-qzeros", PackedUnit::kWord32, 8, 1, 8},
       {PackingLayout::kAwq, "awq", PackedUnit::kWord32, 8, 1, 8},
+      {PackingLayout::kTinygemmInt4packK2, "tinygemm-int4pack-k2", PackedUnit::kWord32, 8, 1, 32, 4, 8, 1},
+      {PackingLayout::kTinygemmInt4packK4, "tinygemm-int4pack-k4", PackedUnit::kWord32, 8, 1, 64, 4, 8, 1},
+      {PackingLayout::kTinygemmInt4packK8, "tinygemm-int4pack-k8", PackedUnit::kWord32, 8, 1, 128, 4, 8, 1},
+      {PackingLayout::kTorchCpuInt4packAvx512, "torch-cpu-int4pack-avx512", PackedUnit::kByte, 2, 16, 2},
+      {PackingLayout::kTorchCpuInt4packAvx2, "torch-cpu-int4pack-avx2", PackedUnit::kByte, 2, 16, 2},
+      {PackingLayout::kTorchCpuInt4packDefault, "torch-cpu-int4pack-default", PackedUnit::kByte, 2, 16, 2},
+      {PackingLayout::kMarlin, "marlin", PackedUnit::kWord32, 8, 16, 64},
+      {PackingLayout::kSwizzledScales, "swizzled-scales", PackedUnit::kByte, 1, 1, 1, 8, 128, 4},
   };
   ASSERT_EQ(std::size(kExpected), std::size(kPackingLayoutInfo));
   for (const Expected& e : kExpected) {
@@ -106,6 +128,9 @@ TEST(PackingLayouts, TableMatchesPackingH) {
     EXPECT_EQ(info.codes_per_unit, e.per_unit);
     EXPECT_EQ(info.rows_multiple, e.rows_multiple);
     EXPECT_EQ(info.cols_multiple, e.cols_multiple);
+    EXPECT_EQ(info.code_bits, e.code_bits);
+    EXPECT_EQ(info.rows_padded_to, e.rows_padded_to);
+    EXPECT_EQ(info.cols_padded_to, e.cols_padded_to);
     PackingLayout parsed{};
     ASSERT_TRUE(ParsePackingLayout(e.name, &parsed));
     EXPECT_EQ(parsed, e.layout);
@@ -149,6 +174,31 @@ TEST(PackingLayouts, BufferSizesFollowTheShapeRules) {
   EXPECT_NE(s.error.find("overflow"), std::string::npos) << s.error;
   s = PackingBufferSizes(static_cast<PackingLayout>(77), 1, 1);
   EXPECT_NE(s.error.find("unknown packing layout 77"), std::string::npos) << s.error;
+
+  // tinygemm: int32 [ceil(N / 8)][K / (t * 16)][32][t / 2], so 9 x 64 with
+  // t = 2 is 2 * 2 * 32 * 1 = 128 words; K must be a multiple of t * 16.
+  s = PackingBufferSizes(PackingLayout::kTinygemmInt4packK2, 9, 64);
+  ASSERT_TRUE(s.ok) << s.error;
+  EXPECT_EQ(s.codes, 576u);
+  EXPECT_EQ(s.packed_units, 128u);
+  s = PackingBufferSizes(PackingLayout::kTinygemmInt4packK8, 8, 64);
+  EXPECT_NE(s.error.find("K = 64 is not a multiple of 128"), std::string::npos) << s.error;
+  // torch CPU: uint8 [N][K / 2]; N % 16.
+  s = PackingBufferSizes(PackingLayout::kTorchCpuInt4packAvx512, 48, 6);
+  EXPECT_EQ(s.packed_units, 144u);
+  s = PackingBufferSizes(PackingLayout::kTorchCpuInt4packAvx2, 8, 6);
+  EXPECT_NE(s.error.find("N = 8 is not a multiple of 16"), std::string::npos) << s.error;
+  // Marlin: int32 [K / 16][N * 16 / 8].
+  s = PackingBufferSizes(PackingLayout::kMarlin, 32, 128);
+  EXPECT_EQ(s.packed_units, 2u * 256u);
+  s = PackingBufferSizes(PackingLayout::kMarlin, 16, 96);
+  EXPECT_NE(s.error.find("N = 96 is not a multiple of 64"), std::string::npos) << s.error;
+  // Swizzled scales: 32 * ceil(rows / 128) * 16 * ceil(cols / 4) bytes.
+  s = PackingBufferSizes(PackingLayout::kSwizzledScales, 129, 5);
+  EXPECT_EQ(s.codes, 645u);
+  EXPECT_EQ(s.packed_units, 2048u);
+  s = PackingBufferSizes(PackingLayout::kSwizzledScales, SIZE_MAX - 3, 1);
+  EXPECT_NE(s.error.find("overflow"), std::string::npos) << s.error;  // rounding up to 128 wraps
 }
 
 // Literal packed values from the layouts' definitions (packing.h comments:
@@ -184,6 +234,45 @@ TEST(PackingLayouts, ScalarRowsGiveTheLiteralWords) {
   EXPECT_EQ(word, 0x76543210u);
   ASSERT_TRUE(pack(PackingLayout::kGptqQzeros, 1, 8, eight, nullptr, &word));  // zero - 1; 0 -> 0xF
   EXPECT_EQ(word, 0x6543210Fu);
+
+  // tinygemm k2, N = 1, K = 32, q[0][k] = k & 15: lane 0 holds k = 0, 8, 16,
+  // 24 then 1, 9, 17, 25 (int4mm.cu's v[3]L .. v[0]H): 0x91918080; lanes 4..31
+  // are padding rows (0).
+  std::uint8_t row[32];
+  for (int k = 0; k < 32; ++k) row[k] = static_cast<std::uint8_t>(k & 15);
+  std::uint32_t tg[32];
+  ASSERT_TRUE(pack(PackingLayout::kTinygemmInt4packK2, 1, 32, row, nullptr, tg));
+  EXPECT_EQ(tg[0], 0x91918080u);
+  EXPECT_EQ(tg[1], 0xB3B3A2A2u);
+  EXPECT_EQ(tg[4], 0u);
+  // torch CPU AVX512, 64 x 2 codes, code 5 at (32, 0) and 9 at (16, 1):
+  // (32, 0) pairs with row 0 in byte 0's high nibble; (16, 1) is byte
+  // 32 + 16's low nibble.
+  std::vector<std::uint8_t> cpu_codes(128, 0), cpu(64, 0xEE);
+  cpu_codes[32 * 2 + 0] = 5;
+  cpu_codes[16 * 2 + 1] = 9;
+  ASSERT_TRUE(pack(PackingLayout::kTorchCpuInt4packAvx512, 64, 2, cpu_codes.data(), cpu.data(), nullptr));
+  EXPECT_EQ(cpu[0], 0x50);
+  EXPECT_EQ(cpu[48], 0x09);
+  // Marlin, K = 16, N = 64, q[k][n] = (k + n) & 15: word 0 is tile 0's
+  // (0,0), (8,0), (0,8), (8,8), (1,0), (9,0), (1,8), (9,8) -> 0x19910880.
+  std::vector<std::uint8_t> mq(16 * 64);
+  for (int k = 0; k < 16; ++k) {
+    for (int n = 0; n < 64; ++n) mq[static_cast<std::size_t>(k * 64 + n)] = static_cast<std::uint8_t>((k + n) & 15);
+  }
+  std::vector<std::uint32_t> mw(128);
+  ASSERT_TRUE(pack(PackingLayout::kMarlin, 16, 64, mq.data(), nullptr, mw.data()));
+  EXPECT_EQ(mw[0], 0x19910880u);
+  // Swizzled scales, 33 x 1: scale (r, 0) = r + 0x80 (whole bytes) lands at
+  // (r % 32) * 16 + (r / 32) * 4; everything else is padding 0.
+  std::vector<std::uint8_t> sc(33), sw(512, 0xEE);
+  for (int r = 0; r < 33; ++r) sc[static_cast<std::size_t>(r)] = static_cast<std::uint8_t>(r + 0x80);
+  ASSERT_TRUE(pack(PackingLayout::kSwizzledScales, 33, 1, sc.data(), sw.data(), nullptr));
+  EXPECT_EQ(sw[0], 0x80);
+  EXPECT_EQ(sw[16], 0x81);
+  EXPECT_EQ(sw[4], 0xA0);   // row 32
+  EXPECT_EQ(sw[1], 0x00);   // column 1: padding
+  EXPECT_EQ(sw[511], 0x00);
 }
 
 // ---- every row ---------------------------------------------------------------
@@ -246,8 +335,23 @@ TEST_P(PackingRow, RoundTripIsTheIdentity) {
     a.layout = entry().layout;
     a.rows = rows;
     a.cols = cols;
+    const std::uint8_t code_mask = info.code_bits == 8 ? 0xFF : 0x0F;
+    const bool pads = info.rows_padded_to > 1 || info.cols_padded_to > 1;
     if (entry().direction == PackDirection::kPack) {
-      for (std::uint8_t& c : codes) c = static_cast<std::uint8_t>(rng.Next() & 0xF);
+      for (std::uint8_t& c : codes) c = static_cast<std::uint8_t>(rng.Next() & code_mask);
+    } else if (pads) {
+      // Padding unpacks to nothing and packs as 0: a valid packed input has
+      // 0 there, so it is made by the scalar row from random codes.
+      std::vector<std::uint8_t> random_codes(sizes.codes);
+      for (std::uint8_t& c : random_codes) c = static_cast<std::uint8_t>(rng.Next() & code_mask);
+      PackingArgs p;
+      p.layout = entry().layout;
+      p.rows = rows;
+      p.cols = cols;
+      p.codes = random_codes.data();
+      p.packed_bytes = packed_bytes.data();
+      p.packed_words = packed_words.data();
+      ASSERT_TRUE(AllBackends().FindPacking(entry().layout, PackDirection::kPack, "scalar")->run(p).ok);
     } else {
       for (std::uint8_t& b : packed_bytes) b = static_cast<std::uint8_t>(rng.Next());
       if (bytes && sizes.codes % 2 == 1) packed_bytes.back() &= info.layout == PackingLayout::kNibblesLowFirst ? 0x0F : 0xF0;
@@ -273,7 +377,7 @@ TEST_P(PackingRow, RoundTripIsTheIdentity) {
       a.in_words = words_in.data();
       a.codes_out = codes.data();
       ASSERT_TRUE(unpack.run(a).ok);
-      for (std::uint8_t c : codes) ASSERT_LE(c, 0xF);
+      for (std::uint8_t c : codes) ASSERT_LE(c, code_mask);
       a.direction = PackDirection::kPack;
       a.codes = codes.data();
       a.packed_bytes = packed_bytes.data();
@@ -332,8 +436,14 @@ TEST_P(PackingRow, BadArgumentsAreErrorsNamingTheProblem) {
     expect_error(a, prefix + "null codes output");
   }
   // A dimension that is not a multiple of what the layout needs.
-  if (info.rows_multiple > 1) expect_error(args(rows + 1, cols), prefix + info.rows_name + " = " + std::to_string(rows + 1) + " is not a multiple of 8");
-  if (info.cols_multiple > 1) expect_error(args(rows, cols + 4), prefix + info.cols_name + " = " + std::to_string(cols + 4) + " is not a multiple of 8");
+  if (info.rows_multiple > 1) {
+    expect_error(args(rows + 1, cols), prefix + info.rows_name + " = " + std::to_string(rows + 1) +
+                                           " is not a multiple of " + std::to_string(info.rows_multiple));
+  }
+  if (info.cols_multiple > 1) {
+    expect_error(args(rows, cols + 1), prefix + info.cols_name + " = " + std::to_string(cols + 1) +
+                                           " is not a multiple of " + std::to_string(info.cols_multiple));
+  }
   PackingArgs unknown = args(rows, cols);
   unknown.layout = static_cast<PackingLayout>(77);
   expect_error(unknown, "unknown packing layout 77");
@@ -378,16 +488,34 @@ INSTANTIATE_TEST_SUITE_P(Registry, PackingBackendRow, ::testing::ValuesIn(Rows(/
 // ---- coverage and the harness itself ----------------------------------------
 
 // Every layout both ways on the scalar backend, and on every SIMD target
-// that has element rows when SIMD is built.
+// that has element rows when SIMD is built; with CUDA built, the GPU
+// weight-layout kernels (backend "cuda") have exactly the GEMM layouts and
+// the swizzled scales both ways (cuda/src/register_layouts.cc).
 TEST(PackingRows, EveryBackendHasEveryLayoutBothWays) {
   std::set<std::string> backends = {"scalar"};
   for (const KernelEntry& e : AllBackends().Entries()) {
     if (e.backend.rfind("simd:", 0) == 0) backends.insert(e.backend);
   }
-  bool simd_built = false;
-  for (const std::string& name : check::BuiltBackendLibraries()) simd_built |= name == "simd";
+  bool simd_built = false, cuda_built = false;
+  for (const std::string& name : check::BuiltBackendLibraries()) {
+    simd_built |= name == "simd";
+    cuda_built |= name == "cuda";
+  }
   EXPECT_EQ(backends.size() > 1, simd_built);
+  const auto gpu_layout = [](PackingLayout layout) {
+    return TinygemmInnerKTilesOf(layout) != 0 || TorchCpuInt4packIsaOf(layout) >= 0 ||
+           layout == PackingLayout::kMarlin || layout == PackingLayout::kSwizzledScales;
+  };
+  for (PackingLayout layout : kAllPackingLayouts) {
+    for (PackDirection direction : kAllPackDirections) {
+      const bool has = AllBackends().FindPacking(layout, direction, "cuda") != nullptr;
+      EXPECT_EQ(has, cuda_built && gpu_layout(layout))
+          << "cuda " << PackDirectionName(direction) << " " << PackingLayoutName(layout);
+    }
+  }
+  if (cuda_built) backends.insert("cuda");
   for (const std::string& backend : backends) {
+    if (backend == "cuda") continue;  // checked above
     for (PackingLayout layout : kAllPackingLayouts) {
       for (PackDirection direction : kAllPackDirections) {
         EXPECT_NE(AllBackends().FindPacking(layout, direction, backend), nullptr)

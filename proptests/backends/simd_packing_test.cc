@@ -2,7 +2,10 @@
 // Pack/UnpackGptqQweight, Pack/UnpackGptqQzeros, Pack/UnpackAwq) against
 // formats/block/packing.h on each compiled target (simd_test_util.h): random
 // codes with stray high bits (the model masks them), random words, odd
-// counts and column counts, unaligned buffers.
+// counts and column counts, unaligned buffers. The GEMM weight layouts and
+// swizzled scales (docs/layouts.md), which have registry rows but no simd.h
+// call, run through the target's registry rows against the model's
+// functions (tinygemm_int4pack.h, marlin_layout.h, swizzled_scales.h).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -11,7 +14,12 @@
 #include <vector>
 
 #include "generators_at_level.h"
+#include "lowbit/check/backends.h"
+#include "lowbit/formats/block/marlin_layout.h"
 #include "lowbit/formats/block/packing.h"
+#include "lowbit/formats/block/swizzled_scales.h"
+#include "lowbit/formats/block/tinygemm_int4pack.h"
+#include "lowbit/registry/registry.h"
 #include "lowbit/simd/simd.h"
 #include "simd_test_util.h"
 
@@ -137,6 +145,83 @@ TEST_P(SimdPacking, AwqLiteralWord) {
   std::uint32_t word = 0;
   ASSERT_TRUE(simd::PackAwq(target(), q, 1, 8, &word).ok);
   EXPECT_EQ(word, 0x75316420u);
+}
+
+const registry::Registry& AllBackends() {
+  static const registry::Registry* r = [] {
+    auto* reg = new registry::Registry;
+    check::RegisterAllBackends(*reg);
+    return reg;
+  }();
+  return *r;
+}
+
+// One layout and shape through the target's pack and unpack rows against
+// the model's pack (and, for unpack, the model's unpack of that packing).
+void GemmLayoutMatchesModel(std::int64_t target) {
+  using registry::PackingLayout;
+  const PackingLayout layout = *rc::gen::element(
+      PackingLayout::kTinygemmInt4packK2, PackingLayout::kTinygemmInt4packK4, PackingLayout::kTinygemmInt4packK8,
+      PackingLayout::kTorchCpuInt4packAvx512, PackingLayout::kTorchCpuInt4packAvx2,
+      PackingLayout::kTorchCpuInt4packDefault, PackingLayout::kMarlin, PackingLayout::kSwizzledScales);
+  const registry::PackingLayoutInfo& info = *registry::FindPackingLayoutInfo(layout);
+  // Rows up to past three 64-row blocks / 128-row tiles; cols a few multiples.
+  const std::size_t rows = static_cast<std::size_t>(info.rows_multiple) *
+                           *rc::gen::inRange<std::size_t>(0, layout == PackingLayout::kSwizzledScales ? 300 : 12);
+  const std::size_t cols = static_cast<std::size_t>(info.cols_multiple) * *rc::gen::inRange<std::size_t>(0, 6);
+  const registry::PackingSizes sizes = registry::PackingBufferSizes(layout, rows, cols);
+  RC_ASSERT(sizes.ok);
+  const std::vector<std::uint8_t> codes = info.code_bits == 8 ? testing::Codes(sizes.codes, 0xFF, false) : Codes(sizes.codes);
+  const auto r = static_cast<std::int64_t>(rows), c = static_cast<std::int64_t>(cols);
+  const bool words = info.unit == registry::PackedUnit::kWord32;
+  std::vector<std::uint32_t> want_words(words ? sizes.packed_units : 0);
+  std::vector<std::uint8_t> want_bytes(words ? 0 : sizes.packed_units);
+  if (const int tiles = registry::TinygemmInnerKTilesOf(layout); tiles != 0) {
+    block::PackTinygemmInt4(codes.data(), r, c, tiles, want_words.data());
+  } else if (const int isa = registry::TorchCpuInt4packIsaOf(layout); isa >= 0) {
+    block::PackTorchCpuInt4(codes.data(), r, c, static_cast<block::TorchCpuInt4packIsa>(isa), want_bytes.data());
+  } else if (layout == PackingLayout::kMarlin) {
+    block::PackMarlin(codes.data(), r, c, want_words.data());
+  } else {
+    block::SwizzleScales(codes.data(), r, c, want_bytes.data());
+  }
+  const std::string backend = std::string("simd:") + simd::TargetName(target);
+  const registry::PackingEntry* pack = AllBackends().FindPacking(layout, registry::PackDirection::kPack, backend);
+  const registry::PackingEntry* unpack = AllBackends().FindPacking(layout, registry::PackDirection::kUnpack, backend);
+  RC_ASSERT(pack != nullptr && unpack != nullptr);
+  std::vector<std::uint32_t> got_words = Guarded(want_words.size(), kGuardWord);
+  std::vector<std::uint8_t> got_bytes = Guarded(want_bytes.size(), kGuardByte);
+  registry::PackingArgs a;
+  a.layout = layout;
+  a.rows = rows;
+  a.cols = cols;
+  a.codes = codes.data();
+  a.packed_words = got_words.data();
+  a.packed_bytes = got_bytes.data();
+  const registry::Status s = pack->run(a);
+  if (!s.ok) RC_FAIL(s.message);
+  for (std::size_t i = 0; i < want_words.size(); ++i) {
+    if (got_words[i] != want_words[i]) RC_FAIL(std::string(info.name) + " pack word " + std::to_string(i));
+  }
+  for (std::size_t i = 0; i < want_bytes.size(); ++i) {
+    if (got_bytes[i] != want_bytes[i]) RC_FAIL(std::string(info.name) + " pack byte " + std::to_string(i));
+  }
+  RC_ASSERT(GuardIntact(got_words, kGuardWord));
+  RC_ASSERT(GuardIntact(got_bytes, kGuardByte));
+  std::vector<std::uint8_t> back = Guarded(sizes.codes, kGuardByte);
+  a.direction = registry::PackDirection::kUnpack;
+  a.in_words = want_words.data();
+  a.in_bytes = want_bytes.data();
+  a.codes_out = back.data();
+  RC_ASSERT(unpack->run(a).ok);
+  for (std::size_t i = 0; i < sizes.codes; ++i) {
+    if (back[i] != (codes[i] & (info.code_bits == 8 ? 0xFF : 0xF))) RC_FAIL(std::string(info.name) + " unpack code " + std::to_string(i));
+  }
+  RC_ASSERT(GuardIntact(back, kGuardByte));
+}
+
+TEST_P(SimdPacking, GemmLayoutsAndSwizzledScalesMatchModel) {
+  testing::CheckAtLevel(testing::LevelCounts{20, 150, 2000}, [this] { GemmLayoutMatchesModel(target()); });
 }
 
 TEST_P(SimdPacking, ShapeErrorsAreReported) {

@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <string>
 
+#include "lowbit/formats/block/marlin_layout.h"
 #include "lowbit/formats/block/packing.h"
+#include "lowbit/formats/block/swizzled_scales.h"
+#include "lowbit/formats/block/tinygemm_int4pack.h"
 #include "lowbit/formats/checked_size.h"
 #include "lowbit/registry/registry.h"
 
@@ -19,6 +22,14 @@ block::NibbleOrder OrderOf(PackingLayout layout) {
   return layout == PackingLayout::kNibblesHighFirst ? block::NibbleOrder::kHighFirst
                                                     : block::NibbleOrder::kLowFirst;
 }
+
+static_assert(TorchCpuInt4packIsaOf(PackingLayout::kTorchCpuInt4packAvx512) ==
+                  static_cast<int>(block::TorchCpuInt4packIsa::kAvx512) &&
+              TorchCpuInt4packIsaOf(PackingLayout::kTorchCpuInt4packAvx2) ==
+                  static_cast<int>(block::TorchCpuInt4packIsa::kAvx2) &&
+              TorchCpuInt4packIsaOf(PackingLayout::kTorchCpuInt4packDefault) ==
+                  static_cast<int>(block::TorchCpuInt4packIsa::kDefault),
+              "TorchCpuInt4packIsaOf follows block::TorchCpuInt4packIsa");
 
 Status RunScalarPacking(const PackingArgs& a) {
   if (Status s = ValidatePackingArgs(a); !s.ok) return s;
@@ -48,6 +59,30 @@ Status RunScalarPacking(const PackingArgs& a) {
     case PackingLayout::kAwq:
       if (pack) block::PackAwq(a.codes, rows, cols, a.packed_words);
       else block::UnpackAwq(a.in_words, rows, cols, a.codes_out);
+      break;
+    case PackingLayout::kTinygemmInt4packK2:
+    case PackingLayout::kTinygemmInt4packK4:
+    case PackingLayout::kTinygemmInt4packK8: {
+      const int tiles = TinygemmInnerKTilesOf(a.layout);
+      if (pack) block::PackTinygemmInt4(a.codes, rows, cols, tiles, a.packed_words);
+      else block::UnpackTinygemmInt4(a.in_words, rows, cols, tiles, a.codes_out);
+      break;
+    }
+    case PackingLayout::kTorchCpuInt4packAvx512:
+    case PackingLayout::kTorchCpuInt4packAvx2:
+    case PackingLayout::kTorchCpuInt4packDefault: {
+      const auto isa = static_cast<block::TorchCpuInt4packIsa>(TorchCpuInt4packIsaOf(a.layout));
+      if (pack) block::PackTorchCpuInt4(a.codes, rows, cols, isa, a.packed_bytes);
+      else block::UnpackTorchCpuInt4(a.in_bytes, rows, cols, isa, a.codes_out);
+      break;
+    }
+    case PackingLayout::kMarlin:
+      if (pack) block::PackMarlin(a.codes, rows, cols, a.packed_words);
+      else block::UnpackMarlin(a.in_words, rows, cols, a.codes_out);
+      break;
+    case PackingLayout::kSwizzledScales:
+      if (pack) block::SwizzleScales(a.codes, rows, cols, a.packed_bytes);
+      else block::UnswizzleScales(a.in_bytes, rows, cols, a.codes_out);
       break;
   }
   return Status::Ok();
@@ -84,15 +119,23 @@ PackingSizes PackingBufferSizes(PackingLayout layout, std::size_t rows, std::siz
   }
   // Any whole count of codes is fine, but it must fit the model's 64-bit
   // signed indices (packing.h) and every buffer's byte count must fit
-  // size_t (a word layout's buffers hold codes / 2 bytes).
-  std::size_t codes = 0;
-  if (!CheckedElementCount(rows, cols, &codes)) {
+  // size_t (a word layout's buffers hold codes / 2 bytes); a padding
+  // layout's padded count must fit them too.
+  std::size_t codes = 0, padded = 0;
+  const auto round_up = [](std::size_t n, int to, std::size_t* out) {
+    const std::size_t step = static_cast<std::size_t>(to);
+    return CheckedMul(CeilDiv(n, step), step, out);
+  };
+  std::size_t padded_rows = 0, padded_cols = 0;
+  if (!CheckedElementCount(rows, cols, &codes) || !round_up(rows, info->rows_padded_to, &padded_rows) ||
+      !round_up(cols, info->cols_padded_to, &padded_cols) ||
+      !CheckedElementCount(padded_rows, padded_cols, &padded)) {
     sizes.error = std::to_string(rows) + " x " + std::to_string(cols) + " codes overflow the buffer sizes";
     return sizes;
   }
   sizes.ok = true;
   sizes.codes = codes;
-  sizes.packed_units = CeilDiv(codes, static_cast<std::size_t>(info->codes_per_unit));
+  sizes.packed_units = codes == 0 ? 0 : CeilDiv(padded, static_cast<std::size_t>(info->codes_per_unit));
   return sizes;
 }
 
@@ -111,7 +154,7 @@ Status ValidatePackingArgs(const PackingArgs& a) {
   const std::string count = " with " + std::to_string(sizes.codes) + " codes";
   const bool bytes = info->unit == PackedUnit::kByte;
   const std::string what = Prefix(a).substr(0, Prefix(a).size() - 2);
-  const std::size_t packed_bytes = sizes.packed_units * PackedUnitBytes(info->unit);  // <= codes * 2
+  const std::size_t packed_bytes = sizes.packed_units * PackedUnitBytes(info->unit);  // fits: PackingBufferSizes
   if (a.direction == PackDirection::kPack) {
     if (a.codes == nullptr) return Status::Error(Prefix(a) + "null codes input" + count);
     if (bytes ? a.packed_bytes == nullptr : a.packed_words == nullptr) {

@@ -1,7 +1,8 @@
 // Per-target packing kernels, each equal to its formats/block/packing.h
 // function for every input (codes are masked to 4 bits as the model does):
-// nibble pairs in either order, GPTQ qweight words along K, and AWQ words
-// along N with the order_map interleave.
+// nibble pairs in either order, GPTQ qweight words along K, AWQ words
+// along N with the order_map interleave, and the quarter interleave of the
+// swizzled scale tiles (swizzled_scales.h).
 
 #if defined(LOWBIT_SIMD_PACKING_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef LOWBIT_SIMD_PACKING_INL_H_
@@ -174,6 +175,47 @@ inline void UnpackAwq(const WordJob& job) {
   for (; i < words; ++i) {
     for (int k = 0; k < 8; ++k) {
       job.out_codes[8 * i + block::kAwqOrderMap[k]] = static_cast<std::uint8_t>((job.words[i] >> (4 * k)) & 0xF);
+    }
+  }
+}
+
+// swizzled_scales.h in 128 x 4 tiles: word 4 m + q of a tile is row
+// 32 q + m, so four vectors of rows (one per 32-row quarter) stored
+// interleaved are the tile, and loaded interleaved give the rows back.
+inline void SwizzleScaleTiles(const SwizzleJob& job) {
+  const hn::ScalableTag<std::uint32_t> d;
+  const std::size_t lanes = hn::Lanes(d);
+  for (std::size_t t = 0; t < job.tiles; ++t) {
+    const std::uint32_t* rows = job.rows + 128 * t;
+    std::uint32_t* out = job.out_tile_words + 128 * t;
+    std::size_t m = 0;
+    for (; m + lanes <= 32; m += lanes) {
+      hn::StoreInterleaved4(hn::LoadU(d, rows + m), hn::LoadU(d, rows + 32 + m), hn::LoadU(d, rows + 64 + m),
+                            hn::LoadU(d, rows + 96 + m), d, out + 4 * m);
+    }
+    for (; m < 32; ++m) {
+      for (int q = 0; q < 4; ++q) out[4 * m + static_cast<std::size_t>(q)] = rows[32 * static_cast<std::size_t>(q) + m];
+    }
+  }
+}
+
+inline void UnswizzleScaleTiles(const SwizzleJob& job) {
+  const hn::ScalableTag<std::uint32_t> d;
+  const std::size_t lanes = hn::Lanes(d);
+  for (std::size_t t = 0; t < job.tiles; ++t) {
+    const std::uint32_t* tile = job.tile_words + 128 * t;
+    std::uint32_t* rows = job.out_rows + 128 * t;
+    std::size_t m = 0;
+    for (; m + lanes <= 32; m += lanes) {
+      hn::Vec<decltype(d)> v0, v1, v2, v3;
+      hn::LoadInterleaved4(d, tile + 4 * m, v0, v1, v2, v3);
+      hn::StoreU(v0, d, rows + m);
+      hn::StoreU(v1, d, rows + 32 + m);
+      hn::StoreU(v2, d, rows + 64 + m);
+      hn::StoreU(v3, d, rows + 96 + m);
+    }
+    for (; m < 32; ++m) {
+      for (int q = 0; q < 4; ++q) rows[32 * static_cast<std::size_t>(q) + m] = tile[4 * m + static_cast<std::size_t>(q)];
     }
   }
 }

@@ -10,6 +10,7 @@
 
 #include "lowbit/registry/registry.h"
 #include "lowbit/simd/simd.h"
+#include "packing_job.h"
 
 namespace lowbit::simd {
 namespace {
@@ -37,6 +38,15 @@ registry::Status RunOnTarget(std::int64_t target, const registry::PackingArgs& a
     case registry::PackingLayout::kAwq:
       return pack ? PackAwq(target, a.codes, a.rows, a.cols, a.packed_words)
                   : UnpackAwq(target, a.in_words, a.rows, a.cols, a.codes_out);
+    case registry::PackingLayout::kTinygemmInt4packK2:
+    case registry::PackingLayout::kTinygemmInt4packK4:
+    case registry::PackingLayout::kTinygemmInt4packK8:
+    case registry::PackingLayout::kTorchCpuInt4packAvx512:
+    case registry::PackingLayout::kTorchCpuInt4packAvx2:
+    case registry::PackingLayout::kTorchCpuInt4packDefault:
+    case registry::PackingLayout::kMarlin:
+    case registry::PackingLayout::kSwizzledScales:
+      return RunLayoutPacking(target, a);
   }
   return registry::Status::Error("simd: unknown packing layout");  // ValidatePackingArgs rejects it first
 }

@@ -43,6 +43,9 @@ namespace lowbit::cuda {
 // memory (copied to and from the device).
 void RegisterCudaRecipes(registry::Registry& registry);
 
+// The packing rows of the GPU weight-layout kernels (src/register_layouts.cc).
+void RegisterCudaLayouts(registry::Registry& registry);
+
 // The recipe rows' kernels on device buffers, for callers whose tensors are
 // already on the GPU (the Python package's CUDA tensors): no copies, no
 // synchronization. Every pointer of `args` is device memory of the current
