@@ -110,6 +110,88 @@ struct KArgs {
 constexpr int kKMajorWarps = 4;
 constexpr int kLanes = 32;
 
+// One lane's chunk j: load and decode its codes and block scales, then for
+// every row m of x fold each block's partial into acc[m] (steps 2-3 of
+// gemv_order.h). kFast: a whole chunk with 16-byte-aligned codes and x (no
+// guards, vector loads only).
+template <GemvFormat F, typename Act, int MT, bool kFast>
+__device__ __forceinline__ void KMajorChunk(const KArgs& a, const std::uint8_t* codes, const std::uint8_t* scales,
+                                            const std::uint16_t* x, long j, float (&acc)[MT]) {
+  using T = KTraits<F>;
+  const long k0 = j * T::kElems;
+  const bool full = kFast || k0 + T::kElems <= a.k;
+  const int valid = full ? T::kElems : static_cast<int>(a.k - k0);
+  std::uint32_t cw[T::kBytes / 4];
+  if (kFast || (full && a.codes_vec)) {
+#pragma unroll
+    for (int q = 0; q < T::kBytes / 16; ++q) {
+      const uint4 u = __ldg(reinterpret_cast<const uint4*>(codes + (T::kFp4 ? k0 / 2 : k0)) + q);
+      cw[4 * q] = u.x;
+      cw[4 * q + 1] = u.y;
+      cw[4 * q + 2] = u.z;
+      cw[4 * q + 3] = u.w;
+    }
+  } else {
+    const long b0 = T::kFp4 ? k0 / 2 : k0;
+    const int nbytes = T::kFp4 ? (valid + 1) / 2 : valid;
+#pragma unroll
+    for (int q = 0; q < T::kBytes / 4; ++q) {
+      std::uint32_t w = 0;
+#pragma unroll
+      for (int b = 0; b < 4; ++b) {
+        if (q * 4 + b < nbytes) w |= static_cast<std::uint32_t>(__ldg(codes + b0 + q * 4 + b)) << (8 * b);
+      }
+      cw[q] = w;
+    }
+  }
+  float v[T::kElems];
+  if constexpr (T::kFp4) {
+#pragma unroll
+    for (int e = 0; e < T::kElems; ++e) v[e] = E2m1NibbleToF32(cw[e / 8], e % 8);
+  } else {
+#pragma unroll
+    for (int q = 0; q < T::kBytes / 4; ++q) {
+      const float2 lo = E4m3x2ToF32x2(cw[q]);
+      const float2 hi = E4m3x2ToF32x2(cw[q] >> 16);
+      v[4 * q] = lo.x;
+      v[4 * q + 1] = lo.y;
+      v[4 * q + 2] = hi.x;
+      v[4 * q + 3] = hi.y;
+    }
+  }
+  float s[T::kBpc];
+  bool block_ok[T::kBpc];
+#pragma unroll
+  for (int bb = 0; bb < T::kBpc; ++bb) {
+    const long blk = j * T::kBpc + bb;
+    block_ok[bb] = kFast || k0 + bb * T::kBlock < a.k;
+    if constexpr (F == GemvFormat::kNvfp4) {
+      s[bb] = block_ok[bb] ? Ue4m3ToF32(__ldg(scales + blk)) : 0.0f;
+    } else if constexpr (F == GemvFormat::kFp8PerChannel) {
+      s[bb] = 1.0f;
+    } else {
+      s[bb] = block_ok[bb] ? E8m0ToF32(__ldg(scales + blk)) : 0.0f;
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < MT; ++m) {
+    if (MT > 1 && m >= a.m) break;
+    float xv[T::kElems];
+    LoadX<Act, T::kElems>(x + m * a.k + k0, kFast || (full && a.x_vec), valid, xv);
+#pragma unroll
+    for (int bb = 0; bb < T::kBpc; ++bb) {
+      if (!block_ok[bb]) continue;
+      float p = 0.0f;
+#pragma unroll
+      for (int e = 0; e < T::kBlock; ++e) {
+        const int idx = bb * T::kBlock + e;
+        if (full || idx < valid) p = __fmaf_rn(v[idx], xv[idx], p);
+      }
+      acc[m] = __fmaf_rn(p, s[bb], acc[m]);
+    }
+  }
+}
+
 template <GemvFormat F, typename Act, int MT>
 __global__ void __launch_bounds__(kKMajorWarps * 32) GemvKMajorKernel(KArgs a) {
   using T = KTraits<F>;
@@ -126,80 +208,16 @@ __global__ void __launch_bounds__(kKMajorWarps * 32) GemvKMajorKernel(KArgs a) {
 #pragma unroll
   for (int m = 0; m < MT; ++m) acc[m] = 0.0f;
   const long chunks = (a.k + T::kElems - 1) / T::kElems;
-  for (long j = lane; j < chunks; j += kLanes) {
-    const long k0 = j * T::kElems;
-    const bool full = k0 + T::kElems <= a.k;
-    const int valid = full ? T::kElems : static_cast<int>(a.k - k0);
-    std::uint32_t cw[T::kBytes / 4];
-    if (full && a.codes_vec) {
-#pragma unroll
-      for (int q = 0; q < T::kBytes / 16; ++q) {
-        const uint4 u = __ldg(reinterpret_cast<const uint4*>(codes + (T::kFp4 ? k0 / 2 : k0)) + q);
-        cw[4 * q] = u.x;
-        cw[4 * q + 1] = u.y;
-        cw[4 * q + 2] = u.z;
-        cw[4 * q + 3] = u.w;
-      }
-    } else {
-      const long b0 = T::kFp4 ? k0 / 2 : k0;
-      const int nbytes = T::kFp4 ? (valid + 1) / 2 : valid;
-#pragma unroll
-      for (int q = 0; q < T::kBytes / 4; ++q) {
-        std::uint32_t w = 0;
-#pragma unroll
-        for (int b = 0; b < 4; ++b) {
-          if (q * 4 + b < nbytes) w |= static_cast<std::uint32_t>(__ldg(codes + b0 + q * 4 + b)) << (8 * b);
-        }
-        cw[q] = w;
-      }
-    }
-    float v[T::kElems];
-    if constexpr (T::kFp4) {
-#pragma unroll
-      for (int e = 0; e < T::kElems; ++e) v[e] = E2m1NibbleToF32(cw[e / 8], e % 8);
-    } else {
-#pragma unroll
-      for (int q = 0; q < T::kBytes / 4; ++q) {
-        const float2 lo = E4m3x2ToF32x2(cw[q]);
-        const float2 hi = E4m3x2ToF32x2(cw[q] >> 16);
-        v[4 * q] = lo.x;
-        v[4 * q + 1] = lo.y;
-        v[4 * q + 2] = hi.x;
-        v[4 * q + 3] = hi.y;
-      }
-    }
-    float s[T::kBpc];
-    bool block_ok[T::kBpc];
-#pragma unroll
-    for (int bb = 0; bb < T::kBpc; ++bb) {
-      const long blk = j * T::kBpc + bb;
-      block_ok[bb] = k0 + bb * T::kBlock < a.k;
-      if constexpr (F == GemvFormat::kNvfp4) {
-        s[bb] = block_ok[bb] ? Ue4m3ToF32(__ldg(scales + blk)) : 0.0f;
-      } else if constexpr (F == GemvFormat::kFp8PerChannel) {
-        s[bb] = 1.0f;
-      } else {
-        s[bb] = block_ok[bb] ? E8m0ToF32(__ldg(scales + blk)) : 0.0f;
-      }
-    }
-#pragma unroll
-    for (int m = 0; m < MT; ++m) {
-      if (MT > 1 && m >= a.m) break;
-      float xv[T::kElems];
-      LoadX<Act, T::kElems>(x + m * a.k + k0, full && a.x_vec, valid, xv);
-#pragma unroll
-      for (int bb = 0; bb < T::kBpc; ++bb) {
-        if (!block_ok[bb]) continue;
-        float p = 0.0f;
-#pragma unroll
-        for (int e = 0; e < T::kBlock; ++e) {
-          const int idx = bb * T::kBlock + e;
-          if (full || idx < valid) p = __fmaf_rn(v[idx], xv[idx], p);
-        }
-        acc[m] = __fmaf_rn(p, s[bb], acc[m]);
-      }
-    }
+  // Whole chunks with aligned rows take the guard-free path, unrolled by two
+  // so that the second chunk's loads are in flight during the first one's
+  // arithmetic; the lane's chunks stay in increasing order.
+  const long full_chunks = a.k / T::kElems;
+  long j = lane;
+  if (a.codes_vec && a.x_vec) {
+#pragma unroll 2
+    for (; j < full_chunks; j += kLanes) KMajorChunk<F, Act, MT, true>(a, codes, scales, x, j, acc);
   }
+  for (; j < chunks; j += kLanes) KMajorChunk<F, Act, MT, false>(a, codes, scales, x, j, acc);
 #pragma unroll
   for (int m = 0; m < MT; ++m) {
 #pragma unroll
@@ -280,6 +298,8 @@ __global__ void __launch_bounds__(kInt4Warps * 32) GemvInt4Kernel(IArgs a) {
 #pragma unroll
           for (int j = 0; j < kCols; ++j) p[m][j] = 0.0f;
         }
+        // Unrolled so that several words' loads are in flight at once.
+#pragma unroll 4
         for (long k = k0; k < k1; k += 8) {
           const int valid = k + 8 <= k1 ? 8 : static_cast<int>(k1 - k);
           std::uint32_t w[kGptq ? 1 : 8];
