@@ -21,6 +21,7 @@
 #include "lowbit/formats/recipe/tensor.h"
 #include "lowbit/reference/block/recipe_oracle.h"
 #include "lowbit/registry/recipe_contract.h"
+#include "lowbit/registry/registry.h"
 #include "generators_at_level.h"
 #include "recipe_vs_oracle.h"
 #include "test_level.h"
@@ -263,6 +264,56 @@ TEST(Issue14Vllm, PerTokenFloorAndDivision) {
   const ref::OracleQuantized o = Oracle(r, row, x, 2, 2);
   EXPECT_EQ(o.codes, m.codes);
   EXPECT_EQ(o.scales.at(0).decode_bits, Bits(static_cast<float>(1.0 / 229376.0)));
+}
+
+// A given (static) scale, vLLM static_scaled_fp8_quant: 0.5 stored, x *
+// (1.0f / 0.5): 1 -> 2 (0x40), 300 -> 600 clamped to 448 (0x7E), NaN -> +448.
+// The same through the registry's scalar row (RecipeArgs::given_scale), and
+// refused for a recipe that derives its scale, and for dequantize.
+TEST(Issue14Vllm, StaticGivenScale) {
+  const recipe::Recipe& r = Named("e4m3", "vllm");
+  const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
+  const std::vector<float> x = {1.0f, 300.0f, NAN};
+  std::vector<std::uint8_t> codes(3);
+  float scale = 0.0f;
+  recipe::QuantizedTensor q;
+  q.codes = codes.data();
+  q.scales = &scale;
+  ASSERT_EQ(recipe::QuantizeTensorWithGivenScale(r, tensor, x.data(), 1, 3, 0.5f, q), recipe::TensorStatus::kOk);
+  EXPECT_EQ(scale, 0.5f);
+  EXPECT_EQ(codes, (std::vector<std::uint8_t>{0x40, 0x7E, 0x7E}));
+  // The oracle with the same stored scale: vLLM's factor is 1 / scale.
+  ref::OracleScale given;
+  given.decode_bits = Bits(0.5f);
+  given.factor_bits = Bits(2.0f);
+  EXPECT_EQ(ref::OracleQuantizeWithScales(r, tensor, x, 1, 3, {given}).codes, codes);
+  EXPECT_EQ(recipe::QuantizeTensorWithGivenScale(Named("int8", "ao-sym"), tensor, x.data(), 1, 3, 0.5f, q),
+            recipe::TensorStatus::kLayoutNotForRecipe);
+
+  registry::RecipeArgs a;
+  std::string error;
+  ASSERT_TRUE(registry::ParseRecipe("e4m3:vllm/tensor", &a.target, &error)) << error;
+  a.rows = 1;
+  a.cols = 3;
+  a.x = x.data();
+  std::vector<std::uint8_t> row_codes(3);
+  float row_scale = 0.0f;
+  a.q.codes = row_codes.data();
+  a.q.scales = &row_scale;
+  const float given_scale = 0.5f;
+  a.given_scale = &given_scale;
+  registry::Registry reg;
+  registry::RegisterScalarRecipes(reg);
+  const registry::RecipeEntry* scalar =
+      reg.FindRecipe(registry::RecipeOperation::kQuantizeRecipe, "e4m3:vllm/tensor", "scalar");
+  ASSERT_NE(scalar, nullptr);
+  ASSERT_TRUE(scalar->run(a).ok);
+  EXPECT_EQ(row_codes, codes);
+  EXPECT_EQ(row_scale, 0.5f);
+  ASSERT_TRUE(registry::ParseRecipe("int8:ao-sym/tensor", &a.target, &error)) << error;
+  const registry::Status refused = registry::ValidateRecipeArgs(a);
+  EXPECT_FALSE(refused.ok);
+  EXPECT_NE(refused.message.find("takes no given scale"), std::string::npos) << refused.message;
 }
 
 // ---- INT8 amax.clamp(min=1e-10) / 127 --------------------------------------------

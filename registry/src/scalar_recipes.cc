@@ -21,9 +21,11 @@ Status RunScalarRecipe(const RecipeArgs& a) {
   const recipe::Recipe& r = *a.target.recipe;
   const long rows = static_cast<long>(a.rows), cols = static_cast<long>(a.cols);
   const recipe::TensorStatus st =
-      a.operation == RecipeOperation::kQuantizeRecipe
-          ? recipe::QuantizeTensor(r, a.target.layout, a.x, rows, cols, a.q)
-          : recipe::DequantizeTensor(r, a.target.layout, recipe::AsConst(a.q), rows, cols, a.out);
+      a.operation != RecipeOperation::kQuantizeRecipe
+          ? recipe::DequantizeTensor(r, a.target.layout, recipe::AsConst(a.q), rows, cols, a.out)
+      : a.given_scale != nullptr
+          ? recipe::QuantizeTensorWithGivenScale(r, a.target.layout, a.x, rows, cols, *a.given_scale, a.q)
+          : recipe::QuantizeTensor(r, a.target.layout, a.x, rows, cols, a.q);
   if (st != recipe::TensorStatus::kOk) return Status::Error(std::string("scalar: ") + recipe::TensorStatusText(st));
   return Status::Ok();
 }
@@ -98,6 +100,15 @@ Status ValidateRecipeArgs(const RecipeArgs& a) {
     return Status::Error("unknown recipe operation " + std::to_string(static_cast<int>(a.operation)));
   }
   const std::string name = recipe::CanonicalName(a.target);
+  if (a.given_scale != nullptr) {
+    if (a.operation != RecipeOperation::kQuantizeRecipe) {
+      return Status::Error(name + ": a given scale applies to quantize only");
+    }
+    if (!recipe::TakesGivenScale(*a.target.recipe)) {
+      return Status::Error(name + ": this recipe takes no given scale (only the vLLM FP8 recipes do; the others "
+                                  "derive their scale from the data)");
+    }
+  }
   // Empty (rows or cols 0) is valid with any pointers, as in every entry
   // point (docs/bad-input.md "Empty input"); tested on the dimensions, never
   // on their product, which can wrap to 0.
@@ -114,6 +125,7 @@ Status ValidateRecipeArgs(const RecipeArgs& a) {
   // Typed buffers must be aligned for their type (C++ reads them as such).
   for (const auto& [p, align, what] : {std::tuple<const void*, std::size_t, const char*>{a.x, alignof(float), "x"},
                                        {a.out, alignof(float), "out"},
+                                       {a.given_scale, alignof(float), "given scale"},
                                        {a.q.scales, alignof(float), "scales"},
                                        {a.q.zero_points, alignof(std::int32_t), "zero points"},
                                        {a.q.tensor_scale, alignof(recipe::TensorScale), "tensor scale"}}) {
@@ -129,7 +141,9 @@ Status ValidateRecipeArgs(const RecipeArgs& a) {
   const BufferRange tensor_scale{a.q.tensor_scale, n(b.sizes.tensor_scales, sizeof(recipe::TensorScale)),
                                  "tensor scale"};
   if (quantize) {
-    return CheckNoOverlap(name, {{a.x, elements * sizeof(float), "x"}},
+    return CheckNoOverlap(name,
+                          {{a.x, elements * sizeof(float), "x"},
+                           {a.given_scale, a.given_scale != nullptr ? sizeof(float) : 0, "given scale"}},
                           {codes, scale_codes, scales, zero_points, tensor_scale});
   }
   return CheckNoOverlap(name, {codes, scale_codes, scales, zero_points, tensor_scale},

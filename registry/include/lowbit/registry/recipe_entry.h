@@ -83,6 +83,11 @@ struct RecipeArgs {
   const float* x = nullptr;         // quantize input
   recipe::QuantizedTensor q;        // quantize output, dequantize input
   float* out = nullptr;             // dequantize output
+  // Optional, quantize only: a given (static, calibrated) FP32 scale stored
+  // for every group instead of the one the recipe derives from x. Only
+  // recipes with recipe::TakesGivenScale accept it (vLLM FP8's
+  // static_scaled_fp8_quant); ValidateRecipeArgs refuses it elsewhere.
+  const float* given_scale = nullptr;
 };
 
 // What every backend checks first, so that each names the same problem the

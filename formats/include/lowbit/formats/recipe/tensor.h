@@ -240,6 +240,43 @@ LOWBIT_HD_CONSTEXPR TensorStatus QuantizeTensor(const Recipe& r, const Layout& l
   return TensorStatus::kOk;
 }
 
+// Static quantization with a given FP32 scale (a calibrated one, not read
+// from x). Only the vLLM FP8 recipes take one: static_scaled_fp8_quant
+// (vllm-project/vllm @0794945f csrc/quantization/fp8/common.cu) stores the
+// given scale and multiplies by inverted_scale = 1.0f / scale; the per-token
+// arithmetic with a given scale divides by it. Other rules derive their
+// stored scale and their factor differently (TE stores 1 / factor, torchao
+// and GPTQ carry zero points), so they take none.
+LOWBIT_HD_CONSTEXPR bool TakesGivenScale(const Recipe& r) {
+  return r.scale_rule == ScaleRule::kVllmFp8PerTensor || r.scale_rule == ScaleRule::kVllmFp8PerToken;
+}
+
+// The scale of every group under a given stored scale (TakesGivenScale).
+LOWBIT_HD_CONSTEXPR BlockScale GivenScale(const Recipe& r, float scale) {
+  BlockScale s;
+  s.decode = scale;
+  s.rule_value = scale;
+  s.factor = r.element_step == ElementStep::kMultiply ? 1.0f / scale : scale;
+  return s;
+}
+
+// Quantizes x with `scale` stored for every group of the layout.
+// kLayoutNotForRecipe for a recipe that takes no given scale.
+LOWBIT_HD_CONSTEXPR TensorStatus QuantizeTensorWithGivenScale(const Recipe& r, const Layout& layout, const float* x,
+                                                              long rows, long cols, float scale,
+                                                              const QuantizedTensor& q) {
+  if (!TakesGivenScale(r)) return TensorStatus::kLayoutNotForRecipe;
+  GroupGrid g;
+  const TensorStatus st = MakeGroupGrid(r, layout, rows, cols, &g);
+  if (st != TensorStatus::kOk) return st;
+  const BlockScale s = GivenScale(r, scale);
+  for (long group = 0; group < g.Count(); ++group) {
+    StoreScale(r, q, group, s);
+    ForEachInGroup(g, group, [&](long k) { StoreCode(r.packing, q.codes, k, EncodeElement(r, s, x[k])); });
+  }
+  return TensorStatus::kOk;
+}
+
 // Static quantization: the codes of x under scales already stored in q
 // (e.g. from a calibrated range through ChooseScale(r, StatsOfRange(lo, hi))).
 // Needs the quantize-side factor, so it takes the BlockScale of each group.
