@@ -359,5 +359,66 @@ TEST(GemvOrder, OrderShapesAreTheKernels) {
   EXPECT_EQ(GemvOrderOf(GemvFormat::kInt4Awq, 64).block, 64);
 }
 
+TEST(GemvOrder, RegistryViewsMapOntoTheGemvOrRefuseByName) {
+  // The literal NVFP4 case above as a registry problem, batch 2 with the
+  // second batch's scale doubled (UE4M3 0x40 = 2.0), strided x and y.
+  std::vector<std::uint8_t> codes(16, 0x22);  // two batches of one 16-element row
+  std::vector<std::uint8_t> scales = {0x38, 0x40};
+  recipe::TensorScale ts[1];
+  ts[0].decode = 0.5f;
+  WeightView w;
+  w.format = WeightFormat::kNvfp4;
+  w.packing = WeightPacking::kLowbit;
+  w.geometry = ScaleGeometry::kRowGroups;
+  w.scale_type = ScaleType::kUe4m3;
+  w.n = 1;
+  w.k = 16;
+  w.block = 16;
+  w.batch = 2;
+  w.codes = codes.data();
+  w.codes_count = 16;
+  w.codes_batch_stride = 8;
+  w.scales = scales.data();
+  w.scales_count = 2;
+  w.scales_batch_stride = 1;
+  w.tensor_scale = ts;
+  w.tensor_scale_count = 1;
+  w.tensor_scale_batch_stride = 0;
+  MatmulProblem p;
+  p.w = w;
+  p.m = 1;
+  std::vector<std::uint16_t> x(40, kBf16One);
+  p.x.type = ActivationType::kBf16;
+  p.x.data = x.data();
+  p.x.count = 40;
+  p.x.row_stride = 20;
+  p.x.batch_stride = 20;
+  std::vector<float> y(2);
+  p.y.type = OutputType::kFp32;
+  p.y.data = y.data();
+  p.y.count = 2;
+  p.y.row_stride = 1;
+  p.y.batch_stride = 1;
+  const GemvProblemResult r = GemvDefinedOrderProblem(p);
+  ASSERT_EQ(r.error, nullptr);
+  ASSERT_EQ(r.codes.size(), 2u);
+  EXPECT_EQ(r.codes[0], 0x41000000u);  // 16 * 1 * 0.5
+  EXPECT_EQ(r.codes[1], 0x41800000u);  // 16 * 2 * 0.5
+  GemvWeightView v;
+  WeightView odd = w;
+  odd.k = 15;
+  EXPECT_STREQ(GemvViewOf(odd, 0, &v), "the GEMV takes 4-bit rows that start on a byte (K even)");
+  WeightView flat = w;
+  flat.geometry = ScaleGeometry::kFlatBlocks;
+  flat.k = 24;
+  EXPECT_NE(GemvViewOf(flat, 0, &v), nullptr);
+  flat.k = 32;
+  EXPECT_EQ(GemvViewOf(flat, 0, &v), nullptr);  // K a multiple of 16: the same layout as per-row blocks
+  WeightView int4 = w;
+  int4.format = WeightFormat::kUint4;
+  int4.scale_type = ScaleType::kFp32;
+  EXPECT_STREQ(GemvViewOf(int4, 0, &v), "the GEMV takes integer weights in the GPTQ or AWQ packing");
+}
+
 }  // namespace
 }  // namespace lowbit::matmul

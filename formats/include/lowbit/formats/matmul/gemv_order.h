@@ -40,7 +40,12 @@
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/matmul/weights.h"
 #include "lowbit/formats/recipe/steps.h"
+
+#if !defined(__CUDA_ARCH__)
+#include <vector>
+#endif
 
 namespace lowbit::matmul {
 
@@ -249,5 +254,99 @@ LOWBIT_HD inline void GemvDefinedOrder(const GemvWeightView& w, const std::uint1
     }
   }
 }
+
+// ---- the registry's view (formats/matmul/weights.h) -----------------------------
+
+// The GEMV view of batch l of `w`: nullptr, and *out set, when the GEMV takes
+// these weights; else why not. The GEMV's K-major rows start on a byte and
+// carry ceil(K / block) scales each, so lowbit-packed MX / NVFP4 weights need
+// per-row blocks (kRowGroups, or kFlatBlocks with K a multiple of the block,
+// which is the same layout) and, for 4-bit codes, an even K; integer weights
+// need the GPTQ or AWQ packing with FP16 / BF16 scales.
+LOWBIT_HD_CONSTEXPR const char* GemvViewOf(const WeightView& w, std::int64_t l, GemvWeightView* out) {
+  GemvWeightView v;
+  v.n = static_cast<long>(w.n);
+  v.k = static_cast<long>(w.k);
+  switch (w.format) {
+    case WeightFormat::kNvfp4:
+    case WeightFormat::kMxfp4:
+    case WeightFormat::kMxfp8E4m3: {
+      if (w.packing != WeightPacking::kLowbit) return "the GEMV takes MX / NVFP4 weights in the lowbit packing";
+      const bool per_row = w.geometry == ScaleGeometry::kRowGroups ||
+                           (w.geometry == ScaleGeometry::kFlatBlocks && w.block > 0 && w.k % w.block == 0);
+      if (!per_row) return "the GEMV takes per-row blocks (kRowGroups, or kFlatBlocks with K a multiple of the block)";
+      if (IsFourBit(w.format) && w.k % 2 != 0) return "the GEMV takes 4-bit rows that start on a byte (K even)";
+      v.format = w.format == WeightFormat::kNvfp4   ? GemvFormat::kNvfp4
+                 : w.format == WeightFormat::kMxfp4 ? GemvFormat::kMxfp4
+                                                    : GemvFormat::kMxfp8;
+      v.codes = static_cast<const std::uint8_t*>(w.codes) + l * w.codes_batch_stride;
+      v.block_scales = static_cast<const std::uint8_t*>(w.scales) + l * w.scales_batch_stride;
+      v.tensor_scale = TensorScaleOf(w, l);
+      break;
+    }
+    case WeightFormat::kFp8E4m3PerChannel:
+      if (w.packing != WeightPacking::kLowbit || w.geometry != ScaleGeometry::kPerRow || w.scale_type != ScaleType::kFp32) {
+        return "the GEMV takes E4M3 per-channel weights with one FP32 scale per row";
+      }
+      v.format = GemvFormat::kFp8PerChannel;
+      v.codes = static_cast<const std::uint8_t*>(w.codes) + l * w.codes_batch_stride;
+      v.channel_scales = static_cast<const float*>(w.scales) + l * w.scales_batch_stride;
+      break;
+    case WeightFormat::kInt4:
+    case WeightFormat::kUint4:
+      if (w.packing == WeightPacking::kLowbit) return "the GEMV takes integer weights in the GPTQ or AWQ packing";
+      if (w.scale_type != ScaleType::kFp16 && w.scale_type != ScaleType::kBf16) {
+        return "the GEMV takes GPTQ / AWQ scales in FP16 or BF16";
+      }
+      if (w.block < 1) return "the group size must be positive";
+      v.format = w.packing == WeightPacking::kGptq ? GemvFormat::kInt4Gptq : GemvFormat::kInt4Awq;
+      v.group = static_cast<int>(w.block);
+      v.signed_codes = w.format == WeightFormat::kInt4;
+      v.scale_type = w.scale_type == ScaleType::kFp16 ? GemvScaleType::kFp16 : GemvScaleType::kBf16;
+      v.words = static_cast<const std::uint32_t*>(w.codes) + l * w.codes_batch_stride;
+      v.group_scales = static_cast<const std::uint16_t*>(w.scales) + l * w.scales_batch_stride;
+      v.zeros = w.zeros != nullptr ? static_cast<const std::uint32_t*>(w.zeros) + l * w.zeros_batch_stride : nullptr;
+      break;
+  }
+  *out = v;
+  return nullptr;
+}
+
+LOWBIT_HD_CONSTEXPR GemvActType GemvActOf(ActivationType t) {
+  return t == ActivationType::kFp16 ? GemvActType::kFp16 : GemvActType::kBf16;
+}
+LOWBIT_HD_CONSTEXPR GemvOutType GemvOutOf(OutputType t) {
+  return t == OutputType::kFp32 ? GemvOutType::kFp32 : t == OutputType::kFp16 ? GemvOutType::kFp16 : GemvOutType::kBf16;
+}
+
+#if !defined(__CUDA_ARCH__)
+// The defined-order GEMV of a whole problem (host), for the registry's GEMV
+// row: dense [batch][M][N] output codes, as matmul::WriteOutput takes them.
+// error is nullptr, or why the GEMV does not take these weights (GemvViewOf).
+// The problem must have passed matmul::Validate.
+struct GemvProblemResult {
+  const char* error = nullptr;
+  std::vector<std::uint32_t> codes;
+};
+inline GemvProblemResult GemvDefinedOrderProblem(const MatmulProblem& p) {
+  GemvProblemResult r;
+  r.codes.resize(static_cast<std::size_t>(p.w.batch * p.m * p.w.n));
+  std::vector<std::uint16_t> x(static_cast<std::size_t>(p.m * p.w.k));
+  const auto* xs = static_cast<const std::uint16_t*>(p.x.data);
+  for (std::int64_t l = 0; l < p.w.batch; ++l) {
+    GemvWeightView v;
+    if (const char* why = GemvViewOf(p.w, l, &v); why != nullptr) {
+      r.error = why;
+      return r;
+    }
+    for (std::int64_t m = 0; m < p.m; ++m) {
+      for (std::int64_t k = 0; k < p.w.k; ++k) x[m * p.w.k + k] = xs[l * p.x.batch_stride + m * p.x.row_stride + k];
+    }
+    GemvDefinedOrder(v, x.data(), GemvActOf(p.x.type), static_cast<long>(p.m), GemvOutOf(p.y.type),
+                     r.codes.data() + l * p.m * p.w.n);
+  }
+  return r;
+}
+#endif
 
 }  // namespace lowbit::matmul
