@@ -12,6 +12,10 @@
 
 #include "lowbit/formats/matmul/gemv_order.h"
 
+namespace lowbit::registry {
+class Registry;
+}
+
 namespace lowbit::cuda::gemv {
 
 inline constexpr long kGemvMaxM = 16;
@@ -48,5 +52,9 @@ GemvStatus ValidateGemv(const GemvLaunch& g);
 // Validates, then launches on `stream` (asynchronous; a launch error is
 // returned).
 GemvStatus LaunchGemv(const GemvLaunch& g, cudaStream_t stream = nullptr);
+
+// The registry rows (backend "cuda", operation gemv) of every weight kind the
+// GEMV takes (register_gemv.cc; built when the registry is).
+void RegisterCudaGemv(registry::Registry& registry);
 
 }  // namespace lowbit::cuda::gemv

@@ -1,0 +1,135 @@
+// The CUDA GEMV's registry rows (registry/include/lowbit/registry/matmul_entry.h):
+// backend "cuda", operation gemv, for every weight kind the GEMV takes
+// (formats/matmul/gemv_order.h GemvViewOf) x BF16 / FP16 activations x BF16 /
+// FP16 / FP32 outputs. `run` takes host memory: each batch entry's buffers
+// are copied to the device, the GEMV runs, y is copied back and written with
+// the problem's strides. `lowbit verify` checks these rows bit for bit
+// against the scalar GEMV row. Unavailable (skipped, never passed) without a
+// GPU.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gemv.h"
+#include "lowbit/cuda/device.h"
+#include "lowbit/formats/matmul/exact.h"  // WriteOutput
+#include "lowbit/formats/matmul/gemv_order.h"
+#include "lowbit/registry/matmul_entry.h"
+#include "lowbit/registry/registry.h"
+
+namespace lowbit::cuda::gemv {
+namespace {
+
+using registry::MatmulArgs;
+using registry::MatmulEntry;
+using registry::Status;
+
+// A device buffer that frees itself.
+struct DeviceBytes {
+  void* p = nullptr;
+  ~DeviceBytes() {
+    if (p != nullptr) cudaFree(p);
+  }
+  cudaError_t Upload(const void* host, std::size_t bytes) {
+    if (host == nullptr || bytes == 0) return cudaSuccess;
+    if (cudaError_t e = cudaMalloc(&p, bytes); e != cudaSuccess) return e;
+    return cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice);
+  }
+};
+
+Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
+  if (Status s = registry::ValidateMatmulArgs(entry, args); !s.ok) return s;
+  const std::string row = registry::MatmulRowName(entry) + " (cuda): ";
+  std::vector<std::uint32_t> codes(static_cast<std::size_t>(args.w.batch * args.m * args.w.n));
+  std::vector<std::uint16_t> x(static_cast<std::size_t>(args.m * args.w.k));
+  const auto* xs = static_cast<const std::uint16_t*>(args.x.data);
+  const std::size_t out_bytes = static_cast<std::size_t>(args.m * args.w.n) * matmul::OutputBytes(args.y.type);
+  std::vector<std::uint8_t> out(out_bytes);
+  for (std::int64_t l = 0; l < args.w.batch; ++l) {
+    matmul::GemvWeightView v;
+    if (const char* why = matmul::GemvViewOf(args.w, l, &v); why != nullptr) return Status::Error(row + why);
+    for (std::int64_t m = 0; m < args.m; ++m) {
+      for (std::int64_t k = 0; k < args.w.k; ++k) x[m * args.w.k + k] = xs[l * args.x.batch_stride + m * args.x.row_stride + k];
+    }
+    const GemvEntrySizes s = GemvEntryElementCounts(v);
+    DeviceBytes d_codes, d_bs, d_cs, d_words, d_gs, d_zeros, d_x, d_out;
+    cudaError_t e = cudaSuccess;
+    auto up = [&](DeviceBytes& d, const void* host, std::size_t bytes) {
+      if (e == cudaSuccess) e = d.Upload(host, bytes);
+    };
+    up(d_codes, v.codes, s.codes);
+    up(d_bs, v.block_scales, s.block_scales);
+    up(d_cs, v.channel_scales, 4 * s.channel_scales);
+    up(d_words, v.words, 4 * s.words);
+    up(d_gs, v.group_scales, 2 * s.group_scales);
+    up(d_zeros, v.zeros, 4 * s.zeros);
+    up(d_x, x.data(), 2 * x.size());
+    if (e == cudaSuccess) e = cudaMalloc(&d_out.p, out_bytes);
+    if (e != cudaSuccess) return Status::Error(row + "device copy failed: " + cudaGetErrorString(e));
+    GemvLaunch g;
+    g.w = v;
+    g.w.codes = static_cast<const std::uint8_t*>(d_codes.p);
+    g.w.block_scales = static_cast<const std::uint8_t*>(d_bs.p);
+    g.w.channel_scales = static_cast<const float*>(d_cs.p);
+    g.w.words = static_cast<const std::uint32_t*>(d_words.p);
+    g.w.group_scales = static_cast<const std::uint16_t*>(d_gs.p);
+    g.w.zeros = static_cast<const std::uint32_t*>(d_zeros.p);
+    g.batch = 1;
+    g.m = static_cast<long>(args.m);
+    g.act = matmul::GemvActOf(args.x.type);
+    g.x = d_x.p;
+    g.out_type = matmul::GemvOutOf(args.y.type);
+    g.out = d_out.p;
+    if (GemvStatus st = LaunchGemv(g); !st.ok) return Status::Error(row + st.error);
+    if ((e = cudaMemcpy(out.data(), d_out.p, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+      return Status::Error(row + "GEMV failed: " + cudaGetErrorString(e));
+    }
+    const std::size_t base = static_cast<std::size_t>(l * args.m * args.w.n);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(args.m * args.w.n); ++i) {
+      if (args.y.type == matmul::OutputType::kFp32) {
+        codes[base + i] = static_cast<std::uint32_t>(out[4 * i]) | static_cast<std::uint32_t>(out[4 * i + 1]) << 8 |
+                          static_cast<std::uint32_t>(out[4 * i + 2]) << 16 | static_cast<std::uint32_t>(out[4 * i + 3]) << 24;
+      } else {
+        codes[base + i] = static_cast<std::uint32_t>(out[2 * i]) | static_cast<std::uint32_t>(out[2 * i + 1]) << 8;
+      }
+    }
+  }
+  matmul::WriteOutput(args, codes);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterCudaGemv(registry::Registry& registry) {
+  constexpr matmul::ActivationType kActivations[] = {matmul::ActivationType::kBf16, matmul::ActivationType::kFp16};
+  constexpr matmul::OutputType kOutputs[] = {matmul::OutputType::kBf16, matmul::OutputType::kFp16,
+                                             matmul::OutputType::kFp32};
+  for (const registry::MatmulWeightKind& kind : registry::kMatmulWeightKinds) {
+    // The kinds GemvViewOf takes: lowbit-packed MX / NVFP4 / E4M3 per
+    // channel, GPTQ / AWQ with FP16 / BF16 scales.
+    const bool integer = matmul::IsIntegerFormat(kind.format);
+    if (integer && kind.packing == matmul::WeightPacking::kLowbit) continue;
+    for (matmul::ActivationType act : kActivations) {
+      for (matmul::OutputType out : kOutputs) {
+        MatmulEntry e;
+        e.operation = registry::MatmulOperation::kGemv;
+        e.weight = kind.name;
+        e.activation = act;
+        e.output = out;
+        e.backend = "cuda";
+        e.available = [] { return GpuAvailable(); };
+        // Per-row blocks only (GemvViewOf): flat blocks equal them only when
+        // K is a multiple of the block.
+        e.takes_flat_blocks = false;
+        e.takes_row_groups = true;
+        MatmulEntry columns = e;
+        e.run = [columns](const MatmulArgs& args) { return RunOnHostMemory(columns, args); };
+        registry.AddMatmul(std::move(e));
+      }
+    }
+  }
+}
+
+}  // namespace lowbit::cuda::gemv
