@@ -135,6 +135,7 @@ const char* KindName(check::RowKind kind) {
     case check::RowKind::kPacking: return "packing";
     case check::RowKind::kGpuSweep: return "gpu-sweep";
     case check::RowKind::kOracle: return "oracle";
+    case check::RowKind::kMatmul: return "matmul";
   }
   return "?";
 }

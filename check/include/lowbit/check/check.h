@@ -45,6 +45,7 @@ enum class RowKind : std::uint8_t {
   kPacking,   // a registry PackingEntry against the "scalar" row of the same layout and direction
   kGpuSweep,  // a cuda-hw conversion over all its inputs on the GPU
   kOracle,    // the model against the oracle (lowbit::reference)
+  kMatmul,    // a registry MatmulEntry: GEMV bit for bit against the scalar row, GEMM within its bound
 };
 
 // One differing output, decoded. Element rows (kernels, GPU sweeps, oracle)
@@ -137,6 +138,7 @@ struct Parts {
   bool packing = true;     // every non-scalar PackingEntry
   bool gpu_sweeps = true;  // ci and full only (they need every input)
   bool oracle = true;      // when lowbit::reference was built
+  bool matmul = true;      // every non-scalar MatmulEntry (matmul_check.cc)
 };
 
 struct Plan {
@@ -162,7 +164,7 @@ struct Results {
 // Runs a plan over `registry` (fill it first, e.g. with RegisterAllBackends of
 // backends.h). Rows come in this order: kernels (by operation, format, then
 // registration order), recipes (registration order), packing (registration
-// order), GPU sweeps, oracle.
+// order), matmul (registration order), GPU sweeps, oracle.
 // (Not named Run: inside a gtest TEST body that name is testing::Test::Run.)
 Results RunPlan(const registry::Registry& registry, const Plan& plan);
 
@@ -206,5 +208,15 @@ bool GpuSweepsBuilt();
 std::vector<Row> CheckModelAgainstOracle(Level level, const Filter& filter, int threads,
                                          Progress* progress);
 bool OracleBuilt();
+
+// Every non-scalar matmul row (registry matmul_entry.h) that the filter
+// selects (no format filter; the backend filter applies): GEMV rows bit for
+// bit against the "scalar" GEMV row of the same (weight, activation,
+// output), NaN equal to any NaN; GEMM rows within their error_bound of the
+// exact mode (formats/matmul/exact.h). docs/matmul.md.
+std::vector<Row> CheckMatmuls(const registry::Registry& registry, Level level, const Filter& filter,
+                              Progress* progress);
+// One matmul row (`scalar`: the scalar GEMV row; unused for GEMM rows).
+Row CheckMatmul(const registry::MatmulEntry& entry, const registry::MatmulEntry* scalar, Level level);
 
 }  // namespace lowbit::check

@@ -89,6 +89,17 @@ const MatmulWeightKind* MatmulWeightKindOf(const matmul::WeightView& w);
 // One call of a matmul row: the whole problem (weights, M, x, y).
 using MatmulArgs = matmul::MatmulProblem;
 
+// The magnitudes a GEMM row's error bound is a function of, for one output
+// (formats/matmul/gemm_bound.h GemmBoundTerms): w_k is the exact weight
+// without its outer FP32 scale t (NVFP4's tensor scale, FP8's channel scale;
+// dequantize.h ExactInnerWeightValue), x_k the activation.
+struct MatmulMagnitudes {
+  std::int64_t k = 0;
+  double sum_abs_xw = 0;  // sum |x_k| |w_k|
+  double sum_abs_x = 0;   // sum |x_k|
+  double abs_scale = 1;   // |t|
+};
+
 struct MatmulEntry {
   MatmulOperation operation = MatmulOperation::kGemv;
   std::string weight;  // a kMatmulWeightKinds name
@@ -107,6 +118,10 @@ struct MatmulEntry {
   // multiple of the block). The harness only sends these.
   bool takes_flat_blocks = true;
   bool takes_row_groups = true;
+  // GEMM rows: the largest |y_row - y_exact| allowed for one output (the
+  // row's documented bound, gemm_bound.h GemmErrorBound). Empty for GEMV
+  // rows, which are checked bit for bit.
+  std::function<double(const MatmulArgs&, const MatmulMagnitudes&)> error_bound;
 };
 
 // "gemv nvfp4 bf16->fp32" (the backend is a separate column).

@@ -54,6 +54,25 @@ LOWBIT_HD_CONSTEXPR double ExactWeightValue(const WeightView& w, std::int64_t l,
   return q * scale;
 }
 
+// The outer FP32 scale t of W[l][n][*] that a kernel may apply after the
+// reduction: NVFP4's tensor scale, FP8's channel scale; 1 otherwise.
+LOWBIT_HD_CONSTEXPR double OuterScaleValue(const WeightView& w, std::int64_t l, std::int64_t n) {
+  if (w.format == WeightFormat::kNvfp4) return static_cast<double>(TensorScaleOf(w, l));
+  if (w.format == WeightFormat::kFp8E4m3PerChannel) return DecodeToF64(ScaleFormatOf(w.scale_type), ScaleBits(w, l, n, 0));
+  return 1.0;
+}
+
+// W[l][n][k] without that outer scale (exact): NVFP4 e2m1 * ue4m3, FP8 the
+// E4M3 element; the whole weight otherwise.
+LOWBIT_HD_CONSTEXPR double ExactInnerWeightValue(const WeightView& w, std::int64_t l, std::int64_t n, std::int64_t k) {
+  if (w.format == WeightFormat::kNvfp4) {
+    return DecodeToF64(ElementFormatOf(w.format), WeightCode(w, l, n, k)) *
+           DecodeToF64(ScaleFormatOf(w.scale_type), ScaleBits(w, l, n, k));
+  }
+  if (w.format == WeightFormat::kFp8E4m3PerChannel) return DecodeToF64(ElementFormatOf(w.format), WeightCode(w, l, n, k));
+  return ExactWeightValue(w, l, n, k);
+}
+
 // Whether FP32 holds every W value of this format and scale type exactly
 // (see the header comment): only 4-bit integers with FP16 scales and zero
 // points within 0..15.
