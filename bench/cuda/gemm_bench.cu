@@ -13,15 +13,17 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "gemm/gemm.h"
 
-using lowbit::cuda::gemm::GemmWeights;
-using lowbit::cuda::gemm::OutputType;
-using lowbit::cuda::gemm::ScaleType;
-using lowbit::cuda::gemm::WeightFormat;
+namespace matmul = lowbit::matmul;
+using matmul::OutputType;
+using matmul::ScaleType;
+using matmul::WeightFormat;
+using matmul::WeightPacking;
 
 #define CHECK_CUDA(e)                                                              \
   do {                                                                             \
@@ -62,62 +64,65 @@ struct Owned {
   }
 };
 
-GemmWeights MakeWeights(WeightFormat f, std::int64_t n, std::int64_t k, std::mt19937_64& rng, Owned& own) {
-  GemmWeights w;
-  w.format = f;
-  w.n = n;
-  w.k = k;
-  const bool four = f != WeightFormat::kMxfp8E4m3 && f != WeightFormat::kFp8E4m3PerChannel;
-  auto* codes = Upload(RandomBytes(rng, four ? n * k / 2 : n * k, 0xFF, four ? 0 : 0x7F));
+struct Kind {
+  const char* name;
+  WeightFormat f;
+  WeightPacking packing;
+  ScaleType st;
+  bool zeros;
+};
+
+// Random codes and in-range scales for a weight kind, on the device.
+matmul::WeightView MakeWeights(const Kind& kind, std::int64_t n, std::int64_t k, std::mt19937_64& rng, Owned& own) {
+  const bool four = matmul::IsFourBit(kind.f);
+  const std::int64_t block = kind.f == WeightFormat::kNvfp4 ? 16
+                             : kind.f == WeightFormat::kMxfp4 || kind.f == WeightFormat::kMxfp8E4m3 ? 32
+                             : kind.f == WeightFormat::kFp8E4m3PerChannel ? 0 : 128;
+  const matmul::ScaleGeometry geometry = kind.f == WeightFormat::kFp8E4m3PerChannel ? matmul::ScaleGeometry::kPerRow
+                                         : matmul::IsIntegerFormat(kind.f) ? matmul::ScaleGeometry::kRowGroups
+                                                                           : matmul::ScaleGeometry::kFlatBlocks;
+  // Sizes only: a non-null zeros pointer says the kind has zero points.
+  static const int kHasZeros = 0;
+  const matmul::WeightView probe = matmul::DenseWeights(kind.f, kind.packing, geometry, kind.st, n, k, block, 1,
+                                                        nullptr, nullptr, kind.zeros ? &kHasZeros : nullptr, nullptr);
+  const matmul::WeightBufferSizes sizes = matmul::PerBatchSizes(probe);
+  const bool words = kind.packing != WeightPacking::kLowbit;
+  auto* codes = Upload(RandomBytes(rng, sizes.codes * (words ? 4 : 1), 0xFF, four ? 0 : 0x7F));
   own.ptrs.push_back(codes);
-  w.codes = codes;
-  const std::int64_t blocks = n * (k / lowbit::cuda::gemm::BlockSizeOf(f, k));
-  switch (f) {
-    case WeightFormat::kNvfp4: {
-      std::vector<std::uint8_t> s = RandomBytes(rng, blocks, 0x0F, 0);
-      for (auto& b : s) b = static_cast<std::uint8_t>(0x30 + b);  // UE4M3 0.5 .. 1.9
-      auto* d = Upload(s);
-      own.ptrs.push_back(d);
-      w.scales = d;
-      w.scale_type = ScaleType::kUe4m3;
-      w.tensor_scale = 0.01f;
-      break;
+  const std::size_t sb = matmul::ScaleBytes(kind.st);
+  std::vector<std::uint8_t> scales(sizes.scales * sb);
+  for (std::int64_t i = 0; i < sizes.scales; ++i) {
+    std::uint32_t bits = 0;
+    switch (kind.st) {
+      case ScaleType::kUe4m3: bits = 0x30 + (rng() & 0x0F); break;   // 0.5 .. 1.9
+      case ScaleType::kE8m0: bits = 120 + (rng() & 0x07); break;     // 2^-7 .. 2^0
+      case ScaleType::kFp16: bits = 0x2000 | (rng() & 0x3FF); break;  // ~2^-7
+      case ScaleType::kBf16: bits = 0x3C00 | (rng() & 0x7F); break;   // ~2^-7
+      case ScaleType::kFp32: { const float v = 0.01f; std::memcpy(&bits, &v, 4); break; }
     }
-    case WeightFormat::kMxfp4:
-    case WeightFormat::kMxfp8E4m3: {
-      std::vector<std::uint8_t> s = RandomBytes(rng, blocks, 0x07, 0);
-      for (auto& b : s) b = static_cast<std::uint8_t>(120 + b);  // 2^-7 .. 2^0
-      auto* d = Upload(s);
-      own.ptrs.push_back(d);
-      w.scales = d;
-      w.scale_type = ScaleType::kE8m0;
-      break;
-    }
-    case WeightFormat::kInt4G128:
-    case WeightFormat::kUint4G128: {
-      std::vector<std::uint16_t> s(blocks);
-      for (auto& v : s) v = static_cast<std::uint16_t>(0x2000 | (rng() & 0x3FF));  // FP16 ~ 2^-7
-      auto* d = Upload(s);
-      own.ptrs.push_back(d);
-      w.scales = d;
-      w.scale_type = ScaleType::kF16;
-      if (f == WeightFormat::kUint4G128) {
-        auto* z = Upload(RandomBytes(rng, blocks, 0x0F, 0));
-        own.ptrs.push_back(z);
-        w.zeros = z;
-      }
-      break;
-    }
-    case WeightFormat::kFp8E4m3PerChannel: {
-      std::vector<float> s(n, 0.01f);
-      auto* d = Upload(s);
-      own.ptrs.push_back(d);
-      w.scales = d;
-      w.scale_type = ScaleType::kF32;
-      break;
-    }
+    std::memcpy(scales.data() + i * sb, &bits, sb);
   }
-  return w;
+  auto* d_scales = Upload(scales);
+  own.ptrs.push_back(d_scales);
+  void* d_zeros = nullptr;
+  if (kind.zeros) {
+    std::vector<std::uint8_t> z(sizes.zeros * 4);
+    if (words) {
+      z = RandomBytes(rng, z.size(), 0xFF, 0);
+    } else {
+      for (std::size_t i = 0; i < z.size(); i += 4) z[i] = static_cast<std::uint8_t>(rng() & 0xF);
+    }
+    d_zeros = Upload(z);
+    own.ptrs.push_back(d_zeros);
+  }
+  lowbit::recipe::TensorScale* d_ts = nullptr;
+  if (kind.f == WeightFormat::kNvfp4) {
+    lowbit::recipe::TensorScale t;
+    t.decode = 0.01f;
+    d_ts = Upload(std::vector<lowbit::recipe::TensorScale>{t});
+    own.ptrs.push_back(d_ts);
+  }
+  return matmul::DenseWeights(kind.f, kind.packing, geometry, kind.st, n, k, block, 1, codes, d_scales, d_zeros, d_ts);
 }
 
 }  // namespace
@@ -130,8 +135,17 @@ int main(int argc, char** argv) {
     std::int64_t m, n, k;
   };
   const Shape shapes[] = {{8192, 8192, 8192}, {4096, 28672, 8192}};
-  const WeightFormat formats[] = {WeightFormat::kNvfp4,     WeightFormat::kMxfp4,     WeightFormat::kMxfp8E4m3,
-                                  WeightFormat::kInt4G128,  WeightFormat::kUint4G128, WeightFormat::kFp8E4m3PerChannel};
+  const Kind kinds[] = {
+      {"nvfp4", WeightFormat::kNvfp4, WeightPacking::kLowbit, ScaleType::kUe4m3, false},
+      {"mxfp4", WeightFormat::kMxfp4, WeightPacking::kLowbit, ScaleType::kE8m0, false},
+      {"mxfp8-e4m3", WeightFormat::kMxfp8E4m3, WeightPacking::kLowbit, ScaleType::kE8m0, false},
+      {"int4-g128", WeightFormat::kInt4, WeightPacking::kLowbit, ScaleType::kFp32, false},
+      {"uint4-gptq-fp16", WeightFormat::kUint4, WeightPacking::kGptq, ScaleType::kFp16, true},
+      {"uint4-awq-fp16", WeightFormat::kUint4, WeightPacking::kAwq, ScaleType::kFp16, true},
+      {"e4m3-channel", WeightFormat::kFp8E4m3PerChannel, WeightPacking::kLowbit, ScaleType::kFp32, false},
+      {"w4a4-nvfp4", WeightFormat::kNvfp4, WeightPacking::kLowbit, ScaleType::kUe4m3, false},
+  };
+  const int kinds_count = static_cast<int>(sizeof(kinds) / sizeof(kinds[0]));
   std::mt19937_64 rng(2026);
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
@@ -140,21 +154,22 @@ int main(int argc, char** argv) {
     // Activations: random BF16 in [-2, 2) (never zeros).
     std::vector<std::uint16_t> xh(s.m * s.k);
     for (auto& v : xh) v = static_cast<std::uint16_t>(0x3F00 ^ (rng() & 0x80FF));
-    auto* x = Upload(xh);
+    std::uint16_t* x = Upload(xh);
     void* y = nullptr;
-    CHECK_CUDA(cudaMalloc(&y, s.m * s.n * sizeof(float)));
+    CHECK_CUDA(cudaMalloc(&y, s.m * s.n * sizeof(std::uint16_t)));
     void* ws = nullptr;
     CHECK_CUDA(cudaMalloc(&ws, lowbit::cuda::gemm::GemmW4A4WorkspaceBytes(s.m, s.k)));
-    for (int fi = 0; fi <= (one ? 0 : 6); ++fi) {
-      const bool w4a4 = fi == 6;
-      const WeightFormat f = w4a4 ? WeightFormat::kNvfp4 : formats[fi];
+    for (int fi = 0; fi < (one ? 1 : kinds_count); ++fi) {
+      const bool w4a4 = fi == kinds_count - 1;
       Owned own;
-      const GemmWeights w = MakeWeights(f, s.n, s.k, rng, own);
+      matmul::MatmulProblem p;
+      p.w = MakeWeights(kinds[fi], s.n, s.k, rng, own);
+      p.m = s.m;
+      p.x = {matmul::ActivationType::kBf16, x, s.m * s.k, s.k, 0};
+      p.y = {OutputType::kBf16, y, s.m * s.n, s.n, 0};
       auto run = [&] {
-        const auto* xp = reinterpret_cast<const __nv_bfloat16*>(x);
-        const lowbit::cuda::Status st =
-            w4a4 ? lowbit::cuda::gemm::GemmW4A4Nvfp4(xp, s.m, w, lowbit::block::Nvfp4Recipe::kTe, ws, y, OutputType::kBf16)
-                 : lowbit::cuda::gemm::Gemm(xp, s.m, w, y, OutputType::kBf16);
+        const lowbit::cuda::Status st = w4a4 ? lowbit::cuda::gemm::GemmW4A4Nvfp4(p, lowbit::block::Nvfp4Recipe::kTe, ws)
+                                             : lowbit::cuda::gemm::Gemm(p);
         if (!st.ok) {
           std::fprintf(stderr, "gemm failed: %s\n", st.message.c_str());
           std::exit(1);
@@ -175,8 +190,7 @@ int main(int argc, char** argv) {
       std::sort(ms.begin(), ms.end());
       const double med = ms[ms.size() / 2];
       const double tflops = 2.0 * s.m * s.n * s.k / (med * 1e-3) / 1e12;
-      std::printf("gemm %-22s %6lld %6lld %6lld %10.1f us %8.1f TFLOP/s\n",
-                  w4a4 ? "w4a4_nvfp4" : lowbit::cuda::gemm::NameOf(f), static_cast<long long>(s.m),
+      std::printf("gemm %-22s %6lld %6lld %6lld %10.1f us %8.1f TFLOP/s\n", kinds[fi].name, static_cast<long long>(s.m),
                   static_cast<long long>(s.n), static_cast<long long>(s.k), med * 1e3, tflops);
       std::fflush(stdout);
     }

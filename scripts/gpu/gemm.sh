@@ -19,15 +19,16 @@ t0=$SECONDS
 pids=()
 "${NVCC[@]}" -c cuda/src/gemm/gemm.cu -o "$BUILD/gemm.o" -Xptxas -v >"$OUT/gemm_build.log" 2>&1 & pids+=($!)
 "${NVCC[@]}" -c cuda/src/checks.cc -x cu -o "$BUILD/checks.o" >"$OUT/checks_build.log" 2>&1 & pids+=($!)
+"${NVCC[@]}" -c cuda/src/gemm/gemm_checks.cc -o "$BUILD/gemm_checks.o" >"$OUT/gemm_checks_build.log" 2>&1 & pids+=($!)
 "${NVCC[@]}" -c cuda/src/device.cu -o "$BUILD/device.o" >"$OUT/device_build.log" 2>&1 & pids+=($!)
-"${NVCC[@]}" -c cuda/tests/gemm_test.cu -o "$BUILD/gemm_test.o" >"$OUT/test_build.log" 2>&1 & pids+=($!)
+"${NVCC[@]}" -c cuda/tests/gemm_test.cc -o "$BUILD/gemm_test.o" >"$OUT/test_build.log" 2>&1 & pids+=($!)
 "${NVCC[@]}" -c bench/cuda/gemm_bench.cu -o "$BUILD/gemm_bench.o" >"$OUT/bench_build.log" 2>&1 & pids+=($!)
 build=PASS
 for p in "${pids[@]}"; do wait "$p" || build=FAIL; done
 if [[ $build == PASS ]]; then
-  "${NVCC[@]}" -o "$BUILD/gemm_test" "$BUILD/gemm_test.o" "$BUILD/gemm.o" "$BUILD/checks.o" "$BUILD/device.o" \
+  "${NVCC[@]}" -o "$BUILD/gemm_test" "$BUILD/gemm_test.o" "$BUILD/gemm.o" "$BUILD/gemm_checks.o" "$BUILD/checks.o" "$BUILD/device.o" \
     -lgtest -lgtest_main -lpthread >>"$OUT/test_build.log" 2>&1 || build=FAIL
-  "${NVCC[@]}" -o "$BUILD/gemm_bench" "$BUILD/gemm_bench.o" "$BUILD/gemm.o" "$BUILD/checks.o" "$BUILD/device.o" \
+  "${NVCC[@]}" -o "$BUILD/gemm_bench" "$BUILD/gemm_bench.o" "$BUILD/gemm.o" "$BUILD/gemm_checks.o" "$BUILD/checks.o" "$BUILD/device.o" \
     >>"$OUT/bench_build.log" 2>&1 || build=FAIL
 fi
 echo "build $build ($((SECONDS - t0)) s)"

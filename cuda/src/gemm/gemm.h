@@ -1,16 +1,19 @@
-// Tensor-core GEMM for M >= 128 (issue 12): y[M x N] = x[M x K] * W^T with
-// BF16 activations x (row-major, K contiguous) and a packed weight W (N rows
-// of K, K contiguous) dequantized in shared memory, and the W4A4 NVFP4 x NVFP4
-// product that quantizes x on the fly by an NVFP4 recipe.
+// Tensor-core GEMM for M >= 128 (issue 12): y = x * W^T per batch, with W in
+// any packed form of formats/include/lowbit/formats/matmul/weights.h (NVFP4,
+// MXFP4, MXFP8 E4M3, INT4 / UINT4 groups in lowbit, GPTQ or AWQ packing with
+// FP32 / FP16 / BF16 scales and zero points, FP8 E4M3 per channel), BF16
+// activations, FP32 / BF16 / FP16 output; and W4A4 NVFP4 x NVFP4 with the
+// activations quantized on the fly by an NVFP4 recipe.
 //
-// The kernel is mma.sync.m16n8k16 BF16 x BF16 -> FP32 (cuda/src/gemm/gemm.cu
-// says why not wgmma yet). Its results are checked against the exact product
-// within the bound of formats/include/lowbit/formats/matmul/gemm_bound.h;
-// GemmErrorModelOf below is the one place that says which terms of that bound
-// each weight format's path has.
+// Weights are dequantized from packed form into shared memory as BF16 and
+// multiplied by mma.sync m16n8k16 BF16 x BF16 -> FP32 (gemm.cu says why).
+// Shapes the tensor-core tiles do not take (K not a multiple of 32, blocks
+// that are not a multiple of 16, unaligned x) run a plain FP32 kernel
+// instead, within the same bound. Results are checked against the exact
+// product within formats/include/lowbit/formats/matmul/gemm_bound.h;
+// GemmErrorModelOf says which of its terms each weight kind has.
 #pragma once
 
-#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -19,67 +22,37 @@
 #include "lowbit/cuda/status.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/matmul/gemm_bound.h"
+#include "lowbit/formats/matmul/weights.h"
 
 namespace lowbit::cuda::gemm {
 
-enum class WeightFormat : std::uint8_t {
-  kNvfp4,               // E2M1 codes, UE4M3 scale per 16 along K, FP32 tensor (decode) scale
-  kMxfp4,               // E2M1 codes, E8M0 scale per 32 along K
-  kMxfp8E4m3,           // E4M3 codes, E8M0 scale per 32 along K
-  kInt4G128,            // signed INT4 codes, FP16/BF16 scale + integer zero point per 128 along K
-  kUint4G128,           // unsigned INT4 codes, likewise
-  kFp8E4m3PerChannel,   // E4M3 codes, one FP32 scale per output channel (row of W)
-};
+// Everything Gemm checks before launching: matmul::Validate (shapes,
+// pointers, buffer sizes, overlap), BF16 activations, device memory.
+Status ValidateGemm(const matmul::MatmulProblem& p);
 
-enum class ScaleType : std::uint8_t { kUe4m3, kE8m0, kF16, kBf16, kF32 };
-enum class OutputType : std::uint8_t { kF32, kBf16 };
+// Whether the problem runs on the tensor-core kernel (else the FP32
+// fallback): K a multiple of 32, blocks / groups a multiple of 16, x rows
+// and lowbit-packed codes 16-byte aligned.
+bool UsesTensorCores(const matmul::MatmulProblem& p);
 
-// The packed weight, all pointers device memory. This is the GEMM's own
-// canonical layout (row n of W is K consecutive elements):
-//  codes  : N rows of K/2 bytes (4-bit, element 2j in the low nibble of byte
-//           j, the blocks' kLowFirst order) or K bytes (8-bit); 16-byte aligned.
-//  scales : N x (K / block) scale codes, row-major: UE4M3 / E8M0 bytes, FP16 /
-//           BF16 bit patterns (INT4), or N FP32 values (FP8 per channel).
-//  zeros  : INT4 only, N x (K / 128) bytes holding the integer zero point
-//           (w = (q - z) * s, the GPTQ/AWQ dequantization); null means z = 0.
-//  tensor_scale: NVFP4 only, the FP32 value dequantization multiplies by.
-struct GemmWeights {
-  WeightFormat format = WeightFormat::kNvfp4;
-  std::int64_t n = 0;
-  std::int64_t k = 0;
-  const std::uint8_t* codes = nullptr;
-  const void* scales = nullptr;
-  ScaleType scale_type = ScaleType::kUe4m3;
-  const std::uint8_t* zeros = nullptr;
-  float tensor_scale = 1.0f;
-};
+// y = x * W^T, all buffers device memory, asynchronous on `stream`; every
+// one of the batch * m * n outputs is written.
+Status Gemm(const matmul::MatmulProblem& p, cudaStream_t stream = nullptr);
 
-// Elements per scale along K (16, 32, 128; K for the per-channel FP8 scale).
-std::int64_t BlockSizeOf(WeightFormat f, std::int64_t k);
-const char* NameOf(WeightFormat f);
-
-// y = x * W^T. Requirements (each violated one is a Status error, nothing is
-// launched): m, n >= 1; k a positive multiple of 32 and of the format's
-// block; x 16-byte aligned; every buffer device memory; the scale type the
-// format's. Writes every one of the m * n outputs.
-Status Gemm(const __nv_bfloat16* x, std::int64_t m, const GemmWeights& w, void* y, OutputType out,
-            cudaStream_t stream = nullptr);
-
-// W4A4: x is quantized to NVFP4 by `recipe` (the model's steps,
-// block::QuantizeNvfp4Block, with the tensor scale of all of x), then
-// multiplied with the NVFP4 weight w. `workspace` holds the quantized
-// activations as BF16 values e2m1 * ue4m3 (exact) plus the activation tensor
-// scale: GemmW4A4WorkspaceBytes(m, k) bytes of device memory.
+// W4A4: x (BF16, batch 1, K a multiple of 32) is quantized to NVFP4 by
+// `recipe` (the model's block::QuantizeNvfp4Block with the tensor scale of
+// all of x), then multiplied with the NVFP4 weight p.w. `workspace` (device,
+// GemmW4A4WorkspaceBytes(m, k)) receives the quantized activations as BF16
+// values e2m1 * ue4m3 (exact) and, at GemmW4A4TensorScaleOffset, their
+// recipe::TensorScale.
 std::size_t GemmW4A4WorkspaceBytes(std::int64_t m, std::int64_t k);
-Status GemmW4A4Nvfp4(const __nv_bfloat16* x, std::int64_t m, const GemmWeights& w, block::Nvfp4Recipe recipe,
-                     void* workspace, void* y, OutputType out, cudaStream_t stream = nullptr);
-
-// Where the W4A4 workspace keeps the activations' Nvfp4TensorScale (read
-// back by the tests) and the dequantized activations (m x k BF16).
 std::size_t GemmW4A4TensorScaleOffset(std::int64_t m, std::int64_t k);
+Status GemmW4A4Nvfp4(const matmul::MatmulProblem& p, block::Nvfp4Recipe recipe, void* workspace,
+                     cudaStream_t stream = nullptr);
 
-// The error model of this kernel for a weight format (matmul::GemmErrorModel):
-// see gemm.cu's header comment for why each term is what it is.
-matmul::GemmErrorModel GemmErrorModelOf(WeightFormat f, OutputType out, bool w4a4 = false);
+// The error model of this kernel for a weight kind and output type
+// (matmul::GemmErrorModel); `w4a4` adds the activation tensor scale's
+// multiply. Valid for both the tensor-core and the fallback kernel.
+matmul::GemmErrorModel GemmErrorModelOf(matmul::WeightFormat f, matmul::OutputType out, bool w4a4 = false);
 
 }  // namespace lowbit::cuda::gemm

@@ -39,8 +39,10 @@
 //  3. Epilogue: epilogue_muls FP32 multiplies by t (tensor scale, channel
 //     scale, activation tensor scale), each rounded to nearest: (1 + 2^-24)
 //     per multiply.
-//  4. Output rounding: output_rel = 2^-24 (FP32) or 2^-8 (BF16) of the
-//     computed value.
+//  4. Output rounding: output_rel = 2^-24 (FP32), 2^-8 (BF16) or 2^-11
+//     (FP16) of the computed value, plus output_abs, half the output's
+//     smallest subnormal (2^-150, 2^-134, 2^-25) and 2^-150 for each
+//     epilogue multiply that lands among FP32's subnormals.
 //  5. The reference: reference_rel covers an oracle that dequantizes each
 //     factor to FP32 first (model DequantizeNvfp4Element: e2m1 * s * t rounded
 //     once): 2^-24 per dequantized factor that carries t. Zero against the
@@ -55,6 +57,10 @@
 #include <cmath>
 #include <cstdint>
 
+#include "lowbit/formats/convert.h"
+#include "lowbit/formats/matmul/dequantize.h"
+#include "lowbit/formats/matmul/weights.h"
+
 namespace lowbit::matmul {
 
 // 2^e as a double for the constants below (exact: std::ldexp of 1).
@@ -67,7 +73,8 @@ struct GemmErrorModel {
   double step_rel = 0;      // term 2, per step
   double step_abs = 0;      // term 2, absolute per product and per step
   int epilogue_muls = 0;    // term 3, FP32 multiplies by a scale
-  double output_rel = 0;    // term 4
+  double output_rel = 0;    // term 4, relative
+  double output_abs = 0;    // term 4, absolute
   double reference_rel = 0; // term 5
 };
 
@@ -77,6 +84,7 @@ inline double Bf16HalfMinSubnormal() { return Pow2(-134); }
 inline double Fp32UnitRoundoff() { return Pow2(-24); }
 inline double Fp32MinNormal() { return Pow2(-126); }
 inline double TensorCoreStepRel() { return Pow2(-18); }
+inline double Fp16UnitRoundoff() { return Pow2(-11); }
 inline constexpr int kMmaSyncK = 16;
 
 // The magnitudes the bound is a function of, for one output.
@@ -100,10 +108,80 @@ inline double GemmErrorBound(const GemmErrorModel& m, const GemmBoundTerms& b) {
   const double epi_growth = std::pow(1.0 + Fp32UnitRoundoff(), m.epilogue_muls);
   const double before_out = b.abs_scale * (acc * epi_growth + b.sum_abs_xw * (epi_growth - 1.0));
   // Term 4: the output rounding of a value at most |t| S + before_out.
-  const double out = before_out + m.output_rel * (b.abs_scale * b.sum_abs_xw + before_out);
+  const double out = before_out + m.output_rel * (b.abs_scale * b.sum_abs_xw + before_out) + m.output_abs;
   // Term 5, and a margin for this double arithmetic itself (a few roundings
   // of 2^-53 each, far below every term).
   return (out + m.reference_rel * b.abs_scale * b.sum_abs_xw) * (1.0 + Pow2(-40));
+}
+
+// ---- the model of lowbit's CUDA GEMM (cuda/src/gemm/) ------------------------
+//
+// Here rather than in cuda/ so that host code without CUDA (the registry's
+// checks, `lowbit verify`, these tests) can bound the GPU rows. One function
+// per kernel family; the comment at the top says where each term comes from.
+
+// mma.sync m16n8k16 BF16 x BF16 -> FP32 with the weight dequantized to BF16
+// (and, for shapes its tiles do not take, the FP32 fallback kernel, whose
+// (K + 1) * 2^-24 is under the step term: cuda/src/gemm/gemm.cu).
+inline GemmErrorModel MmaSyncBf16GemmModel(WeightFormat f, OutputType out, bool w4a4 = false) {
+  GemmErrorModel e;
+  e.mma_k = kMmaSyncK;
+  e.step_rel = TensorCoreStepRel();
+  e.step_abs = Fp32MinNormal();
+  switch (out) {
+    case OutputType::kFp32: e.output_rel = 0; e.output_abs = 0; break;  // the FP32 result is stored as it is
+    case OutputType::kBf16: e.output_rel = Bf16UnitRoundoff(); e.output_abs = Pow2(-134); break;
+    case OutputType::kFp16: e.output_rel = Fp16UnitRoundoff(); e.output_abs = Pow2(-25); break;
+  }
+  switch (f) {
+    case WeightFormat::kNvfp4: e.epilogue_muls = 1; break;  // e2m1 * ue4m3 exact in BF16; tensor scale after
+    case WeightFormat::kMxfp4: break;                        // e2m1 * 2^e exact (finite BF16)
+    case WeightFormat::kMxfp8E4m3: e.weight_abs = Bf16HalfMinSubnormal(); break;  // e4m3 * 2^-127 underflows BF16
+    case WeightFormat::kInt4:
+    case WeightFormat::kUint4:
+      // (q - z) * s rounded to BF16; with an FP32 scale or a large zero point
+      // the FP32 product rounds first (2^-24), and a tiny one may land among
+      // BF16's subnormals.
+      e.weight_rel = Bf16UnitRoundoff() + Fp32UnitRoundoff();
+      e.weight_abs = Pow2(-133);
+      break;
+    case WeightFormat::kFp8E4m3PerChannel: e.epilogue_muls = 1; break;  // e4m3 exact; channel scale after
+  }
+  if (w4a4) e.epilogue_muls = 2;  // the weight's tensor scale, then the activations'
+  e.output_abs += e.epilogue_muls * Pow2(-150);  // an epilogue product among FP32's subnormals
+  return e;
+}
+
+// The FP32 scale t the GEMM applies after the sum (NVFP4's tensor scale, the
+// FP8 channel scale; 1 otherwise) and w_k = W[l][n][k] / t, exactly
+// (dequantize.h ExactWeightValue without that last factor).
+inline double OuterScaleOf(const WeightView& w, std::int64_t l, std::int64_t n) {
+  if (w.format == WeightFormat::kNvfp4) return TensorScaleOf(w, l);
+  if (w.format == WeightFormat::kFp8E4m3PerChannel) return DecodeToF64(kFp32, ScaleBits(w, l, n, 0));
+  return 1.0;
+}
+inline double InnerWeightValue(const WeightView& w, std::int64_t l, std::int64_t n, std::int64_t k) {
+  const std::uint8_t code = WeightCode(w, l, n, k);
+  if (w.format == WeightFormat::kNvfp4) {
+    return DecodeToF64(kE2m1, code) * DecodeToF64(kUe4m3, ScaleBits(w, l, n, k) & 0x7Fu);
+  }
+  if (w.format == WeightFormat::kFp8E4m3PerChannel) return DecodeToF64(kE4m3, code);
+  return ExactWeightValue(w, l, n, k);
+}
+
+// The bound's magnitudes for output y[l][m][n] of a problem in host memory.
+inline GemmBoundTerms BoundTermsOf(const MatmulProblem& p, std::int64_t l, std::int64_t m, std::int64_t n) {
+  GemmBoundTerms t;
+  t.k = p.w.k;
+  t.abs_scale = std::fabs(OuterScaleOf(p.w, l, n));
+  const auto* x = static_cast<const std::uint16_t*>(p.x.data) + l * p.x.batch_stride + m * p.x.row_stride;
+  const FormatSpec act = ActivationFormatOf(p.x.type);
+  for (std::int64_t k = 0; k < p.w.k; ++k) {
+    const double xv = std::fabs(DecodeToF64(act, x[k]));
+    t.sum_abs_xw += xv * std::fabs(InnerWeightValue(p.w, l, n, k));
+    t.sum_abs_x += xv;
+  }
+  return t;
 }
 
 }  // namespace lowbit::matmul
