@@ -1,0 +1,186 @@
+// The matmul registry rows and their check (registry matmul_entry.h,
+// check/src/matmul_check.cc): the scalar rows exist for every kind, compute
+// the exact mode and refuse arguments that are not theirs; the harness passes
+// a faithful row and catches a row that is one ulp off, writes past a row of
+// y, errs, or leaves its bound; a GEMM row without a bound is SKIPPED, never
+// passed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "lowbit/check/check.h"
+#include "lowbit/formats/matmul/exact.h"
+#include "lowbit/registry/registry.h"
+#include "matmul_support.h"
+
+namespace lowbit::matmul_test {
+namespace {
+
+using registry::MatmulEntry;
+using registry::MatmulOperation;
+
+registry::Registry ScalarRegistry() {
+  registry::Registry r;
+  registry::RegisterScalarMatmul(r);
+  return r;
+}
+
+TEST(MatmulRows, ScalarRowsCoverEveryKindActivationAndOutput) {
+  const registry::Registry r = ScalarRegistry();
+  EXPECT_EQ(r.MatmulEntries().size(), 2u * std::size(registry::kMatmulWeightKinds) * 2u * 3u);
+  for (const registry::MatmulWeightKind& kind : registry::kMatmulWeightKinds) {
+    EXPECT_NE(r.FindMatmul(MatmulOperation::kGemv, kind.name, matmul::ActivationType::kFp16,
+                           matmul::OutputType::kBf16, "scalar"),
+              nullptr)
+        << kind.name;
+    EXPECT_NE(r.FindMatmul(MatmulOperation::kGemm, kind.name, matmul::ActivationType::kBf16,
+                           matmul::OutputType::kFp32, "scalar"),
+              nullptr)
+        << kind.name;
+  }
+}
+
+TEST(MatmulRows, ScalarRowWritesTheExactModeAndRefusesOtherArguments) {
+  const registry::Registry reg = ScalarRegistry();
+  Random r(21);
+  for (const registry::MatmulWeightKind& kind : registry::kMatmulWeightKinds) {
+    Problem p = RandomProblem(r, kind, 0.05, 3);
+    matmul::MatmulProblem view = p.View();
+    const MatmulEntry* row = reg.FindMatmul(MatmulOperation::kGemv, kind.name, p.act, p.out, "scalar");
+    ASSERT_NE(row, nullptr);
+    ASSERT_TRUE(row->run(view).ok) << kind.name;
+    const matmul::ExactMatmulResult exact = matmul::ExactMatmul(view);
+    ASSERT_TRUE(exact.status.ok);
+    EXPECT_EQ(matmul::ReadOutput(view), exact.codes) << kind.name;
+    // Another row's columns: named.
+    const matmul::OutputType other_out =
+        p.out == matmul::OutputType::kFp32 ? matmul::OutputType::kBf16 : matmul::OutputType::kFp32;
+    const MatmulEntry* wrong_out = reg.FindMatmul(MatmulOperation::kGemv, kind.name, p.act, other_out, "scalar");
+    const registry::Status s = wrong_out->run(view);
+    EXPECT_FALSE(s.ok);
+    EXPECT_NE(s.message.find("this row writes"), std::string::npos) << s.message;
+    const char* other_kind = std::string(kind.name) == "nvfp4" ? "mxfp4" : "nvfp4";
+    const MatmulEntry* wrong_kind = reg.FindMatmul(MatmulOperation::kGemv, other_kind, p.act, p.out, "scalar");
+    const registry::Status k = wrong_kind->run(view);
+    EXPECT_FALSE(k.ok);
+    EXPECT_NE(k.message.find(std::string("this row takes ") + other_kind), std::string::npos) << k.message;
+  }
+  // M past a GEMV.
+  Problem p = RandomProblem(r, registry::kMatmulWeightKinds[0], 0.0, 17);
+  matmul::MatmulProblem view = p.View();
+  const registry::Status s =
+      reg.FindMatmul(MatmulOperation::kGemv, "nvfp4", p.act, p.out, "scalar")->run(view);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.message.find("M = 17 is more than a GEMV takes"), std::string::npos) << s.message;
+  EXPECT_TRUE(reg.FindMatmul(MatmulOperation::kGemm, "nvfp4", p.act, p.out, "scalar")->run(view).ok);
+}
+
+// A row made from the scalar row, with a fault applied to its output.
+MatmulEntry FaultyRow(const registry::Registry& reg, MatmulOperation op, const char* weight,
+                      void (*fault)(const registry::MatmulArgs&)) {
+  const MatmulEntry* scalar =
+      reg.FindMatmul(op, weight, matmul::ActivationType::kBf16, matmul::OutputType::kFp32, "scalar");
+  MatmulEntry e = *scalar;
+  e.backend = "test-row";
+  auto run = scalar->run;
+  e.run = [run, fault](const registry::MatmulArgs& a) {
+    registry::Status s = run(a);
+    if (s.ok && fault != nullptr) fault(a);
+    return s;
+  };
+  return e;
+}
+
+check::Row Check(const registry::Registry& reg, const MatmulEntry& e) {
+  return check::CheckMatmul(
+      e, reg.FindMatmul(e.operation, e.weight, e.activation, e.output, "scalar"), check::Level::kSmoke);
+}
+
+TEST(MatmulRows, HarnessPassesAFaithfulGemvRow) {
+  const registry::Registry reg = ScalarRegistry();
+  for (const registry::MatmulWeightKind& kind : registry::kMatmulWeightKinds) {
+    const check::Row row = Check(reg, FaultyRow(reg, MatmulOperation::kGemv, kind.name, nullptr));
+    EXPECT_EQ(row.outcome(), check::Row::Outcome::kPassed) << kind.name << ": " << row.skipped;
+    EXPECT_GT(row.checked, 0u);
+  }
+}
+
+TEST(MatmulRows, HarnessCatchesAGemvRowOneUlpOff) {
+  const registry::Registry reg = ScalarRegistry();
+  const check::Row row = Check(reg, FaultyRow(reg, MatmulOperation::kGemv, "mxfp4", [](const registry::MatmulArgs& a) {
+    // y[0][0][0] one ulp off (or 1.0 where it is a NaN, which may be any NaN)
+    std::uint32_t& y = static_cast<std::uint32_t*>(a.y.data)[0];
+    y = std::isnan(static_cast<const float*>(a.y.data)[0]) ? 0x3F800000u : y ^ 1u;
+  }));
+  EXPECT_EQ(row.outcome(), check::Row::Outcome::kFailed);
+  ASSERT_FALSE(row.first_mismatches.empty());
+  EXPECT_EQ(row.first_mismatches[0].where, "y[0][0][0]");
+}
+
+TEST(MatmulRows, HarnessCatchesAWritePastARow) {
+  const registry::Registry reg = ScalarRegistry();
+  const check::Row row = Check(reg, FaultyRow(reg, MatmulOperation::kGemv, "nvfp4", [](const registry::MatmulArgs& a) {
+    static_cast<std::uint32_t*>(a.y.data)[a.w.n] = 0;  // the first guard after row 0
+  }));
+  EXPECT_EQ(row.outcome(), check::Row::Outcome::kFailed);
+  ASSERT_FALSE(row.first_mismatches.empty());
+  EXPECT_NE(row.first_mismatches[0].where.find("guard 0 after"), std::string::npos) << row.first_mismatches[0].where;
+}
+
+TEST(MatmulRows, HarnessReportsAKernelError) {
+  const registry::Registry reg = ScalarRegistry();
+  MatmulEntry e = FaultyRow(reg, MatmulOperation::kGemv, "int4-g128", nullptr);
+  e.run = [](const registry::MatmulArgs&) { return registry::Status::Error("out of registers"); };
+  const check::Row row = Check(reg, e);
+  EXPECT_EQ(row.outcome(), check::Row::Outcome::kFailed);
+  ASSERT_FALSE(row.first_mismatches.empty());
+  EXPECT_EQ(row.first_mismatches[0].note, "kernel error: out of registers");
+}
+
+TEST(MatmulRows, GemmRowsAreCheckedWithinTheirBound) {
+  const registry::Registry reg = ScalarRegistry();
+  // The exact mode itself is within a zero-error bound... plus the output
+  // rounding: the harness compares with the unrounded exact value, so the
+  // bound must cover half an FP32 ulp of |y| <= sum |x||w| * |t|.
+  MatmulEntry exact = FaultyRow(reg, MatmulOperation::kGemm, "mxfp8-e4m3", nullptr);
+  exact.error_bound = [](const registry::MatmulArgs&, const registry::MatmulMagnitudes& m) {
+    return std::ldexp(m.sum_abs_xw * m.abs_scale, -24) + std::ldexp(1.0, -149);
+  };
+  const check::Row pass = Check(reg, exact);
+  EXPECT_EQ(pass.outcome(), check::Row::Outcome::kPassed) << pass.skipped;
+  // A row 2^-10 relatively off fails that bound.
+  MatmulEntry off = FaultyRow(reg, MatmulOperation::kGemm, "mxfp8-e4m3", [](const registry::MatmulArgs& a) {
+    float* y = static_cast<float*>(a.y.data);
+    y[0] = y[0] * (1.0f + 1.0f / 1024) + 1.0f;
+  });
+  off.error_bound = exact.error_bound;
+  const check::Row fail = Check(reg, off);
+  EXPECT_EQ(fail.outcome(), check::Row::Outcome::kFailed);
+  ASSERT_FALSE(fail.first_mismatches.empty());
+  EXPECT_NE(fail.first_mismatches[0].note.find("> bound"), std::string::npos) << fail.first_mismatches[0].note;
+  // No bound: skipped with the reason, never passed.
+  MatmulEntry unbounded = FaultyRow(reg, MatmulOperation::kGemm, "mxfp8-e4m3", nullptr);
+  const check::Row skipped = Check(reg, unbounded);
+  EXPECT_EQ(skipped.outcome(), check::Row::Outcome::kSkipped);
+  EXPECT_NE(skipped.skipped.find("error bound"), std::string::npos);
+}
+
+TEST(MatmulRows, RunPlanListsMatmulRowsAndAnUnavailableOneIsSkipped) {
+  registry::Registry reg = ScalarRegistry();
+  MatmulEntry e = FaultyRow(reg, MatmulOperation::kGemv, "uint4-awq-fp16", nullptr);
+  e.available = [] { return false; };
+  reg.AddMatmul(e);
+  check::Plan plan;
+  plan.level = check::Level::kSmoke;
+  plan.parts.kernels = plan.parts.recipes = plan.parts.packing = plan.parts.gpu_sweeps = plan.parts.oracle = false;
+  const check::Results results = check::RunPlan(reg, plan);
+  ASSERT_EQ(results.rows.size(), 1u);
+  EXPECT_EQ(results.rows[0].kind, check::RowKind::kMatmul);
+  EXPECT_EQ(results.rows[0].outcome(), check::Row::Outcome::kSkipped);
+  EXPECT_EQ(results.rows[0].format, "uint4-awq-fp16 bf16->fp32");
+}
+
+}  // namespace
+}  // namespace lowbit::matmul_test
