@@ -144,6 +144,40 @@ def test_rceil_eager_picks_the_smaller_scale_just_above_a_power_of_two(recipe):
     assert counts["rceil_eager"] > 0, counts
 
 
+def exact_rceil_eager(x: np.ndarray, recipe: str):
+    """RCEIL as torchao 0.18.0 runs it here (eager, CPU) against the
+    ao-rceil-eager profile: scales and element codes bit for bit."""
+    ts, tc = torchao_mx(x, recipe, "rceil")
+    q = lowbit.quantize(x, f"{recipe}:ao-rceil-eager")
+    ls, lc = q.scale_codes.reshape(ts.shape), q.codes.reshape(x.shape)
+    bad = np.argwhere(ts != ls)
+    assert bad.size == 0, f"{recipe} scales at {bad[:4].tolist()}: lowbit {ls[ts != ls][:4]} torchao {ts[ts != ls][:4]}"
+    bad = np.argwhere(tc != lc)
+    assert bad.size == 0, (f"{recipe} codes at {bad[:4].tolist()}: lowbit {lc[tc != lc][:4]} torchao {tc[tc != lc][:4]}"
+                           f" x {x[tc != lc][:4]!r}")
+
+
+@pytest.mark.parametrize("recipe", list(MX))
+@SETTINGS
+@given(seed=SEEDS)
+def test_rceil_eager_profile_matches_bit_for_bit(recipe, seed):
+    # The generated blocks (NaN and Inf ones included), blocks whose descale
+    # sits 0..64 ulps above 2^k (where FP32 log2 rounds back to k), and
+    # blocks with the scale code 0x00 (whose elements torchao multiplies by 1).
+    element = MX[recipe][0]
+    rng = np.random.default_rng(seed)
+    x = generators.mixed(seed, 24, 32 * 4, element, kinds=generators.KINDS)
+    emax = np.float32(lowbit.formats[element].max)
+    k = rng.integers(-126, 127, 64)
+    descale = (np.exp2(k).astype(np.float32).view(np.uint32) + rng.integers(0, 65, 64).astype(np.uint32)).view(np.float32)
+    near = np.zeros((64, 32), np.float32)
+    with np.errstate(over="ignore"):  # k near 127: an Inf amax, the 0xFE case
+        near[:, 0] = descale * emax
+    near[:, 1:] = near[:, :1] * rng.uniform(-1, 1, (64, 31)).astype(np.float32)
+    tiny = generators.blocks(rng, "tiny", 16, 32, element)
+    exact_rceil_eager(np.concatenate([x.reshape(-1, 32), near, tiny[:, :32]]), recipe)
+
+
 @pytest.mark.parametrize("mode", ("floor", "ceil", "even"))
 @pytest.mark.parametrize("recipe", list(MX))
 def test_huge_amax_even_reaches_the_nan_scale_in_lowbit_only(recipe, mode):
@@ -264,6 +298,56 @@ def test_torchao_0_18_reciprocal_order_differs_from_nvfp4_ao(with_pts):
     amax = 1000.0 if with_pts else 448.0 * 6.0  # without: blocks built around pts = 1
     differing = sum(check_nvfp4(nvfp4_near_ties(seed, 32, 256, amax), amax, with_pts) for seed in range(4))
     assert differing > 0
+
+
+def exact_nvfp4_0_18(x: np.ndarray, tensor_amax: float, with_pts: bool):
+    """nvfp4:ao-0.18 against to_nvfp4: block scales and codes bit for bit.
+    Without a per-tensor scale torchao computes x * (1.0 / s): pts = 1, a
+    tensor amax of 448 * 6 for lowbit."""
+    pts = per_tensor_amax_to_scale(torch.tensor(np.float32(tensor_amax)))
+    q = lowbit.quantize(x, "nvfp4:ao-0.18", tensor_scale=tensor_amax if with_pts else 448.0 * 6.0)
+    ts, tc = torchao_nvfp4(x, pts if with_pts else None)
+    ls, lc = q.scale_codes.reshape(-1), q.codes.reshape(-1)
+    bad = np.flatnonzero(ts != ls)
+    assert bad.size == 0, f"block scales {bad[:4]}: lowbit {ls[bad[:4]]} torchao {ts[bad[:4]]}"
+    bad = np.flatnonzero(tc != lc)
+    assert bad.size == 0, f"codes {bad[:4]}: lowbit {lc[bad[:4]]} torchao {tc[bad[:4]]} x {x.reshape(-1)[bad[:4]]!r}"
+
+
+@pytest.mark.parametrize("with_pts", [True, False])
+@SETTINGS
+@given(seed=SEEDS, amax_exp=st.integers(-60, 60))
+def test_nvfp4_ao_0_18_matches_bit_for_bit(with_pts, seed, amax_exp):
+    amax = float(np.float32(np.exp2(amax_exp) * 1.37)) if with_pts else 448.0 * 6.0
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([
+        nvfp4_near_ties(seed, 16, 128, amax),
+        (rng.standard_normal((16, 128)) * amax / 8).astype(np.float32),
+    ])
+    x[16, 0] = np.float32(amax)
+    exact_nvfp4_0_18(x, amax, with_pts)
+
+
+def test_nvfp4_ao_0_18_tiny_per_tensor_scale_matches_the_infinite_reciprocal():
+    # (1 / pts) / s is Inf for the small-scale blocks: non-zero elements
+    # become +-Inf, clamp to +-6 (codes 7 / 0xF) in both. A zero element
+    # gives 0 * Inf = NaN: one known difference, asserted: torchao's
+    # f32_to_f4_unpacked turns x86's default NaN (sign bit set) into 0xB by
+    # its bit arithmetic; lowbit's E2M1 policy makes NaN +6 (code 7).
+    amax = float(np.float32(2.0**-112))
+    rng = np.random.default_rng(3)
+    x = np.zeros((2, 32), np.float32)
+    x[0, 0] = amax
+    x[1] = (rng.standard_normal(32) * amax * 2.0**-16).astype(np.float32)
+    pts = per_tensor_amax_to_scale(torch.tensor(np.float32(amax)))
+    q = lowbit.quantize(x, "nvfp4:ao-0.18", tensor_scale=amax)
+    ts, tc = torchao_nvfp4(x, pts)
+    assert np.array_equal(ts, q.scale_codes.reshape(-1))
+    lc, xf = q.codes.reshape(-1), x.reshape(-1)
+    assert np.array_equal(tc[xf != 0], lc[xf != 0])
+    assert set(tc.reshape(2, 32)[1].tolist()) <= {0x7, 0xF}  # the Inf factor saturates every element
+    zero_in_inf_block = (xf == 0) & (tc == 0xB)
+    assert zero_in_inf_block.any() and (lc[zero_in_inf_block] == 0x7).all()
 
 
 def test_tiny_per_tensor_scale_overflows_torchao_reciprocal():
