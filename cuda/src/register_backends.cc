@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "checks.h"
+#include "gemm/gemm.h"
 #include "lowbit/cuda/convert.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/quantize.h"
@@ -468,6 +469,7 @@ void RegisterCudaBackends(Registry& registry) {
   }
   cuda::RegisterCudaRecipes(registry);
   cuda::RegisterCudaLayouts(registry);  // register_layouts.cc
+  cuda::gemm::RegisterCudaGemm(registry);  // gemm/register_gemm.cc (issue 12)
 }
 
 }  // namespace registry

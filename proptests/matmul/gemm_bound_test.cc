@@ -20,6 +20,7 @@
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/matmul/gemm_bound.h"
+#include "lowbit/formats/matmul/weights.h"
 #include "test_level.h"
 
 namespace lowbit::matmul {
@@ -222,6 +223,54 @@ TEST(GemmBound, MonotoneInItsArguments) {
   rounded.weight_rel = Bf16UnitRoundoff();
   EXPECT_GT(GemmErrorBound(rounded, t), base);
   EXPECT_EQ(GemmErrorBound(GemmErrorModel{}, GemmBoundTerms{16, 0, 0, 1}), 0.0);
+}
+
+// The CUDA GEMM's model states the terms gemm_bound.h's comment gives each
+// weight kind: exact BF16 weights for NVFP4 / MXFP4 / FP8, BF16 rounding
+// for INT4, MXFP8's underflow, the epilogue multiplies, the output rounding.
+TEST(GemmBound, MmaSyncModelTermsPerWeightKind) {
+  const GemmErrorModel nv = MmaSyncBf16GemmModel(WeightFormat::kNvfp4, OutputType::kFp32);
+  EXPECT_EQ(nv.weight_rel, 0.0);
+  EXPECT_EQ(nv.weight_abs, 0.0);
+  EXPECT_EQ(nv.epilogue_muls, 1);
+  EXPECT_EQ(nv.mma_k, 16);
+  EXPECT_EQ(nv.step_rel, std::ldexp(1.0, -18));
+  EXPECT_EQ(nv.output_rel, 0.0);
+  EXPECT_EQ(MmaSyncBf16GemmModel(WeightFormat::kNvfp4, OutputType::kFp32, true).epilogue_muls, 2);
+  EXPECT_EQ(MmaSyncBf16GemmModel(WeightFormat::kMxfp4, OutputType::kFp32).epilogue_muls, 0);
+  EXPECT_EQ(MmaSyncBf16GemmModel(WeightFormat::kMxfp8E4m3, OutputType::kFp32).weight_abs, std::ldexp(1.0, -134));
+  EXPECT_EQ(MmaSyncBf16GemmModel(WeightFormat::kUint4, OutputType::kFp32).weight_rel,
+            std::ldexp(1.0, -8) + std::ldexp(1.0, -24));
+  EXPECT_EQ(MmaSyncBf16GemmModel(WeightFormat::kFp8E4m3PerChannel, OutputType::kFp32).epilogue_muls, 1);
+  EXPECT_EQ(MmaSyncBf16GemmModel(WeightFormat::kMxfp4, OutputType::kBf16).output_rel, std::ldexp(1.0, -8));
+  EXPECT_EQ(MmaSyncBf16GemmModel(WeightFormat::kMxfp4, OutputType::kFp16).output_rel, std::ldexp(1.0, -11));
+}
+
+// BoundTermsOf on a hand-worked NVFP4 problem: K = 16, one block with scale
+// UE4M3 0x38 = 1, codes 1 (0.5) and 0x9 (-0.5) alternating, tensor scale
+// 0.25, x = 1, 2, 1, 2, ...: S = 8 * 0.5 * (1 + 2) = 12, X = 24, t = 0.25.
+TEST(GemmBound, BoundTermsOfHandWorkedNvfp4) {
+  const std::int64_t n = 1, k = 16;
+  std::vector<std::uint8_t> codes(8, 0x91);  // element 2j: 0x1, element 2j+1: 0x9
+  std::vector<std::uint8_t> scales = {0x38};
+  recipe::TensorScale t;
+  t.decode = 0.25f;
+  const WeightView w = DenseWeights(WeightFormat::kNvfp4, WeightPacking::kLowbit, ScaleGeometry::kFlatBlocks,
+                                    ScaleType::kUe4m3, n, k, 16, 1, codes.data(), scales.data(), nullptr, &t);
+  std::vector<std::uint16_t> x(k);
+  for (int i = 0; i < k; ++i) x[i] = i % 2 == 0 ? 0x3F80 : 0x4000;  // BF16 1, 2
+  std::vector<float> y(1);
+  MatmulProblem p;
+  p.w = w;
+  p.m = 1;
+  p.x = {ActivationType::kBf16, x.data(), k, k, 0};
+  p.y = {OutputType::kFp32, y.data(), 1, 1, 0};
+  ASSERT_TRUE(Validate(p).ok) << Validate(p).error;
+  const GemmBoundTerms terms = BoundTermsOf(p, 0, 0, 0);
+  EXPECT_EQ(terms.k, 16);
+  EXPECT_EQ(terms.sum_abs_xw, 12.0);
+  EXPECT_EQ(terms.sum_abs_x, 24.0);
+  EXPECT_EQ(terms.abs_scale, 0.25);
 }
 
 }  // namespace

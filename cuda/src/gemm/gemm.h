@@ -24,6 +24,10 @@
 #include "lowbit/formats/matmul/gemm_bound.h"
 #include "lowbit/formats/matmul/weights.h"
 
+namespace lowbit::registry {
+class Registry;
+}  // namespace lowbit::registry
+
 namespace lowbit::cuda::gemm {
 
 // Everything Gemm checks before launching: matmul::Validate (shapes,
@@ -54,5 +58,10 @@ Status GemmW4A4Nvfp4(const matmul::MatmulProblem& p, block::Nvfp4Recipe recipe, 
 // (matmul::GemmErrorModel); `w4a4` adds the activation tensor scale's
 // multiply. Valid for both the tensor-core and the fallback kernel.
 matmul::GemmErrorModel GemmErrorModelOf(matmul::WeightFormat f, matmul::OutputType out, bool w4a4 = false);
+
+// The GEMM's registry rows (register_gemm.cc, built with the registry):
+// backend "cuda", operation gemm, every weight kind x BF16 activations x
+// BF16 / FP16 / FP32 outputs, each with its GemmErrorBound.
+void RegisterCudaGemm(registry::Registry& registry);
 
 }  // namespace lowbit::cuda::gemm

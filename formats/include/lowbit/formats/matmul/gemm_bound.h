@@ -152,33 +152,19 @@ inline GemmErrorModel MmaSyncBf16GemmModel(WeightFormat f, OutputType out, bool 
   return e;
 }
 
-// The FP32 scale t the GEMM applies after the sum (NVFP4's tensor scale, the
-// FP8 channel scale; 1 otherwise) and w_k = W[l][n][k] / t, exactly
-// (dequantize.h ExactWeightValue without that last factor).
-inline double OuterScaleOf(const WeightView& w, std::int64_t l, std::int64_t n) {
-  if (w.format == WeightFormat::kNvfp4) return TensorScaleOf(w, l);
-  if (w.format == WeightFormat::kFp8E4m3PerChannel) return DecodeToF64(kFp32, ScaleBits(w, l, n, 0));
-  return 1.0;
-}
-inline double InnerWeightValue(const WeightView& w, std::int64_t l, std::int64_t n, std::int64_t k) {
-  const std::uint8_t code = WeightCode(w, l, n, k);
-  if (w.format == WeightFormat::kNvfp4) {
-    return DecodeToF64(kE2m1, code) * DecodeToF64(kUe4m3, ScaleBits(w, l, n, k) & 0x7Fu);
-  }
-  if (w.format == WeightFormat::kFp8E4m3PerChannel) return DecodeToF64(kE4m3, code);
-  return ExactWeightValue(w, l, n, k);
-}
-
-// The bound's magnitudes for output y[l][m][n] of a problem in host memory.
+// The bound's magnitudes for output y[l][m][n] of a problem in host memory:
+// t the outer scale the GEMM applies after the sum and w_k the weight without
+// it (dequantize.h OuterScaleValue, ExactInnerWeightValue), as `lowbit
+// verify` computes them (check/src/matmul_check.cc).
 inline GemmBoundTerms BoundTermsOf(const MatmulProblem& p, std::int64_t l, std::int64_t m, std::int64_t n) {
   GemmBoundTerms t;
   t.k = p.w.k;
-  t.abs_scale = std::fabs(OuterScaleOf(p.w, l, n));
+  t.abs_scale = std::fabs(OuterScaleValue(p.w, l, n));
   const auto* x = static_cast<const std::uint16_t*>(p.x.data) + l * p.x.batch_stride + m * p.x.row_stride;
   const FormatSpec act = ActivationFormatOf(p.x.type);
   for (std::int64_t k = 0; k < p.w.k; ++k) {
     const double xv = std::fabs(DecodeToF64(act, x[k]));
-    t.sum_abs_xw += xv * std::fabs(InnerWeightValue(p.w, l, n, k));
+    t.sum_abs_xw += xv * std::fabs(ExactInnerWeightValue(p.w, l, n, k));
     t.sum_abs_x += xv;
   }
   return t;

@@ -1,0 +1,108 @@
+// The CUDA GEMM's registry rows (registry/include/lowbit/registry/matmul_entry.h):
+// backend "cuda", operation gemm, for every weight kind (kMatmulWeightKinds)
+// x BF16 activations x BF16 / FP16 / FP32 outputs, each with its error bound
+// (formats/include/lowbit/formats/matmul/gemm_bound.h MmaSyncBf16GemmModel),
+// which `lowbit verify` checks against the exact mode. `run` takes host
+// memory: every buffer is copied to the device, y included (so the elements
+// between rows that the GEMM never writes come back unchanged), the GEMM
+// runs, y is copied back. `run_on_device` calls the GEMM on device memory.
+// Unavailable (skipped, never passed) without a GPU.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "gemm.h"
+#include "lowbit/cuda/device.h"
+#include "lowbit/registry/matmul_entry.h"
+#include "lowbit/registry/registry.h"
+
+namespace lowbit::cuda::gemm {
+namespace {
+
+using registry::MatmulArgs;
+using registry::MatmulEntry;
+
+// A device copy of a host buffer that frees itself.
+struct DeviceCopy {
+  void* p = nullptr;
+  ~DeviceCopy() {
+    if (p != nullptr) cudaFree(p);
+  }
+  cudaError_t Upload(const void* host, std::size_t bytes) {
+    if (host == nullptr || bytes == 0) return cudaSuccess;
+    if (cudaError_t e = cudaMalloc(&p, bytes); e != cudaSuccess) return e;
+    return cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice);
+  }
+};
+
+registry::Status ToRegistry(const Status& s) {
+  return s.ok ? registry::Status::Ok() : registry::Status::Error(s.message);
+}
+
+registry::Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
+  if (registry::Status s = registry::ValidateMatmulArgs(entry, args); !s.ok) return s;
+  const std::string row = registry::MatmulRowName(entry) + " (cuda): ";
+  const matmul::WeightView& w = args.w;
+  const bool words = w.packing != matmul::WeightPacking::kLowbit;
+  DeviceCopy codes, scales, zeros, tensor_scale, x, y;
+  cudaError_t e = cudaSuccess;
+  auto up = [&](DeviceCopy& d, const void* host, std::size_t bytes) {
+    if (e == cudaSuccess) e = d.Upload(host, bytes);
+  };
+  up(codes, w.codes, static_cast<std::size_t>(w.codes_count) * (words ? 4 : 1));
+  up(scales, w.scales, static_cast<std::size_t>(w.scales_count) * matmul::ScaleBytes(w.scale_type));
+  up(zeros, w.zeros, static_cast<std::size_t>(w.zeros_count) * 4);
+  up(tensor_scale, w.tensor_scale, static_cast<std::size_t>(w.tensor_scale_count) * sizeof(recipe::TensorScale));
+  up(x, args.x.data, static_cast<std::size_t>(args.x.count) * 2);
+  const std::size_t y_bytes = static_cast<std::size_t>(args.y.count) * matmul::OutputBytes(args.y.type);
+  up(y, args.y.data, y_bytes);
+  if (e != cudaSuccess) return registry::Status::Error(row + "device copy failed: " + cudaGetErrorString(e));
+  matmul::MatmulProblem p = args;
+  p.w.codes = codes.p;
+  p.w.scales = scales.p;
+  p.w.zeros = zeros.p;
+  p.w.tensor_scale = static_cast<const recipe::TensorScale*>(tensor_scale.p);
+  p.x.data = x.p;
+  p.y.data = y.p;
+  if (Status st = Gemm(p); !st.ok) return registry::Status::Error(row + st.message);
+  if ((e = cudaMemcpy(args.y.data, y.p, y_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+    return registry::Status::Error(row + "GEMM failed: " + cudaGetErrorString(e));
+  }
+  return registry::Status::Ok();
+}
+
+}  // namespace
+
+void RegisterCudaGemm(registry::Registry& registry) {
+  constexpr matmul::OutputType kOutputs[] = {matmul::OutputType::kBf16, matmul::OutputType::kFp16,
+                                             matmul::OutputType::kFp32};
+  for (const registry::MatmulWeightKind& kind : registry::kMatmulWeightKinds) {
+    for (matmul::OutputType out : kOutputs) {
+      MatmulEntry e;
+      e.operation = registry::MatmulOperation::kGemm;
+      e.weight = kind.name;
+      e.activation = matmul::ActivationType::kBf16;  // the tensor cores' A operand
+      e.output = out;
+      e.backend = "cuda";
+      e.available = [] { return GpuAvailable(); };
+      // Every geometry: shapes the tiles do not take run the FP32 fallback.
+      e.takes_flat_blocks = true;
+      e.takes_row_groups = true;
+      const matmul::WeightFormat format = kind.format;
+      e.error_bound = [format, out](const MatmulArgs&, const registry::MatmulMagnitudes& mag) {
+        return matmul::GemmErrorBound(matmul::MmaSyncBf16GemmModel(format, out),
+                                      {mag.k, mag.sum_abs_xw, mag.sum_abs_x, mag.abs_scale});
+      };
+      e.run_on_device = [](const MatmulArgs& args, void* stream) {
+        return ToRegistry(Gemm(args, static_cast<cudaStream_t>(stream)));
+      };
+      MatmulEntry columns = e;
+      e.run = [columns](const MatmulArgs& args) { return RunOnHostMemory(columns, args); };
+      registry.AddMatmul(std::move(e));
+    }
+  }
+}
+
+}  // namespace lowbit::cuda::gemm
