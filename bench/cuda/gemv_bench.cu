@@ -7,6 +7,7 @@
 //
 //   gemv_bench                      every shape and format
 //   gemv_bench FORMAT N K L M       one case, 3 launches (for ncu)
+//   LOWBIT_GEMV_BENCH_FORMATS=S     only the formats whose name contains S
 // Output lines: "gemv FORMAT N K L M us MB TB/s x_copy".
 #include <cuda_runtime.h>
 
@@ -191,6 +192,9 @@ int main(int argc, char** argv) {
     if (si == 3) continue;  // (7168, 16384, 1) is both an issue shape and a competition shape: once
     const auto& sh = shapes[si];
     for (const Fmt& f : kFormats) {
+      // LOWBIT_GEMV_BENCH_FORMATS=int4: only formats whose name contains it.
+      const char* only = std::getenv("LOWBIT_GEMV_BENCH_FORMATS");
+      if (only != nullptr && std::strstr(f.name, only) == nullptr) continue;
       for (long m : {1L, 16L}) {
         const Result r = Bench(f, sh[0], sh[1], sh[2], m, 7, 40, rng);
         const double tbps = r.mb * 1e6 / (r.us * 1e-6) / 1e12;

@@ -6,7 +6,9 @@
 # benchmark and the torch baselines on the same shapes, Nsight Compute
 # counters on a few cases, compute-sanitizer memcheck on the GEMV tests, and
 # prints a short table last. Logs in $OUT (or build/gpu-gemv/out).
-# LOWBIT_GEMV_SKIP_NCU=1 / LOWBIT_GEMV_SKIP_SANITIZER=1 skip those steps.
+# LOWBIT_GEMV_SKIP_NCU=1 / LOWBIT_GEMV_SKIP_SANITIZER=1 / LOWBIT_GEMV_SKIP_BASELINES=1
+# skip those steps; LOWBIT_GEMV_BENCH_FORMATS=S benchmarks only the formats
+# whose name contains S.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
@@ -38,7 +40,9 @@ grep -E "registers|spill" "$OUT/gemv_build.log" | sort | uniq -c | sort -rn | he
 test_rc=${PIPESTATUS[0]}
 "$BUILD/gemv_bench" 2>&1 | tee "$OUT/gemv_bench.log"
 bench_rc=${PIPESTATUS[0]}
-python3 bench/cuda/gemv_torch_baselines.py 2>&1 | tee "$OUT/gemv_baselines.log"
+if [[ "${LOWBIT_GEMV_SKIP_BASELINES:-0}" != 1 ]]; then
+  python3 bench/cuda/gemv_torch_baselines.py 2>&1 | tee "$OUT/gemv_baselines.log"
+fi
 if [[ "${LOWBIT_GEMV_SKIP_NCU:-0}" != 1 ]] && command -v ncu >/dev/null; then
   METRICS=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__throughput.avg.pct_of_peak_sustained_active
   for c in "nvfp4 7168 16384 1 1" "nvfp4 7168 16384 1 16" "int4-gptq 8192 8192 1 1" "int4-awq 8192 8192 1 1" "mxfp8 8192 8192 1 1"; do
@@ -57,5 +61,5 @@ echo "==== GEMV summary"
 echo "test rc=$test_rc  bench rc=$bench_rc  memcheck $san"
 grep -E "^\[  (PASSED|FAILED)" "$OUT/gemv_test.log"
 grep -E "^device" "$OUT/gemv_bench.log"
-grep -E "^torch|^baseline copy" "$OUT/gemv_baselines.log"
+grep -E "^torch|^baseline copy" "$OUT/gemv_baselines.log" 2>/dev/null
 exit $(( test_rc != 0 || bench_rc != 0 ))
