@@ -73,8 +73,10 @@ std::vector<Shape> Shapes(const MatmulEntry& entry, const MatmulWeightKind& kind
   const std::int64_t block = per_row ? 0 : kind.block;
   std::vector<Shape> base;
   if (entry.operation == MatmulOperation::kGemv) {
+    // K even for lowbit-packed 4-bit codes (a GEMV row of them starts on a
+    // byte); odd K is the exact mode's, tested in proptests/matmul.
     base = {{1, words ? 16 : 7, 264, 1, {}, block},
-            {3, words ? 8 : 33, words ? 136 : 131, 2, {}, block},
+            {3, words ? 8 : 33, words ? 136 : 130, 2, {}, block},
             {16, words ? 24 : 5, words ? 512 : 530, 1, {}, block}};
     if (level != Level::kSmoke) {
       base.push_back({1, words ? 64 : 61, 1032, 1, {}, block});
@@ -308,6 +310,7 @@ void CheckGemvShape(const MatmulEntry& entry, const MatmulEntry& scalar, const M
   Buffers b;
   MakeProblem(entry, kind, s, seed, &b);
   const std::string shape = ShapeText(s);
+  if (entry.refuses && !entry.refuses(b.args).empty()) return;  // left to another row
   Output want, have;
   MatmulArgs a = b.args;
   want.Attach(&a, entry.output);
@@ -341,6 +344,7 @@ void CheckGemmShape(const MatmulEntry& entry, const MatmulWeightKind& kind, cons
   Buffers b;
   MakeProblem(entry, kind, s, seed, &b);
   const std::string shape = ShapeText(s);
+  if (entry.refuses && !entry.refuses(b.args).empty()) return;  // left to another row
   MatmulArgs a = b.args;
   Output have;
   have.Attach(&a, entry.output);

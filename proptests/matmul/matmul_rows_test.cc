@@ -1,6 +1,7 @@
 // The matmul registry rows and their check (registry matmul_entry.h,
 // check/src/matmul_check.cc): the scalar rows exist for every kind, compute
-// the exact mode and refuse arguments that are not theirs; the harness passes
+// the defined order (GEMV, where the GEMV takes the layout) or the exact mode
+// and refuse arguments that are not theirs; the harness passes
 // a faithful row and catches a row that is one ulp off, writes past a row of
 // y, errs, or leaves its bound; a GEMM row without a bound is SKIPPED, never
 // passed.
@@ -12,6 +13,7 @@
 
 #include "lowbit/check/check.h"
 #include "lowbit/formats/matmul/exact.h"
+#include "lowbit/formats/matmul/gemv_order.h"
 #include "lowbit/registry/registry.h"
 #include "matmul_support.h"
 
@@ -51,6 +53,19 @@ TEST(MatmulRows, ScalarRowWritesTheExactModeAndRefusesOtherArguments) {
     const MatmulEntry* row = reg.FindMatmul(MatmulOperation::kGemv, kind.name, p.act, p.out, "scalar");
     ASSERT_NE(row, nullptr);
     ASSERT_TRUE(row->run(view).ok) << kind.name;
+    // The defined order where the GEMV takes the weights, else the exact mode.
+    matmul::GemvWeightView gemv_view;
+    if (matmul::GemvViewOf(view.w, 0, &gemv_view) == nullptr) {
+      const matmul::GemvProblemResult defined = matmul::GemvDefinedOrderProblem(view);
+      ASSERT_EQ(defined.error, nullptr);
+      EXPECT_EQ(matmul::ReadOutput(view), defined.codes) << kind.name;
+    } else {
+      const matmul::ExactMatmulResult exact = matmul::ExactMatmul(view);
+      ASSERT_TRUE(exact.status.ok);
+      EXPECT_EQ(matmul::ReadOutput(view), exact.codes) << kind.name;
+    }
+    // The GEMM row is the exact mode.
+    ASSERT_TRUE(reg.FindMatmul(MatmulOperation::kGemm, kind.name, p.act, p.out, "scalar")->run(view).ok);
     const matmul::ExactMatmulResult exact = matmul::ExactMatmul(view);
     ASSERT_TRUE(exact.status.ok);
     EXPECT_EQ(matmul::ReadOutput(view), exact.codes) << kind.name;

@@ -2,8 +2,9 @@
 // (formats/matmul/weights.h), one registry row per (operation, weight kind,
 // activation type, output type, backend), beside the element, recipe and
 // packing rows. The "scalar" rows are the model: GEMV rows the defined-order
-// FP32 reference (formats/matmul/gemv_order.h; the exact mode until it
-// exists), GEMM rows the exact mode (formats/matmul/exact.h). `lowbit verify`
+// FP32 reference (formats/matmul/gemv_order.h) for every weight layout the
+// GEMV takes (GemvViewOf) and the exact mode for the others, GEMM rows the
+// exact mode (formats/matmul/exact.h). `lowbit verify`
 // checks every other row against them: GEMV rows bit for bit against the
 // scalar GEMV row, GEMM rows within formats/matmul/gemm_bound.h of the exact
 // mode (check/src/matmul_check.cc, docs/matmul.md).
@@ -118,6 +119,11 @@ struct MatmulEntry {
   // multiple of the block). The harness only sends these.
   bool takes_flat_blocks = true;
   bool takes_row_groups = true;
+  // Optional: why the row does not take these arguments (a shape or layout
+  // it leaves to another row), empty when it does. The harness does not send
+  // such problems; a row that takes none of them is SKIPPED, never passed.
+  // Called before y is attached (args.y may be unset).
+  std::function<std::string(const MatmulArgs&)> refuses;
   // GEMM rows: the largest |y_row - y_exact| allowed for one output (the
   // row's documented bound, gemm_bound.h GemmErrorBound). Empty for GEMV
   // rows, which are checked bit for bit.
