@@ -25,6 +25,7 @@
 #include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/block/packing.h"
 #include "lowbit/check/backends.h"
+#include "lowbit/registry/parallel.h"
 #include "lowbit/registry/registry.h"
 #if defined(LOWBIT_HAVE_SIMD)
 #include "lowbit/simd/simd.h"
@@ -142,6 +143,22 @@ void RunCopy(benchmark::State& state, std::size_t element_bytes, std::size_t cou
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * input.size()));
 }
 
+// The "x copy" baseline (issue 15): a memcpy that moves `moved_bytes` bytes per
+// element in all, read plus written, i.e. copies moved_bytes / 2 per element.
+// A kernel that reads I and writes O bytes per element is compared with
+// copy-rw/<I + O>B, the copy of the same number of bytes.
+void RunCopyReadWrite(benchmark::State& state, std::size_t moved_bytes, std::size_t count) {
+  const std::size_t size = count * moved_bytes / 2;
+  std::vector<std::uint8_t> input(size, 1), output(size);
+  for (auto _ : state) {
+    std::memcpy(output.data(), input.data(), input.size());
+    benchmark::DoNotOptimize(output.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * input.size()));
+}
+
 // MX quantization of `count` scaled Gaussian FP32 values: the model
 // (block::QuantizeMx) when target < 0, else simd::QuantizeMx on that target.
 void RunMxQuantize(benchmark::State& state, const block::BlockSpec* spec,
@@ -166,6 +183,10 @@ void RunMxQuantize(benchmark::State& state, const block::BlockSpec* spec,
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+  // Read FP32, write one code byte per element (simd.h QuantizeMx) and one scale per block.
+  state.SetBytesProcessed(static_cast<std::int64_t>(
+      state.iterations() *
+      (count * 4 + count + count / static_cast<std::size_t>(spec->block_size))));
 }
 
 // NVFP4 quantization (tensor amax pass included): the model when target < 0.
@@ -193,6 +214,10 @@ void RunNvfp4Quantize(benchmark::State& state, block::Nvfp4Recipe recipe, std::i
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+  // Read FP32 (counted once, though the tensor amax pass reads it twice), write
+  // one code byte per element (simd.h QuantizeNvfp4) and one UE4M3 scale per 16.
+  state.SetBytesProcessed(
+      static_cast<std::int64_t>(state.iterations() * (count * 4 + count + count / 16)));
 }
 
 // INT4 per-group quantization (group 128 along K, packed two codes per byte,
@@ -226,6 +251,8 @@ void RunInt4Quantize(benchmark::State& state, const block::IntQuantRecipe* recip
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+  state.SetBytesProcessed(static_cast<std::int64_t>(
+      state.iterations() * (count * 4 + count / 2 + params.size() * sizeof(block::QuantParams))));
 }
 
 // The inverse: packed INT4 codes and per-group parameters -> FP32.
@@ -254,6 +281,8 @@ void RunInt4Dequantize(benchmark::State& state, const block::IntQuantRecipe* rec
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+  state.SetBytesProcessed(static_cast<std::int64_t>(
+      state.iterations() * (count * 4 + count / 2 + params.size() * sizeof(block::QuantParams))));
 }
 
 void RegisterInt4Benchmarks() {
@@ -336,6 +365,134 @@ void RegisterBlockBenchmarks() {
   }
 }
 
+// All cores (issue 15): the same registry row on one thread and split by
+// registry::RunParallel over the shared pool, at a size that fits each core's
+// L2 once split (256 Ki elements: 1 MiB of FP32 plus the codes, half per core
+// on two cores) and out of cache.
+constexpr std::size_t kParallelInCache = std::size_t{256} << 10;
+
+bool IsGoalKernel(const KernelEntry& e);  // below
+
+void RunKernelThreads(benchmark::State& state, const KernelEntry* entry, bool pool,
+                      std::size_t count) {
+  const FormatSpec& spec = Spec(entry->format);
+  std::vector<std::uint8_t> input(count * InputBytes(entry->operation, spec));
+  std::vector<std::uint8_t> output(count * OutputBytes(entry->operation, spec));
+  FillInputs(entry->operation, spec, input, count);
+  ConvertArgs args{};
+  args.operation = entry->operation;
+  args.format = entry->format;
+  args.input = input.data();
+  args.output = output.data();
+  args.count = count;
+  for (auto _ : state) {
+    const registry::Status status = pool ? registry::RunParallel(*entry, args) : entry->run(args);
+    if (!status.ok) {
+      state.SkipWithError(status.message.c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(output.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["threads_in_pool"] = registry::ThreadPool::Shared().threads();
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * count *
+                                                    (InputBytes(entry->operation, spec) +
+                                                     OutputBytes(entry->operation, spec))));
+}
+
+// A recipe row ([count / 4096, 4096] FP32): quantize, or dequantize of codes
+// the same row made first.
+void RunRecipeThreads(benchmark::State& state, const registry::RecipeEntry* entry,
+                      const registry::RecipeEntry* quantizer, bool pool, std::size_t count) {
+  constexpr std::size_t kCols = 4096;
+  recipe::Target target;
+  registry::ParseRecipe(entry->recipe, &target);
+  const registry::RecipeBuffers sizes = registry::RecipeBufferSizes(target, count / kCols, kCols);
+  if (!sizes.ok) {
+    state.SkipWithError(sizes.error.c_str());
+    return;
+  }
+  std::vector<std::uint8_t> input(count * 4);
+  FillInputs(Operation::kEncodeF32, kBf16, input, count);
+  std::vector<float> out(count);
+  registry::RecipeStorage storage(sizes.sizes);
+  registry::RecipeArgs args;
+  args.operation = registry::RecipeOperation::kQuantizeRecipe;
+  args.target = target;
+  args.rows = count / kCols;
+  args.cols = kCols;
+  args.x = reinterpret_cast<const float*>(input.data());
+  args.q = storage.View();
+  if (entry->operation == registry::RecipeOperation::kDequantizeRecipe) {
+    quantizer->run(args);
+    args.operation = entry->operation;
+    args.x = nullptr;
+    args.out = out.data();
+  }
+  for (auto _ : state) {
+    const registry::Status status = pool ? registry::RunParallel(*entry, args) : entry->run(args);
+    if (!status.ok) {
+      state.SkipWithError(status.message.c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(storage.codes.data());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  const std::size_t quantized = storage.codes.size() + storage.scale_codes.size() +
+                                4 * (storage.scales.size() + storage.zero_points.size());
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * (count * 4 + quantized)));
+}
+
+void RegisterParallelBenchmarks(const registry::Registry& table) {
+#if defined(LOWBIT_HAVE_SIMD)
+  std::int64_t best = -1;
+  for (std::int64_t target : simd::CompiledTargets()) {
+    if (simd::TargetAvailable(target) && (best < 0 || target < best)) best = target;  // lower is newer
+  }
+  if (best < 0) return;
+  const std::string backend = std::string("simd:") + simd::TargetName(best);
+  auto add = [](const std::string& base, auto&& run) {
+    for (bool pool : {false, true}) {
+      const std::string name = base + (pool ? "/pool" : "/one_thread");
+      benchmark::RegisterBenchmark((name + "/in_cache").c_str(), run, pool, kParallelInCache)
+          ->MinTime(0.1)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark((name + "/out_of_cache").c_str(), run, pool, kOutOfCache)
+          ->MinTime(0.3)
+          ->UseRealTime();
+    }
+  };
+  for (const KernelEntry& e : table.Entries()) {
+    if (e.backend != backend || !IsGoalKernel(e)) continue;
+    const KernelEntry* entry = &e;
+    add(std::string("parallel/") + registry::OperationName(e.operation) + "/" +
+            Spec(e.format).name + "/" + e.backend,
+        [entry](benchmark::State& state, bool pool, std::size_t count) {
+          RunKernelThreads(state, entry, pool, count);
+        });
+  }
+  for (const char* recipe_name : {"mxfp4:ocp", "mxfp8_e4m3:ocp", "int4:ao-sym/g128"}) {
+    const registry::RecipeEntry* quantizer =
+        table.FindRecipe(registry::RecipeOperation::kQuantizeRecipe, recipe_name, backend);
+    if (quantizer == nullptr) continue;
+    for (registry::RecipeOperation op : registry::kAllRecipeOperations) {
+      const registry::RecipeEntry* entry = table.FindRecipe(op, recipe_name, backend);
+      if (entry == nullptr) continue;
+      add(std::string("parallel/") + registry::RecipeOperationName(op) + "/" + recipe_name + "/" +
+              backend,
+          [entry, quantizer](benchmark::State& state, bool pool, std::size_t count) {
+            RunRecipeThreads(state, entry, quantizer, pool, count);
+          });
+    }
+  }
+#else
+  (void)table;
+#endif
+}
+
 // The kernels the issue sets goals for (FP32 <-> E4M3/E5M2/E2M1/BF16/FP16).
 bool IsGoalKernel(const KernelEntry& e) {
   const bool goal_format = e.format == FormatId::kE4m3 || e.format == FormatId::kE5m2 ||
@@ -364,11 +521,22 @@ void RegisterAll() {
     }
   }
   RegisterBlockBenchmarks();
+  RegisterParallelBenchmarks(table);
   for (std::size_t bytes : {1, 2, 4}) {
     const std::string name = "copy/" + std::to_string(bytes) + "B";
     benchmark::RegisterBenchmark((name + "/in_cache").c_str(), RunCopy, bytes, kInCache)
         ->MinTime(0.05);
     benchmark::RegisterBenchmark((name + "/out_of_cache").c_str(), RunCopy, bytes, kOutOfCache)
+        ->MinTime(0.3)
+        ->UseRealTime();
+  }
+  // Read + write bytes per element of the kernels above: 2 (1 -> 1) to 8 (4 -> 4).
+  for (std::size_t moved : {2, 3, 4, 5, 6, 8}) {
+    const std::string name = "copy-rw/" + std::to_string(moved) + "B";
+    benchmark::RegisterBenchmark((name + "/in_cache").c_str(), RunCopyReadWrite, moved, kInCache)
+        ->MinTime(0.05);
+    benchmark::RegisterBenchmark((name + "/out_of_cache").c_str(), RunCopyReadWrite, moved,
+                                 kOutOfCache)
         ->MinTime(0.3)
         ->UseRealTime();
   }
