@@ -7,13 +7,14 @@ CUDA). Every number comes from the C++ library's registry and model; see
 lowbit.build_info() for what this build has.
 """
 
-from ._api import (FLAG_INEXACT, FLAG_INVALID, FLAG_OVERFLOW, FLAG_UNDERFLOW, Explanation, Format, Profile,
-                   QuantizedTensor, Recipe, Step, build_info, decode, dequantize, encode, explain, formats,
-                   profiles, quantize, recipes)
+from ._api import (FLAG_INEXACT, FLAG_INVALID, FLAG_OVERFLOW, FLAG_UNDERFLOW, Explanation, Format, PackedWeight,
+                   Profile, QuantizedTensor, Recipe, Step, awq_weight, build_info, decode, dequantize, encode, explain,
+                   formats, gemv, gptq_weight, matmul, matmul_rows, profiles, quantize, recipes)
 from ._show import show
 
 __version__ = "0.1.0"
 
 __all__ = ["FLAG_INEXACT", "FLAG_INVALID", "FLAG_OVERFLOW", "FLAG_UNDERFLOW", "Explanation", "Format",
            "Profile", "QuantizedTensor", "Recipe", "Step", "build_info", "decode", "dequantize", "encode",
-           "explain", "formats", "profiles", "quantize", "recipes", "show"]
+           "explain", "formats", "profiles", "quantize", "recipes", "show", "PackedWeight", "awq_weight", "gemv",
+           "gptq_weight", "matmul", "matmul_rows"]

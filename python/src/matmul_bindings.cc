@@ -1,0 +1,189 @@
+// The matmul rows (registry matmul_entry.h) from Python: y = x * W^T with W
+// in lowbit's packed layouts (formats/matmul/weights.h), on host arrays
+// (NumPy, the "scalar" rows or any host row) or CUDA arrays (torch via
+// DLPack, a row's run_on_device on the caller's stream). python/lowbit/_api.py
+// maps a lowbit.quantize result onto these arguments unchanged.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lowbit/check/backends.h"
+#include "lowbit/formats/matmul/weights.h"
+#include "lowbit/registry/registry.h"
+#include "matmul_bindings.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace lowbit::python {
+namespace {
+
+using InArray = nb::ndarray<nb::ro, nb::c_contig>;
+using OutArray = nb::ndarray<nb::c_contig>;
+using registry::MatmulEntry;
+using registry::MatmulOperation;
+using registry::Registry;
+
+[[noreturn]] void Fail(const std::string& message) { throw nb::value_error(message.c_str()); }
+
+const Registry& Rows() {
+  static Registry& reg = [] () -> Registry& {
+    Registry& r = Registry::Global();
+    check::RegisterAllBackends(r);  // replaces rows already there: harmless after module.cc's call
+    return r;
+  }();
+  return reg;
+}
+
+matmul::ActivationType ActivationOf(const std::string& name) {
+  if (name == "bf16" || name == "bfloat16") return matmul::ActivationType::kBf16;
+  if (name == "fp16" || name == "float16") return matmul::ActivationType::kFp16;
+  Fail("activations are bf16 or fp16, got '" + name + "'");
+}
+matmul::OutputType OutputOf(const std::string& name) {
+  if (name == "bf16" || name == "bfloat16") return matmul::OutputType::kBf16;
+  if (name == "fp16" || name == "float16") return matmul::OutputType::kFp16;
+  if (name == "fp32" || name == "float32") return matmul::OutputType::kFp32;
+  Fail("outputs are bf16, fp16 or fp32, got '" + name + "'");
+}
+matmul::ScaleGeometry GeometryOf(const std::string& name) {
+  if (name == "flat") return matmul::ScaleGeometry::kFlatBlocks;
+  if (name == "row-blocks") return matmul::ScaleGeometry::kRowGroups;
+  if (name == "per-row") return matmul::ScaleGeometry::kPerRow;
+  Fail("unknown scale geometry '" + name + "' (flat, row-blocks, per-row)");
+}
+
+bool OnCuda(const InArray& a) { return a.device_type() == nb::device::cuda::value; }
+
+void CheckItem(const char* what, std::size_t itemsize, std::size_t want) {
+  if (itemsize != want) {
+    Fail(std::string(what) + " has " + std::to_string(itemsize) + "-byte items, this layout needs " +
+         std::to_string(want) + "-byte ones");
+  }
+}
+
+// Runs one matmul row; returns the backend that ran.
+std::string Matmul(const std::string& operation, const std::string& weight, const std::string& geometry,
+                   std::int64_t n, std::int64_t k, std::int64_t block, std::int64_t batch, std::int64_t m,
+                   const InArray& codes, const InArray& scales, std::optional<InArray> zeros,
+                   std::optional<InArray> tensor_scale, const InArray& x, const std::string& activation,
+                   OutArray out, const std::string& output, const std::string& backend, std::uintptr_t stream) {
+  MatmulOperation op{};
+  if (!registry::ParseMatmulOperation(operation, &op)) Fail("operation is gemv or gemm, got '" + operation + "'");
+  const registry::MatmulWeightKind* kind = registry::FindMatmulWeightKind(weight);
+  if (kind == nullptr) {
+    std::string names;
+    for (const auto& kd : registry::kMatmulWeightKinds) names += std::string(names.empty() ? "" : ", ") + kd.name;
+    Fail("unknown weight kind '" + weight + "' (" + names + ")");
+  }
+  const bool words = kind->packing != matmul::WeightPacking::kLowbit;
+  CheckItem("codes", codes.itemsize(), words ? 4 : 1);
+  CheckItem("scales", scales.itemsize(), matmul::ScaleBytes(kind->scale_type));
+  if (zeros) CheckItem("zeros", zeros->itemsize(), 4);
+  if (tensor_scale) CheckItem("tensor_scale", tensor_scale->itemsize(), 4);
+  CheckItem("x", x.itemsize(), 2);
+  const matmul::OutputType out_type = OutputOf(output);
+  if (out.itemsize() != matmul::OutputBytes(out_type)) {
+    Fail("out has " + std::to_string(out.itemsize()) + "-byte items, " + output + " needs " +
+         std::to_string(matmul::OutputBytes(out_type)));
+  }
+  const bool cuda = OnCuda(x);
+  const auto same_device = [&](const InArray& a, const char* what) {
+    if (OnCuda(a) != cuda) Fail(std::string(what) + " and x are on different devices");
+  };
+  same_device(codes, "codes");
+  same_device(scales, "scales");
+  if (zeros) same_device(*zeros, "zeros");
+  if (tensor_scale) same_device(*tensor_scale, "tensor_scale");
+  if ((out.device_type() == nb::device::cuda::value) != cuda) Fail("out and x are on different devices");
+
+  registry::MatmulArgs a;
+  a.w = matmul::DenseWeights(kind->format, kind->packing, GeometryOf(geometry), kind->scale_type, n, k, block, batch,
+                             codes.data(), scales.data(), zeros ? zeros->data() : nullptr,
+                             tensor_scale ? static_cast<const recipe::TensorScale*>(tensor_scale->data()) : nullptr);
+  // The counts the arrays really have (Validate compares them with the shape).
+  a.w.codes_count = static_cast<std::int64_t>(codes.size());
+  a.w.scales_count = static_cast<std::int64_t>(scales.size());
+  a.w.zeros_count = zeros ? static_cast<std::int64_t>(zeros->size()) : 0;
+  a.w.tensor_scale_count = tensor_scale ? static_cast<std::int64_t>(tensor_scale->size() / 2) : 0;
+  if (tensor_scale && tensor_scale->size() % 2 != 0) Fail("tensor_scale holds (encode, decode) pairs: an even count");
+  a.m = m;
+  a.x.type = ActivationOf(activation);
+  a.x.data = x.data();
+  a.x.count = static_cast<std::int64_t>(x.size());
+  a.x.row_stride = k;
+  a.x.batch_stride = m * k;
+  a.y.type = out_type;
+  a.y.data = out.data();
+  a.y.count = static_cast<std::int64_t>(out.size());
+  a.y.row_stride = n;
+  a.y.batch_stride = m * n;
+
+  const Registry& reg = Rows();
+  const MatmulEntry* row = nullptr;
+  if (!backend.empty()) {
+    row = reg.FindMatmul(op, kind->name, a.x.type, a.y.type, backend);
+    if (row == nullptr) Fail("no " + operation + " row '" + weight + "' " + activation + "->" + output + " for backend '" + backend + "'");
+  } else {
+    for (const MatmulEntry& e : reg.MatmulEntries()) {
+      if (e.operation != op || e.weight != kind->name || e.activation != a.x.type || e.output != a.y.type) continue;
+      const bool device_row = static_cast<bool>(e.run_on_device);
+      if (cuda ? device_row : e.backend == "scalar") {
+        row = &e;
+        break;
+      }
+    }
+    if (row == nullptr) {
+      Fail(std::string("no ") + (cuda ? "CUDA " : "host ") + operation + " row for " + weight + " " + activation +
+           "->" + output + (cuda ? " (this build has no CUDA matmul row for it; use host arrays)" : ""));
+    }
+  }
+  if (row->available && !row->available()) Fail("backend '" + row->backend + "' is not available here");
+  registry::Status s;
+  if (cuda) {
+    if (!row->run_on_device) Fail("backend '" + row->backend + "' takes host memory, x is on a CUDA device");
+    s = row->run_on_device(a, reinterpret_cast<void*>(stream));
+  } else {
+    nb::gil_scoped_release release;
+    s = row->run(a);
+  }
+  if (!s.ok) Fail(s.message);
+  return row->backend;
+}
+
+// Every matmul row: operation, weight, activation, output, backend, whether
+// it runs here and on device memory.
+std::vector<nb::dict> MatmulRows() {
+  std::vector<nb::dict> rows;
+  for (const MatmulEntry& e : Rows().MatmulEntries()) {
+    nb::dict d;
+    d["operation"] = registry::MatmulOperationName(e.operation);
+    d["weight"] = e.weight;
+    d["activation"] = matmul::ActivationTypeName(e.activation);
+    d["output"] = matmul::OutputTypeName(e.output);
+    d["backend"] = e.backend;
+    d["available"] = !e.available || e.available();
+    d["device"] = static_cast<bool>(e.run_on_device);
+    rows.push_back(std::move(d));
+  }
+  return rows;
+}
+
+}  // namespace
+
+void RegisterMatmul(nb::module_& m) {
+  m.def("matmul", &Matmul, "operation"_a, "weight"_a, "geometry"_a, "n"_a, "k"_a, "block"_a, "batch"_a, "m"_a,
+        "codes"_a, "scales"_a, "zeros"_a.none(), "tensor_scale"_a.none(), "x"_a, "activation"_a, "out"_a,
+        "output"_a, "backend"_a, "stream"_a,
+        "y = x * W^T through a matmul row (registry matmul_entry.h); returns the backend that ran.");
+  m.def("matmul_rows", &MatmulRows, "Every matmul row of the registry.");
+}
+
+}  // namespace lowbit::python
