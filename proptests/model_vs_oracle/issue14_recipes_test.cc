@@ -314,6 +314,47 @@ TEST(Issue14Vllm, StaticGivenScale) {
   const registry::Status refused = registry::ValidateRecipeArgs(a);
   EXPECT_FALSE(refused.ok);
   EXPECT_NE(refused.message.find("takes no given scale"), std::string::npos) << refused.message;
+  // Two given scales for one group: refused with the counts named.
+  ASSERT_TRUE(registry::ParseRecipe("e4m3:vllm/tensor", &a.target, &error)) << error;
+  const float two[2] = {0.5f, 0.5f};
+  a.given_scale = two;
+  a.given_scale_count = 2;
+  const registry::Status counted = registry::ValidateRecipeArgs(a);
+  EXPECT_FALSE(counted.ok);
+  EXPECT_NE(counted.message.find("2 given scales for 1 groups"), std::string::npos) << counted.message;
+}
+
+// The FP8 KV cache: scale 1.0 unless given; x / scale; satfinite: 500 ->
+// 448 (0x7E), -Inf -> -448 (0xFE), NaN -> 0x7F. Per head (g2 over rows of 4):
+// scales {1, 2, 4, 0.5}: 1 -> 0x38, 2 -> 0x40 | 4 / 2 -> 0x40, 8 / 2 -> 0x48 |
+// 1 / 4 -> 0x28 twice | 3 / 0.5 = 6 -> 0x4C, 0.25 / 0.5 -> 0x30.
+TEST(Issue14Vllm, KvCacheDefaultAndPerHeadScales) {
+  const recipe::Recipe& r = Named("e4m3", "vllm-kv");
+  const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
+  const std::vector<float> x = {1.0f, 500.0f, -INFINITY, NAN};
+  const ModelResult m = Model(r, tensor, x, 1, 4);
+  EXPECT_EQ(m.scales.at(0), 1.0f);
+  EXPECT_EQ(m.codes, (std::vector<std::uint8_t>{0x38, 0x7E, 0xFE, 0x7F}));
+  EXPECT_EQ(Oracle(r, tensor, x, 1, 4).codes, m.codes);
+
+  const recipe::Layout head{recipe::Geometry::kGroup, 2, 0};
+  const std::vector<float> kv = {1.0f, 2.0f, 4.0f, 8.0f, 1.0f, 1.0f, 3.0f, 0.25f};
+  const std::vector<float> head_scales = {1.0f, 2.0f, 4.0f, 0.5f};
+  std::vector<std::uint8_t> codes(8);
+  std::vector<float> stored(4);
+  recipe::QuantizedTensor q;
+  q.codes = codes.data();
+  q.scales = stored.data();
+  ASSERT_EQ(recipe::QuantizeTensorWithGivenScales(r, head, kv.data(), 2, 4, head_scales.data(), 4, q),
+            recipe::TensorStatus::kOk);
+  EXPECT_EQ(codes, (std::vector<std::uint8_t>{0x38, 0x40, 0x40, 0x48, 0x28, 0x28, 0x4C, 0x30}));
+  EXPECT_EQ(stored, head_scales);
+  std::vector<ref::OracleScale> given(4);
+  for (std::size_t i = 0; i < 4; ++i) given[i].decode_bits = given[i].factor_bits = Bits(head_scales[i]);
+  EXPECT_EQ(ref::OracleQuantizeWithScales(r, head, kv, 2, 4, given).codes, codes);
+  // Three scales for four heads: refused, nothing written.
+  EXPECT_EQ(recipe::QuantizeTensorWithGivenScales(r, head, kv.data(), 2, 4, head_scales.data(), 3, q),
+            recipe::TensorStatus::kBadGroup);
 }
 
 // ---- INT8 amax.clamp(min=1e-10) / 127 --------------------------------------------

@@ -512,6 +512,7 @@ const char* ScaleRuleName(recipe::ScaleRule r) {
     case recipe::ScaleRule::kVllmFp8PerTensor: return "vllm-fp8-per-tensor";
     case recipe::ScaleRule::kVllmFp8PerToken: return "vllm-fp8-per-token";
     case recipe::ScaleRule::kAmaxOverQmaxFloored: return "amax-clamp-over-qmax";
+    case recipe::ScaleRule::kVllmFp8KvCache: return "vllm-fp8-kv-cache";
   }
   return "?";
 }

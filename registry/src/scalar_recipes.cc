@@ -24,7 +24,8 @@ Status RunScalarRecipe(const RecipeArgs& a) {
       a.operation != RecipeOperation::kQuantizeRecipe
           ? recipe::DequantizeTensor(r, a.target.layout, recipe::AsConst(a.q), rows, cols, a.out)
       : a.given_scale != nullptr
-          ? recipe::QuantizeTensorWithGivenScale(r, a.target.layout, a.x, rows, cols, *a.given_scale, a.q)
+          ? recipe::QuantizeTensorWithGivenScales(r, a.target.layout, a.x, rows, cols, a.given_scale,
+                                                  static_cast<long>(a.given_scale_count), a.q)
           : recipe::QuantizeTensor(r, a.target.layout, a.x, rows, cols, a.q);
   if (st != recipe::TensorStatus::kOk) return Status::Error(std::string("scalar: ") + recipe::TensorStatusText(st));
   return Status::Ok();
@@ -117,6 +118,11 @@ Status ValidateRecipeArgs(const RecipeArgs& a) {
   if (!b.ok) return Status::Error(name + ": " + b.error);
   const bool quantize = a.operation == RecipeOperation::kQuantizeRecipe;
   if (quantize ? a.x == nullptr : a.out == nullptr) return Status::Error(name + ": null input or output tensor");
+  if (a.given_scale != nullptr && a.given_scale_count != 1 &&
+      a.given_scale_count != static_cast<std::size_t>(b.sizes.scales)) {
+    return Status::Error(name + ": " + std::to_string(a.given_scale_count) + " given scales for " +
+                         std::to_string(b.sizes.scales) + " groups (give 1, or one per group)");
+  }
   if (a.q.codes == nullptr) return Status::Error(name + ": null codes buffer");
   if (b.sizes.scale_codes > 0 && a.q.scale_codes == nullptr) return Status::Error(name + ": null scale codes buffer");
   if (b.sizes.scales > 0 && a.q.scales == nullptr) return Status::Error(name + ": null scales buffer");
@@ -143,7 +149,8 @@ Status ValidateRecipeArgs(const RecipeArgs& a) {
   if (quantize) {
     return CheckNoOverlap(name,
                           {{a.x, elements * sizeof(float), "x"},
-                           {a.given_scale, a.given_scale != nullptr ? sizeof(float) : 0, "given scale"}},
+                           {a.given_scale, a.given_scale != nullptr ? a.given_scale_count * sizeof(float) : 0,
+                            "given scale"}},
                           {codes, scale_codes, scales, zero_points, tensor_scale});
   }
   return CheckNoOverlap(name, {codes, scale_codes, scales, zero_points, tensor_scale},

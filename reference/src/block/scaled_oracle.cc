@@ -156,6 +156,11 @@ OracleScale ScaledScale(const Recipe& r, const GroupStats& s) {
       }
       break;
     }
+    case ScaleRule::kVllmFp8KvCache:
+      // vLLM's default k_scale / v_scale: 1.0; the element step divides.
+      factor = F32Constant(1);
+      decode = F32Constant(1);
+      break;
     case ScaleRule::kAmaxOverQmaxFloored: {
       // amax.clamp(min=eps) / qmax: torch.clamp keeps a NaN.
       decode = F32Div(floor_at_eps(s.amax), F32Constant(r.qmax));

@@ -110,7 +110,7 @@ inline constexpr const char* kRecipesAwaitingKernels[] = {
     "mxfp8_e4m3:ao-rceil-eager", "mxfp8_e5m2:ao-rceil-eager", "mxfp6_e2m3:ao-rceil-eager",
     "mxfp6_e3m2:ao-rceil-eager", "mxfp4:ao-rceil-eager",      "nvfp4:ao-0.18",
     "nvfp4:modelopt-0.47",       "e4m3:vllm",                 "e4m3:vllm-token",
-    "int8:amax-clamp",
+    "e4m3:vllm-kv",              "int8:amax-clamp",
 };
 
 // The key of one recipe row.

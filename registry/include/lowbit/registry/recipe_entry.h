@@ -83,11 +83,14 @@ struct RecipeArgs {
   const float* x = nullptr;         // quantize input
   recipe::QuantizedTensor q;        // quantize output, dequantize input
   float* out = nullptr;             // dequantize output
-  // Optional, quantize only: a given (static, calibrated) FP32 scale stored
-  // for every group instead of the one the recipe derives from x. Only
-  // recipes with recipe::TakesGivenScale accept it (vLLM FP8's
-  // static_scaled_fp8_quant); ValidateRecipeArgs refuses it elsewhere.
+  // Optional, quantize only: given (static, calibrated) FP32 scales stored
+  // instead of the ones the recipe derives from x: given_scale_count 1 (one
+  // for every group) or one per group of the layout (e.g. per KV head). Only
+  // recipes with recipe::TakesGivenScale accept them (vLLM FP8's
+  // static_scaled_fp8_quant and KV cache); ValidateRecipeArgs refuses them
+  // elsewhere.
   const float* given_scale = nullptr;
+  std::size_t given_scale_count = 1;
 };
 
 // What every backend checks first, so that each names the same problem the

@@ -492,6 +492,13 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       s.rule_value = scale;
       return s;
     }
+    case ScaleRule::kVllmFp8KvCache:
+      // No statistic: the default static scale 1.0 (a given one replaces it,
+      // tensor.h QuantizeTensorWithGivenScales).
+      s.factor = 1.0f;
+      s.decode = 1.0f;
+      s.rule_value = 1.0f;
+      return s;
     case ScaleRule::kAmaxOverQmaxFloored: {
       // amax.clamp(min=eps) / qmax (torch.clamp keeps NaN), one FP32 division.
       const float amax = !F32IsNan(F32Bits(st.amax)) && st.amax < r.eps ? r.eps : st.amax;

@@ -240,15 +240,17 @@ LOWBIT_HD_CONSTEXPR TensorStatus QuantizeTensor(const Recipe& r, const Layout& l
   return TensorStatus::kOk;
 }
 
-// Static quantization with a given FP32 scale (a calibrated one, not read
-// from x). Only the vLLM FP8 recipes take one: static_scaled_fp8_quant
+// Static quantization with given FP32 scales (calibrated ones, not read
+// from x). Only the vLLM FP8 recipes take them: static_scaled_fp8_quant
 // (vllm-project/vllm @0794945f csrc/quantization/fp8/common.cu) stores the
 // given scale and multiplies by inverted_scale = 1.0f / scale; the per-token
-// arithmetic with a given scale divides by it. Other rules derive their
+// arithmetic with a given scale divides by it; the KV cache divides by
+// k_scale / v_scale (per tensor, or one per head). Other rules derive their
 // stored scale and their factor differently (TE stores 1 / factor, torchao
 // and GPTQ carry zero points), so they take none.
 LOWBIT_HD_CONSTEXPR bool TakesGivenScale(const Recipe& r) {
-  return r.scale_rule == ScaleRule::kVllmFp8PerTensor || r.scale_rule == ScaleRule::kVllmFp8PerToken;
+  return r.scale_rule == ScaleRule::kVllmFp8PerTensor || r.scale_rule == ScaleRule::kVllmFp8PerToken ||
+         r.scale_rule == ScaleRule::kVllmFp8KvCache;
 }
 
 // The scale of every group under a given stored scale (TakesGivenScale).
@@ -260,21 +262,30 @@ LOWBIT_HD_CONSTEXPR BlockScale GivenScale(const Recipe& r, float scale) {
   return s;
 }
 
-// Quantizes x with `scale` stored for every group of the layout.
-// kLayoutNotForRecipe for a recipe that takes no given scale.
-LOWBIT_HD_CONSTEXPR TensorStatus QuantizeTensorWithGivenScale(const Recipe& r, const Layout& layout, const float* x,
-                                                              long rows, long cols, float scale,
-                                                              const QuantizedTensor& q) {
+// Quantizes x with given scales: `count` 1 stores scales[0] for every group
+// of the layout; otherwise count must be the number of groups (one scale per
+// group, e.g. per KV head), else kBadGroup. kLayoutNotForRecipe for a recipe
+// that takes no given scale.
+LOWBIT_HD_CONSTEXPR TensorStatus QuantizeTensorWithGivenScales(const Recipe& r, const Layout& layout, const float* x,
+                                                               long rows, long cols, const float* scales, long count,
+                                                               const QuantizedTensor& q) {
   if (!TakesGivenScale(r)) return TensorStatus::kLayoutNotForRecipe;
   GroupGrid g;
   const TensorStatus st = MakeGroupGrid(r, layout, rows, cols, &g);
   if (st != TensorStatus::kOk) return st;
-  const BlockScale s = GivenScale(r, scale);
+  if (count != 1 && count != g.Count()) return TensorStatus::kBadGroup;
   for (long group = 0; group < g.Count(); ++group) {
+    const BlockScale s = GivenScale(r, scales[count == 1 ? 0 : group]);
     StoreScale(r, q, group, s);
     ForEachInGroup(g, group, [&](long k) { StoreCode(r.packing, q.codes, k, EncodeElement(r, s, x[k])); });
   }
   return TensorStatus::kOk;
+}
+
+LOWBIT_HD_CONSTEXPR TensorStatus QuantizeTensorWithGivenScale(const Recipe& r, const Layout& layout, const float* x,
+                                                              long rows, long cols, float scale,
+                                                              const QuantizedTensor& q) {
+  return QuantizeTensorWithGivenScales(r, layout, x, rows, cols, &scale, 1, q);
 }
 
 // Static quantization: the codes of x under scales already stored in q

@@ -260,6 +260,12 @@ constexpr Recipe MakeScaledRecipe(const FormatSpec& element, const ScaledProfile
     r.element_step = ElementStep::kMultiply;
     return r;
   }
+  if (p.rule == ScaleRule::kVllmFp8KvCache) {
+    r.element_encode = SatfiniteElements();  // __NV_SATFINITE
+    r.amax_nan = AmaxNan::kIgnore;           // (no statistic is read)
+    r.element_step = ElementStep::kDivide;   // a / scale
+    return r;
+  }
   if (p.rule == ScaleRule::kVllmFp8PerTensor || p.rule == ScaleRule::kVllmFp8PerToken) {
     // static_cast<c10::Float8_e4m3fn>(r): RNE; the clamp before it leaves
     // no overflow and no NaN to convert.
@@ -334,6 +340,16 @@ inline constexpr ScaledProfile kVllmFp8TokenProfile{
     "[vLLM] @0794945f csrc/quantization/fp8/common.cu dynamic_per_token_scaled_fp8_quant_kernel "
     "(scale = fmaxf(amax / 448, 1 / (448 * 512)), x / scale, fminf/fmaxf clamp)",
     ScaleRule::kVllmFp8PerToken, RoundingMode::kNearestEven, 0.0f, false, false, 0};
+// vLLM's FP8 KV cache (vllm-project/vllm @2fed15b1
+// csrc/quantization/fp8/nvidia/quant_utils.cuh scaled_vec_conversion<uint8_t,
+// float>: __nv_cvt_float_to_fp8(a / scale, __NV_SATFINITE, E4M3)): the scale
+// is static, 1.0 unless calibrated k_scale / v_scale are given (per tensor,
+// or one per head with the layout gHEAD_SIZE).
+inline constexpr ScaledProfile kVllmFp8KvProfile{
+    "vllm-kv",
+    "[vLLM] @2fed15b1 csrc/quantization/fp8/nvidia/quant_utils.cuh scaled_vec_conversion "
+    "(x / scale, __NV_SATFINITE; scale 1.0 unless given)",
+    ScaleRule::kVllmFp8KvCache, RoundingMode::kNearestEven, 0.0f, false, false, 0};
 // INT8 per-channel symmetric as PyTorch code commonly writes it:
 // scale = w.abs().amax(dim=1).clamp(min=1e-10) / 127.0; q = (w /
 // scale).round().clamp(-128, 127) (e.g. vLLM's DynamicInt8LMHeadMethod
@@ -366,6 +382,7 @@ inline constexpr ScaledPair kScaledPairs[] = {
 inline constexpr ScaledPair kServingScaledPairs[] = {
     {kE4m3, kVllmFp8Profile},
     {kE4m3, kVllmFp8TokenProfile},
+    {kE4m3, kVllmFp8KvProfile},
     {kInt8, kAmaxClampProfile},
 };
 
@@ -405,10 +422,10 @@ constexpr std::array<Recipe, kRecipeCount> BuildCatalog() {
 inline constexpr std::array<Recipe, detail::kRecipeCount> kAllRecipes = detail::BuildCatalog();
 
 // 10 MX profiles over 5 float formats and 3 of them over MXINT8; 5 NVFP4; 18
-// scaled (10 profiles over the elements each is listed with) and 3 more.
+// scaled (10 profiles over the elements each is listed with) and 4 more.
 static_assert(std::size(kMxProfiles) == 10 && detail::CountMxRecipes() == 10 * 5 + 3);
 static_assert(std::size(kNvfp4Profiles) == 5);
-static_assert(std::size(kScaledPairs) == 18 && std::size(kServingScaledPairs) == 3);
-static_assert(detail::kRecipeCount == 53 + 5 + 18 + 3);
+static_assert(std::size(kScaledPairs) == 18 && std::size(kServingScaledPairs) == 4);
+static_assert(detail::kRecipeCount == 53 + 5 + 18 + 4);
 
 }  // namespace lowbit::recipe

@@ -102,6 +102,11 @@ enum class ScaleRule : std::uint8_t {
   // amax / qmax clamped to >= eps (1e-10); q = clamp(round(x / scale), qmin,
   // qmax) over the element's full range [-128, 127].
   kAmaxOverQmaxFloored,
+  // vLLM FP8 KV cache (reshape_and_cache, scaled_convert): a static scale,
+  // 1.0 unless one is given (vLLM's k_scale / v_scale default); y = x /
+  // scale; __nv_cvt_float_to_fp8(y, __NV_SATFINITE) (NaN -> 0x7F, +-Inf ->
+  // +-448). Per tensor, or per head: groups of head_size along a row (gN).
+  kVllmFp8KvCache,
 };
 
 // The three families differ in what a scale is stored as; each rule belongs
