@@ -18,6 +18,7 @@
 #include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/block/packing.h"
+#include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/simd/simd.h"
 #include "simd_test_util.h"
 
@@ -36,8 +37,21 @@ const block::BlockSpec* const kMxSpecs[] = {&block::kMxfp8E4m3, &block::kMxfp8E5
                                             &block::kMxfp6E2m3, &block::kMxfp6E3m2,
                                             &block::kMxfp4,     &block::kMxint8};
 
-constexpr block::Nvfp4Recipe kNvfp4Recipes[] = {block::Nvfp4Recipe::kTe, block::Nvfp4Recipe::kTorchao,
-                                                block::Nvfp4Recipe::kModelOpt};
+// Every NVFP4 recipe of the catalog (recipe/catalog.h kNvfp4Profiles), so a
+// new profile there is drawn here without another list.
+std::vector<block::Nvfp4Recipe> Nvfp4Recipes() {
+  std::vector<block::Nvfp4Recipe> all;
+  for (const recipe::Nvfp4Profile& p : recipe::kNvfp4Profiles) {
+    block::Nvfp4Recipe r{};
+    if (block::Nvfp4RecipeOf(p.rule, &r)) all.push_back(r);
+  }
+  return all;
+}
+const std::vector<block::Nvfp4Recipe> kNvfp4Recipes = Nvfp4Recipes();
+
+TEST(SimdBlockRecipes, EveryCatalogNvfp4RecipeIsDrawn) {
+  EXPECT_EQ(kNvfp4Recipes.size(), std::size(recipe::kNvfp4Profiles));
+}
 
 // Draws per property and target at smoke / ci / full.
 constexpr testing::LevelCounts kDraws{50, 500, 5000};
@@ -79,7 +93,7 @@ void MxQuantizeMatchesModel(std::int64_t target) {
 
 void Nvfp4QuantizeMatchesModel(std::int64_t target) {
   const block::Nvfp4Recipe recipe = *rc::gen::elementOf(
-      std::vector<block::Nvfp4Recipe>(std::begin(kNvfp4Recipes), std::end(kNvfp4Recipes)));
+      kNvfp4Recipes);
   const std::size_t count = *rc::gen::inRange<std::size_t>(0, 200);
   const std::size_t offset = *rc::gen::inRange<std::size_t>(0, 4);
   const std::vector<float> x = BiasedBlocks(count);
@@ -129,7 +143,7 @@ void MxDequantizeMatchesModel(std::int64_t target) {
 // including NaN, 0 and Inf.
 void Nvfp4DequantizeMatchesModel(std::int64_t target) {
   const block::Nvfp4Recipe recipe = *rc::gen::elementOf(
-      std::vector<block::Nvfp4Recipe>(std::begin(kNvfp4Recipes), std::end(kNvfp4Recipes)));
+      kNvfp4Recipes);
   const std::size_t count = *rc::gen::inRange<std::size_t>(0, 200);
   const std::size_t blocks = (count + 15) / 16;
   const std::vector<std::uint8_t> codes = testing::Codes(count, 0xF);

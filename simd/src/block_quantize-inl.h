@@ -2,9 +2,10 @@
 // step as formats/recipe/steps.h does them over a recipe (recipe.h): the
 // block amax and the element scaling and conversion run in vectors; the
 // scale of each block (and NVFP4's tensor scale) is the model's own step, or
-// for MX its named alternative with RCEIL read from the bits
+// for MX RCEIL its named alternative read from the bits
 // (alternatives/mx_block.h ChooseMxScaleFromBits, proven equal), called once
-// per block, so no maximum, scale formula or NaN rule is written here. Element conversion is convert-inl.h's EncodeVector, i.e. the same
+// per block, so no maximum, scale formula or NaN rule is written here.
+// Element conversion is convert-inl.h's EncodeVector, i.e. the same
 // integer-only RoundPack twin as the array kernels.
 
 #if defined(LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -101,9 +102,13 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
     if (any_nan && r.amax_nan == block::AmaxNan::kPropagate) {
       stats.amax = ModelAmax(r.amax_nan, reinterpret_cast<const float*>(bits), block_size);
     }
-    // The model's ChooseScale with RCEIL read from the bits (a named
-    // alternative proven equal on every MX recipe, alternatives/mx_block.h).
-    const recipe::BlockScale scale = alternatives::ChooseMxScaleFromBits(r, stats.amax);
+    // RCEIL read from the bits (a named alternative proven equal to the
+    // model's step, alternatives/mx_block.h); every other rule is the model's
+    // ChooseScale itself, already bit-level, with its own element factor
+    // (torchao's eager RCEIL multiplies a code-0 block by 1.0, not 2^127).
+    const recipe::BlockScale scale = r.scale_rule == recipe::ScaleRule::kMxRceil
+                                         ? alternatives::ChooseMxScaleFromBits(r, stats.amax)
+                                         : recipe::ChooseScale(r, stats);
     job.scales[b] = scale.code;
     // A NaN scale: the model's ScaledElement gives one NaN for every x (it
     // fixes the sign that x / NaN would leave to the hardware).
@@ -254,6 +259,10 @@ inline void QuantizeNvfp4(const Nvfp4Job& job) {
       return QuantizeNvfp4Loop<recipe::ScaleRule::kNvfp4Torchao>(job);
     case recipe::ScaleRule::kNvfp4ModelOpt:
       return QuantizeNvfp4Loop<recipe::ScaleRule::kNvfp4ModelOpt>(job);
+    case recipe::ScaleRule::kNvfp4Torchao018:
+      return QuantizeNvfp4Loop<recipe::ScaleRule::kNvfp4Torchao018>(job);
+    case recipe::ScaleRule::kNvfp4ModelOpt047:
+      return QuantizeNvfp4Loop<recipe::ScaleRule::kNvfp4ModelOpt047>(job);
     default:
       return;  // not an NVFP4 recipe: rejected before dispatch (block_quantize.cc)
   }

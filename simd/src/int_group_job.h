@@ -15,12 +15,14 @@
 #include "lowbit/formats/block/int_quant_params.h"
 #include "lowbit/formats/block/int_quant_recipe.h"
 #include "lowbit/formats/recipe/recipe.h"
+#include "lowbit/registry/registry.h"
 
 namespace lowbit::simd {
 
 struct IntGroupJob {
   const recipe::Recipe* recipe;  // a scaled recipe, half-even or half-away rounding
-  // FP8 elements: MakeEncodePlan(recipe->element, recipe->element_encode).
+  // FP8 elements: MakeEncodePlan(recipe->element, recipe->element_encode)
+  // (TE FP8, vLLM FP8).
   const EncodePlan* fp8_plan;
   const float* x;
   std::size_t cols;
@@ -43,6 +45,20 @@ struct IntGroupDequantizeJob {
   const block::QuantParams* params;
   float* out;
 };
+
+// The group kernels over a catalog recipe itself, for the scaled recipes
+// that have no block::IntQuantRecipe view (recipe/catalog.h
+// kServingScaledPairs: vLLM FP8, INT8 amax-clamp): the same checks and
+// kernels as simd.h QuantizeGroups / DequantizeGroups, with the recipe's
+// packing (one code per byte, or INT4 / UINT4 two per byte low nibble
+// first). int_group_quantize.cc; called by register_simd_recipes.cc.
+registry::Status QuantizeRecipeGroups(std::int64_t target, const recipe::Recipe& recipe,
+                                      const block::QuantLayout& layout, const float* x, std::size_t rows,
+                                      std::size_t cols, std::uint8_t* codes, block::QuantParams* params);
+registry::Status DequantizeRecipeGroups(std::int64_t target, const recipe::Recipe& recipe,
+                                        const block::QuantLayout& layout, const std::uint8_t* codes,
+                                        std::size_t rows, std::size_t cols, const block::QuantParams* params,
+                                        float* out);
 
 // Codes of one chunk of a segment wait here (one per byte) before packing: a
 // multiple of every target's lane count, small enough for L1.

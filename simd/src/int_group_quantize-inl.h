@@ -10,8 +10,10 @@
 //   integers: y = x * encode (AO) or x / encode (GPTQ, common),
 //             q = round(clamp(y, qmin - zp, qmax - zp)) + zp, NaN -> 0,
 //             code = q & CodeMask
-//   TE FP8:   y = x * encode, code = the convert-inl.h encoder of y under
-//             int_quant.h TeFp8ElementOptions (cvt.rn.satfinite)
+//   FP8:      y = x * encode (TE, vLLM per tensor) or x / encode (vLLM per
+//             token), vLLM's fminf/fmaxf clamp, code = the convert-inl.h
+//             encoder of y under the recipe's element options
+//             (cvt.rn.satfinite)
 // Dequantize: fp32(q - zp) * decode, or fp8 table value * decode.
 
 #if defined(LOWBIT_SIMD_INT_GROUP_QUANTIZE_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -211,6 +213,11 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   if constexpr (kFp8) plan = *job.fp8_plan;
   const std::size_t lanes = hn::Lanes(d);
   const V code_mask = hn::Set(d, static_cast<std::uint32_t>(r.element.CodeMask()));
+  // vLLM's fmaxf(-max, fminf(y, max)) before the FP8 cast (recipe/steps.h
+  // ScaledElement, ElementQuirk::kFminfFmaxfClamp): a NaN y becomes +max,
+  // the rest is the saturating conversion's own clamp.
+  const bool fminf_clamp = kFp8 && r.element_quirk == recipe::ElementQuirk::kFminfFmaxfClamp;
+  const auto element_max = hn::Set(df, kFp8 ? recipe::MaxFiniteF32(r.element) : 0.0f);
   const std::size_t groups = static_cast<std::size_t>(job.grid.Count());
   for (std::size_t g = 0; g < groups; ++g) {
     const Segments seg = SegmentsOf(job.grid, job.cols, g);
@@ -234,8 +241,17 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
           const auto v = hn::LoadU(df, x + i);
           V code;
           if constexpr (kFp8) {
-            code = EncodeAnyVector<RoundingMode::kNearestEven, PlanKind::kFloat>(
-                d, hn::BitCast(d, hn::Mul(v, factor)), hn::Zero(d), plan);
+            auto y = kDivide ? hn::Div(v, factor) : hn::Mul(v, factor);
+            if (fminf_clamp) {
+              // NaN from the bits (IntCodes says why), then Min / Max on
+              // numbers only, where every target agrees.
+              const auto is_nan =
+                  hn::Gt(hn::And(hn::BitCast(d, y), hn::Set(d, ~kSignBit32)), hn::Set(d, kInf32));
+              y = hn::BitCast(df, hn::IfThenElse(is_nan, hn::BitCast(d, element_max), hn::BitCast(d, y)));
+              y = hn::Max(hn::Min(y, element_max), hn::Neg(element_max));
+            }
+            code = EncodeAnyVector<RoundingMode::kNearestEven, PlanKind::kFloat>(d, hn::BitCast(d, y), hn::Zero(d),
+                                                                                 plan);
           } else {
             code = IntCodes<kAway, kDivide>(df, v, factor, lo, hi, zero_point, code_mask);
           }
@@ -248,13 +264,16 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   }
 }
 
-// TE FP8 multiplies by the scale; the integer schemes multiply by
-// fp32(1 / scale) (AO) or divide by the scale (GPTQ, common), each with its
+// TE FP8 and vLLM FP8 per tensor multiply by the factor, vLLM per token
+// divides by the scale; the integer schemes multiply by fp32(1 / scale) (AO)
+// or divide by the scale (GPTQ, common, amax-clamp), each with its
 // rounding: the recipe's element step and element rounding.
 inline void QuantizeGroups(const IntGroupJob& job) {
-  if (job.recipe->element.IsFloat()) return QuantizeGroupsLoop<false, false, true>(job);
-  const bool away = job.recipe->element_encode.rounding == RoundingMode::kNearestAway;
   const bool divide = job.recipe->element_step == recipe::ElementStep::kDivide;
+  if (job.recipe->element.IsFloat()) {
+    return divide ? QuantizeGroupsLoop<false, true, true>(job) : QuantizeGroupsLoop<false, false, true>(job);
+  }
+  const bool away = job.recipe->element_encode.rounding == RoundingMode::kNearestAway;
   if (away) {
     return divide ? QuantizeGroupsLoop<true, true, false>(job)
                   : QuantizeGroupsLoop<true, false, false>(job);

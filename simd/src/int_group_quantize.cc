@@ -34,25 +34,35 @@ bool IsTeFp8(const block::IntQuantRecipe& recipe) {
 }
 
 // FP32 bits of the model's decode of every code of the recipe's FP8 element
-// (int_quant.h DequantizeElement decodes with default options): that
+// (recipe/steps.h DecodeElement decodes with default options): that
 // format's shared decode table (decode_tables.h), so any 8-bit float the
 // recipe names gets its own table; null for an element not in the format list.
 const std::int32_t* Fp8Table(const FormatSpec& element) {
-  for (FormatId id : kAllFormats) {
-    if (&Spec(id) == &element) return DecodeTable(id, /*to_bf16=*/false, DecodeOptions{});
-  }
-  return nullptr;
+  FormatId id{};
+  if (!FindFormat(element.name, &id)) return nullptr;
+  return DecodeTable(id, /*to_bf16=*/false, DecodeOptions{});
+}
+
+// What the group kernels implement, read off the recipe: half-even or
+// half-away rounding; an 8-bit float element (TE FP8, vLLM FP8) or an
+// integer element of at most 8 bits; packed codes only for 4-bit integers,
+// low nibble first.
+bool KernelApplies(const recipe::Recipe& r, bool packed) {
+  const bool rounding = r.element_encode.rounding == RoundingMode::kNearestEven ||
+                        r.element_encode.rounding == RoundingMode::kNearestAway;
+  const bool element = r.element.IsFloat() ? r.element.kind == FormatKind::kFloat && r.element.total_bits == 8
+                                           : r.element.kind == FormatKind::kInteger && r.element.total_bits <= 8;
+  if (r.family() != recipe::Family::kScaled || !rounding || !element) return false;
+  return !packed || (!r.element.IsFloat() && r.element.total_bits == 4);
 }
 
 // Checks shared by both directions; on success *grid is the layout's grid.
-registry::Status CheckGroups(const block::IntQuantRecipe& recipe, const block::QuantLayout& layout,
+registry::Status CheckGroups(const recipe::Recipe& recipe, const block::QuantLayout& layout,
                              std::size_t rows, std::size_t cols, bool packed,
                              block::GroupGrid* grid) {
-  const bool supported = packed ? SupportsInt4Groups(recipe, layout) : SupportsScaledGroups(recipe, layout);
-  if (!supported) {
-    return registry::Status::Error(std::string("simd: ") + recipe.element->name + ":" +
-                                   recipe.name + " with this layout has no " +
-                                   (packed ? "packed INT4 " : "") + "group kernel");
+  if (!KernelApplies(recipe, packed)) {
+    return registry::Status::Error(std::string("simd: ") + recipe.name + ":" + recipe.profile +
+                                   " with this layout has no " + (packed ? "packed INT4 " : "") + "group kernel");
   }
   // rows x cols FP32 values must fit the model's 64-bit indices and size_t.
   std::size_t elements = 0;
@@ -66,14 +76,13 @@ registry::Status CheckGroups(const block::IntQuantRecipe& recipe, const block::Q
   return registry::Status::Ok();
 }
 
-registry::Status Quantize(std::int64_t target, const block::IntQuantRecipe& recipe,
-                          const block::QuantLayout& layout, const float* x, std::size_t rows,
-                          std::size_t cols, bool packed, std::uint8_t* codes,
+registry::Status Quantize(std::int64_t target, const recipe::Recipe& r, const block::QuantLayout& layout,
+                          const float* x, std::size_t rows, std::size_t cols, bool packed, std::uint8_t* codes,
                           block::QuantParams* params) {
   const auto kernel = LOWBIT_SIMD_KERNEL(QuantizeGroups, target);
   if (kernel == nullptr) return detail::TargetError(target);
   block::GroupGrid grid;
-  const registry::Status s = CheckGroups(recipe, layout, rows, cols, packed, &grid);
+  const registry::Status s = CheckGroups(r, layout, rows, cols, packed, &grid);
   if (!s.ok || rows == 0 || cols == 0) return s;  // empty input is ok (docs/bad-input.md)
   if (x == nullptr || codes == nullptr || params == nullptr) {
     return registry::Status::Error("simd: null input, codes or parameters");
@@ -87,26 +96,23 @@ registry::Status Quantize(std::int64_t target, const block::IntQuantRecipe& reci
     return o;
   }
   std::vector<std::uint8_t> scratch(packed ? kIntGroupScratchCodes : 0);
-  const recipe::Recipe r = block::ToRecipe(recipe);
   EncodePlan plan;
-  if (IsTeFp8(recipe)) {
+  if (r.element.IsFloat()) {
     plan = MakeEncodePlan(r.element, r.element_encode);
     // E4M3 / E5M2 have more than kMaxThresholds magnitudes: a float plan.
     if (plan.kind != PlanKind::kFloat) return registry::Status::Error("simd: unexpected FP8 plan");
   }
-  kernel(IntGroupJob{&r, &plan, x, cols, grid, packed, codes, params,
-                                           scratch.data()});
+  kernel(IntGroupJob{&r, &plan, x, cols, grid, packed, codes, params, scratch.data()});
   return registry::Status::Ok();
 }
 
-registry::Status Dequantize(std::int64_t target, const block::IntQuantRecipe& recipe,
-                            const block::QuantLayout& layout, const std::uint8_t* codes,
-                            std::size_t rows, std::size_t cols, bool packed,
+registry::Status Dequantize(std::int64_t target, const recipe::Recipe& r, const block::QuantLayout& layout,
+                            const std::uint8_t* codes, std::size_t rows, std::size_t cols, bool packed,
                             const block::QuantParams* params, float* out) {
   const auto kernel = LOWBIT_SIMD_KERNEL(DequantizeGroups, target);
   if (kernel == nullptr) return detail::TargetError(target);
   block::GroupGrid grid;
-  const registry::Status s = CheckGroups(recipe, layout, rows, cols, packed, &grid);
+  const registry::Status s = CheckGroups(r, layout, rows, cols, packed, &grid);
   if (!s.ok || rows == 0 || cols == 0) return s;  // empty input is ok (docs/bad-input.md)
   if (codes == nullptr || params == nullptr || out == nullptr) {
     return registry::Status::Error("simd: null codes, parameters or output");
@@ -120,14 +126,45 @@ registry::Status Dequantize(std::int64_t target, const block::IntQuantRecipe& re
       !o.ok) {
     return o;
   }
-  const std::int32_t* table = IsTeFp8(recipe) ? Fp8Table(*recipe.element) : nullptr;
-  if (IsTeFp8(recipe) && table == nullptr) {
-    return registry::Status::Error(std::string("simd: no decode table for ") +
-                                   recipe.element->name);
+  const std::int32_t* table = r.element.IsFloat() ? Fp8Table(r.element) : nullptr;
+  if (r.element.IsFloat() && table == nullptr) {
+    return registry::Status::Error(std::string("simd: no decode table for ") + r.element.name);
   }
-  const recipe::Recipe r = block::ToRecipe(recipe);
   kernel(IntGroupDequantizeJob{&r, table, codes, cols, grid, packed, params, out});
   return registry::Status::Ok();
+}
+
+// The recipe an IntQuantRecipe view stands for.
+registry::Status Quantize(std::int64_t target, const block::IntQuantRecipe& recipe, const block::QuantLayout& layout,
+                          const float* x, std::size_t rows, std::size_t cols, bool packed, std::uint8_t* codes,
+                          block::QuantParams* params) {
+  if (!SupportsScaledGroups(recipe, layout) || (packed && !SupportsInt4Groups(recipe, layout))) {
+    return registry::Status::Error(std::string("simd: ") + recipe.element->name + ":" + recipe.name +
+                                   " with this layout has no " + (packed ? "packed INT4 " : "") + "group kernel");
+  }
+  const recipe::Recipe r = block::ToRecipe(recipe);
+  return Quantize(target, r, layout, x, rows, cols, packed, codes, params);
+}
+
+registry::Status Dequantize(std::int64_t target, const block::IntQuantRecipe& recipe,
+                            const block::QuantLayout& layout, const std::uint8_t* codes, std::size_t rows,
+                            std::size_t cols, bool packed, const block::QuantParams* params, float* out) {
+  if (!SupportsScaledGroups(recipe, layout) || (packed && !SupportsInt4Groups(recipe, layout))) {
+    return registry::Status::Error(std::string("simd: ") + recipe.element->name + ":" + recipe.name +
+                                   " with this layout has no " + (packed ? "packed INT4 " : "") + "group kernel");
+  }
+  const recipe::Recipe r = block::ToRecipe(recipe);
+  return Dequantize(target, r, layout, codes, rows, cols, packed, params, out);
+}
+
+// The recipe's packing as the kernels' flag: two codes per byte, low nibble
+// first, or one per byte; false with an error for any other packing.
+bool PackedFlag(const recipe::Recipe& r, registry::Status* error) {
+  if (r.packing == recipe::Packing::kNibblesHighFirst) {
+    *error = registry::Status::Error(std::string("simd: ") + r.name + ":" + r.profile +
+                                     " packs high nibble first; the group kernels pack low first");
+  }
+  return r.packing != recipe::Packing::kOnePerByte;
 }
 
 }  // namespace
@@ -175,6 +212,25 @@ registry::Status DequantizeInt4Groups(std::int64_t target, const block::IntQuant
                                       std::size_t cols, const block::QuantParams* params,
                                       float* out) {
   return Dequantize(target, recipe, layout, packed, rows, cols, true, params, out);
+}
+
+registry::Status QuantizeRecipeGroups(std::int64_t target, const recipe::Recipe& recipe,
+                                      const block::QuantLayout& layout, const float* x, std::size_t rows,
+                                      std::size_t cols, std::uint8_t* codes, block::QuantParams* params) {
+  registry::Status error;
+  const bool packed = PackedFlag(recipe, &error);
+  if (!error.ok) return error;
+  return Quantize(target, recipe, layout, x, rows, cols, packed, codes, params);
+}
+
+registry::Status DequantizeRecipeGroups(std::int64_t target, const recipe::Recipe& recipe,
+                                        const block::QuantLayout& layout, const std::uint8_t* codes,
+                                        std::size_t rows, std::size_t cols, const block::QuantParams* params,
+                                        float* out) {
+  registry::Status error;
+  const bool packed = PackedFlag(recipe, &error);
+  if (!error.ok) return error;
+  return Dequantize(target, recipe, layout, codes, rows, cols, packed, params, out);
 }
 
 }  // namespace lowbit::simd

@@ -14,6 +14,7 @@
 #include "lowbit/formats/block/packing.h"
 #include "lowbit/registry/registry.h"
 #include "lowbit/simd/simd.h"
+#include "int_group_job.h"
 
 namespace lowbit::simd {
 namespace {
@@ -32,13 +33,10 @@ const block::BlockSpec* BlockView(const recipe::Recipe& r) {
   return nullptr;
 }
 
-block::Nvfp4Recipe Nvfp4View(const recipe::Recipe& r) {
-  switch (r.scale_rule) {
-    case recipe::ScaleRule::kNvfp4Torchao: return block::Nvfp4Recipe::kTorchao;
-    case recipe::ScaleRule::kNvfp4ModelOpt: return block::Nvfp4Recipe::kModelOpt;
-    default: return block::Nvfp4Recipe::kTe;
-  }
-}
+// The NVFP4 view of a recipe: the enumerator of its scale rule (the
+// catalog's NVFP4 recipes differ in nothing else, recipe/catalog.h
+// MakeNvfp4Recipe); false for a rule without one.
+bool Nvfp4View(const recipe::Recipe& r, block::Nvfp4Recipe* view) { return block::Nvfp4RecipeOf(r.scale_rule, view); }
 
 block::QuantLayout QuantLayoutView(const recipe::Layout& l) {
   block::QuantLayout q;
@@ -55,16 +53,20 @@ block::NibbleOrder NibbleOrderOf(recipe::Packing p) {
   return p == recipe::Packing::kNibblesHighFirst ? block::NibbleOrder::kHighFirst : block::NibbleOrder::kLowFirst;
 }
 
+// Scaled recipes: through their block::IntQuantRecipe view where the
+// catalog has one (simd.h's group calls), else (the recipes of
+// recipe/catalog.h kServingScaledPairs) through the same kernels over the
+// recipe itself (int_group_job.h QuantizeRecipeGroups).
 registry::Status RunScaled(std::int64_t target, const registry::RecipeArgs& a, const recipe::Recipe& r) {
   const block::IntQuantRecipe* view = IntView(r);
-  if (view == nullptr) return registry::Status::Error("simd: no kernel for " + recipe::RecipeName(r));
   const block::QuantLayout layout = QuantLayoutView(a.target.layout);
   const registry::RecipeBuffers b = registry::RecipeBufferSizes(a.target, a.rows, a.cols);
   std::vector<block::QuantParams> params(static_cast<std::size_t>(b.sizes.scales));
   const bool packed = r.packing != recipe::Packing::kOnePerByte;
   if (a.operation == registry::RecipeOperation::kQuantizeRecipe) {
     const registry::Status s =
-        packed && r.packing == recipe::Packing::kNibblesLowFirst
+        view == nullptr ? QuantizeRecipeGroups(target, r, layout, a.x, a.rows, a.cols, a.q.codes, params.data())
+        : packed && r.packing == recipe::Packing::kNibblesLowFirst
             ? QuantizeInt4Groups(target, *view, layout, a.x, a.rows, a.cols, a.q.codes, params.data())
             : QuantizeGroups(target, *view, layout, a.x, a.rows, a.cols, a.q.codes, params.data());
     if (!s.ok) return s;
@@ -78,6 +80,7 @@ registry::Status RunScaled(std::int64_t target, const registry::RecipeArgs& a, c
     params[g].decode = a.q.scales[g];
     params[g].zero_point = a.q.zero_points != nullptr ? a.q.zero_points[g] : 0;
   }
+  if (view == nullptr) return DequantizeRecipeGroups(target, r, layout, a.q.codes, a.rows, a.cols, params.data(), a.out);
   return packed ? DequantizeInt4Groups(target, *view, layout, a.q.codes, a.rows, a.cols, params.data(), a.out)
                 : DequantizeGroups(target, *view, layout, a.q.codes, a.rows, a.cols, params.data(), a.out);
 }
@@ -99,8 +102,10 @@ registry::Status RunOnTarget(std::int64_t target, const registry::RecipeArgs& a)
   }
   registry::Status s;
   if (r.family() == recipe::Family::kNvfp4) {
-    s = quantize ? QuantizeNvfp4(target, Nvfp4View(r), a.x, count, codes, a.q.scale_codes, a.q.tensor_scale)
-                 : DequantizeNvfp4(target, Nvfp4View(r), *a.q.tensor_scale, codes, a.q.scale_codes, count, a.out);
+    block::Nvfp4Recipe view{};
+    if (!Nvfp4View(r, &view)) return registry::Status::Error("simd: no kernel for " + recipe::RecipeName(r));
+    s = quantize ? QuantizeNvfp4(target, view, a.x, count, codes, a.q.scale_codes, a.q.tensor_scale)
+                 : DequantizeNvfp4(target, view, *a.q.tensor_scale, codes, a.q.scale_codes, count, a.out);
   } else {
     const block::BlockSpec* spec = BlockView(r);
     const block::MxRecipe* mx = block::FindMxRecipe(r.profile);
