@@ -304,8 +304,9 @@ CheckResult RunAndCheck(const std::vector<std::uint16_t>& x, std::int64_t m, con
         std::memcpy(&b, ybytes.data() + i * 2, 2);
         got = DecodeToF64(out == OutputType::kBf16 ? kBf16 : kFp16, b);
       }
-      const double want = exact.nearest[i] * ta;  // ta: W4A4's activation tensor scale (exact power-of-two-free
-                                                  // FP32; the product's 2^-53 is in the allowance)
+      // ta: W4A4's activation tensor scale (1 otherwise); this double
+      // product's 2^-53 is in the allowance below.
+      const double want = exact.nearest[i] * ta;
       ++r.checked;
       const double out_max = out == OutputType::kFp16 ? 65504.0 : out == OutputType::kBf16 ? 3.3895313892515355e38 : 3.4028234663852886e38;
       if (std::fabs(want) > out_max) {

@@ -1,10 +1,11 @@
 // Tensor-core GEMM with packed weights dequantized in shared memory
-// (issue 12). One kernel template per weight format:
+// (issue 12). One kernel template per weight format and packing:
 //
 //  - CTA tile 128 x 128 x 32, 8 warps (2 along M x 4 along N), each warp a
 //    64 x 32 block of m16n8k16 mma.sync BF16 x BF16 -> FP32, fragments from
-//    ldmatrix (4 warps of 64 x 64 ran slower: bench/RESULTS.md "GEMM"). Shared rows are padded to 40 BF16 (80 bytes) so that the 8
-//    row addresses of one ldmatrix phase hit 8 different 16-byte bank groups.
+//    ldmatrix (4 warps of 64 x 64 ran slower: bench/RESULTS.md "GEMM").
+//    Shared rows are padded to 40 BF16 (80 bytes) so that the 8 row
+//    addresses of one ldmatrix phase hit 8 different 16-byte bank groups.
 //  - Activations: cp.async 16-byte copies, two stages.
 //  - Weights: each thread loads the packed codes of 16 consecutive K values of
 //    one row (8 bytes for 4-bit lowbit codes, two GPTQ words, sixteen AWQ
@@ -17,10 +18,11 @@
 //    is the one the reference uses.
 //  - Shapes the tiles do not take run GemmFallbackKernel: one thread per
 //    output, the weight dequantized in FP32 through weights.h, FP32
-//    multiply-then-add along K. Its error is within the same bound: per
-//    term one product and one sum rounding (2^-24 each), at most
-//    (K + 1) * 2^-24 * S in all, under the tensor-core model's
-//    ((1 + 2^-18)^ceil(K/16) - 1) * S >= ceil(K/16) * 2^-18 * S.
+//    multiply-then-add along K. Its error is within the same bound: its
+//    weights are exact or rounded once in FP32 (2^-24, under the model's
+//    BF16 weight term), and the sum of K rounded products in FP32 is off by
+//    at most about (K + 1) * 2^-24 * S, under the tensor-core model's
+//    ((1 + 2^-18)^ceil(K/16) - 1) * S >= ceil(K/16) * 64 * 2^-24 * S.
 //  - Epilogue: the FP32 tensor scale (NVFP4), channel scale (FP8) or the
 //    activation tensor scale (W4A4) multiply the accumulator.
 //
