@@ -29,6 +29,9 @@
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
 #include "lowbit/formats/round_pack.h"
+#include "lowbit/registry/parallel.h"
+#include "lowbit/registry/recipe_entry.h"
+#include "lowbit/registry/registry.h"
 #include "parse.h"
 #include "value_file.h"
 #include "value_parse.h"
@@ -315,6 +318,47 @@ void RunScaledQuantize(const recipe::Recipe& r, const recipe::Target& t, const Q
   PrintErrorMetrics(x, back);
 }
 
+// recipe::QuantizeTensor then DequantizeTensor over [1, count] in the
+// recipe's own layout, as the registry's scalar recipe rows (which are those
+// functions) split over every core by the one shared pool
+// (registry/parallel.h: whole blocks per thread, bit for bit one thread's).
+void RunModelRowsOnAllCores(const recipe::Recipe& r, const std::vector<float>& x, long count,
+                            const recipe::QuantizedTensor& q, std::vector<float>& back) {
+  static const registry::Registry* const rows = [] {
+    auto* table = new registry::Registry();  // built once, never destroyed
+    registry::RegisterScalarRecipes(*table);
+    return table;
+  }();
+  registry::RecipeArgs args;
+  recipe::Target target;
+  target.kind = recipe::Target::Kind::kRecipe;
+  target.recipe = &r;
+  target.layout = r.layout;
+  args.target = target;
+  args.rows = 1;
+  args.cols = static_cast<std::size_t>(count);
+  const std::string name = recipe::RecipeName(r);
+  for (registry::RecipeOperation op : registry::kAllRecipeOperations) {
+    const registry::RecipeEntry* row = rows->FindRecipe(op, name, "scalar");
+    args.operation = op;
+    const bool quantize = op == registry::RecipeOperation::kQuantizeRecipe;
+    args.x = quantize ? x.data() : nullptr;
+    args.q = q;
+    args.out = quantize ? nullptr : back.data();
+    const registry::Status st = row != nullptr ? registry::RunParallel(*row, args) : registry::Status::Ok();
+    if (row == nullptr) {
+      // Not a registry row: the model on this thread.
+      if (quantize) {
+        recipe::QuantizeTensor(r, r.layout, x.data(), 1, count, q);
+      } else {
+        recipe::DequantizeTensor(r, r.layout, recipe::AsConst(q), 1, count, back.data());
+      }
+    } else if (!st.ok) {
+      throw CommandError(st.message);
+    }
+  }
+}
+
 // MX and NVFP4: the values as one flat vector in the recipe's 1-D blocks (a
 // "/gN" in the name can only repeat the block size).
 void RunBlockQuantize(const recipe::Recipe& r, const QuantizeArgs& args) {
@@ -331,9 +375,8 @@ void RunBlockQuantize(const recipe::Recipe& r, const QuantizeArgs& args) {
   q.codes = codes.data();
   q.scale_codes = scale_codes.data();
   q.tensor_scale = sizes.tensor_scales > 0 ? &tensor_scale : nullptr;
-  recipe::QuantizeTensor(r, r.layout, x.data(), 1, count, q);
   std::vector<float> back(x.size());
-  recipe::DequantizeTensor(r, r.layout, recipe::AsConst(q), 1, count, back.data());
+  RunModelRowsOnAllCores(r, x, count, q, back);
 
   if (q.tensor_scale != nullptr) {
     std::printf("recipe %s  tensor scale %s\n", args.recipe.c_str(), F32Text(tensor_scale.decode).c_str());

@@ -5,12 +5,10 @@
 // entry"). The kernels of one (operation, format) share each input chunk and
 // its model outputs.
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <utility>
 
 #include "describe.h"
@@ -18,6 +16,7 @@
 #include "lowbit/check/inputs.h"
 #include "lowbit/check/progress.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/registry/parallel.h"
 
 namespace lowbit::check {
 namespace {
@@ -163,7 +162,7 @@ class Checker {
   std::mutex mutex_;
 };
 
-// Runs every KernelSet over the inputs of `level`, on `threads` threads.
+// Runs every KernelSet over the inputs of `level`, on at most `threads` threads.
 void RunSets(const std::vector<KernelSet>& sets, Level level, int threads, Progress* progress,
              std::vector<Row>* rows) {
   std::vector<std::unique_ptr<Group>> groups;
@@ -187,17 +186,15 @@ void RunSets(const std::vector<KernelSet>& sets, Level level, int threads, Progr
   }
   if (progress) progress->Begin("kernels vs model", total_elements);
   Checker checker(rows);
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t j = next++; j < jobs.size(); j = next++) {
-      checker.Run(jobs[j]);
-      if (progress) progress->Advance(jobs[j].end - jobs[j].begin);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+  // The process's one thread pool (registry/parallel.h), at most `threads`
+  // of its threads: no threads are started per call.
+  registry::ThreadPool::Shared().ParallelFor(
+      jobs.size(),
+      [&](std::size_t j) {
+        checker.Run(jobs[j]);
+        if (progress) progress->Advance(jobs[j].end - jobs[j].begin);
+      },
+      threads < 1 ? 1 : threads);
   if (progress) progress->End();
 }
 
