@@ -89,6 +89,15 @@ template <int kOutBytes>
 HWY_INLINE void StoreCodes(D32 d, V codes, void* output, std::size_t i) {
   const DI32 di;
   if constexpr (kOutBytes == 1) {
+#if HWY_TARGET <= HWY_AVX3
+    // vpmovdb keeps the low byte of each lane: exact for codes < 2^8, one
+    // instruction where the saturating demote needs a max with zero first.
+    if constexpr (hn::MaxLanes(D32()) == 16) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<std::uint8_t*>(output) + i),
+                       _mm512_cvtepi32_epi8(codes.raw));
+      return;
+    }
+#endif
     const hn::Rebind<std::uint8_t, DI32> d8;
     hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, codes)), d8,
                static_cast<std::uint8_t*>(output) + i);
@@ -328,7 +337,13 @@ HWY_INLINE bool EncodeNormalVector(D32 d, V bits, V random, const EncodePlan& p,
   const V n = RoundShift<kMode>(d, a, hn::Set(d, static_cast<std::uint32_t>(s0)), hn::Set(di, s0),
                                 negative, random, p.random_bit_count);
   const V magnitude = hn::Sub(n, hn::Set(d, (p.min_normal_field32 - 1) << p.mantissa_bits));
-  const V code = hn::Or(magnitude, hn::IfThenElseZero(negative, hn::Set(d, p.sign_code)));
+  const V sign = hn::IfThenElseZero(negative, hn::Set(d, p.sign_code));
+  if (p.overflow_by_min) {
+    // Step 8 as one minimum (encode_plan.h overflow_by_min).
+    *out = hn::Or(hn::Min(magnitude, hn::Set(d, p.overflow_positive)), sign);
+    return true;
+  }
+  const V code = hn::Or(magnitude, sign);
   *out = hn::IfThenElse(hn::Gt(magnitude, hn::Set(d, p.max_code)),
                         hn::IfThenElse(negative, hn::Set(d, p.overflow_negative),
                                        hn::Set(d, p.overflow_positive)),
@@ -359,6 +374,37 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
   constexpr bool kStochastic = kMode == RoundingMode::kStochastic;
   constexpr std::size_t kInBytes = kIn == InputKind::kF32 ? 4 : 2;
   std::size_t i = 0;
+#if HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
+  // FP16 -> FP32 (the FP16 decode): vcvtph2ps (F16C, part of these targets)
+  // widens every finite FP16 value exactly (Intel SDM VCVTPH2PS: subnormal
+  // halves become normal singles, exactly), so a vector of finite inputs is
+  // one instruction when the plan keeps zeros as they are. Inf and NaN lanes
+  // (exponent field 31) take the general path below, which applies the
+  // decode's NaN policy (vcvtph2ps would quiet a signalling NaN).
+  if constexpr (kKind == PlanKind::kIdentity && kIn == InputKind::kF16 && kOutBytes == 4) {
+    if (p.zero_positive == 0 && p.zero_negative == kSignBit32) {
+      const DF32 df;
+      const hn::Rebind<hwy::float16_t, DF32> df16;
+      const hn::Rebind<std::int16_t, DF32> di16;
+      const auto magnitude_mask = hn::Set(di16, std::int16_t{0x7FFF});
+      const auto max_finite = hn::Set(di16, std::int16_t{0x7BFF});
+      const auto* in16 = static_cast<const std::int16_t*>(input);
+      auto* out = static_cast<float*>(output);
+      for (; i + lanes <= count; i += lanes) {
+        const auto h = hn::LoadU(di16, in16 + i);
+        if (!hn::AllFalse(di16, hn::Gt(hn::And(h, magnitude_mask), max_finite))) {
+          StoreCodes<kOutBytes>(
+              d, EncodeAnyVector<kMode, kKind>(d, LoadBits<kIn>(d, input, i), hn::Zero(d), p),
+              output, i);
+          continue;
+        }
+        hn::StoreU(hn::PromoteTo(df, hn::LoadU(df16, reinterpret_cast<const hwy::float16_t*>(
+                                                          in16 + i))),
+                   df, out + i);
+      }
+    }
+  }
+#endif
   for (; i + lanes <= count; i += lanes) {
     const V random = kStochastic ? hn::LoadU(d, random_bits + i) : hn::Zero(d);
     StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, LoadBits<kIn>(d, input, i), random, p),

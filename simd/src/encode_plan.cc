@@ -86,6 +86,8 @@ EncodePlan BuildEncodePlan(const FormatSpec& dst, const EncodeOptions& o) {
   p.inf_negative = Code(dst, kNegativeInf, o);
   p.overflow_positive = static_cast<std::uint32_t>(detail::OverflowResult(dst, false, false, o).code);
   p.overflow_negative = static_cast<std::uint32_t>(detail::OverflowResult(dst, true, false, o).code);
+  p.overflow_by_min = (p.overflow_positive == p.max_code || p.overflow_positive == p.max_code + 1) &&
+                      p.overflow_negative == (p.overflow_positive | p.sign_code);
   if (!dst.has_sign) {
     p.negative_as_magnitude = o.negative_into_unsigned == NegativeIntoUnsigned::kMagnitude;
     p.negative_code = Code(dst, kMinusOne, o);

@@ -53,6 +53,10 @@ struct EncodePlan {
   std::uint32_t inf_negative = 0;
   std::uint32_t overflow_positive = 0;
   std::uint32_t overflow_negative = 0;
+  // The overflow codes are the magnitude max_code or max_code + 1 (E4M3's
+  // NaN, E5M2's Inf, a saturated result) with the sign bit OR-ed in: then
+  // step 8 of a normal result is min(magnitude, overflow_positive) | sign.
+  bool overflow_by_min = false;
   // Step 3: negative non-zero input into an unsigned format.
   bool negative_as_magnitude = false;  // use |x|
   std::uint32_t negative_code = 0;     // else this code
