@@ -65,11 +65,13 @@ std::vector<Shape> Shapes(const PackingLayoutInfo& info, Level level) {
     for (std::size_t i = 0; i < counts.size(); ++i) shapes.push_back({1, counts[i], i % 2});
     return shapes;
   }
+  // Padding layouts (docs/layouts.md): a row past a whole padded tile (1
+  // otherwise, a repeat); rows 4 and 5 reach the torch CPU int4pack's 64-row
+  // AVX512 block and a short block after it.
+  const std::size_t past_tile = static_cast<std::size_t>(info.rows_padded_to) + 1;
   std::vector<std::size_t> rows = {1, 2};
+  if (past_tile > 2) rows.push_back(past_tile);
   std::vector<std::size_t> cols = {1, 3};
-  // Padding layouts (docs/layouts.md): a row past a whole padded tile; the
-  // torch CPU int4pack's 64-row AVX512 blocks.
-  if (info.rows_padded_to > 1) rows.push_back(static_cast<std::size_t>(info.rows_padded_to) + 1);
   if (level != Level::kSmoke) {
     rows.insert(rows.end(), {0, 3, 5, 4});
     cols.insert(cols.end(), {2, 4, 5, 8, 9, 15, 16, 17, 33});

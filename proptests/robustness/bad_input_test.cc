@@ -10,6 +10,7 @@
 // result.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -457,30 +458,39 @@ TEST(BadInput, PackingSizesAtBoundaries) {
   EXPECT_FALSE(PackingBufferSizes(PackingLayout::kNibblesLowFirst, 1, k2p63).ok);
   EXPECT_FALSE(PackingBufferSizes(PackingLayout::kGptqQweight, k2p32, k2p32).ok) << "wraps to 0";
   EXPECT_FALSE(PackingBufferSizes(PackingLayout::kAwq, 4, k2p62 + 8).ok);
-  EXPECT_FALSE(PackingBufferSizes(static_cast<PackingLayout>(9), 8, 8).ok);
+  EXPECT_FALSE(PackingBufferSizes(static_cast<PackingLayout>(77), 8, 8).ok);
 }
 
 TEST(BadInput, PackingRowsRefuseOverflowNullAliasAndBadEnums) {
   alignas(4) std::uint8_t in[64] = {}, out[64] = {};
   ForEveryPackingRow([&](const PackingEntry& e) {
+    // The smallest shape of at least 8 x 8 the layout takes (the GEMM
+    // layouts need K or N in multiples of 16 to 128: docs/layouts.md); every
+    // call below is refused before any buffer is touched.
+    const PackingLayoutInfo& info = *FindPackingLayoutInfo(e.layout);
+    const std::size_t r = std::max<std::size_t>(8, static_cast<std::size_t>(info.rows_multiple));
+    const std::size_t c = std::max<std::size_t>(8, static_cast<std::size_t>(info.cols_multiple));
     EXPECT_ERROR(e.run(PArgs(e, k2p32, k2p32, in, out)), "overflow");
-    EXPECT_ERROR(e.run(PArgs(e, 8, 8, nullptr, out)), "null");
-    EXPECT_ERROR(e.run(PArgs(e, 8, 8, in, nullptr)), "null");
-    EXPECT_ERROR(e.run(PArgs(e, 8, 8, in, in)), "overlaps");
-    EXPECT_ERROR(e.run(PArgs(e, 8, 8, in, in + 4)), "overlaps");
-    EXPECT_TRUE(e.run(PArgs(e, 0, 8, nullptr, nullptr)).ok);
-    EXPECT_TRUE(e.run(PArgs(e, 8, 0, nullptr, nullptr)).ok);
-    PackingArgs bad = PArgs(e, 8, 8, in, out);
+    EXPECT_ERROR(e.run(PArgs(e, r, c, nullptr, out)), "null");
+    EXPECT_ERROR(e.run(PArgs(e, r, c, in, nullptr)), "null");
+    EXPECT_ERROR(e.run(PArgs(e, r, c, in, in)), "overlaps");
+    EXPECT_ERROR(e.run(PArgs(e, r, c, in, in + 4)), "overlaps");
+    EXPECT_TRUE(e.run(PArgs(e, 0, c, nullptr, nullptr)).ok);
+    EXPECT_TRUE(e.run(PArgs(e, r, 0, nullptr, nullptr)).ok);
+    PackingArgs bad = PArgs(e, r, c, in, out);
     bad.direction = static_cast<PackDirection>(5);
     EXPECT_ERROR(e.run(bad), "unknown direction 5");
-    bad = PArgs(e, 8, 8, in, out);
-    bad.layout = static_cast<PackingLayout>(9);
-    EXPECT_ERROR(e.run(bad), "unknown packing layout 9");
-    const PackingLayoutInfo& info = *FindPackingLayoutInfo(e.layout);
-    if (info.rows_multiple > 1) EXPECT_ERROR(e.run(PArgs(e, 12, 8, in, out)), "not a multiple of 8");
-    if (info.cols_multiple > 1) EXPECT_ERROR(e.run(PArgs(e, 8, 12, in, out)), "not a multiple of 8");
+    bad = PArgs(e, r, c, in, out);
+    bad.layout = static_cast<PackingLayout>(77);
+    EXPECT_ERROR(e.run(bad), "unknown packing layout 77");
+    if (info.rows_multiple > 1) {
+      EXPECT_ERROR(e.run(PArgs(e, r + 4, c, in, out)), "not a multiple of " + std::to_string(info.rows_multiple));
+    }
+    if (info.cols_multiple > 1) {
+      EXPECT_ERROR(e.run(PArgs(e, r, c + 1, in, out)), "not a multiple of " + std::to_string(info.cols_multiple));
+    }
     if (info.unit == PackedUnit::kWord32) {
-      EXPECT_ERROR(e.run(PArgs(e, 8, 8, e.direction == PackDirection::kPack ? in : in + 1,
+      EXPECT_ERROR(e.run(PArgs(e, r, c, e.direction == PackDirection::kPack ? in : in + 1,
                                e.direction == PackDirection::kPack ? out + 1 : out)),
                    "packed words is not aligned to 4 bytes");
     }

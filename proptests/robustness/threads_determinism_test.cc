@@ -161,7 +161,7 @@ void AddPackingJobs(const Registry& registry, std::vector<Job>* jobs) {
     if (!entry.available()) continue;
     const PackingEntry* scalar = registry.FindPacking(entry.layout, entry.direction, "scalar");
     if (scalar == nullptr) continue;
-    const std::size_t rows = 16, cols = 64;
+    const std::size_t rows = 16, cols = 128;  // a shape every layout takes (tinygemm k8: K % 128)
     const PackingSizes sizes = PackingBufferSizes(entry.layout, rows, cols);
     ASSERT_TRUE(sizes.ok) << sizes.error;
     auto codes = std::make_shared<std::vector<std::uint8_t>>(sizes.codes);
