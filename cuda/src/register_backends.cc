@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "checks.h"
+#include "model_recipe.h"
 #include "gemm/gemm.h"
+#include "gemv/gemv.h"
 #include "lowbit/cuda/convert.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/quantize.h"
@@ -26,6 +28,7 @@
 #include "lowbit/formats/block/int_quant_recipe.h"
 #include "lowbit/formats/profiles/format_match.h"
 #include "lowbit/formats/recipe/recipe.h"
+#include "lowbit/formats/recipe/tensor.h"
 #include "lowbit/registry/recipe_entry.h"
 #include "lowbit/registry/registry.h"
 
@@ -126,7 +129,24 @@ std::vector<cuda::SweepOptionSet> InstructionOptionSets(cuda::ElementOp op, Form
 // ---- recipe rows -----------------------------------------------------------
 
 // The GPU kernel that implements a recipe row.
-enum class RecipeKernel : std::uint8_t { kMx, kNvfp4, kFp8PerTensor, kFp8PerRow, kInt };
+enum class RecipeKernel : std::uint8_t { kMx, kNvfp4, kFp8PerTensor, kFp8PerRow, kInt, kModel };
+
+// The scale rules whose rows run the model recipe kernels (model_recipe.h):
+// issue 14's recipes, which no tuned kernel implements.
+bool ModelKernelRule(recipe::ScaleRule rule) {
+  switch (rule) {
+    case recipe::ScaleRule::kMxRceilEager:
+    case recipe::ScaleRule::kNvfp4Torchao018:
+    case recipe::ScaleRule::kNvfp4ModelOpt047:
+    case recipe::ScaleRule::kVllmFp8PerTensor:
+    case recipe::ScaleRule::kVllmFp8PerToken:
+    case recipe::ScaleRule::kVllmFp8KvCache:
+    case recipe::ScaleRule::kAmaxOverQmaxFloored:
+      return true;
+    default:
+      return false;
+  }
+}
 
 struct RecipePlan {
   RecipeKernel kernel;
@@ -143,13 +163,19 @@ FormatId ElementOf(const recipe::Recipe& r) {
 // Whether a GPU kernel implements (operation, target), and which: the MX
 // recipes of the TE and OCP profiles (mx.h), NVFP4's TE recipe (nvfp4.h), TE
 // current scaling of FP8 per tensor and per row, quantize only (fp8_scaled.h),
-// and the integer recipes per row and per group (int_quantize.h).
+// the integer recipes per row and per group (int_quantize.h), and issue 14's
+// recipes, both ways in every listed layout, through the model recipe
+// kernels (model_recipe.h).
 bool PlanRecipe(const recipe::Target& t, registry::RecipeOperation op, RecipePlan* plan) {
   if (t.recipe == nullptr) return false;
   const recipe::Recipe& r = *t.recipe;
   const std::string_view profile = r.profile;
   const bool dequantize = op == registry::RecipeOperation::kDequantizeRecipe;
   plan->element = ElementOf(r);
+  if (ModelKernelRule(r.scale_rule)) {
+    plan->kernel = RecipeKernel::kModel;
+    return recipe::LayoutApplies(r, t.layout);
+  }
   switch (r.family()) {
     case recipe::Family::kMx:
       plan->kernel = RecipeKernel::kMx;
@@ -297,6 +323,8 @@ cuda::Status LaunchKernels(const RecipePlan& plan, const registry::RecipeArgs& a
       f.stream = stream;
       return cuda::QuantizeFp8PerToken(f);
     }
+    case RecipeKernel::kModel:
+      return cuda::detail::RunModelRecipe(r, a.target.layout, quantize, a.x, a.rows, a.cols, a.q, a.out, stream);
     case RecipeKernel::kInt:
       if (quantize) {
         cuda::IntQuantArgs q;
@@ -470,6 +498,7 @@ void RegisterCudaBackends(Registry& registry) {
   cuda::RegisterCudaRecipes(registry);
   cuda::RegisterCudaLayouts(registry);  // register_layouts.cc
   cuda::gemm::RegisterCudaGemm(registry);  // gemm/register_gemm.cc (issue 12)
+  cuda::gemv::RegisterCudaGemv(registry);  // gemv/register_gemv.cc (issue 12)
 }
 
 }  // namespace registry

@@ -41,7 +41,8 @@ std::set<std::string> CudaRecipeRows(registry::RecipeOperation op) {
   return names;
 }
 
-// The kernels of fp8_scaled.h, nvfp4.h, mx.h and int_quantize.h, typed out.
+// The kernels of fp8_scaled.h, nvfp4.h, mx.h, int_quantize.h and the model
+// recipe kernels (cuda/src/model_recipe.h), typed out.
 TEST(CudaRegister, RecipeRowsAreTheKernelsRecipes) {
   const std::set<std::string> mx = {"mxfp8_e4m3:te", "mxfp8_e4m3:ocp", "mxfp8_e5m2:te", "mxfp8_e5m2:ocp",
                                     "mxfp6_e2m3:te", "mxfp6_e2m3:ocp", "mxfp6_e3m2:te", "mxfp6_e3m2:ocp",
@@ -55,6 +56,16 @@ TEST(CudaRegister, RecipeRowsAreTheKernelsRecipes) {
   for (const std::string& r : ints) {
     dequantize.insert(r + "/g128");
     dequantize.insert(r + "/row");
+  }
+  // Issue 14's recipes, both ways, through the model recipe kernels
+  // (model_recipe.h): every MX float format under torchao's eager RCEIL,
+  // the two NVFP4 versions, and the scaled ones in every listed layout.
+  for (const char* r : {"mxfp8_e4m3:ao-rceil-eager", "mxfp8_e5m2:ao-rceil-eager", "mxfp6_e2m3:ao-rceil-eager",
+                        "mxfp6_e3m2:ao-rceil-eager", "mxfp4:ao-rceil-eager", "nvfp4:ao-0.18", "nvfp4:modelopt-0.47"}) {
+    dequantize.insert(r);
+  }
+  for (const char* r : {"e4m3:vllm", "e4m3:vllm-token", "e4m3:vllm-kv", "int8:amax-clamp"}) {
+    for (const char* layout : {"/g128", "/row", "/tensor"}) dequantize.insert(std::string(r) + layout);
   }
   std::set<std::string> quantize = dequantize;
   for (const char* r : {"e4m3:te/tensor", "e4m3:te/row", "e5m2:te/tensor", "e5m2:te/row"}) quantize.insert(r);

@@ -1,0 +1,37 @@
+// The recipe rows of issue 14's recipes on the GPU: the model's own
+// whole-tensor steps (formats/include/lowbit/formats/recipe/tensor.h and
+// steps.h) compiled for the device, over the recipe passed by value, so
+// every maximum, scale formula and NaN rule is the model's. Used for the
+// recipes no tuned kernel of mx.cu / nvfp4.cu / fp8_scaled.cu /
+// int_quantize.cu implements (register_backends.cc PlanRecipe): torchao's
+// eager RCEIL, torchao 0.18 and ModelOpt 0.47 NVFP4, vLLM FP8 and INT8
+// amax-clamp. Kernels in int_quantize.cu ("model recipe kernels").
+//
+// Order: one thread per group accumulates its statistics in element order
+// (recipe::Accumulate, as QuantizeTensor does); a per-tensor group and
+// NVFP4's tensor amax come from contiguous chunks accumulated in order and
+// combined left to right (recipe::Combine: the first NaN wins either way,
+// and "keep the left unless strictly past it" is associative, so the result
+// is Accumulate's bit for bit). Elements: one thread per code byte.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "lowbit/cuda/status.h"
+#include "lowbit/formats/recipe/recipe.h"
+#include "lowbit/formats/recipe/tensor.h"
+
+namespace lowbit::cuda::detail {
+
+// Quantize (x -> q) or dequantize (q -> out) a row-major [rows, cols]
+// tensor by `r` in `layout` on `stream`, not waited for. Every pointer is
+// device memory (q.tensor_scale included where the recipe has one); the
+// layout must apply (recipe::MakeGroupGrid). Temporary device memory comes
+// from the stream-ordered allocator.
+Status RunModelRecipe(const recipe::Recipe& r, const recipe::Layout& layout, bool quantize, const float* x,
+                      std::size_t rows, std::size_t cols, const recipe::QuantizedTensor& q, float* out,
+                      cudaStream_t stream);
+
+}  // namespace lowbit::cuda::detail
