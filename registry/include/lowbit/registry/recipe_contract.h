@@ -12,6 +12,7 @@
 // (lowbit::check::BuiltBackendLibraries).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -98,6 +99,20 @@ inline constexpr RecipeRowRule kRecipeRowContract[] = {
     // layout, so there is no per-tensor row.
     {BackendLibrary::kCuda, recipe::Family::kScaled, nullptr, ElementKind::kInteger, kGroupLayout | kRowLayout, true,
      true},
+    // Issue 14's recipes: the model recipe kernels (cuda/src/model_recipe.h,
+    // the model's steps compiled for the device) run each both ways in every
+    // listed layout; int8:amax-clamp's group and row rows are the integer
+    // rule's above, its per-tensor rows are here.
+    {BackendLibrary::kCuda, recipe::Family::kMx, "ao-rceil-eager", ElementKind::kAny, kBlockLayout, true, true},
+    {BackendLibrary::kCuda, recipe::Family::kNvfp4, "ao-0.18", ElementKind::kAny, kBlockLayout, true, true},
+    {BackendLibrary::kCuda, recipe::Family::kNvfp4, "modelopt-0.47", ElementKind::kAny, kBlockLayout, true, true},
+    {BackendLibrary::kCuda, recipe::Family::kScaled, "vllm", ElementKind::kFloat,
+     kGroupLayout | kRowLayout | kTensorLayout, true, true},
+    {BackendLibrary::kCuda, recipe::Family::kScaled, "vllm-token", ElementKind::kFloat,
+     kGroupLayout | kRowLayout | kTensorLayout, true, true},
+    {BackendLibrary::kCuda, recipe::Family::kScaled, "vllm-kv", ElementKind::kFloat,
+     kGroupLayout | kRowLayout | kTensorLayout, true, true},
+    {BackendLibrary::kCuda, recipe::Family::kScaled, "amax-clamp", ElementKind::kInteger, kTensorLayout, true, true},
 };
 
 // Catalog recipes ("format:profile") whose SIMD and CUDA kernels are still
@@ -106,12 +121,9 @@ inline constexpr RecipeRowRule kRecipeRowContract[] = {
 // or CUDA row, and a row a backend registers anyway is not "unlisted"; the
 // scalar rows are required as for every recipe. Each entry leaves this list
 // when its kernels land, and a kRecipeRowContract rule then demands them.
-inline constexpr const char* kRecipesAwaitingKernels[] = {
-    "mxfp8_e4m3:ao-rceil-eager", "mxfp8_e5m2:ao-rceil-eager", "mxfp6_e2m3:ao-rceil-eager",
-    "mxfp6_e3m2:ao-rceil-eager", "mxfp4:ao-rceil-eager",      "nvfp4:ao-0.18",
-    "nvfp4:modelopt-0.47",       "e4m3:vllm",                 "e4m3:vllm-token",
-    "e4m3:vllm-kv",              "int8:amax-clamp",
-};
+// Empty: the SIMD and CUDA rows of issue 14's recipes have landed (SIMD:
+// simd/src/register_simd_recipes.cc; CUDA: the rules above).
+inline constexpr std::array<const char*, 0> kRecipesAwaitingKernels{};
 
 // The key of one recipe row.
 struct RecipeRowKey {
