@@ -279,12 +279,14 @@ TEST_P(SimdDecode, AllCodesEveryFormatAndNanPolicy) {
           d.nan_sign = static_cast<NanSign>(s);
           d.nan_payload = static_cast<NanPayload>(pl);
           CheckTarget(Job{op, id, {}, d}, inputs, target());
-          if (spec.total_bits > 8) continue;
+          if (spec.total_bits > 16) continue;
           // Every code again in a scrambled order (167 is odd, so i * 167 mod
           // 2^bits visits each code once per 2^bits), twice over and cut short
           // of a multiple of 64: the register-table decodes (convert-inl.h
           // DecodeNarrowLoop) permute codes across 128-bit blocks and finish
-          // with a padded tail, and both would show as misplaced codes here.
+          // with a padded tail, and both would show as misplaced codes here;
+          // the FP16 decode's vcvtph2ps path sees NaN and Inf lanes among
+          // finite ones (in order, whole vectors are special or none is).
           const std::uint64_t codes = std::uint64_t{1} << spec.total_bits;
           std::vector<std::uint64_t> scrambled(2 * codes - (codes > 37 ? 37 : 1));
           for (std::size_t i = 0; i < scrambled.size(); ++i) scrambled[i] = (i * 167) % codes;

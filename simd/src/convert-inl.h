@@ -159,6 +159,21 @@ HWY_INLINE V RoundShift(D32 d, V sig, V s, VI s_true, M negative, V random,
   }
 }
 
+// Step 1 for NaN inputs: a constant per sign, plus the payload (the FP32
+// mantissa, MSB-aligned) when kTruncate / kPreserve.
+HWY_INLINE V NanCodes(D32 d, M negative, V mantissa, const EncodePlan& p) {
+  V nan = hn::IfThenElse(negative, hn::Set(d, p.nan_negative), hn::Set(d, p.nan_positive));
+  if (p.nan_payload_shift >= 0) {
+    V payload = hn::ShiftRightSame(mantissa, p.nan_payload_shift);
+    if (p.nan_preserve_quiet != 0) {
+      payload = hn::IfThenElse(hn::Eq(payload, hn::Zero(d)), hn::Set(d, p.nan_preserve_quiet),
+                               payload);
+    }
+    nan = hn::Or(nan, payload);
+  }
+  return nan;
+}
+
 // One vector of FP32 bits -> codes (round_pack.h steps 1-9).
 template <RoundingMode kMode, PlanKind kKind>
 HWY_INLINE V EncodeVector(D32 d, V bits, V random, const EncodePlan& p) {
@@ -298,16 +313,8 @@ HWY_INLINE V EncodeVector(D32 d, V bits, V random, const EncodePlan& p) {
     code = hn::IfThenElse(hn::AndNot(hn::Eq(a, zero), input_negative),
                           hn::Set(d, p.negative_code), code);
   }
-  // 1. NaN: a constant per sign, plus the payload when kTruncate.
-  V nan = hn::IfThenElse(negative, hn::Set(d, p.nan_negative), hn::Set(d, p.nan_positive));
-  if (p.nan_payload_shift >= 0) {
-    V payload = hn::ShiftRightSame(mantissa, p.nan_payload_shift);
-    if (p.nan_preserve_quiet != 0) {
-      payload = hn::IfThenElse(hn::Eq(payload, zero), hn::Set(d, p.nan_preserve_quiet), payload);
-    }
-    nan = hn::Or(nan, payload);
-  }
-  return hn::IfThenElse(is_nan, nan, code);
+  // 1. NaN.
+  return hn::IfThenElse(is_nan, NanCodes(d, negative, mantissa, p), code);
 }
 
 // Fast path for a vector whose lanes all give normal results (FP32 exponent
@@ -376,31 +383,35 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
   std::size_t i = 0;
 #if HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
   // FP16 -> FP32 (the FP16 decode): vcvtph2ps (F16C, part of these targets)
-  // widens every finite FP16 value exactly (Intel SDM VCVTPH2PS: subnormal
-  // halves become normal singles, exactly), so a vector of finite inputs is
-  // one instruction when the plan keeps zeros as they are. Inf and NaN lanes
-  // (exponent field 31) take the general path below, which applies the
-  // decode's NaN policy (vcvtph2ps would quiet a signalling NaN).
+  // widens every non-NaN FP16 value exactly (Intel SDM VCVTPH2PS: subnormal
+  // halves become normal singles, exactly; infinities stay infinities), so a
+  // vector is one instruction when the plan keeps zeros and infinities as
+  // they are. NaN lanes (which vcvtph2ps would quiet) take the decode's NaN
+  // policy, step 1 of the general path (NanCodes) on the widened payload.
   if constexpr (kKind == PlanKind::kIdentity && kIn == InputKind::kF16 && kOutBytes == 4) {
-    if (p.zero_positive == 0 && p.zero_negative == kSignBit32) {
+    if (p.zero_positive == 0 && p.zero_negative == kSignBit32 && p.inf_positive == kInf32 &&
+        p.inf_negative == (kSignBit32 | kInf32)) {
       const DF32 df;
       const hn::Rebind<hwy::float16_t, DF32> df16;
+      const hn::Rebind<std::uint16_t, DF32> du16;
       const hn::Rebind<std::int16_t, DF32> di16;
       const auto magnitude_mask = hn::Set(di16, std::int16_t{0x7FFF});
-      const auto max_finite = hn::Set(di16, std::int16_t{0x7BFF});
-      const auto* in16 = static_cast<const std::int16_t*>(input);
-      auto* out = static_cast<float*>(output);
+      const auto inf16 = hn::Set(di16, std::int16_t{0x7C00});
+      const auto* in16 = static_cast<const std::uint16_t*>(input);
+      auto* out = static_cast<std::uint32_t*>(output);
       for (; i + lanes <= count; i += lanes) {
-        const auto h = hn::LoadU(di16, in16 + i);
-        if (!hn::AllFalse(di16, hn::Gt(hn::And(h, magnitude_mask), max_finite))) {
-          StoreCodes<kOutBytes>(
-              d, EncodeAnyVector<kMode, kKind>(d, LoadBits<kIn>(d, input, i), hn::Zero(d), p),
-              output, i);
+        const V widened = hn::BitCast(
+            d, hn::PromoteTo(df, hn::LoadU(df16, reinterpret_cast<const hwy::float16_t*>(in16 + i))));
+        const auto h = hn::LoadU(du16, in16 + i);
+        if (hn::AllFalse(di16, hn::Gt(hn::And(hn::BitCast(di16, h), magnitude_mask), inf16))) {
+          hn::StoreU(widened, d, out + i);
           continue;
         }
-        hn::StoreU(hn::PromoteTo(df, hn::LoadU(df16, reinterpret_cast<const hwy::float16_t*>(
-                                                          in16 + i))),
-                   df, out + i);
+        const V h32 = hn::PromoteTo(d, h);
+        const M is_nan = hn::Gt(hn::And(h32, hn::Set(d, 0x7FFFu)), hn::Set(d, 0x7C00u));
+        const M negative = hn::TestBit(h32, hn::Set(d, 0x8000u));
+        const V payload = hn::ShiftLeft<13>(hn::And(h32, hn::Set(d, 0x3FFu)));
+        hn::StoreU(hn::IfThenElse(is_nan, NanCodes(d, negative, payload, p), widened), d, out + i);
       }
     }
   }
