@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <numeric>
 #include <string>
+#include <utility>
 
 #include "lowbit/formats/recipe/tensor.h"
 
@@ -183,31 +183,25 @@ std::vector<std::size_t> RecipeChunkStarts(const RecipeArgs& args, std::size_t c
       r.tensor_scale != recipe::TensorScaleRule::kNone) {
     return one;
   }
-  // Only packings whose bytes follow element order (a chunk of rows is a
-  // contiguous run of bytes); a layout that reorders codes is not split.
+  // Only packings whose bytes follow element order (a chunk is a contiguous
+  // run of bytes); a layout that reorders codes is not split.
   const bool nibbles = r.packing == recipe::Packing::kNibblesLowFirst ||
                        r.packing == recipe::Packing::kNibblesHighFirst;
   if (!nibbles && r.packing != recipe::Packing::kOnePerByte) return one;
-  // The row step between chunk starts: whole rows of groups (tiles), or for
-  // flattened 1-D blocks the fewest rows that hold whole blocks; even
-  // element counts for two codes per byte.
-  const std::size_t cols = args.cols;
-  std::size_t step = static_cast<std::size_t>(grid.group_rows);
-  if (grid.flat) {
-    const auto block = static_cast<std::size_t>(grid.group_cols);
-    step = block / std::gcd(block, cols);
-  }
-  if (nibbles && (step * cols) % 2 != 0) step *= 2;
-  const std::size_t min_rows = (kMinElementsPerChunk + cols - 1) / cols;
-  const std::size_t min_steps = std::max<std::size_t>(1, (min_rows + step - 1) / step);
-  const std::size_t total_steps = args.rows / step;  // the last chunk takes the rest
+  // The element step between chunk starts: whole blocks of the flattened
+  // tensor (1-D blocks), or whole rows of groups (tiles); an even element
+  // count for two codes per byte.
+  const std::size_t count = args.rows * args.cols;
+  std::size_t step = grid.flat ? static_cast<std::size_t>(grid.group_cols)
+                               : static_cast<std::size_t>(grid.group_rows) * args.cols;
+  if (nibbles && step % 2 != 0) step *= 2;
+  const std::size_t min_steps = std::max<std::size_t>(1, (kMinElementsPerChunk + step - 1) / step);
+  const std::size_t total_steps = count / step;  // the last chunk also takes the rest
   chunks = std::min(chunks, total_steps / min_steps);
   if (chunks <= 1) return one;
-  const std::size_t per_steps = (total_steps + chunks - 1) / chunks;
+  const std::size_t per = (total_steps + chunks - 1) / chunks * step;
   std::vector<std::size_t> starts;
-  for (std::size_t s = 0; s < args.rows && starts.size() < chunks; s += per_steps * step) {
-    starts.push_back(s);
-  }
+  for (std::size_t s = 0; s < count && starts.size() < chunks; s += per) starts.push_back(s);
   return starts;
 }
 
@@ -219,15 +213,24 @@ Status RunParallel(const RecipeEntry& entry, const RecipeArgs& args, int threads
       RecipeChunkStarts(args, static_cast<std::size_t>(limit));
   if (starts.size() <= 1) return entry.run(args);
   const recipe::Recipe& r = *args.target.recipe;
-  // The buffers of rows [0, r0) come first in each buffer (groups are
-  // numbered row-major, codes packed in element order): their sizes are the
-  // chunk's offsets.
-  auto offsets = [&](std::size_t r0) {
+  const std::size_t count = args.rows * args.cols;
+  const bool flat = args.target.layout.geometry == recipe::Geometry::kBlock1d;
+  // A chunk's shape: 1-D blocks see the flattened tensor, so a run of whole
+  // blocks is the row [1, n]; other layouts take whole rows.
+  auto shape_of = [&](std::size_t elements) {
+    return flat ? std::pair<long, long>{1, static_cast<long>(elements)}
+                : std::pair<long, long>{static_cast<long>(elements / args.cols),
+                                        static_cast<long>(args.cols)};
+  };
+  // The buffers of the elements before a chunk come first in each buffer
+  // (groups are numbered row-major, codes packed in element order): their
+  // sizes are the chunk's offsets.
+  auto offsets = [&](std::size_t first) {
     recipe::BufferSizes b;
-    if (r0 == 0) return b;
+    if (first == 0) return b;
     recipe::GroupGrid g;
-    recipe::MakeGroupGrid(r, args.target.layout, static_cast<long>(r0),
-                          static_cast<long>(args.cols), &g);
+    const auto [rows, cols] = shape_of(first);
+    recipe::MakeGroupGrid(r, args.target.layout, rows, cols, &g);
     return recipe::SizesOf(r, g);
   };
   std::vector<Status> results(starts.size());
@@ -235,13 +238,14 @@ Status RunParallel(const RecipeEntry& entry, const RecipeArgs& args, int threads
       starts.size(),
       [&](std::size_t k) {
         const std::size_t begin = starts[k];
-        const std::size_t end = k + 1 < starts.size() ? starts[k + 1] : args.rows;
+        const std::size_t end = k + 1 < starts.size() ? starts[k + 1] : count;
         const recipe::BufferSizes at = offsets(begin);
         RecipeArgs chunk = args;
-        chunk.rows = end - begin;
-        const std::size_t first = begin * args.cols;
-        if (args.x != nullptr) chunk.x = args.x + first;
-        if (args.out != nullptr) chunk.out = args.out + first;
+        const auto [rows, cols] = shape_of(end - begin);
+        chunk.rows = static_cast<std::size_t>(rows);
+        chunk.cols = static_cast<std::size_t>(cols);
+        if (args.x != nullptr) chunk.x = args.x + begin;
+        if (args.out != nullptr) chunk.out = args.out + begin;
         if (args.q.codes != nullptr) chunk.q.codes = args.q.codes + at.code_bytes;
         if (args.q.scale_codes != nullptr) chunk.q.scale_codes = args.q.scale_codes + at.scale_codes;
         if (args.q.scales != nullptr) chunk.q.scales = args.q.scales + at.scales;

@@ -7,8 +7,8 @@
 // result depends on that element alone (and on its own random word for
 // stochastic rounding, which moves with it). Recipe rows (recipe_entry.h)
 // split only between whole groups: whole rows of a per-row, per-group or 2-D
-// tile layout, whole blocks of a flattened 1-D block layout, never inside a
-// scale block; a recipe with a tensor scale is never split to quantize (the
+// tile layout, whole blocks of a flattened 1-D block layout (any shape), never
+// inside a scale block; a recipe with a tensor scale is never split to quantize (the
 // tensor scale reads the whole tensor), nor is a per-tensor layout.
 #pragma once
 
@@ -84,9 +84,12 @@ Status RunParallel(const KernelEntry& entry, const ConvertArgs& args, int thread
 Status RunParallel(const RecipeEntry& entry, const RecipeArgs& args, int threads = 0,
                    ThreadPool& pool = ThreadPool::Shared());
 
-// The row chunks a recipe call splits into (start rows, ascending, the first
-// 0): whole groups as the header comment says, at most `chunks` of them. One
-// chunk ({0}) when the call cannot be split. Exposed for the tests.
+// The chunks a recipe call splits into, as the flat index of each chunk's
+// first element (ascending, the first 0): whole groups as the header comment
+// says, at most `chunks` of them; {0} when the call cannot be split. A 1-D
+// block layout splits the flattened tensor between blocks (a chunk runs as
+// the shape [1, n]); other layouts split between whole rows of groups.
+// Exposed for the tests.
 std::vector<std::size_t> RecipeChunkStarts(const RecipeArgs& args, std::size_t chunks);
 
 }  // namespace lowbit::registry
