@@ -20,7 +20,7 @@ namespace {
 int Trials() {
   switch (testing::CurrentTestLevel()) {
     case testing::TestLevel::kSmoke: return 8;
-    case testing::TestLevel::kCi: return 60;
+    case testing::TestLevel::kCi: return 40;
     case testing::TestLevel::kFull: return 600;
   }
   return 60;
