@@ -8,6 +8,8 @@
 //   gemv_bench                      every shape and format
 //   gemv_bench FORMAT N K L M       one case, 3 launches (for ncu)
 //   LOWBIT_GEMV_BENCH_FORMATS=S     only the formats whose name contains S
+//   LOWBIT_GEMV_ROWS_PER_WARP=1|2|4, LOWBIT_GEMV_UNROLL=2|4
+//                                   the K-major kernels' M = 1 tuning (gemv.cu)
 // Output lines: "gemv FORMAT N K L M us MB TB/s x_copy".
 #include <cuda_runtime.h>
 

@@ -97,6 +97,15 @@ __global__ void DecodeKernel(int kind, const std::uint32_t* in, std::uint32_t* o
   out[i] = __float_as_uint(r);
 }
 
+// out[8 i + j] = the FP32 bits of nibble j of word i by E2m1x8ToF32.
+__global__ void E2m1x8Kernel(const std::uint32_t* in, std::uint32_t* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v[8];
+  E2m1x8ToF32(in[i], v);
+  for (int j = 0; j < 8; ++j) out[8 * i + j] = __float_as_uint(v[j]);
+}
+
 std::vector<std::uint32_t> RunDecode(int kind, const std::vector<std::uint32_t>& in, std::size_t out_count) {
   DeviceVector<std::uint32_t> d_in(in);
   DeviceVector<std::uint32_t> d_out(out_count);
@@ -116,6 +125,32 @@ TEST(CudaGemvDecode, E2m1EveryCodeInEveryNibble) {
   for (std::size_t i = 0; i < in.size(); ++i) {
     EXPECT_EQ(got[i], DecodeToF32Bits(kE2m1, in[i] & 0xF)) << "code " << (in[i] & 0xF) << " nibble " << (in[i] >> 8);
   }
+}
+
+// Every byte (two codes) in every byte position of a noisy word: each code
+// in each of the 8 nibble positions next to each other code.
+TEST(CudaGemvDecode, E2m1x8EveryByteInEveryPosition) {
+  LOWBIT_REQUIRE_GPU();
+  std::vector<std::uint32_t> in;
+  for (std::uint32_t pos = 0; pos < 4; ++pos) {
+    for (std::uint32_t b = 0; b < 256; ++b) in.push_back((0x9E3779B9u * (b + 1) & ~(0xFFu << (8 * pos))) | b << (8 * pos));
+  }
+  DeviceVector<std::uint32_t> d_in(in);
+  DeviceVector<std::uint32_t> d_out(8 * in.size());
+  const int n = static_cast<int>(in.size());
+  E2m1x8Kernel<<<(n + 255) / 256, 256>>>(d_in.p, d_out.p, n);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto got = d_out.Get(8 * in.size());
+  int bad = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    for (int j = 0; j < 8; ++j) {
+      const std::uint32_t code = (in[i] >> (4 * j)) & 0xFu;
+      if (got[8 * i + j] != DecodeToF32Bits(kE2m1, code) && ++bad <= 10) {
+        ADD_FAILURE() << std::hex << "word 0x" << in[i] << " nibble " << j << " got 0x" << got[8 * i + j];
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0);
 }
 
 TEST(CudaGemvDecode, E4m3EveryCodeBothHalvesOfThePtxPair) {
@@ -379,8 +414,11 @@ TEST(CudaGemv, Int4GptqAndAwqMatchTheDefinedOrderBitForBit) {
   LOWBIT_REQUIRE_GPU();
   // K % 128 != 0 (a short last group), K a multiple of 128, AWQ with odd K.
   struct S { GemvFormat f; long n, k; };
+  // More groups than a block's slots (GPTQ 16, AWQ 32: several tiles, the
+  // last partial) and N past one block's columns (GPTQ 16, AWQ 64 channels).
   const S shapes[] = {{GemvFormat::kInt4Gptq, 24, 1000}, {GemvFormat::kInt4Gptq, 16, 1024},
-                      {GemvFormat::kInt4Awq, 24, 999}, {GemvFormat::kInt4Awq, 16, 1024}};
+                      {GemvFormat::kInt4Awq, 24, 999}, {GemvFormat::kInt4Awq, 16, 1024},
+                      {GemvFormat::kInt4Gptq, 40, 4104}, {GemvFormat::kInt4Awq, 72, 4999}};
   std::uint64_t seed = 1000;
   int variant = 0;
   for (const S& s : shapes) {

@@ -6,7 +6,9 @@
 # benchmark and the torch baselines on the same shapes, Nsight Compute
 # counters on a few cases, compute-sanitizer memcheck on the GEMV tests, and
 # prints a short table last. Logs in $OUT (or build/gpu-gemv/out).
-# LOWBIT_GEMV_SKIP_NCU=1 / LOWBIT_GEMV_SKIP_SANITIZER=1 / LOWBIT_GEMV_SKIP_BASELINES=1
+# LOWBIT_CUDA_TESTS_BIN=path/to/lowbit_cuda_tests also runs the registry rows'
+# test; LOWBIT_GEMV_ROWS_SWEEP="2/2 1/4" benchmarks FP4 at M = 1 with other rows
+# per warp / chunk unrolls. LOWBIT_GEMV_SKIP_NCU=1 / LOWBIT_GEMV_SKIP_SANITIZER=1 / LOWBIT_GEMV_SKIP_BASELINES=1
 # skip those steps; LOWBIT_GEMV_BENCH_FORMATS=S benchmarks only the formats
 # whose name contains S.
 set -uo pipefail
@@ -38,14 +40,31 @@ if [[ $build != PASS ]]; then tail -n 30 "$OUT"/*_build.log; exit 1; fi
 grep -E "registers|spill" "$OUT/gemv_build.log" | sort | uniq -c | sort -rn | head -4
 "$BUILD/gemv_test" 2>&1 | tee "$OUT/gemv_test.log" | grep -E "FAILED|PASSED|Failure|got 0x|error" | head -40
 test_rc=${PIPESTATUS[0]}
+reg_rc=skipped
+if [[ -n "${LOWBIT_CUDA_TESTS_BIN:-}" && -x "${LOWBIT_CUDA_TESTS_BIN}" ]]; then
+  # The registry rows through RegisterCudaBackends (cuda/tests/gemv_register_test.cc),
+  # from a lowbit_cuda_tests built by CMake (it needs the whole CUDA library).
+  "$LOWBIT_CUDA_TESTS_BIN" --gtest_filter='CudaGemvRegister.*' 2>&1 | tee "$OUT/gemv_register_test.log" | \
+    grep -E "FAILED|PASSED|Failure|scalar 0x|OK \]" | head -20
+  reg_rc=${PIPESTATUS[0]}
+fi
 "$BUILD/gemv_bench" 2>&1 | tee "$OUT/gemv_bench.log"
 bench_rc=${PIPESTATUS[0]}
+# LOWBIT_GEMV_ROWS_SWEEP="1 4": the FP4 formats again with that many output
+# channels per warp at M = 1 (gemv.cu KMajorRowsPerWarp; the default is 2).
+# Entries are ROWS/UNROLL (gemv.cu KMajorTuning), e.g. "2/2 2/4 1/4".
+for t in ${LOWBIT_GEMV_ROWS_SWEEP:-}; do
+  LOWBIT_GEMV_ROWS_PER_WARP=${t%/*} LOWBIT_GEMV_UNROLL=${t#*/} LOWBIT_GEMV_BENCH_FORMATS=fp4 "$BUILD/gemv_bench" 2>&1 | \
+    grep -E "^gemv .* 1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$" | sed "s|^|rows/unroll=$t |" | tee -a "$OUT/gemv_sweep.log"
+done
 if [[ "${LOWBIT_GEMV_SKIP_BASELINES:-0}" != 1 ]]; then
   python3 bench/cuda/gemv_torch_baselines.py 2>&1 | tee "$OUT/gemv_baselines.log"
 fi
 if [[ "${LOWBIT_GEMV_SKIP_NCU:-0}" != 1 ]] && command -v ncu >/dev/null; then
   METRICS=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__throughput.avg.pct_of_peak_sustained_active
-  for c in "nvfp4 7168 16384 1 1" "nvfp4 7168 16384 1 16" "int4-gptq 8192 8192 1 1" "int4-awq 8192 8192 1 1" "mxfp8 8192 8192 1 1"; do
+  # LOWBIT_GEMV_NCU_CASES="FORMAT N K L M;..." profiles other cases.
+  IFS=';' read -r -a cases <<<"${LOWBIT_GEMV_NCU_CASES:-nvfp4 7168 16384 1 1;nvfp4 7168 16384 1 16;int4-gptq 8192 8192 1 1;int4-awq 8192 8192 1 1;mxfp8 8192 8192 1 1}"
+  for c in "${cases[@]}"; do
     echo "== ncu $c"
     # shellcheck disable=SC2086
     timeout 60 ncu --metrics "$METRICS" --kernel-name regex:Gemv --launch-skip 2 --launch-count 1 "$BUILD/gemv_bench" $c \
@@ -58,8 +77,9 @@ if [[ "${LOWBIT_GEMV_SKIP_SANITIZER:-0}" != 1 ]] && command -v compute-sanitizer
        --gtest_filter='CudaGemv.*:CudaGemvDecode.*' >"$OUT/gemv_memcheck.log" 2>&1; then san=PASS; else san="FAIL rc=$?"; fi
 fi
 echo "==== GEMV summary"
-echo "test rc=$test_rc  bench rc=$bench_rc  memcheck $san"
+echo "test rc=$test_rc  registry test rc=$reg_rc  bench rc=$bench_rc  memcheck $san"
 grep -E "^\[  (PASSED|FAILED)" "$OUT/gemv_test.log"
 grep -E "^device" "$OUT/gemv_bench.log"
 grep -E "^torch|^baseline copy" "$OUT/gemv_baselines.log" 2>/dev/null
-exit $(( test_rc != 0 || bench_rc != 0 ))
+[[ $reg_rc == skipped || $reg_rc == 0 ]] && reg_ok=1 || reg_ok=0
+exit $(( test_rc != 0 || bench_rc != 0 || reg_ok == 0 ))

@@ -20,6 +20,9 @@
 
 #include <cstdint>
 
+#include "lowbit/formats/convert.h"
+#include "lowbit/formats/format_list.h"
+
 namespace lowbit::cuda::gemv {
 
 // Nibble i (bits 4i..4i+3) of `word` as E2M1, in FP32. i must be a
@@ -30,6 +33,63 @@ __device__ __forceinline__ float E2m1NibbleToF32(std::uint32_t word, int i) {
   return __uint_as_float(sign | em) * 0x1p126f;
 }
 __device__ __forceinline__ float E2m1ToF32(std::uint32_t code) { return E2m1NibbleToF32(code, 0); }
+
+// The high byte of the FP16 value of E2M1 magnitude code c (0..7), from the
+// model: every E2M1 value is an FP16 value whose low byte is 0 (two
+// significant bits, exponents -1..2), so one byte per code is the whole
+// value. Bytes c of the two words below, for PRMT's 8-entry byte lookup.
+constexpr std::uint32_t E2m1HalfHighByte(std::uint32_t c) {
+  constexpr FormatSpec kElement = kE2m1;
+  constexpr FormatSpec kHalf = kFp16;
+  return (static_cast<std::uint32_t>(EncodeF32(kHalf, DecodeToF32(kElement, c)).code) >> 8) & 0xFFu;
+}
+constexpr std::uint32_t E2m1HalfTableWord(int first) {
+  return E2m1HalfHighByte(first) | E2m1HalfHighByte(first + 1) << 8 | E2m1HalfHighByte(first + 2) << 16 |
+         E2m1HalfHighByte(first + 3) << 24;
+}
+constexpr bool E2m1HalvesHaveZeroLowByte() {
+  constexpr FormatSpec kElement = kE2m1;
+  constexpr FormatSpec kHalf = kFp16;
+  for (std::uint32_t c = 0; c < 8; ++c) {
+    if ((EncodeF32(kHalf, DecodeToF32(kElement, c)).code & 0xFFu) != 0 || E2m1HalfHighByte(c) >= 0x80u) return false;
+  }
+  return true;
+}
+static_assert(E2m1HalvesHaveZeroLowByte(), "each E2M1 magnitude is one FP16 high byte below 0x80");
+
+__device__ __forceinline__ std::uint32_t Prmt(std::uint32_t a, std::uint32_t b, std::uint32_t sel) {
+  std::uint32_t r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
+  return r;
+}
+
+// All 8 nibbles of `word` (nibble i = bits 4i..4i+3) as E2M1, in FP32, with
+// about a third of E2m1NibbleToF32's instructions per element (no FP4 cvt
+// before sm_100a): one PRMT looks up the FP16 high bytes of four magnitudes
+// (E2m1HalfTableWord, selectors = the nibbles with the sign masked), a PRMT
+// per pair places two of them as an FP16x2 (bytes 1 and 3, zero bytes by
+// PRMT's sign-replicate of a byte below 0x80), one LOP3 per pair ORs in the
+// signs (nibble bit 3 -> FP16 bit 15 / 31), and cvt.f32.f16 widens each half
+// (exact). -0 (code 8) gives -0.
+__device__ __forceinline__ void E2m1x8ToF32(std::uint32_t word, float (&v)[8]) {
+  constexpr std::uint32_t kT0 = E2m1HalfTableWord(0), kT1 = E2m1HalfTableWord(4);
+  const std::uint32_t mag_lo = Prmt(kT0, kT1, word & 0x7777u);          // bytes: |nibble 0..3|
+  const std::uint32_t mag_hi = Prmt(kT0, kT1, (word >> 16) & 0x7777u);  // bytes: |nibble 4..7|
+  const std::uint32_t signs = word & 0x88888888u;
+  // Pair (i, i + 4): result bytes [0, mag i, 0, mag i + 4]; its signs are
+  // nibble bits 4i + 3 and 4i + 19, shifted to 15 and 31.
+  std::uint32_t h[4];
+  h[0] = Prmt(mag_lo, mag_hi, 0x4808u) | ((signs << 12) & 0x80008000u);
+  h[1] = Prmt(mag_lo, mag_hi, 0x5919u) | ((signs << 8) & 0x80008000u);
+  h[2] = Prmt(mag_lo, mag_hi, 0x6A2Au) | ((signs << 4) & 0x80008000u);
+  h[3] = Prmt(mag_lo, mag_hi, 0x7B3Bu) | (signs & 0x80008000u);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const __half2 p = *reinterpret_cast<const __half2*>(&h[i]);
+    v[i] = __low2float(p);
+    v[i + 4] = __high2float(p);
+  }
+}
 
 // Two E4M3 bytes (low byte first) to two FP32 through cvt.rn.f16x2.e4m3x2
 // (exact: every E4M3 value is an FP16 value; 0x7F / 0xFF give a NaN).

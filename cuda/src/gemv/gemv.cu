@@ -7,9 +7,10 @@
 //   (decode.cuh), and for every row m of x folds each scale block's partial
 //   into its accumulator; the warp's xor butterfly sums the 32 lanes.
 // INT4 GPTQ / AWQ (words packed along K or along N): one thread per word
-//   column (GPTQ: one output channel, AWQ: eight), 8 warps a block splitting
-//   the groups of K (warp w takes groups w, w + 8, ...), the 8 warp sums added
-//   in shared memory by the same pairwise tree.
+//   column (GPTQ: one output channel, AWQ: eight) and group slot; a block's
+//   slots compute a tile of groups' partials at once, the 8 lane threads of
+//   each column fold them in the reference's order (lane i: groups i, i + 8,
+//   ...) and the 8 lane sums are added in shared memory by the pairwise tree.
 //
 // The weights are read once, packed; nothing 16-bit is written back.
 #include "gemv.h"
@@ -18,6 +19,7 @@
 #include <cuda_fp16.h>
 
 #include <climits>
+#include <cstdlib>
 #include <cstdint>
 
 #include "decode.cuh"
@@ -110,126 +112,158 @@ struct KArgs {
 constexpr int kKMajorWarps = 4;
 constexpr int kLanes = 32;
 
-// One lane's chunk j: load and decode its codes and block scales, then for
-// every row m of x fold each block's partial into acc[m] (steps 2-3 of
-// gemv_order.h). kFast: a whole chunk with 16-byte-aligned codes and x (no
-// guards, vector loads only).
-template <GemvFormat F, typename Act, int MT, bool kFast>
+// One lane's chunk j of the warp's rows n0 .. n0 + rows - 1 (rows <= R):
+// load and decode each row's codes and block scales, then for every row m of
+// x fold each block's partial into acc[m][r] (steps 2-3 of gemv_order.h).
+// With M = 1 the chunk of x is loaded and widened once for all R rows.
+// kFast: a whole chunk with 16-byte-aligned codes and x (no guards, vector
+// loads only).
+template <GemvFormat F, typename Act, int MT, int R, bool kFast>
 __device__ __forceinline__ void KMajorChunk(const KArgs& a, const std::uint8_t* codes, const std::uint8_t* scales,
-                                            const std::uint16_t* x, long j, float (&acc)[MT]) {
+                                            const std::uint16_t* x, long j, int rows, float (&acc)[MT][R]) {
   using T = KTraits<F>;
   const long k0 = j * T::kElems;
   const bool full = kFast || k0 + T::kElems <= a.k;
   const int valid = full ? T::kElems : static_cast<int>(a.k - k0);
-  std::uint32_t cw[T::kBytes / 4];
-  if (kFast || (full && a.codes_vec)) {
+  float x1[MT == 1 ? T::kElems : 1];
+  if constexpr (MT == 1) LoadX<Act, T::kElems>(x + k0, kFast || (full && a.x_vec), valid, x1);
 #pragma unroll
-    for (int q = 0; q < T::kBytes / 16; ++q) {
-      const uint4 u = __ldg(reinterpret_cast<const uint4*>(codes + (T::kFp4 ? k0 / 2 : k0)) + q);
-      cw[4 * q] = u.x;
-      cw[4 * q + 1] = u.y;
-      cw[4 * q + 2] = u.z;
-      cw[4 * q + 3] = u.w;
-    }
-  } else {
-    const long b0 = T::kFp4 ? k0 / 2 : k0;
-    const int nbytes = T::kFp4 ? (valid + 1) / 2 : valid;
+  for (int r = 0; r < R; ++r) {
+    if (R > 1 && r >= rows) break;
+    const std::uint8_t* rc = codes + r * a.row_bytes;
+    const std::uint8_t* rs = scales + r * a.nblocks;
+    std::uint32_t cw[T::kBytes / 4];
+    if (kFast || (full && a.codes_vec)) {
 #pragma unroll
-    for (int q = 0; q < T::kBytes / 4; ++q) {
-      std::uint32_t w = 0;
-#pragma unroll
-      for (int b = 0; b < 4; ++b) {
-        if (q * 4 + b < nbytes) w |= static_cast<std::uint32_t>(__ldg(codes + b0 + q * 4 + b)) << (8 * b);
+      for (int q = 0; q < T::kBytes / 16; ++q) {
+        const uint4 u = __ldg(reinterpret_cast<const uint4*>(rc + (T::kFp4 ? k0 / 2 : k0)) + q);
+        cw[4 * q] = u.x;
+        cw[4 * q + 1] = u.y;
+        cw[4 * q + 2] = u.z;
+        cw[4 * q + 3] = u.w;
       }
-      cw[q] = w;
-    }
-  }
-  float v[T::kElems];
-  if constexpr (T::kFp4) {
-#pragma unroll
-    for (int e = 0; e < T::kElems; ++e) v[e] = E2m1NibbleToF32(cw[e / 8], e % 8);
-  } else {
-#pragma unroll
-    for (int q = 0; q < T::kBytes / 4; ++q) {
-      const float2 lo = E4m3x2ToF32x2(cw[q]);
-      const float2 hi = E4m3x2ToF32x2(cw[q] >> 16);
-      v[4 * q] = lo.x;
-      v[4 * q + 1] = lo.y;
-      v[4 * q + 2] = hi.x;
-      v[4 * q + 3] = hi.y;
-    }
-  }
-  float s[T::kBpc];
-  bool block_ok[T::kBpc];
-#pragma unroll
-  for (int bb = 0; bb < T::kBpc; ++bb) {
-    const long blk = j * T::kBpc + bb;
-    block_ok[bb] = kFast || k0 + bb * T::kBlock < a.k;
-    if constexpr (F == GemvFormat::kNvfp4) {
-      s[bb] = block_ok[bb] ? Ue4m3ToF32(__ldg(scales + blk)) : 0.0f;
-    } else if constexpr (F == GemvFormat::kFp8PerChannel) {
-      s[bb] = 1.0f;
     } else {
-      s[bb] = block_ok[bb] ? E8m0ToF32(__ldg(scales + blk)) : 0.0f;
-    }
-  }
+      const long b0 = T::kFp4 ? k0 / 2 : k0;
+      const int nbytes = T::kFp4 ? (valid + 1) / 2 : valid;
 #pragma unroll
-  for (int m = 0; m < MT; ++m) {
-    if (MT > 1 && m >= a.m) break;
-    float xv[T::kElems];
-    LoadX<Act, T::kElems>(x + m * a.k + k0, kFast || (full && a.x_vec), valid, xv);
+      for (int q = 0; q < T::kBytes / 4; ++q) {
+        std::uint32_t w = 0;
+#pragma unroll
+        for (int b = 0; b < 4; ++b) {
+          if (q * 4 + b < nbytes) w |= static_cast<std::uint32_t>(__ldg(rc + b0 + q * 4 + b)) << (8 * b);
+        }
+        cw[q] = w;
+      }
+    }
+    float v[T::kElems];
+    if constexpr (T::kFp4) {
+#pragma unroll
+      for (int q = 0; q < T::kBytes / 4; ++q) {
+        float v8[8];
+        E2m1x8ToF32(cw[q], v8);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) v[8 * q + e] = v8[e];
+      }
+    } else {
+#pragma unroll
+      for (int q = 0; q < T::kBytes / 4; ++q) {
+        const float2 lo = E4m3x2ToF32x2(cw[q]);
+        const float2 hi = E4m3x2ToF32x2(cw[q] >> 16);
+        v[4 * q] = lo.x;
+        v[4 * q + 1] = lo.y;
+        v[4 * q + 2] = hi.x;
+        v[4 * q + 3] = hi.y;
+      }
+    }
+    float s[T::kBpc];
+    bool block_ok[T::kBpc];
 #pragma unroll
     for (int bb = 0; bb < T::kBpc; ++bb) {
-      if (!block_ok[bb]) continue;
-      float p = 0.0f;
-#pragma unroll
-      for (int e = 0; e < T::kBlock; ++e) {
-        const int idx = bb * T::kBlock + e;
-        if (full || idx < valid) p = __fmaf_rn(v[idx], xv[idx], p);
+      const long blk = j * T::kBpc + bb;
+      block_ok[bb] = kFast || k0 + bb * T::kBlock < a.k;
+      if constexpr (F == GemvFormat::kNvfp4) {
+        s[bb] = block_ok[bb] ? Ue4m3ToF32(__ldg(rs + blk)) : 0.0f;
+      } else if constexpr (F == GemvFormat::kFp8PerChannel) {
+        s[bb] = 1.0f;
+      } else {
+        s[bb] = block_ok[bb] ? E8m0ToF32(__ldg(rs + blk)) : 0.0f;
       }
-      acc[m] = __fmaf_rn(p, s[bb], acc[m]);
+    }
+#pragma unroll
+    for (int m = 0; m < MT; ++m) {
+      if (MT > 1 && m >= a.m) break;
+      float xm[MT == 1 ? 1 : T::kElems];
+      if constexpr (MT > 1) LoadX<Act, T::kElems>(x + m * a.k + k0, kFast || (full && a.x_vec), valid, xm);
+#pragma unroll
+      for (int bb = 0; bb < T::kBpc; ++bb) {
+        if (!block_ok[bb]) continue;
+        float p = 0.0f;
+#pragma unroll
+        for (int e = 0; e < T::kBlock; ++e) {
+          const int idx = bb * T::kBlock + e;
+          const float xe = MT == 1 ? x1[idx] : xm[MT == 1 ? 0 : idx];
+          if (full || idx < valid) p = __fmaf_rn(v[idx], xe, p);
+        }
+        acc[m][r] = __fmaf_rn(p, s[bb], acc[m][r]);
+      }
     }
   }
 }
 
-template <GemvFormat F, typename Act, int MT>
+// Each warp takes R consecutive output channels (R > 1 only for M = 1, where
+// the rows share the loads and widening of x); lane j takes chunks j, j + 32,
+// ... of each, as the reference's lanes do.
+template <GemvFormat F, typename Act, int MT, int R, int U>
 __global__ void __launch_bounds__(kKMajorWarps * 32) GemvKMajorKernel(KArgs a) {
   using T = KTraits<F>;
   static_assert(T::kBlock * T::kBpc == T::kElems, "a chunk is whole blocks");
   const int warp = threadIdx.x >> 5;
   const int lane = threadIdx.x & 31;
-  const long n = static_cast<long>(blockIdx.x) * kKMajorWarps + warp;
+  const long n0 = (static_cast<long>(blockIdx.x) * kKMajorWarps + warp) * R;
   const long l = blockIdx.y;
-  if (n >= a.n) return;  // the whole warp
-  const std::uint8_t* codes = a.codes + (l * a.n + n) * a.row_bytes;
-  const std::uint8_t* scales = a.scales + (l * a.n + n) * a.nblocks;
+  if (n0 >= a.n) return;  // the whole warp
+  const int rows = a.n - n0 < R ? static_cast<int>(a.n - n0) : R;
+  const std::uint8_t* codes = a.codes + (l * a.n + n0) * a.row_bytes;
+  const std::uint8_t* scales = a.scales + (l * a.n + n0) * a.nblocks;
   const std::uint16_t* x = a.x + l * a.m * a.k;
-  float acc[MT];
+  float acc[MT][R];
 #pragma unroll
-  for (int m = 0; m < MT; ++m) acc[m] = 0.0f;
+  for (int m = 0; m < MT; ++m) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[m][r] = 0.0f;
+  }
   const long chunks = (a.k + T::kElems - 1) / T::kElems;
-  // Whole chunks with aligned rows take the guard-free path, unrolled by two
-  // so that the second chunk's loads are in flight during the first one's
+  // Whole chunks with aligned rows take the guard-free path, unrolled by U
+  // so that the next chunks' loads are in flight during the first one's
   // arithmetic; the lane's chunks stay in increasing order.
   const long full_chunks = a.k / T::kElems;
   long j = lane;
   if (a.codes_vec && a.x_vec) {
-#pragma unroll 2
-    for (; j < full_chunks; j += kLanes) KMajorChunk<F, Act, MT, true>(a, codes, scales, x, j, acc);
+#pragma unroll U
+    for (; j < full_chunks; j += kLanes) KMajorChunk<F, Act, MT, R, true>(a, codes, scales, x, j, rows, acc);
   }
-  for (; j < chunks; j += kLanes) KMajorChunk<F, Act, MT, false>(a, codes, scales, x, j, acc);
+  for (; j < chunks; j += kLanes) KMajorChunk<F, Act, MT, R, false>(a, codes, scales, x, j, rows, acc);
 #pragma unroll
   for (int m = 0; m < MT; ++m) {
 #pragma unroll
-    for (int off = 16; off >= 1; off /= 2) acc[m] = __fadd_rn(acc[m], __shfl_xor_sync(0xFFFFFFFFu, acc[m], off));
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+      for (int off = 16; off >= 1; off /= 2) {
+        acc[m][r] = __fadd_rn(acc[m][r], __shfl_xor_sync(0xFFFFFFFFu, acc[m][r], off));
+      }
+    }
   }
 #pragma unroll
   for (int m = 0; m < MT; ++m) {
-    if (lane == m && m < a.m) {
-      float y = acc[m];
-      if constexpr (F == GemvFormat::kNvfp4) y = __fmul_rn(y, a.tensor_scale);
-      if constexpr (F == GemvFormat::kFp8PerChannel) y = __fmul_rn(y, __ldg(a.channel_scales + l * a.n + n));
-      StoreOut(a.out, a.out_type, (l * a.m + m) * a.n + n, y);
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (lane == m * R + r && m < a.m && r < rows) {
+        const long n = n0 + r;
+        float y = acc[m][r];
+        if constexpr (F == GemvFormat::kNvfp4) y = __fmul_rn(y, a.tensor_scale);
+        if constexpr (F == GemvFormat::kFp8PerChannel) y = __fmul_rn(y, __ldg(a.channel_scales + l * a.n + n));
+        StoreOut(a.out, a.out_type, (l * a.m + m) * a.n + n, y);
+      }
     }
   }
 }
@@ -247,19 +281,42 @@ struct IArgs {
   bool signed_codes, bf16_scales, x_vec;
 };
 
-constexpr int kInt4Warps = matmul::kGemvInt4Lanes;  // the reference's lanes
+constexpr int kInt4Lanes = matmul::kGemvInt4Lanes;  // the reference's lanes
+constexpr int kInt4Threads = 256;
 // AWQ order_map 0,2,4,6,1,3,5,7 (formats/block/packing.h kAwqOrderMap):
 // column j of a word is in nibble kAwqNibbleOfColumn[j], its inverse.
 __device__ __forceinline__ int AwqNibbleOfColumn(int j) { return (j % 2) * 4 + j / 2; }
 
+// Word columns per block: GPTQ 16 (a half-warp reads 64 contiguous bytes of
+// a word row, 16 slots; 32 columns with 8 slots measured slower on 4 of the
+// 5 bench shapes on the H100, bench/RESULTS.md "GEMV (issue 12)"), AWQ 8 (one
+// 32-byte sector per word row, 32 slots: N / 64 blocks). The block's other
+// threads are group slots.
+template <GemvFormat F>
+constexpr int Int4ColsPerBlock() {
+  return F == GemvFormat::kInt4Gptq ? 16 : 8;
+}
+
+// One block: Int4ColsPerBlock() word columns x S = 256 / that group slots.
+// Groups go in tiles of S: slot s computes the partial of group t0 + s
+// (step 2 of gemv_order.h, the group's k in increasing order) into shared
+// memory; then the thread of (column, lane i), i < 8, folds the tile's
+// groups g = i (mod 8) in increasing order into its accumulator (step 3:
+// lane i takes groups i, i + 8, ...; S is a multiple of 8, so g % 8 = s % 8).
+// The partials are independent, so S groups are in flight per column where
+// the fold chain is the only serial part; the 8 lane sums are added by the
+// pairwise tree (step 4). Same order as before, many more loads in flight.
 template <GemvFormat F, typename Act, int MC>
-__global__ void __launch_bounds__(kInt4Warps * 32) GemvInt4Kernel(IArgs a) {
+__global__ void __launch_bounds__(kInt4Threads) GemvInt4Kernel(IArgs a) {
   constexpr bool kGptq = F == GemvFormat::kInt4Gptq;
   constexpr int kCols = kGptq ? 1 : 8;  // output channels per word column
-  __shared__ float red[kInt4Warps][MC][kCols][32];
-  const int warp = threadIdx.x >> 5;
-  const int lane = threadIdx.x & 31;
-  const long c = static_cast<long>(blockIdx.x) * 32 + lane;
+  constexpr int kCb = Int4ColsPerBlock<F>();
+  constexpr int kSlots = kInt4Threads / kCb;
+  static_assert(kSlots % kInt4Lanes == 0, "a tile is whole rounds of the lanes");
+  __shared__ float red[kSlots][MC][kCols][kCb];
+  const int cb = threadIdx.x % kCb;
+  const int slot = threadIdx.x / kCb;
+  const long c = static_cast<long>(blockIdx.x) * kCb + cb;
   const bool active = c < a.word_cols;
   const long l = blockIdx.y;
   const std::uint32_t* words = a.words + l * a.words_per_entry;
@@ -267,22 +324,27 @@ __global__ void __launch_bounds__(kInt4Warps * 32) GemvInt4Kernel(IArgs a) {
   const std::uint32_t* zeros = a.zeros != nullptr ? a.zeros + l * a.groups * (a.n / 8) : nullptr;
   const std::uint16_t* xl = a.x + l * a.m * a.k;
   for (long m0 = 0; m0 < a.m; m0 += MC) {
-    float acc[MC][kCols];
+    float acc[MC][kCols];  // lane `slot`'s accumulators (slot < 8)
 #pragma unroll
     for (int m = 0; m < MC; ++m) {
 #pragma unroll
       for (int j = 0; j < kCols; ++j) acc[m][j] = 0.0f;
     }
-    if (active) {
-      for (long g = warp; g < a.groups; g += kInt4Warps) {
+    for (long t0 = 0; t0 < a.groups; t0 += kSlots) {
+      const long g = t0 + slot;
+      float p[MC][kCols];
+#pragma unroll
+      for (int m = 0; m < MC; ++m) {
+#pragma unroll
+        for (int j = 0; j < kCols; ++j) p[m][j] = 0.0f;
+      }
+      if (active && g < a.groups) {
         const long k0 = g * a.group;
         const long k1 = k0 + a.group < a.k ? k0 + a.group : a.k;
-        float s[kCols], zm[kCols];
+        float zm[kCols];
 #pragma unroll
         for (int j = 0; j < kCols; ++j) {
           const long n = c * kCols + j;
-          const std::uint32_t sb = __ldg(scales + g * a.n + n);
-          s[j] = a.bf16_scales ? Bf16BitsToF32(sb) : Fp16BitsToF32(sb);
           int z = 0;
           if (zeros != nullptr) {
             const std::uint32_t zw = __ldg(zeros + g * (a.n / 8) + n / 8);
@@ -291,12 +353,6 @@ __global__ void __launch_bounds__(kInt4Warps * 32) GemvInt4Kernel(IArgs a) {
                       : static_cast<int>((zw >> (4 * AwqNibbleOfColumn(j))) & 0xFu);
           }
           zm[j] = Int4ZeroMagic(z, a.signed_codes);
-        }
-        float p[MC][kCols];
-#pragma unroll
-        for (int m = 0; m < MC; ++m) {
-#pragma unroll
-          for (int j = 0; j < kCols; ++j) p[m][j] = 0.0f;
         }
         // Unrolled so that several words' loads are in flight at once.
 #pragma unroll 4
@@ -328,30 +384,46 @@ __global__ void __launch_bounds__(kInt4Warps * 32) GemvInt4Kernel(IArgs a) {
             }
           }
         }
+      }
 #pragma unroll
-        for (int m = 0; m < MC; ++m) {
+      for (int m = 0; m < MC; ++m) {
 #pragma unroll
-          for (int j = 0; j < kCols; ++j) acc[m][j] = __fmaf_rn(p[m][j], s[j], acc[m][j]);
+        for (int j = 0; j < kCols; ++j) red[slot][m][j][cb] = p[m][j];
+      }
+      __syncthreads();
+      if (active && slot < kInt4Lanes) {
+        for (int s = slot; s < kSlots && t0 + s < a.groups; s += kInt4Lanes) {
+          const long gs = t0 + s;
+#pragma unroll
+          for (int j = 0; j < kCols; ++j) {
+            const std::uint32_t sb = __ldg(scales + gs * a.n + c * kCols + j);
+            const float sc = a.bf16_scales ? Bf16BitsToF32(sb) : Fp16BitsToF32(sb);
+#pragma unroll
+            for (int m = 0; m < MC; ++m) acc[m][j] = __fmaf_rn(red[s][m][j][cb], sc, acc[m][j]);
+          }
         }
       }
+      __syncthreads();
     }
+    if (slot < kInt4Lanes) {
 #pragma unroll
-    for (int m = 0; m < MC; ++m) {
+      for (int m = 0; m < MC; ++m) {
 #pragma unroll
-      for (int j = 0; j < kCols; ++j) red[warp][m][j][lane] = acc[m][j];
+        for (int j = 0; j < kCols; ++j) red[slot][m][j][cb] = acc[m][j];
+      }
     }
     __syncthreads();
-    for (int t = threadIdx.x; t < MC * kCols * 32; t += kInt4Warps * 32) {
-      const int ln = t % 32;
-      const int j = (t / 32) % kCols;
-      const int m = t / (32 * kCols);
-      const long cc = static_cast<long>(blockIdx.x) * 32 + ln;
+    for (int t = threadIdx.x; t < MC * kCols * kCb; t += kInt4Threads) {
+      const int ln = t % kCb;
+      const int j = (t / kCb) % kCols;
+      const int m = t / (kCb * kCols);
+      const long cc = static_cast<long>(blockIdx.x) * kCb + ln;
       if (cc >= a.word_cols || m0 + m >= a.m) continue;
-      float sum[kInt4Warps];
+      float sum[kInt4Lanes];
 #pragma unroll
-      for (int w = 0; w < kInt4Warps; ++w) sum[w] = red[w][m][j][ln];
+      for (int w = 0; w < kInt4Lanes; ++w) sum[w] = red[w][m][j][ln];
 #pragma unroll
-      for (int h = kInt4Warps / 2; h >= 1; h /= 2) {
+      for (int h = kInt4Lanes / 2; h >= 1; h /= 2) {
 #pragma unroll
         for (int i = 0; i < h; ++i) sum[i] = __fadd_rn(sum[i], sum[i + h]);
       }
@@ -365,6 +437,28 @@ __global__ void __launch_bounds__(kInt4Warps * 32) GemvInt4Kernel(IArgs a) {
 
 GemvStatus Fail(std::string s) { return {false, "gemv: " + s}; }
 bool Aligned(const void* p, std::size_t a) { return reinterpret_cast<std::uintptr_t>(p) % a == 0; }
+
+// M = 1 tuning: output channels per warp (1 by default; 2 or 4 share each
+// chunk of x among that many rows) and the unroll of the chunk loop (2 by
+// default, or 4), from LOWBIT_GEMV_ROWS_PER_WARP and LOWBIT_GEMV_UNROLL: knobs
+// for bench/cuda/gemv_bench.cu. Every choice keeps the reduction order, so
+// the output bits (bench/RESULTS.md "GEMV (issue 12)" has the measurements).
+struct KTuning {
+  int rows_per_warp = 1;
+  int unroll = 2;
+};
+const KTuning& KMajorTuning() {
+  static const KTuning t = [] {
+    KTuning k;
+    if (const char* e = std::getenv("LOWBIT_GEMV_ROWS_PER_WARP"); e != nullptr) {
+      const int v = std::atoi(e);
+      k.rows_per_warp = v == 2 || v == 4 ? v : 1;
+    }
+    if (const char* e = std::getenv("LOWBIT_GEMV_UNROLL"); e != nullptr) k.unroll = std::atoi(e) == 4 ? 4 : 2;
+    return k;
+  }();
+  return t;
+}
 
 template <GemvFormat F, typename Act>
 cudaError_t LaunchKMajor(const GemvLaunch& g, cudaStream_t stream) {
@@ -384,14 +478,37 @@ cudaError_t LaunchKMajor(const GemvLaunch& g, cudaStream_t stream) {
   a.nblocks = F == GemvFormat::kNvfp4 ? (w.k + 15) / 16 : (w.k + 31) / 32;
   a.codes_vec = a.row_bytes % 16 == 0 && Aligned(w.codes, 16);
   a.x_vec = w.k % 8 == 0 && Aligned(g.x, 16);
-  const dim3 grid(static_cast<unsigned>((w.n + kKMajorWarps - 1) / kKMajorWarps), static_cast<unsigned>(g.batch));
   const dim3 block(kKMajorWarps * 32);
+  auto grid = [&](int rows_per_warp) {
+    const long per_block = kKMajorWarps * rows_per_warp;
+    return dim3(static_cast<unsigned>((w.n + per_block - 1) / per_block), static_cast<unsigned>(g.batch));
+  };
   if (g.m == 1) {
-    GemvKMajorKernel<F, Act, 1><<<grid, block, 0, stream>>>(a);
+    const int rows = KMajorTuning().rows_per_warp;
+    const bool u4 = KMajorTuning().unroll == 4;
+    if (rows == 4) {
+      if (u4) {
+        GemvKMajorKernel<F, Act, 1, 4, 4><<<grid(4), block, 0, stream>>>(a);
+      } else {
+        GemvKMajorKernel<F, Act, 1, 4, 2><<<grid(4), block, 0, stream>>>(a);
+      }
+    } else if (rows == 2) {
+      if (u4) {
+        GemvKMajorKernel<F, Act, 1, 2, 4><<<grid(2), block, 0, stream>>>(a);
+      } else {
+        GemvKMajorKernel<F, Act, 1, 2, 2><<<grid(2), block, 0, stream>>>(a);
+      }
+    } else {
+      if (u4) {
+        GemvKMajorKernel<F, Act, 1, 1, 4><<<grid(1), block, 0, stream>>>(a);
+      } else {
+        GemvKMajorKernel<F, Act, 1, 1, 2><<<grid(1), block, 0, stream>>>(a);
+      }
+    }
   } else if (g.m <= 4) {
-    GemvKMajorKernel<F, Act, 4><<<grid, block, 0, stream>>>(a);
+    GemvKMajorKernel<F, Act, 4, 1, 2><<<grid(1), block, 0, stream>>>(a);
   } else {
-    GemvKMajorKernel<F, Act, 16><<<grid, block, 0, stream>>>(a);
+    GemvKMajorKernel<F, Act, 16, 1, 2><<<grid(1), block, 0, stream>>>(a);
   }
   return cudaGetLastError();
 }
@@ -416,8 +533,9 @@ cudaError_t LaunchInt4(const GemvLaunch& g, cudaStream_t stream) {
   a.signed_codes = w.signed_codes;
   a.bf16_scales = w.scale_type == matmul::GemvScaleType::kBf16;
   a.x_vec = w.k % 8 == 0 && w.group % 8 == 0 && Aligned(g.x, 16);
-  const dim3 grid(static_cast<unsigned>((a.word_cols + 31) / 32), static_cast<unsigned>(g.batch));
-  const dim3 block(kInt4Warps * 32);
+  constexpr int kCb = Int4ColsPerBlock<F>();
+  const dim3 grid(static_cast<unsigned>((a.word_cols + kCb - 1) / kCb), static_cast<unsigned>(g.batch));
+  const dim3 block(kInt4Threads);
   if (g.m == 1) {
     GemvInt4Kernel<F, Act, 1><<<grid, block, 0, stream>>>(a);
   } else {
