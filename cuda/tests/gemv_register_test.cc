@@ -6,6 +6,7 @@
 // reference, formats/include/lowbit/formats/matmul/gemv_order.h) bit for bit,
 // a NaN equal to any NaN (payloads are not part of the contract), with the
 // guard elements after each y row untouched.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -238,6 +239,80 @@ TEST(CudaGemvRegister, RegisteredRowsEqualTheScalarRowsBitForBit) {
     }
   }
   EXPECT_EQ(rows, 8 * 2 * 3);
+}
+
+// A copy of a host buffer in device memory, freed at scope exit.
+struct DeviceCopy {
+  void* p = nullptr;
+  DeviceCopy(const void* host, std::size_t bytes) {
+    if (host == nullptr || bytes == 0) return;
+    EXPECT_EQ(cudaMalloc(&p, bytes), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  ~DeviceCopy() {
+    if (p != nullptr) cudaFree(p);
+  }
+};
+
+// run_on_device (what the Python package calls for torch CUDA tensors: the
+// buffers already on the GPU, the launch on a stream) writes what the row's
+// host-memory run writes, bit for bit, NVFP4's per-batch tensor scale read
+// on the device included.
+TEST(CudaGemvRegister, RunOnDeviceMemoryEqualsTheHostMemoryRun) {
+  LOWBIT_REQUIRE_GPU();
+  constexpr std::int64_t kM = 3, kN = 40, kK = 456, kBatch = 2;
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  int rows = 0;
+  for (const MatmulEntry& e : Registered().MatmulEntries()) {
+    if (e.operation != MatmulOperation::kGemv || e.backend != "cuda") continue;
+    ++rows;
+    ASSERT_TRUE(e.run_on_device) << registry::MatmulRowName(e) << " has no device entry point";
+    const MatmulWeightKind* kind = registry::FindMatmulWeightKind(e.weight);
+    ASSERT_NE(kind, nullptr) << e.weight;
+    Problem b;
+    MakeProblem(e, *kind, kM, kN, kK, kBatch, 7, &b);
+    const std::string label = registry::MatmulRowName(e);
+    const std::int64_t y_count = kBatch * kM * kN;
+    const std::size_t y_bytes = static_cast<std::size_t>(y_count) * matmul::OutputBytes(e.output);
+    matmul::MatmulProblem host = b.p;
+    std::vector<std::uint8_t> y_host(y_bytes, 0xA5), y_device(y_bytes, 0x5A);
+    host.y.type = e.output;
+    host.y.data = y_host.data();
+    host.y.count = y_count;
+    host.y.row_stride = kN;
+    host.y.batch_stride = kM * kN;
+    const registry::Status sh = e.run(host);
+    ASSERT_TRUE(sh.ok) << label << ": host memory: " << sh.message;
+
+    const matmul::WeightBufferSizes per = matmul::PerBatchSizes(b.p.w);
+    const bool words = !b.code_words.empty();
+    DeviceCopy codes(words ? static_cast<const void*>(b.code_words.data()) : b.code_bytes.data(),
+                     static_cast<std::size_t>(per.codes * kBatch) * (words ? 4 : 1));
+    const void* scale_host = !b.scale_bytes.empty()    ? static_cast<const void*>(b.scale_bytes.data())
+                             : !b.scale_halves.empty() ? static_cast<const void*>(b.scale_halves.data())
+                                                       : static_cast<const void*>(b.scale_words.data());
+    DeviceCopy scales(scale_host, static_cast<std::size_t>(per.scales * kBatch) * matmul::ScaleBytes(kind->scale_type));
+    DeviceCopy zeros(b.zero_words.empty() ? nullptr : b.zero_words.data(), 4 * b.zero_words.size());
+    DeviceCopy tensor_scales(b.tensor_scales.empty() ? nullptr : b.tensor_scales.data(),
+                             sizeof(recipe::TensorScale) * b.tensor_scales.size());
+    DeviceCopy x(b.x.data(), 2 * b.x.size());
+    DeviceCopy y(y_device.data(), y_bytes);
+    matmul::MatmulProblem dev = host;
+    dev.w.codes = codes.p;
+    dev.w.scales = scales.p;
+    dev.w.zeros = b.zero_words.empty() ? nullptr : zeros.p;
+    dev.w.tensor_scale = static_cast<const recipe::TensorScale*>(tensor_scales.p);
+    dev.x.data = x.p;
+    dev.y.data = y.p;
+    const registry::Status sd = e.run_on_device(dev, stream);
+    ASSERT_TRUE(sd.ok) << label << ": device memory: " << sd.message;
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess) << label;
+    ASSERT_EQ(cudaMemcpy(y_device.data(), y.p, y_bytes, cudaMemcpyDeviceToHost), cudaSuccess) << label;
+    EXPECT_EQ(y_device, y_host) << label;
+  }
+  EXPECT_EQ(rows, 8 * 2 * 3);
+  cudaStreamDestroy(stream);
 }
 
 }  // namespace

@@ -60,6 +60,15 @@ else
   status=1
   summary+=("tests (test_gpu.py, test_torch.py): FAILED, $(grep -E '[0-9]+ (passed|failed)' "$logs/pytest" | tail -1 || true)")
 fi
+# The quantized linear layer (issue 12) on torch CUDA tensors: the CUDA GEMV
+# rows (run_on_device, on the tensors' stream) bit for bit against the host
+# defined order, the CUDA GEMM rows within their bound of the exact mode.
+if "$python" "$root/examples/quantized-linear/quantized_linear.py" --device cuda 2>&1 | tee "$logs/linear"; then
+  summary+=("quantized-linear --device cuda: $(tail -1 "$logs/linear")")
+else
+  status=1
+  summary+=("quantized-linear --device cuda: FAILED, $(tail -1 "$logs/linear")")
+fi
 bench=$root/bench/python_bench.py
 if "$python" "$bench" 2>&1 | tee "$logs/bench_cpu"; then
   summary+=("$(grep -m1 'python_bench summary' "$logs/bench_cpu" || echo 'python_bench: no summary line')")

@@ -101,6 +101,7 @@ struct KArgs {
   const std::uint8_t* scales;
   const float* channel_scales;
   float tensor_scale;
+  const float* tensor_scale_at;  // device memory; when set, read instead of tensor_scale
   const std::uint16_t* x;
   void* out;
   GemvOutType out_type;
@@ -260,7 +261,7 @@ __global__ void __launch_bounds__(kKMajorWarps * 32) GemvKMajorKernel(KArgs a) {
       if (lane == m * R + r && m < a.m && r < rows) {
         const long n = n0 + r;
         float y = acc[m][r];
-        if constexpr (F == GemvFormat::kNvfp4) y = __fmul_rn(y, a.tensor_scale);
+        if constexpr (F == GemvFormat::kNvfp4) y = __fmul_rn(y, a.tensor_scale_at != nullptr ? __ldg(a.tensor_scale_at) : a.tensor_scale);
         if constexpr (F == GemvFormat::kFp8PerChannel) y = __fmul_rn(y, __ldg(a.channel_scales + l * a.n + n));
         StoreOut(a.out, a.out_type, (l * a.m + m) * a.n + n, y);
       }
@@ -468,6 +469,7 @@ cudaError_t LaunchKMajor(const GemvLaunch& g, cudaStream_t stream) {
   a.scales = w.block_scales;
   a.channel_scales = w.channel_scales;
   a.tensor_scale = w.tensor_scale;
+  a.tensor_scale_at = w.tensor_scale_at;
   a.x = static_cast<const std::uint16_t*>(g.x);
   a.out = g.out;
   a.out_type = g.out_type;
@@ -610,6 +612,7 @@ GemvStatus ValidateGemv(const GemvLaunch& g) {
     case GemvFormat::kMxfp4:
     case GemvFormat::kMxfp8:
       if (w.codes == nullptr || w.block_scales == nullptr) return Fail("codes and block_scales must be non-null");
+      if (!Aligned(w.tensor_scale_at, 4)) return Fail("tensor_scale_at is not 4-byte aligned");
       break;
     case GemvFormat::kFp8PerChannel:
       if (w.codes == nullptr || w.channel_scales == nullptr) return Fail("codes and channel_scales must be non-null");

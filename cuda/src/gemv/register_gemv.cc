@@ -100,6 +100,47 @@ Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
   return Status::Ok();
 }
 
+// `run_on_device`: the buffers are already device memory (a torch CUDA
+// tensor through the Python package) and the GEMV is launched on `stream`,
+// one launch per batch entry, without a copy or a synchronization. x and y
+// must be dense per batch entry ([M][K] and [M][N]), as the kernel reads and
+// writes them; NVFP4's tensor scale is read on the device
+// (GemvWeightView::tensor_scale_at).
+Status RunOnDeviceMemory(const MatmulEntry& entry, const MatmulArgs& args, cudaStream_t stream) {
+  if (Status s = registry::ValidateMatmulArgs(entry, args); !s.ok) return s;
+  const std::string row = registry::MatmulRowName(entry) + " (cuda, device memory): ";
+  if (args.x.row_stride != args.w.k) return Status::Error(row + "x rows must be dense (row stride K) on the device");
+  if (args.y.row_stride != args.w.n) return Status::Error(row + "y rows must be dense (row stride N) on the device");
+  // GemvViewOf reads NVFP4's tensor scale through the pointer (host code):
+  // give it a host stand-in and point the kernel at the device value.
+  matmul::WeightView w = args.w;
+  const recipe::TensorScale host_stand_in{};
+  const auto* device_tensor_scales = args.w.tensor_scale;
+  if (w.format == matmul::WeightFormat::kNvfp4) {
+    if (device_tensor_scales == nullptr) return Status::Error(row + "nvfp4 needs its tensor scale");
+    w.tensor_scale = &host_stand_in;
+    w.tensor_scale_batch_stride = 0;
+  }
+  const std::size_t out_element = matmul::OutputBytes(args.y.type);
+  for (std::int64_t l = 0; l < args.w.batch; ++l) {
+    matmul::GemvWeightView v;
+    if (const char* why = matmul::GemvViewOf(w, l, &v); why != nullptr) return Status::Error(row + why);
+    if (w.format == matmul::WeightFormat::kNvfp4) {
+      v.tensor_scale_at = &device_tensor_scales[l * args.w.tensor_scale_batch_stride].decode;
+    }
+    GemvLaunch g;
+    g.w = v;
+    g.batch = 1;
+    g.m = static_cast<long>(args.m);
+    g.act = matmul::GemvActOf(args.x.type);
+    g.x = static_cast<const std::uint16_t*>(args.x.data) + l * args.x.batch_stride;
+    g.out_type = matmul::GemvOutOf(args.y.type);
+    g.out = static_cast<std::uint8_t*>(args.y.data) + static_cast<std::size_t>(l * args.y.batch_stride) * out_element;
+    if (GemvStatus st = LaunchGemv(g, stream); !st.ok) return Status::Error(row + st.error);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void RegisterCudaGemv(registry::Registry& registry) {
@@ -126,6 +167,9 @@ void RegisterCudaGemv(registry::Registry& registry) {
         e.takes_row_groups = true;
         MatmulEntry columns = e;
         e.run = [columns](const MatmulArgs& args) { return RunOnHostMemory(columns, args); };
+        e.run_on_device = [columns](const MatmulArgs& args, void* stream) {
+          return RunOnDeviceMemory(columns, args, static_cast<cudaStream_t>(stream));
+        };
         registry.AddMatmul(std::move(e));
       }
     }

@@ -79,6 +79,11 @@ struct GemvWeightView {
   const std::uint16_t* group_scales = nullptr; // INT4: [ceil(K/group)][N] FP16 or BF16 bits
   const std::uint32_t* zeros = nullptr;        // INT4: [ceil(K/group)][N/8] words; nullptr: zero point 0
   float tensor_scale = 1.0f;                   // NVFP4
+  // NVFP4 on device memory (a registry row's run_on_device): when set, the
+  // kernel reads the tensor scale from here (device memory) instead of
+  // `tensor_scale`, so a call on a stream needs no copy back to the host.
+  // The host reference ignores it.
+  const float* tensor_scale_at = nullptr;
 };
 
 // The reduction shape of step 1-4 for a format (the kernels' constants).
