@@ -1,7 +1,7 @@
 // formats/include/lowbit/formats/matmul/gemm_bound.h: the GEMM's error bound
 // holds for an emulation of the arithmetic it models, and is tight: built
 // inputs reach a stated fraction of it. The GPU test
-// (cuda/tests/gemm_test.cu) checks the kernels themselves against the same
+// (cuda/tests/gemm_test.cc) checks the kernels themselves against the same
 // bound and prints the fraction they reach.
 //
 // The emulated tensor-core step is the bound's term 2 taken literally, its

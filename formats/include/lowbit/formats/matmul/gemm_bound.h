@@ -31,7 +31,7 @@
 //     the result: |error| < 18 * 2^-23 * (|c| + sum |p|). The model takes the
 //     rounder step_rel = 2^-18 = 32 * 2^-23 per step, leaving room for a
 //     tensor core that splits the 16 products into smaller chunks; the GPU
-//     test (cuda/tests/gemm_test.cu) drives a case built to be truncated
+//     test (cuda/tests/gemm_test.cc) drives a case built to be truncated
 //     and reports the measured fraction. By induction over the K/16 steps
 //     (|E_{j+1}| <= (1+tau) |E_j| + tau * S_{j+1}) the accumulated error is at
 //     most ((1 + tau)^steps - 1) * S. Products or partial sums under FP32's
