@@ -370,7 +370,7 @@ TEST(AlternativeMxScale, ScaledElementByReciprocalEqualsTheModelForEveryMxRecipe
       for (float x : xs) {
         const std::uint32_t want = Bits(recipe::ScaledElement(r, s, x));
         const std::uint32_t got =
-            Bits(alternatives::ScaledMxElementByReciprocal(r, alternatives::MxScaleByReciprocal(s.code), x));
+            Bits(alternatives::ScaledMxElementByReciprocal(r, alternatives::MxScaleByReciprocal(r, s.code), x));
         if (got != want && bad++ < 4) {
           ADD_FAILURE() << NameOf(r) << " code " << int(s.code) << " x " << Hex(Bits(x)) << ": model " << Hex(want)
                         << ", by reciprocal " << Hex(got);
@@ -426,7 +426,7 @@ TEST(AlternativeMxScale, ScaledElementAnyNanGivesTheModelsCodes) {
       if (seen[s.code]) continue;  // every code the rule reaches, once
       seen[s.code] = true;
       if (!VisitCode(s.code)) continue;
-      const recipe::BlockScale fast = alternatives::MxScaleByReciprocal(s.code);
+      const recipe::BlockScale fast = alternatives::MxScaleByReciprocal(r, s.code);
       for (float x : xs) {
         // Under a NaN-propagating amax a NaN or Inf element makes its block's
         // scale NaN (every MX rule maps a non-finite amax to 0xFF), so it

@@ -54,7 +54,7 @@ LOWBIT_HD_CONSTEXPR recipe::BlockScale ChooseMxScaleFromBits(const recipe::Recip
   recipe::BlockScale s;
   s.code = ChooseMxScaleCode(r, amax);
   s.decode = DecodeToF32(r.scale_format, s.code);
-  s.factor = r.element_step == recipe::ElementStep::kDivide ? s.decode : recipe::E8m0ReciprocalF32(s.code);
+  s.factor = recipe::MxElementFactor(r, s.code, s.decode);
   return s;
 }
 
@@ -65,6 +65,18 @@ LOWBIT_HD_CONSTEXPR recipe::BlockScale MxScaleByReciprocal(std::uint8_t code) {
   recipe::BlockScale s;
   s.code = code;
   s.factor = recipe::E8m0ReciprocalF32(code);
+  return s;
+}
+
+// The same for recipe r: its factor rule (recipe::MxElementFactor), which
+// differs from 2^-e only for torchao's eager RCEIL at code 0 (1.0). The
+// one-argument form above is this for every other MX recipe.
+LOWBIT_HD_CONSTEXPR recipe::BlockScale MxScaleByReciprocal(const recipe::Recipe& r, std::uint8_t code) {
+  recipe::BlockScale s;
+  s.code = code;
+  recipe::Recipe multiply = r;
+  multiply.element_step = recipe::ElementStep::kMultiply;
+  s.factor = recipe::MxElementFactor(multiply, code, 0.0f);
   return s;
 }
 

@@ -103,6 +103,16 @@ LOWBIT_HD_CONSTEXPR float E8m0ReciprocalF32(std::uint8_t code) {
   return F32Pow2(block::kF32Bias - static_cast<int>(code));
 }
 
+// The element factor of an MX block whose scale is `code` (decoded to
+// `decode`): the scale itself for a dividing recipe, 2^-e for a multiplying
+// one, and for torchao 0.18's eager RCEIL 1.0 at code 0
+// (torch.where(exponent == 0, 1.0, exp2(127 - exponent))). Shared by
+// ChooseScale and the kernels' alternatives (alternatives/mx_block.h).
+LOWBIT_HD_CONSTEXPR float MxElementFactor(const Recipe& r, std::uint8_t code, float decode) {
+  if (r.scale_rule == ScaleRule::kMxRceilEager && code == 0) return 1.0f;
+  return r.element_step == ElementStep::kDivide ? decode : E8m0ReciprocalF32(code);
+}
+
 // ---- step 1: statistics of a block or group ---------------------------------
 
 // min / max as torch.amin / torch.amax (NaN wins); amax = max |x| by the
@@ -530,9 +540,7 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScale(const Recipe& r, const GroupStats& st
     case Family::kMx: {
       BlockScale s = detail::ChooseMxScale(r, stats.amax);
       s.decode = DecodeToF32(r.scale_format, s.code);  // X, or NaN
-      s.factor = r.element_step == ElementStep::kDivide ? s.decode : E8m0ReciprocalF32(s.code);
-      // torchao _to_mx_rceil: torch.where(exponent == 0, 1.0, exp2(127 - e)).
-      if (r.scale_rule == ScaleRule::kMxRceilEager && s.code == 0) s.factor = 1.0f;
+      s.factor = MxElementFactor(r, s.code, s.decode);
       return s;
     }
     case Family::kNvfp4:
@@ -561,6 +569,11 @@ LOWBIT_HD_CONSTEXPR float ScaledElement(const Recipe& r, const BlockScale& s, fl
   // NaN operand); the model fixes it to +NaN so codes are reproducible.
   if (r.family() == Family::kMx && s.code == kE8m0NanCode) return F32FromBits(block::kF32CanonicalNan);
   float y = r.element_step == ElementStep::kDivide ? x / s.factor : x * s.factor;
+  // A signalling NaN x comes out of the FP32 multiply quiet; a compiler that
+  // sees a factor of exactly 1.0 (ao-rceil-eager's code 0) may fold x * 1.0f
+  // to x and keep it signalling, so the quiet bit is set here, which equals
+  // what every hardware multiply or divide gives.
+  if (r.family() == Family::kMx && F32IsNan(F32Bits(y))) y = F32FromBits(F32Bits(y) | 0x00400000u);
   // torchao clamps to +-max before its cast; the saturating conversion makes
   // it invisible in codes, but the trace shows it.
   if (r.element_quirk == ElementQuirk::kClampToMax) y = TorchClamp(y, -MaxFiniteF32(r.element), MaxFiniteF32(r.element));
