@@ -395,6 +395,9 @@ cuda::Status LaunchOnDevice(const RecipePlan& plan, const registry::RecipeArgs& 
 // outputs are copied back after the device is synchronized.
 registry::Status RunRecipe(const RecipePlan& plan, const registry::RecipeArgs& a) {
   if (registry::Status s = registry::ValidateRecipeArgs(a); !s.ok) return s;
+  // The GPU kernels derive every scale from x; a given (static) scale
+  // (RecipeArgs::given_scale) runs on the scalar row, never silently ignored.
+  if (a.given_scale != nullptr) return registry::Status::Error("cuda: given (static) scales run on the scalar row only");
   if (a.rows == 0 || a.cols == 0) return registry::Status::Ok();  // empty, never a product that wraps to 0
   const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
   if (!cuda::GpuAvailable()) return registry::Status::Error("no CUDA device");
@@ -449,6 +452,7 @@ bool HasRecipeKernel(const recipe::Target& target, registry::RecipeOperation ope
 
 Status RunRecipeOnDevice(const registry::RecipeArgs& args, float* workspace, cudaStream_t stream) {
   if (registry::Status s = registry::ValidateRecipeArgs(args); !s.ok) return Status::Error(s.message);
+  if (args.given_scale != nullptr) return Status::Error("cuda: given (static) scales run on the scalar row only");
   if (args.rows == 0 || args.cols == 0) return Status::Ok();
   RecipePlan plan{};
   if (!PlanRecipe(args.target, args.operation, &plan)) {

@@ -414,6 +414,38 @@ TEST(BadInput, RecipeUnknownNamesAndLayouts) {
   EXPECT_ERROR(ValidateRecipeArgs(a), "unknown recipe operation 9");
 }
 
+// A given (static) scale (RecipeArgs::given_scale, vLLM's static FP8
+// quantization) is the scalar row's: every other backend derives its scales
+// from x, so it must refuse the argument rather than ignore it.
+TEST(BadInput, GivenScaleIsRefusedByEveryRowButTheScalarOne) {
+  recipe::Target t;
+  ASSERT_TRUE(ParseRecipe("e4m3:vllm", &t));
+  const std::vector<float> x = {1.0f, -2.0f, 3.0f, 0.5f};
+  const float given = 0.25f;
+  int refusing = 0;
+  for (const RecipeEntry& e : AllBackends().RecipeEntries()) {
+    if (e.operation != RecipeOperation::kQuantizeRecipe || e.recipe != "e4m3:vllm/tensor" || !e.available()) continue;
+    RecipeStorage storage(RecipeBufferSizes(t, 1, x.size()).sizes);
+    RecipeArgs a;
+    a.operation = RecipeOperation::kQuantizeRecipe;
+    a.target = t;
+    a.rows = 1;
+    a.cols = x.size();
+    a.x = x.data();
+    a.q = storage.View();
+    a.given_scale = &given;
+    const Status s = e.run(a);
+    if (e.backend == "scalar") {
+      EXPECT_TRUE(s.ok) << s.message;
+      EXPECT_EQ(storage.scales.at(0), given);
+    } else {
+      EXPECT_ERROR(s, "given (static) scales run on the scalar row only");
+      ++refusing;
+    }
+  }
+  EXPECT_GT(refusing, 0) << "no SIMD row of e4m3:vllm/tensor ran";
+}
+
 // ---- packing rows -------------------------------------------------------------
 
 template <typename F>

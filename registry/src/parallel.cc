@@ -208,7 +208,9 @@ std::vector<std::size_t> RecipeChunkStarts(const RecipeArgs& args, std::size_t c
 Status RunParallel(const RecipeEntry& entry, const RecipeArgs& args, int threads,
                    ThreadPool& pool) {
   const int limit = threads <= 0 ? pool.threads() : std::min(threads, pool.threads());
-  if (limit <= 1 || !ValidateRecipeArgs(args).ok) return entry.run(args);
+  // Given (static) scales are indexed by group over the whole tensor: a
+  // chunk would need its own slice of them, so such a call runs whole.
+  if (limit <= 1 || args.given_scale != nullptr || !ValidateRecipeArgs(args).ok) return entry.run(args);
   const std::vector<std::size_t> starts =
       RecipeChunkStarts(args, static_cast<std::size_t>(limit));
   if (starts.size() <= 1) return entry.run(args);

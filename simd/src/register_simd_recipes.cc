@@ -87,6 +87,9 @@ registry::Status RunScaled(std::int64_t target, const registry::RecipeArgs& a, c
 
 registry::Status RunOnTarget(std::int64_t target, const registry::RecipeArgs& a) {
   if (registry::Status s = registry::ValidateRecipeArgs(a); !s.ok) return s;
+  // The SIMD kernels derive every scale from x; a given (static) scale
+  // (RecipeArgs::given_scale) runs on the scalar row, never silently ignored.
+  if (a.given_scale != nullptr) return registry::Status::Error("simd: given (static) scales run on the scalar row only");
   if (a.rows == 0 || a.cols == 0) return registry::Status::Ok();  // empty, never a product that wraps to 0
   const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
   const recipe::Recipe& r = *a.target.recipe;
