@@ -529,10 +529,12 @@ TEST(AlternativeX86Multiply, ModelDivideAndSubtractEqualThisHostsOperators) {
   for (std::uint32_t a : bits) {
     for (std::uint32_t b : bits) {
       volatile float va = FromBits(a), vb = FromBits(b);
-      const std::uint32_t quotient = Bits(va / vb), difference = Bits(va - vb);
+      const std::uint32_t quotient = Bits(va / vb), difference = Bits(va - vb), product = Bits(va * vb);
       EXPECT_EQ(Bits(block::F32DivAsX86(FromBits(a), FromBits(b))), quotient) << Hex(a) << " / " << Hex(b);
       EXPECT_EQ(Bits(block::F32SubAsX86(FromBits(a), FromBits(b))), difference) << Hex(a) << " - " << Hex(b);
-      nan_results += block::F32IsNan(quotient) + block::F32IsNan(difference);
+      // F32MulAsX86 (recipe/steps.h DecodeElement): as mulss with a first.
+      EXPECT_EQ(Bits(block::F32MulAsX86(FromBits(a), FromBits(b))), product) << Hex(a) << " * " << Hex(b);
+      nan_results += block::F32IsNan(quotient) + block::F32IsNan(difference) + block::F32IsNan(product);
       ++compared;
     }
   }

@@ -74,6 +74,9 @@ LOWBIT_HD_CONSTEXPR float F32WithX86Nan(float a, float b, float result) {
 }
 LOWBIT_HD_CONSTEXPR float F32DivAsX86(float a, float b) { return F32WithX86Nan(a, b, a / b); }
 LOWBIT_HD_CONSTEXPR float F32SubAsX86(float a, float b) { return F32WithX86Nan(a, b, a - b); }
+// a * b likewise (mulss): a dequantized element's NaN bits are the host's on
+// the device too (recipe/steps.h DecodeElement).
+LOWBIT_HD_CONSTEXPR float F32MulAsX86(float a, float b) { return F32WithX86Nan(a, b, a * b); }
 
 // IEEE 754-2008 maxNum on magnitudes: a NaN operand is ignored. This is what
 // CUDA fmaxf / __hmax do, so TE's amax skips NaN elements (docs/formats-reference.md §5.3).

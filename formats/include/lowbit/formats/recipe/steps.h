@@ -198,7 +198,9 @@ LOWBIT_HD_CONSTEXPR TensorScale ChooseTensorScale(const Recipe& r, float tensor_
       return t;
     }
     case TensorScaleRule::kAmaxOverRange:
-      t.decode = tensor_amax / TensorRange(r);  // amax.float() / (448 * 6), no guard
+      // amax.float() / (448 * 6), no guard; a NaN amax keeps the host's NaN bits
+      // on the device too (block::F32DivAsX86).
+      t.decode = block::F32DivAsX86(tensor_amax, TensorRange(r));
       t.encode = 0.0f;
       return t;
   }
@@ -639,9 +641,12 @@ LOWBIT_HD_CONSTEXPR float DecodeElement(const Recipe& r, const BlockScale& s, co
     case Family::kMx: {
       // element * X as one FP32 multiply; a NaN scale makes every element
       // NaN ([OCP-MX §5.4.1]); MXINT8 elements carry their 2^-6 first.
+      // The NaN bits are pinned to x86's (block::F32MulAsX86), so the model
+      // compiled for the device gives the host's (NVIDIA's FP32 units return
+      // 0x7FFFFFFF for every NaN).
       float v = DecodeToF32(r.element, code);
       if (!r.element.IsFloat()) v = v * F32Pow2(r.element_implied_exponent);
-      return v * s.decode;
+      return block::F32MulAsX86(v, s.decode);
     }
     case Family::kNvfp4: {
       // Two NaN operands: the first wins, quieted (block::F32MulFirstNanWins).
@@ -656,9 +661,9 @@ LOWBIT_HD_CONSTEXPR float DecodeElement(const Recipe& r, const BlockScale& s, co
         // A NaN scale wins over a NaN code, quieted: IEEE 754 §6.2 leaves the
         // choice open and compilers may commute the multiply, so it is pinned.
         if (F32IsNan(F32Bits(s.decode))) return F32FromBits(F32Bits(s.decode) | 0x00400000u);
-        return DecodeToF32(r.element, code) * s.decode;
+        return block::F32MulAsX86(DecodeToF32(r.element, code), s.decode);
       }
-      return static_cast<float>(IntegerOfCode(r.element, code) - s.zero_point) * s.decode;
+      return block::F32MulAsX86(static_cast<float>(IntegerOfCode(r.element, code) - s.zero_point), s.decode);
   }
   return 0.0f;
 }
