@@ -73,39 +73,52 @@ __device__ __forceinline__ void LoadX(const std::uint16_t* x, bool vec, int vali
 
 // ---- K-major formats ------------------------------------------------------------
 
+// The block of step 1 and the blocks per lane chunk of step 3 are
+// gemv_order.h's (GemvOrderOf), the order the host reference runs; only the
+// load shape is the kernel's: kElems codes of kBytes bytes per lane chunk.
+template <GemvFormat F, int kElemsPerChunk, int kBytesPerChunk, bool kIsFp4>
+struct KTraitsOf {
+  static constexpr int kBlock = matmul::GemvOrderOf(F, 0).block;
+  static constexpr int kBpc = matmul::GemvOrderOf(F, 0).blocks_per_chunk;
+  static constexpr int kElems = kElemsPerChunk, kBytes = kBytesPerChunk;
+  static constexpr bool kFp4 = kIsFp4;
+  static_assert(kBlock * kBpc == kElems, "a lane's chunk is gemv_order.h's blocks_per_chunk whole blocks");
+  static_assert(kFp4 == matmul::GemvIsFp4(F) && kBytes * (kFp4 ? 2 : 1) == kElems, "one code per byte or two");
+};
 template <GemvFormat F>
 struct KTraits;
 template <>
-struct KTraits<GemvFormat::kNvfp4> {
-  static constexpr int kBlock = 16, kBpc = 2, kElems = 32, kBytes = 16;
-  static constexpr bool kFp4 = true;
-};
+struct KTraits<GemvFormat::kNvfp4> : KTraitsOf<GemvFormat::kNvfp4, 32, 16, true> {};
 template <>
-struct KTraits<GemvFormat::kMxfp4> {
-  static constexpr int kBlock = 32, kBpc = 1, kElems = 32, kBytes = 16;
-  static constexpr bool kFp4 = true;
-};
+struct KTraits<GemvFormat::kMxfp4> : KTraitsOf<GemvFormat::kMxfp4, 32, 16, true> {};
 template <>
-struct KTraits<GemvFormat::kMxfp8> {
-  static constexpr int kBlock = 32, kBpc = 1, kElems = 32, kBytes = 32;
-  static constexpr bool kFp4 = false;
-};
+struct KTraits<GemvFormat::kMxfp8> : KTraitsOf<GemvFormat::kMxfp8, 32, 32, false> {};
 template <>
-struct KTraits<GemvFormat::kFp8PerChannel> {
-  static constexpr int kBlock = 16, kBpc = 1, kElems = 16, kBytes = 16;
-  static constexpr bool kFp4 = false;
+struct KTraits<GemvFormat::kFp8PerChannel> : KTraitsOf<GemvFormat::kFp8PerChannel, 16, 16, false> {};
+
+// Block scales per row of W: ceil(K / block) for the formats with block
+// scales (the weight view's block_scales, gemv_order.h), none for FP8
+// per-channel (its one scale per row is channel_scales).
+LOWBIT_HD_CONSTEXPR long BlockScalesPerRow(GemvFormat f, long k) {
+  const bool has_block_scales = f == GemvFormat::kNvfp4 || f == GemvFormat::kMxfp4 || f == GemvFormat::kMxfp8;
+  return has_block_scales ? matmul::GemvCeilDiv(k, matmul::GemvOrderOf(f, 0).block) : 0;
+}
+
+// What both kernel shapes read besides the weights: x, the output and the
+// shape, filled once by CommonArgsOf for either launch.
+struct CommonArgs {
+  const std::uint16_t* x;
+  void* out;
+  GemvOutType out_type;
+  long n, k, m;
 };
 
-struct KArgs {
+struct KArgs : CommonArgs {
   const std::uint8_t* codes;
   const std::uint8_t* scales;
   const float* channel_scales;
   float tensor_scale;
   const float* tensor_scale_at;  // device memory; when set, read instead of tensor_scale
-  const std::uint16_t* x;
-  void* out;
-  GemvOutType out_type;
-  long n, k, m;
   long row_bytes, nblocks;
   bool codes_vec, x_vec;
 };
@@ -271,14 +284,11 @@ __global__ void __launch_bounds__(kKMajorWarps * 32) GemvKMajorKernel(KArgs a) {
 
 // ---- INT4 GPTQ / AWQ ------------------------------------------------------------
 
-struct IArgs {
+struct IArgs : CommonArgs {
   const std::uint32_t* words;
   const std::uint16_t* scales;
   const std::uint32_t* zeros;
-  const std::uint16_t* x;
-  void* out;
-  GemvOutType out_type;
-  long n, k, m, group, groups, word_cols, words_per_entry;
+  long group, groups, word_cols, words_per_entry;
   bool signed_codes, bf16_scales, x_vec;
 };
 
@@ -461,23 +471,29 @@ const KTuning& KMajorTuning() {
   return t;
 }
 
+CommonArgs CommonArgsOf(const GemvLaunch& g) {
+  CommonArgs c{};
+  c.x = static_cast<const std::uint16_t*>(g.x);
+  c.out = g.out;
+  c.out_type = g.out_type;
+  c.n = g.w.n;
+  c.k = g.w.k;
+  c.m = g.m;
+  return c;
+}
+
 template <GemvFormat F, typename Act>
 cudaError_t LaunchKMajor(const GemvLaunch& g, cudaStream_t stream) {
   const matmul::GemvWeightView& w = g.w;
   KArgs a{};
+  static_cast<CommonArgs&>(a) = CommonArgsOf(g);
   a.codes = w.codes;
   a.scales = w.block_scales;
   a.channel_scales = w.channel_scales;
   a.tensor_scale = w.tensor_scale;
   a.tensor_scale_at = w.tensor_scale_at;
-  a.x = static_cast<const std::uint16_t*>(g.x);
-  a.out = g.out;
-  a.out_type = g.out_type;
-  a.n = w.n;
-  a.k = w.k;
-  a.m = g.m;
   a.row_bytes = matmul::GemvCodeRowBytes(F, w.k);
-  a.nblocks = F == GemvFormat::kNvfp4 ? (w.k + 15) / 16 : (w.k + 31) / 32;
+  a.nblocks = BlockScalesPerRow(F, w.k);
   a.codes_vec = a.row_bytes % 16 == 0 && Aligned(w.codes, 16);
   a.x_vec = w.k % 8 == 0 && Aligned(g.x, 16);
   const dim3 block(kKMajorWarps * 32);
@@ -519,17 +535,12 @@ template <GemvFormat F, typename Act>
 cudaError_t LaunchInt4(const GemvLaunch& g, cudaStream_t stream) {
   const matmul::GemvWeightView& w = g.w;
   IArgs a{};
+  static_cast<CommonArgs&>(a) = CommonArgsOf(g);
   a.words = w.words;
   a.scales = w.group_scales;
   a.zeros = w.zeros;
-  a.x = static_cast<const std::uint16_t*>(g.x);
-  a.out = g.out;
-  a.out_type = g.out_type;
-  a.n = w.n;
-  a.k = w.k;
-  a.m = g.m;
   a.group = w.group;
-  a.groups = (w.k + w.group - 1) / w.group;
+  a.groups = matmul::GemvCeilDiv(w.k, w.group);
   a.word_cols = F == GemvFormat::kInt4Gptq ? w.n : w.n / 8;
   a.words_per_entry = F == GemvFormat::kInt4Gptq ? (w.k / 8) * w.n : w.k * (w.n / 8);
   a.signed_codes = w.signed_codes;
@@ -566,19 +577,13 @@ GemvEntrySizes GemvEntryElementCounts(const matmul::GemvWeightView& w) {
   const std::size_t n = static_cast<std::size_t>(w.n), k = static_cast<std::size_t>(w.k);
   switch (w.format) {
     case GemvFormat::kNvfp4:
-      s.codes = n * ((k + 1) / 2);
-      s.block_scales = n * ((k + 15) / 16);
-      break;
     case GemvFormat::kMxfp4:
-      s.codes = n * ((k + 1) / 2);
-      s.block_scales = n * ((k + 31) / 32);
-      break;
     case GemvFormat::kMxfp8:
-      s.codes = n * k;
-      s.block_scales = n * ((k + 31) / 32);
+      s.codes = n * static_cast<std::size_t>(matmul::GemvCodeRowBytes(w.format, w.k));
+      s.block_scales = n * static_cast<std::size_t>(BlockScalesPerRow(w.format, w.k));
       break;
     case GemvFormat::kFp8PerChannel:
-      s.codes = n * k;
+      s.codes = n * static_cast<std::size_t>(matmul::GemvCodeRowBytes(w.format, w.k));
       s.channel_scales = n;
       break;
     case GemvFormat::kInt4Gptq:
