@@ -4,8 +4,11 @@
 // every maximum, scale formula and NaN rule is the model's. Used for the
 // recipes no tuned kernel of mx.cu / nvfp4.cu / fp8_scaled.cu /
 // int_quantize.cu implements (register_backends.cc PlanRecipe): torchao's
-// eager RCEIL, torchao 0.18 and ModelOpt 0.47 NVFP4, vLLM FP8 and INT8
-// amax-clamp. Kernels in int_quantize.cu ("model recipe kernels").
+// eager RCEIL, torchao 0.18 and ModelOpt 0.47 NVFP4, vLLM FP8, INT8
+// amax-clamp, and GPTQ / AWQ with FP16 scales (uint4:gptq-sym-fp16,
+// gptq-asym-fp16, awq-fp16: the FP16 rounding of the scale and the packer's
+// recomputed integer are the model's, recipe::F16RoundedF32 and
+// RepackedInteger; the build's --fmad=false keeps its two products apart). Kernels in int_quantize.cu ("model recipe kernels").
 //
 // Order: one thread per group accumulates its statistics in element order
 // (recipe::Accumulate, as QuantizeTensor does); a per-tensor group and

@@ -131,10 +131,13 @@ std::vector<cuda::SweepOptionSet> InstructionOptionSets(cuda::ElementOp op, Form
 // The GPU kernel that implements a recipe row.
 enum class RecipeKernel : std::uint8_t { kMx, kNvfp4, kFp8PerTensor, kFp8PerRow, kInt, kModel };
 
-// The scale rules whose rows run the model recipe kernels (model_recipe.h):
-// issue 14's recipes, which no tuned kernel implements.
-bool ModelKernelRule(recipe::ScaleRule rule) {
-  switch (rule) {
+// The recipes whose rows run the model recipe kernels (model_recipe.h):
+// issue 14's recipes, which no tuned kernel implements: by scale rule, and
+// GPTQ / AWQ with FP16 scales (their integers recomputed with the FP16
+// scale, recipe::RepackedInteger), which int_quantize.cu does not do.
+bool ModelKernelRule(const recipe::Recipe& r) {
+  if (r.element_quirk == recipe::ElementQuirk::kRepackWithFp16Scale) return true;
+  switch (r.scale_rule) {
     case recipe::ScaleRule::kMxRceilEager:
     case recipe::ScaleRule::kNvfp4Torchao018:
     case recipe::ScaleRule::kNvfp4ModelOpt047:
@@ -172,7 +175,7 @@ bool PlanRecipe(const recipe::Target& t, registry::RecipeOperation op, RecipePla
   const std::string_view profile = r.profile;
   const bool dequantize = op == registry::RecipeOperation::kDequantizeRecipe;
   plan->element = ElementOf(r);
-  if (ModelKernelRule(r.scale_rule)) {
+  if (ModelKernelRule(r)) {
     plan->kernel = RecipeKernel::kModel;
     return recipe::LayoutApplies(r, t.layout);
   }
@@ -398,6 +401,7 @@ registry::Status RunRecipe(const RecipePlan& plan, const registry::RecipeArgs& a
   // The GPU kernels derive every scale from x; a given (static) scale
   // (RecipeArgs::given_scale) runs on the scalar row, never silently ignored.
   if (a.given_scale != nullptr) return registry::Status::Error("cuda: given (static) scales run on the scalar row only");
+  if (registry::Status s = registry::RequireF32Output(a, "cuda"); !s.ok) return s;
   if (a.rows == 0 || a.cols == 0) return registry::Status::Ok();  // empty, never a product that wraps to 0
   const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
   if (!cuda::GpuAvailable()) return registry::Status::Error("no CUDA device");
@@ -453,6 +457,7 @@ bool HasRecipeKernel(const recipe::Target& target, registry::RecipeOperation ope
 Status RunRecipeOnDevice(const registry::RecipeArgs& args, float* workspace, cudaStream_t stream) {
   if (registry::Status s = registry::ValidateRecipeArgs(args); !s.ok) return Status::Error(s.message);
   if (args.given_scale != nullptr) return Status::Error("cuda: given (static) scales run on the scalar row only");
+  if (registry::Status s = registry::RequireF32Output(args, "cuda"); !s.ok) return Status::Error(s.message);
   if (args.rows == 0 || args.cols == 0) return Status::Ok();
   RecipePlan plan{};
   if (!PlanRecipe(args.target, args.operation, &plan)) {

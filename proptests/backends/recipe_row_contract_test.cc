@@ -73,19 +73,20 @@ TEST(RecipeRowContract, EveryCatalogRecipeHasScalarRowsBothWays) {
 }
 
 // Counted by hand from the catalog (10 MX profiles over 5 float formats, 3
-// over MXINT8; 5 NVFP4; 22 scaled, 7 of them FP8) and the rules.
+// over MXINT8; 5 NVFP4; 25 scaled, 7 of them FP8) and the rules.
 TEST(RecipeRowContract, TheContractHasTheCountedRows) {
-  // Every recipe, each listed layout, both ways: (53 + 5 + 22 * 3) * 2.
-  EXPECT_EQ(RequiredRecipeRows({"scalar"}).size(), 248u);
-  // SIMD: every recipe, as the model: (53 + 5 + 22 * 3) * 2.
-  EXPECT_EQ(RequiredRecipeRows({"simd:AVX2"}).size(), 248u);
+  // Every recipe, each listed layout, both ways: (53 + 5 + 25 * 3) * 2.
+  EXPECT_EQ(RequiredRecipeRows({"scalar"}).size(), 266u);
+  // SIMD: every recipe, as the model: (53 + 5 + 25 * 3) * 2.
+  EXPECT_EQ(RequiredRecipeRows({"simd:AVX2"}).size(), 266u);
   // CUDA: MX te (5 formats) and ocp (6) both ways = 22; nvfp4:te both ways
-  // = 2; e4m3:te and e5m2:te quantize per tensor and per row = 4; the 15
-  // integer recipes per group and per row both ways = 60; issue 14's model
+  // = 2; e4m3:te and e5m2:te quantize per tensor and per row = 4; the 18
+  // integer recipes per group and per row both ways = 72; issue 14's model
   // recipe kernels: ao-rceil-eager (5 formats) both ways = 10, nvfp4:ao-0.18
   // and nvfp4:modelopt-0.47 both ways = 4, e4m3:vllm / vllm-token / vllm-kv
-  // in 3 layouts both ways = 18, int8:amax-clamp per tensor both ways = 2.
-  EXPECT_EQ(RequiredRecipeRows({"cuda"}).size(), 122u);
+  // in 3 layouts both ways = 18, int8:amax-clamp per tensor both ways = 2,
+  // uint4:gptq-sym-fp16 / gptq-asym-fp16 / awq-fp16 per tensor both ways = 6.
+  EXPECT_EQ(RequiredRecipeRows({"cuda"}).size(), 140u);
   EXPECT_TRUE(RequiredRecipeRows({"test:other"}).empty());
   // Examples of each CUDA rule and of a deliberate gap.
   const std::vector<RecipeRowKey> cuda = RequiredRecipeRows({"cuda"});
@@ -140,7 +141,7 @@ TEST(RecipeRowProblems, AMissingRowIsNamed) {
     EXPECT_EQ(problems[0], std::string("missing: ") + backend + " dequantize-recipe int4:ao-sym/g128");
   }
   // A backend the contract applies to with no rows at all: every row missing.
-  EXPECT_EQ(RecipeRowProblems(RequiredRecipeRows({"scalar"}), {"scalar", "simd:SSE4"}).size(), 248u);
+  EXPECT_EQ(RecipeRowProblems(RequiredRecipeRows({"scalar"}), {"scalar", "simd:SSE4"}).size(), 266u);
 }
 
 TEST(RecipeRowProblems, AForeignRowIsNamed) {
@@ -195,7 +196,7 @@ TEST(RecipeRowContract, CudaRows) {
   EXPECT_TRUE(problems.empty()) << Lines(problems);
   int cuda_rows = 0;
   for (const RecipeEntry& e : AllBackends().RecipeEntries()) cuda_rows += e.backend == "cuda";
-  EXPECT_EQ(cuda_rows, 122);
+  EXPECT_EQ(cuda_rows, 140);
 }
 
 }  // namespace

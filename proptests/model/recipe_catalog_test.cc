@@ -65,12 +65,13 @@ TEST(RecipeCatalogTest, EveryNameIsListedOnce) {
   std::set<std::string> names;
   for (const Recipe& r : kAllRecipes) EXPECT_TRUE(names.insert(RecipeName(r)).second) << RecipeName(r);
   // 10 MX profiles x 5 float MX formats + 3 (ocp, msx, msx-even) x MXINT8, 5
-  // NVFP4, 18 scaled + 4 (vLLM FP8 three ways, INT8 amax-clamp; issue 14).
-  EXPECT_EQ(names.size(), 10u * 5 + 3 + 5 + 18 + 4);
+  // NVFP4, 18 scaled + 7 (vLLM FP8 three ways, INT8 amax-clamp, GPTQ / AWQ
+  // with FP16 scales three ways; issue 14).
+  EXPECT_EQ(names.size(), 10u * 5 + 3 + 5 + 18 + 7);
 }
 
 // The legacy lists hold one view per catalog row: 10 MX profiles, 18 scaled
-// (element, profile) pairs (not the 4 of kServingScaledPairs, which have no
+// (element, profile) pairs (not the 7 of kServingScaledPairs, which have no
 // kernel scheme yet), 5 NVFP4 enumerators, each listed once.
 TEST(RecipeCatalogTest, LegacyListsHaveOneViewPerCatalogRow) {
   EXPECT_EQ(std::size(block::kAllMxRecipes), 10u);

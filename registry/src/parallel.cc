@@ -248,6 +248,7 @@ Status RunParallel(const RecipeEntry& entry, const RecipeArgs& args, int threads
         chunk.cols = static_cast<std::size_t>(cols);
         if (args.x != nullptr) chunk.x = args.x + begin;
         if (args.out != nullptr) chunk.out = args.out + begin;
+        if (args.out_f16 != nullptr) chunk.out_f16 = args.out_f16 + begin;
         if (args.q.codes != nullptr) chunk.q.codes = args.q.codes + at.code_bytes;
         if (args.q.scale_codes != nullptr) chunk.q.scale_codes = args.q.scale_codes + at.scale_codes;
         if (args.q.scales != nullptr) chunk.q.scales = args.q.scales + at.scales;

@@ -20,9 +20,11 @@ Status RunScalarRecipe(const RecipeArgs& a) {
   if (a.rows == 0 || a.cols == 0) return Status::Ok();  // empty: nothing to write (not a product that wraps to 0)
   const recipe::Recipe& r = *a.target.recipe;
   const long rows = static_cast<long>(a.rows), cols = static_cast<long>(a.cols);
+  const bool f16 = a.output_format == FormatId::kFp16;  // ValidateRecipeArgs checked it applies
   const recipe::TensorStatus st =
       a.operation != RecipeOperation::kQuantizeRecipe
-          ? recipe::DequantizeTensor(r, a.target.layout, recipe::AsConst(a.q), rows, cols, a.out)
+          ? (f16 ? recipe::DequantizeTensorToF16(r, a.target.layout, recipe::AsConst(a.q), rows, cols, a.out_f16)
+                 : recipe::DequantizeTensor(r, a.target.layout, recipe::AsConst(a.q), rows, cols, a.out))
       : a.given_scale != nullptr
           ? recipe::QuantizeTensorWithGivenScales(r, a.target.layout, a.x, rows, cols, a.given_scale,
                                                   static_cast<long>(a.given_scale_count), a.q)
@@ -101,6 +103,19 @@ Status ValidateRecipeArgs(const RecipeArgs& a) {
     return Status::Error("unknown recipe operation " + std::to_string(static_cast<int>(a.operation)));
   }
   const std::string name = recipe::CanonicalName(a.target);
+  if (a.output_format != FormatId::kFp32) {
+    if (a.output_format != FormatId::kFp16) {
+      return Status::Error(name + ": output type " + std::to_string(static_cast<int>(a.output_format)) +
+                           " is not a dequantize output (fp32, or fp16 where the recipe defines it)");
+    }
+    if (a.operation != RecipeOperation::kDequantizeRecipe) {
+      return Status::Error(name + ": an fp16 output type applies to dequantize only");
+    }
+    if (!recipe::DequantizesToF16(*a.target.recipe)) {
+      return Status::Error(name + ": no fp16 output: only the recipes with FP16 scales (uint4:gptq-sym-fp16, "
+                                  "uint4:gptq-asym-fp16, uint4:awq-fp16) dequantize to fp16; ask for fp32");
+    }
+  }
   if (a.given_scale != nullptr) {
     if (a.operation != RecipeOperation::kQuantizeRecipe) {
       return Status::Error(name + ": a given scale applies to quantize only");
@@ -117,7 +132,10 @@ Status ValidateRecipeArgs(const RecipeArgs& a) {
   const RecipeBuffers b = RecipeBufferSizes(a.target, a.rows, a.cols);
   if (!b.ok) return Status::Error(name + ": " + b.error);
   const bool quantize = a.operation == RecipeOperation::kQuantizeRecipe;
-  if (quantize ? a.x == nullptr : a.out == nullptr) return Status::Error(name + ": null input or output tensor");
+  const bool f16_out = !quantize && a.output_format == FormatId::kFp16;
+  if (quantize ? a.x == nullptr : (f16_out ? a.out_f16 == nullptr : a.out == nullptr)) {
+    return Status::Error(name + ": null input or output tensor");
+  }
   if (a.given_scale != nullptr && a.given_scale_count != 1 &&
       a.given_scale_count != static_cast<std::size_t>(b.sizes.scales)) {
     return Status::Error(name + ": " + std::to_string(a.given_scale_count) + " given scales for " +
@@ -130,7 +148,8 @@ Status ValidateRecipeArgs(const RecipeArgs& a) {
   if (b.sizes.tensor_scales > 0 && a.q.tensor_scale == nullptr) return Status::Error(name + ": null tensor scale");
   // Typed buffers must be aligned for their type (C++ reads them as such).
   for (const auto& [p, align, what] : {std::tuple<const void*, std::size_t, const char*>{a.x, alignof(float), "x"},
-                                       {a.out, alignof(float), "out"},
+                                       {f16_out ? nullptr : a.out, alignof(float), "out"},
+                                       {f16_out ? a.out_f16 : nullptr, alignof(std::uint16_t), "fp16 out"},
                                        {a.given_scale, alignof(float), "given scale"},
                                        {a.q.scales, alignof(float), "scales"},
                                        {a.q.zero_points, alignof(std::int32_t), "zero points"},
@@ -153,8 +172,18 @@ Status ValidateRecipeArgs(const RecipeArgs& a) {
                             "given scale"}},
                           {codes, scale_codes, scales, zero_points, tensor_scale});
   }
+  if (f16_out) {
+    return CheckNoOverlap(name, {codes, scale_codes, scales, zero_points, tensor_scale},
+                          {{a.out_f16, elements * sizeof(std::uint16_t), "fp16 out"}});
+  }
   return CheckNoOverlap(name, {codes, scale_codes, scales, zero_points, tensor_scale},
                         {{a.out, elements * sizeof(float), "out"}});
+}
+
+Status RequireF32Output(const RecipeArgs& a, const char* backend) {
+  if (a.output_format == FormatId::kFp32) return Status::Ok();
+  return Status::Error(std::string(backend) + ": " + recipe::CanonicalName(a.target) +
+                       ": dequantizes to fp32 only; fp16 output runs on the scalar row");
 }
 
 void RegisterScalarRecipes(Registry& registry) {

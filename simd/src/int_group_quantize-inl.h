@@ -110,6 +110,35 @@ HWY_INLINE V IntCodes(DF32 df, hn::Vec<DF32> x, hn::Vec<DF32> factor, hn::Vec<DF
   return hn::IfThenZeroElse(is_nan, code);
 }
 
+// GPTQ / AWQ with FP16 scales (recipe/steps.h EncodeScaled with
+// ElementQuirk::kRepackWithFp16Scale): the quantizer's integer q0 as
+// IntCodes has it (NaN -> 0) before masking, then the packer's
+// RepackedInteger: t = (factor * (q0 - zp) + zp * factor) / decode, two
+// products and an add each rounded (int_group_quantize.cc keeps them out of
+// an FMA), round half-even, a non-finite t -> 0.
+template <bool kAway, bool kDivide>
+HWY_INLINE V RepackedIntCodes(DF32 df, hn::Vec<DF32> x, hn::Vec<DF32> factor, hn::Vec<DF32> lo, hn::Vec<DF32> hi,
+                              VI zero_point, hn::Vec<DF32> decode, V code_mask) {
+  const D32 d;
+  const DI32 di;
+  const V abs_mask = hn::Set(d, ~kSignBit32);
+  const V inf = hn::Set(d, kInf32);
+  const auto y = kDivide ? hn::Div(x, factor) : hn::Mul(x, factor);
+  const auto is_nan = hn::Gt(hn::And(hn::BitCast(d, y), abs_mask), inf);
+  const auto c = hn::Min(hn::Max(y, lo), hi);
+  const VI q0 = hn::IfThenZeroElse(hn::RebindMask(di, is_nan),
+                                   hn::Add(hn::ConvertTo(di, RoundIntegral<kAway>(df, c)), zero_point));
+  const auto weight = hn::Mul(factor, hn::ConvertTo(df, hn::Sub(q0, zero_point)));
+  const auto scale_zero = hn::Mul(hn::ConvertTo(df, zero_point), factor);
+  const auto t = hn::Div(hn::Add(weight, scale_zero), decode);
+  const auto finite = hn::Lt(hn::And(hn::BitCast(d, t), abs_mask), inf);
+  // Round to nearest even; a non-finite lane is replaced before the
+  // conversion, which would give an unspecified integer.
+  const auto rounded = hn::Round(hn::IfThenElseZero(hn::RebindMask(df, finite), t));
+  const V code = hn::And(hn::BitCast(d, hn::ConvertTo(di, rounded)), code_mask);
+  return hn::IfThenElseZero(finite, code);
+}
+
 // packing.h PackNibbles(kLowFirst) of m codes that land at element `pos` of
 // the packed array: an odd pos completes the byte the previous chunk left
 // half full; an odd last code stands alone with a zero high nibble (the
@@ -217,6 +246,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   // ScaledElement, ElementQuirk::kFminfFmaxfClamp): a NaN y becomes +max,
   // the rest is the saturating conversion's own clamp.
   const bool fminf_clamp = kFp8 && r.element_quirk == recipe::ElementQuirk::kFminfFmaxfClamp;
+  const bool repack = !kFp8 && r.element_quirk == recipe::ElementQuirk::kRepackWithFp16Scale;
   const auto element_max = hn::Set(df, kFp8 ? recipe::MaxFiniteF32(r.element) : 0.0f);
   const std::size_t groups = static_cast<std::size_t>(job.grid.Count());
   for (std::size_t g = 0; g < groups; ++g) {
@@ -229,6 +259,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
     const auto lo = hn::Set(df, static_cast<float>(r.qmin - scale.zero_point));
     const auto hi = hn::Set(df, static_cast<float>(r.qmax - scale.zero_point));
     const VI zero_point = hn::Set(di, scale.zero_point);
+    const auto decode = hn::Set(df, scale.decode);
     for (std::size_t k = 0; k < seg.count; ++k) {
       const std::size_t start = seg.first + k * seg.stride;
       for (std::size_t c0 = 0; c0 < seg.length; c0 += kIntGroupScratchCodes) {
@@ -252,6 +283,8 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
             }
             code = EncodeAnyVector<RoundingMode::kNearestEven, PlanKind::kFloat>(d, hn::BitCast(d, y), hn::Zero(d),
                                                                                  plan);
+          } else if (repack) {
+            code = RepackedIntCodes<kAway, kDivide>(df, v, factor, lo, hi, zero_point, decode, code_mask);
           } else {
             code = IntCodes<kAway, kDivide>(df, v, factor, lo, hi, zero_point, code_mask);
           }

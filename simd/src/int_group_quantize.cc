@@ -5,6 +5,18 @@
 #include <cstdint>
 #include <string>
 
+// No FMA contraction in this file: GPTQ / AWQ's recomputed integer
+// (recipe/steps.h RepackedInteger) adds two separately rounded FP32
+// products, and GCC contracts a product feeding an add into an FMA in the
+// AVX2 / AVX-512 target code (-ffp-contract=fast is its C++ default; the
+// model's scalar rows are built without FMA, the CUDA build with
+// --fmad=false).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#elif defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "int_group_quantize-inl.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

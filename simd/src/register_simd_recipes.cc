@@ -90,6 +90,7 @@ registry::Status RunOnTarget(std::int64_t target, const registry::RecipeArgs& a)
   // The SIMD kernels derive every scale from x; a given (static) scale
   // (RecipeArgs::given_scale) runs on the scalar row, never silently ignored.
   if (a.given_scale != nullptr) return registry::Status::Error("simd: given (static) scales run on the scalar row only");
+  if (registry::Status s = registry::RequireF32Output(a, "simd"); !s.ok) return s;
   if (a.rows == 0 || a.cols == 0) return registry::Status::Ok();  // empty, never a product that wraps to 0
   const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
   const recipe::Recipe& r = *a.target.recipe;

@@ -243,9 +243,25 @@ std::uint8_t EncodeElement(const Recipe& r, const OracleScale& s, const F32& x) 
   // round and clamp and torch's CPU cast makes it 0 (docs/formats-reference.md
   // §8.1); an infinity clamps.
   const internal::Integer q = internal::RoundToInteger(y, r.element_encode.rounding);
-  if (q.value_class == ExactClass::kNan) return IntegerCode(r.element, 0);
-  if (q.value_class == ExactClass::kInf) return IntegerCode(r.element, q.negative ? r.qmin : r.qmax);
-  return IntegerCode(r.element, Clamp(q.value + s.zero_point, r.qmin, r.qmax));
+  BigInt q0 = 0;
+  if (q.value_class == ExactClass::kInf) q0 = q.negative ? r.qmin : r.qmax;
+  if (q.value_class == ExactClass::kFinite || q.value_class == ExactClass::kZero) {
+    q0 = Clamp(q.value + s.zero_point, r.qmin, r.qmax);
+  }
+  if (r.element_quirk != recipe::ElementQuirk::kRepackWithFp16Scale) return IntegerCode(r.element, q0);
+  // GPTQ / AWQ checkpoints: the packer's integer from the fake-quantized
+  // weight W = s * (q0 - z) and the FP16 scale: round((W + z * s) /
+  // fp16(s)), no clamp, .to(int) (a NaN or infinite quotient gives 0 in
+  // the low bits: x86 returns 0x80000000, torch's CPU int casts 0). AutoGPTQ
+  // qlinear_cuda_old.py QuantLinear.pack, AutoAWQ gemm.py
+  // WQLinear_GEMM.from_linear.
+  const F32 scale = factor;
+  const F32 weight = F32Mul(scale, F32Constant(Rational(q0 - s.zero_point)));
+  const F32 scale_zero = F32Mul(F32Constant(Rational(s.zero_point)), scale);
+  const internal::Integer t =
+      internal::RoundToInteger(F32Div(F32Add(weight, scale_zero), Bits(s.decode_bits)), RoundingMode::kNearestEven);
+  if (t.value_class == ExactClass::kNan || t.value_class == ExactClass::kInf) return IntegerCode(r.element, 0);
+  return IntegerCode(r.element, t.value);
 }
 
 F32 DequantizeElement(const Recipe& r, const OracleScale& s, const OracleTensorScale& t, std::uint8_t code) {
@@ -346,6 +362,48 @@ OracleQuantized OracleQuantizeWithScales(const Recipe& r, const Layout& layout, 
                                 std::to_string(g.count) + " groups");
   }
   return Encode(r, g, x, scales, t);
+}
+
+std::vector<std::uint16_t> OracleDequantizeTensorToF16(const Recipe& r, const Layout& layout,
+                                                       const std::vector<std::uint8_t>& packed,
+                                                       const std::vector<OracleScale>& scales, long rows, long cols) {
+  std::vector<std::uint16_t> out;
+  if (r.element_quirk != recipe::ElementQuirk::kRepackWithFp16Scale) return out;
+  const Grid g = GridOf(r, layout, rows, cols);
+  if (g.status != OracleStatus::kOk) return out;
+  // (q - z) * s in FP16: one rounding of the exact product into FP16 (round
+  // to nearest even, overflow to Inf, a NaN quiet with its sign).
+  EncodeOptions o;
+  o.rounding = RoundingMode::kNearestEven;
+  o.overflow = Overflow::kFormatDefault;
+  o.nan_sign = NanSign::kKeep;
+  o.nan_payload = NanPayload::kQuietOnly;
+  for (long i = 0; i < rows; ++i) {
+    for (long j = 0; j < cols; ++j) {
+      const OracleScale& s = scales.at(static_cast<std::size_t>(g.GroupOf(i, j)));
+      const Exact q = ExactValue(r.element, UnpackCode(r.packing, packed, i * cols + j));
+      const Exact scale = Bits(s.decode_bits);
+      Exact product;
+      const Rational difference = q.Signed() - s.zero_point;
+      if (scale.value_class == ExactClass::kNan ||
+          (scale.value_class == ExactClass::kInf && difference == 0)) {
+        product.value_class = ExactClass::kNan;
+      } else if (scale.value_class == ExactClass::kInf) {
+        product.value_class = ExactClass::kInf;
+        product.negative = (difference < 0) != scale.negative;
+      } else if (difference == 0 || scale.value_class == ExactClass::kZero) {
+        product.value_class = ExactClass::kZero;
+        product.negative = (difference < 0) != scale.negative;
+      } else {
+        const Rational v = difference * scale.Signed();
+        product.value_class = ExactClass::kFinite;
+        product.negative = v < 0;
+        product.magnitude = v < 0 ? Rational(-v) : v;
+      }
+      out.push_back(static_cast<std::uint16_t>(OracleEncode(kFp16, product, o).code));
+    }
+  }
+  return out;
 }
 
 std::vector<std::uint32_t> OracleDequantizeTensor(const Recipe& r, const Layout& layout,

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "lowbit/formats/format_list.h"
+#include "lowbit/reference/oracle_encode.h"
 #include "recipe_oracle_internal.h"
 
 namespace lowbit::reference::block::internal {
@@ -41,6 +42,24 @@ F32 TeScale(const Recipe& r, F32 amax) {
 F32 DivideByScalar(const Recipe& r, const F32& a, const Rational& d) {
   if (!r.scalar_divisor_as_reciprocal) return F32Div(a, F32Constant(d));
   return F32Mul(a, RoundToF32(F32Constant(Rational(1) / d)));
+}
+
+// torch `.half()` of an FP32 scale, read back: the FP16 element oracle by
+// round to nearest even, overflow to Inf (IEEE format default), a NaN quiet
+// (c10 fp16_ieee_from_fp32_value gives 0x7E00 with the sign); then the exact
+// FP16 value, an FP32 value too.
+F32 HalfOf(const F32& v) {
+  EncodeOptions o;
+  o.rounding = RoundingMode::kNearestEven;
+  o.overflow = Overflow::kFormatDefault;
+  o.nan_sign = NanSign::kKeep;
+  o.nan_payload = NanPayload::kQuietOnly;
+  return RoundToF32(ExactValue(kFp16, OracleEncode(kFp16, v, o).code));
+}
+
+// GPTQ / AWQ checkpoints store the scale as FP16 (Recipe::scale_format).
+F32 StoredScaleOf(const Recipe& r, const F32& scale) {
+  return r.element_quirk == recipe::ElementQuirk::kRepackWithFp16Scale ? HalfOf(scale) : scale;
 }
 
 BigInt Truncate(const Rational& q) {
@@ -129,7 +148,7 @@ OracleScale ScaledScale(const Recipe& r, const GroupStats& s) {
         xmax = F32Constant(1);
       }
       factor = F32Div(F32Sub(xmax, xmin), F32Constant(r.qmax));
-      decode = factor;
+      decode = StoredScaleOf(r, factor);
       if (r.scale_rule == ScaleRule::kGptqSymmetric) {
         zero_point = (r.qmax + 1) / 2;  // torch.full_like(scale, (maxq + 1) / 2)
       } else {
@@ -137,6 +156,23 @@ OracleScale ScaledScale(const Recipe& r, const GroupStats& s) {
         // to 0 (torch CPU, docs/formats-reference.md §8.1).
         const Integer z = RoundToInteger(F32Div(F32Negate(xmin), factor), RoundingMode::kNearestEven);
         zero_point = z.value_class == ExactClass::kFinite ? static_cast<std::int32_t>(z.value) : 0;
+      }
+      break;
+    }
+    case ScaleRule::kAwqAsymmetric: {
+      // AutoAWQ pseudo_quantize_tensor(zero_point=True): scales = (amax -
+      // amin).clamp(min=1e-5) / max_int; zeros = (-round(amin /
+      // scales)).clamp_(0, max_int); .to(int32) makes a NaN zero 0.
+      factor = F32Div(floor_at_eps(F32Sub(s.max, s.min)), F32Constant(r.qmax));
+      decode = StoredScaleOf(r, factor);
+      const Integer m = RoundToInteger(F32Div(s.min, factor), RoundingMode::kNearestEven);
+      if (m.value_class == ExactClass::kNan) {
+        zero_point = 0;
+      } else if (m.value_class == ExactClass::kInf) {
+        zero_point = m.negative ? r.qmax : 0;  // -(-Inf) clamps to max_int, -(+Inf) to 0
+      } else {
+        const BigInt z = -m.value;
+        zero_point = static_cast<std::int32_t>(z < 0 ? BigInt(0) : (z > r.qmax ? BigInt(r.qmax) : z));
       }
       break;
     }

@@ -113,6 +113,13 @@ inline constexpr RecipeRowRule kRecipeRowContract[] = {
     {BackendLibrary::kCuda, recipe::Family::kScaled, "vllm-kv", ElementKind::kFloat,
      kGroupLayout | kRowLayout | kTensorLayout, true, true},
     {BackendLibrary::kCuda, recipe::Family::kScaled, "amax-clamp", ElementKind::kInteger, kTensorLayout, true, true},
+    // GPTQ / AWQ with FP16 scales: the model recipe kernels too; group and
+    // row rows are the integer rule's, the per-tensor ones here.
+    {BackendLibrary::kCuda, recipe::Family::kScaled, "gptq-sym-fp16", ElementKind::kInteger, kTensorLayout, true,
+     true},
+    {BackendLibrary::kCuda, recipe::Family::kScaled, "gptq-asym-fp16", ElementKind::kInteger, kTensorLayout, true,
+     true},
+    {BackendLibrary::kCuda, recipe::Family::kScaled, "awq-fp16", ElementKind::kInteger, kTensorLayout, true, true},
 };
 
 // Catalog recipes ("format:profile") whose SIMD and CUDA kernels are still

@@ -82,7 +82,14 @@ struct RecipeArgs {
   std::size_t cols = 0;
   const float* x = nullptr;         // quantize input
   recipe::QuantizedTensor q;        // quantize output, dequantize input
-  float* out = nullptr;             // dequantize output
+  float* out = nullptr;             // dequantize output (output_format kFp32)
+  // The element type of the dequantize output: kFp32 (the default) writes
+  // `out`; kFp16 writes FP16 bits to `out_f16` (and leaves `out` alone), as
+  // the GPTQ / AWQ kernels compute (q - z) * s in FP16. Only recipes with
+  // recipe::DequantizesToF16 define an FP16 result, and only rows that
+  // implement it accept one (the scalar row; the others refuse by name).
+  FormatId output_format = FormatId::kFp32;
+  std::uint16_t* out_f16 = nullptr;
   // Optional, quantize only: given (static, calibrated) FP32 scales stored
   // instead of the ones the recipe derives from x: given_scale_count 1 (one
   // for every group) or one per group of the layout (e.g. per KV head). Only
@@ -101,6 +108,10 @@ struct RecipeArgs {
 // CheckNoOverlap). rows == 0 or cols == 0 is an empty call: ok with any
 // pointers (docs/bad-input.md).
 Status ValidateRecipeArgs(const RecipeArgs& args);
+
+// For rows that dequantize to FP32 only: ok for output_format kFp32, else
+// an error naming the backend and where FP16 output runs.
+Status RequireF32Output(const RecipeArgs& args, const char* backend);
 
 struct RecipeEntry {
   RecipeOperation operation;

@@ -113,6 +113,28 @@ LOWBIT_HD_CONSTEXPR float MxElementFactor(const Recipe& r, std::uint8_t code, fl
   return r.element_step == ElementStep::kDivide ? decode : E8m0ReciprocalF32(code);
 }
 
+// torch `.half()` of an FP32 value read back as FP32 (GPTQ / AWQ store
+// their scales so): round to nearest even; above the FP16 range Inf
+// (65520 and up; 65504 is the largest finite); below 2^-24 subnormal or 0
+// (2^-25 ties to 0); a NaN keeps its sign and becomes the quiet NaN 0x7E00
+// (c10 fp16_ieee_from_fp32_value). Exact in FP32 both ways.
+LOWBIT_HD_CONSTEXPR EncodeOptions F16ScaleOptions() {
+  EncodeOptions o;
+  o.rounding = RoundingMode::kNearestEven;
+  o.overflow = Overflow::kFormatDefault;
+  o.nan_sign = NanSign::kKeep;
+  o.nan_payload = NanPayload::kQuietOnly;
+  return o;
+}
+LOWBIT_HD_CONSTEXPR std::uint16_t F16CodeOfScale(float v) {
+  constexpr FormatSpec kHalf = kFp16;  // a local copy device code can read
+  return static_cast<std::uint16_t>(EncodeF32(kHalf, v, F16ScaleOptions()).code);
+}
+LOWBIT_HD_CONSTEXPR float F16RoundedF32(float v) {
+  constexpr FormatSpec kHalf = kFp16;
+  return DecodeToF32(kHalf, F16CodeOfScale(v));
+}
+
 // ---- step 1: statistics of a block or group ---------------------------------
 
 // min / max as torch.amin / torch.amax (NaN wins); amax = max |x| by the
@@ -483,6 +505,36 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
         const float z = F32DivAsX86(-xmin, scale);
         s.zero_point = TorchToInt(F32IsFinite(F32Bits(z)) ? RoundToIntegerF32(z, RoundingMode::kNearestEven) : z);
       }
+      // Stored as FP16 (QuantLinear.pack: scales.clone().half()); the
+      // quantizer's integers still come from the FP32 scale (factor).
+      if (r.element_quirk == ElementQuirk::kRepackWithFp16Scale) s.decode = F16RoundedF32(scale);
+      return s;
+    }
+    case ScaleRule::kAwqAsymmetric: {
+      // max_val = w.amax, min_val = w.amin (NaN wins; AutoAWQ asserts there
+      // is none, the model carries it through); scales = (max_val -
+      // min_val).clamp(min=1e-5) / max_int (torch.clamp keeps NaN).
+      const float range = F32SubAsX86(st.max, st.min);
+      const float floored = !F32IsNan(F32Bits(range)) && range < r.eps ? r.eps : range;
+      const float scale = F32DivAsX86(floored, qmax);
+      // zeros = (-torch.round(min_val / scales)).clamp_(0, max_int). The
+      // ratio may pass the 16-bit rounding grid (min far from 0 with a small
+      // range): RoundToIntegerF32 saturates keeping the sign, and the clamp
+      // to [0, maxq] gives the same as the exact integer would. NaN stays
+      // NaN through round and clamp_, and .to(torch.int32) makes it 0
+      // (TorchToInt); -Inf / Inf (an infinite min) is NaN too.
+      const float ratio = F32DivAsX86(st.min, scale);
+      float zp = ratio;
+      if (F32IsFinite(F32Bits(ratio))) {
+        zp = -RoundToIntegerF32(ratio, RoundingMode::kNearestEven);
+        zp = zp < 0.0f ? 0.0f : (zp > qmax ? qmax : zp);
+      } else if (!F32IsNan(F32Bits(ratio))) {
+        zp = ratio < 0.0f ? qmax : 0.0f;  // -round(-+Inf) = +-Inf, clamped
+      }
+      s.factor = scale;
+      s.decode = r.element_quirk == ElementQuirk::kRepackWithFp16Scale ? F16RoundedF32(scale) : scale;
+      s.zero_point = TorchToInt(zp);
+      s.rule_value = scale;
       return s;
     }
     case ScaleRule::kVllmFp8PerTensor:
@@ -607,6 +659,26 @@ LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaled(const Recipe& r, std::int32_t z
   return static_cast<std::int32_t>(RoundToIntegerF32(c, r.element_encode.rounding)) + zero_point;
 }
 
+// The integer a GPTQ / AWQ checkpoint stores for the quantizer's integer q0
+// (ElementQuirk::kRepackWithFp16Scale): the packer recomputes it from the
+// fake-quantized weight W = s * (q0 - z) (GPTQ quant.py quantize; AWQ
+// (q0 - z) * s, the same product) as round((W + z * s) / fp16(s)) in FP32,
+// with no clamp, and .to(torch.int) (NaN, +-Inf -> 0, §8.1). Here s is the
+// FP32 scale (BlockScale::factor) and fp16(s) the stored one
+// (BlockScale::decode). With a normal FP16 scale q == q0; a subnormal FP16
+// scale can move q by several steps (even past maxq: its low bits are the
+// code, as the packer's shift-OR puts them in the nibble), an Inf one gives
+// 0, a zero one (s <= 2^-25) NaN or Inf, so 0. The sum is two separately
+// rounded products: callers must not contract it into an FMA (CUDA builds
+// with --fmad=false; simd/src/int_group_quantize.cc turns contraction off).
+LOWBIT_HD_CONSTEXPR std::int32_t RepackedInteger(const BlockScale& s, std::int32_t q0) {
+  const float weight = s.factor * static_cast<float>(q0 - s.zero_point);
+  const float scale_zero = static_cast<float>(s.zero_point) * s.factor;
+  const float t = (weight + scale_zero) / s.decode;
+  if (!F32IsFinite(F32Bits(t))) return 0;
+  return static_cast<std::int32_t>(RoundToIntegerF32(t, RoundingMode::kNearestEven));  // |t| < 2^15 here
+}
+
 // The element code of an already scaled value (one code in the low bits).
 LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaled(const Recipe& r, const BlockScale& s, float y) {
   if (r.element.IsFloat()) return static_cast<std::uint8_t>(EncodeF32(r.element, y, r.element_encode).code);
@@ -618,7 +690,8 @@ LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaled(const Recipe& r, const BlockScale&
     if (v < r.qmin) v = r.qmin;
     return static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) & r.element.CodeMask());
   }
-  const std::int32_t q = IntegerOfScaled(r, s.zero_point, y);
+  std::int32_t q = IntegerOfScaled(r, s.zero_point, y);
+  if (r.element_quirk == ElementQuirk::kRepackWithFp16Scale) q = RepackedInteger(s, q);
   return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element.CodeMask());
 }
 
@@ -666,6 +739,27 @@ LOWBIT_HD_CONSTEXPR float DecodeElement(const Recipe& r, const BlockScale& s, co
       return block::F32MulAsX86(static_cast<float>(IntegerOfCode(r.element, code) - s.zero_point), s.decode);
   }
   return 0.0f;
+}
+
+// ---- step 5b: dequantize one element to FP16 --------------------------------------
+
+// Which recipes dequantize to FP16 as their kernels do: those whose scales
+// are FP16 (GPTQ / AWQ checkpoints). Their dequantization is (q - z) * s in
+// FP16: AutoGPTQ's torch path `scales * (weight - zeros)` and AutoAWQ's
+// dequantize_gemm `(iweight - izeros) * scales` multiply an integer tensor by
+// an FP16 one, i.e. the exact product rounded once to FP16 (torch computes
+// in FP32 and rounds; the product of a 5-bit integer and an 11-bit
+// significand is exact in FP32, so that is the one rounding).
+LOWBIT_HD_CONSTEXPR bool DequantizesToF16(const Recipe& r) {
+  return r.element_quirk == ElementQuirk::kRepackWithFp16Scale;
+}
+
+// The FP16 bits of a dequantized element (DequantizesToF16 recipes): the
+// FP32 value of DecodeElement (exact) rounded to FP16 by round to nearest
+// even, overflow to Inf, NaN quiet with its sign (F16ScaleOptions).
+LOWBIT_HD_CONSTEXPR std::uint16_t DecodeElementToF16(const Recipe& r, const BlockScale& s, const TensorScale& t,
+                                                     std::uint8_t code) {
+  return F16CodeOfScale(DecodeElement(r, s, t, code));
 }
 
 }  // namespace lowbit::recipe

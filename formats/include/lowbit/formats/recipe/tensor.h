@@ -317,4 +317,23 @@ LOWBIT_HD_CONSTEXPR TensorStatus DequantizeTensor(const Recipe& r, const Layout&
   return TensorStatus::kOk;
 }
 
+// Dequantization to FP16 bits (recipes for which DequantizesToF16 holds:
+// their kernels compute (q - z) * s in FP16); kLayoutNotForRecipe for any
+// other recipe, whose FP16 result no kernel defines.
+LOWBIT_HD_CONSTEXPR TensorStatus DequantizeTensorToF16(const Recipe& r, const Layout& layout,
+                                                       const ConstQuantizedTensor& q, long rows, long cols,
+                                                       std::uint16_t* out) {
+  if (!DequantizesToF16(r)) return TensorStatus::kLayoutNotForRecipe;
+  GroupGrid g;
+  const TensorStatus st = MakeGroupGrid(r, layout, rows, cols, &g);
+  if (st != TensorStatus::kOk) return st;
+  const TensorScale t = q.tensor_scale != nullptr ? *q.tensor_scale : TensorScale{};
+  for (long group = 0; group < g.Count(); ++group) {
+    const BlockScale s = LoadScale(r, q, group);
+    ForEachInGroup(g, group,
+                   [&](long k) { out[k] = DecodeElementToF16(r, s, t, LoadCode(r.packing, q.codes, k)); });
+  }
+  return TensorStatus::kOk;
+}
+
 }  // namespace lowbit::recipe

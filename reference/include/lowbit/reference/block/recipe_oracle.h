@@ -81,6 +81,13 @@ std::vector<std::uint32_t> OracleDequantizeTensor(const recipe::Recipe& recipe, 
                                                   const std::vector<OracleScale>& scales,
                                                   const OracleTensorScale& tensor_scale, long rows, long cols);
 
+// FP16 bits of the dequantized tensor for the recipes whose kernels
+// dequantize in FP16 (GPTQ / AWQ with FP16 scales: (q - z) * s rounded once
+// to FP16); empty for any other recipe or a layout that does not apply.
+std::vector<std::uint16_t> OracleDequantizeTensorToF16(const recipe::Recipe& recipe, const recipe::Layout& layout,
+                                                       const std::vector<std::uint8_t>& packed,
+                                                       const std::vector<OracleScale>& scales, long rows, long cols);
+
 // Codes (one per element) into bytes, per the packing's description in
 // recipe.h: two nibbles per byte, element 0 low or high; an odd last nibble
 // leaves its partner 0.

@@ -239,6 +239,9 @@ struct ScaledProfile {
   bool pow2_scale;
   bool scalar_divisor_as_reciprocal;
   int qmin_offset;  // 0: the element's full range; 1: symmetric [-qmax, qmax]
+  // The scale is stored as FP16 and the checkpoint packer recomputes the
+  // integers with it (ElementQuirk::kRepackWithFp16Scale; GPTQ / AWQ).
+  bool fp16_scale = false;
 };
 
 constexpr Recipe MakeScaledRecipe(const FormatSpec& element, const ScaledProfile& p) {
@@ -282,9 +285,14 @@ constexpr Recipe MakeScaledRecipe(const FormatSpec& element, const ScaledProfile
   const bool ao = p.rule == ScaleRule::kAoSymmetric || p.rule == ScaleRule::kAoAsymmetric;
   r.element_step = ao ? ElementStep::kMultiply : ElementStep::kDivide;
   r.zero_point = p.rule == ScaleRule::kAoAsymmetric || p.rule == ScaleRule::kGptqSymmetric ||
-                         p.rule == ScaleRule::kGptqAsymmetric
+                         p.rule == ScaleRule::kGptqAsymmetric || p.rule == ScaleRule::kAwqAsymmetric
                      ? ZeroPoint::kInteger
                      : ZeroPoint::kNone;
+  if (p.fp16_scale) {
+    constexpr FormatSpec kScale = kFp16;  // a local copy device code can read
+    r.scale_format = kScale;
+    r.element_quirk = ElementQuirk::kRepackWithFp16Scale;
+  }
   return r;
 }
 
@@ -360,6 +368,36 @@ inline constexpr ScaledProfile kAmaxClampProfile{
     "DynamicInt8LMHeadMethod.process_weights_after_loading)",
     ScaleRule::kAmaxOverQmaxFloored, RoundingMode::kNearestEven, 1e-10f, false, false, 0};
 
+// GPTQ and AWQ as their checkpoints store them (issue 14): the FP32 scale of
+// the quantizer, stored as FP16 (`scales.clone().half()`), and the integers
+// the packer recomputes from the fake-quantized weight with that FP16 scale,
+// q = round((W + zeros * scales) / scales_fp16).to(int), no clamp:
+//   AutoGPTQ @179776b auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py
+//   QuantLinear.pack (W the output of GPTQ quant.py quantize(): scale * (q -
+//   zero)); AutoAWQ @030fe2a awq/modules/linear/gemm.py
+//   WQLinear_GEMM.from_linear (W the output of awq/quantize/quantizer.py
+//   pseudo_quantize_tensor: (q - zeros) * scales).
+// For a normal FP16 scale this gives back the quantizer's own integer q0 (the
+// ratio fp32 / fp16 scale is within 2^-11 of 1, so |q - q0| < 1/2 for q0 <=
+// 15); where the FP16 scale is subnormal, 0 or Inf it does not, and the
+// recomputed q is what the checkpoint holds (docs/profiles.md "FP16 scales").
+// The FP32 model is assumed (W in FP32, as lowbit's input is); elements are
+// UINT4 codes, the low 4 bits of q (what the packer ORs into its nibble).
+inline constexpr ScaledProfile kGptqSymFp16Profile{
+    "gptq-sym-fp16",
+    "[GPTQ] quant.py Quantizer(sym=True) + AutoGPTQ @179776b qlinear_cuda_old.py QuantLinear.pack (FP16 scales)",
+    ScaleRule::kGptqSymmetric, RoundingMode::kNearestEven, 0.0f, false, false, 0, true};
+inline constexpr ScaledProfile kGptqAsymFp16Profile{
+    "gptq-asym-fp16",
+    "[GPTQ] quant.py Quantizer(sym=False) + AutoGPTQ @179776b qlinear_cuda_old.py QuantLinear.pack (FP16 scales)",
+    ScaleRule::kGptqAsymmetric, RoundingMode::kNearestEven, 0.0f, false, false, 0, true};
+// pseudo_quantize_tensor's clamp(min=1e-5): the Python float as FP32.
+inline constexpr ScaledProfile kAwqFp16Profile{
+    "awq-fp16",
+    "[AWQ] AutoAWQ @030fe2a quantizer.py pseudo_quantize_tensor(zero_point=True) + gemm.py "
+    "WQLinear_GEMM.from_linear (FP16 scales)",
+    ScaleRule::kAwqAsymmetric, RoundingMode::kNearestEven, 1e-5f, false, false, 0, true};
+
 struct ScaledPair {
   const FormatSpec& element;
   const ScaledProfile& profile;
@@ -384,6 +422,9 @@ inline constexpr ScaledPair kServingScaledPairs[] = {
     {kE4m3, kVllmFp8TokenProfile},
     {kE4m3, kVllmFp8KvProfile},
     {kInt8, kAmaxClampProfile},
+    {kUint4, kGptqSymFp16Profile},
+    {kUint4, kGptqAsymFp16Profile},
+    {kUint4, kAwqFp16Profile},
 };
 
 // ---- the catalog -------------------------------------------------------------
@@ -422,10 +463,11 @@ constexpr std::array<Recipe, kRecipeCount> BuildCatalog() {
 inline constexpr std::array<Recipe, detail::kRecipeCount> kAllRecipes = detail::BuildCatalog();
 
 // 10 MX profiles over 5 float formats and 3 of them over MXINT8; 5 NVFP4; 18
-// scaled (10 profiles over the elements each is listed with) and 4 more.
+// scaled (10 profiles over the elements each is listed with) and 7 more
+// (vLLM FP8 x3, INT8 amax-clamp, GPTQ / AWQ with FP16 scales x3).
 static_assert(std::size(kMxProfiles) == 10 && detail::CountMxRecipes() == 10 * 5 + 3);
 static_assert(std::size(kNvfp4Profiles) == 5);
-static_assert(std::size(kScaledPairs) == 18 && std::size(kServingScaledPairs) == 4);
-static_assert(detail::kRecipeCount == 53 + 5 + 18 + 4);
+static_assert(std::size(kScaledPairs) == 18 && std::size(kServingScaledPairs) == 7);
+static_assert(detail::kRecipeCount == 53 + 5 + 18 + 7);
 
 }  // namespace lowbit::recipe

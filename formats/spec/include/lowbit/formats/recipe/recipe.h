@@ -107,6 +107,12 @@ enum class ScaleRule : std::uint8_t {
   // scale; __nv_cvt_float_to_fp8(y, __NV_SATFINITE) (NaN -> 0x7F, +-Inf ->
   // +-448). Per tensor, or per head: groups of head_size along a row (gN).
   kVllmFp8KvCache,
+  // AutoAWQ pseudo_quantize_tensor(zero_point=True) (casper-hansen/AutoAWQ
+  // @030fe2a awq/quantize/quantizer.py): max = amax(w), min = amin(w) (no
+  // clamp to 0, unlike GPTQ), scale = (max - min).clamp(min=1e-5) / maxq,
+  // zero = clamp(-round(min / scale), 0, maxq); q = clamp(round(w / scale) +
+  // zero, 0, maxq).
+  kAwqAsymmetric,
 };
 
 // The three families differ in what a scale is stored as; each rule belongs
@@ -157,6 +163,14 @@ enum class ElementQuirk : std::uint8_t {
   // vLLM scaled_fp8_conversion: fmaxf(-max, fminf(x, max)) before the cast;
   // CUDA fminf / fmaxf return the non-NaN operand, so NaN becomes +max.
   kFminfFmaxfClamp,
+  // GPTQ and AWQ checkpoints (AutoGPTQ QuantLinear.pack, AutoAWQ
+  // WQLinear_GEMM.from_linear): the scale is stored as FP16 (`.half()`), and
+  // the stored integer is recomputed from the fake-quantized weight with
+  // that FP16 scale: q = round((s * (q0 - z) + z * s) / fp16(s)), no clamp,
+  // .to(int), where q0 is the recipe's own integer under the FP32 scale s.
+  // The recipe's scale_format is kFp16; BlockScale::factor is s,
+  // BlockScale::decode fp16(s) (steps.h RepackedInteger).
+  kRepackWithFp16Scale,
 };
 
 enum class ZeroPoint : std::uint8_t {
