@@ -12,6 +12,15 @@
 
 namespace lowbit::simd {
 
+// Whether block_scale-inl.h VectorMxScaleCodes implements r's scale rule
+// (the bit-level MX rules); the MX quantizers call the model's ChooseScale
+// per block for the others.
+inline bool VectorMxScaleRule(const recipe::Recipe& r) {
+  return r.family() == recipe::Family::kMx &&
+         (r.scale_rule == recipe::ScaleRule::kMxFloor || r.scale_rule == recipe::ScaleRule::kMxCeil ||
+          r.scale_rule == recipe::ScaleRule::kMxEven || r.scale_rule == recipe::ScaleRule::kMxRceil);
+}
+
 struct MxJob {
   const recipe::Recipe* recipe;    // an MX recipe (block::ToRecipe(spec, mx))
   const EncodePlan* element_plan;  // MakeEncodePlan(recipe->element, recipe->element_encode)
@@ -19,6 +28,13 @@ struct MxJob {
   std::size_t count;
   std::uint8_t* codes;   // count bytes, one code per byte (low bits)
   std::uint8_t* scales;  // ceil(count / recipe->layout.size) E8M0 codes
+  // By E8M0 code c, from the model (recipe/steps.h ChooseScale's last two
+  // steps): MxElementFactor(r, c, DecodeToF32(r.scale_format, c)), and
+  // whether that decode is NaN.
+  const float* scale_factor;
+  const std::uint8_t* scale_is_nan;
+  // recipe::ScaledElement for a block whose scale is NaN (one NaN for every x).
+  float nan_scale_element;
 };
 
 }  // namespace lowbit::simd

@@ -1,12 +1,13 @@
 // Per-target MX and NVFP4 block quantization and dequantization, step for
 // step as formats/recipe/steps.h does them over a recipe (recipe.h): the
-// block amax and the element scaling and conversion run in vectors; the
-// scale of each block (and NVFP4's tensor scale) is the model's own step, or
-// for MX RCEIL its named alternative read from the bits
-// (alternatives/mx_block.h ChooseMxScaleFromBits, proven equal), called once
-// per block, so no maximum, scale formula or NaN rule is written here.
-// Element conversion is convert-inl.h's EncodeVector, i.e. the same
-// integer-only RoundPack twin as the array kernels.
+// block amax and the element scaling and conversion run in vectors; the MX
+// scales of Lanes blocks at once from a vector of their amaxes
+// (block_scale-inl.h VectorMxScaleCodes, a named vector alternative proven
+// equal to the model's ChooseScale on every FP32 amax), or for the rules it
+// does not cover the model's ChooseScale per block; NVFP4's block and tensor
+// scales are the model's own steps, so no maximum, scale formula or NaN rule
+// is written here. Element conversion is convert-inl.h's EncodeVector, i.e.
+// the same integer-only RoundPack twin as the array kernels.
 
 #if defined(LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_
@@ -20,9 +21,9 @@
 #include <cstring>
 
 #include "block_job.h"
+#include "block_scale-inl.h"
 #include "convert-inl.h"
 #include "hwy/highway.h"
-#include "lowbit/formats/alternatives/mx_block.h"
 #include "lowbit/formats/block/mx_recipe.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/recipe/steps.h"
@@ -65,7 +66,35 @@ HWY_INLINE float ModelAmax(block::AmaxNan rule, const float* x, std::size_t n) {
   return amax;
 }
 
-template <RoundingMode kMode, PlanKind kKind>
+// The amax bits of one block of `n` (a multiple of Lanes) values by the
+// recipe's NaN rule. The common path is one AND and one unsigned max per
+// vector: |x| as bits orders every NaN above +Inf, so a maximum above
+// +Inf's bits means the block holds a NaN, and only then does the block
+// take AbsMaxBits (kIgnore) or the model's ModelAmax (kPropagate).
+HWY_INLINE std::uint32_t BlockAmaxBits(D32 d, block::AmaxNan rule, const std::uint32_t* bits,
+                                       std::size_t n) {
+  const V abs_mask = hn::Set(d, ~kSignBit32);
+  V max = hn::And(hn::LoadU(d, bits), abs_mask);
+  for (std::size_t i = hn::Lanes(d); i < n; i += hn::Lanes(d)) {
+    max = hn::Max(max, hn::And(hn::LoadU(d, bits + i), abs_mask));
+  }
+  const std::uint32_t m = hn::GetLane(hn::MaxOfLanes(d, max));
+  if (HWY_LIKELY(m <= kInf32)) return m;
+  if (rule == block::AmaxNan::kPropagate) {
+    return block::F32Bits(ModelAmax(rule, reinterpret_cast<const float*>(bits), n));
+  }
+  bool any_nan = false;
+  return AbsMaxBits(d, bits, n, &any_nan);
+}
+
+// MX quantization, Lanes blocks at a time: each block's amax (BlockAmaxBits)
+// into one lane of a vector, the E8M0 codes of all of them from that vector
+// (block_scale-inl.h VectorMxScaleCodes, proven equal to the model's
+// ChooseScale on every amax) or, for the rules it does not cover, from the
+// model's ChooseScale per block; then each block's elements scaled by the
+// model's element factor of its code (MxJob::scale_table, built from
+// recipe::MxElementFactor) and converted in vectors.
+template <RoundingMode kMode, PlanKind kKind, bool kVectorScale>
 HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
   const D32 d;
   const DF32 df;
@@ -73,12 +102,18 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
   const EncodePlan plan = *job.element_plan;  // local: code stores could alias it
   const std::size_t lanes = hn::Lanes(d);
   const std::size_t block_size = static_cast<std::size_t>(r.layout.size);
-  // A block, zero-padded when it is the short last one (zeros never raise the
-  // amax, and the padded codes are not stored). Lanes divides block_size on
-  // every target of x86 (4, 8 or 16 lanes) and of Arm up to 512-bit SVE
-  // (blocks of 16 or 32; block_quantize.cc checks).
+  const std::size_t blocks = (job.count + block_size - 1) / block_size;
+  const std::size_t full_blocks = job.count / block_size;
+  // The short last block, zero-padded (zeros never raise the amax, and the
+  // padded codes are not stored). Lanes divides block_size on every target
+  // of x86 (4, 8 or 16 lanes) and of Arm up to 512-bit SVE (blocks of 16 or
+  // 32; block_quantize.cc checks).
   HWY_ALIGN std::uint32_t padded[block::kMaxBlockSize] = {};
   HWY_ALIGN std::uint8_t codes_buffer[block::kMaxBlockSize] = {};
+  const std::size_t tail = job.count - full_blocks * block_size;
+  if (tail != 0) std::memcpy(padded, job.x + full_blocks * block_size, tail * sizeof(float));
+  HWY_ALIGN std::uint32_t amax[hn::MaxLanes(d)] = {};
+  HWY_ALIGN std::uint32_t scale_codes[hn::MaxLanes(d)] = {};
   const bool divide = r.element_step == recipe::ElementStep::kDivide;
   // recipe/steps.h ScaledElement: MX integer elements go onto the integer
   // grid, y * 2^-implied (exact: a power of two).
@@ -88,58 +123,66 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
   // at the bottom (MXINT8 +-127: the saturated -128 becomes -127).
   const V int_min_code = hn::Set(d, static_cast<std::uint32_t>(r.element.IntMin() & r.element.CodeMask()));
   const V qmin_code = hn::Set(d, static_cast<std::uint32_t>(r.qmin & static_cast<int>(r.element.CodeMask())));
-  for (std::size_t start = 0, b = 0; start < job.count; start += block_size, ++b) {
-    const std::size_t n = job.count - start < block_size ? job.count - start : block_size;
-    const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(job.x + start);
-    if (n < block_size) {
-      std::memset(padded, 0, sizeof(padded));
-      std::memcpy(padded, job.x + start, n * sizeof(float));
-      bits = padded;
+  // A NaN scale: the model's ScaledElement gives one NaN for every x (it
+  // fixes the sign that x / NaN would leave to the hardware).
+  const auto nan_element = hn::Set(df, job.nan_scale_element);
+  for (std::size_t first = 0; first < blocks; first += lanes) {
+    const std::size_t group = blocks - first < lanes ? blocks - first : lanes;
+    for (std::size_t g = 0; g < group; ++g) {
+      const std::size_t b = first + g;
+      const std::uint32_t* bits =
+          b < full_blocks ? reinterpret_cast<const std::uint32_t*>(job.x + b * block_size) : padded;
+      amax[g] = BlockAmaxBits(d, r.amax_nan, bits, block_size);
     }
-    bool any_nan = false;
-    recipe::GroupStats stats;
-    stats.amax = block::F32FromBits(AbsMaxBits(d, bits, block_size, &any_nan));
-    if (any_nan && r.amax_nan == block::AmaxNan::kPropagate) {
-      stats.amax = ModelAmax(r.amax_nan, reinterpret_cast<const float*>(bits), block_size);
-    }
-    // RCEIL read from the bits (a named alternative proven equal to the
-    // model's step, alternatives/mx_block.h); every other rule is the model's
-    // ChooseScale itself, already bit-level, with its own element factor
-    // (torchao's eager RCEIL multiplies a code-0 block by 1.0, not 2^127).
-    const recipe::BlockScale scale = r.scale_rule == recipe::ScaleRule::kMxRceil
-                                         ? alternatives::ChooseMxScaleFromBits(r, stats.amax)
-                                         : recipe::ChooseScale(r, stats);
-    job.scales[b] = scale.code;
-    // A NaN scale: the model's ScaledElement gives one NaN for every x (it
-    // fixes the sign that x / NaN would leave to the hardware).
-    const bool nan_scale = block::F32IsNan(block::F32Bits(scale.decode));
-    const auto nan_element = hn::Set(df, recipe::ScaledElement(r, scale, 0.0f));
-    const auto factor = hn::Set(df, scale.factor);
-    std::uint8_t* out = n < block_size ? codes_buffer : job.codes + start;
-    for (std::size_t i = 0; i < block_size; i += lanes) {
-      const auto x = hn::BitCast(df, hn::LoadU(d, bits + i));
-      auto y = divide ? hn::Div(x, factor) : hn::Mul(x, factor);
-      if constexpr (kKind == PlanKind::kInteger) y = hn::Mul(y, integer_grid);
-      if (nan_scale) y = nan_element;
-      V code = EncodeVector<kMode, kKind>(d, hn::BitCast(d, y), hn::Zero(d), plan);
-      if constexpr (kKind == PlanKind::kInteger) {
-        code = hn::IfThenElse(hn::Eq(code, int_min_code), qmin_code, code);
+    if constexpr (kVectorScale) {
+      hn::Store(VectorMxScaleCodes(d, r, hn::Load(d, amax)), d, scale_codes);
+    } else {
+      for (std::size_t g = 0; g < group; ++g) {
+        recipe::GroupStats stats;
+        stats.amax = block::F32FromBits(amax[g]);
+        scale_codes[g] = recipe::ChooseScale(r, stats).code;
       }
-      StoreCodes<1>(d, code, out, i);
     }
-    if (n < block_size) std::memcpy(job.codes + start, codes_buffer, n);
+    for (std::size_t g = 0; g < group; ++g) {
+      const std::size_t b = first + g;
+      const std::size_t start = b * block_size;
+      const std::uint32_t* bits = b < full_blocks ? reinterpret_cast<const std::uint32_t*>(job.x + start) : padded;
+      const std::uint8_t code = static_cast<std::uint8_t>(scale_codes[g]);
+      job.scales[b] = code;
+      const bool nan_scale = job.scale_is_nan[code] != 0;
+      const auto factor = hn::Set(df, job.scale_factor[code]);
+      std::uint8_t* out = b < full_blocks ? job.codes + start : codes_buffer;
+      for (std::size_t i = 0; i < block_size; i += lanes) {
+        const auto x = hn::BitCast(df, hn::LoadU(d, bits + i));
+        auto y = divide ? hn::Div(x, factor) : hn::Mul(x, factor);
+        if constexpr (kKind == PlanKind::kInteger) y = hn::Mul(y, integer_grid);
+        if (nan_scale) y = nan_element;
+        V code_vector = EncodeVector<kMode, kKind>(d, hn::BitCast(d, y), hn::Zero(d), plan);
+        if constexpr (kKind == PlanKind::kInteger) {
+          code_vector = hn::IfThenElse(hn::Eq(code_vector, int_min_code), qmin_code, code_vector);
+        }
+        StoreCodes<1>(d, code_vector, out, i);
+      }
+    }
   }
+  if (tail != 0) std::memcpy(job.codes + full_blocks * block_size, codes_buffer, tail);
+}
+
+template <RoundingMode kMode, PlanKind kKind>
+void QuantizeMxForKind(const MxJob& job) {
+  if (VectorMxScaleRule(*job.recipe)) return QuantizeMxLoop<kMode, kKind, true>(job);
+  return QuantizeMxLoop<kMode, kKind, false>(job);
 }
 
 template <RoundingMode kMode>
 void QuantizeMxForMode(const MxJob& job) {
   if (job.element_plan->kind == PlanKind::kInteger) {
-    return QuantizeMxLoop<kMode, PlanKind::kInteger>(job);
+    return QuantizeMxForKind<kMode, PlanKind::kInteger>(job);
   }
   if (job.element_plan->kind == PlanKind::kThreshold) {
-    return QuantizeMxLoop<kMode, PlanKind::kThreshold>(job);
+    return QuantizeMxForKind<kMode, PlanKind::kThreshold>(job);
   }
-  return QuantizeMxLoop<kMode, PlanKind::kFloat>(job);
+  return QuantizeMxForKind<kMode, PlanKind::kFloat>(job);
 }
 
 // The MX profiles round to nearest, even or away (mx_profiles.h); the other
@@ -226,11 +269,7 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
       std::memcpy(padded, job.x + start, n * sizeof(float));
       bits = padded;
     }
-    bool any_nan = false;
-    float amax = block::F32FromBits(AbsMaxBits(d, bits, kBlock, &any_nan));
-    if (any_nan && r.amax_nan == block::AmaxNan::kPropagate) {
-      amax = ModelAmax(r.amax_nan, reinterpret_cast<const float*>(bits), kBlock);
-    }
+    const float amax = block::F32FromBits(BlockAmaxBits(d, r.amax_nan, bits, kBlock));
     const recipe::BlockScale scale = Nvfp4BlockScale<kRule>(amax, t);
     job.scales[b] = scale.code;
     const auto factor = hn::Set(df, scale.factor);

@@ -18,6 +18,7 @@
 #include "block_job.h"
 #include "decode_tables.h"
 #include "encode_plan.h"
+#include "lowbit/simd/block_scale.h"
 #include "lowbit/simd/simd.h"
 #include "entry_checks.h"
 #include "lowbit/formats/block/mx_profiles.h"
@@ -30,6 +31,7 @@ HWY_EXPORT(DequantizeMx);
 HWY_EXPORT(PackNibblesLowFirst);
 HWY_EXPORT(DequantizeNvfp4);
 HWY_EXPORT(Lanes32);
+HWY_EXPORT(MxScaleCodesArray);
 
 namespace {
 
@@ -95,6 +97,36 @@ const float* ScaleTable(const recipe::Recipe& r) {
   return t.value;
 }
 
+// The element factor and NaN-ness of every E8M0 code of an MX recipe, from
+// the model (recipe/steps.h ChooseScale: decode = DecodeToF32(scale_format,
+// c), factor = MxElementFactor(r, c, decode)), built once per (scale format,
+// eager-RCEIL rule, element step): the only recipe fields the two read.
+struct MxScaleTables {
+  float factor[256];
+  std::uint8_t is_nan[256];
+};
+const MxScaleTables* MxScaleTablesOf(const recipe::Recipe& r) {
+  struct Slot {
+    std::once_flag built;
+    MxScaleTables t;
+  };
+  static Slot slots[kFormatCount][2][2];
+  FormatId id{};
+  if (!FindFormat(r.scale_format.name, &id)) return nullptr;
+  const bool eager = r.scale_rule == recipe::ScaleRule::kMxRceilEager;
+  const bool divide = r.element_step == recipe::ElementStep::kDivide;
+  Slot& slot = slots[static_cast<int>(id)][eager][divide];
+  std::call_once(slot.built, [&] {
+    for (int c = 0; c < 256; ++c) {
+      const std::uint8_t code = static_cast<std::uint8_t>(c);
+      const float decode = DecodeToF32(r.scale_format, code);
+      slot.t.factor[c] = recipe::MxElementFactor(r, code, decode);
+      slot.t.is_nan[c] = block::F32IsNan(block::F32Bits(decode)) ? 1 : 0;
+    }
+  });
+  return &slot.t;
+}
+
 registry::Status NoScaleTable(const recipe::Recipe& r) {
   return registry::Status::Error(std::string("simd: no scale decode table for ") + r.name + " (" +
                                  r.scale_format.name + ")");
@@ -141,7 +173,16 @@ registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
   const registry::Status lanes = CheckLanes(target, r);
   if (!lanes.ok) return lanes;
   const EncodePlan plan = MakeEncodePlan(r.element, r.element_encode);
-  kernel(MxJob{&r, &plan, x, count, codes, scales});
+  const MxScaleTables* tables = MxScaleTablesOf(r);
+  if (tables == nullptr) return NoScaleTable(r);
+  // The block scale whose decode is NaN (E8M0 0xFF): ScaledElement gives one
+  // NaN for every element.
+  recipe::BlockScale nan_scale;
+  nan_scale.code = recipe::kE8m0NanCode;
+  nan_scale.decode = DecodeToF32(r.scale_format, nan_scale.code);
+  nan_scale.factor = tables->factor[nan_scale.code];
+  const float nan_element = recipe::ScaledElement(r, nan_scale, 0.0f);
+  kernel(MxJob{&r, &plan, x, count, codes, scales, tables->factor, tables->is_nan, nan_element});
   return registry::Status::Ok();
 }
 
@@ -241,6 +282,24 @@ registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4,
   if (scale_table == nullptr) return NoScaleTable(r);
   kernel(Nvfp4DequantizeJob{&r, scale_table, tensor_scale,
                             DecodeTable(element, false, DecodeOptions{}), codes, scales, count, out});
+  return registry::Status::Ok();
+}
+
+bool HasVectorMxScale(const recipe::Recipe& r) { return VectorMxScaleRule(r); }
+
+registry::Status MxScaleCodesOnTarget(std::int64_t target, const recipe::Recipe& r,
+                                      const std::uint32_t* amax_bits, std::size_t count,
+                                      std::uint8_t* codes) {
+  const auto kernel = LOWBIT_SIMD_KERNEL(MxScaleCodesArray, target);
+  if (kernel == nullptr) return detail::TargetError(target);
+  if (!HasVectorMxScale(r)) {
+    return registry::Status::Error(std::string("simd: ") + r.name + " has no vector MX scale rule");
+  }
+  if (count == 0) return registry::Status::Ok();
+  if (amax_bits == nullptr || codes == nullptr) {
+    return registry::Status::Error("null amax or codes with count " + std::to_string(count));
+  }
+  kernel(r, amax_bits, count, codes);
   return registry::Status::Ok();
 }
 
