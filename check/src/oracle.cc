@@ -4,7 +4,6 @@
 // set. The oracle's value grid covers float formats of at most 16 bits and
 // the integers, so FP32 as a destination is a SKIPPED row.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -12,7 +11,6 @@
 #include <sstream>
 #include <string>
 #include <utility>
-#include <thread>
 
 #include "describe.h"
 #include "lowbit/check/check.h"
@@ -21,6 +19,7 @@
 #include "lowbit/formats/convert.h"
 #include "lowbit/reference/exact_value.h"
 #include "lowbit/reference/oracle_encode.h"
+#include "lowbit/registry/parallel.h"
 
 namespace lowbit::check {
 namespace {
@@ -232,17 +231,16 @@ std::vector<Row> CheckModelAgainstOracle(Level level, const Filter& filter, int 
                         [](const Task& t) { return t.kind == Task::kEncode; });
   if (progress) progress->Begin("model vs oracle", tasks.size());
   OracleChecker checker(level, &rows);
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t t = next++; t < tasks.size(); t = next++) {
-      checker.Run(tasks[t]);
-      if (progress) progress->Advance(1);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+  // The process's pool (registry/parallel.h), not threads of its own: tasks
+  // are handed out in order to whichever thread is free, as before; each
+  // task writes only its own row, so the rows do not depend on the threads.
+  registry::ThreadPool::Shared().ParallelFor(
+      tasks.size(),
+      [&](std::size_t t) {
+        checker.Run(tasks[t]);
+        if (progress) progress->Advance(1);
+      },
+      threads < 1 ? 1 : threads);
   if (progress) progress->End();
   return rows;
 }
