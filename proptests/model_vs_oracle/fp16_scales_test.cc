@@ -315,7 +315,8 @@ registry::Registry& AllRows() {
 }
 
 // Every available row of the three recipes in every listed layout equals
-// the scalar row (the model) on biased groups, quantize and dequantize.
+// the scalar row (the model) on biased groups, quantize and dequantize (to
+// FP32, and to FP16 on the SIMD rows).
 TEST(Fp16Scales, EveryRowEqualsTheScalarRow) {
   int rows_checked = 0;
   for (const std::string& name : registry::AllRecipeNames()) {
@@ -369,6 +370,15 @@ TEST(Fp16Scales, EveryRowEqualsTheScalarRow) {
         a.out = back_got.data();
         RC_ASSERT(row_d->run(a).ok);
         for (std::size_t i = 0; i < x.size(); ++i) RC_ASSERT(SameF32(Bits(back_got[i]), Bits(back_want[i])));
+        if (e.backend.rfind("simd:", 0) != 0) return;  // FP16 output: scalar and SIMD rows
+        std::vector<std::uint16_t> h_want(x.size()), h_got(x.size());
+        a.out = nullptr;
+        a.output_format = FormatId::kFp16;
+        a.out_f16 = h_want.data();
+        RC_ASSERT(scalar_d->run(a).ok);
+        a.out_f16 = h_got.data();
+        RC_ASSERT(row_d->run(a).ok);
+        for (std::size_t i = 0; i < x.size(); ++i) RC_ASSERT(SameF16(h_got[i], h_want[i]));
       });
     }
   }
@@ -379,9 +389,9 @@ TEST(Fp16Scales, EveryRowEqualsTheScalarRow) {
   if (simd_built) EXPECT_GE(rows_checked, 3 * 3) << "each recipe in each listed layout on one target at least";
 }
 
-// FP16 output through the registry: the scalar row writes the model's FP16
-// bits; a row that cannot (SIMD, CUDA) and a recipe without an FP16 result
-// refuse by name; quantize refuses an FP16 output type.
+// FP16 output through the registry: the scalar and SIMD rows write the
+// model's FP16 bits; the CUDA rows and a recipe without an FP16 result refuse
+// by name; quantize refuses an FP16 output type.
 TEST(Fp16Scales, Fp16OutputThroughTheRegistry) {
   const std::string name = "uint4:gptq-asym-fp16/g128";
   recipe::Target target;
@@ -425,15 +435,29 @@ TEST(Fp16Scales, Fp16OutputThroughTheRegistry) {
   ASSERT_TRUE(scalar_d->run(f).ok);
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(out16[i], recipe::F16CodeOfScale(out32[i])) << i;
 
-  // Rows without FP16 output refuse it by name.
+  // The SIMD rows give the same FP16 bits; the CUDA rows (whose kernels
+  // write FP32) refuse an FP16 output by name.
+  int simd_rows = 0;
   for (const registry::RecipeEntry& e : AllRows().RecipeEntries()) {
     if (e.recipe != name || e.operation != registry::RecipeOperation::kDequantizeRecipe || e.backend == "scalar") {
+      continue;
+    }
+    if (e.backend.rfind("simd:", 0) == 0) {
+      if (!e.available()) continue;
+      ++simd_rows;
+      std::vector<std::uint16_t> row16(x.size(), 0x5555);
+      registry::RecipeArgs r16 = a;
+      r16.out_f16 = row16.data();
+      const registry::Status s = e.run(r16);
+      ASSERT_TRUE(s.ok) << e.backend << ": " << s.message;
+      EXPECT_EQ(row16, model16) << e.backend;
       continue;
     }
     const registry::Status s = e.run(a);
     EXPECT_FALSE(s.ok) << e.backend;
     if (e.available()) EXPECT_NE(s.message.find("fp16 output runs on the scalar row"), std::string::npos) << s.message;
   }
+  RecordProperty("simd_fp16_rows", simd_rows);
   // A null FP16 buffer, a recipe without an FP16 result, quantize.
   registry::RecipeArgs null_out = a;
   null_out.out_f16 = nullptr;

@@ -183,7 +183,7 @@ Status ValidateRecipeArgs(const RecipeArgs& a) {
 Status RequireF32Output(const RecipeArgs& a, const char* backend) {
   if (a.output_format == FormatId::kFp32) return Status::Ok();
   return Status::Error(std::string(backend) + ": " + recipe::CanonicalName(a.target) +
-                       ": dequantizes to fp32 only; fp16 output runs on the scalar row");
+                       ": dequantizes to fp32 only; fp16 output runs on the scalar row (and the SIMD rows)");
 }
 
 void RegisterScalarRecipes(Registry& registry) {

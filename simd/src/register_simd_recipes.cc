@@ -12,6 +12,7 @@
 #include "lowbit/formats/block/int_quant_recipe.h"
 #include "lowbit/formats/block/mx_profiles.h"
 #include "lowbit/formats/block/packing.h"
+#include "lowbit/formats/recipe/steps.h"
 #include "lowbit/registry/registry.h"
 #include "lowbit/simd/simd.h"
 #include "int_group_job.h"
@@ -80,6 +81,24 @@ registry::Status RunScaled(std::int64_t target, const registry::RecipeArgs& a, c
     params[g].decode = a.q.scales[g];
     params[g].zero_point = a.q.zero_points != nullptr ? a.q.zero_points[g] : 0;
   }
+  if (a.output_format == FormatId::kFp16) {
+    // GPTQ / AWQ with FP16 scales (ValidateRecipeArgs admits no other
+    // recipe): (q - z) * s is exact in FP32, so the FP16 result is that
+    // value rounded once, here by the SIMD FP32 -> FP16 encoder under the
+    // model's options (recipe/steps.h DecodeElementToF16, F16ScaleOptions).
+    std::vector<float> exact(a.rows * a.cols);
+    const registry::Status s =
+        DequantizeRecipeGroups(target, r, layout, a.q.codes, a.rows, a.cols, params.data(), exact.data());
+    if (!s.ok) return s;
+    registry::ConvertArgs c;
+    c.operation = registry::Operation::kEncodeF32;
+    c.format = FormatId::kFp16;
+    c.input = exact.data();
+    c.output = a.out_f16;
+    c.count = exact.size();
+    c.encode = recipe::F16ScaleOptions();
+    return ConvertOnTarget(target, c);
+  }
   if (view == nullptr) return DequantizeRecipeGroups(target, r, layout, a.q.codes, a.rows, a.cols, params.data(), a.out);
   return packed ? DequantizeInt4Groups(target, *view, layout, a.q.codes, a.rows, a.cols, params.data(), a.out)
                 : DequantizeGroups(target, *view, layout, a.q.codes, a.rows, a.cols, params.data(), a.out);
@@ -90,7 +109,6 @@ registry::Status RunOnTarget(std::int64_t target, const registry::RecipeArgs& a)
   // The SIMD kernels derive every scale from x; a given (static) scale
   // (RecipeArgs::given_scale) runs on the scalar row, never silently ignored.
   if (a.given_scale != nullptr) return registry::Status::Error("simd: given (static) scales run on the scalar row only");
-  if (registry::Status s = registry::RequireF32Output(a, "simd"); !s.ok) return s;
   if (a.rows == 0 || a.cols == 0) return registry::Status::Ok();  // empty, never a product that wraps to 0
   const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
   const recipe::Recipe& r = *a.target.recipe;

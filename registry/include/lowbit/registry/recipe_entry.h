@@ -87,7 +87,8 @@ struct RecipeArgs {
   // `out`; kFp16 writes FP16 bits to `out_f16` (and leaves `out` alone), as
   // the GPTQ / AWQ kernels compute (q - z) * s in FP16. Only recipes with
   // recipe::DequantizesToF16 define an FP16 result, and only rows that
-  // implement it accept one (the scalar row; the others refuse by name).
+  // implement it accept one (the scalar and SIMD rows; the CUDA rows refuse
+  // it by name, RequireF32Output).
   FormatId output_format = FormatId::kFp32;
   std::uint16_t* out_f16 = nullptr;
   // Optional, quantize only: given (static, calibrated) FP32 scales stored
