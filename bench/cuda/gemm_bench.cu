@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_timing.cuh"
 #include "gemm/gemm.h"
 
 namespace matmul = lowbit::matmul;
@@ -25,24 +26,10 @@ using matmul::ScaleType;
 using matmul::WeightFormat;
 using matmul::WeightPacking;
 
-#define CHECK_CUDA(e)                                                              \
-  do {                                                                             \
-    cudaError_t err_ = (e);                                                        \
-    if (err_ != cudaSuccess) {                                                     \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                \
-    }                                                                              \
-  } while (0)
+using lowbit::bench::MedianMsPerCall;
+using lowbit::bench::Upload;
 
 namespace {
-
-template <typename T>
-T* Upload(const std::vector<T>& h) {
-  T* d = nullptr;
-  CHECK_CUDA(cudaMalloc(&d, h.size() * sizeof(T)));
-  CHECK_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
 
 std::vector<std::uint8_t> RandomBytes(std::mt19937_64& rng, std::size_t n, std::uint8_t mask, std::uint8_t avoid) {
   std::vector<std::uint8_t> v(n);
@@ -147,9 +134,6 @@ int main(int argc, char** argv) {
   };
   const int kinds_count = static_cast<int>(sizeof(kinds) / sizeof(kinds[0]));
   std::mt19937_64 rng(2026);
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
   for (const Shape& s : shapes) {
     // Activations: random BF16 in [-2, 2) (never zeros).
     std::vector<std::uint16_t> xh(s.m * s.k);
@@ -177,18 +161,7 @@ int main(int argc, char** argv) {
       };
       for (int i = 0; i < 3; ++i) run();
       CHECK_CUDA(cudaDeviceSynchronize());
-      std::vector<float> ms;
-      for (int i = 0; i < reps; ++i) {
-        CHECK_CUDA(cudaEventRecord(start));
-        run();
-        CHECK_CUDA(cudaEventRecord(stop));
-        CHECK_CUDA(cudaEventSynchronize(stop));
-        float t = 0;
-        CHECK_CUDA(cudaEventElapsedTime(&t, start, stop));
-        ms.push_back(t);
-      }
-      std::sort(ms.begin(), ms.end());
-      const double med = ms[ms.size() / 2];
+      const double med = MedianMsPerCall(reps, 1, [&](int) { run(); });
       const double tflops = 2.0 * s.m * s.n * s.k / (med * 1e-3) / 1e12;
       std::printf("gemm %-22s %6lld %6lld %6lld %10.1f us %8.1f TFLOP/s\n", kinds[fi].name, static_cast<long long>(s.m),
                   static_cast<long long>(s.n), static_cast<long long>(s.k), med * 1e3, tflops);

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.cuh"
 #include "gemv/gemv.h"
 
 using lowbit::cuda::gemv::GemvEntryElementCounts;
@@ -30,14 +31,8 @@ using lowbit::cuda::gemv::GemvLaunch;
 using lowbit::cuda::gemv::LaunchGemv;
 using lowbit::matmul::GemvFormat;
 
-#define CHECK_CUDA(e)                                                               \
-  do {                                                                              \
-    cudaError_t err_ = (e);                                                         \
-    if (err_ != cudaSuccess) {                                                      \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                 \
-    }                                                                               \
-  } while (0)
+using lowbit::bench::MedianMsPerCall;
+using lowbit::bench::Upload;
 
 namespace {
 
@@ -53,15 +48,7 @@ template <typename T>
 T* DeviceRandom(std::size_t count, std::mt19937_64& rng, std::uint32_t mask = 0xFFFFFFFFu, std::uint32_t base = 0) {
   std::vector<T> h(count ? count : 1);
   for (auto& v : h) v = static_cast<T>(base + (static_cast<std::uint32_t>(rng()) & mask));
-  T* d = nullptr;
-  CHECK_CUDA(cudaMalloc(&d, h.size() * sizeof(T)));
-  CHECK_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
-float MedianMs(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return Upload(h);
 }
 
 // Device copy bandwidth (bytes read + written per second), 1 GiB.
@@ -71,22 +58,10 @@ double CopyTbps() {
   CHECK_CUDA(cudaMalloc(&a, bytes));
   CHECK_CUDA(cudaMalloc(&b, bytes));
   CHECK_CUDA(cudaMemset(a, 0x5A, bytes));
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  std::vector<float> ms;
-  for (int r = 0; r < 7; ++r) {
-    cudaEventRecord(e0);
-    for (int i = 0; i < 5; ++i) CHECK_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
-    cudaEventRecord(e1);
-    CHECK_CUDA(cudaEventSynchronize(e1));
-    float t = 0;
-    cudaEventElapsedTime(&t, e0, e1);
-    ms.push_back(t / 5);
-  }
+  const float ms = MedianMsPerCall(7, 5, [&](int) { CHECK_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
   cudaFree(a);
   cudaFree(b);
-  return 2.0 * bytes / (MedianMs(ms) * 1e-3) / 1e12;
+  return 2.0 * bytes / (ms * 1e-3) / 1e12;
 }
 
 struct Result {
@@ -147,23 +122,10 @@ Result Bench(const Fmt& fmt, long n, long k, long batch, long m, int rounds, int
     }
   }
   CHECK_CUDA(cudaDeviceSynchronize());
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  std::vector<float> ms;
-  for (int r = 0; r < rounds; ++r) {
-    cudaEventRecord(e0);
-    for (int i = 0; i < launches; ++i) LaunchGemv(launch[i % copies]);
-    cudaEventRecord(e1);
-    CHECK_CUDA(cudaEventSynchronize(e1));
-    CHECK_CUDA(cudaGetLastError());
-    float t = 0;
-    cudaEventElapsedTime(&t, e0, e1);
-    ms.push_back(t / launches);
-  }
+  const float ms = MedianMsPerCall(rounds, launches, [&](int i) { LaunchGemv(launch[i % copies]); });
   for (void* p : owned) cudaFree(p);
   const double bytes = weight_bytes + 2.0 * xs + 2.0 * outs;
-  return {MedianMs(ms) * 1e3, bytes / 1e6};
+  return {ms * 1e3, bytes / 1e6};
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The GEMV's GPU check (issue 12) in one call: builds the GEMV, its test and
-# its benchmark straight with nvcc (a handful of files, not the whole CUDA
+# The GEMV's GPU check (issue 12) in one call: builds the GEMV's test and
+# benchmark (targets lowbit_gemv_test and lowbit_gemv_bench of the
+# cuda/standalone CMake build: a handful of files, not the whole CUDA
 # library), runs the test (every decode against the model on every code,
 # every GEMV output bit for bit against formats/matmul/gemv_order.h), the
 # benchmark and the torch baselines on the same shapes, Nsight Compute
@@ -17,28 +18,19 @@ cd "$ROOT"
 BUILD="${LOWBIT_GEMV_BUILD:-build/gpu-gemv}"
 OUT="${OUT:-$BUILD/out}"
 mkdir -p "$BUILD" "$OUT"
-NVCC=(nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -ftz=false -prec-div=true -prec-sqrt=true
-      --fmad=false --expt-relaxed-constexpr -Iformats/include -Iformats/spec/include -Icuda/include -Icuda/src
-      -Icuda/tests)
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)  date: $(date -u +%F)"
 t0=$SECONDS
-pids=()
-"${NVCC[@]}" -c cuda/src/gemv/gemv.cu -o "$BUILD/gemv.o" -Xptxas -v >"$OUT/gemv_build.log" 2>&1 & pids+=($!)
-"${NVCC[@]}" -c cuda/src/checks.cc -x cu -o "$BUILD/checks.o" >"$OUT/checks_build.log" 2>&1 & pids+=($!)
-"${NVCC[@]}" -c cuda/src/device.cu -o "$BUILD/device.o" >"$OUT/device_build.log" 2>&1 & pids+=($!)
-"${NVCC[@]}" -c cuda/tests/gemv_test.cu -o "$BUILD/gemv_test.o" >"$OUT/test_build.log" 2>&1 & pids+=($!)
-"${NVCC[@]}" -c bench/cuda/gemv_bench.cu -o "$BUILD/gemv_bench.o" >"$OUT/bench_build.log" 2>&1 & pids+=($!)
+GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
 build=PASS
-for p in "${pids[@]}"; do wait "$p" || build=FAIL; done
-if [[ $build == PASS ]]; then
-  "${NVCC[@]}" -o "$BUILD/gemv_test" "$BUILD/gemv_test.o" "$BUILD/gemv.o" "$BUILD/checks.o" "$BUILD/device.o" \
-    -lgtest -lgtest_main -lpthread >>"$OUT/test_build.log" 2>&1 || build=FAIL
-  "${NVCC[@]}" -o "$BUILD/gemv_bench" "$BUILD/gemv_bench.o" "$BUILD/gemv.o" >>"$OUT/bench_build.log" 2>&1 || build=FAIL
-fi
+{ cmake -S cuda/standalone -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release &&
+  cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 4)" --target lowbit_gemv_test lowbit_gemv_bench; } \
+  >"$OUT/gemv_build.log" 2>&1 || build=FAIL
+TEST_BIN="$BUILD/lowbit_gemv_test"
+BENCH_BIN="$BUILD/lowbit_gemv_bench"
 echo "build $build ($((SECONDS - t0)) s)"
-if [[ $build != PASS ]]; then tail -n 30 "$OUT"/*_build.log; exit 1; fi
+if [[ $build != PASS ]]; then tail -n 30 "$OUT/gemv_build.log"; exit 1; fi
 grep -E "registers|spill" "$OUT/gemv_build.log" | sort | uniq -c | sort -rn | head -4
-"$BUILD/gemv_test" 2>&1 | tee "$OUT/gemv_test.log" | grep -E "FAILED|PASSED|Failure|got 0x|error" | head -40
+"$TEST_BIN" 2>&1 | tee "$OUT/gemv_test.log" | grep -E "FAILED|PASSED|Failure|got 0x|error" | head -40
 test_rc=${PIPESTATUS[0]}
 reg_rc=skipped
 if [[ -n "${LOWBIT_CUDA_TESTS_BIN:-}" && -x "${LOWBIT_CUDA_TESTS_BIN}" ]]; then
@@ -48,13 +40,13 @@ if [[ -n "${LOWBIT_CUDA_TESTS_BIN:-}" && -x "${LOWBIT_CUDA_TESTS_BIN}" ]]; then
     grep -E "FAILED|PASSED|Failure|scalar 0x|OK \]" | head -20
   reg_rc=${PIPESTATUS[0]}
 fi
-"$BUILD/gemv_bench" 2>&1 | tee "$OUT/gemv_bench.log"
+"$BENCH_BIN" 2>&1 | tee "$OUT/gemv_bench.log"
 bench_rc=${PIPESTATUS[0]}
 # LOWBIT_GEMV_ROWS_SWEEP="1 4": the FP4 formats again with that many output
 # channels per warp at M = 1 (gemv.cu KMajorRowsPerWarp; the default is 2).
 # Entries are ROWS/UNROLL (gemv.cu KMajorTuning), e.g. "2/2 2/4 1/4".
 for t in ${LOWBIT_GEMV_ROWS_SWEEP:-}; do
-  LOWBIT_GEMV_ROWS_PER_WARP=${t%/*} LOWBIT_GEMV_UNROLL=${t#*/} LOWBIT_GEMV_BENCH_FORMATS=fp4 "$BUILD/gemv_bench" 2>&1 | \
+  LOWBIT_GEMV_ROWS_PER_WARP=${t%/*} LOWBIT_GEMV_UNROLL=${t#*/} LOWBIT_GEMV_BENCH_FORMATS=fp4 "$BENCH_BIN" 2>&1 | \
     grep -E "^gemv .* 1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$" | sed "s|^|rows/unroll=$t |" | tee -a "$OUT/gemv_sweep.log"
 done
 if [[ "${LOWBIT_GEMV_SKIP_BASELINES:-0}" != 1 ]]; then
@@ -67,13 +59,13 @@ if [[ "${LOWBIT_GEMV_SKIP_NCU:-0}" != 1 ]] && command -v ncu >/dev/null; then
   for c in "${cases[@]}"; do
     echo "== ncu $c"
     # shellcheck disable=SC2086
-    timeout 60 ncu --metrics "$METRICS" --kernel-name regex:Gemv --launch-skip 2 --launch-count 1 "$BUILD/gemv_bench" $c \
+    timeout 60 ncu --metrics "$METRICS" --kernel-name regex:Gemv --launch-skip 2 --launch-count 1 "$BENCH_BIN" $c \
       2>&1 | grep -E "Gemv|duration|throughput|issue_active|pipe_fma|warps_active" | sed 's/^ *//' | tee -a "$OUT/gemv_ncu.log"
   done
 fi
 san=SKIPPED
 if [[ "${LOWBIT_GEMV_SKIP_SANITIZER:-0}" != 1 ]] && command -v compute-sanitizer >/dev/null; then
-  if timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 "$BUILD/gemv_test" \
+  if timeout 150 compute-sanitizer --tool memcheck --error-exitcode 3 "$TEST_BIN" \
        --gtest_filter='CudaGemv.*:CudaGemvDecode.*' >"$OUT/gemv_memcheck.log" 2>&1; then san=PASS; else san="FAIL rc=$?"; fi
 fi
 echo "==== GEMV summary"

@@ -1,0 +1,65 @@
+// What the matmul benchmarks (gemv_bench.cu, gemm_bench.cu) share: a CUDA
+// error check that stops the run, host-to-device upload, and CUDA-event
+// timing of back-to-back calls on the default stream as a median over
+// rounds (the median: one slow round, a clock change or another process,
+// does not move it).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CHECK_CUDA(e)                                                                   \
+  do {                                                                                  \
+    cudaError_t err_ = (e);                                                             \
+    if (err_ != cudaSuccess) {                                                          \
+      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(err_)); \
+      std::exit(1);                                                                     \
+    }                                                                                   \
+  } while (0)
+
+namespace lowbit::bench {
+
+// A device copy of `h` (the caller frees it with cudaFree).
+template <typename T>
+T* Upload(const std::vector<T>& h) {
+  T* d = nullptr;
+  CHECK_CUDA(cudaMalloc(&d, h.size() * sizeof(T)));
+  CHECK_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+inline float Median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Milliseconds per call: for each of `rounds` rounds, events around
+// `calls` back-to-back calls of call(i), i = 0 .. calls - 1, on the default
+// stream, divided by `calls`; the median over the rounds. A launch error
+// stops the run.
+template <typename Call>
+float MedianMsPerCall(int rounds, int calls, Call call) {
+  cudaEvent_t e0, e1;
+  CHECK_CUDA(cudaEventCreate(&e0));
+  CHECK_CUDA(cudaEventCreate(&e1));
+  std::vector<float> ms;
+  for (int r = 0; r < rounds; ++r) {
+    CHECK_CUDA(cudaEventRecord(e0));
+    for (int i = 0; i < calls; ++i) call(i);
+    CHECK_CUDA(cudaEventRecord(e1));
+    CHECK_CUDA(cudaEventSynchronize(e1));
+    CHECK_CUDA(cudaGetLastError());
+    float t = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&t, e0, e1));
+    ms.push_back(t / calls);
+  }
+  CHECK_CUDA(cudaEventDestroy(e0));
+  CHECK_CUDA(cudaEventDestroy(e1));
+  return Median(ms);
+}
+
+}  // namespace lowbit::bench
