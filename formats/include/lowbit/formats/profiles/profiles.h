@@ -45,9 +45,11 @@ LOWBIT_HD_CONSTEXPR bool ProfileEncodeOptions(ProfileId profile, const FormatSpe
     case ProfileId::kMlDtypes:
       return profile_detail::MlDtypesEncodeOptions(id, mode, out);
     case ProfileId::kPytorchCpu:
-      return profile_detail::PytorchEncodeOptions(false, id, mode, out);
+      return profile_detail::PytorchEncodeOptions(profile_detail::kPytorch211Cpu, id, mode, out);
     case ProfileId::kPytorchCuda:
-      return profile_detail::PytorchEncodeOptions(true, id, mode, out);
+      return profile_detail::PytorchEncodeOptions(profile_detail::kPytorch211Cuda, id, mode, out);
+    case ProfileId::kPytorchCpu215:
+      return profile_detail::PytorchEncodeOptions(profile_detail::kPytorch215Cpu, id, mode, out);
   }
   return false;
 }
@@ -64,9 +66,11 @@ LOWBIT_HD_CONSTEXPR DecodeOptions ProfileDecodeOptions(ProfileId profile, const 
     case ProfileId::kMlDtypes:
       return profile_detail::MlDtypesDecodeOptions(id);
     case ProfileId::kPytorchCpu:
-      return profile_detail::PytorchDecodeOptions(false, id);
+      return profile_detail::PytorchDecodeOptions(profile_detail::kPytorch211Cpu, id);
     case ProfileId::kPytorchCuda:
-      return profile_detail::PytorchDecodeOptions(true, id);
+      return profile_detail::PytorchDecodeOptions(profile_detail::kPytorch211Cuda, id);
+    case ProfileId::kPytorchCpu215:
+      return profile_detail::PytorchDecodeOptions(profile_detail::kPytorch215Cpu, id);
   }
   return DecodeOptions{};
 }
@@ -93,9 +97,14 @@ LOWBIT_HD_CONSTEXPR bool ProfileEncode(ProfileId profile, const FormatSpec& src,
     case ProfileId::kMlDtypes:
       return profile_detail::MlDtypesEncode(src_id, src, src_code, dst_id, dst, mode, out);
     case ProfileId::kPytorchCpu:
-      return profile_detail::PytorchEncode(false, src_id, src, src_code, dst_id, dst, mode, out);
+      return profile_detail::PytorchEncode(profile_detail::kPytorch211Cpu, src_id, src, src_code, dst_id, dst,
+                                           mode, out);
     case ProfileId::kPytorchCuda:
-      return profile_detail::PytorchEncode(true, src_id, src, src_code, dst_id, dst, mode, out);
+      return profile_detail::PytorchEncode(profile_detail::kPytorch211Cuda, src_id, src, src_code, dst_id, dst,
+                                           mode, out);
+    case ProfileId::kPytorchCpu215:
+      return profile_detail::PytorchEncode(profile_detail::kPytorch215Cpu, src_id, src, src_code, dst_id, dst,
+                                           mode, out);
   }
   return false;
 }

@@ -18,11 +18,15 @@ enum class ProfileId : std::uint8_t {
   kMlDtypes,      // ml_dtypes 0.6 (numpy astype)
   kPytorchCpu,    // PyTorch 2.11 Tensor.to(dtype) on the CPU
   kPytorchCuda,   // PyTorch 2.11 Tensor.to(dtype) on a CUDA device
+  // PyTorch 2.15 Tensor.to(dtype) on the CPU: as kPytorchCpu except that the
+  // cast to float8_e4m3fn saturates (pytorch/pytorch PR #178817).
+  kPytorchCpu215,
 };
 
 inline constexpr ProfileId kAllProfiles[] = {
     ProfileId::kOcp,      ProfileId::kNvidia,     ProfileId::kNvidiaNosat,
     ProfileId::kMlDtypes, ProfileId::kPytorchCpu, ProfileId::kPytorchCuda,
+    ProfileId::kPytorchCpu215,
 };
 inline constexpr int kProfileCount = sizeof(kAllProfiles) / sizeof(kAllProfiles[0]);
 
@@ -41,6 +45,8 @@ LOWBIT_HD_CONSTEXPR const char* ProfileName(ProfileId id) {
       return "pytorch-cpu";
     case ProfileId::kPytorchCuda:
       return "pytorch-cuda";
+    case ProfileId::kPytorchCpu215:
+      return "pytorch-cpu-2.15";
   }
   return "";
 }
@@ -68,6 +74,12 @@ LOWBIT_HD_CONSTEXPR const char* ProfileSource(ProfileId id) {
              "Float8_e8m0fnu.h, BFloat16/Half conversions [PT, PROBE]";
     case ProfileId::kPytorchCuda:
       return "PyTorch 2.11.0+cu130 CUDA Tensor.to(dtype) on H100 [PT, PROBE]";
+    case ProfileId::kPytorchCpu215:
+      return "PyTorch 2.15.0 CPU Tensor.to(dtype), measured: as pytorch-cpu but "
+             "the float8_e4m3fn cast saturates (finite overflow and +-Inf -> "
+             "+-448, NaN -> 0x7F|s), torch/headeronly/util/Float8_e4m3fn.h "
+             "fp8e4m3fn_from_fp32_value since pytorch/pytorch PR #178817 "
+             "(9deaf8d, merged 2026-04-17; first release 2.13) [PT, PROBE]";
   }
   return "";
 }
@@ -89,6 +101,7 @@ constexpr bool FindProfile(std::string_view name, ProfileId* out) {
       {"nvidia-satfinite", ProfileId::kNvidia},
       {"torch-cpu", ProfileId::kPytorchCpu},
       {"torch-cuda", ProfileId::kPytorchCuda},
+      {"torch-cpu-2.15", ProfileId::kPytorchCpu215},
   };
   for (const Alias& alias : kAliases) {
     if (name == alias.name) {
