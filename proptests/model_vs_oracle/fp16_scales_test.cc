@@ -27,6 +27,7 @@
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
 #include "lowbit/reference/block/recipe_oracle.h"
+#include "lowbit/registry/parallel.h"
 #include "lowbit/registry/recipe_entry.h"
 #include "lowbit/registry/registry.h"
 #include "generators_at_level.h"
@@ -458,6 +459,35 @@ TEST(Fp16Scales, Fp16OutputThroughTheRegistry) {
     if (e.available()) EXPECT_NE(s.message.find("fp16 output runs on the scalar row"), std::string::npos) << s.message;
   }
   RecordProperty("simd_fp16_rows", simd_rows);
+  // Split over threads (registry::RunParallel: each chunk of whole rows
+  // writes its own slice of out_f16; 4 x kMinElementsPerChunk elements make 4
+  // chunks), the same bits as the model in one piece.
+  {
+    const std::size_t rows = 4 * registry::kMinElementsPerChunk / 128;
+    std::vector<float> big(rows * 128);
+    for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<float>(static_cast<int>(i % 97) - 40) * 0.0137f;
+    const registry::RecipeBuffers bb = registry::RecipeBufferSizes(target, rows, 128);
+    ASSERT_TRUE(bb.ok);
+    registry::RecipeStorage bq(bb.sizes);
+    registry::RecipeArgs split;
+    split.target = target;
+    split.rows = rows;
+    split.cols = 128;
+    split.x = big.data();
+    split.q = bq.View();
+    ASSERT_TRUE(scalar_q->run(split).ok);
+    std::vector<std::uint16_t> whole(big.size()), parts(big.size(), 0x5555);
+    ASSERT_EQ(recipe::DequantizeTensorToF16(*target.recipe, target.layout, recipe::AsConst(bq.View()),
+                                            static_cast<long>(rows), 128, whole.data()),
+              recipe::TensorStatus::kOk);
+    split.operation = registry::RecipeOperation::kDequantizeRecipe;
+    split.output_format = FormatId::kFp16;
+    split.out_f16 = parts.data();
+    registry::ThreadPool pool(4);
+    const registry::Status ps = registry::RunParallel(*scalar_d, split, 4, pool);
+    ASSERT_TRUE(ps.ok) << ps.message;
+    EXPECT_EQ(parts, whole);
+  }
   // A null FP16 buffer, a recipe without an FP16 result, quantize.
   registry::RecipeArgs null_out = a;
   null_out.out_f16 = nullptr;
