@@ -9,7 +9,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "lowbit/formats/block/packing.h"
@@ -31,182 +33,140 @@ std::vector<std::uint32_t> RunF32(const GemvWeightView& w, const std::vector<std
   return out;
 }
 
-TEST(GemvOrder, Nvfp4OneBlockTimesBlockAndTensorScale) {
-  // 16 codes 2 (E2M1 1.0) * x 1.0, block scale 0x38 (UE4M3 1.0), tensor
-  // scale 0.5: 16 * 1 * 0.5 = 8 = 0x41000000; as BF16 0x4100.
-  std::vector<std::uint8_t> codes(8, 0x22);
-  std::vector<std::uint8_t> scales = {0x38};
-  GemvWeightView w;
-  w.format = GemvFormat::kNvfp4;
-  w.n = 1;
-  w.k = 16;
-  w.codes = codes.data();
-  w.block_scales = scales.data();
-  w.tensor_scale = 0.5f;
-  std::vector<std::uint16_t> x(16, kBf16One);
-  EXPECT_EQ(RunF32(w, x)[0], 0x41000000u);
-  std::uint32_t bf = 0;
-  GemvDefinedOrder(w, x.data(), GemvActType::kBf16, 1, GemvOutType::kBf16, &bf);
-  EXPECT_EQ(bf, 0x4100u);
+// `count` copies of `fill` with the listed elements set.
+template <typename T>
+std::vector<T> Filled(std::size_t count, T fill, std::initializer_list<std::pair<std::size_t, T>> set = {}) {
+  std::vector<T> v(count, fill);
+  for (const auto& [i, value] : set) v[i] = value;
+  return v;
 }
 
-TEST(GemvOrder, BlocksOnDifferentLanesKeepWhatOneSequentialSumLoses) {
-  // MXFP8, K = 64: block 0 (k < 32) on lane 0, block 1 on lane 1, E8M0 scale
-  // 127 (1.0). Block 0: 1.0 * 2^24 + 1.0 * 1.0 = 2^24 + 1, which rounds to
-  // 2^24 (tie to even). Block 1: 1.0 + 1.0 = 2. The tree adds lane 0 and
-  // lane 1: 2^24 + 2 = 16777218 = 0x4B800001, exact. One sequential FP32
-  // sum over k would lose each +1 and give 2^24 = 0x4B800000.
-  std::vector<std::uint8_t> codes(64, 0x00);
-  codes[0] = codes[1] = codes[32] = codes[33] = 0x38;  // E4M3 1.0
-  std::vector<std::uint8_t> scales = {127, 127};
-  GemvWeightView w;
-  w.format = GemvFormat::kMxfp8;
-  w.n = 1;
-  w.k = 64;
-  w.codes = codes.data();
-  w.block_scales = scales.data();
-  std::vector<std::uint16_t> x(64, kBf16One);
-  x[0] = kBf16TwoTo24;
-  EXPECT_EQ(RunF32(w, x)[0], 0x4B800001u);
+// A hand-worked case: one problem (M = 1, BF16 x) and the output bits worked
+// out in its comment, never by the code under test.
+struct HandCase {
+  const char* name;
+  GemvFormat format;
+  long n, k;
+  std::vector<std::uint8_t> codes;          // FP4 / FP8 rows
+  std::vector<std::uint8_t> block_scales;   // UE4M3 / E8M0 per block
+  std::vector<float> channel_scales;        // FP8 per channel
+  float tensor_scale;                       // NVFP4
+  std::vector<std::uint32_t> words, zeros;  // INT4 (zeros empty: zero point 0)
+  std::vector<std::uint16_t> group_scales;  // INT4
+  GemvScaleType scale_type;
+  bool signed_codes;
+  std::vector<std::uint16_t> x;
+  GemvOutType out;
+  std::vector<std::uint32_t> want;  // y[0], y[1], ...; empty: y[0] is a NaN
+};
+
+std::vector<HandCase> HandCases() {
+  constexpr GemvOutType kF32 = GemvOutType::kFp32;
+  constexpr GemvScaleType kFp16 = GemvScaleType::kFp16;
+  const std::vector<std::uint8_t> no_bytes;
+  const std::vector<std::uint32_t> no_words;
+  const std::vector<std::uint16_t> no_halves;
+  const std::vector<float> no_floats;
+  return {
+      // 16 codes 2 (E2M1 1.0) * x 1.0, block scale 0x38 (UE4M3 1.0), tensor
+      // scale 0.5: 16 * 1 * 0.5 = 8 = 0x41000000; as BF16 0x4100.
+      {"nvfp4 one block times block and tensor scale", GemvFormat::kNvfp4, 1, 16, Filled<std::uint8_t>(8, 0x22),
+       {0x38}, no_floats, 0.5f, no_words, no_words, no_halves, kFp16, false, Filled(16, kBf16One), kF32,
+       {0x41000000u}},
+      {"nvfp4 one block, BF16 output", GemvFormat::kNvfp4, 1, 16, Filled<std::uint8_t>(8, 0x22), {0x38}, no_floats,
+       0.5f, no_words, no_words, no_halves, kFp16, false, Filled(16, kBf16One), GemvOutType::kBf16, {0x4100u}},
+      // MXFP8, K = 64: block 0 (k < 32) on lane 0, block 1 on lane 1, E8M0
+      // scale 127 (1.0). Block 0: 1.0 * 2^24 + 1.0 * 1.0 = 2^24 + 1, which
+      // rounds to 2^24 (tie to even). Block 1: 1.0 + 1.0 = 2. The tree adds
+      // lane 0 and lane 1: 2^24 + 2 = 16777218 = 0x4B800001, exact. One
+      // sequential FP32 sum over k would lose each +1 and give 2^24 =
+      // 0x4B800000.
+      {"blocks on different lanes keep what one sequential sum loses", GemvFormat::kMxfp8, 1, 64,
+       Filled<std::uint8_t>(64, 0x00, {{0, 0x38}, {1, 0x38}, {32, 0x38}, {33, 0x38}}),  // E4M3 1.0
+       {127, 127}, no_floats, 1.0f, no_words, no_words, no_halves, kFp16, false,
+       Filled(64, kBf16One, {{0, kBf16TwoTo24}}), kF32, {0x4B800001u}},
+      // K = 17: block 0 is k 0..15 (codes 2 = 1.0, scale 1.0), block 1 is
+      // k = 16 alone (code 7 = 6.0, scale 0x40 = UE4M3 2.0). The row holds 9
+      // bytes; the padding nibble (high nibble of byte 8) is 0xF, never read.
+      // Sum 16 * 1 + 6 * 2 = 28 = 0x41E00000; tensor scale 1.
+      {"short last nvfp4 block takes its own scale", GemvFormat::kNvfp4, 1, 17,
+       Filled<std::uint8_t>(9, 0x22, {{8, 0xF7}}), {0x38, 0x40}, no_floats, 1.0f, no_words, no_words, no_halves,
+       kFp16, false, Filled(17, kBf16One), kF32, {0x41E00000u}},
+      // GPTQ N = 8, K = 8, one short group (group 128 > K). Column 0's word
+      // holds rows 0..7 in nibbles 0..7 with q_j = j: 0x76543210; other
+      // columns 0. qzeros stores zero - 1: 0xF is zero point 0 (column 0),
+      // 0x0 is 1. Column 0: (0 + 1 + ... + 7) * 1.0 = 28, times the FP16
+      // scale 0.5 (0x3800) = 14 = 0x41600000. Column 1: eight (0 - 1) = -8,
+      // times 0.5 = -4 = 0xC0800000.
+      {"gptq words and stored zero minus one", GemvFormat::kInt4Gptq, 8, 8, no_bytes, no_bytes, no_floats, 1.0f,
+       Filled<std::uint32_t>(8, 0, {{0, 0x76543210u}}), {0x0000000Fu}, Filled<std::uint16_t>(8, 0x3800), kFp16,
+       false, Filled(8, kBf16One), kF32, {0x41600000u, 0xC0800000u}},
+      // AWQ N = 8, K = 1: nibble i of the word holds column order_map[i] with
+      // order_map 0,2,4,6,1,3,5,7; giving column n the code n makes the
+      // word's nibbles 0,2,4,6,1,3,5,7 from the low end: 0x75316420. Zero
+      // points 0 (AWQ stores them as is), BF16 scale 1.0 (0x3F80), x = 1:
+      // y[n] = n, FP32 0, 1, 2, 3, 4, 5, 6, 7.
+      {"awq order map puts columns in interleaved nibbles", GemvFormat::kInt4Awq, 8, 1, no_bytes, no_bytes,
+       no_floats, 1.0f, {0x75316420u}, {0u}, Filled<std::uint16_t>(8, 0x3F80), GemvScaleType::kBf16, false,
+       {kBf16One}, kF32,
+       {0x00000000u, 0x3F800000u, 0x40000000u, 0x40400000u, 0x40800000u, 0x40A00000u, 0x40C00000u, 0x40E00000u}},
+      // Signed INT4, no zeros buffer (zero point 0): code 0xF is -1, 0x8 is
+      // -8. GPTQ column 0 rows 0..7: 0x8F..: nibbles F,8,0,... -> -1 - 8 =
+      // -9 = 0xC1100000, FP16 scale 1.0 (0x3C00).
+      {"signed int4 codes without zero points", GemvFormat::kInt4Gptq, 8, 8, no_bytes, no_bytes, no_floats, 1.0f,
+       Filled<std::uint32_t>(8, 0, {{0, 0x0000008Fu}}), no_words, Filled<std::uint16_t>(8, 0x3C00), kFp16, true,
+       Filled(8, kBf16One), kF32, {0xC1100000u}},
+      // E8M0 0xFF and UE4M3 0x7F are NaN: the block's fmaf gives NaN.
+      {"mxfp4 NaN scale", GemvFormat::kMxfp4, 1, 32, Filled<std::uint8_t>(16, 0x22), {0xFF}, no_floats, 1.0f,
+       no_words, no_words, no_halves, kFp16, false, Filled(32, kBf16One), kF32, {}},
+      {"nvfp4 NaN scale", GemvFormat::kNvfp4, 1, 16, Filled<std::uint8_t>(16, 0x22), {0x7F}, no_floats, 1.0f,
+       no_words, no_words, no_halves, kFp16, false, Filled(32, kBf16One), kF32, {}},
+      {"nvfp4 NaN scale, FP16 output", GemvFormat::kNvfp4, 1, 16, Filled<std::uint8_t>(16, 0x22), {0x7F},
+       no_floats, 1.0f, no_words, no_words, no_halves, kFp16, false, Filled(32, kBf16One), GemvOutType::kFp16, {}},
+      // Codes 0 (+0) times x = -1: every product is -0; the partial starts at
+      // +0 and fmaf(+0, -1, +0) = -0 + +0 = +0 (round to nearest), so the sum
+      // is +0; a tensor scale -1 makes it -0 = 0x80000000.
+      {"all-zero block sums to +0", GemvFormat::kNvfp4, 1, 16, Filled<std::uint8_t>(8, 0x00), {0x38}, no_floats,
+       1.0f, no_words, no_words, no_halves, kFp16, false, Filled(16, kBf16MinusOne), kF32, {0x00000000u}},
+      {"all-zero block then takes the tensor scale's sign", GemvFormat::kNvfp4, 1, 16, Filled<std::uint8_t>(8, 0x00),
+       {0x38}, no_floats, -1.0f, no_words, no_words, no_halves, kFp16, false, Filled(16, kBf16MinusOne), kF32,
+       {0x80000000u}},
+      // FP8 per-channel: sum 0 times channel scale +Inf = NaN; times 3: 0.
+      {"fp8 per-channel infinite scale times a zero sum is NaN", GemvFormat::kFp8PerChannel, 1, 16,
+       Filled<std::uint8_t>(16, 0x00), no_bytes, {INFINITY}, 1.0f, no_words, no_words, no_halves, kFp16, false,
+       Filled(16, kBf16One), kF32, {}},
+      {"fp8 per-channel finite scale times a zero sum is 0", GemvFormat::kFp8PerChannel, 1, 16,
+       Filled<std::uint8_t>(16, 0x00), no_bytes, {3.0f}, 1.0f, no_words, no_words, no_halves, kFp16, false,
+       Filled(16, kBf16One), kF32, {0x00000000u}},
+  };
 }
 
-TEST(GemvOrder, ShortLastNvfp4BlockTakesItsOwnScale) {
-  // K = 17: block 0 is k 0..15 (codes 2 = 1.0, scale 1.0), block 1 is k = 16
-  // alone (code 7 = 6.0, scale 0x40 = UE4M3 2.0). The row holds 9 bytes; the
-  // padding nibble (high nibble of byte 8) is 0xF, never read. Sum
-  // 16 * 1 + 6 * 2 = 28 = 0x41E00000; tensor scale 1.
-  std::vector<std::uint8_t> codes(9, 0x22);
-  codes[8] = 0xF7;
-  std::vector<std::uint8_t> scales = {0x38, 0x40};
-  GemvWeightView w;
-  w.format = GemvFormat::kNvfp4;
-  w.n = 1;
-  w.k = 17;
-  w.codes = codes.data();
-  w.block_scales = scales.data();
-  std::vector<std::uint16_t> x(17, kBf16One);
-  EXPECT_EQ(RunF32(w, x)[0], 0x41E00000u);
-}
-
-TEST(GemvOrder, GptqWordsAndStoredZeroMinusOne) {
-  // GPTQ N = 8, K = 8, one short group (group 128 > K). Column 0's word holds
-  // rows 0..7 in nibbles 0..7 with q_j = j: 0x76543210; other columns 0.
-  // qzeros stores zero - 1: 0xF is zero point 0 (column 0), 0x0 is 1.
-  // Column 0: (0 + 1 + ... + 7) * 1.0 = 28, times the FP16 scale 0.5 (0x3800)
-  // = 14 = 0x41600000. Column 1: eight (0 - 1) = -8, times 0.5 = -4 = 0xC0800000.
-  std::vector<std::uint32_t> words(8, 0);
-  words[0] = 0x76543210u;
-  std::vector<std::uint32_t> zeros = {0x0000000Fu};  // column 0 zero 0, columns 1..7 zero 1
-  std::vector<std::uint16_t> scales(8, 0x3800);
-  GemvWeightView w;
-  w.format = GemvFormat::kInt4Gptq;
-  w.n = 8;
-  w.k = 8;
-  w.group = 128;
-  w.words = words.data();
-  w.zeros = zeros.data();
-  w.group_scales = scales.data();
-  w.scale_type = GemvScaleType::kFp16;
-  std::vector<std::uint16_t> x(8, kBf16One);
-  const auto y = RunF32(w, x);
-  EXPECT_EQ(y[0], 0x41600000u);
-  EXPECT_EQ(y[1], 0xC0800000u);
-}
-
-TEST(GemvOrder, AwqOrderMapPutsColumnsInInterleavedNibbles) {
-  // AWQ N = 8, K = 1: nibble i of the word holds column order_map[i] with
-  // order_map 0,2,4,6,1,3,5,7; giving column n the code n makes the word's
-  // nibbles 0,2,4,6,1,3,5,7 from the low end: 0x75316420. Zero points 0
-  // (AWQ stores them as is), BF16 scale 1.0 (0x3F80), x = 1: y[n] = n.
-  std::vector<std::uint32_t> words = {0x75316420u};
-  std::vector<std::uint32_t> zeros = {0u};
-  std::vector<std::uint16_t> scales(8, 0x3F80);
-  GemvWeightView w;
-  w.format = GemvFormat::kInt4Awq;
-  w.n = 8;
-  w.k = 1;
-  w.group = 128;
-  w.words = words.data();
-  w.zeros = zeros.data();
-  w.group_scales = scales.data();
-  w.scale_type = GemvScaleType::kBf16;
-  std::vector<std::uint16_t> x = {kBf16One};
-  const auto y = RunF32(w, x);
-  for (int n = 0; n < 8; ++n) EXPECT_EQ(y[n], BitCast<std::uint32_t>(static_cast<float>(n))) << "column " << n;
-}
-
-TEST(GemvOrder, SignedInt4CodesWithoutZeroPoints) {
-  // Signed INT4, no zeros buffer (zero point 0): code 0xF is -1, 0x8 is -8.
-  // GPTQ column 0 rows 0..7: 0x8F..: nibbles F,8,0,... -> -1 - 8 = -9, scale 1.
-  std::vector<std::uint32_t> words(8, 0);
-  words[0] = 0x0000008Fu;
-  std::vector<std::uint16_t> scales(8, 0x3C00);  // FP16 1.0
-  GemvWeightView w;
-  w.format = GemvFormat::kInt4Gptq;
-  w.n = 8;
-  w.k = 8;
-  w.signed_codes = true;
-  w.words = words.data();
-  w.group_scales = scales.data();
-  std::vector<std::uint16_t> x(8, kBf16One);
-  EXPECT_EQ(RunF32(w, x)[0], 0xC1100000u);  // -9
-}
-
-TEST(GemvOrder, NanScalesPropagate) {
-  // E8M0 0xFF and UE4M3 0x7F are NaN: the block's fmaf gives NaN.
-  std::vector<std::uint8_t> codes(16, 0x22);
-  std::vector<std::uint8_t> e8 = {0xFF};
-  std::vector<std::uint8_t> ue = {0x7F};
-  GemvWeightView w;
-  w.n = 1;
-  w.k = 32;
-  w.codes = codes.data();
-  w.format = GemvFormat::kMxfp4;
-  w.block_scales = e8.data();
-  std::vector<std::uint16_t> x(32, kBf16One);
-  EXPECT_TRUE(GemvOutputIsNan(GemvOutType::kFp32, RunF32(w, x)[0]));
-  w.format = GemvFormat::kNvfp4;
-  w.k = 16;
-  w.block_scales = ue.data();
-  EXPECT_TRUE(GemvOutputIsNan(GemvOutType::kFp32, RunF32(w, x)[0]));
-  std::uint32_t h = 0;
-  GemvDefinedOrder(w, x.data(), GemvActType::kBf16, 1, GemvOutType::kFp16, &h);
-  EXPECT_TRUE(GemvOutputIsNan(GemvOutType::kFp16, h));
-}
-
-TEST(GemvOrder, AllZeroBlockSumsToPositiveZeroThenTakesTheTensorScaleSign) {
-  // Codes 0 (+0) times x = -1: every product is -0; the partial starts at +0
-  // and fmaf(+0, -1, +0) = -0 + +0 = +0 (round to nearest), so the sum is +0;
-  // a tensor scale -1 makes it -0 = 0x80000000.
-  std::vector<std::uint8_t> codes(8, 0x00);
-  std::vector<std::uint8_t> scales = {0x38};
-  GemvWeightView w;
-  w.format = GemvFormat::kNvfp4;
-  w.n = 1;
-  w.k = 16;
-  w.codes = codes.data();
-  w.block_scales = scales.data();
-  w.tensor_scale = 1.0f;
-  std::vector<std::uint16_t> x(16, kBf16MinusOne);
-  EXPECT_EQ(RunF32(w, x)[0], 0x00000000u);
-  w.tensor_scale = -1.0f;
-  EXPECT_EQ(RunF32(w, x)[0], 0x80000000u);
-}
-
-TEST(GemvOrder, Fp8PerChannelInfiniteScaleTimesZeroSumIsNan) {
-  // FP8 per-channel: sum 0 times channel scale +Inf = NaN; times 3: 0.
-  std::vector<std::uint8_t> codes(16, 0x00);
-  std::vector<float> cs = {INFINITY};
-  GemvWeightView w;
-  w.format = GemvFormat::kFp8PerChannel;
-  w.n = 1;
-  w.k = 16;
-  w.codes = codes.data();
-  w.channel_scales = cs.data();
-  std::vector<std::uint16_t> x(16, kBf16One);
-  EXPECT_TRUE(GemvOutputIsNan(GemvOutType::kFp32, RunF32(w, x)[0]));
-  cs[0] = 3.0f;
-  EXPECT_EQ(RunF32(w, x)[0], 0u);
+TEST(GemvOrder, HandWorkedCases) {
+  for (const HandCase& c : HandCases()) {
+    SCOPED_TRACE(c.name);
+    GemvWeightView w;
+    w.format = c.format;
+    w.n = c.n;
+    w.k = c.k;
+    w.group = 128;
+    w.signed_codes = c.signed_codes;
+    w.scale_type = c.scale_type;
+    w.codes = c.codes.empty() ? nullptr : c.codes.data();
+    w.block_scales = c.block_scales.empty() ? nullptr : c.block_scales.data();
+    w.channel_scales = c.channel_scales.empty() ? nullptr : c.channel_scales.data();
+    w.tensor_scale = c.tensor_scale;
+    w.words = c.words.empty() ? nullptr : c.words.data();
+    w.zeros = c.zeros.empty() ? nullptr : c.zeros.data();
+    w.group_scales = c.group_scales.empty() ? nullptr : c.group_scales.data();
+    std::vector<std::uint32_t> y(static_cast<std::size_t>(c.n), 0xDEADBEEFu);
+    GemvDefinedOrder(w, c.x.data(), GemvActType::kBf16, 1, c.out, y.data());
+    if (c.want.empty()) {
+      EXPECT_TRUE(GemvOutputIsNan(c.out, y[0])) << std::hex << y[0];
+      continue;
+    }
+    ASSERT_LE(c.want.size(), y.size());
+    for (std::size_t n = 0; n < c.want.size(); ++n) EXPECT_EQ(y[n], c.want[n]) << "y[" << n << "]";
+  }
 }
 
 // ---- shape properties against an exact sum ---------------------------------------
