@@ -2,7 +2,10 @@
 // the same bytes (METHOD.md: the copy is the memory-bound ceiling). Every
 // kernel is timed with CUDA events, median of 20 runs after warm-up, on
 // random data of >= 256 MB. Prints one "RESULT name ms bytes GB/s ratio" line
-// per case; scripts/run_gpu.sh collects them into the final table.
+// per hand-listed case (scripts/run_gpu.sh collects them into the final
+// table), then one "ROW ..." line per CUDA row of the registry on 256 MB
+// tensors (BenchRegistryRows; `lowbit_cuda_bench --rows` runs those alone).
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,7 +21,11 @@
 #include "lowbit/cuda/device.h"
 #include "layout_variants.h"  // cuda/src: the entry points that name a layout
 #include "lowbit/cuda/quantize.h"
+#include "lowbit/cuda/register.h"
 #include "lowbit/cuda/verify.h"
+#include "lowbit/formats/recipe/names.h"
+#include "lowbit/registry/recipe_entry.h"
+#include "lowbit/registry/registry.h"
 
 namespace {
 
@@ -68,11 +75,11 @@ __global__ void ToBf16(const float* in, std::uint16_t* out, std::size_t n) {
   }
 }
 
-float MedianMs(const std::function<void()>& body, int reps = 20) {
+float MedianMs(const std::function<void()>& body, int reps = 20, int warmups = 3) {
   cudaEvent_t a, b;
   CHECK_CUDA(cudaEventCreate(&a));
   CHECK_CUDA(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) body();
+  for (int i = 0; i < warmups; ++i) body();
   CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<float> t;
   for (int i = 0; i < reps; ++i) {
@@ -225,6 +232,222 @@ void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out,
   cudaFree(scales);
 }
 
+// ---- every CUDA row of the registry, on 256 MB tensors (issue 15) ----
+//
+// The rows come from the registry (registry::RegisterCudaBackends), so a new
+// cuda-hw / cuda-sw conversion or a new "cuda" recipe row is measured here
+// without an edit. Each runs on device buffers through the entry points the
+// rows call (cuda::Convert for element rows, cuda::RunRecipeOnDevice for
+// recipe rows: no host copies, no synchronization inside the timing).
+// "x copy" = (bytes read + written) / time against a device-to-device copy
+// of 256 MB timed in the same run, bytes read + written. A quantize whose
+// recipe needs the tensor's statistics before its elements (a per-tensor
+// group, or NVFP4's tensor scale) must read its input twice: its floor, and
+// so its byte count, has the input twice.
+
+constexpr std::size_t kRowBytes = std::size_t{256} << 20;
+
+__global__ void FillF16(const float* in, std::uint16_t* out, std::size_t n) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    out[i] = __half_as_ushort(__float2half_rn(in[i]));
+  }
+}
+
+ElementOp ElementOpOf(registry::Operation op) {
+  switch (op) {
+    case registry::Operation::kEncodeF32: return ElementOp::kEncodeF32;
+    case registry::Operation::kEncodeBf16: return ElementOp::kEncodeBf16;
+    case registry::Operation::kEncodeF16: return ElementOp::kEncodeF16;
+    case registry::Operation::kDecodeToF32: return ElementOp::kDecodeToF32;
+    case registry::Operation::kDecodeToBf16: return ElementOp::kDecodeToBf16;
+  }
+  return ElementOp::kEncodeF32;
+}
+
+// Timing repetitions for a row whose one run took `first_ms`: 20 for the
+// fast rows, fewer for the slow model rows (a run stays under ~2 s a row).
+int RepsFor(float first_ms) { return first_ms < 20 ? 20 : first_ms < 100 ? 7 : 3; }
+
+void RowReport(const char* kind, const std::string& name, float ms, double bytes, double copy_gbs, double goal) {
+  const double gbs = bytes / (ms * 1e-3) / 1e9;
+  const double ratio = gbs / copy_gbs;
+  std::printf("ROW %-7s %-58s %9.3f ms %8.1f MB %8.1f GB/s %6.3fx copy  goal %.2fx  %s\n", kind, name.c_str(), ms,
+              bytes / 1e6, gbs, ratio, goal, ratio >= goal ? "MET" : "NOT-MET");
+}
+
+// LOWBIT_BENCH_ROWS=text: only the rows whose name holds `text` (to profile
+// one row's kernels with ncu).
+bool RowSelected(const std::string& name) {
+  const char* only = std::getenv("LOWBIT_BENCH_ROWS");
+  return only == nullptr || name.find(only) != std::string::npos;
+}
+
+void BenchRegistryRows() {
+  registry::Registry reg;
+  registry::RegisterCudaBackends(reg);
+  // Inputs: 256 MB of each input type, and codes (random bytes: every code,
+  // NaN and Inf codes included, as the decodes meet them).
+  float* f32 = nullptr;
+  std::uint16_t* b16 = nullptr;
+  std::uint16_t* f16 = nullptr;
+  std::uint32_t* codes_in = nullptr;
+  void* out = nullptr;
+  CHECK_CUDA(cudaMalloc(&f32, kRowBytes));
+  CHECK_CUDA(cudaMalloc(&b16, kRowBytes));
+  CHECK_CUDA(cudaMalloc(&f16, kRowBytes));
+  CHECK_CUDA(cudaMalloc(&codes_in, kRowBytes));
+  CHECK_CUDA(cudaMalloc(&out, kRowBytes));
+  {
+    float* g = nullptr;
+    CHECK_CUDA(cudaMalloc(&g, kRowBytes * 2));
+    FillGaussian<<<1024, 256>>>(g, kRowBytes / 2, 7);
+    CHECK_CUDA(cudaMemcpy(f32, g, kRowBytes, cudaMemcpyDeviceToDevice));
+    ToBf16<<<1024, 256>>>(g, b16, kRowBytes / 2);
+    FillF16<<<1024, 256>>>(g, f16, kRowBytes / 2);
+    FillRandom<<<1024, 256>>>(codes_in, kRowBytes / 4, 11);
+    CHECK_CUDA(cudaDeviceSynchronize());
+    cudaFree(g);
+  }
+  const float copy_ms = MedianMs([&] { CHECK_CUDA(cudaMemcpyAsync(out, f32, kRowBytes, cudaMemcpyDeviceToDevice)); });
+  const double copy_gbs = 2.0 * kRowBytes / (copy_ms * 1e-3) / 1e9;
+  std::printf("ROW copy    %-58s %9.3f ms %8.1f MB %8.1f GB/s %6.3fx copy  goal -  -\n", "copy d2d (256 MB)", copy_ms,
+              2.0 * kRowBytes / 1e6, copy_gbs, 1.0);
+
+  // Element rows: cuda-hw under its round-to-nearest-even instruction
+  // (satfinite where the cvt has it), cuda-sw under the model's default
+  // options (what `lowbit convert` passes).
+  for (const registry::KernelEntry& e : reg.Entries()) {
+    if (e.backend != "cuda-hw" && e.backend != "cuda-sw") continue;
+    const ElementOp op = ElementOpOf(e.operation);
+    const bool hw = e.backend == "cuda-hw";
+    const std::size_t in_b = registry::InputBytes(e.operation, e.format);
+    const std::size_t out_b = registry::OutputBytes(e.operation, e.format);
+    const std::size_t n = kRowBytes / (in_b > out_b ? in_b : out_b);
+    ConvertRequest r;
+    r.op = op;
+    r.format = e.format;
+    r.backend = hw ? Backend::kHardware : Backend::kSoftware;
+    r.count = n;
+    r.output = out;
+    switch (e.operation) {
+      case registry::Operation::kEncodeF32: r.input = f32; break;
+      case registry::Operation::kEncodeBf16: r.input = b16; break;
+      case registry::Operation::kEncodeF16: r.input = f16; break;
+      default: r.input = codes_in; break;
+    }
+    std::string options = "default";
+    if (IsEncode(op)) {
+      if (hw) {
+        bool found = false;
+        for (bool sat : {true, false}) {
+          for (RoundingMode m : {RoundingMode::kNearestEven, RoundingMode::kTowardZero}) {
+            if (!found && HardwareEncodeOptions(op, e.format, m, sat, &r.encode)) {
+              found = true;
+              options = std::string(m == RoundingMode::kNearestEven ? "rn" : "rz") + (sat ? ".satfinite" : "");
+            }
+          }
+        }
+        if (!found) continue;
+      }
+    } else if (hw) {
+      r.decode = HardwareDecodeOptions(e.format);
+      options = "nvidia";
+    }
+    const std::string name = e.backend + " " + registry::OperationName(e.operation) + " " + Spec(e.format).name +
+                             " (" + options + ")";
+    if (!RowSelected(name)) continue;
+    if (!Supports(r.backend, op, e.format, r.encode, r.decode)) {
+      std::printf("ROW-SKIP %s: options not supported\n", name.c_str());
+      continue;
+    }
+    const Status first = Convert(r);
+    if (!first.ok) {
+      std::printf("ROW-SKIP %s: %s\n", name.c_str(), first.message.c_str());
+      continue;
+    }
+    const float one = MedianMs([&] { CHECK_OK(Convert(r)); }, 1, 1);
+    const float ms = MedianMs([&] { CHECK_OK(Convert(r)); }, RepsFor(one), 2);
+    RowReport("element", name, ms, static_cast<double>(n) * (in_b + out_b), copy_gbs, hw ? 0.85 : 0.5);
+  }
+
+  // Recipe rows: FP32 x of [2^26 / 4096, 4096] (256 MB). A dequantize
+  // decodes what the same recipe's quantize wrote.
+  const std::size_t cols = 4096, rows = kRowBytes / 4 / cols, count = rows * cols;
+  float* workspace = nullptr;
+  recipe::TensorScale* tensor_scale = nullptr;
+  CHECK_CUDA(cudaMalloc(&workspace, sizeof(float) * kRecipeWorkspaceFloats));
+  CHECK_CUDA(cudaMalloc(&tensor_scale, sizeof(recipe::TensorScale)));
+  for (const registry::RecipeEntry& e : reg.RecipeEntries()) {
+    if (e.backend != "cuda" || e.operation != registry::RecipeOperation::kQuantizeRecipe) continue;
+    recipe::Target target;
+    if (!registry::ParseRecipe(e.recipe, &target)) continue;
+    if (!RowSelected(e.recipe)) continue;
+    const registry::RecipeBuffers sizes = registry::RecipeBufferSizes(target, rows, cols);
+    if (!sizes.ok) {
+      std::printf("ROW-SKIP recipe %s: %s\n", e.recipe.c_str(), sizes.error.c_str());
+      continue;
+    }
+    const recipe::BufferSizes& s = sizes.sizes;
+    void* codes = nullptr;
+    void* scale_codes = nullptr;
+    void* scales = nullptr;
+    void* zero_points = nullptr;
+    CHECK_CUDA(cudaMalloc(&codes, s.code_bytes + 16));
+    CHECK_CUDA(cudaMalloc(&scale_codes, s.scale_codes + 16));
+    CHECK_CUDA(cudaMalloc(&scales, 4 * s.scales + 16));
+    CHECK_CUDA(cudaMalloc(&zero_points, 4 * s.zero_points + 16));
+    registry::RecipeArgs a;
+    a.operation = registry::RecipeOperation::kQuantizeRecipe;
+    a.target = target;
+    a.rows = rows;
+    a.cols = cols;
+    a.x = f32;
+    a.q = {s.code_bytes ? static_cast<std::uint8_t*>(codes) : nullptr,
+           s.scale_codes ? static_cast<std::uint8_t*>(scale_codes) : nullptr,
+           s.scales ? static_cast<float*>(scales) : nullptr,
+           s.zero_points ? static_cast<std::int32_t*>(zero_points) : nullptr,
+           s.tensor_scales ? tensor_scale : nullptr};
+    const double side_bytes = static_cast<double>(s.code_bytes) + s.scale_codes + 4.0 * s.scales +
+                              4.0 * s.zero_points + 8.0 * s.tensor_scales;
+    const bool two_reads = target.layout.geometry == recipe::Geometry::kPerTensor ||
+                           target.recipe->tensor_scale != recipe::TensorScaleRule::kNone;
+    const Status first = RunRecipeOnDevice(a, workspace, nullptr);
+    if (!first.ok) {
+      std::printf("ROW-SKIP recipe quantize %s: %s\n", e.recipe.c_str(), first.message.c_str());
+    } else {
+      const float one = MedianMs([&] { CHECK_OK(RunRecipeOnDevice(a, workspace, nullptr)); }, 1, 1);
+      const float ms = MedianMs([&] { CHECK_OK(RunRecipeOnDevice(a, workspace, nullptr)); }, RepsFor(one), 1);
+      RowReport("recipe", std::string("quantize ") + e.recipe + (two_reads ? " (2 reads)" : ""), ms,
+                (two_reads ? 8.0 : 4.0) * count + side_bytes, copy_gbs, 0.85);
+      if (reg.FindRecipe(registry::RecipeOperation::kDequantizeRecipe, e.recipe, "cuda") != nullptr) {
+        registry::RecipeArgs d = a;
+        d.operation = registry::RecipeOperation::kDequantizeRecipe;
+        d.x = nullptr;
+        d.out = static_cast<float*>(out);
+        const Status f2 = RunRecipeOnDevice(d, workspace, nullptr);
+        if (!f2.ok) {
+          std::printf("ROW-SKIP recipe dequantize %s: %s\n", e.recipe.c_str(), f2.message.c_str());
+        } else {
+          const float one2 = MedianMs([&] { CHECK_OK(RunRecipeOnDevice(d, workspace, nullptr)); }, 1, 1);
+          const float ms2 = MedianMs([&] { CHECK_OK(RunRecipeOnDevice(d, workspace, nullptr)); }, RepsFor(one2), 1);
+          RowReport("recipe", std::string("dequantize ") + e.recipe, ms2, 4.0 * count + side_bytes, copy_gbs, 0.85);
+        }
+      }
+    }
+    cudaFree(codes);
+    cudaFree(scale_codes);
+    cudaFree(scales);
+    cudaFree(zero_points);
+  }
+  cudaFree(workspace);
+  cudaFree(tensor_scale);
+  cudaFree(f32);
+  cudaFree(b16);
+  cudaFree(f16);
+  cudaFree(codes_in);
+  cudaFree(out);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -233,6 +456,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("device: %s\n", DeviceDescription().c_str());
+  // --rows: the registry's rows alone (BenchRegistryRows).
+  const bool rows_only = argc > 1 && std::string(argv[1]) == "--rows";
+  if (rows_only) {
+    BenchRegistryRows();
+    return 0;
+  }
   const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::size_t{1} << 28);
   // Buffers: FP32 input (n*4 bytes = 1 GiB at the default), BF16 copy, outputs.
   float* f32 = nullptr;
@@ -327,5 +556,6 @@ int main(int argc, char** argv) {
   cudaFree(bf16);
   cudaFree(out);
   cudaFree(out2);
+  BenchRegistryRows();
   return 0;
 }
