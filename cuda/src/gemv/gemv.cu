@@ -2,10 +2,12 @@
 // order written down in formats/include/lowbit/formats/matmul/gemv_order.h:
 //
 // K-major formats (NVFP4, MXFP4, MXFP8, FP8 per-channel): one warp per
-//   output channel n, 4 warps a block. Lane j takes chunks j, j + 32, ... of
-//   one 16-byte (FP8 MX: 32-byte) load each, decodes in registers
-//   (decode.cuh), and for every row m of x folds each scale block's partial
-//   into its accumulator; the warp's xor butterfly sums the 32 lanes.
+//   R output channels (M = 1: one; M > 1: 2 or 4), 4 warps a block. Lane j
+//   takes chunks j, j + 32, ... of one 16-byte (FP8 MX: 32-byte) load per
+//   row each, decodes in registers (decode.cuh), and for every row m of x
+//   folds each scale block's partial into its accumulators, each activation
+//   loaded once for the R channels; the warp's xor butterfly sums the 32
+//   lanes.
 // INT4 GPTQ / AWQ (words packed along K or along N): one thread per word
 //   column (GPTQ: one output channel, AWQ: eight) and group slot; a block's
 //   slots compute a tile of groups' partials at once, the 8 lane threads of
@@ -224,9 +226,116 @@ __device__ __forceinline__ void KMajorChunk(const KArgs& a, const std::uint8_t* 
   }
 }
 
-// Each warp takes R consecutive output channels (R > 1 only for M = 1, where
-// the rows share the loads and widening of x); lane j takes chunks j, j + 32,
-// ... of each, as the reference's lanes do.
+// M > 1: one lane's chunk j of the warp's R rows n0 .. n0 + R - 1 for all
+// rows m of x. The R rows' codes of the chunk are loaded, then block by block
+// each row's block is decoded once into registers and, for every m, the
+// block's activations are loaded and widened once and folded into all R
+// rows: x is read R times less often than with one row per warp (the M > 1
+// kernel was L1-bound on x: 16 reloads of each chunk of x per 16 bytes of
+// weights, bench/RESULTS.md "GEMV (issue 12)"). Each output's order is still
+// gemv_order.h's: partial_b from +0 over the block's k in increasing order,
+// then acc = fmaf(partial_b, scale_b, acc) over the lane's blocks in order.
+// Rows past the last (r >= rows) read row 0 again and are never stored.
+template <GemvFormat F, typename Act, int MT, int R, bool kFast>
+__device__ __forceinline__ void KMajorChunkRows(const KArgs& a, const std::uint8_t* codes, const std::uint8_t* scales,
+                                                const std::uint16_t* x, long j, int rows, float (&acc)[MT][R]) {
+  using T = KTraits<F>;
+  constexpr int kCodesPerWord = T::kFp4 ? 8 : 4;
+  constexpr int kWordsPerBlock = T::kBlock / kCodesPerWord;
+  static_assert(T::kBlock % 8 == 0 && T::kBlock % kCodesPerWord == 0, "x in whole 16-byte loads, codes in whole words");
+  const long k0 = j * T::kElems;
+  const bool full = kFast || k0 + T::kElems <= a.k;
+  const int valid = full ? T::kElems : static_cast<int>(a.k - k0);
+  const bool x_vec = kFast || (full && a.x_vec);
+  std::uint32_t cw[R][T::kBytes / 4];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const std::uint8_t* rc = codes + (r < rows ? r : 0) * a.row_bytes;
+    if (kFast || (full && a.codes_vec)) {
+#pragma unroll
+      for (int q = 0; q < T::kBytes / 16; ++q) {
+        const uint4 u = __ldg(reinterpret_cast<const uint4*>(rc + (T::kFp4 ? k0 / 2 : k0)) + q);
+        cw[r][4 * q] = u.x;
+        cw[r][4 * q + 1] = u.y;
+        cw[r][4 * q + 2] = u.z;
+        cw[r][4 * q + 3] = u.w;
+      }
+    } else {
+      const long b0 = T::kFp4 ? k0 / 2 : k0;
+      const int nbytes = T::kFp4 ? (valid + 1) / 2 : valid;
+#pragma unroll
+      for (int q = 0; q < T::kBytes / 4; ++q) {
+        std::uint32_t w = 0;
+#pragma unroll
+        for (int b = 0; b < 4; ++b) {
+          if (q * 4 + b < nbytes) w |= static_cast<std::uint32_t>(__ldg(rc + b0 + q * 4 + b)) << (8 * b);
+        }
+        cw[r][q] = w;
+      }
+    }
+  }
+#pragma unroll
+  for (int bb = 0; bb < T::kBpc; ++bb) {
+    if (!kFast && k0 + bb * T::kBlock >= a.k) break;  // the chunk ends before this block
+    const long blk = j * T::kBpc + bb;
+    float v[R][T::kBlock];
+    float s[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+      for (int q = 0; q < kWordsPerBlock; ++q) {
+        const std::uint32_t w = cw[r][bb * kWordsPerBlock + q];
+        if constexpr (T::kFp4) {
+          float v8[8];
+          E2m1x8ToF32(w, v8);
+#pragma unroll
+          for (int e = 0; e < 8; ++e) v[r][8 * q + e] = v8[e];
+        } else {
+          const float2 lo = E4m3x2ToF32x2(w);
+          const float2 hi = E4m3x2ToF32x2(w >> 16);
+          v[r][4 * q] = lo.x;
+          v[r][4 * q + 1] = lo.y;
+          v[r][4 * q + 2] = hi.x;
+          v[r][4 * q + 3] = hi.y;
+        }
+      }
+      const std::uint8_t* rs = scales + (r < rows ? r : 0) * a.nblocks;
+      if constexpr (F == GemvFormat::kNvfp4) {
+        s[r] = Ue4m3ToF32(__ldg(rs + blk));
+      } else if constexpr (F == GemvFormat::kFp8PerChannel) {
+        s[r] = 1.0f;
+      } else {
+        s[r] = E8m0ToF32(__ldg(rs + blk));
+      }
+    }
+#pragma unroll
+    for (int m = 0; m < MT; ++m) {
+      if (m >= a.m) break;
+      float p[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) p[r] = 0.0f;
+#pragma unroll
+      for (int q = 0; q < T::kBlock / 8; ++q) {
+        const int e0 = bb * T::kBlock + q * 8;  // the chunk's element index of xv[0]
+        float xv[8];
+        LoadX<Act, 8>(x + m * a.k + k0 + e0, x_vec, valid - e0, xv);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          if (!full && e0 + e >= valid) break;
+#pragma unroll
+          for (int r = 0; r < R; ++r) p[r] = __fmaf_rn(v[r][q * 8 + e], xv[e], p[r]);
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) acc[m][r] = __fmaf_rn(p[r], s[r], acc[m][r]);
+    }
+  }
+}
+
+// Each warp takes R consecutive output channels, which share the loads and
+// widening of x (M = 1: R = 1 by default, KMajorTuning; M > 1: R = 2 or 4,
+// KMajorRowsPerWarpM); lane j takes chunks j, j + 32, ... of each, as the
+// reference's lanes do. M = 1 runs KMajorChunk, M > 1 KMajorChunkRows.
 template <GemvFormat F, typename Act, int MT, int R, int U>
 __global__ void __launch_bounds__(kKMajorWarps * 32) GemvKMajorKernel(KArgs a) {
   using T = KTraits<F>;
@@ -254,9 +363,21 @@ __global__ void __launch_bounds__(kKMajorWarps * 32) GemvKMajorKernel(KArgs a) {
   long j = lane;
   if (a.codes_vec && a.x_vec) {
 #pragma unroll U
-    for (; j < full_chunks; j += kLanes) KMajorChunk<F, Act, MT, R, true>(a, codes, scales, x, j, rows, acc);
+    for (; j < full_chunks; j += kLanes) {
+      if constexpr (MT == 1) {
+        KMajorChunk<F, Act, MT, R, true>(a, codes, scales, x, j, rows, acc);
+      } else {
+        KMajorChunkRows<F, Act, MT, R, true>(a, codes, scales, x, j, rows, acc);
+      }
+    }
   }
-  for (; j < chunks; j += kLanes) KMajorChunk<F, Act, MT, R, false>(a, codes, scales, x, j, rows, acc);
+  for (; j < chunks; j += kLanes) {
+    if constexpr (MT == 1) {
+      KMajorChunk<F, Act, MT, R, false>(a, codes, scales, x, j, rows, acc);
+    } else {
+      KMajorChunkRows<F, Act, MT, R, false>(a, codes, scales, x, j, rows, acc);
+    }
+  }
 #pragma unroll
   for (int m = 0; m < MT; ++m) {
 #pragma unroll
@@ -271,7 +392,9 @@ __global__ void __launch_bounds__(kKMajorWarps * 32) GemvKMajorKernel(KArgs a) {
   for (int m = 0; m < MT; ++m) {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      if (lane == m * R + r && m < a.m && r < rows) {
+      // After the xor butterfly every lane holds the same sum (each step adds
+      // the same two values, in either order); lanes take turns storing.
+      if (lane == (m * R + r) % kLanes && m < a.m && r < rows) {
         const long n = n0 + r;
         float y = acc[m][r];
         if constexpr (F == GemvFormat::kNvfp4) y = __fmul_rn(y, a.tensor_scale_at != nullptr ? __ldg(a.tensor_scale_at) : a.tensor_scale);
@@ -471,6 +594,26 @@ const KTuning& KMajorTuning() {
   return t;
 }
 
+// M > 1: output channels per warp (KMajorChunkRows). Each lane keeps R rows'
+// decoded block (R x block floats) and M x R accumulators in registers:
+// R = 4 for the 16-element blocks (NVFP4, FP8 per-channel), 2 for the
+// 32-element MX blocks (255 registers and small spills at R = 4, M = 16;
+// measured faster all the same, bench/RESULTS.md "GEMV (issue 12)", but not
+// yet checked bit for bit, so not the default). LOWBIT_GEMV_ROWS_PER_WARP_M
+// = 2 or 4 overrides it (a knob for bench/cuda/gemv_bench.cu; every choice
+// keeps the order, so the output bits).
+template <GemvFormat F>
+int KMajorRowsPerWarpM() {
+  static const int rows = [] {
+    if (const char* e = std::getenv("LOWBIT_GEMV_ROWS_PER_WARP_M"); e != nullptr) {
+      const int v = std::atoi(e);
+      if (v == 2 || v == 4) return v;
+    }
+    return KTraits<F>::kBlock <= 16 ? 4 : 2;
+  }();
+  return rows;
+}
+
 CommonArgs CommonArgsOf(const GemvLaunch& g) {
   CommonArgs c{};
   c.x = static_cast<const std::uint16_t*>(g.x);
@@ -523,10 +666,18 @@ cudaError_t LaunchKMajor(const GemvLaunch& g, cudaStream_t stream) {
         GemvKMajorKernel<F, Act, 1, 1, 2><<<grid(1), block, 0, stream>>>(a);
       }
     }
-  } else if (g.m <= 4) {
-    GemvKMajorKernel<F, Act, 4, 1, 2><<<grid(1), block, 0, stream>>>(a);
+  } else if (KMajorRowsPerWarpM<F>() == 4) {
+    if (g.m <= 4) {
+      GemvKMajorKernel<F, Act, 4, 4, 1><<<grid(4), block, 0, stream>>>(a);
+    } else {
+      GemvKMajorKernel<F, Act, 16, 4, 1><<<grid(4), block, 0, stream>>>(a);
+    }
   } else {
-    GemvKMajorKernel<F, Act, 16, 1, 2><<<grid(1), block, 0, stream>>>(a);
+    if (g.m <= 4) {
+      GemvKMajorKernel<F, Act, 4, 2, 1><<<grid(2), block, 0, stream>>>(a);
+    } else {
+      GemvKMajorKernel<F, Act, 16, 2, 1><<<grid(2), block, 0, stream>>>(a);
+    }
   }
   return cudaGetLastError();
 }
