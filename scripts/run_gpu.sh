@@ -158,3 +158,8 @@ echo "================ lowbit GPU run: $(cat "$OUT/device.txt"), $(date -u +%F) 
 printf '%s\n' "${ROWS[@]}"
 echo
 cat "$OUT/table.txt"
+# Every CUDA row of the registry on 256 MB (bench_cuda.cu BenchRegistryRows,
+# issue 15): how many meet their goal; the ROW lines of bench.log say which.
+if grep -q '^ROW ' "$OUT/bench.log" 2>/dev/null; then
+  echo "registry rows (256 MB): $(grep -c '^ROW .* MET$' "$OUT/bench.log") met, $(grep -c '^ROW .*NOT-MET$' "$OUT/bench.log") not met (ROW lines of bench.log)"
+fi
