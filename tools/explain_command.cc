@@ -38,6 +38,14 @@ struct ExplainArgs {
   std::vector<std::string> values;
 };
 
+// One line per rule, from the rule's comment in recipe.h (its source). The
+// switch has no default and -Wswitch is an error here, so a rule added
+// without a text does not compile; CliQuantizeTest.ExplainPrintsARuleForEveryRecipe
+// checks that every catalog recipe prints a non-empty rule line.
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+#endif
 const char* ScaleRuleText(recipe::ScaleRule rule) {
   using recipe::ScaleRule;
   switch (rule) {
@@ -46,20 +54,48 @@ const char* ScaleRuleText(recipe::ScaleRule rule) {
     case ScaleRule::kMxEven: return "even: round amax to the element's mantissa width, then floor";
     case ScaleRule::kMxRceil: return "RCEIL: X = round_up_pow2(fp32(amax * fp32(1/max_elem)))";
     case ScaleRule::kMxNearest: return "nearest: X = nearest_pow2(fp32(amax * fp32(1/max_elem))), 1.5*2^k ties up";
-    // The NVFP4 walk prints its arithmetic as values (tensor scale, FP32
-    // block scale, element factor) instead of a rule line.
+    case ScaleRule::kMxRceilEager:
+      return "RCEIL eager (torchao 0.18 CPU): descale = fp32(amax * fp32(1/max_elem)), e = clamp(ceil(log2f(descale)), "
+             "-127, 127) in FP32 (a few ulps above 2^k gives k); NaN -> 0xff, Inf -> 0xfe; code 0 scales by 1";
     case ScaleRule::kNvfp4Te:
+      return "TE: block scale = E4M3 satfinite(block amax * (S_enc * fp32(1/6))), S_enc from the tensor amax "
+             "(2688 / amax); x * fminf(1 / (block scale * S_dec), FLT_MAX)";
     case ScaleRule::kNvfp4Torchao:
-    case ScaleRule::kNvfp4ModelOpt: return "";
+      return "torchao: block scale = E4M3(clamp((block amax / 6) / per_tensor_scale, 2^-6, 448)); "
+             "x / (per_tensor_scale * block scale)";
+    case ScaleRule::kNvfp4ModelOpt:
+      return "ModelOpt: block scale = E4M3(max(block amax / (6 * wsf2), 2^-9)), 0 -> 1; x / (block scale * wsf2)";
+    case ScaleRule::kNvfp4Torchao018:
+      return "torchao 0.18: block scale as torchao; x * fp32(fp32(1 / per_tensor_scale) / block scale)";
+    case ScaleRule::kNvfp4ModelOpt047:
+      return "ModelOpt 0.47: block scale = E4M3(clamp(block amax / (6 * wsf2), 2^-9, 448)), 0 -> 1; "
+             "x / (block scale * wsf2)";
     case ScaleRule::kTeFp8: return "scale = max_fp8 / max(amax, eps) (amax 0/Inf/NaN -> 1, Inf -> FLT_MAX); y = x * scale; satfinite cvt";
     case ScaleRule::kAoSymmetric: return "scale = max(amax / ((qmax - qmin) / 2), eps); y = x * fp32(1 / scale); q = clamp(round(y) + zp)";
     case ScaleRule::kAoAsymmetric: return "scale = max((max+ - min-) / (qmax - qmin), eps); zp = clamp(qmin - round(min- / scale)); y = x * fp32(1 / scale)";
     case ScaleRule::kGptqSymmetric: return "xmin = -xmax if any x < 0; scale = (xmax - xmin) / maxq; zero = (maxq + 1) / 2; y = x / scale";
     case ScaleRule::kGptqAsymmetric: return "scale = (xmax - xmin) / maxq; zero = round(-xmin / scale); y = x / scale";
     case ScaleRule::kAmaxOverQmax: return "scale = amax / qmax (0 -> 1); y = x / scale; q = clamp(round(y), -qmax, qmax)";
+    case ScaleRule::kVllmFp8PerTensor:
+      return "vLLM per tensor: scale = amax / 448 (stored, no floor; or the given scale); y = x * fp32(1 / scale); "
+             "fmaxf(-448, fminf(y, 448)) (NaN -> +448); E4M3 RNE";
+    case ScaleRule::kVllmFp8PerToken:
+      return "vLLM per token: scale = fmaxf(amax / 448, 1 / (448 * 512)) (or the given scale); y = x / scale; "
+             "fmaxf(-448, fminf(y, 448)); E4M3 RNE";
+    case ScaleRule::kAmaxOverQmaxFloored:
+      return "scale = max(amax, 1e-10) / 127; q = clamp(round(x / scale), -128, 127) (half even)";
+    case ScaleRule::kVllmFp8KvCache:
+      return "vLLM KV cache: a static scale (1.0, or the given k_scale / v_scale, per tensor or per head); "
+             "y = x / scale; __nv_cvt_float_to_fp8(y, __NV_SATFINITE) (NaN -> 0x7f, +-Inf -> +-448)";
+    case ScaleRule::kAwqAsymmetric:
+      return "AWQ: scale = max(max - min, 1e-5) / maxq; zero = clamp(-round(min / scale), 0, maxq); "
+             "q = clamp(round(x / scale) + zero, 0, maxq)";
   }
   return "";
 }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 std::string Decimal(float x) { return ExactDecimal(kFp32, recipe::F32Bits(x)); }
 
@@ -103,7 +139,7 @@ Largest ExplainMx(const recipe::Recipe& r, const std::vector<float>& x, int larg
   std::printf("== %s  %s\n", recipe::RecipeName(r).c_str(), r.source);
   std::printf("1. amax = %s  (NaN %s)\n", F32Text(stats.amax).c_str(),
               r.amax_nan == AmaxNan::kIgnore ? "ignored, fmaxf" : "propagates, torch.amax");
-  std::printf("2. scale rule %s; emax(%s) = %d\n", ScaleRuleText(r.scale_rule), r.element.name, r.element_emax);
+  std::printf("2. scale rule: %s; emax(%s) = %d\n", ScaleRuleText(r.scale_rule), r.element.name, r.element_emax);
   if (r.scale_rule == recipe::ScaleRule::kMxRceil || r.scale_rule == recipe::ScaleRule::kMxNearest) {
     std::printf("   amax * fp32(1/max_elem) = %s * %s = %s\n", F32Text(stats.amax).c_str(),
                 F32Text(recipe::MaxNormReciprocal(r)).c_str(), F32Text(s.rule_value).c_str());
@@ -145,7 +181,8 @@ Largest ExplainNvfp4(const recipe::Recipe& r, const std::string& name, const std
   const recipe::TensorScale t = recipe::ChooseTensorScale(r, stats.amax);
   const recipe::BlockScale s = recipe::ChooseScale(r, stats, t);
   const Walk w = WalkElements(r, s, t, x);
-  std::printf("== %s (the values are the whole tensor)\n", name.c_str());
+  std::printf("== %s (the values are the whole tensor)  %s\n", name.c_str(), r.source);
+  std::printf("   scale rule: %s\n", ScaleRuleText(r.scale_rule));
   std::printf("1. tensor amax = %s; tensor scale: encode %s, stored decode %s\n", F32Text(stats.amax).c_str(),
               F32Text(t.encode).c_str(), F32Text(t.decode).c_str());
   std::printf("2. block amax = %s; FP32 block scale before E4M3 = %s\n", F32Text(stats.amax).c_str(),
@@ -171,7 +208,7 @@ Largest ExplainScaled(const recipe::Recipe& r, const std::vector<float>& x, int 
   std::printf("== %s  %s\n", recipe::RecipeName(r).c_str(), r.source);
   std::printf("1. min = %s, max = %s, amax = %s  (NaN %s)\n", F32Text(stats.min).c_str(), F32Text(stats.max).c_str(),
               F32Text(stats.amax).c_str(), r.amax_nan == AmaxNan::kIgnore ? "ignored, fmaxf" : "propagates, torch");
-  std::printf("2. %s\n   scale (stored, dequantizes) = %s; encode factor = %s; zero point %d\n",
+  std::printf("2. scale rule: %s\n   scale (stored, dequantizes) = %s; encode factor = %s; zero point %d\n",
               ScaleRuleText(r.scale_rule), F32Text(s.decode).c_str(), F32Text(s.factor).c_str(), s.zero_point);
   std::printf("3. elements (%s, range [%d, %d]):\n",
               r.element_encode.rounding == RoundingMode::kNearestAway ? "round half away" : "round half even", r.qmin,

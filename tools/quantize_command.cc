@@ -12,7 +12,13 @@
 // e4m3:te) also take --shape ROWSxCOLS, a layout (in the name,
 // int4:ao-sym/g2, or --layout tensor|row|channel|token|group:G|block:RxG)
 // and --static LO,HI (a calibrated range instead of the data's own
-// statistics).
+// statistics). The recipes that take a given scale (the vLLM FP8 ones,
+// recipe::TakesGivenScale: static_scaled_fp8_quant, the KV cache's k_scale /
+// v_scale) also take --scale S (one stored FP32 scale for every group) or
+// --scale S1,S2,... / --scale-file PATH (one per group of the layout, e.g.
+// per KV head with the layout gHEAD_SIZE); each must be a finite number > 0.
+// They run on the model's steps, which is the scalar registry row (the SIMD
+// and CUDA rows refuse given scales).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -142,6 +148,8 @@ struct QuantizeArgs {
   std::string shape;         // ROWSxCOLS; default 1 x count
   std::string layout;        // empty: the name's layout, else per tensor
   std::string static_range;  // LO,HI
+  std::string given_scale;   // --scale S or S1,S2,...
+  std::string scale_file;    // --scale-file PATH
 };
 
 // One dimension of --shape: a whole number from 1 to `max` (the number of
@@ -251,6 +259,52 @@ recipe::GroupStats StaticRange(const std::string& text) {
   return recipe::StatsOfRange(range[0], range[1]);
 }
 
+// --scale S[,S...] or --scale-file PATH: the given (static) scales, each a
+// finite number > 0 (a zero, negative, infinite or NaN scale gives no codes
+// a kernel would: vLLM divides by it or multiplies by its reciprocal), and
+// either one for every group or one per group (`groups` of the layout).
+std::vector<float> GivenScales(const recipe::Recipe& r, const QuantizeArgs& args, long groups,
+                               const std::string& layout_text) {
+  const std::string what = args.scale_file.empty() ? "--scale " + Printable(args.given_scale)
+                                                   : "--scale-file " + Printable(args.scale_file, 256);
+  if (!args.given_scale.empty() && !args.scale_file.empty()) throw CommandError("give --scale or --scale-file, not both");
+  if (!args.static_range.empty()) throw CommandError(what + " and --static: give one (a scale, or a range to derive it)");
+  if (!recipe::TakesGivenScale(r)) {
+    throw CommandError(recipe::RecipeName(r) + " takes no given scale (only the vLLM FP8 recipes do: e4m3:vllm, "
+                       "e4m3:vllm-token, e4m3:vllm-kv; the others derive their scale from the data)");
+  }
+  std::vector<std::string> words;
+  if (!args.given_scale.empty()) {
+    std::size_t begin = 0;
+    for (;;) {
+      const std::size_t comma = args.given_scale.find(',', begin);
+      words.push_back(args.given_scale.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+      if (words.back().empty()) throw CommandError(what + ": an empty scale (S, or S1,S2,... one per group)");
+      if (comma == std::string::npos) break;
+      begin = comma + 1;
+    }
+  }
+  std::vector<float> scales;
+  try {
+    scales = ReadF32Values(words, args.scale_file);
+  } catch (const CommandError& e) {
+    throw CommandError(what + ": " + e.what());
+  }
+  for (std::size_t i = 0; i < scales.size(); ++i) {
+    const float s = scales[i];
+    if (!std::isfinite(s) || !(s > 0.0f)) {
+      throw CommandError(what + ": scale " + std::to_string(i + 1) + " is " + F32Text(s) +
+                         "; a given scale must be a finite number > 0");
+    }
+  }
+  if (scales.size() != 1 && static_cast<long>(scales.size()) != groups) {
+    throw CommandError(what + ": " + std::to_string(scales.size()) + " scales for " + std::to_string(groups) +
+                       " group" + (groups == 1 ? "" : "s") + " (layout " + layout_text +
+                       "); give 1, or one per group (per head: the layout gHEAD_SIZE)");
+  }
+  return scales;
+}
+
 void RunScaledQuantize(const recipe::Recipe& r, const recipe::Target& t, const QuantizeArgs& args) {
   const std::vector<float> x = ReadF32Values(args.values, args.file);
   const long count = static_cast<long>(x.size());
@@ -276,10 +330,19 @@ void RunScaledQuantize(const recipe::Recipe& r, const recipe::Target& t, const Q
                        layout_text + ")");
   }
 
-  // Each group's scale: from its own statistics (dynamic), or from the
-  // calibrated range (static, the same for every group).
+  // Each group's scale: from its own statistics (dynamic), from the
+  // calibrated range (static, the same for every group), or given (one for
+  // every group or one per group, recipe::GivenScale as
+  // recipe::QuantizeTensorWithGivenScales stores it).
   std::vector<recipe::BlockScale> scales(static_cast<std::size_t>(grid.Count()));
-  if (args.static_range.empty()) {
+  const bool given = !args.given_scale.empty() || !args.scale_file.empty();
+  if (given) {
+    const std::vector<float> given_scales = GivenScales(r, args, grid.Count(), layout_text);
+    for (long g = 0; g < grid.Count(); ++g) {
+      scales[static_cast<std::size_t>(g)] =
+          recipe::GivenScale(r, given_scales[given_scales.size() == 1 ? 0 : static_cast<std::size_t>(g)]);
+    }
+  } else if (args.static_range.empty()) {
     for (long g = 0; g < grid.Count(); ++g) {
       recipe::GroupStats stats = recipe::EmptyStats();
       recipe::ForEachInGroup(grid, g, [&](long k) { stats = recipe::Accumulate(r, stats, x[static_cast<std::size_t>(k)]); });
@@ -308,7 +371,7 @@ void RunScaledQuantize(const recipe::Recipe& r, const recipe::Target& t, const Q
 
   std::printf("recipe %s  %s\n", recipe::RecipeName(r).c_str(), r.source);
   std::printf("shape %ldx%ld, %s, %ld group%s, %s scales\n", rows, cols, LayoutText(layout).c_str(), grid.Count(),
-              grid.Count() == 1 ? "" : "s", args.static_range.empty() ? "dynamic" : "static");
+              grid.Count() == 1 ? "" : "s", given ? "given" : args.static_range.empty() ? "dynamic" : "static");
   for (long g = 0; g < grid.Count(); ++g) {
     const recipe::BlockScale& s = scales[static_cast<std::size_t>(g)];
     std::printf("group %ld: scale %s  encode %s  zero point %d\n  codes: %s\n", g, F32Text(s.decode).c_str(),
@@ -399,8 +462,10 @@ void RunQuantize(const QuantizeArgs& args) {
     RunScaledQuantize(r, t, args);
     return;
   }
-  if (!args.shape.empty() || (!args.layout.empty() && args.layout != "tensor") || !args.static_range.empty()) {
-    throw CommandError("--shape, --layout and --static apply to scaled recipes (" + ScaledRecipeNames() + ")");
+  if (!args.shape.empty() || (!args.layout.empty() && args.layout != "tensor") || !args.static_range.empty() ||
+      !args.given_scale.empty() || !args.scale_file.empty()) {
+    throw CommandError("--shape, --layout, --static, --scale and --scale-file apply to scaled recipes (" +
+                       ScaledRecipeNames() + ")");
   }
   RunBlockQuantize(r, args);
 }
@@ -420,6 +485,11 @@ void AddQuantizeCommand(CLI::App& app) {
   cmd->add_option("--layout", args->layout,
                   "Scaled recipes: tensor (default), row, channel, token, group:G, block:RxG");
   cmd->add_option("--static", args->static_range, "Scaled recipes: calibrated range LO,HI (static scales)");
+  cmd->add_option("--scale", args->given_scale,
+                  "vLLM FP8 recipes: given stored scale S (every group) or S1,S2,... (one per group, e.g. per "
+                  "KV head with /gHEAD_SIZE); finite, > 0");
+  cmd->add_option("--scale-file", args->scale_file,
+                  "vLLM FP8 recipes: text file of given scales (1, or one per group), as --scale");
   cmd->callback([args] { RunQuantize(*args); });
 }
 

@@ -47,7 +47,8 @@ TEST_F(CliDecodeProfile, FiniteCodesAreTheExactValueEverywhere) {
   const CliResult all = RunCli({"decode", "e4m3", "0x7e", "--profile", "all"});
   EXPECT_EQ(all.exit_code, 0);
   // One line per profile that has E4M3, each with 448's bits.
-  for (const char* profile : {"ocp", "nvidia", "nvidia-nosat", "ml_dtypes", "pytorch-cpu", "pytorch-cuda"}) {
+  for (const char* profile :
+       {"ocp", "nvidia", "nvidia-nosat", "ml_dtypes", "pytorch-cpu", "pytorch-cuda", "pytorch-cpu-2.15"}) {
     EXPECT_NE(all.out.find(std::string("448 fp32=0x43e00000 profile=") + profile + "\n"), std::string::npos)
         << profile << ":\n" << all.out;
   }

@@ -3,11 +3,15 @@
 // and scaled INT/FP8 examples and checks the printed codes and scales. The
 // expected lines are worked out by hand from the recipes' formulas.
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include <sys/wait.h>
 
 #include <gtest/gtest.h>
+
+#include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/names.h"
 
 namespace {
 
@@ -107,6 +111,94 @@ TEST_F(CliQuantizeTest, ExplainComparesAoAndCommonOnMinusAmax) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("[1] -127.5 -> -127.5 -> code 0x80 = -128 -> -128\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("[1] -127.5 -> -127 -> code 0x81 = -127 -> -127.5\n"), std::string::npos) << r.out;
+}
+
+// ---- given (static) scales: --scale / --scale-file --------------------------
+
+TEST_F(CliQuantizeTest, VllmGivenScalePerTensor) {
+  // static_scaled_fp8_quant: the given scale 2 is stored, y = x * (1 / 2):
+  // 1 -> 0.5 (0x30), -3 -> -1.5 (0xbc), 896 -> 448 (0x7e), 1000 -> 500 ->
+  // clamp 448 (0x7e).
+  const CliRun r = Lowbit("quantize e4m3:vllm --scale 2 1 -3 896 1000");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("given scales"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("group 0: scale 2 (0x40000000)  encode 0.5 (0x3f000000)  zero point 0\n"
+                       "  codes: 0x30 0xbc 0x7e 0x7e\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("dequantized: 1 -3 896 896\n"), std::string::npos) << r.out;
+}
+
+TEST_F(CliQuantizeTest, VllmKvGivenScalePerHead) {
+  // Two heads of size 2 (layout g2), k_scale 1 and 4; y = x / scale:
+  // head 0: 1, 2 -> 0x38, 0x40; head 1: 4 / 4 = 1, 8 / 4 = 2 -> 0x38, 0x40.
+  const CliRun r = Lowbit("quantize e4m3:vllm-kv/g2 --scale 1,4 1 2 4 8");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("group 0: scale 1 (0x3f800000)  encode 1 (0x3f800000)  zero point 0\n  codes: 0x38 0x40\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("group 1: scale 4 (0x40800000)  encode 4 (0x40800000)  zero point 0\n  codes: 0x38 0x40\n"),
+            std::string::npos)
+      << r.out;
+  // The same scales from a file, and one scale for both heads.
+  const std::string path = ::testing::TempDir() + "lowbit_cli_kv_scales.txt";
+  std::ofstream(path) << "1\n4\n";
+  const CliRun f = Lowbit("quantize e4m3:vllm-kv/g2 --scale-file '" + path + "' 1 2 4 8");
+  EXPECT_EQ(f.exit_code, 0) << f.out;
+  EXPECT_NE(f.out.find("group 1: scale 4 (0x40800000)"), std::string::npos) << f.out;
+  const CliRun one = Lowbit("quantize e4m3:vllm-kv/g2 --scale 4 1 2 4 8");
+  EXPECT_NE(one.out.find("group 0: scale 4 (0x40800000)  encode 4 (0x40800000)  zero point 0\n  codes: 0x28 0x30\n"),
+            std::string::npos)
+      << one.out;
+}
+
+TEST_F(CliQuantizeTest, BadGivenScalesAreUsageErrors) {
+  const struct {
+    const char* args;
+    const char* message;
+  } kCases[] = {
+      {"e4m3:vllm --scale nan 1 2", "a given scale must be a finite number > 0"},
+      {"e4m3:vllm --scale inf 1 2", "a given scale must be a finite number > 0"},
+      {"e4m3:vllm --scale=-inf 1 2", "a given scale must be a finite number > 0"},
+      {"e4m3:vllm --scale 0 1 2", "a given scale must be a finite number > 0"},
+      {"e4m3:vllm --scale=-0 1 2", "a given scale must be a finite number > 0"},
+      {"e4m3:vllm --scale=-2 1 2", "a given scale must be a finite number > 0"},
+      {"e4m3:vllm-kv/g2 --scale 1,nan 1 2 4 8", "scale 2 is nan"},
+      {"e4m3:vllm-kv/g2 --scale 1,2,3 1 2 4 8", "3 scales for 2 groups (layout g2); give 1, or one per group"},
+      {"e4m3:vllm --scale 1,2 1 2 4 8", "2 scales for 1 group (layout tensor)"},
+      {"e4m3:vllm --scale 1,,2 1 2", "an empty scale"},
+      {"e4m3:vllm --scale abc 1 2", "--scale abc:"},
+      {"e4m3:vllm --scale 1 --static -1,1 1 2", "give one"},
+      {"e4m3:vllm --scale 1 --scale-file x.txt 1 2", "not both"},
+      {"int8:ao-sym --scale 1 1 2", "int8:ao-sym takes no given scale"},
+      {"e4m3:te --scale 1 1 2", "takes no given scale"},
+      {"mxfp4:ocp --scale 1 1 2", "--scale and --scale-file apply to scaled recipes"},
+  };
+  for (const auto& c : kCases) {
+    const CliRun r = Lowbit(std::string("quantize ") + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.out;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << c.args << ": " << r.out;
+  }
+}
+
+// ---- explain: a rule line for every recipe -----------------------------------
+
+TEST_F(CliQuantizeTest, ExplainPrintsARuleForEveryRecipe) {
+  // Every catalog recipe's walk prints "scale rule: TEXT" with TEXT not empty
+  // (explain_command.cc ScaleRuleText; a rule without text would print
+  // "scale rule: " followed by ';' or the end of the line).
+  int walked = 0;
+  for (const lowbit::recipe::Recipe& recipe : lowbit::recipe::kAllRecipes) {
+    const std::string name = lowbit::recipe::RecipeName(recipe);
+    const CliRun r = Lowbit("explain " + name + " 1 -2 0.5 3");
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.out;
+    const std::size_t at = r.out.find("scale rule: ");
+    ASSERT_NE(at, std::string::npos) << name << ": " << r.out;
+    const char next = r.out[at + std::string("scale rule: ").size()];
+    EXPECT_TRUE(next != ';' && next != '\n' && next != ' ') << name << ": " << r.out;
+    ++walked;
+  }
+  EXPECT_GT(walked, 20);
 }
 
 }  // namespace

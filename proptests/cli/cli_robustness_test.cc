@@ -236,7 +236,12 @@ TEST_F(CliRobustness, ProfileWorksWithTheDefaultFrom) {
   // §4.1 / §9.1, |x| > 464 -> 448 on NVIDIA satfinite, NaN in ml_dtypes.
   EXPECT_EQ(RunCli({"encode", "e4m3", "465", "--profile", "nvidia"}).FirstToken(), "0x7e");
   EXPECT_EQ(RunCli({"encode", "e4m3", "465", "--profile", "ml_dtypes"}).FirstToken(), "0x7f");
-  for (const char* profile : {"ocp", "nvidia", "nvidia-nosat", "ml_dtypes", "pytorch-cpu", "pytorch-cuda"}) {
+  // pytorch-cpu-2.15: torch >= 2.13's CPU cast saturates (pytorch/pytorch PR #178817).
+  EXPECT_EQ(RunCli({"encode", "e4m3", "465", "--profile", "pytorch-cpu"}).FirstToken(), "0x7f");
+  EXPECT_EQ(RunCli({"encode", "e4m3", "465", "--profile", "pytorch-cpu-2.15"}).FirstToken(), "0x7e");
+  EXPECT_EQ(RunCli({"encode", "e4m3", "-inf", "--profile", "pytorch-cpu-2.15"}).FirstToken(), "0xfe");
+  for (const char* profile :
+       {"ocp", "nvidia", "nvidia-nosat", "ml_dtypes", "pytorch-cpu", "pytorch-cuda", "pytorch-cpu-2.15"}) {
     const CliResult r = RunCli({"encode", "e4m3", "1", "--profile", profile});
     EXPECT_EQ(r.exit_code, 0) << profile << ": " << r.err;
     EXPECT_EQ(r.out, "0x38 1 flags=none\n") << profile;

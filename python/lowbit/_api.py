@@ -799,7 +799,31 @@ def _as_rows(x: np.ndarray, axis: int) -> tuple[np.ndarray, int, int]:
     return np.ascontiguousarray(moved, np.float32).reshape(rows, cols), rows, cols
 
 
-def quantize(x, recipe: str, *, layout: Optional[str] = None, axis: int = -1, tensor_scale=None) -> QuantizedTensor:
+def _given_scales(given_scale) -> np.ndarray:
+    """given_scale= as float32 scales: one number, or a sequence / array (one
+    per group). Each must be a finite number > 0; the count is checked by the
+    recipe row (1, or one per group of the layout)."""
+    if isinstance(given_scale, (bool, np.bool_, str, bytes)):
+        raise TypeError(f"given_scale is a number or a sequence of numbers, got {type(given_scale).__name__}")
+    if _is_torch(given_scale):
+        given_scale = given_scale.detach().cpu().numpy()
+    try:
+        a = np.asarray(given_scale, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"given_scale is a number or a sequence of numbers ({e})") from None
+    if a.size == 0:
+        raise ValueError("given_scale is empty (give 1 scale, or one per group)")
+    with np.errstate(over="ignore"):
+        scales = np.ascontiguousarray(a.astype(np.float32))
+    bad = np.flatnonzero(~(np.isfinite(scales) & (scales > 0)))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"given_scale[{i}] is {float(a[i])!r}: a given scale must be a finite number > 0 (as float32)")
+    return scales
+
+
+def quantize(x, recipe: str, *, layout: Optional[str] = None, axis: int = -1, tensor_scale=None,
+             given_scale=None) -> QuantizedTensor:
     """Quantize x with a recipe through the registry's recipe row.
 
     recipe: a recipe name ("mxfp4:ocp", "mxfp8" (TE's E4M3), "nvfp4:te",
@@ -808,6 +832,13 @@ def quantize(x, recipe: str, *, layout: Optional[str] = None, axis: int = -1, te
     axis: the axis the blocks / groups run along (moved last; the other axes
     are rows). tensor_scale: a calibrated tensor amax for NVFP4 recipes (its
     tensor scale instead of the data's; CPU only).
+    given_scale: given (static, calibrated) stored scales for the vLLM FP8
+    recipes ("e4m3:vllm" as static_scaled_fp8_quant, "e4m3:vllm-token",
+    "e4m3:vllm-kv" with k_scale / v_scale): one number for every group, or
+    one per group of the layout (per KV head: layout "gHEAD_SIZE"). Each must
+    be a finite number > 0; other recipes raise ValueError (they derive their
+    scale from the data). Runs on the scalar row (the SIMD and CUDA rows
+    derive every scale from x); CPU only.
 
     A CUDA tensor (torch, or any DLPack device array, seen as a torch tensor
     without a copy) runs the CUDA recipe kernels in place on its device and
@@ -823,11 +854,17 @@ def quantize(x, recipe: str, *, layout: Optional[str] = None, axis: int = -1, te
     >>> q.dequantize()
     array([ 1. , -0.5,  6. ,  0. ], dtype=float32)
     """
+    given = None if given_scale is None else _given_scales(given_scale)
     if _is_torch(x):
         if x.is_cuda:
+            if given is not None:
+                raise ValueError("given_scale= runs on the CPU only: the CUDA recipe rows derive every scale "
+                                 "from x (quantize a CPU tensor)")
             return _quantize_cuda(x, recipe, layout, axis, tensor_scale, None)
         x = x.detach().numpy()
     elif _on_device(x):
+        if given is not None:
+            raise ValueError("given_scale= runs on the CPU only: the CUDA recipe rows derive every scale from x")
         t, stream = _torch_from_device_array(x)
         return _quantize_cuda(t, recipe, layout, axis, tensor_scale, stream)
     if not isinstance(x, np.ndarray):
@@ -853,7 +890,10 @@ def quantize(x, recipe: str, *, layout: Optional[str] = None, axis: int = -1, te
         amax = float(tensor_scale)
         if math.isnan(amax):
             raise ValueError("tensor_scale is NaN")
-    _lowbit.quantize(x2, rows, cols, recipe.lower(), lay, packed, scale_codes, scales, zps, ts, amax)
+    if given is not None and amax is not None:
+        raise ValueError("give tensor_scale= (NVFP4) or given_scale= (vLLM FP8), not both")
+    _lowbit.quantize(x2, rows, cols, recipe.lower(), lay, packed, scale_codes, scales, zps, ts, amax,
+                     given_scale=given)
     name = sizes["canonical"]
     r = recipes[name.split("/")[0]]
     if scale_codes is not None:

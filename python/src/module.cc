@@ -592,12 +592,15 @@ std::string RowKey(const recipe::Target& t) {
                                                : recipe::RecipeName(r);
 }
 
-const registry::RecipeEntry* RecipeRow(registry::RecipeOperation op, const recipe::Target& t) {
+// scalar_only: the scalar row even where a SIMD row exists (given scales,
+// which the SIMD rows refuse).
+const registry::RecipeEntry* RecipeRow(registry::RecipeOperation op, const recipe::Target& t,
+                                       bool scalar_only = false) {
   const Registry& reg = Registry::Global();
   TheRows();  // registered
   const std::string name = RowKey(t);
   const std::string simd_backend = TheRows().simd_backend;
-  if (!simd_backend.empty()) {
+  if (!simd_backend.empty() && !scalar_only) {
     const registry::RecipeEntry* e = reg.FindRecipe(op, name, simd_backend);
     if (e != nullptr && e->available()) return e;
   }
@@ -676,7 +679,7 @@ void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::s
               const std::string& layout, OutArray codes, std::optional<OutArray> scale_codes,
               std::optional<OutArray> scales, std::optional<OutArray> zero_points,
               std::optional<OutArray> tensor_scale, std::optional<double> given_tensor_amax,
-              std::optional<OutArray> workspace, std::uintptr_t stream) {
+              std::optional<OutArray> workspace, std::uintptr_t stream, std::optional<InArray> given_scale) {
   const recipe::Target t = RecipeOrThrow(name, layout);
   const recipe::Recipe& r = *t.recipe;
   if (x.itemsize() != 4) throw nb::type_error("quantize takes float32 input");
@@ -699,6 +702,10 @@ void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::s
     // Every buffer on x's device; the recipe's CUDA kernels write them in
     // place on the caller's stream (cuda_bridge.h CudaRecipe).
     if (given_tensor_amax) Fail("tensor_scale= (a calibrated tensor amax) runs on the CPU only");
+    if (given_scale) {
+      Fail("given_scale= runs on the CPU only: the CUDA recipe rows derive every scale from x (quantize a CPU "
+           "array, where the scalar row takes it)");
+    }
     CheckSameDeviceAll(x, {&codes_opt, &scale_codes, &scales, &zero_points, &tensor_scale, &workspace});
     registry::RecipeArgs args;
     args.operation = registry::RecipeOperation::kQuantizeRecipe;
@@ -742,8 +749,29 @@ void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::s
     args.cols = cols;
     args.x = xp;
     args.q = q;
+    if (given_scale) {
+      // Given (static) scales: float32, each finite and > 0 (a zero,
+      // negative, infinite or NaN scale gives no codes vLLM's kernels would),
+      // one for every group or one per group. ValidateRecipeArgs refuses a
+      // recipe that takes none and a count that is neither.
+      if (given_scale->itemsize() != sizeof(float)) throw nb::type_error("given_scale must be float32");
+      const float* gs = static_cast<const float*>(given_scale->data());
+      for (std::size_t i = 0; i < given_scale->size(); ++i) {
+        if (!std::isfinite(gs[i]) || !(gs[i] > 0.0f)) {
+          Fail("given_scale[" + std::to_string(i) + "] is " + std::to_string(gs[i]) +
+               ": a given scale must be a finite number > 0");
+        }
+      }
+      if (given_scale->size() == 0) Fail("given_scale is empty (give 1 scale, or one per group)");
+      args.given_scale = gs;
+      args.given_scale_count = given_scale->size();
+    }
     if (const registry::Status st = registry::ValidateRecipeArgs(args); !st.ok) Fail(st.message);
-    const registry::RecipeEntry* row = RecipeRow(args.operation, t);
+    // The SIMD rows refuse given scales (their kernels derive every scale
+    // from x): those run on the scalar row, the model's steps.
+    const registry::RecipeEntry* row = args.given_scale != nullptr
+                                           ? RecipeRow(args.operation, t, /*scalar_only=*/true)
+                                           : RecipeRow(args.operation, t);
     registry::Status st;
     {
       nb::gil_scoped_release release;
@@ -1032,8 +1060,10 @@ NB_MODULE(_lowbit, m) {
   m.def("quantize", &Quantize, "x"_a, "rows"_a, "cols"_a, "recipe"_a, "layout"_a, "codes"_a,
         "scale_codes"_a.none(), "scales"_a.none(), "zero_points"_a.none(), "tensor_scale"_a.none(),
         "tensor_amax"_a.none(), "workspace"_a.none() = nb::none(), "stream"_a = 0,
+        "given_scale"_a.none() = nb::none(),
         "Quantizes x through the registry's recipe row (CUDA arrays: the CUDA recipe kernels on `stream`, "
-        "with `workspace` of cuda_recipe_workspace_floats() float32).");
+        "with `workspace` of cuda_recipe_workspace_floats() float32). given_scale: float32 stored scales "
+        "(1, or one per group; vLLM FP8 recipes only), run on the scalar row.");
   m.def("dequantize", &Dequantize, "rows"_a, "cols"_a, "recipe"_a, "layout"_a, "codes"_a,
         "scale_codes"_a.none(), "scales"_a.none(), "zero_points"_a.none(), "tensor_scale"_a.none(),
         "out"_a, "workspace"_a.none() = nb::none(), "stream"_a = 0,
