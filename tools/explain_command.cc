@@ -88,8 +88,8 @@ const char* ScaleRuleText(recipe::ScaleRule rule) {
       return "vLLM KV cache: a static scale (1.0, or the given k_scale / v_scale, per tensor or per head); "
              "y = x / scale; __nv_cvt_float_to_fp8(y, __NV_SATFINITE) (NaN -> 0x7f, +-Inf -> +-448)";
     case ScaleRule::kAwqAsymmetric:
-      return "AWQ: scale = max(max - min, 1e-5) / maxq; zero = clamp(-round(min / scale), 0, maxq); "
-             "q = clamp(round(x / scale) + zero, 0, maxq)";
+      return "AWQ (every step in FP16): scale = max(max - min, 1e-5) / maxq; zero = clamp(-round(min / scale), 0, "
+             "maxq); q = clamp(round(x / scale) + zero, 0, maxq)";
   }
   return "";
 }

@@ -37,7 +37,7 @@ void ListFormats() {
 }
 
 void ListProfiles() {
-  for (ProfileId id : kAllProfiles) std::printf("%-13s %s\n", ProfileName(id), ProfileSource(id));
+  for (ProfileId id : kAllProfiles) std::printf("%-16s %s\n", ProfileName(id), ProfileSource(id));
 }
 
 void ListRecipes() {
