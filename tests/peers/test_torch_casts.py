@@ -40,11 +40,12 @@ def test_peer_versions_are_the_pinned_ones():
 
 def _expected(x: np.ndarray, f, ours: np.ndarray, profile: str) -> tuple[np.ndarray, int]:
     """What torch 2.15 returns, from the pytorch-cpu profile (PyTorch 2.11).
-    One known difference: since PyTorch 2.12 (pytorch/pytorch PR 178817, cited
-    by torchao 0.18 mx_tensor.py) the eager CPU cast to float8_e4m3fn
+    One known difference: since PyTorch 2.13 (pytorch/pytorch PR 178817, merged
+    after the 2.12 branch cut; torchao 0.18 mx_tensor.py clamps only before
+    2.13) the eager CPU cast to float8_e4m3fn
     saturates, so finite overflow and +-Inf become +-448 where 2.11 gave NaN;
     that is lowbit's saturating conversion (saturate=True). Returns the
-    expected codes and how many inputs take the 2.12+ path. pytorch-cpu-2.15
+    expected codes and how many inputs take the 2.13+ path. pytorch-cpu-2.15
     is the installed torch: its codes are expected as they are."""
     if f.name != "e4m3" or profile == PROFILE_NOW:
         return ours, 0
@@ -135,7 +136,7 @@ def test_class_complete_fp32_sample_converts_as_torch(name, profile):
     assert (saturated > 0) == (f.name == "e4m3" and profile == PROFILE)
 
 
-def test_e4m3fn_saturation_since_torch_2_12_is_the_one_difference():
+def test_e4m3fn_saturation_since_torch_2_13_is_the_one_difference():
     # The difference above, spelled out: pytorch-cpu names PyTorch 2.11.
     x = np.array([480.0, 1e6, np.inf, -np.inf, -500.0, np.nan], np.float32)
     torch_codes = torch.from_numpy(x).to(torch.float8_e4m3fn).view(torch.uint8).numpy()
