@@ -3,7 +3,10 @@
 // with integer ops only: Debian's Highway 1.0.3 DemoteTo truncates to BF16
 // and is correct for FP16 only with F16C (docs/design.md "Known traps (measured)"), so no
 // float rounding instruction is ever asked to round. Decodes of <= 8-bit
-// formats are table lookups (decode_tables.h); 16-bit decodes widen exactly.
+// formats are table lookups (decode_tables.h) held in registers, or on the
+// targets without AVX-512 for FP32 output an exact power-of-two multiply
+// checked against the table on every code (DecodeArithmeticLoop); 16-bit
+// decodes widen exactly.
 
 // Per-target include guard (Highway's convention for -inl.h files).
 #if defined(LOWBIT_SIMD_CONVERT_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -17,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "decode_tables.h"
 #include "encode_plan.h"
 #include "hwy/highway.h"
 #include "kernel_args.h"
@@ -692,17 +696,88 @@ HWY_NOINLINE void DecodeNarrowLoop(const DecodeJob& job) {
   std::memcpy(static_cast<char*>(job.output) + i * kOutBytes, out_buffer, rest * kOutBytes);
 }
 #else
-// Other targets keep the gather (AVX2) or Highway's emulated gather (SSE4).
+// Other targets: FP32 output of 5- to 8-bit float formats by arithmetic
+// (DecodeArithmeticLoop below); BF16 output and the rest keep the gather
+// (AVX2) or Highway's emulated gather (SSE4).
 inline constexpr bool kHaveNarrowDecode = false;
 template <int kOutBytes, bool kLowHalf>
 void DecodeNarrowLoop(const DecodeJob&) {}
 #endif
+
+// The FP32 decode of one vector of codes by decode_tables.h ArithmeticDecode:
+// a normal code's bits under FP32's fields plus the exponent offset, a
+// subnormal code's mantissa converted and scaled by a power of two (exact,
+// no subnormal operand), the sign ORed in; the codes that the table builder found to differ (NaN / Inf codes
+// and the like) take the model's table entries from registers (`top`, a
+// 32-entry lane-permute lookup, only in vectors that hold such a code) or
+// from a broadcast (`odd_code`). No gather.
+HWY_INLINE V DecodeArithmeticVector(D32 d, const ArithmeticDecode& a, V code) {
+  const DF32 df;
+  const DI32 di;
+  const V magnitude = hn::And(code, hn::Set(d, a.magnitude_mask));
+  const V normal = hn::Add(hn::ShiftLeftSame(magnitude, a.mantissa_shift), hn::Set(d, a.exponent_offset));
+  const V subnormal =
+      hn::BitCast(d, hn::Mul(hn::ConvertTo(df, hn::BitCast(di, magnitude)), hn::Set(df, a.subnormal_scale)));
+  V value = hn::IfThenElse(hn::Gt(hn::Set(d, a.subnormal_limit), magnitude), subnormal, normal);
+  V sign = hn::Zero(d);
+  if (a.sign_shift >= 0) {
+    sign = hn::And(hn::ShiftRightSame(code, a.sign_shift), hn::Set(d, 1u));
+    value = hn::Or(value, hn::ShiftLeft<31>(sign));
+  }
+  const M top = hn::Gt(magnitude, hn::Set(d, a.top_first - 1));
+  const M odd = hn::Eq(code, hn::Set(d, a.odd_code));
+  if (HWY_LIKELY(hn::AllFalse(d, hn::Or(top, odd)))) return value;
+  // Lanes outside `top` look up a wrapped index; their result is not used.
+  const V index = hn::Or(hn::ShiftLeft<4>(sign), hn::And(hn::Sub(magnitude, hn::Set(d, a.top_first)), hn::Set(d, 15u)));
+  // Only the registers that hold used entries: magnitudes top_first..max of
+  // each sign, [0, used) and [16, 16 + used), in ascending order so that
+  // each select takes the lanes at or above its first index.
+  const std::size_t lanes = hn::Lanes(d);
+  const std::size_t used = a.magnitude_mask + 1 - a.top_first;
+  const V within = hn::And(index, hn::Set(d, static_cast<std::uint32_t>(lanes - 1)));
+  const auto indices = hn::IndicesFromVec(d, within);
+  const auto* top_entries = reinterpret_cast<const std::uint32_t*>(a.top);
+  V entry = hn::TableLookupLanes(hn::LoadU(d, top_entries), indices);
+  for (std::size_t half = 0; half < (a.sign_shift >= 0 ? 32u : 16u); half += 16) {
+    for (std::size_t k = half == 0 ? lanes : half; k < half + used; k += lanes) {
+      const V part = hn::TableLookupLanes(hn::LoadU(d, top_entries + k), indices);
+      entry = hn::IfThenElse(hn::Gt(index, hn::Set(d, static_cast<std::uint32_t>(k - 1))), part, entry);
+    }
+  }
+  value = hn::IfThenElse(top, entry, value);
+  return hn::IfThenElse(odd, hn::Set(d, static_cast<std::uint32_t>(a.odd_value)), value);
+}
+
+inline HWY_NOINLINE void DecodeArithmeticLoop(const DecodeJob& job) {
+  const D32 d;
+  const hn::Rebind<std::uint8_t, D32> d8;
+  const ArithmeticDecode a = *job.arithmetic;  // local: output stores could alias it
+  const std::size_t lanes = hn::Lanes(d);
+  const V code_mask = hn::Set(d, a.code_mask);
+  auto* out = static_cast<std::uint32_t*>(job.output);
+  std::size_t i = 0;
+  for (; i + lanes <= job.count; i += lanes) {
+    const V code = hn::And(hn::PromoteTo(d, hn::LoadU(d8, job.codes + i)), code_mask);
+    hn::StoreU(DecodeArithmeticVector(d, a, code), d, out + i);
+  }
+  const std::size_t rest = job.count - i;
+  if (rest == 0) return;
+  HWY_ALIGN std::uint8_t in_buffer[hn::MaxLanes(d)] = {};
+  HWY_ALIGN std::uint32_t out_buffer[hn::MaxLanes(d)] = {};
+  std::memcpy(in_buffer, job.codes + i, rest);
+  const V code = hn::And(hn::PromoteTo(d, hn::LoadU(d8, in_buffer)), code_mask);
+  hn::Store(DecodeArithmeticVector(d, a, code), d, out_buffer);
+  std::memcpy(out + i, out_buffer, rest * sizeof(std::uint32_t));
+}
 
 inline void DecodeTable(const DecodeJob& job) {
   const bool small = job.code_bits <= 4;
   if (kHaveNarrowDecode && !small) {
     if (job.output_bytes == 2) return DecodeNarrowLoop<2, false>(job);
     return job.narrow_low_zero ? DecodeNarrowLoop<4, false>(job) : DecodeNarrowLoop<4, true>(job);
+  }
+  if (!kHaveNarrowDecode && !small && job.output_bytes == 4 && job.arithmetic != nullptr) {
+    return DecodeArithmeticLoop(job);
   }
   if (job.output_bytes == 2) {
     return small ? DecodeLoop<2, true>(job.table, job.codes, job.output, job.count)

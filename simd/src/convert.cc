@@ -63,7 +63,8 @@ Status Run(std::int64_t target, const ConvertArgs& args) {
         decode_table(DecodeJob{DecodeTable(args.format, to_bf16, args.decode),
                                narrow.low, narrow.high, narrow.planes, narrow.low_zero,
                                static_cast<const std::uint8_t*>(args.input), spec.total_bits,
-                               args.output, to_bf16 ? 2 : 4, args.count});
+                               args.output, to_bf16 ? 2 : 4, args.count,
+                               to_bf16 ? nullptr : DecodeArithmetic(args.format, args.decode)});
         return status;
       }
       // 16- and 32-bit sources: a decode is the model's Convert(spec ->

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "decode_tables.h"
 #include "encode_plan.h"
 
 namespace lowbit::simd {
@@ -35,6 +36,9 @@ struct DecodeJob {
   void* output;
   int output_bytes;  // 4 (FP32) or 2 (BF16)
   std::size_t count;
+  // FP32 output of a float format: the arithmetic decode that the targets
+  // without register tables use instead of a gather; null when none applies.
+  const ArithmeticDecode* arithmetic;
 };
 
 }  // namespace lowbit::simd
