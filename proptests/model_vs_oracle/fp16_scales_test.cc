@@ -160,6 +160,18 @@ TEST(Fp16Scales, AwqPositiveGroupClampsTheZeroPoint) {
               {0x3C00, 0x4000, 0x4200, 0x4200});
 }
 
+// AWQ's quotient is rounded to FP16 before round(): group {0, 1433 * 2^-11,
+// 3, 3}: min 0, max 3, scale fp16(3 / 15) = 819 / 4096 (0x3E4CC000), zero 0;
+// 1433 * 2^-11 / scale = 2866 / 819 = 3.49939, which FP16 (spacing 2^-9 at
+// 3.5) rounds to 3.5, and round-half-even gives 4 (an FP32 quotient would
+// give 3); W = 4 * scale exact, so the packer keeps 4. 3 / scale = 15.0037
+// -> 15.0 -> 15. FP16 dequantized: 0; 4 * 819 / 4096 = 0.7998046875
+// (0x3A66); 15 * scale = 2.999267578125 -> 3.0 (0x4200).
+TEST(Fp16Scales, AwqQuotientRoundsToHalfFirst) {
+  ExpectGroup("awq-fp16", {0.0f, 1433 * 0x1p-11f, 3.0f, 3.0f}, {0, 4, 15, 15}, 0x3E4CC000u, 0,
+              {0x0000, 0x3A66, 0x4200, 0x4200});
+}
+
 // A subnormal FP16 scale moves the stored integer: GPTQ asym on {0, 0, 0,
 // 21 * 2^-24}: scale = fp32(21 * 2^-24 / 15) = 1.39999998 * 2^-24, stored as
 // fp16 2^-24 (1.4 rounds to 1); zero 0; q0(21 * 2^-24) = 15, and the packer
@@ -171,10 +183,12 @@ TEST(Fp16Scales, SubnormalHalfScaleMovesTheInteger) {
               {0x0000, 0x0000, 0x0000, 0x0005});
 }
 
-// AWQ's floor: an all-equal group {0.5 x4} has range 0 -> 1e-5f; scale
-// 1e-5f / 15 = 6.6666666e-7 = 11.18 * 2^-24, stored fp16 11 * 2^-24
-// (0x35300000); zero -round(0.5 / 6.67e-7 = 750000) -> 0; q0 = 15; packer:
-// 15 * 6.6666666e-7 / (11 * 2^-24) = 15.24 -> 15. FP16: 165 * 2^-24 (0x00A5).
+// AWQ's floor, in FP16 (AutoAWQ quantizes the layer cast to FP16): an
+// all-equal group {0.5 x4} has range 0 -> Half(1e-5) = 168 * 2^-24; scale
+// 168 * 2^-24 / 15 = 11.2 * 2^-24 -> 11 * 2^-24 (0x35300000); 0.5 / scale =
+// 762600 overflows FP16: zero -round(+Inf) = -Inf -> 0, and q0 = round(Inf)
+// clamps to 15; packer: 15 * 11 * 2^-24 (exact) / (11 * 2^-24) = 15. FP16
+// dequantized: 165 * 2^-24 (0x00A5).
 TEST(Fp16Scales, AwqEpsFloorGivesASubnormalHalfScale) {
   ExpectGroup("awq-fp16", {0.5f, 0.5f, 0.5f, 0.5f}, {15, 15, 15, 15}, 0x35300000u, 0,
               {0x00A5, 0x00A5, 0x00A5, 0x00A5});

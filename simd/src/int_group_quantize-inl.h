@@ -247,6 +247,10 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   // the rest is the saturating conversion's own clamp.
   const bool fminf_clamp = kFp8 && r.element_quirk == recipe::ElementQuirk::kFminfFmaxfClamp;
   const bool repack = !kFp8 && r.element_quirk == recipe::ElementQuirk::kRepackWithFp16Scale;
+  // AutoAWQ's elements are FP16 arithmetic, an FP16 rounding after each
+  // step (recipe/steps.h EncodeAwqElement): they take the model's element
+  // step one by one (the statistics stay vectors).
+  const bool model_elements = r.scale_rule == recipe::ScaleRule::kAwqAsymmetric;
   const auto element_max = hn::Set(df, kFp8 ? recipe::MaxFiniteF32(r.element) : 0.0f);
   const std::size_t groups = static_cast<std::size_t>(job.grid.Count());
   for (std::size_t g = 0; g < groups; ++g) {
@@ -268,7 +272,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
         const float* x = job.x + start + c0;
         std::uint8_t* dst = job.packed ? job.scratch : job.codes + start + c0;
         std::size_t i = 0;
-        for (; i + lanes <= m; i += lanes) {
+        for (; !model_elements && i + lanes <= m; i += lanes) {
           const auto v = hn::LoadU(df, x + i);
           V code;
           if constexpr (kFp8) {

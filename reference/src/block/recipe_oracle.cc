@@ -202,7 +202,31 @@ std::uint8_t IntegerCode(const FormatSpec& element, const BigInt& value) {
 
 BigInt Clamp(const BigInt& v, long lo, long hi) { return v < lo ? BigInt(lo) : (v > hi ? BigInt(hi) : v); }
 
+// AutoAWQ's element on its FP16 layer (ScaleRule::kAwqAsymmetric), each
+// operation rounded to FP16 (internal::HalfOf, HalfDiv, ...):
+// pseudo_quantize_tensor's q0 = clamp(round(fp16(x) / s) + z, 0, 15) (a
+// NaN quotient gives 0, an infinite one clamps) and W = (q0 - z) * s;
+// WQLinear_GEMM.from_linear's round((W + z * s) / s), whose NaN or infinite
+// quotient casts to 0 in the low bits.
+std::uint8_t AwqElement(const Recipe& r, const OracleScale& s, const F32& x) {
+  const F32 scale = Bits(s.factor_bits);
+  const internal::Integer q =
+      internal::RoundToInteger(internal::HalfDiv(internal::HalfOf(x), scale), RoundingMode::kNearestEven);
+  BigInt q0 = 0;
+  if (q.value_class == ExactClass::kInf) q0 = q.negative ? r.qmin : r.qmax;
+  if (q.value_class == ExactClass::kFinite || q.value_class == ExactClass::kZero) {
+    q0 = Clamp(q.value + s.zero_point, r.qmin, r.qmax);
+  }
+  const F32 weight = internal::HalfMul(F32Constant(Rational(q0 - s.zero_point)), scale);
+  const F32 scale_zero = internal::HalfMul(F32Constant(Rational(s.zero_point)), scale);
+  const internal::Integer t = internal::RoundToInteger(
+      internal::HalfDiv(internal::HalfAdd(weight, scale_zero), Bits(s.decode_bits)), RoundingMode::kNearestEven);
+  if (t.value_class == ExactClass::kNan || t.value_class == ExactClass::kInf) return IntegerCode(r.element, 0);
+  return IntegerCode(r.element, t.value);
+}
+
 std::uint8_t EncodeElement(const Recipe& r, const OracleScale& s, const F32& x) {
+  if (r.scale_rule == recipe::ScaleRule::kAwqAsymmetric) return AwqElement(r, s, x);
   // Recipe::element_step: x / factor or x * factor, one FP32 operation.
   const F32 factor = Bits(s.factor_bits);
   F32 y = r.element_step == recipe::ElementStep::kDivide ? F32Div(x, factor) : F32Mul(x, factor);

@@ -51,6 +51,14 @@ OracleScale Nvfp4Scale(const recipe::Recipe& r, const OracleTensorScale& t, cons
 // kAmaxOverQmax).
 OracleScale ScaledScale(const recipe::Recipe& r, const GroupStats& s);
 
+// FP16 arithmetic (scaled_oracle.cc): torch .half() of an FP32 value, and
+// one +, -, *, / of FP16 operands rounded once to FP16, as F32 values.
+F32 HalfOf(const F32& v);
+F32 HalfAdd(const F32& a, const F32& b);
+F32 HalfSub(const F32& a, const F32& b);
+F32 HalfMul(const F32& a, const F32& b);
+F32 HalfDiv(const F32& a, const F32& b);
+
 // An integer result of torch.round / C roundf, which may be Inf or NaN.
 struct Integer {
   ExactClass value_class = ExactClass::kFinite;  // kFinite, kInf or kNan

@@ -44,7 +44,13 @@ F32 DivideByScalar(const Recipe& r, const F32& a, const Rational& d) {
   return F32Mul(a, RoundToF32(F32Constant(Rational(1) / d)));
 }
 
-// torch `.half()` of an FP32 scale, read back: the FP16 element oracle by
+bool BothFinite(const F32& a, const F32& b) {
+  return !F32IsNan(a) && !F32IsInf(a) && !F32IsNan(b) && !F32IsInf(b);
+}
+
+}  // namespace
+
+// torch `.half()` of an FP32 value, read back: the FP16 element oracle by
 // round to nearest even, overflow to Inf (IEEE format default), a NaN quiet
 // (c10 fp16_ieee_from_fp32_value gives 0x7E00 with the sign); then the exact
 // FP16 value, an FP32 value too.
@@ -56,6 +62,28 @@ F32 HalfOf(const F32& v) {
   o.nan_payload = NanPayload::kQuietOnly;
   return RoundToF32(ExactValue(kFp16, OracleEncode(kFp16, v, o).code));
 }
+
+// One FP16 operation (AutoAWQ's layer is FP16): the exact result of finite
+// operands rounded once to FP16; NaN, infinite and zero results (and a
+// division by zero) as the FP32 operation gives them, then to FP16.
+F32 HalfAdd(const F32& a, const F32& b) {
+  if (!BothFinite(a, b)) return HalfOf(F32Add(a, b));
+  const Rational v = a.Signed() + b.Signed();
+  return v == 0 ? HalfOf(F32Add(a, b)) : HalfOf(F32Constant(v));
+}
+F32 HalfSub(const F32& a, const F32& b) { return HalfAdd(a, F32Negate(b)); }
+F32 HalfMul(const F32& a, const F32& b) {
+  if (!BothFinite(a, b)) return HalfOf(F32Mul(a, b));
+  const Rational v = a.Signed() * b.Signed();
+  return v == 0 ? HalfOf(F32Mul(a, b)) : HalfOf(F32Constant(v));
+}
+F32 HalfDiv(const F32& a, const F32& b) {
+  if (!BothFinite(a, b) || F32IsZero(b)) return HalfOf(F32Div(a, b));
+  const Rational v = a.Signed() / b.Signed();
+  return v == 0 ? HalfOf(F32Div(a, b)) : HalfOf(F32Constant(v));
+}
+
+namespace {
 
 // GPTQ / AWQ checkpoints store the scale as FP16 (Recipe::scale_format).
 F32 StoredScaleOf(const Recipe& r, const F32& scale) {
@@ -160,12 +188,19 @@ OracleScale ScaledScale(const Recipe& r, const GroupStats& s) {
       break;
     }
     case ScaleRule::kAwqAsymmetric: {
-      // AutoAWQ pseudo_quantize_tensor(zero_point=True): scales = (amax -
-      // amin).clamp(min=1e-5) / max_int; zeros = (-round(amin /
-      // scales)).clamp_(0, max_int); .to(int32) makes a NaN zero 0.
-      factor = F32Div(floor_at_eps(F32Sub(s.max, s.min)), F32Constant(r.qmax));
-      decode = StoredScaleOf(r, factor);
-      const Integer m = RoundToInteger(F32Div(s.min, factor), RoundingMode::kNearestEven);
+      // AutoAWQ pseudo_quantize_tensor(zero_point=True) on the layer cast to
+      // FP16, each operation an FP16 one: scales = (amax - amin).clamp(min=
+      // Half(1e-5)) / max_int; zeros = (-round(amin / scales)).clamp_(0,
+      // max_int) (the quotient may overflow FP16); .to(int32) makes a NaN
+      // zero 0.
+      const F32 lo = HalfOf(s.min);
+      const F32 hi = HalfOf(s.max);
+      const F32 eps16 = HalfOf(eps);
+      F32 range = HalfSub(hi, lo);
+      if (!F32IsNan(range) && F32Less(range, eps16)) range = eps16;
+      factor = HalfDiv(range, F32Constant(r.qmax));
+      decode = factor;
+      const Integer m = RoundToInteger(HalfDiv(lo, factor), RoundingMode::kNearestEven);
       if (m.value_class == ExactClass::kNan) {
         zero_point = 0;
       } else if (m.value_class == ExactClass::kInf) {

@@ -511,19 +511,28 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       return s;
     }
     case ScaleRule::kAwqAsymmetric: {
-      // max_val = w.amax, min_val = w.amin (NaN wins; AutoAWQ asserts there
-      // is none, the model carries it through); scales = (max_val -
-      // min_val).clamp(min=1e-5) / max_int (torch.clamp keeps NaN).
-      const float range = F32SubAsX86(st.max, st.min);
-      const float floored = !F32IsNan(F32Bits(range)) && range < r.eps ? r.eps : range;
-      const float scale = F32DivAsX86(floored, qmax);
+      // AutoAWQ quantizes the layer cast to FP16 (AwqQuantizer._apply_quant:
+      // linear_layer.half(), then pseudo_quantize_tensor), so every step is
+      // an FP16 operation: torch computes each in FP32 and rounds it to FP16,
+      // which for one +, -, * or / of FP16 operands is the correctly rounded
+      // FP16 result (FP32 has 2 * 11 + 2 bits). max_val = w.amax, min_val =
+      // w.amin of the FP16 weights (rounding is monotone: the FP16 min and
+      // max; a NaN wins, AutoAWQ asserts there is none, the model carries
+      // it through); scales = (max_val - min_val).clamp(min=1e-5) / max_int,
+      // the clamp against Half(1e-5) (torch.clamp keeps NaN).
+      const float lo = F16RoundedF32(st.min);
+      const float hi = F16RoundedF32(st.max);
+      const float range = F16RoundedF32(F32SubAsX86(hi, lo));
+      const float eps = F16RoundedF32(r.eps);
+      const float floored = !F32IsNan(F32Bits(range)) && range < eps ? eps : range;
+      const float scale = F16RoundedF32(F32DivAsX86(floored, qmax));
       // zeros = (-torch.round(min_val / scales)).clamp_(0, max_int). The
       // ratio may pass the 16-bit rounding grid (min far from 0 with a small
       // range): RoundToIntegerF32 saturates keeping the sign, and the clamp
       // to [0, maxq] gives the same as the exact integer would. NaN stays
       // NaN through round and clamp_, and .to(torch.int32) makes it 0
       // (TorchToInt); -Inf / Inf (an infinite min) is NaN too.
-      const float ratio = F32DivAsX86(st.min, scale);
+      const float ratio = F16RoundedF32(F32DivAsX86(lo, scale));  // FP16: may overflow to +-Inf
       float zp = ratio;
       if (F32IsFinite(F32Bits(ratio))) {
         zp = -RoundToIntegerF32(ratio, RoundingMode::kNearestEven);
@@ -531,8 +540,8 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       } else if (!F32IsNan(F32Bits(ratio))) {
         zp = ratio < 0.0f ? qmax : 0.0f;  // -round(-+Inf) = +-Inf, clamped
       }
-      s.factor = scale;
-      s.decode = r.element_quirk == ElementQuirk::kRepackWithFp16Scale ? F16RoundedF32(scale) : scale;
+      s.factor = scale;  // already an FP16 value: .half() in from_linear changes nothing
+      s.decode = scale;
       s.zero_point = TorchToInt(zp);
       s.rule_value = scale;
       return s;
@@ -695,7 +704,24 @@ LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaled(const Recipe& r, const BlockScale&
   return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element.CodeMask());
 }
 
+// AutoAWQ's element in FP16 arithmetic (ScaleRule::kAwqAsymmetric, its
+// layer cast to FP16): pseudo_quantize_tensor's q0 = clamp(round(fp16(w) /
+// s) + z, 0, 15) and W = (q0 - z) * s, then WQLinear_GEMM.from_linear's
+// round((W + z * s) / s), every operation rounded to FP16 (s is the FP16
+// scale). A quotient past the FP16 range is Inf and clamps; a non-finite
+// final quotient casts to 0 in the low bits.
+LOWBIT_HD_CONSTEXPR std::uint8_t EncodeAwqElement(const Recipe& r, const BlockScale& s, float x) {
+  const float y = F16RoundedF32(F16RoundedF32(x) / s.factor);
+  const std::int32_t q0 = IntegerOfScaled(r, s.zero_point, y);
+  const float weight = F16RoundedF32(static_cast<float>(q0 - s.zero_point) * s.factor);
+  const float scale_zero = F16RoundedF32(static_cast<float>(s.zero_point) * s.factor);
+  const float t = F16RoundedF32(F16RoundedF32(weight + scale_zero) / s.decode);
+  const std::int32_t q = F32IsFinite(F32Bits(t)) ? static_cast<std::int32_t>(RoundToIntegerF32(t, RoundingMode::kNearestEven)) : 0;
+  return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element.CodeMask());
+}
+
 LOWBIT_HD_CONSTEXPR std::uint8_t EncodeElement(const Recipe& r, const BlockScale& s, float x) {
+  if (r.scale_rule == ScaleRule::kAwqAsymmetric) return EncodeAwqElement(r, s, x);
   return EncodeScaled(r, s, ScaledElement(r, s, x));
 }
 

@@ -381,8 +381,11 @@ inline constexpr ScaledProfile kAmaxClampProfile{
 // ratio fp32 / fp16 scale is within 2^-11 of 1, so |q - q0| < 1/2 for q0 <=
 // 15); where the FP16 scale is subnormal, 0 or Inf it does not, and the
 // recomputed q is what the checkpoint holds (docs/profiles.md "FP16 scales").
-// The FP32 model is assumed (W in FP32, as lowbit's input is); elements are
-// UINT4 codes, the low 4 bits of q (what the packer ORs into its nibble).
+// GPTQ: the FP32 quantizer (W in FP32, as lowbit's input is). AWQ: AutoAWQ
+// casts the layer to FP16 first (@0222940 quantizer.py _apply_quant), so
+// its scale, zero and both integer steps are FP16 arithmetic, and its scale
+// is already FP16. Elements are UINT4 codes, the low 4 bits of q (what the
+// packer ORs into its nibble).
 inline constexpr ScaledProfile kGptqSymFp16Profile{
     "gptq-sym-fp16",
     "[GPTQ] quant.py Quantizer(sym=True) + AutoGPTQ @179776b qlinear_cuda_old.py QuantLinear.pack (FP16 scales)",
@@ -391,11 +394,12 @@ inline constexpr ScaledProfile kGptqAsymFp16Profile{
     "gptq-asym-fp16",
     "[GPTQ] quant.py Quantizer(sym=False) + AutoGPTQ @179776b qlinear_cuda_old.py QuantLinear.pack (FP16 scales)",
     ScaleRule::kGptqAsymmetric, RoundingMode::kNearestEven, 0.0f, false, false, 0, true};
-// pseudo_quantize_tensor's clamp(min=1e-5): the Python float as FP32.
+// pseudo_quantize_tensor's clamp(min=1e-5), against the FP16 tensor:
+// Half(1e-5) = 168 * 2^-24 (steps.h rounds eps to FP16).
 inline constexpr ScaledProfile kAwqFp16Profile{
     "awq-fp16",
-    "[AWQ] AutoAWQ @030fe2a quantizer.py pseudo_quantize_tensor(zero_point=True) + gemm.py "
-    "WQLinear_GEMM.from_linear (FP16 scales)",
+    "[AWQ] AutoAWQ @0222940 quantizer.py _apply_quant (FP16 layer) + pseudo_quantize_tensor(zero_point=True), "
+    "@030fe2a gemm.py WQLinear_GEMM.from_linear (FP16 scales, FP16 arithmetic)",
     ScaleRule::kAwqAsymmetric, RoundingMode::kNearestEven, 1e-5f, false, false, 0, true};
 
 struct ScaledPair {

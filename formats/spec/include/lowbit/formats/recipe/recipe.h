@@ -108,10 +108,12 @@ enum class ScaleRule : std::uint8_t {
   // +-448). Per tensor, or per head: groups of head_size along a row (gN).
   kVllmFp8KvCache,
   // AutoAWQ pseudo_quantize_tensor(zero_point=True) (casper-hansen/AutoAWQ
-  // @030fe2a awq/quantize/quantizer.py): max = amax(w), min = amin(w) (no
-  // clamp to 0, unlike GPTQ), scale = (max - min).clamp(min=1e-5) / maxq,
-  // zero = clamp(-round(min / scale), 0, maxq); q = clamp(round(w / scale) +
-  // zero, 0, maxq).
+  // @0222940 awq/quantize/quantizer.py) on the layer cast to FP16
+  // (_apply_quant: .half()), every operation rounded to FP16: max =
+  // amax(w), min = amin(w) (no clamp to 0, unlike GPTQ), scale = (max -
+  // min).clamp(min=1e-5) / maxq, zero = clamp(-round(min / scale), 0, maxq);
+  // q = clamp(round(w / scale) + zero, 0, maxq) (steps.h
+  // EncodeAwqElement).
   kAwqAsymmetric,
 };
 
