@@ -24,6 +24,7 @@
 #include "lowbit/formats/matmul/dequantize.h"
 #include "lowbit/formats/matmul/exact.h"
 #include "lowbit/registry/registry.h"
+#include "scalar_row_harness.h"
 
 namespace lowbit::check {
 namespace {
@@ -37,19 +38,7 @@ constexpr std::int64_t kGuardPerRow = 3;
 constexpr std::uint32_t kGuard32 = 0xA5A5A5A5u;
 constexpr std::uint16_t kGuard16 = 0xA5A5u;
 
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t Next() {  // splitmix64
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  std::int64_t Int(std::int64_t lo, std::int64_t hi) {
-    return lo + static_cast<std::int64_t>(Next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-  bool Chance(int percent) { return static_cast<int>(Next() % 100) < percent; }
-};
+using Rng = internal::SplitMix64;
 
 struct Shape {
   std::int64_t m, n, k, batch;
@@ -66,21 +55,25 @@ std::string ShapeText(const Shape& s) {
 }
 
 // The shapes a row is tried on: K not a multiple of the block, odd N where
-// the packing allows (GPTQ / AWQ need N % 8 == 0, GPTQ K % 8 == 0).
+// the packing allows (GPTQ / AWQ need N % 8 == 0, GPTQ K % 8 == 0), odd K
+// where the codes allow it. Which of them a row takes is the row's to say
+// (MatmulEntry::takes_flat_blocks / takes_row_groups, refuses): the harness
+// does not re-derive a kernel's layout rule.
 std::vector<Shape> Shapes(const MatmulEntry& entry, const MatmulWeightKind& kind, Level level) {
   const bool words = kind.packing != matmul::WeightPacking::kLowbit;
   const bool per_row = kind.format == matmul::WeightFormat::kFp8E4m3PerChannel;
   const std::int64_t block = per_row ? 0 : kind.block;
   std::vector<Shape> base;
   if (entry.operation == MatmulOperation::kGemv) {
-    // K even for lowbit-packed 4-bit codes (a GEMV row of them starts on a
-    // byte); odd K is the exact mode's, tested in proptests/matmul.
     base = {{1, words ? 16 : 7, 264, 1, {}, block},
             {3, words ? 8 : 33, words ? 136 : 130, 2, {}, block},
             {16, words ? 24 : 5, words ? 512 : 530, 1, {}, block}};
     if (level != Level::kSmoke) {
       base.push_back({1, words ? 64 : 61, 1032, 1, {}, block});
       base.push_back({2, words ? 8 : 1, 8, 1, {}, block});
+      // Odd K (GPTQ: its words need K % 8 == 0): a GEMV that takes only
+      // 4-bit rows starting on a byte refuses it for lowbit-packed FP4.
+      if (kind.packing != matmul::WeightPacking::kGptq) base.push_back({3, words ? 8 : 9, 263, 1, {}, block});
     }
   } else {
     base = {{128, words ? 32 : 29, 264, 1, {}, block}};
@@ -263,14 +256,6 @@ bool IsNan(matmul::OutputType t, std::uint32_t code) {
   return std::isnan(DecodeToF64(matmul::OutputFormatOf(t), code));
 }
 
-void KernelError(const std::string& shape, const registry::Status& status, std::uint64_t outputs, Row* row) {
-  Mismatch m;
-  m.combo = shape;
-  m.note = "kernel error: " + status.message;
-  internal::AddMismatch(row, std::move(m));
-  if (outputs > 1) row->mismatches += outputs - 1;  // none of the outputs can be trusted
-}
-
 void AddOutputMismatch(const std::string& shape, const std::string& where, matmul::OutputType type,
                        std::uint32_t expected, std::uint32_t actual, std::string note, Row* row) {
   Mismatch m;
@@ -326,7 +311,7 @@ void CheckGemvShape(const MatmulEntry& entry, const MatmulEntry& scalar, const M
   const std::uint64_t outputs = static_cast<std::uint64_t>(s.batch * s.m * s.n);
   if (registry::Status st = entry.run(h); !st.ok) {
     row->checked += outputs;
-    return KernelError(shape, st, outputs, row);
+    return internal::AddKernelError(shape, st, outputs, row);
   }
   for (std::int64_t l = 0; l < s.batch; ++l) {
     for (std::int64_t m = 0; m < s.m; ++m) {
@@ -359,7 +344,7 @@ void CheckGemmShape(const MatmulEntry& entry, const MatmulWeightKind& kind, cons
   const std::uint64_t outputs = static_cast<std::uint64_t>(s.batch * s.m * s.n);
   if (registry::Status st = entry.run(a); !st.ok) {
     row->checked += outputs;
-    return KernelError(shape, st, outputs, row);
+    return internal::AddKernelError(shape, st, outputs, row);
   }
   const FormatSpec out_format = matmul::OutputFormatOf(entry.output);
   std::size_t e = 0;
@@ -425,40 +410,27 @@ Row CheckMatmul(const MatmulEntry& entry, const MatmulEntry* scalar, Level level
   } else if (!entry.available || !entry.available()) {
     row.skipped = "backend not available here";
   } else {
-    std::uint64_t seed = 1;
-    for (const Shape& shape : Shapes(entry, *kind, level)) {
+    internal::CheckShapesInTurn(Shapes(entry, *kind, level), &row, [&](const Shape& shape, std::uint64_t seed) {
       if (entry.operation == MatmulOperation::kGemv) {
-        CheckGemvShape(entry, *scalar, *kind, shape, seed++, &row);
+        CheckGemvShape(entry, *scalar, *kind, shape, seed, &row);
       } else {
-        CheckGemmShape(entry, *kind, shape, seed++, &row);
+        CheckGemmShape(entry, *kind, shape, seed, &row);
       }
-      if (!row.skipped.empty()) break;
-    }
+    });
   }
   return row;
 }
 
 std::vector<Row> CheckMatmuls(const registry::Registry& registry, Level level, const Filter& filter,
                               Progress* progress) {
-  std::vector<const MatmulEntry*> selected;
   // A format filter names an element format; matmul rows are selected
   // without one.
-  if (filter.format.empty()) {
-    for (const MatmulEntry& entry : registry.MatmulEntries()) {
-      if (entry.backend == "scalar" || !filter.Backend(entry.backend)) continue;
-      selected.push_back(&entry);
-    }
-  }
-  std::vector<Row> rows;
-  if (progress && !selected.empty()) progress->Begin("matmul vs model", selected.size());
-  for (const MatmulEntry* entry : selected) {
-    rows.push_back(CheckMatmul(
-        *entry, registry.FindMatmul(entry->operation, entry->weight, entry->activation, entry->output, "scalar"),
-        level));
-    if (progress) progress->Advance(1);
-  }
-  if (progress && !selected.empty()) progress->End();
-  return rows;
+  return internal::CheckNonScalarRows(
+      registry.MatmulEntries(), filter.format.empty(), filter, "matmul vs model", progress,
+      [&](const MatmulEntry& entry) {
+        return CheckMatmul(
+            entry, registry.FindMatmul(entry.operation, entry.weight, entry.activation, entry.output, "scalar"), level);
+      });
 }
 
 }  // namespace lowbit::check

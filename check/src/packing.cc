@@ -18,6 +18,7 @@
 #include "lowbit/check/progress.h"
 #include "lowbit/formats/format_list.h"
 #include "lowbit/registry/registry.h"
+#include "scalar_row_harness.h"
 
 namespace lowbit::check {
 namespace {
@@ -32,15 +33,7 @@ constexpr std::size_t kGuardUnits = 8;
 constexpr std::uint8_t kGuardByte = 0xA5;
 constexpr std::uint32_t kGuardWord = 0xA5A5A5A5u;
 
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t Next() {  // splitmix64
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-};
+using Rng = internal::SplitMix64;
 
 struct Shape {
   std::size_t rows;
@@ -143,15 +136,6 @@ void Compare(const Output<T>& want, const Output<T>& have, std::size_t n, const 
   }
 }
 
-void KernelError(const std::string& shape, const registry::Status& status, std::uint64_t outputs,
-                 Row* row) {
-  Mismatch m;
-  m.combo = shape;
-  m.note = "kernel error: " + status.message;
-  internal::AddMismatch(row, std::move(m));
-  if (outputs > 1) row->mismatches += outputs - 1;  // none of the outputs can be trusted
-}
-
 // Runs `scalar` and `entry` on the same input and compares their outputs.
 void CheckShape(const PackingEntry& entry, const PackingEntry& scalar, const PackingLayoutInfo& info,
                 const Shape& shape, std::uint64_t seed, Row* row) {
@@ -184,7 +168,7 @@ void CheckShape(const PackingEntry& entry, const PackingEntry& scalar, const Pac
       a.packed_bytes = have.data();
       outputs = sizes.packed_units + kGuardUnits;
       row->checked += outputs;
-      if (registry::Status s = entry.run(a); !s.ok) return KernelError(text, s, outputs, row);
+      if (registry::Status s = entry.run(a); !s.ok) return internal::AddKernelError(text, s, outputs, row);
       return Compare(want, have, sizes.packed_units, "packed byte", 2, kGuardByte, text, row);
     }
     Output<std::uint32_t> want(sizes.packed_units, 0, kGuardWord);
@@ -197,7 +181,7 @@ void CheckShape(const PackingEntry& entry, const PackingEntry& scalar, const Pac
     a.packed_words = have.data();
     outputs = sizes.packed_units + kGuardUnits;
     row->checked += outputs;
-    if (registry::Status s = entry.run(a); !s.ok) return KernelError(text, s, outputs, row);
+    if (registry::Status s = entry.run(a); !s.ok) return internal::AddKernelError(text, s, outputs, row);
     return Compare(want, have, sizes.packed_units, "packed word", 8, kGuardWord, text, row);
   }
   // Unpack: any packed bytes or words.
@@ -222,7 +206,7 @@ void CheckShape(const PackingEntry& entry, const PackingEntry& scalar, const Pac
   a.codes_out = have.data();
   outputs = sizes.codes + kGuardUnits;
   row->checked += outputs;
-  if (registry::Status s = entry.run(a); !s.ok) return KernelError(text, s, outputs, row);
+  if (registry::Status s = entry.run(a); !s.ok) return internal::AddKernelError(text, s, outputs, row);
   Compare(want, have, sizes.codes, "code", 0, kGuardByte, text, row);
 }
 
@@ -250,32 +234,19 @@ Row CheckPacking(const PackingEntry& entry, const PackingEntry* scalar, Level le
   } else if (!entry.available()) {
     row.skipped = "backend not available here";
   } else {
-    std::uint64_t seed = 1;
-    for (const Shape& shape : Shapes(*info, level)) {
-      CheckShape(entry, *scalar, *info, shape, seed++, &row);
-      if (!row.skipped.empty()) break;
-    }
+    internal::CheckShapesInTurn(Shapes(*info, level), &row, [&](const Shape& shape, std::uint64_t seed) {
+      CheckShape(entry, *scalar, *info, shape, seed, &row);
+    });
   }
   return row;
 }
 
 std::vector<Row> CheckPackings(const registry::Registry& registry, Level level, const Filter& filter,
                                Progress* progress) {
-  std::vector<const PackingEntry*> selected;
-  if (filter.Packing()) {
-    for (const PackingEntry& entry : registry.PackingEntries()) {
-      if (entry.backend == "scalar" || !filter.Backend(entry.backend)) continue;
-      selected.push_back(&entry);
-    }
-  }
-  std::vector<Row> rows;
-  if (progress && !selected.empty()) progress->Begin("packing vs model", selected.size());
-  for (const PackingEntry* entry : selected) {
-    rows.push_back(CheckPacking(*entry, registry.FindPacking(entry->layout, entry->direction, "scalar"), level));
-    if (progress) progress->Advance(1);
-  }
-  if (progress && !selected.empty()) progress->End();
-  return rows;
+  return internal::CheckNonScalarRows(
+      registry.PackingEntries(), filter.Packing(), filter, "packing vs model", progress, [&](const PackingEntry& entry) {
+        return CheckPacking(entry, registry.FindPacking(entry.layout, entry.direction, "scalar"), level);
+      });
 }
 
 }  // namespace lowbit::check

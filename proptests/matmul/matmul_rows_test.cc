@@ -108,15 +108,16 @@ MatmulEntry FaultyRow(const registry::Registry& reg, MatmulOperation op, const c
   return e;
 }
 
-check::Row Check(const registry::Registry& reg, const MatmulEntry& e) {
-  return check::CheckMatmul(
-      e, reg.FindMatmul(e.operation, e.weight, e.activation, e.output, "scalar"), check::Level::kSmoke);
+check::Row Check(const registry::Registry& reg, const MatmulEntry& e, check::Level level = check::Level::kSmoke) {
+  return check::CheckMatmul(e, reg.FindMatmul(e.operation, e.weight, e.activation, e.output, "scalar"), level);
 }
 
 TEST(MatmulRows, HarnessPassesAFaithfulGemvRow) {
   const registry::Registry reg = ScalarRegistry();
   for (const registry::MatmulWeightKind& kind : registry::kMatmulWeightKinds) {
-    const check::Row row = Check(reg, FaultyRow(reg, MatmulOperation::kGemv, kind.name, nullptr));
+    // The ci shapes (odd K among them): the scalar row takes every one, so a
+    // GPU row is never skipped for want of a reference.
+    const check::Row row = Check(reg, FaultyRow(reg, MatmulOperation::kGemv, kind.name, nullptr), check::Level::kCi);
     EXPECT_EQ(row.outcome(), check::Row::Outcome::kPassed) << kind.name << ": " << row.skipped;
     EXPECT_GT(row.checked, 0u);
   }
@@ -180,6 +181,92 @@ TEST(MatmulRows, GemmRowsAreCheckedWithinTheirBound) {
   const check::Row skipped = Check(reg, unbounded);
   EXPECT_EQ(skipped.outcome(), check::Row::Outcome::kSkipped);
   EXPECT_NE(skipped.skipped.find("error bound"), std::string::npos);
+}
+
+// The GEMM check's two rules besides the bound (check/src/matmul_check.cc
+// CheckGemmShape): an output equal to the exact product's own rounding passes
+// even where the row's bound is 0, and an Inf output passes where a result
+// within the bound of the exact value could round past the largest finite
+// value (same sign, |exact| + bound >= the largest finite), never otherwise.
+// FP32 output: the largest finite value is 0x1.fffffep127 (~3.4e38).
+MatmulEntry GemmRowWithBound(const registry::Registry& reg, void (*fault)(const registry::MatmulArgs&),
+                             double bound) {
+  MatmulEntry e = FaultyRow(reg, MatmulOperation::kGemm, "mxfp8-e4m3", fault);
+  e.error_bound = [bound](const registry::MatmulArgs&, const registry::MatmulMagnitudes&) { return bound; };
+  return e;
+}
+
+// y[0][0][0] becomes the infinity of its own sign (the scalar row wrote the
+// exact product's rounding there: a random non-zero sum) or of the other one.
+void SameSignInfinity(const registry::MatmulArgs& a) {
+  float& y = static_cast<float*>(a.y.data)[0];
+  y = std::copysign(INFINITY, y);
+}
+void OppositeSignInfinity(const registry::MatmulArgs& a) {
+  float& y = static_cast<float*>(a.y.data)[0];
+  y = std::copysign(INFINITY, -y);
+}
+
+TEST(MatmulRows, GemmOutputEqualToTheExactRoundingPassesAZeroBoundAndAWrongOneFails) {
+  const registry::Registry reg = ScalarRegistry();
+  const check::Row exact = Check(reg, GemmRowWithBound(reg, nullptr, 0.0));
+  EXPECT_EQ(exact.outcome(), check::Row::Outcome::kPassed) << exact.skipped;
+  EXPECT_GT(exact.checked, 0u);
+  const check::Row off = Check(reg, GemmRowWithBound(reg, [](const registry::MatmulArgs& a) {
+    static_cast<std::uint32_t*>(a.y.data)[0] ^= 1u;  // one ulp from the exact rounding
+  }, 0.0));
+  EXPECT_EQ(off.outcome(), check::Row::Outcome::kFailed);
+  EXPECT_GT(off.mismatches, 0u);  // y[0][0][0] of each shape
+  ASSERT_FALSE(off.first_mismatches.empty());
+  EXPECT_EQ(off.first_mismatches[0].where, "y[0][0][0]");
+  EXPECT_NE(off.first_mismatches[0].note.find("> bound 0"), std::string::npos) << off.first_mismatches[0].note;
+}
+
+TEST(MatmulRows, GemmInfinityPassesOnlyWhereTheBoundReachesPastTheLargestFinite) {
+  const registry::Registry reg = ScalarRegistry();
+  // 1e39 > FLT_MAX: every |exact| + bound is past the largest finite FP32,
+  // yet |Inf - exact| = Inf is not <= 1e39, so only the overflow rule lets
+  // the Inf through.
+  const check::Row reaches = Check(reg, GemmRowWithBound(reg, SameSignInfinity, 1e39));
+  EXPECT_EQ(reaches.outcome(), check::Row::Outcome::kPassed) << reaches.skipped;
+  // An infinity of the other sign is not a rounding of anything within it.
+  const check::Row wrong_sign = Check(reg, GemmRowWithBound(reg, OppositeSignInfinity, 1e39));
+  EXPECT_EQ(wrong_sign.outcome(), check::Row::Outcome::kFailed);
+  ASSERT_FALSE(wrong_sign.first_mismatches.empty());
+  EXPECT_EQ(wrong_sign.first_mismatches[0].where, "y[0][0][0]");
+  // A bound that keeps every result far below the largest finite (the
+  // harness's sums are below 2^20): the Inf is a wrong value.
+  const check::Row short_bound = Check(reg, GemmRowWithBound(reg, SameSignInfinity, 1e30));
+  EXPECT_EQ(short_bound.outcome(), check::Row::Outcome::kFailed);
+  ASSERT_FALSE(short_bound.first_mismatches.empty());
+  EXPECT_EQ(short_bound.first_mismatches[0].where, "y[0][0][0]");
+  EXPECT_NE(short_bound.first_mismatches[0].note.find("> bound"), std::string::npos)
+      << short_bound.first_mismatches[0].note;
+}
+
+// MatmulEntry::refuses: the harness leaves the problems a row refuses to
+// another row (never counted as checked), and a row that refuses every one
+// is SKIPPED, never passed.
+TEST(MatmulRows, HarnessLeavesWhatARowRefusesToAnotherRow) {
+  const registry::Registry reg = ScalarRegistry();
+  MatmulEntry all = FaultyRow(reg, MatmulOperation::kGemv, "mxfp8-e4m3", nullptr);
+  const check::Row every = Check(reg, all);
+  ASSERT_EQ(every.outcome(), check::Row::Outcome::kPassed) << every.skipped;
+  // Refusing M = 3 leaves out the smoke shape M = 3 (its faulty output goes
+  // unseen) and checks the others.
+  MatmulEntry some = FaultyRow(reg, MatmulOperation::kGemv, "mxfp8-e4m3", [](const registry::MatmulArgs& a) {
+    if (a.m == 3) static_cast<std::uint32_t*>(a.y.data)[0] ^= 1u;
+  });
+  some.refuses = [](const registry::MatmulArgs& a) { return std::string(a.m == 3 ? "M = 3 is another row's" : ""); };
+  const check::Row part = Check(reg, some);
+  EXPECT_EQ(part.outcome(), check::Row::Outcome::kPassed) << part.skipped;
+  EXPECT_GT(part.checked, 0u);
+  EXPECT_LT(part.checked, every.checked);
+  MatmulEntry none = all;
+  none.refuses = [](const registry::MatmulArgs&) { return std::string("not mine"); };
+  const check::Row skipped = Check(reg, none);
+  EXPECT_EQ(skipped.outcome(), check::Row::Outcome::kSkipped);
+  EXPECT_EQ(skipped.checked, 0u);
 }
 
 TEST(MatmulRows, RunPlanListsMatmulRowsAndAnUnavailableOneIsSkipped) {

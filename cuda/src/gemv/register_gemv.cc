@@ -165,6 +165,14 @@ void RegisterCudaGemv(registry::Registry& registry) {
         // K is a multiple of the block.
         e.takes_flat_blocks = false;
         e.takes_row_groups = true;
+        // The GEMV's layout rule in one place (GemvViewOf, which `run`
+        // applies too), so that `lowbit verify` leaves what the GEMV does not
+        // take (4-bit rows that start mid-byte, ...) to the scalar row.
+        e.refuses = [](const MatmulArgs& args) {
+          matmul::GemvWeightView unused;
+          const char* why = matmul::GemvViewOf(args.w, 0, &unused);
+          return std::string(why == nullptr ? "" : why);
+        };
         MatmulEntry columns = e;
         e.run = [columns](const MatmulArgs& args) { return RunOnHostMemory(columns, args); };
         e.run_on_device = [columns](const MatmulArgs& args, void* stream) {
