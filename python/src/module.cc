@@ -508,6 +508,7 @@ const char* ScaleRuleName(recipe::ScaleRule r) {
     case recipe::ScaleRule::kAoAsymmetric: return "ao-asymmetric";
     case recipe::ScaleRule::kGptqSymmetric: return "gptq-symmetric";
     case recipe::ScaleRule::kGptqAsymmetric: return "gptq-asymmetric";
+    case recipe::ScaleRule::kAwqAsymmetric: return "awq-asymmetric";
     case recipe::ScaleRule::kAmaxOverQmax: return "amax-over-qmax";
     case recipe::ScaleRule::kVllmFp8PerTensor: return "vllm-fp8-per-tensor";
     case recipe::ScaleRule::kVllmFp8PerToken: return "vllm-fp8-per-token";

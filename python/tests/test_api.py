@@ -143,3 +143,10 @@ def test_encode_numpy_dtype_ml_dtypes():
     np.testing.assert_array_equal(typed.view(np.uint8), lowbit.encode(x, "e4m3"))
     with pytest.raises(TypeError, match="does not hold e4m3"):
         lowbit.encode(x, "e4m3", dtype=ml_dtypes.float8_e5m2)
+
+
+def test_every_recipe_names_its_scale_rule():
+    # module.cc ScaleRuleName returns "?" for a rule it has no name for; a new
+    # rule in the catalog must get one (uint4:awq-fp16's rule once had none).
+    unnamed = [d["name"] for d in lowbit._lowbit.recipe_table() if d["scale_rule"] == "?"]
+    assert unnamed == []
