@@ -87,6 +87,9 @@ const char* ScaleRuleText(recipe::ScaleRule rule) {
     case ScaleRule::kVllmFp8KvCache:
       return "vLLM KV cache: a static scale (1.0, or the given k_scale / v_scale, per tensor or per head); "
              "y = x / scale; __nv_cvt_float_to_fp8(y, __NV_SATFINITE) (NaN -> 0x7f, +-Inf -> +-448)";
+    case ScaleRule::kVllmFp8KvCalculated:
+      return "vLLM calc_kv_scales: scale = amax * fp32(1 / range) (torch on CUDA: abs(x).max() / the CPU range "
+             "tensor, NaN wins, no floor); y = x / scale; __nv_cvt_float_to_fp8(y, __NV_SATFINITE)";
     case ScaleRule::kAwqAsymmetric:
       return "AWQ (every step in FP16): scale = max(max - min, 1e-5) / maxq; zero = clamp(-round(min / scale), 0, "
              "maxq); q = clamp(round(x / scale) + zero, 0, maxq)";

@@ -144,6 +144,7 @@ bool ModelKernelRule(const recipe::Recipe& r) {
     case recipe::ScaleRule::kVllmFp8PerTensor:
     case recipe::ScaleRule::kVllmFp8PerToken:
     case recipe::ScaleRule::kVllmFp8KvCache:
+    case recipe::ScaleRule::kVllmFp8KvCalculated:
     case recipe::ScaleRule::kAmaxOverQmaxFloored:
       return true;
     default:

@@ -64,8 +64,8 @@ TEST(CudaRegister, RecipeRowsAreTheKernelsRecipes) {
                         "mxfp6_e3m2:ao-rceil-eager", "mxfp4:ao-rceil-eager", "nvfp4:ao-0.18", "nvfp4:modelopt-0.47"}) {
     dequantize.insert(r);
   }
-  for (const char* r : {"e4m3:vllm", "e4m3:vllm-token", "e4m3:vllm-kv", "int8:amax-clamp", "uint4:gptq-sym-fp16",
-                        "uint4:gptq-asym-fp16", "uint4:awq-fp16"}) {
+  for (const char* r : {"e4m3:vllm", "e4m3:vllm-token", "e4m3:vllm-kv", "e4m3:vllm-kv-calc-k", "e4m3:vllm-kv-calc-v",
+                        "int8:amax-clamp", "uint4:gptq-sym-fp16", "uint4:gptq-asym-fp16", "uint4:awq-fp16"}) {
     for (const char* layout : {"/g128", "/row", "/tensor"}) dequantize.insert(std::string(r) + layout);
   }
   std::set<std::string> quantize = dequantize;

@@ -73,20 +73,21 @@ TEST(RecipeRowContract, EveryCatalogRecipeHasScalarRowsBothWays) {
 }
 
 // Counted by hand from the catalog (10 MX profiles over 5 float formats, 3
-// over MXINT8; 5 NVFP4; 25 scaled, 7 of them FP8) and the rules.
+// over MXINT8; 5 NVFP4; 27 scaled, 9 of them FP8) and the rules.
 TEST(RecipeRowContract, TheContractHasTheCountedRows) {
-  // Every recipe, each listed layout, both ways: (53 + 5 + 25 * 3) * 2.
-  EXPECT_EQ(RequiredRecipeRows({"scalar"}).size(), 266u);
-  // SIMD: every recipe, as the model: (53 + 5 + 25 * 3) * 2.
-  EXPECT_EQ(RequiredRecipeRows({"simd:AVX2"}).size(), 266u);
+  // Every recipe, each listed layout, both ways: (53 + 5 + 27 * 3) * 2.
+  EXPECT_EQ(RequiredRecipeRows({"scalar"}).size(), 278u);
+  // SIMD: every recipe, as the model: (53 + 5 + 27 * 3) * 2.
+  EXPECT_EQ(RequiredRecipeRows({"simd:AVX2"}).size(), 278u);
   // CUDA: MX te (5 formats) and ocp (6) both ways = 22; nvfp4:te both ways
   // = 2; e4m3:te and e5m2:te quantize per tensor and per row = 4; the 18
   // integer recipes per group and per row both ways = 72; issue 14's model
   // recipe kernels: ao-rceil-eager (5 formats) both ways = 10, nvfp4:ao-0.18
   // and nvfp4:modelopt-0.47 both ways = 4, e4m3:vllm / vllm-token / vllm-kv
-  // in 3 layouts both ways = 18, int8:amax-clamp per tensor both ways = 2,
-  // uint4:gptq-sym-fp16 / gptq-asym-fp16 / awq-fp16 per tensor both ways = 6.
-  EXPECT_EQ(RequiredRecipeRows({"cuda"}).size(), 140u);
+  // / vllm-kv-calc-k / vllm-kv-calc-v in 3 layouts both ways = 30,
+  // int8:amax-clamp per tensor both ways = 2, uint4:gptq-sym-fp16 /
+  // gptq-asym-fp16 / awq-fp16 per tensor both ways = 6.
+  EXPECT_EQ(RequiredRecipeRows({"cuda"}).size(), 152u);
   EXPECT_TRUE(RequiredRecipeRows({"test:other"}).empty());
   // Examples of each CUDA rule and of a deliberate gap.
   const std::vector<RecipeRowKey> cuda = RequiredRecipeRows({"cuda"});
@@ -196,7 +197,7 @@ TEST(RecipeRowContract, CudaRows) {
   EXPECT_TRUE(problems.empty()) << Lines(problems);
   int cuda_rows = 0;
   for (const RecipeEntry& e : AllBackends().RecipeEntries()) cuda_rows += e.backend == "cuda";
-  EXPECT_EQ(cuda_rows, 140);
+  EXPECT_EQ(cuda_rows, 152);
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ bool SameOptions(const EncodeOptions& a, const EncodeOptions& b) {
       a.element_implied_exponent == b.element_implied_exponent && a.qmin == b.qmin && a.qmax == b.qmax &&
       a.scale_saturate == b.scale_saturate && a.zero_amax_as_min_normal == b.zero_amax_as_min_normal &&
       std::memcmp(&a.eps, &b.eps, sizeof(float)) == 0 && a.pow2_scale == b.pow2_scale &&
-      a.scalar_divisor_as_reciprocal == b.scalar_divisor_as_reciprocal;
+      a.scalar_divisor_as_reciprocal == b.scalar_divisor_as_reciprocal && a.amax_divisor == b.amax_divisor;
   if (same) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << RecipeName(a) << " differs from " << RecipeName(b);
 }
@@ -65,13 +65,13 @@ TEST(RecipeCatalogTest, EveryNameIsListedOnce) {
   std::set<std::string> names;
   for (const Recipe& r : kAllRecipes) EXPECT_TRUE(names.insert(RecipeName(r)).second) << RecipeName(r);
   // 10 MX profiles x 5 float MX formats + 3 (ocp, msx, msx-even) x MXINT8, 5
-  // NVFP4, 18 scaled + 7 (vLLM FP8 three ways, INT8 amax-clamp, GPTQ / AWQ
+  // NVFP4, 18 scaled + 9 (vLLM FP8 five ways, INT8 amax-clamp, GPTQ / AWQ
   // with FP16 scales three ways; issue 14).
-  EXPECT_EQ(names.size(), 10u * 5 + 3 + 5 + 18 + 7);
+  EXPECT_EQ(names.size(), 10u * 5 + 3 + 5 + 18 + 9);
 }
 
 // The legacy lists hold one view per catalog row: 10 MX profiles, 18 scaled
-// (element, profile) pairs (not the 7 of kServingScaledPairs, which have no
+// (element, profile) pairs (not the 9 of kServingScaledPairs, which have no
 // kernel scheme yet), 5 NVFP4 enumerators, each listed once.
 TEST(RecipeCatalogTest, LegacyListsHaveOneViewPerCatalogRow) {
   EXPECT_EQ(std::size(block::kAllMxRecipes), 10u);

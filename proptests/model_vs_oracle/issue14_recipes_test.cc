@@ -1,6 +1,7 @@
 // The profiles and recipe families added for issue 14 (torchao 0.18's NVFP4
 // reciprocal order, torchao's eager RCEIL, ModelOpt 0.47's block-scale clamp,
-// vLLM FP8 per tensor and per token, INT8 amax.clamp(1e-10) / 127): literal
+// vLLM FP8 per tensor, per token, KV cache and its calibration, INT8
+// amax.clamp(1e-10) / 127): literal
 // values worked out from each source (and, for the torchao and ModelOpt
 // ones, seen from the live library, tests/peers/), for the model and the
 // oracle alike, and model == oracle on inputs biased toward each rule's own
@@ -355,6 +356,66 @@ TEST(Issue14Vllm, KvCacheDefaultAndPerHeadScales) {
   // Three scales for four heads: refused, nothing written.
   EXPECT_EQ(recipe::QuantizeTensorWithGivenScales(r, head, kv.data(), 2, 4, head_scales.data(), 3, q),
             recipe::TensorStatus::kBadGroup);
+}
+
+// vLLM's KV-scale calibration (calc_kv_scales) on CUDA: k_scale = amax *
+// fp32(1 / 200). fp32(1 / 200) = 0x3BA3D70A; amax 5 gives 0x3CCCCCCC, one
+// ulp below fp32(5 / 200) = 0x3CCCCCCD (what a CPU division would store).
+// Then x / scale: 5 / 0x3CCCCCCC = 200.0000153 (in FP32), just above E4M3's
+// tie between 192 and 208, so 208 (0x75) where the CPU scale's exact 200
+// would go to 192 (0x74); -5 -> 0xF5; 2.5 -> 100.0000076, above the tie 100
+// between 96 and 104 -> 104 (0x6D); 1 -> 40.0000038 -> 40 (0x62).
+TEST(Issue14Vllm, KvCalibratedKeyScaleIsAmaxTimesTheReciprocal) {
+  const recipe::Recipe& r = Named("e4m3", "vllm-kv-calc-k");
+  EXPECT_EQ(r.amax_divisor, 200);
+  const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
+  const std::vector<float> x = {5.0f, -5.0f, 2.5f, 1.0f};
+  const ModelResult m = Model(r, tensor, x, 1, 4);
+  EXPECT_EQ(Bits(m.scales.at(0)), 0x3CCCCCCCu);
+  EXPECT_EQ(m.codes, (std::vector<std::uint8_t>{0x75, 0xF5, 0x6D, 0x62}));
+  const ref::OracleQuantized o = Oracle(r, tensor, x, 1, 4);
+  EXPECT_EQ(o.codes, m.codes);
+  EXPECT_EQ(o.scales.at(0).decode_bits, 0x3CCCCCCCu);
+}
+
+// The value rule divides by 100: fp32(1 / 100) = 0x3C23D70A, amax 5 ->
+// 0x3D4CCCCC; 5 / scale = 100.0000076 -> 104 (0x6D); 2.5 / scale =
+// 50.0000038, above the tie 50 between 48 and 52 -> 52 (0x65).
+TEST(Issue14Vllm, KvCalibratedValueScaleDividesBy100) {
+  const recipe::Recipe& r = Named("e4m3", "vllm-kv-calc-v");
+  EXPECT_EQ(r.amax_divisor, 100);
+  const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
+  const ModelResult m = Model(r, tensor, {5.0f, 2.5f}, 1, 2);
+  EXPECT_EQ(Bits(m.scales.at(0)), 0x3D4CCCCCu);
+  EXPECT_EQ(m.codes, (std::vector<std::uint8_t>{0x6D, 0x65}));
+  EXPECT_EQ(Oracle(r, tensor, {5.0f, 2.5f}, 1, 2).codes, m.codes);
+}
+
+// No floor and torch.max's NaN: an all-zero tensor stores scale 0 and x / 0
+// is NaN for every element (0x7F under __NV_SATFINITE); a NaN anywhere makes
+// the scale NaN and every code 0x7F; an infinite amax makes the scale Inf,
+// so 1 / Inf = 0 (0x00) and -Inf / Inf = NaN (0x7F).
+TEST(Issue14Vllm, KvCalibratedZeroNanAndInfTensors) {
+  const recipe::Recipe& r = Named("e4m3", "vllm-kv-calc-k");
+  const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
+  const struct {
+    std::vector<float> x;
+    std::vector<std::uint8_t> codes;
+  } cases[] = {
+      {{0.0f, -0.0f}, {0x7F, 0x7F}},
+      {{1.0f, NAN}, {0x7F, 0x7F}},
+      {{1.0f, -INFINITY}, {0x00, 0x7F}},
+  };
+  for (const auto& c : cases) {
+    const ModelResult m = Model(r, tensor, c.x, 1, 2);
+    EXPECT_EQ(m.codes, c.codes) << c.x[0] << ", " << c.x[1];
+    EXPECT_EQ(Oracle(r, tensor, c.x, 1, 2).codes, m.codes);
+  }
+  EXPECT_EQ(Model(r, tensor, {0.0f, -0.0f}, 1, 2).scales.at(0), 0.0f);
+  EXPECT_TRUE(std::isnan(Model(r, tensor, {1.0f, NAN}, 1, 2).scales.at(0)));
+  EXPECT_EQ(Model(r, tensor, {1.0f, -INFINITY}, 1, 2).scales.at(0), INFINITY);
+  // The scale comes from the data: a given one is refused.
+  EXPECT_FALSE(recipe::TakesGivenScale(r));
 }
 
 // ---- INT8 amax.clamp(min=1e-10) / 127 --------------------------------------------

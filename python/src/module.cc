@@ -514,6 +514,7 @@ const char* ScaleRuleName(recipe::ScaleRule r) {
     case recipe::ScaleRule::kVllmFp8PerToken: return "vllm-fp8-per-token";
     case recipe::ScaleRule::kAmaxOverQmaxFloored: return "amax-clamp-over-qmax";
     case recipe::ScaleRule::kVllmFp8KvCache: return "vllm-fp8-kv-cache";
+    case recipe::ScaleRule::kVllmFp8KvCalculated: return "vllm-fp8-kv-calculated";
   }
   return "?";
 }

@@ -232,6 +232,13 @@ OracleScale ScaledScale(const Recipe& r, const GroupStats& s) {
       factor = F32Constant(1);
       decode = F32Constant(1);
       break;
+    case ScaleRule::kVllmFp8KvCalculated:
+      // vLLM calc_kv_scales on CUDA: torch.abs(x).max() (NaN wins) divided
+      // by the CPU range tensor, i.e. times the FP32 reciprocal of the range;
+      // no floor. The cache step divides by this scale.
+      decode = DivideByScalar(r, s.amax, Rational(r.amax_divisor));
+      factor = decode;
+      break;
     case ScaleRule::kAmaxOverQmaxFloored: {
       // amax.clamp(min=eps) / qmax: torch.clamp keeps a NaN.
       decode = F32Div(floor_at_eps(s.amax), F32Constant(r.qmax));

@@ -112,6 +112,10 @@ inline constexpr RecipeRowRule kRecipeRowContract[] = {
      kGroupLayout | kRowLayout | kTensorLayout, true, true},
     {BackendLibrary::kCuda, recipe::Family::kScaled, "vllm-kv", ElementKind::kFloat,
      kGroupLayout | kRowLayout | kTensorLayout, true, true},
+    {BackendLibrary::kCuda, recipe::Family::kScaled, "vllm-kv-calc-k", ElementKind::kFloat,
+     kGroupLayout | kRowLayout | kTensorLayout, true, true},
+    {BackendLibrary::kCuda, recipe::Family::kScaled, "vllm-kv-calc-v", ElementKind::kFloat,
+     kGroupLayout | kRowLayout | kTensorLayout, true, true},
     {BackendLibrary::kCuda, recipe::Family::kScaled, "amax-clamp", ElementKind::kInteger, kTensorLayout, true, true},
     // GPTQ / AWQ with FP16 scales: the model recipe kernels too; group and
     // row rows are the integer rule's, the per-tensor ones here.

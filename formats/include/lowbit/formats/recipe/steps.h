@@ -572,6 +572,18 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       s.decode = 1.0f;
       s.rule_value = 1.0f;
       return s;
+    case ScaleRule::kVllmFp8KvCalculated: {
+      // vLLM calc_kv_scales: torch.abs(x).max() (a NaN wins; Recipe::
+      // amax_nan) / a CPU range tensor, which torch on CUDA computes as amax
+      // * fp32(1 / range). No floor: an all-zero tensor gets scale 0, and x /
+      // 0 makes every element NaN (0x7F after __NV_SATFINITE), as vLLM would.
+      const float reciprocal = 1.0f / static_cast<float>(r.amax_divisor);
+      const float scale = block::F32MulAsX86(st.amax, reciprocal);
+      s.factor = scale;  // the cache divides: x / k_scale
+      s.decode = scale;
+      s.rule_value = scale;
+      return s;
+    }
     case ScaleRule::kAmaxOverQmaxFloored: {
       // amax.clamp(min=eps) / qmax (torch.clamp keeps NaN), one FP32 division.
       const float amax = !F32IsNan(F32Bits(st.amax)) && st.amax < r.eps ? r.eps : st.amax;

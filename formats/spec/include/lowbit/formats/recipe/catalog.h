@@ -242,6 +242,8 @@ struct ScaledProfile {
   // The scale is stored as FP16 and the checkpoint packer recomputes the
   // integers with it (ElementQuirk::kRepackWithFp16Scale; GPTQ / AWQ).
   bool fp16_scale = false;
+  // vLLM calc_kv_scales: the range the amax is divided by (Recipe::amax_divisor).
+  int amax_divisor = 0;
 };
 
 constexpr Recipe MakeScaledRecipe(const FormatSpec& element, const ScaledProfile& p) {
@@ -267,6 +269,13 @@ constexpr Recipe MakeScaledRecipe(const FormatSpec& element, const ScaledProfile
     r.element_encode = SatfiniteElements();  // __NV_SATFINITE
     r.amax_nan = AmaxNan::kIgnore;           // (no statistic is read)
     r.element_step = ElementStep::kDivide;   // a / scale
+    return r;
+  }
+  if (p.rule == ScaleRule::kVllmFp8KvCalculated) {
+    r.element_encode = SatfiniteElements();  // the KV cache's __NV_SATFINITE
+    r.amax_nan = AmaxNan::kPropagate;        // torch.abs(x).max(): a NaN wins
+    r.element_step = ElementStep::kDivide;   // a / scale
+    r.amax_divisor = p.amax_divisor;
     return r;
   }
   if (p.rule == ScaleRule::kVllmFp8PerTensor || p.rule == ScaleRule::kVllmFp8PerToken) {
@@ -358,6 +367,22 @@ inline constexpr ScaledProfile kVllmFp8KvProfile{
     "[vLLM] @2fed15b1 csrc/quantization/fp8/nvidia/quant_utils.cuh scaled_vec_conversion "
     "(x / scale, __NV_SATFINITE; scale 1.0 unless given)",
     ScaleRule::kVllmFp8KvCache, RoundingMode::kNearestEven, 0.0f, false, false, 0};
+// vLLM's KV-scale calibration (calculate_kv_scales; vllm-project/vllm
+// @004a5da0 vllm/attention/layer.py Attention.calc_kv_scales and
+// @f218f9c2 vllm/envs.py K_SCALE_CONSTANT = 200, V_SCALE_CONSTANT = 100; queries use
+// Q_SCALE_CONSTANT = 200, the key's rule): one scale computed from the data,
+// amax * fp32(1 / range) as torch on CUDA divides by the CPU range tensor,
+// then the KV cache's x / scale with __NV_SATFINITE.
+inline constexpr ScaledProfile kVllmFp8KvCalcKeyProfile{
+    "vllm-kv-calc-k",
+    "[vLLM] @004a5da0 vllm/attention/layer.py Attention.calc_kv_scales (k_scale = abs(key).max() / 200, "
+    "on CUDA amax * fp32(1 / 200)) + @2fed15b1 quant_utils.cuh scaled_vec_conversion (x / scale, __NV_SATFINITE)",
+    ScaleRule::kVllmFp8KvCalculated, RoundingMode::kNearestEven, 0.0f, false, true, 0, false, 200};
+inline constexpr ScaledProfile kVllmFp8KvCalcValueProfile{
+    "vllm-kv-calc-v",
+    "[vLLM] @004a5da0 vllm/attention/layer.py Attention.calc_kv_scales (v_scale = abs(value).max() / 100, "
+    "on CUDA amax * fp32(1 / 100)) + @2fed15b1 quant_utils.cuh scaled_vec_conversion (x / scale, __NV_SATFINITE)",
+    ScaleRule::kVllmFp8KvCalculated, RoundingMode::kNearestEven, 0.0f, false, true, 0, false, 100};
 // INT8 per-channel symmetric as PyTorch code commonly writes it:
 // scale = w.abs().amax(dim=1).clamp(min=1e-10) / 127.0; q = (w /
 // scale).round().clamp(-128, 127) (e.g. vLLM's DynamicInt8LMHeadMethod
@@ -425,6 +450,8 @@ inline constexpr ScaledPair kServingScaledPairs[] = {
     {kE4m3, kVllmFp8Profile},
     {kE4m3, kVllmFp8TokenProfile},
     {kE4m3, kVllmFp8KvProfile},
+    {kE4m3, kVllmFp8KvCalcKeyProfile},
+    {kE4m3, kVllmFp8KvCalcValueProfile},
     {kInt8, kAmaxClampProfile},
     {kUint4, kGptqSymFp16Profile},
     {kUint4, kGptqAsymFp16Profile},
@@ -467,11 +494,11 @@ constexpr std::array<Recipe, kRecipeCount> BuildCatalog() {
 inline constexpr std::array<Recipe, detail::kRecipeCount> kAllRecipes = detail::BuildCatalog();
 
 // 10 MX profiles over 5 float formats and 3 of them over MXINT8; 5 NVFP4; 18
-// scaled (10 profiles over the elements each is listed with) and 7 more
-// (vLLM FP8 x3, INT8 amax-clamp, GPTQ / AWQ with FP16 scales x3).
+// scaled (10 profiles over the elements each is listed with) and 9 more
+// (vLLM FP8 x5, INT8 amax-clamp, GPTQ / AWQ with FP16 scales x3).
 static_assert(std::size(kMxProfiles) == 10 && detail::CountMxRecipes() == 10 * 5 + 3);
 static_assert(std::size(kNvfp4Profiles) == 5);
-static_assert(std::size(kScaledPairs) == 18 && std::size(kServingScaledPairs) == 7);
-static_assert(detail::kRecipeCount == 53 + 5 + 18 + 7);
+static_assert(std::size(kScaledPairs) == 18 && std::size(kServingScaledPairs) == 9);
+static_assert(detail::kRecipeCount == 53 + 5 + 18 + 9);
 
 }  // namespace lowbit::recipe

@@ -115,6 +115,17 @@ enum class ScaleRule : std::uint8_t {
   // q = clamp(round(w / scale) + zero, 0, maxq) (steps.h
   // EncodeAwqElement).
   kAwqAsymmetric,
+  // vLLM's KV-scale calibration (vllm-project/vllm @004a5da0
+  // vllm/attention/layer.py Attention.calc_kv_scales, run once when
+  // calculate_kv_scales is set): scale = torch.abs(x).max() / range, where
+  // range is a CPU float32 tensor of the integer Recipe::amax_divisor
+  // (K_SCALE_CONSTANT 200 for keys, V_SCALE_CONSTANT 100 for values). The
+  // amax is a CUDA tensor, so ATen's div_true_kernel_cuda sees a CPU scalar
+  // divisor and computes amax * fp32(1 / range), not amax / range
+  // (Recipe::scalar_divisor_as_reciprocal); torch.max lets a NaN win. The
+  // scale is then the KV cache's static one (kVllmFp8KvCache): y = x /
+  // scale, __NV_SATFINITE.
+  kVllmFp8KvCalculated,
 };
 
 // The three families differ in what a scale is stored as; each rule belongs
@@ -227,6 +238,9 @@ struct Recipe {
   bool pow2_scale = false;
   // torch on CUDA divides a tensor by a Python float as x * fp32(1 / d).
   bool scalar_divisor_as_reciprocal = false;
+  // vLLM calc_kv_scales: the integer range the amax is divided by
+  // (kVllmFp8KvCalculated; vLLM reads it with int(os.getenv(...))).
+  int amax_divisor = 0;
 
   constexpr Family family() const { return FamilyOf(scale_rule); }
 };
