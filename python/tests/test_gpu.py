@@ -191,6 +191,27 @@ def test_quantize_equals_cpu(name):
             np.testing.assert_array_equal(bits(again), bits(back), err_msg=what)
 
 
+@pytest.mark.parametrize("profile,value_range", [("vllm-kv-calc-k", 200), ("vllm-kv-calc-v", 100)])
+def test_vllm_kv_calibration_equals_torch_on_cuda(profile, value_range):
+    # vLLM's calc_kv_scales on a CUDA key / value (vllm/attention/layer.py
+    # @004a5da0): torch.abs(x).max() / a CPU float32 range tensor, then the KV
+    # cache's x / scale converted with __NV_SATFINITE (clamp to +-448, then
+    # torch's cast, for these finite inputs). Scale bits and codes must equal
+    # e4m3:vllm-kv-calc-k / -v on the host.
+    g = torch.Generator().manual_seed(11)
+    for trial in range(64):
+        magnitude = float(2.0 ** torch.randint(-30, 30, (1,), generator=g).item())
+        x = (torch.randn(4096, generator=g) * magnitude).to(torch.bfloat16).float()
+        x[trial % 4096] = 5.0 * magnitude  # amaxes like 5 * 2^k, where amax / range and amax * fp32(1 / range) differ
+        on_gpu = x.cuda()
+        scale = torch.abs(on_gpu).max() / torch.tensor(value_range, dtype=torch.float32)
+        codes = (on_gpu / scale).clamp(-448.0, 448.0).to(torch.float8_e4m3fn).view(torch.uint8)
+        q = lowbit.quantize(x.numpy(), "e4m3:" + profile)
+        assert scale.is_cuda
+        np.testing.assert_array_equal(bits(scale.reshape(1)), bits(q.scales), err_msg=f"{profile} trial {trial}")
+        np.testing.assert_array_equal(codes.cpu().numpy(), q.codes, err_msg=f"{profile} trial {trial}")
+
+
 def test_quantize_along_an_axis_equals_cpu():
     x = rand(2 * 64 * 3, scale=5.0).reshape(2, 64, 3)
     q_gpu = lowbit.quantize(x.cuda(), "mxfp8_e4m3:ocp", axis=1)

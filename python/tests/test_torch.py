@@ -139,3 +139,22 @@ def test_quantize_cpu_tensor_equals_numpy():
     r = lowbit.quantize(x.numpy(), "mxfp4:ocp")
     np.testing.assert_array_equal(q.packed, r.packed)
     np.testing.assert_array_equal(q.scale_codes, r.scale_codes)
+
+
+def test_vllm_kv_calibration_scale_is_the_cuda_arithmetic_not_the_cpu_one():
+    # e4m3:vllm-kv-calc-k reproduces vLLM's calc_kv_scales as it runs on a
+    # GPU: torch.abs(key).max() / k_range with k_range a CPU float32 tensor,
+    # which ATen's CUDA division turns into amax * fp32(1 / 200)
+    # (docs/profiles.md). On a CPU tensor torch divides instead: for amax 5
+    # that is one ulp higher. test_gpu.py checks the CUDA side on the GPU machine.
+    x = torch.tensor([5.0, -5.0, 2.5, 1.0])
+    k_range = torch.tensor(200, dtype=torch.float32)  # vLLM: torch.tensor(envs.K_SCALE_CONSTANT, dtype=torch.float32)
+    cpu_division = torch.abs(x).max() / k_range
+    reciprocal_product = torch.abs(x).max() * (torch.tensor(1.0) / k_range)
+    q = lowbit.quantize(x.numpy(), "e4m3:vllm-kv-calc-k")
+    lowbit_scale = int(np.asarray(q.scales, np.float32).view(np.uint32)[0])
+    assert cpu_division.view(torch.int32).item() == 0x3CCCCCCD
+    assert reciprocal_product.view(torch.int32).item() == 0x3CCCCCCC
+    assert lowbit_scale == 0x3CCCCCCC
+    # 5 / scale = 200.0000153 lies above E4M3's tie at 200: 208 (0x75).
+    assert q.codes.tolist() == [0x75, 0xF5, 0x6D, 0x62]
