@@ -21,6 +21,7 @@ inline constexpr std::uint32_t kF32ExponentMask = 0x7F800000u;
 inline constexpr std::uint32_t kF32MantissaMask = 0x007FFFFFu;
 inline constexpr int kF32MantissaBits = 23;
 inline constexpr std::uint32_t kF32CanonicalNan = 0x7FC00000u;  // quiet, positive
+inline constexpr std::uint32_t kF32QuietBit = 0x00400000u;       // the top mantissa bit (IEEE 754 §6.2.1)
 inline constexpr int kF32Bias = 127;
 
 LOWBIT_HD_CONSTEXPR std::uint32_t F32Bits(float x) { return BitCast<std::uint32_t>(x); }
@@ -51,8 +52,8 @@ LOWBIT_HD_CONSTEXPR float F32Pow2(int e) {
 // would otherwise depend on code generation. First-operand-wins is what x86
 // SSE/AVX mulss/mulps return, so the SIMD kernels get it for free.
 LOWBIT_HD_CONSTEXPR float F32MulFirstNanWins(float a, float b) {
-  if (F32IsNan(F32Bits(a))) return F32FromBits(F32Bits(a) | 0x00400000u);
-  if (F32IsNan(F32Bits(b))) return F32FromBits(F32Bits(b) | 0x00400000u);
+  if (F32IsNan(F32Bits(a))) return F32FromBits(F32Bits(a) | kF32QuietBit);
+  if (F32IsNan(F32Bits(b))) return F32FromBits(F32Bits(b) | kF32QuietBit);
   return a * b;
 }
 
@@ -68,8 +69,8 @@ LOWBIT_HD_CONSTEXPR float F32MulFirstNanWins(float a, float b) {
 // device computes the same ones.
 LOWBIT_HD_CONSTEXPR float F32WithX86Nan(float a, float b, float result) {
   if (!F32IsNan(F32Bits(result))) return result;
-  if (F32IsNan(F32Bits(a))) return F32FromBits(F32Bits(a) | 0x00400000u);
-  if (F32IsNan(F32Bits(b))) return F32FromBits(F32Bits(b) | 0x00400000u);
+  if (F32IsNan(F32Bits(a))) return F32FromBits(F32Bits(a) | kF32QuietBit);
+  if (F32IsNan(F32Bits(b))) return F32FromBits(F32Bits(b) | kF32QuietBit);
   return F32FromBits(0xFFC00000u);
 }
 LOWBIT_HD_CONSTEXPR float F32DivAsX86(float a, float b) { return F32WithX86Nan(a, b, a / b); }
