@@ -1,8 +1,10 @@
-// The SIMD MX quantizers' vector scale rule (simd/src/block_scale-inl.h
-// VectorMxScaleCodes, called through simd/block_scale.h
-// MxScaleCodesOnTarget) equals the model's scale step, recipe::ChooseScale's
-// code (formats/recipe/steps.h), for every catalog MX recipe whose rule it
-// covers, on every compiled target the CPU runs:
+// The SIMD block quantizers' vector scale steps equal the model's scale
+// step, recipe::ChooseScale (formats/recipe/steps.h), on every compiled
+// target the CPU runs.
+//
+// MX (simd/src/block_scale-inl.h VectorMxScaleCodes, called through
+// simd/block_scale.h MxScaleCodesOnTarget): the E8M0 code, for every catalog
+// MX recipe whose rule it covers:
 //
 //   full   every one of the 2^32 FP32 amax bit patterns;
 //   ci     every exponent field with both signs and the mantissas where a
@@ -13,6 +15,21 @@
 //          and a prime stride through all 2^32;
 //   smoke  the same without the subnormal and NaN strides, with a coarser
 //          stride through all 2^32.
+//
+// NVFP4 (VectorNvfp4Scale, through Nvfp4ScalesOnTarget): the UE4M3 code AND
+// the FP32 element factor's bits, for every catalog NVFP4 recipe (every
+// NVFP4 rule) under tensor scales that reach every branch of the step (see
+// kTensorScaleCases):
+//
+//   full   every one of the 2^32 FP32 amax bit patterns under 5 of the
+//          tensor scales (kTensorScaleCases says which);
+//   ci     every exponent field with both signs and the mantissas 0, 1, 2,
+//          2^22 +- 1 and all ones; the amaxes whose rule value (before the
+//          UE4M3 conversion) lands within 3 ulps of every UE4M3 value, of
+//          every midpoint between neighbours (the rounding ties), of the
+//          overflow tie above the largest value and of the floors; a prime
+//          stride through all 2^32;
+//   smoke  the same with a coarser stride.
 //
 // The model is computed once per input and compared with every target.
 #include <gtest/gtest.h>
@@ -27,6 +44,8 @@
 #include <vector>
 
 #include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/block/nvfp4_recipe.h"
+#include "lowbit/formats/convert.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/simd/block_scale.h"
@@ -200,6 +219,235 @@ TEST(SimdBlockScale, RulesWithoutAVectorFormAreRefused) {
   }
   // kMxNearest and kMxRceilEager (ao-rceil-eager) stay on the model's step.
   EXPECT_GT(refused, 0);
+}
+
+// ---- NVFP4 -------------------------------------------------------------------
+
+// The tensor scales the NVFP4 step is checked under: most chosen by the
+// model from a tensor amax, as the quantizers do (recipe::ChooseTensorScale,
+// per recipe), and two given directly (the hook takes any pair). Together
+// they reach the branches of recipe/steps.h ChooseNvfp4Scale: unit scales,
+// block scales that clamp at 448 and at the floors, a factor that overflows
+// (TE's fminf to FLT_MAX, torchao 0.18's 1 / pts = Inf, ModelOpt's and
+// torchao's pts * 448 past FLT_MAX), a zero and an infinite tensor scale
+// (0 / 0 and Inf / Inf rule values), and NaN tensor scales whose payload
+// differs from the NaN code's decode (the pinned first-NaN-wins products).
+struct TensorScaleCase {
+  const char* what;
+  bool full;                  // also swept over all 2^32 amaxes at full
+  bool direct;                // t as given, else ChooseTensorScale(r, tensor_amax)
+  std::uint32_t tensor_amax;  // FP32 bits
+  recipe::TensorScale t;
+};
+// At full, 5 of them per recipe (25 sweeps of 2^32, about 6 minutes each on
+// two loaded cores): the unit, tiny, huge, zero and NaN tensor scales. Each
+// sweep passes every amax, so the clamps at 448 and at the floors are
+// reached under every tensor scale; the others differ from these only in
+// where the boundaries lie, which ci samples.
+const TensorScaleCase kTensorScaleCases[] = {
+    {"tensor amax 2688 (unit tensor scale: TE S_enc = S_dec = 1, pts = 1)", true, false, 0x45280000u, {}},
+    {"tensor amax 1", false, false, 0x3F800000u, {}},
+    {"tensor amax 2^-126 (tiny: S_enc FLT_MAX, pts subnormal, 1 / pts Inf)", true, false, 0x00800000u, {}},
+    {"tensor amax FLT_MAX (huge: pts * 448 overflows)", true, false, 0x7F7FFFFFu, {}},
+    {"tensor amax 2^40 (block scales at the floors)", false, false, 0x53800000u, {}},
+    {"tensor amax 0", true, false, 0x00000000u, {}},
+    {"tensor amax +Inf", false, false, 0x7F800000u, {}},
+    {"tensor amax NaN 0x7FA12345 (signalling, payload)", true, false, 0x7FA12345u, {}},
+    {"S_enc 0, S_dec / pts -NaN 0xFF800001", false, true, 0, {0.0f, block::F32FromBits(0xFF800001u)}},
+    {"S_enc 3, S_dec / pts -0.75", false, true, 0, {3.0f, -0.75f}},
+};
+
+recipe::TensorScale TensorScaleOf(const TensorScaleCase& c, const recipe::Recipe& r) {
+  return c.direct ? c.t : recipe::ChooseTensorScale(r, block::F32FromBits(c.tensor_amax));
+}
+
+// The FP32 values where the step's answer changes, as rule values (the value
+// handed to the UE4M3 conversion): every UE4M3 value, every midpoint between
+// neighbours, the overflow tie (the largest value plus half its spacing) and
+// the torchao and ModelOpt floors (the model's own helpers).
+std::vector<double> RuleValueBoundaries(const recipe::Recipe& r) {
+  std::vector<double> v;
+  const std::uint64_t max_code = r.scale_format.MaxFiniteCode();
+  for (std::uint64_t c = 0; c <= max_code; ++c) {
+    const double value = DecodeToF32(r.scale_format, c);
+    v.push_back(value);
+    if (c < max_code) {
+      v.push_back((value + DecodeToF32(r.scale_format, c + 1)) / 2);
+    } else {
+      v.push_back(value + (value - DecodeToF32(r.scale_format, c - 1)) / 2);
+    }
+  }
+  v.push_back(recipe::detail::Nvfp4TorchaoScaleFloor(r));
+  v.push_back(recipe::detail::Nvfp4ModelOptScaleFloor(r));
+  return v;
+}
+
+std::vector<std::uint32_t> Nvfp4SampledInputs(const recipe::Recipe& r, const recipe::TensorScale& t,
+                                              testing::TestLevel level) {
+  std::vector<std::uint32_t> v;
+  const std::uint32_t mantissas[] = {0, 1, 2, 0x3FFFFF, 0x400000, 0x400001, 0x7FFFFE, 0x7FFFFF};
+  for (std::uint32_t e = 0; e < 256; ++e) {
+    for (std::uint32_t m : mantissas) {
+      v.push_back((e << block::kF32MantissaBits) | m);
+      v.push_back(block::kF32SignMask | (e << block::kF32MantissaBits) | m);
+    }
+  }
+  // The amax whose rule value is each boundary, by the rule's arithmetic
+  // undone in double (TE: amax * S_enc / 6; torchao: amax / 6 / pts;
+  // ModelOpt: amax / (6 * pts)), rounded to FP32, and 3 ulps either side:
+  // the FP32 rounding of the rule decides which side of the boundary each
+  // lands on, so the ties themselves and their neighbours are all drawn.
+  const double element_max = recipe::MaxFiniteF32(r.element);
+  const double per_amax = r.scale_rule == recipe::ScaleRule::kNvfp4Te
+                              ? static_cast<double>(t.encode) / element_max
+                              : 1.0 / (element_max * static_cast<double>(t.decode));
+  for (double boundary : RuleValueBoundaries(r)) {
+    const double amax = boundary / per_amax;
+    if (!(amax > 0) || amax > recipe::kF32Max) continue;  // NaN, zero, negative or past FP32
+    const std::uint32_t b = block::F32Bits(static_cast<float>(amax));
+    for (std::uint32_t d = b < 3 ? 0 : b - 3; d <= b + 3; ++d) v.push_back(d);
+  }
+  const std::uint64_t stride = level == testing::TestLevel::kSmoke ? 262139 : 16381;  // primes
+  for (std::uint64_t x = 0; x < (std::uint64_t{1} << 32); x += stride) v.push_back(static_cast<std::uint32_t>(x));
+  return v;
+}
+
+// As CompareRange, for the NVFP4 step: codes and factor bits.
+std::uint64_t CompareNvfp4Range(block::Nvfp4Recipe id, const recipe::Recipe& r, const recipe::TensorScale& t,
+                                const std::vector<std::int64_t>& targets, const std::vector<std::uint32_t>* inputs,
+                                std::uint64_t begin, std::uint64_t end, std::vector<std::string>* bad) {
+  constexpr std::uint64_t kChunk = 1 << 16;
+  std::vector<std::uint32_t> amax(kChunk), want_factor(kChunk), got_factor(kChunk);
+  std::vector<std::uint8_t> want(kChunk), got(kChunk);
+  std::uint64_t checked = 0;
+  for (std::uint64_t at = begin; at < end; at += kChunk) {
+    const std::size_t n = static_cast<std::size_t>(std::min(kChunk, end - at));
+    for (std::size_t i = 0; i < n; ++i) {
+      amax[i] = inputs ? (*inputs)[at + i] : static_cast<std::uint32_t>(at + i);
+      recipe::GroupStats stats = recipe::EmptyStats();
+      stats.amax = block::F32FromBits(amax[i]);
+      const recipe::BlockScale s = recipe::ChooseScale(r, stats, t);
+      want[i] = s.code;
+      want_factor[i] = block::F32Bits(s.factor);
+    }
+    for (std::int64_t target : targets) {
+      std::fill(got.begin(), got.end(), std::uint8_t{0xCD});
+      std::fill(got_factor.begin(), got_factor.end(), 0xCDCDCDCDu);
+      const registry::Status s = simd::Nvfp4ScalesOnTarget(target, id, t, amax.data(), n, got.data(), got_factor.data());
+      if (!s.ok) {
+        bad->push_back(std::string(simd::TargetName(target)) + ": " + s.message);
+        return checked;
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        if ((got[i] != want[i] || got_factor[i] != want_factor[i]) && bad->size() < 8) {
+          bad->push_back(std::string(simd::TargetName(target)) + " amax " + Hex(amax[i]) + ": model code " +
+                         Hex(want[i]) + " factor " + Hex(want_factor[i]) + ", vector code " + Hex(got[i]) +
+                         " factor " + Hex(got_factor[i]));
+        }
+      }
+    }
+    checked += n;
+  }
+  return checked;
+}
+
+TEST(SimdBlockScale, VectorNvfp4ScaleEqualsTheModelOnEveryAmax) {
+  const testing::TestLevel level = testing::CurrentTestLevel();
+  const std::vector<std::int64_t> targets = RunnableTargets();
+  ASSERT_FALSE(targets.empty()) << "no compiled SIMD target runs on this CPU";
+  std::string names;
+  for (std::int64_t t : targets) names += std::string(" ") + simd::TargetName(t);
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int recipes = 0;
+  for (const recipe::Nvfp4Profile& profile : recipe::kNvfp4Profiles) {
+    block::Nvfp4Recipe id{};
+    ASSERT_TRUE(block::Nvfp4RecipeOf(profile.rule, &id)) << profile.name;
+    const recipe::Recipe r = block::ToRecipe(id);
+    ++recipes;
+    for (const TensorScaleCase& c : kTensorScaleCases) {
+      if (level == testing::TestLevel::kFull && !c.full) continue;
+      const recipe::TensorScale t = TensorScaleOf(c, r);
+      const std::vector<std::uint32_t> inputs =
+          level == testing::TestLevel::kFull ? std::vector<std::uint32_t>{} : Nvfp4SampledInputs(r, t, level);
+      const std::uint64_t total = level == testing::TestLevel::kFull ? (std::uint64_t{1} << 32) : inputs.size();
+      std::vector<std::uint64_t> checked(threads, 0);
+      std::vector<std::vector<std::string>> bad(threads);
+      std::vector<std::thread> pool;
+      for (int k = 0; k < threads; ++k) {
+        pool.emplace_back([&, k] {
+          const std::uint64_t begin = total * k / threads, end = total * (k + 1) / threads;
+          checked[k] = CompareNvfp4Range(id, r, t, targets, level == testing::TestLevel::kFull ? nullptr : &inputs,
+                                         begin, end, &bad[k]);
+        });
+      }
+      for (std::thread& th : pool) th.join();
+      std::uint64_t sum = 0;
+      for (int k = 0; k < threads; ++k) {
+        sum += checked[k];
+        for (const std::string& b : bad[k]) {
+          ADD_FAILURE() << r.name << ":" << r.profile << " under " << c.what << " (S_enc " << Hex(block::F32Bits(t.encode))
+                        << ", S_dec " << Hex(block::F32Bits(t.decode)) << "): " << b;
+        }
+      }
+      // The body ran over every input it was given.
+      EXPECT_EQ(sum, total) << r.name << ":" << r.profile << " " << c.what;
+      EXPECT_GE(sum, level == testing::TestLevel::kFull ? (std::uint64_t{1} << 32) : 20000u);
+      std::printf("[ scale    ] %s:%s under %s: %llu amaxes on%s\n", r.name, r.profile, c.what,
+                  static_cast<unsigned long long>(sum), names.c_str());
+    }
+  }
+  EXPECT_EQ(recipes, 5) << "every NVFP4 rule (te, ao, modelopt, ao-0.18, modelopt-0.47) has a catalog row";
+}
+
+// The tensor scale cases reach what they say they reach: a test whose
+// inputs missed the branches would pass without checking them. Counted on
+// the model over the ci sample of each (recipe, tensor scale).
+TEST(SimdBlockScale, Nvfp4CasesReachEveryBranch) {
+  int clamped_high = 0, floored = 0, factor_flt_max = 0, factor_inf = 0, nan_code = 0, nan_factor_pinned = 0;
+  for (const recipe::Nvfp4Profile& profile : recipe::kNvfp4Profiles) {
+    block::Nvfp4Recipe id{};
+    ASSERT_TRUE(block::Nvfp4RecipeOf(profile.rule, &id));
+    const recipe::Recipe r = block::ToRecipe(id);
+    const std::uint8_t max_code = static_cast<std::uint8_t>(r.scale_format.MaxFiniteCode());
+    for (const TensorScaleCase& c : kTensorScaleCases) {
+      const recipe::TensorScale t = TensorScaleOf(c, r);
+      for (std::uint32_t a : Nvfp4SampledInputs(r, t, testing::TestLevel::kCi)) {
+        recipe::GroupStats stats;
+        stats.amax = block::F32FromBits(a);
+        const recipe::BlockScale s = recipe::ChooseScale(r, stats, t);
+        const std::uint32_t f = block::F32Bits(s.factor);
+        clamped_high += s.code == max_code;
+        floored += s.rule_value == recipe::detail::Nvfp4TorchaoScaleFloor(r) ||
+                   s.rule_value == recipe::detail::Nvfp4ModelOptScaleFloor(r);
+        factor_flt_max += f == block::F32Bits(recipe::kF32Max);
+        factor_inf += f == block::kF32ExponentMask;
+        nan_code += block::F32IsNan(block::F32Bits(s.decode));
+        // Both operands of the factor's product NaN, with different bits.
+        nan_factor_pinned += block::F32IsNan(block::F32Bits(s.decode)) && block::F32IsNan(block::F32Bits(t.decode)) &&
+                             (block::F32Bits(s.decode) | block::kF32QuietBit) !=
+                                 (block::F32Bits(t.decode) | block::kF32QuietBit);
+      }
+    }
+  }
+  EXPECT_GT(clamped_high, 0);
+  EXPECT_GT(floored, 0);
+  EXPECT_GT(factor_flt_max, 0);
+  EXPECT_GT(factor_inf, 0);
+  EXPECT_GT(nan_code, 0);
+  EXPECT_GT(nan_factor_pinned, 0);
+}
+
+TEST(SimdBlockScale, Nvfp4HookRejectsWhatIsWrong) {
+  std::uint32_t amax = 0, factor = 0;
+  std::uint8_t code = 0;
+  const recipe::TensorScale t;
+  EXPECT_FALSE(simd::Nvfp4ScalesOnTarget(simd::kBestTarget, static_cast<block::Nvfp4Recipe>(200), t, &amax, 1, &code,
+                                         &factor)
+                   .ok);
+  EXPECT_FALSE(simd::Nvfp4ScalesOnTarget(simd::kBestTarget, block::Nvfp4Recipe::kTe, t, nullptr, 1, &code, &factor).ok);
+  EXPECT_TRUE(simd::Nvfp4ScalesOnTarget(simd::kBestTarget, block::Nvfp4Recipe::kTe, t, nullptr, 0, nullptr, nullptr).ok);
+  EXPECT_FALSE(
+      simd::Nvfp4ScalesOnTarget(std::int64_t{1} << 60, block::Nvfp4Recipe::kTe, t, &amax, 1, &code, &factor).ok);
 }
 
 }  // namespace

@@ -46,11 +46,31 @@ namespace lowbit::simd {
 struct Nvfp4Job {
   const recipe::Recipe* recipe;    // an NVFP4 recipe (recipe/catalog.h)
   const EncodePlan* element_plan;  // MakeEncodePlan(recipe->element, recipe->element_encode)
+  // The model's UE4M3 conversion of the block scale (MakeEncodePlan(
+  // recipe->scale_format, recipe::detail::Nvfp4ScaleOptions(*recipe))) and
+  // its decode of every scale byte (recipe::StoredScale(...).decode, i.e.
+  // DecodeToF32(recipe->scale_format, byte)): what block_scale-inl.h
+  // VectorNvfp4Scale reads besides the amaxes and the tensor scale.
+  const EncodePlan* scale_plan;
+  const float* scale_decode;  // 256 entries
   const float* x;
   std::size_t count;
   std::uint8_t* codes;   // count bytes
   std::uint8_t* scales;  // ceil(count / 16) UE4M3 codes
   recipe::TensorScale* tensor_scale;  // out
+};
+
+// The NVFP4 vector scale step over an array of amaxes (the test hook
+// simd/block_scale.h Nvfp4ScalesOnTarget).
+struct Nvfp4ScaleArrayJob {
+  const recipe::Recipe* recipe;  // an NVFP4 recipe (only its scale rule is read)
+  const EncodePlan* scale_plan;  // as Nvfp4Job::scale_plan
+  const float* scale_decode;     // as Nvfp4Job::scale_decode
+  recipe::TensorScale tensor;
+  const std::uint32_t* amax;  // FP32 bits, any pattern
+  std::size_t count;
+  std::uint8_t* codes;      // count UE4M3 codes
+  std::uint32_t* factors;   // count FP32 element factors (bits)
 };
 
 }  // namespace lowbit::simd

@@ -4,10 +4,12 @@
 // scales of Lanes blocks at once from a vector of their amaxes
 // (block_scale-inl.h VectorMxScaleCodes, a named vector alternative proven
 // equal to the model's ChooseScale on every FP32 amax), or for the rules it
-// does not cover the model's ChooseScale per block; NVFP4's block and tensor
-// scales are the model's own steps, so no maximum, scale formula or NaN rule
-// is written here. Element conversion is convert-inl.h's EncodeVector, i.e.
-// the same integer-only RoundPack twin as the array kernels.
+// does not cover the model's ChooseScale per block; NVFP4's tensor scale is
+// the model's own step and its block scales of Lanes blocks come at once
+// from block_scale-inl.h VectorNvfp4Scale (likewise proven equal to
+// ChooseScale on every amax). Element conversion is convert-inl.h's
+// EncodeVector, i.e. the same integer-only RoundPack twin as the array
+// kernels.
 
 #if defined(LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_
@@ -220,38 +222,27 @@ HWY_INLINE float ArrayAbsMax(D32 d, const float* x, std::size_t count, block::Am
   return amax;
 }
 
-// NVFP4 (formats/recipe/steps.h over an NVFP4 recipe, step for step): the
-// tensor amax and each block amax in vectors; the tensor scale and each
-// block's scale from the model's own steps (ChooseTensorScale, ChooseScale:
-// one scalar call per 16 elements, in each implementation's FP32 order, so
-// no maximum or scale formula is written here); then the elements scaled in
-// vectors by the step's factor (ScaledElement) and converted by the E2M1
-// kernel.
+// NVFP4 (formats/recipe/steps.h over an NVFP4 recipe, step for step), Lanes
+// blocks at a time: the tensor amax and each block amax in vectors, the
+// tensor scale from the model's ChooseTensorScale (once per call); each
+// block's amax (BlockAmaxBits) into one lane of a vector, the UE4M3 codes
+// and element factors of all of them from that vector (block_scale-inl.h
+// VectorNvfp4Scale, the model's ChooseScale lane-wise, proven equal to it on
+// every amax); then each block's elements scaled in vectors by its factor
+// (ScaledElement) and converted by the E2M1 kernel.
 //
 // The loop is instantiated per NVFP4 scale rule with that recipe as a
-// compile-time constant (the catalog's recipe/catalog.h MakeNvfp4Recipe, the
-// recipe block::ToRecipe gives every NVFP4 caller), and the block scale step
-// is flattened into one function, so that the model's step is compiled with
-// its formats and maxima folded in and the decode it returns but this kernel
-// does not read dropped, instead of decoding format specs out of line per
-// block.
-template <recipe::ScaleRule kRule>
-inline constexpr recipe::Recipe kNvfp4Recipe = recipe::MakeNvfp4Recipe("nvfp4", "", kRule);
-
-template <recipe::ScaleRule kRule>
-HWY_NOINLINE HWY_FLATTEN recipe::BlockScale Nvfp4BlockScale(float amax, const recipe::TensorScale& t) {
-  recipe::GroupStats stats;
-  stats.amax = amax;
-  return recipe::ChooseScale(kNvfp4Recipe<kRule>, stats, t);
-}
-
+// compile-time constant (block_scale-inl.h kNvfp4Recipe, the recipe
+// block::ToRecipe gives every NVFP4 caller), so that the scale step is
+// compiled with its formats and maxima folded in.
 template <recipe::ScaleRule kRule>
 HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
   const D32 d;
   const DF32 df;
-  const recipe::Recipe& r = kNvfp4Recipe<kRule>;
+  constexpr const recipe::Recipe& r = kNvfp4Recipe<kRule>;
   const EncodePlan plan = *job.element_plan;  // local: code stores could alias it
-  constexpr std::size_t kBlock = 16;
+  const EncodePlan scale_plan = *job.scale_plan;
+  constexpr std::size_t kBlock = static_cast<std::size_t>(r.layout.size);
   const std::size_t lanes = hn::Lanes(d);
   const recipe::TensorScale t =
       recipe::ChooseTensorScale(r, ArrayAbsMax(d, job.x, job.count, r.amax_nan));
@@ -259,35 +250,54 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
   const bool multiply = r.element_step == recipe::ElementStep::kMultiply;
   const bool negative_zero_as_positive =
       r.element_quirk == recipe::ElementQuirk::kNegativeZeroAsPositive;
+  const std::size_t blocks = (job.count + kBlock - 1) / kBlock;
+  const std::size_t full_blocks = job.count / kBlock;
+  // The short last block, zero-padded (zeros never raise the amax, and the
+  // padded codes are not stored).
   HWY_ALIGN std::uint32_t padded[kBlock] = {};
   HWY_ALIGN std::uint8_t codes_buffer[kBlock] = {};
-  for (std::size_t start = 0, b = 0; start < job.count; start += kBlock, ++b) {
-    const std::size_t n = job.count - start < kBlock ? job.count - start : kBlock;
-    const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(job.x + start);
-    if (n < kBlock) {
-      std::memset(padded, 0, sizeof(padded));
-      std::memcpy(padded, job.x + start, n * sizeof(float));
-      bits = padded;
+  const std::size_t tail = job.count - full_blocks * kBlock;
+  if (tail != 0) std::memcpy(padded, job.x + full_blocks * kBlock, tail * sizeof(float));
+  // Lanes past the last block of a short group keep an earlier amax (or 0):
+  // their scales are computed and not used.
+  HWY_ALIGN std::uint32_t amax[hn::MaxLanes(d)] = {};
+  HWY_ALIGN std::uint32_t scale_codes[hn::MaxLanes(d)] = {};
+  HWY_ALIGN float factors[hn::MaxLanes(d)] = {};
+  for (std::size_t first = 0; first < blocks; first += lanes) {
+    const std::size_t group = blocks - first < lanes ? blocks - first : lanes;
+    for (std::size_t g = 0; g < group; ++g) {
+      const std::size_t b = first + g;
+      const std::uint32_t* bits =
+          b < full_blocks ? reinterpret_cast<const std::uint32_t*>(job.x + b * kBlock) : padded;
+      amax[g] = BlockAmaxBits(d, r.amax_nan, bits, kBlock);
     }
-    const float amax = block::F32FromBits(BlockAmaxBits(d, r.amax_nan, bits, kBlock));
-    const recipe::BlockScale scale = Nvfp4BlockScale<kRule>(amax, t);
-    job.scales[b] = scale.code;
-    const auto factor = hn::Set(df, scale.factor);
-    std::uint8_t* out = n < kBlock ? codes_buffer : job.codes + start;
-    for (std::size_t i = 0; i < kBlock; i += lanes) {
-      const auto x = hn::BitCast(df, hn::LoadU(d, bits + i));
-      // recipe/steps.h ScaledElement. torchao's clamp to +-6 before its cast
-      // (ElementQuirk::kClampToMax) changes no E2M1 code (the conversion
-      // saturates and a NaN passes the clamp), so it is left out; ModelOpt's
-      // _cast_fp4 gives -0.0 code 0 (docs/formats-reference.md §4.5).
-      V y = hn::BitCast(d, multiply ? hn::Mul(x, factor) : hn::Div(x, factor));
-      if (negative_zero_as_positive) y = hn::IfThenZeroElse(hn::Eq(y, hn::Set(d, kSignBit32)), y);
-      StoreCodes<1>(d, EncodeVector<RoundingMode::kNearestEven, PlanKind::kThreshold>(
-                           d, y, hn::Zero(d), plan),
-                    out, i);
+    hn::Vec<DF32> factor_vector;
+    hn::Store(VectorNvfp4Scale<kRule>(d, t, scale_plan, job.scale_decode, hn::Load(d, amax), &factor_vector), d,
+              scale_codes);
+    hn::Store(factor_vector, df, factors);
+    for (std::size_t g = 0; g < group; ++g) {
+      const std::size_t b = first + g;
+      const std::size_t start = b * kBlock;
+      const std::uint32_t* bits =
+          b < full_blocks ? reinterpret_cast<const std::uint32_t*>(job.x + start) : padded;
+      job.scales[b] = static_cast<std::uint8_t>(scale_codes[g]);
+      const auto factor = hn::Set(df, factors[g]);
+      std::uint8_t* out = b < full_blocks ? job.codes + start : codes_buffer;
+      for (std::size_t i = 0; i < kBlock; i += lanes) {
+        const auto x = hn::BitCast(df, hn::LoadU(d, bits + i));
+        // recipe/steps.h ScaledElement. torchao's clamp to +-6 before its cast
+        // (ElementQuirk::kClampToMax) changes no E2M1 code (the conversion
+        // saturates and a NaN passes the clamp), so it is left out; ModelOpt's
+        // _cast_fp4 gives -0.0 code 0 (docs/formats-reference.md §4.5).
+        V y = hn::BitCast(d, multiply ? hn::Mul(x, factor) : hn::Div(x, factor));
+        if (negative_zero_as_positive) y = hn::IfThenZeroElse(hn::Eq(y, hn::Set(d, kSignBit32)), y);
+        StoreCodes<1>(d, EncodeVector<RoundingMode::kNearestEven, PlanKind::kThreshold>(
+                             d, y, hn::Zero(d), plan),
+                      out, i);
+      }
     }
-    if (n < kBlock) std::memcpy(job.codes + start, codes_buffer, n);
   }
+  if (tail != 0) std::memcpy(job.codes + full_blocks * kBlock, codes_buffer, tail);
 }
 
 inline void QuantizeNvfp4(const Nvfp4Job& job) {

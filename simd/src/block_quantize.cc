@@ -32,6 +32,7 @@ HWY_EXPORT(PackNibblesLowFirst);
 HWY_EXPORT(DequantizeNvfp4);
 HWY_EXPORT(Lanes32);
 HWY_EXPORT(MxScaleCodesArray);
+HWY_EXPORT(Nvfp4ScalesArray);
 
 namespace {
 
@@ -127,6 +128,18 @@ const MxScaleTables* MxScaleTablesOf(const recipe::Recipe& r) {
   return &slot.t;
 }
 
+// The model's UE4M3 conversion of an NVFP4 block scale as an encode plan
+// (recipe/steps.h ChooseNvfp4Scale's EncodeF32(r.scale_format, value,
+// Nvfp4ScaleOptions(r))). block_scale-inl.h VectorNvfp4Scale runs it as a
+// round-to-nearest-even float plan, which every catalog NVFP4 recipe gives
+// (a UE4M3 scale, RNE); anything else is reported, not miscomputed.
+registry::Status Nvfp4ScalePlan(const recipe::Recipe& r, EncodePlan* plan) {
+  *plan = MakeEncodePlan(r.scale_format, recipe::detail::Nvfp4ScaleOptions(r));
+  if (plan->kind == PlanKind::kFloat && plan->rounding == RoundingMode::kNearestEven) return registry::Status::Ok();
+  return registry::Status::Error(std::string("simd: the ") + r.scale_format.name + " scale conversion of " + r.name +
+                                 ":" + r.profile + " is not a round-to-nearest-even float plan");
+}
+
 registry::Status NoScaleTable(const recipe::Recipe& r) {
   return registry::Status::Error(std::string("simd: no scale decode table for ") + r.name + " (" +
                                  r.scale_format.name + ")");
@@ -214,7 +227,11 @@ registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4, co
   const registry::Status lanes = CheckLanes(target, r);
   if (!lanes.ok) return lanes;
   const EncodePlan plan = MakeEncodePlan(r.element, r.element_encode);
-  kernel(Nvfp4Job{&r, &plan, x, count, codes, scales, tensor_scale});
+  EncodePlan scale_plan;
+  if (registry::Status s = Nvfp4ScalePlan(r, &scale_plan); !s.ok) return s;
+  const float* scale_decode = ScaleTable(r);
+  if (scale_decode == nullptr) return NoScaleTable(r);
+  kernel(Nvfp4Job{&r, &plan, &scale_plan, scale_decode, x, count, codes, scales, tensor_scale});
   return registry::Status::Ok();
 }
 
@@ -300,6 +317,25 @@ registry::Status MxScaleCodesOnTarget(std::int64_t target, const recipe::Recipe&
     return registry::Status::Error("null amax or codes with count " + std::to_string(count));
   }
   kernel(r, amax_bits, count, codes);
+  return registry::Status::Ok();
+}
+
+registry::Status Nvfp4ScalesOnTarget(std::int64_t target, block::Nvfp4Recipe nvfp4,
+                                     const recipe::TensorScale& tensor, const std::uint32_t* amax_bits,
+                                     std::size_t count, std::uint8_t* codes, std::uint32_t* factor_bits) {
+  const auto kernel = LOWBIT_SIMD_KERNEL(Nvfp4ScalesArray, target);
+  if (kernel == nullptr) return detail::TargetError(target);
+  if (registry::Status s = detail::CheckNvfp4Recipe(nvfp4); !s.ok) return s;
+  if (count == 0) return registry::Status::Ok();
+  if (amax_bits == nullptr || codes == nullptr || factor_bits == nullptr) {
+    return registry::Status::Error("null amax, codes or factors with count " + std::to_string(count));
+  }
+  const recipe::Recipe r = block::ToRecipe(nvfp4);
+  EncodePlan scale_plan;
+  if (registry::Status s = Nvfp4ScalePlan(r, &scale_plan); !s.ok) return s;
+  const float* scale_decode = ScaleTable(r);
+  if (scale_decode == nullptr) return NoScaleTable(r);
+  kernel(Nvfp4ScaleArrayJob{&r, &scale_plan, scale_decode, tensor, amax_bits, count, codes, factor_bits});
   return registry::Status::Ok();
 }
 

@@ -19,6 +19,9 @@
 // compares VectorMxScaleCodes with recipe::ChooseScale on every one of the
 // 2^32 FP32 amax bit patterns for every catalog MX recipe on every compiled
 // target (LOWBIT_TEST_LEVEL=full; a boundary-biased sample at ci and smoke).
+//
+// VectorNvfp4Scale (below) does the same for the NVFP4 block scale: the
+// UE4M3 codes and element factors of Lanes blocks, for every NVFP4 rule.
 
 #if defined(LOWBIT_SIMD_BLOCK_SCALE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef LOWBIT_SIMD_BLOCK_SCALE_INL_H_
@@ -27,8 +30,10 @@
 #define LOWBIT_SIMD_BLOCK_SCALE_INL_H_
 #endif
 
+#include <cstddef>
 #include <cstdint>
 
+#include "block_job.h"
 #include "convert-inl.h"
 #include "hwy/highway.h"
 #include "lowbit/formats/alternatives/e8m0_rceil.h"
@@ -120,6 +125,186 @@ inline void MxScaleCodesArray(const recipe::Recipe& r, const std::uint32_t* amax
   for (std::size_t k = i; k < count; ++k) in[k - i] = amax[k];
   StoreCodes<1>(d, VectorMxScaleCodes(d, r, hn::Load(d, in)), out, 0);
   for (std::size_t k = i; k < count; ++k) codes[k] = out[k - i];
+}
+
+// ---- NVFP4 ------------------------------------------------------------------
+//
+// The UE4M3 block scale codes and FP32 element factors of a whole vector of
+// NVFP4 blocks at once (one lane per block), for the tensor scale already
+// chosen: a named vector alternative to recipe/steps.h ChooseScale
+// (detail::ChooseNvfp4Scale) for every NVFP4 rule, the same FP32 operations
+// in the same order lane-wise:
+//
+//   kNvfp4Te                 fminf(amax * (S_enc * fp32(1/6)), FLT_MAX), then
+//                            fminf(1 / (decode * S_dec), FLT_MAX)
+//   kNvfp4Torchao(018)       clamp((amax / 6) / pts, 2^-6, 448), NaN passing;
+//                            pts * decode (018: (1 / pts) / decode)
+//   kNvfp4ModelOpt(047)      amax / (6 * wsf2), 0 -> 1, >= 2^-9 (047: <= 448);
+//                            decode * wsf2
+//
+// The scalar operands that do not depend on the block (S_enc * fp32(1/6),
+// 6 * wsf2, 1 / pts) are the model's own expressions, evaluated once; the
+// UE4M3 conversion is convert-inl.h's EncodeVector over the plan of the
+// model's conversion (MakeEncodePlan(scale_format,
+// recipe::detail::Nvfp4ScaleOptions(r))), and the decode of the code a
+// lookup in the model's decode of every byte (DecodeToF32 of the scale
+// format), so no format constant is written here. Every rule is exact in
+// vectors: nothing falls back to the scalar step.
+//
+// NaN bits: the factor is compared bit for bit, NaN payloads included. A
+// quotient keeps x86's first-NaN-operand rule in vectors as in the scalar
+// model (a division cannot be commuted). A product can be commuted by the
+// compiler, so the two where both operands can be NaN are pinned to the
+// first operand as the model writes it (steps.h uses
+// block::F32MulFirstNanWins there); TE's factor and rule value pass through
+// fminf, which turns every NaN into FLT_MAX. fminf and the clamps compare
+// with ordered predicates (false for a NaN lane on every target, unlike
+// Highway 1.0.3 AVX3's Ne, docs/design.md "Known traps (measured)").
+// proptests/backends/simd_block_scale_test.cc compares VectorNvfp4Scale
+// with recipe::ChooseScale, codes and factor bits, on every one of the 2^32
+// FP32 amax bit patterns for every catalog NVFP4 recipe and several tensor
+// scales on every compiled target (LOWBIT_TEST_LEVEL=full; a
+// boundary-biased sample at ci and smoke).
+
+// The catalog's NVFP4 recipe of one rule (recipe/catalog.h MakeNvfp4Recipe,
+// the recipe block::ToRecipe gives every NVFP4 caller) as a compile-time
+// constant, so that the kernels fold its formats and maxima.
+template <recipe::ScaleRule kRule>
+inline constexpr recipe::Recipe kNvfp4Recipe = recipe::MakeNvfp4Recipe("nvfp4", "", kRule);
+
+// x < FLT_MAX ? x : FLT_MAX lane-wise (recipe::FminfFltMax; a NaN lane
+// compares false and gives FLT_MAX, as CUDA fminf returns the non-NaN
+// operand).
+HWY_INLINE hn::Vec<DF32> FminfFltMaxVector(DF32 df, hn::Vec<DF32> x) {
+  const auto flt_max = hn::Set(df, recipe::kF32Max);
+  return hn::IfThenElse(hn::Lt(x, flt_max), x, flt_max);
+}
+
+// A NaN lane's bits with the quiet bit set, other lanes `otherwise`
+// (block::F32MulFirstNanWins's NaN branch).
+HWY_INLINE hn::Vec<DF32> QuietIfNan(D32 d, hn::Vec<DF32> first, hn::Vec<DF32> otherwise) {
+  const DF32 df;
+  const V bits = hn::BitCast(d, first);
+  const auto is_nan = hn::Gt(hn::And(bits, hn::Set(d, ~block::kF32SignMask)), hn::Set(d, block::kF32ExponentMask));
+  return hn::IfThenElse(hn::RebindMask(df, is_nan), hn::BitCast(df, hn::Or(bits, hn::Set(d, block::kF32QuietBit))),
+                        otherwise);
+}
+
+// The UE4M3 codes (one per u32 lane) of blocks whose amaxes are the FP32 bits
+// `amax` (any bit pattern, signed, NaN and Inf included, read as the model
+// reads a float amax), and in *factor the element factor of each, for the
+// tensor scale `t`. `scale_plan` is MakeEncodePlan(r.scale_format,
+// recipe::detail::Nvfp4ScaleOptions(r)) and `scale_decode` the model's
+// DecodeToF32(r.scale_format, byte) for every byte (256 entries).
+template <recipe::ScaleRule kRule>
+HWY_INLINE V VectorNvfp4Scale(D32 d, const recipe::TensorScale& t, const EncodePlan& scale_plan,
+                              const float* scale_decode, V amax, hn::Vec<DF32>* factor) {
+  using recipe::ScaleRule;
+  constexpr const recipe::Recipe& r = kNvfp4Recipe<kRule>;
+  const DF32 df;
+  const DI32 di;
+  constexpr float kElementMax = recipe::MaxFiniteF32(r.element);    // E2M1 6
+  constexpr float kScaleMax = recipe::MaxFiniteF32(r.scale_format);  // UE4M3 448
+  // The values the comments here and in recipe/steps.h state: 6, 448, the
+  // torchao floor E4M3_EPS 2^-6 and the ModelOpt floor 2^-9.
+  static_assert(kElementMax == 6.0f && kScaleMax == 448.0f);
+  static_assert(recipe::detail::Nvfp4TorchaoScaleFloor(r) == 0.015625f);
+  static_assert(recipe::detail::Nvfp4ModelOptScaleFloor(r) == 0.001953125f);
+  const auto x = hn::BitCast(df, amax);
+  hn::Vec<DF32> rule_value;
+  if constexpr (kRule == ScaleRule::kNvfp4Te) {
+    // block_amax * (S_enc * fp32(1/6)); the parenthesis is one scalar.
+    const float multiplier = t.encode * recipe::MaxNormReciprocal(r);
+    rule_value = FminfFltMaxVector(df, hn::Mul(x, hn::Set(df, multiplier)));
+  } else if constexpr (kRule == ScaleRule::kNvfp4Torchao || kRule == ScaleRule::kNvfp4Torchao018) {
+    // torch.clamp((max_abs / 6) / pts, min=2^-6, max=448): NaN compares
+    // false both ways and passes through (recipe::TorchClamp).
+    const auto q = hn::Div(hn::Div(x, hn::Set(df, kElementMax)), hn::Set(df, t.decode));
+    const auto lo = hn::Set(df, recipe::detail::Nvfp4TorchaoScaleFloor(r));
+    const auto hi = hn::Set(df, kScaleMax);
+    rule_value = hn::IfThenElse(hn::Lt(q, lo), lo, hn::IfThenElse(hn::Gt(q, hi), hi, q));
+  } else {
+    static_assert(kRule == ScaleRule::kNvfp4ModelOpt || kRule == ScaleRule::kNvfp4ModelOpt047);
+    // per_block_amax / (6 * wsf2); == 0 (either zero) -> 1.0; < 2^-9 ->
+    // 2^-9 (a NaN compares false: the model's !NaN && <); 0.47 also > 448
+    // -> 448.
+    const float divisor = kElementMax * t.decode;
+    auto q = hn::Div(x, hn::Set(df, divisor));
+    q = hn::IfThenElse(hn::Eq(q, hn::Zero(df)), hn::Set(df, 1.0f), q);
+    const auto floor = hn::Set(df, recipe::detail::Nvfp4ModelOptScaleFloor(r));
+    q = hn::IfThenElse(hn::Lt(q, floor), floor, q);
+    if constexpr (kRule == ScaleRule::kNvfp4ModelOpt047) {
+      const auto hi = hn::Set(df, kScaleMax);
+      q = hn::IfThenElse(hn::Gt(q, hi), hi, q);
+    }
+    rule_value = q;
+  }
+  // The model's UE4M3 conversion (round_pack.h steps, EncodeVector), then
+  // the model's decode of that code.
+  const V code = EncodeVector<RoundingMode::kNearestEven, PlanKind::kFloat>(d, hn::BitCast(d, rule_value),
+                                                                            hn::Zero(d), scale_plan);
+  const auto decode = hn::GatherIndex(df, scale_decode, hn::BitCast(di, code));
+  if constexpr (kRule == ScaleRule::kNvfp4Te) {
+    // fminf(1 / (float(S_dec_b_fp8) * S_dec), FLT_MAX).
+    *factor = FminfFltMaxVector(df, hn::Div(hn::Set(df, 1.0f), hn::Mul(decode, hn::Set(df, t.decode))));
+  } else if constexpr (kRule == ScaleRule::kNvfp4Torchao018) {
+    // (1.0 / per_tensor_scale) / fp8_scale.
+    *factor = hn::Div(hn::Set(df, 1.0f / t.decode), decode);
+  } else if constexpr (kRule == ScaleRule::kNvfp4Torchao) {
+    // pts * fp8_scale, a NaN pts winning (then every lane is it, quieted).
+    const auto tensor = hn::Set(df, t.decode);
+    *factor = QuietIfNan(d, tensor, hn::Mul(tensor, decode));
+  } else {
+    // fp8_scale * wsf2, a NaN fp8_scale winning.
+    *factor = QuietIfNan(d, decode, hn::Mul(decode, hn::Set(df, t.decode)));
+  }
+  return code;
+}
+
+// VectorNvfp4Scale over an array of amax bit patterns (the test hook
+// simd/block_scale.h Nvfp4ScalesOnTarget): full vectors, then the rest
+// through one zero-padded vector.
+template <recipe::ScaleRule kRule>
+HWY_NOINLINE void Nvfp4ScalesArrayFor(const Nvfp4ScaleArrayJob& job) {
+  const D32 d;
+  const EncodePlan plan = *job.scale_plan;  // local: code stores could alias it
+  const std::size_t lanes = hn::Lanes(d);
+  hn::Vec<DF32> factor;
+  std::size_t i = 0;
+  for (; i + lanes <= job.count; i += lanes) {
+    const V code = VectorNvfp4Scale<kRule>(d, job.tensor, plan, job.scale_decode, hn::LoadU(d, job.amax + i), &factor);
+    StoreCodes<1>(d, code, job.codes, i);
+    hn::StoreU(hn::BitCast(d, factor), d, job.factors + i);
+  }
+  if (i == job.count) return;
+  HWY_ALIGN std::uint32_t in[hn::MaxLanes(d)] = {};
+  HWY_ALIGN std::uint8_t codes[hn::MaxLanes(d)] = {};
+  HWY_ALIGN std::uint32_t factors[hn::MaxLanes(d)] = {};
+  for (std::size_t k = i; k < job.count; ++k) in[k - i] = job.amax[k];
+  const V code = VectorNvfp4Scale<kRule>(d, job.tensor, plan, job.scale_decode, hn::Load(d, in), &factor);
+  StoreCodes<1>(d, code, codes, 0);
+  hn::Store(hn::BitCast(d, factor), d, factors);
+  for (std::size_t k = i; k < job.count; ++k) {
+    job.codes[k] = codes[k - i];
+    job.factors[k] = factors[k - i];
+  }
+}
+
+inline void Nvfp4ScalesArray(const Nvfp4ScaleArrayJob& job) {
+  switch (job.recipe->scale_rule) {
+    case recipe::ScaleRule::kNvfp4Te:
+      return Nvfp4ScalesArrayFor<recipe::ScaleRule::kNvfp4Te>(job);
+    case recipe::ScaleRule::kNvfp4Torchao:
+      return Nvfp4ScalesArrayFor<recipe::ScaleRule::kNvfp4Torchao>(job);
+    case recipe::ScaleRule::kNvfp4ModelOpt:
+      return Nvfp4ScalesArrayFor<recipe::ScaleRule::kNvfp4ModelOpt>(job);
+    case recipe::ScaleRule::kNvfp4Torchao018:
+      return Nvfp4ScalesArrayFor<recipe::ScaleRule::kNvfp4Torchao018>(job);
+    case recipe::ScaleRule::kNvfp4ModelOpt047:
+      return Nvfp4ScalesArrayFor<recipe::ScaleRule::kNvfp4ModelOpt047>(job);
+    default:
+      return;  // not an NVFP4 recipe: rejected before dispatch (block_quantize.cc)
+  }
 }
 
 }  // namespace HWY_NAMESPACE

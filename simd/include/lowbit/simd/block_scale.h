@@ -1,13 +1,16 @@
-// The vector MX scale rule of the SIMD block quantizers (simd/src/
-// block_scale-inl.h VectorMxScaleCodes), callable on its own so that
-// proptests/backends/simd_block_scale_test.cc can compare it with the
-// model's recipe::ChooseScale on every FP32 amax bit pattern, per target.
+// The vector scale steps of the SIMD block quantizers (simd/src/
+// block_scale-inl.h VectorMxScaleCodes for MX, VectorNvfp4Scale for NVFP4),
+// callable on their own so that proptests/backends/simd_block_scale_test.cc
+// can compare them with the model's recipe::ChooseScale on every FP32 amax
+// bit pattern, per target.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/recipe/recipe.h"
+#include "lowbit/formats/recipe/steps.h"
 #include "lowbit/registry/registry.h"
 
 namespace lowbit::simd {
@@ -23,5 +26,16 @@ bool HasVectorMxScale(const recipe::Recipe& r);
 registry::Status MxScaleCodesOnTarget(std::int64_t target, const recipe::Recipe& r,
                                       const std::uint32_t* amax_bits, std::size_t count,
                                       std::uint8_t* codes);
+
+// codes[i] and factor_bits[i] = the UE4M3 block scale code and the FP32
+// element factor (recipe::BlockScale code and factor) that the NVFP4
+// quantizers on `target` (or kBestTarget) give a block whose amax has the
+// FP32 bits amax_bits[i], under the tensor scale `tensor` (any values: the
+// quantizers pass recipe::ChooseTensorScale's). Every NVFP4 rule has a
+// vector form. Errors: an id that is no Nvfp4Recipe, null pointers with
+// count > 0, a target not compiled in or not supported.
+registry::Status Nvfp4ScalesOnTarget(std::int64_t target, block::Nvfp4Recipe recipe,
+                                     const recipe::TensorScale& tensor, const std::uint32_t* amax_bits,
+                                     std::size_t count, std::uint8_t* codes, std::uint32_t* factor_bits);
 
 }  // namespace lowbit::simd
