@@ -140,6 +140,26 @@ registry::Status Nvfp4ScalePlan(const recipe::Recipe& r, EncodePlan* plan) {
                                  ":" + r.profile + " is not a round-to-nearest-even float plan");
 }
 
+// Nvfp4ScalePlan of each NVFP4 recipe, built once per recipe and kept:
+// MakeEncodePlan remembers only the last plan of a thread, so asking it for
+// the scale plan beside the element plan on every call would rebuild the
+// E2M1 element thresholds (hundreds of model calls, as much as the kernel
+// itself for 4096 elements under callgrind) on every call.
+registry::Status Nvfp4ScalePlanOf(block::Nvfp4Recipe nvfp4, const EncodePlan** plan) {
+  struct Slot {
+    std::once_flag built;
+    EncodePlan plan;
+    registry::Status status;
+  };
+  static Slot slots[std::size(recipe::kNvfp4Profiles)];
+  const auto index = static_cast<std::size_t>(nvfp4);
+  if (index >= std::size(slots)) return detail::CheckNvfp4Recipe(nvfp4);
+  Slot& slot = slots[index];
+  std::call_once(slot.built, [&] { slot.status = Nvfp4ScalePlan(block::ToRecipe(nvfp4), &slot.plan); });
+  *plan = &slot.plan;
+  return slot.status;
+}
+
 registry::Status NoScaleTable(const recipe::Recipe& r) {
   return registry::Status::Error(std::string("simd: no scale decode table for ") + r.name + " (" +
                                  r.scale_format.name + ")");
@@ -227,11 +247,11 @@ registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4, co
   const registry::Status lanes = CheckLanes(target, r);
   if (!lanes.ok) return lanes;
   const EncodePlan plan = MakeEncodePlan(r.element, r.element_encode);
-  EncodePlan scale_plan;
-  if (registry::Status s = Nvfp4ScalePlan(r, &scale_plan); !s.ok) return s;
+  const EncodePlan* scale_plan = nullptr;
+  if (registry::Status s = Nvfp4ScalePlanOf(nvfp4, &scale_plan); !s.ok) return s;
   const float* scale_decode = ScaleTable(r);
   if (scale_decode == nullptr) return NoScaleTable(r);
-  kernel(Nvfp4Job{&r, &plan, &scale_plan, scale_decode, x, count, codes, scales, tensor_scale});
+  kernel(Nvfp4Job{&r, &plan, scale_plan, scale_decode, x, count, codes, scales, tensor_scale});
   return registry::Status::Ok();
 }
 
@@ -331,11 +351,11 @@ registry::Status Nvfp4ScalesOnTarget(std::int64_t target, block::Nvfp4Recipe nvf
     return registry::Status::Error("null amax, codes or factors with count " + std::to_string(count));
   }
   const recipe::Recipe r = block::ToRecipe(nvfp4);
-  EncodePlan scale_plan;
-  if (registry::Status s = Nvfp4ScalePlan(r, &scale_plan); !s.ok) return s;
+  const EncodePlan* scale_plan = nullptr;
+  if (registry::Status s = Nvfp4ScalePlanOf(nvfp4, &scale_plan); !s.ok) return s;
   const float* scale_decode = ScaleTable(r);
   if (scale_decode == nullptr) return NoScaleTable(r);
-  kernel(Nvfp4ScaleArrayJob{&r, &scale_plan, scale_decode, tensor, amax_bits, count, codes, factor_bits});
+  kernel(Nvfp4ScaleArrayJob{&r, scale_plan, scale_decode, tensor, amax_bits, count, codes, factor_bits});
   return registry::Status::Ok();
 }
 
