@@ -239,8 +239,9 @@ struct TensorScaleCase {
   std::uint32_t tensor_amax;  // FP32 bits
   recipe::TensorScale t;
 };
-// At full, 5 of them per recipe (25 sweeps of 2^32, about 6 minutes each on
-// two loaded cores): the unit, tiny, huge, zero and NaN tensor scales. Each
+// At full, 5 of them per recipe (25 sweeps of 2^32; the 5 TE sweeps took 4
+// CPU-minutes each on this 2-core VM, so the whole test is about 100
+// CPU-minutes): the unit, tiny, huge, zero and NaN tensor scales. Each
 // sweep passes every amax, so the clamps at 448 and at the floors are
 // reached under every tensor scale; the others differ from these only in
 // where the boundaries lie, which ci samples.
@@ -394,6 +395,7 @@ TEST(SimdBlockScale, VectorNvfp4ScaleEqualsTheModelOnEveryAmax) {
       EXPECT_GE(sum, level == testing::TestLevel::kFull ? (std::uint64_t{1} << 32) : 20000u);
       std::printf("[ scale    ] %s:%s under %s: %llu amaxes on%s\n", r.name, r.profile, c.what,
                   static_cast<unsigned long long>(sum), names.c_str());
+      std::fflush(stdout);  // a full run takes long: show each sweep as it ends, also when piped
     }
   }
   EXPECT_EQ(recipes, 5) << "every NVFP4 rule (te, ao, modelopt, ao-0.18, modelopt-0.47) has a catalog row";
