@@ -213,9 +213,14 @@ Largest ExplainScaled(const recipe::Recipe& r, const std::vector<float>& x, int 
               F32Text(stats.amax).c_str(), r.amax_nan == AmaxNan::kIgnore ? "ignored, fmaxf" : "propagates, torch");
   std::printf("2. scale rule: %s\n   scale (stored, dequantizes) = %s; encode factor = %s; zero point %d\n",
               ScaleRuleText(r.scale_rule), F32Text(s.decode).c_str(), F32Text(s.factor).c_str(), s.zero_point);
-  std::printf("3. elements (%s, range [%d, %d]):\n",
-              r.element_encode.rounding == RoundingMode::kNearestAway ? "round half away" : "round half even", r.qmin,
-              r.qmax);
+  const char* rounding = r.element_encode.rounding == RoundingMode::kNearestAway ? "round half away" : "round half even";
+  if (r.element.IsFloat()) {
+    // FP8 elements (TE, vLLM): the element format bounds the codes; the
+    // recipe's integer range [qmin, qmax] is unused (0, 0) for them.
+    std::printf("3. elements (%s, %s codes):\n", rounding, r.element.name);
+  } else {
+    std::printf("3. elements (%s, range [%d, %d]):\n", rounding, r.qmin, r.qmax);
+  }
   for (long i = 0; i < n; ++i) {
     const std::size_t k = static_cast<std::size_t>(i);
     const std::string value = r.element.IsFloat() ? ExactDecimal(r.element, w.codes[k])
