@@ -89,6 +89,23 @@ HWY_INLINE std::uint32_t BlockAmaxBits(D32 d, block::AmaxNan rule, const std::ui
   return AbsMaxBits(d, bits, n, &any_nan);
 }
 
+// The FP32 bits of block b of x: in place for a whole block, else the
+// zero-padded copy of the short last block (the block quantizers' layout).
+HWY_INLINE const std::uint32_t* BlockBits(const float* x, std::size_t b, std::size_t block_size,
+                                          std::size_t full_blocks, const std::uint32_t* padded) {
+  return b < full_blocks ? reinterpret_cast<const std::uint32_t*>(x + b * block_size) : padded;
+}
+
+// amax[g] = BlockAmaxBits of blocks first .. first + group - 1, one lane each,
+// for the vector scale steps.
+HWY_INLINE void GroupBlockAmaxBits(D32 d, block::AmaxNan rule, const float* x, std::size_t block_size,
+                                   std::size_t full_blocks, const std::uint32_t* padded, std::size_t first,
+                                   std::size_t group, std::uint32_t* amax) {
+  for (std::size_t g = 0; g < group; ++g) {
+    amax[g] = BlockAmaxBits(d, rule, BlockBits(x, first + g, block_size, full_blocks, padded), block_size);
+  }
+}
+
 // MX quantization, Lanes blocks at a time: each block's amax (BlockAmaxBits)
 // into one lane of a vector, the E8M0 codes of all of them from that vector
 // (block_scale-inl.h VectorMxScaleCodes, proven equal to the model's
@@ -130,12 +147,7 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
   const auto nan_element = hn::Set(df, job.nan_scale_element);
   for (std::size_t first = 0; first < blocks; first += lanes) {
     const std::size_t group = blocks - first < lanes ? blocks - first : lanes;
-    for (std::size_t g = 0; g < group; ++g) {
-      const std::size_t b = first + g;
-      const std::uint32_t* bits =
-          b < full_blocks ? reinterpret_cast<const std::uint32_t*>(job.x + b * block_size) : padded;
-      amax[g] = BlockAmaxBits(d, r.amax_nan, bits, block_size);
-    }
+    GroupBlockAmaxBits(d, r.amax_nan, job.x, block_size, full_blocks, padded, first, group, amax);
     if constexpr (kVectorScale) {
       hn::Store(VectorMxScaleCodes(d, r, hn::Load(d, amax)), d, scale_codes);
     } else {
@@ -148,7 +160,7 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
     for (std::size_t g = 0; g < group; ++g) {
       const std::size_t b = first + g;
       const std::size_t start = b * block_size;
-      const std::uint32_t* bits = b < full_blocks ? reinterpret_cast<const std::uint32_t*>(job.x + start) : padded;
+      const std::uint32_t* bits = BlockBits(job.x, b, block_size, full_blocks, padded);
       const std::uint8_t code = static_cast<std::uint8_t>(scale_codes[g]);
       job.scales[b] = code;
       const bool nan_scale = job.scale_is_nan[code] != 0;
@@ -265,12 +277,7 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
   HWY_ALIGN float factors[hn::MaxLanes(d)] = {};
   for (std::size_t first = 0; first < blocks; first += lanes) {
     const std::size_t group = blocks - first < lanes ? blocks - first : lanes;
-    for (std::size_t g = 0; g < group; ++g) {
-      const std::size_t b = first + g;
-      const std::uint32_t* bits =
-          b < full_blocks ? reinterpret_cast<const std::uint32_t*>(job.x + b * kBlock) : padded;
-      amax[g] = BlockAmaxBits(d, r.amax_nan, bits, kBlock);
-    }
+    GroupBlockAmaxBits(d, r.amax_nan, job.x, kBlock, full_blocks, padded, first, group, amax);
     hn::Vec<DF32> factor_vector;
     hn::Store(VectorNvfp4Scale<kRule>(d, t, scale_plan, job.scale_decode, hn::Load(d, amax), &factor_vector), d,
               scale_codes);
@@ -278,8 +285,7 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
     for (std::size_t g = 0; g < group; ++g) {
       const std::size_t b = first + g;
       const std::size_t start = b * kBlock;
-      const std::uint32_t* bits =
-          b < full_blocks ? reinterpret_cast<const std::uint32_t*>(job.x + start) : padded;
+      const std::uint32_t* bits = BlockBits(job.x, b, kBlock, full_blocks, padded);
       job.scales[b] = static_cast<std::uint8_t>(scale_codes[g]);
       const auto factor = hn::Set(df, factors[g]);
       std::uint8_t* out = b < full_blocks ? job.codes + start : codes_buffer;
@@ -301,20 +307,7 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
 }
 
 inline void QuantizeNvfp4(const Nvfp4Job& job) {
-  switch (job.recipe->scale_rule) {
-    case recipe::ScaleRule::kNvfp4Te:
-      return QuantizeNvfp4Loop<recipe::ScaleRule::kNvfp4Te>(job);
-    case recipe::ScaleRule::kNvfp4Torchao:
-      return QuantizeNvfp4Loop<recipe::ScaleRule::kNvfp4Torchao>(job);
-    case recipe::ScaleRule::kNvfp4ModelOpt:
-      return QuantizeNvfp4Loop<recipe::ScaleRule::kNvfp4ModelOpt>(job);
-    case recipe::ScaleRule::kNvfp4Torchao018:
-      return QuantizeNvfp4Loop<recipe::ScaleRule::kNvfp4Torchao018>(job);
-    case recipe::ScaleRule::kNvfp4ModelOpt047:
-      return QuantizeNvfp4Loop<recipe::ScaleRule::kNvfp4ModelOpt047>(job);
-    default:
-      return;  // not an NVFP4 recipe: rejected before dispatch (block_quantize.cc)
-  }
+  WithNvfp4Rule(job.recipe->scale_rule, [&job](auto rule) { QuantizeNvfp4Loop<decltype(rule)::value>(job); });
 }
 
 // MX dequantization (recipe/steps.h DecodeElement): element value times the

@@ -32,6 +32,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "block_job.h"
 #include "convert-inl.h"
@@ -172,6 +173,23 @@ inline void MxScaleCodesArray(const recipe::Recipe& r, const std::uint32_t* amax
 template <recipe::ScaleRule kRule>
 inline constexpr recipe::Recipe kNvfp4Recipe = recipe::MakeNvfp4Recipe("nvfp4", "", kRule);
 
+// Calls f(std::integral_constant<ScaleRule, rule>{}) for an NVFP4 scale rule,
+// so that a kernel templated on the rule is instantiated for each of them
+// once; any other rule calls nothing (block_quantize.cc rejects it before
+// dispatch).
+template <class F>
+HWY_INLINE void WithNvfp4Rule(recipe::ScaleRule rule, F&& f) {
+  using recipe::ScaleRule;
+  switch (rule) {
+    case ScaleRule::kNvfp4Te: return f(std::integral_constant<ScaleRule, ScaleRule::kNvfp4Te>{});
+    case ScaleRule::kNvfp4Torchao: return f(std::integral_constant<ScaleRule, ScaleRule::kNvfp4Torchao>{});
+    case ScaleRule::kNvfp4ModelOpt: return f(std::integral_constant<ScaleRule, ScaleRule::kNvfp4ModelOpt>{});
+    case ScaleRule::kNvfp4Torchao018: return f(std::integral_constant<ScaleRule, ScaleRule::kNvfp4Torchao018>{});
+    case ScaleRule::kNvfp4ModelOpt047: return f(std::integral_constant<ScaleRule, ScaleRule::kNvfp4ModelOpt047>{});
+    default: return;
+  }
+}
+
 // x < FLT_MAX ? x : FLT_MAX lane-wise (recipe::FminfFltMax; a NaN lane
 // compares false and gives FLT_MAX, as CUDA fminf returns the non-NaN
 // operand).
@@ -291,20 +309,7 @@ HWY_NOINLINE void Nvfp4ScalesArrayFor(const Nvfp4ScaleArrayJob& job) {
 }
 
 inline void Nvfp4ScalesArray(const Nvfp4ScaleArrayJob& job) {
-  switch (job.recipe->scale_rule) {
-    case recipe::ScaleRule::kNvfp4Te:
-      return Nvfp4ScalesArrayFor<recipe::ScaleRule::kNvfp4Te>(job);
-    case recipe::ScaleRule::kNvfp4Torchao:
-      return Nvfp4ScalesArrayFor<recipe::ScaleRule::kNvfp4Torchao>(job);
-    case recipe::ScaleRule::kNvfp4ModelOpt:
-      return Nvfp4ScalesArrayFor<recipe::ScaleRule::kNvfp4ModelOpt>(job);
-    case recipe::ScaleRule::kNvfp4Torchao018:
-      return Nvfp4ScalesArrayFor<recipe::ScaleRule::kNvfp4Torchao018>(job);
-    case recipe::ScaleRule::kNvfp4ModelOpt047:
-      return Nvfp4ScalesArrayFor<recipe::ScaleRule::kNvfp4ModelOpt047>(job);
-    default:
-      return;  // not an NVFP4 recipe: rejected before dispatch (block_quantize.cc)
-  }
+  WithNvfp4Rule(job.recipe->scale_rule, [&job](auto rule) { Nvfp4ScalesArrayFor<decltype(rule)::value>(job); });
 }
 
 }  // namespace HWY_NAMESPACE

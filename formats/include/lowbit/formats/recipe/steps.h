@@ -74,6 +74,13 @@ LOWBIT_HD_CONSTEXPR float TorchClamp(float x, float lo, float hi) {
 // CUDA fminf against FLT_MAX, as TE writes it (operands here are never NaN
 // except where noted, and then fminf returns the other operand: FLT_MAX).
 LOWBIT_HD_CONSTEXPR float FminfFltMax(float x) { return x < kF32Max ? x : kF32Max; }
+// A torch tensor divided by a Python float or a CPU scalar tensor: one FP32
+// division on the CPU; on CUDA a multiply by the FP32 reciprocal of the
+// divisor (ATen div_true_kernel_cuda, Recipe::scalar_divisor_as_reciprocal).
+// NaN bits as x86's divss / mulss (block::F32WithX86Nan).
+LOWBIT_HD_CONSTEXPR float TorchDivideByScalar(const Recipe& r, float a, float divisor) {
+  return r.scalar_divisor_as_reciprocal ? block::F32MulAsX86(a, 1.0f / divisor) : block::F32DivAsX86(a, divisor);
+}
 
 // torch .to(int32) of an FP32 integer value; NaN and +-Inf -> 0 (the CPU
 // result, §8.1).
@@ -462,9 +469,7 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       float max_pos = TorchMax(st.max, 0.0f);
       max_pos = TorchMax(-min_neg, max_pos);
       const float half_range = (qmax - qmin) / 2.0f;  // 127.5 or 7.5, exact
-      const float reciprocal = 1.0f / half_range;
-      float scale = r.scalar_divisor_as_reciprocal ? block::F32WithX86Nan(max_pos, reciprocal, max_pos * reciprocal)
-                                                   : F32DivAsX86(max_pos, half_range);
+      float scale = TorchDivideByScalar(r, max_pos, half_range);
       if (!F32IsNan(F32Bits(scale)) && scale < r.eps) scale = r.eps;  // torch.clamp(min=eps)
       s.decode = scale;
       s.factor = F32DivAsX86(1.0f, scale);  // input * (1.0 / scale): __rtruediv__ is reciprocal() * 1.0
@@ -476,9 +481,7 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       const float min_neg = TorchMin(st.min, 0.0f);
       const float max_pos = TorchMax(st.max, 0.0f);
       const float range = F32SubAsX86(max_pos, min_neg);
-      const float reciprocal = 1.0f / (qmax - qmin);
-      float scale = r.scalar_divisor_as_reciprocal ? block::F32WithX86Nan(range, reciprocal, range * reciprocal)
-                                                   : F32DivAsX86(range, qmax - qmin);
+      float scale = TorchDivideByScalar(r, range, qmax - qmin);
       if (!F32IsNan(F32Bits(scale)) && scale < r.eps) scale = r.eps;
       // quant_min - torch.round(min_val_neg / scale), then clamp. The ratio
       // lies in [-(qmax - qmin), 0] up to rounding, or is NaN (a NaN input,
@@ -593,10 +596,10 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
     case ScaleRule::kVllmFp8KvCalculated: {
       // vLLM calc_kv_scales: torch.abs(x).max() (a NaN wins; Recipe::
       // amax_nan) / a CPU range tensor, which torch on CUDA computes as amax
-      // * fp32(1 / range). No floor: an all-zero tensor gets scale 0, and x /
-      // 0 makes every element NaN (0x7F after __NV_SATFINITE), as vLLM would.
-      const float reciprocal = 1.0f / static_cast<float>(r.amax_divisor);
-      const float scale = block::F32MulAsX86(st.amax, reciprocal);
+      // * fp32(1 / range) (the catalog sets scalar_divisor_as_reciprocal). No
+      // floor: an all-zero tensor gets scale 0, and x / 0 makes every element
+      // NaN (0x7F after __NV_SATFINITE), as vLLM would.
+      const float scale = TorchDivideByScalar(r, st.amax, static_cast<float>(r.amax_divisor));
       s.factor = scale;  // the cache divides: x / k_scale
       s.decode = scale;
       s.rule_value = scale;
