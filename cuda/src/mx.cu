@@ -250,6 +250,81 @@ __global__ void __launch_bounds__(kDequantThreads)
   }
 }
 
+// The same products, eight elements a unit (a 4-byte E2M1 word or 8 code
+// bytes in, one 16-byte BF16 or two 16-byte FP32 stores out), in the flat
+// layout of the element maps (map_kernel.cuh FlatMapKernel): block b owns
+// kUnitsPerThread * kDequantUnitThreads consecutive units, thread t the
+// units b * kDequantUnitThreads * kUnitsPerThread + t + k * kDequantUnitThreads,
+// every load issued before the first use. Four consecutive units share a
+// scale byte (kMxBlock = 32). The elements after the last whole unit go
+// one by one through the first block. Used when codes and output are
+// aligned for those accesses; MxDequantKernel otherwise.
+constexpr int kDequantUnitThreads = 128;
+constexpr int kUnitsPerThread = 4;
+constexpr int kUnit = 8;
+
+template <bool kPacked>
+__device__ __forceinline__ std::uint32_t CodeOf(const std::uint8_t* codes, std::size_t i) {
+  if constexpr (kPacked) return (__ldg(codes + i / 2) >> (4 * (i & 1))) & 0xFu;
+  else return __ldg(codes + i);
+}
+
+template <bool kPacked, typename Out>
+__global__ void __launch_bounds__(kDequantUnitThreads)
+    MxDequantUnitsKernel(const std::uint8_t* __restrict__ codes, const std::uint8_t* __restrict__ scales,
+                         std::size_t n, DecodeTables tables, Out* __restrict__ out) {
+  static_assert(kMxBlock % kUnit == 0);
+  __shared__ float element[256];
+  __shared__ float scale[256];
+  for (int i = threadIdx.x; i < 256; i += kDequantUnitThreads) {
+    element[i] = __uint_as_float(tables.element[i]);
+    scale[i] = __uint_as_float(tables.scale[i]);
+  }
+  __syncthreads();
+  const std::size_t units = n / kUnit;
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * (kDequantUnitThreads * kUnitsPerThread) + threadIdx.x;
+  uint2 word[kUnitsPerThread];  // kPacked: .x only
+  std::uint32_t scale_code[kUnitsPerThread];
+#pragma unroll
+  for (int k = 0; k < kUnitsPerThread; ++k) {
+    const std::size_t u = base + k * kDequantUnitThreads;
+    if (u < units) {
+      if constexpr (kPacked) word[k].x = __ldg(reinterpret_cast<const std::uint32_t*>(codes) + u);
+      else word[k] = __ldg(reinterpret_cast<const uint2*>(codes) + u);
+      scale_code[k] = __ldg(scales + u * kUnit / kMxBlock);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kUnitsPerThread; ++k) {
+    const std::size_t u = base + k * kDequantUnitThreads;
+    if (u >= units) break;
+    const float x = scale[scale_code[k]];
+    float v[kUnit];
+#pragma unroll
+    for (int j = 0; j < kUnit; ++j) {
+      const std::uint32_t c = kPacked ? (word[k].x >> (4 * j)) & 0xFu
+                                      : ((j < 4 ? word[k].x : word[k].y) >> (8 * (j % 4))) & 0xFFu;
+      v[j] = block::F32MulFirstNanWins(element[c], x);
+    }
+    if constexpr (sizeof(Out) == 4) {
+      float4* dst = reinterpret_cast<float4*>(out + u * kUnit);
+      dst[0] = make_float4(v[0], v[1], v[2], v[3]);
+      dst[1] = make_float4(v[4], v[5], v[6], v[7]);
+    } else {
+      *reinterpret_cast<uint4*>(out + u * kUnit) =
+          make_uint4(ptx::CvtRnBf16x2F32(v[0], v[1]), ptx::CvtRnBf16x2F32(v[2], v[3]),
+                     ptx::CvtRnBf16x2F32(v[4], v[5]), ptx::CvtRnBf16x2F32(v[6], v[7]));
+    }
+  }
+  if (blockIdx.x == 0) {
+    for (std::size_t i = units * kUnit + threadIdx.x; i < n; i += kDequantUnitThreads) {
+      const float v = block::F32MulFirstNanWins(element[CodeOf<kPacked>(codes, i)], scale[__ldg(scales + i / kMxBlock)]);
+      if constexpr (sizeof(Out) == 4) out[i] = v;
+      else out[i] = static_cast<std::uint16_t>(ptx::CvtRnBf16x2F32(v, 0.0f));
+    }
+  }
+}
+
 // The tables of one MX format, from the model (host code). Every recipe of a
 // format decodes alike; the OCP one stands for them.
 template <FormatId kElement>
@@ -269,14 +344,16 @@ DecodeTables MakeDecodeTables() {
 }
 
 Status Dequantize(const MxDequantArgs& a) {
+  // Each format's tables are built once (512 model decodes, about as long
+  // as the kernel on a small tensor) and kept.
   DecodeTables tables;
   switch (a.element) {
-    case FormatId::kE2m1: tables = MakeDecodeTables<FormatId::kE2m1>(); break;
-    case FormatId::kE2m3: tables = MakeDecodeTables<FormatId::kE2m3>(); break;
-    case FormatId::kE3m2: tables = MakeDecodeTables<FormatId::kE3m2>(); break;
-    case FormatId::kE4m3: tables = MakeDecodeTables<FormatId::kE4m3>(); break;
-    case FormatId::kE5m2: tables = MakeDecodeTables<FormatId::kE5m2>(); break;
-    case FormatId::kInt8: tables = MakeDecodeTables<FormatId::kInt8>(); break;
+    case FormatId::kE2m1: { static const DecodeTables t = MakeDecodeTables<FormatId::kE2m1>(); tables = t; break; }
+    case FormatId::kE2m3: { static const DecodeTables t = MakeDecodeTables<FormatId::kE2m3>(); tables = t; break; }
+    case FormatId::kE3m2: { static const DecodeTables t = MakeDecodeTables<FormatId::kE3m2>(); tables = t; break; }
+    case FormatId::kE4m3: { static const DecodeTables t = MakeDecodeTables<FormatId::kE4m3>(); tables = t; break; }
+    case FormatId::kE5m2: { static const DecodeTables t = MakeDecodeTables<FormatId::kE5m2>(); tables = t; break; }
+    case FormatId::kInt8: { static const DecodeTables t = MakeDecodeTables<FormatId::kInt8>(); tables = t; break; }
     default: return Status::Error(std::string("mx dequantize: no MX format has element ") + Spec(a.element).name);
   }
   if (a.count == 0) return Status::Ok();
@@ -286,8 +363,24 @@ Status Dequantize(const MxDequantArgs& a) {
   const std::size_t pairs = (a.count + 1) / 2;
   const unsigned grid = GridFor(pairs, kDequantThreads);
   const bool packed = a.element == FormatId::kE2m1;
+  // The unit kernel's accesses: 4- or 8-byte code words, 16-byte stores.
+  const bool aligned = reinterpret_cast<std::uintptr_t>(a.codes) % (packed ? 4 : 8) == 0 &&
+                       reinterpret_cast<std::uintptr_t>(a.output) % 16 == 0;
+  const std::size_t unit_blocks =
+      (a.count / kUnit + kDequantUnitThreads * kUnitsPerThread - 1) / (kDequantUnitThreads * kUnitsPerThread);
   auto launch = [&](auto* out) {
     using Out = std::remove_pointer_t<decltype(out)>;
+    if (aligned && unit_blocks < 0x7FFFFFFFu) {
+      const unsigned blocks = static_cast<unsigned>(unit_blocks > 0 ? unit_blocks : 1);
+      if (packed) {
+        MxDequantUnitsKernel<true, Out><<<blocks, kDequantUnitThreads, 0, a.stream>>>(a.codes, a.scales, a.count,
+                                                                                      tables, out);
+      } else {
+        MxDequantUnitsKernel<false, Out><<<blocks, kDequantUnitThreads, 0, a.stream>>>(a.codes, a.scales, a.count,
+                                                                                       tables, out);
+      }
+      return;
+    }
     if (packed) {
       MxDequantKernel<kMxBlock, true, Out><<<grid, kDequantThreads, 0, a.stream>>>(a.codes, a.scales, a.count,
                                                                                    tables, out);
