@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "checks.h"
 #include "lowbit/formats/alternatives/x86_multiply.h"
@@ -240,6 +241,82 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// The same arithmetic, eight elements a unit, when a row and a group are
+// whole units (cols and group_cols multiples of 8): one group per unit, so
+// one scale and zero point; the unit's codes in one access (8 bytes, or one
+// 4-byte word of nibbles or AWQ) and its output in 16-byte stores. The flat
+// layout of the element maps (map_kernel.cuh FlatMapKernel): every load of
+// a thread issued before the first use. Integer index arithmetic in 32 bits
+// when the tensor allows it (a 64-bit division is a long call).
+constexpr int kDequantUnitThreads = 128;
+constexpr int kDequantUnitsPerThread = 4;
+
+template <typename Index, typename Out>
+__global__ void __launch_bounds__(kDequantUnitThreads)
+    DequantizeIntUnitsKernel(const void* __restrict__ codes, Geometry geo, FormatSpec element,
+                             const float* __restrict__ scales, const std::int32_t* __restrict__ zero_points,
+                             Out* __restrict__ out) {
+  const Index units = static_cast<Index>(geo.rows * geo.cols / 8);
+  const Index cols = static_cast<Index>(geo.cols), group_cols = static_cast<Index>(geo.group_cols);
+  const Index grid_cols = static_cast<Index>(geo.grid_cols);
+  const std::uint32_t mask = static_cast<std::uint32_t>(element.CodeMask());
+  const std::int32_t half = element.has_sign ? (std::int32_t{1} << (element.total_bits - 1)) : 0;
+  const Index base = static_cast<Index>(blockIdx.x) * (kDequantUnitThreads * kDequantUnitsPerThread) + threadIdx.x;
+  uint2 word[kDequantUnitsPerThread];  // nibbles and AWQ: .x only
+  float scale[kDequantUnitsPerThread];
+  std::int32_t zp[kDequantUnitsPerThread];
+#pragma unroll
+  for (int k = 0; k < kDequantUnitsPerThread; ++k) {
+    const Index u = base + k * kDequantUnitThreads;
+    if (u < units) {
+      if (geo.packing == IntPacking::kBytes) word[k] = __ldg(static_cast<const uint2*>(codes) + u);
+      else word[k].x = __ldg(static_cast<const std::uint32_t*>(codes) + u);
+      const Index e0 = u * 8;
+      const Index row = e0 / cols;
+      const Index g = row * grid_cols + (e0 - row * cols) / group_cols;
+      scale[k] = __ldg(scales + g);
+      zp[k] = zero_points ? __ldg(zero_points + g) : 0;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kDequantUnitsPerThread; ++k) {
+    const Index u = base + k * kDequantUnitThreads;
+    if (u >= units) break;
+    std::uint32_t q[8];
+    if (geo.packing == IntPacking::kBytes) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) q[i] = ((i < 4 ? word[k].x : word[k].y) >> (8 * (i % 4))) & 0xFFu;
+    } else if (geo.packing == IntPacking::kAwq) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) q[AwqColumn(i)] = (word[k].x >> (4 * i)) & 0xFu;
+    } else {
+      // Byte b holds elements 2b, 2b + 1: low nibble first, or high first.
+      const bool low_first = geo.packing == IntPacking::kLowFirst;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const std::uint32_t b = (word[k].x >> (8 * (i / 2))) & 0xFFu;
+        q[i] = ((i % 2 == 0) == low_first) ? (b & 0xFu) : (b >> 4);
+      }
+    }
+    float v[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      std::int32_t c = static_cast<std::int32_t>(q[i] & mask);
+      if (half != 0 && c >= half) c -= 2 * half;  // IntegerOfCode
+      v[i] = alternatives::F32MulAsX86(static_cast<float>(c - zp[k]), scale[k]);
+    }
+    if constexpr (sizeof(Out) == 4) {
+      float4* dst = reinterpret_cast<float4*>(out + static_cast<std::size_t>(u) * 8);
+      dst[0] = make_float4(v[0], v[1], v[2], v[3]);
+      dst[1] = make_float4(v[4], v[5], v[6], v[7]);
+    } else {
+      *reinterpret_cast<uint4*>(out + static_cast<std::size_t>(u) * 8) =
+          make_uint4(ptx::CvtRnBf16x2F32(v[0], v[1]), ptx::CvtRnBf16x2F32(v[2], v[3]),
+                     ptx::CvtRnBf16x2F32(v[4], v[5]), ptx::CvtRnBf16x2F32(v[6], v[7]));
+    }
+  }
+}
+
 unsigned GridOf(std::size_t items, std::size_t per_block) {
   const std::size_t g = (items + per_block - 1) / per_block;
   return static_cast<unsigned>(g < 0x7FFFFFFFu ? (g > 0 ? g : 1) : 0x7FFFFFFFu);
@@ -325,6 +402,29 @@ Status DequantizeInt(const IntDequantArgs& a) {
   if (!s.ok) return s;
   if (a.zero_points && !detail::IsDevicePointer(a.zero_points)) {
     return Status::Error("int dequantize: buffers must be device memory");
+  }
+  const std::size_t n = geo.rows * geo.cols;
+  const bool whole_units = geo.cols % 8 == 0 && geo.group_cols % 8 == 0 &&
+                           reinterpret_cast<std::uintptr_t>(a.codes) % (a.packing == IntPacking::kBytes ? 8 : 4) == 0 &&
+                           reinterpret_cast<std::uintptr_t>(a.output) % 16 == 0;
+  if (whole_units) {
+    const unsigned blocks = GridOf(n / 8, kDequantUnitThreads * kDequantUnitsPerThread);
+    auto launch_units = [&](auto index, auto* out) {
+      using Index = decltype(index);
+      using Out = std::remove_pointer_t<decltype(out)>;
+      DequantizeIntUnitsKernel<Index, Out><<<blocks, kDequantUnitThreads, 0, a.stream>>>(
+          a.codes, geo, *a.recipe->element, a.scales, a.zero_points, out);
+    };
+    // 32-bit indices while every element index fits (the unit index times 8).
+    const bool small = n < (std::size_t{1} << 31);
+    if (a.output_type == OutputType::kF32) {
+      if (small) launch_units(std::uint32_t{}, static_cast<float*>(a.output));
+      else launch_units(std::size_t{}, static_cast<float*>(a.output));
+    } else {
+      if (small) launch_units(std::uint32_t{}, static_cast<std::uint16_t*>(a.output));
+      else launch_units(std::size_t{}, static_cast<std::uint16_t*>(a.output));
+    }
+    return detail::LastLaunchStatus("int dequantize");
   }
   const int per = a.packing == IntPacking::kBytes ? 1 : a.packing == IntPacking::kAwq ? 8 : 2;
   const unsigned grid = GridOf(geo.rows * geo.cols / per, 256);
