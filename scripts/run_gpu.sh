@@ -13,6 +13,10 @@ mkdir -p "$OUT"
 JOBS="$(nproc 2>/dev/null || echo 4)"
 declare -a ROWS=()
 row() { ROWS+=("$(printf '%-34s %-8s %s' "$1" "$2" "$3")"); }
+# LOWBIT_GPU_STEPS="tests sanitizers verify check-a-kernel bench torch checks"
+# (the default, all of them) runs the steps named, so a run can be split over
+# device calls of at most 10 minutes; each step left out gets a SKIP row.
+wants() { [[ " ${LOWBIT_GPU_STEPS:-tests sanitizers verify check-a-kernel bench torch checks} " == *" $1 "* ]]; }
 step() {  # step NAME LOGFILE CMD...
   local name="$1" log="$OUT/$2"; shift 2
   echo "=== $name: $*" | tee -a "$OUT/run_gpu.log"
@@ -41,12 +45,14 @@ fi
 TESTS="$BUILD/cuda/lowbit_cuda_tests"
 BENCH="$BUILD/cuda/lowbit_cuda_bench"
 
+if wants tests; then
 if step gtest gtest.log "$TESTS" --gtest_output="xml:$OUT/gtest.xml"; then
   row "gpu tests" PASS "$(grep -E '^\[  PASSED  \]' "$OUT/gtest.log" | head -1)"
 else
   row "gpu tests" FAIL "$(grep -E '^\[  FAILED  \]' "$OUT/gtest.log" | head -3 | tr '\n' ' ')"
 fi
 grep -q "SKIPPED \]" "$OUT/gtest.log" && row "gpu tests skipped" NOTE "$(grep -cE '^\[  SKIPPED \] Cuda.* \([0-9]+ ms\)$' "$OUT/gtest.log") skipped"
+else row "step tests" SKIP "not in LOWBIT_GPU_STEPS"; fi
 
 # compute-sanitizer (issue 16): memcheck (with leak check), racecheck and
 # initcheck, each over every GPU test in the binary (no filter), so every
@@ -54,25 +60,35 @@ grep -q "SKIPPED \]" "$OUT/gtest.log" && row "gpu tests skipped" NOTE "$(grep -c
 # exhaustive 2^32 tests make this the long part of the script;
 # LOWBIT_SANITIZER_TIMEOUT (s, default 2400 per tool) bounds a run, and a
 # timeout fails the row. Any report makes the tool exit 3: FAIL.
+# LOWBIT_SANITIZER_FILTER (a gtest filter) narrows the tools to the tests of
+# the kernels a change touched, when the device time does not allow all of
+# them; the row then names the filter instead of "every GPU test".
+# LOWBIT_SANITIZER_TOOLS picks the tools (default: all three).
 SANITIZER_TIMEOUT="${LOWBIT_SANITIZER_TIMEOUT:-2400}"
+SANITIZER_FILTER="${LOWBIT_SANITIZER_FILTER:-}"
+sanitized="every GPU test"; filter_arg=()
+if [[ -n "$SANITIZER_FILTER" ]]; then sanitized="$SANITIZER_FILTER"; filter_arg=(--gtest_filter="$SANITIZER_FILTER"); fi
+if wants sanitizers; then
 if command -v compute-sanitizer >/dev/null; then
-  for tool in memcheck racecheck initcheck; do
+  for tool in ${LOWBIT_SANITIZER_TOOLS:-memcheck racecheck initcheck}; do
     extra=()
     [[ "$tool" == memcheck ]] && extra=(--leak-check full)
     if step "$tool" "$tool.log" timeout "$SANITIZER_TIMEOUT" compute-sanitizer --tool "$tool" "${extra[@]}" \
-         --error-exitcode 3 --print-limit 50 "$TESTS"; then
-      row "$tool (every GPU test)" PASS "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1)"
+         --error-exitcode 3 --print-limit 50 "$TESTS" "${filter_arg[@]}"; then
+      row "$tool ($sanitized)" PASS "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1)"
     else
-      row "$tool (every GPU test)" FAIL "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|FAILED' "$OUT/$tool.log" | tail -3 | tr '\n' ' ')"
+      row "$tool ($sanitized)" FAIL "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|FAILED' "$OUT/$tool.log" | tail -3 | tr '\n' ' ')"
     fi
   done
 else
   row "compute-sanitizer" FAIL "not installed (the GPU script needs it)"
 fi
+else row "step sanitizers" SKIP "not in LOWBIT_GPU_STEPS"; fi
 
 # `lowbit verify` with the GPU sweep rows: the CLI needs CLI11, which the GPU
 # machine lacks, so it runs only when LOWBIT_CLI names a binary built
 # elsewhere (same x86-64 + CUDA 13.0 toolchain, e.g. carried from build/).
+if wants verify; then
 if [[ -n "${LOWBIT_CLI:-}" && -x "${LOWBIT_CLI}" ]]; then
   export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64"
   # Every row whose backend name contains "cuda": cuda-hw and cuda-sw
@@ -90,12 +106,14 @@ if [[ -n "${LOWBIT_CLI:-}" && -x "${LOWBIT_CLI}" ]]; then
 else
   row "lowbit verify" SKIP "LOWBIT_CLI not set"
 fi
+else row "step verify" SKIP "not in LOWBIT_GPU_STEPS"; fi
 
 # examples/check-a-kernel (issue 11): a user's kernel checked with
 # lowbit::testing, GPU half. RapidCheck is not on the GPU machine, so the
 # binary comes from elsewhere (ctest check_a_kernel_example leaves it in
 # <build>/tests/check_a_kernel/build/per_token_fp8_test); a GPU test that
 # skips there fails (LOWBIT_REQUIRE_GPU=1).
+if wants check-a-kernel; then
 if [[ -n "${LOWBIT_CHECK_A_KERNEL_TEST:-}" && -x "${LOWBIT_CHECK_A_KERNEL_TEST}" ]]; then
   if LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64" LOWBIT_REQUIRE_GPU=1 \
        step "check-a-kernel" check_a_kernel.log "$LOWBIT_CHECK_A_KERNEL_TEST"; then
@@ -106,10 +124,14 @@ if [[ -n "${LOWBIT_CHECK_A_KERNEL_TEST:-}" && -x "${LOWBIT_CHECK_A_KERNEL_TEST}"
 else
   row "check-a-kernel example" SKIP "LOWBIT_CHECK_A_KERNEL_TEST not set"
 fi
+else row "step check-a-kernel" SKIP "not in LOWBIT_GPU_STEPS"; fi
 
+if wants bench; then
 step bench bench.log "$BENCH" && row benchmark DONE "bench.log" || row benchmark FAIL "see bench.log"
+else row "step bench" SKIP "not in LOWBIT_GPU_STEPS"; fi
 # LOWBIT_GPU_ONLY_CUDA=1: skip the PyTorch comparison and scripts/gpu checks
 # (a short run for the CUDA kernels alone).
+if wants torch; then
 if [[ -n "${LOWBIT_GPU_ONLY_CUDA:-}" ]]; then
   row "pytorch comparison" SKIP "LOWBIT_GPU_ONLY_CUDA"
 elif python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
@@ -117,21 +139,32 @@ elif python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; th
 else
   row "pytorch comparison" SKIP "no torch with CUDA"
 fi
+else row "step torch" SKIP "not in LOWBIT_GPU_STEPS"; fi
 
+if wants checks; then
 shopt -s nullglob
+# LOWBIT_GPU_CHECKS="gemv.sh gemm.sh ...": run only the scripts/gpu checks
+# named (to split the run over calls); the others get a SKIP row.
 for check in scripts/gpu/*.sh scripts/gpu/*.py; do
   name="$(basename "$check")"
   if [[ -n "${LOWBIT_GPU_ONLY_CUDA:-}" ]]; then row "$name" SKIP "LOWBIT_GPU_ONLY_CUDA"; continue; fi
+  if [[ -n "${LOWBIT_GPU_CHECKS:-}" && " $LOWBIT_GPU_CHECKS " != *" $name "* ]]; then
+    [[ "$check" == *.py && -f "${check%.py}.sh" ]] || row "$name" SKIP "not in LOWBIT_GPU_CHECKS"; continue
+  fi
   # A .py beside a .sh of the same name is that script's helper, run by it.
   if [[ "$check" == *.py && -f "${check%.py}.sh" ]]; then continue; fi
   if [[ "$check" == *.py ]]; then cmd=(python3 "$check"); else cmd=(bash "$check"); fi
   if PYTHONUNBUFFERED=1 step "$name" "check_$name.log" timeout 240 "${cmd[@]}"; then row "$name" PASS ""; else row "$name" FAIL "see check_$name.log"; fi
 done
+else row "step checks" SKIP "not in LOWBIT_GPU_STEPS"; fi
 
 # The short table, last.
 python3 - "$OUT/bench.log" "$OUT/torch.log" <<'PY' > "$OUT/table.txt"
 import re, sys
-bench = open(sys.argv[1]).read() if sys.argv[1] else ""
+try:
+    bench = open(sys.argv[1]).read()
+except OSError:  # the bench step was left out
+    bench = ""
 try:
     torch = open(sys.argv[2]).read()
 except OSError:
