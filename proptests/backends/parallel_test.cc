@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -77,6 +78,58 @@ TEST(ThreadPool, NestedAndConcurrentCallsFinish) {
 }
 
 TEST(ThreadPool, DefaultThreadCountIsPositive) { EXPECT_GE(registry::DefaultThreadCount(), 1); }
+
+// Sets LOWBIT_POOL_SPIN_US for one scope and puts the old value back.
+class SpinEnvironment {
+ public:
+  explicit SpinEnvironment(const char* value) {
+    if (const char* old = std::getenv("LOWBIT_POOL_SPIN_US")) old_ = old, had_ = true;
+    if (value) setenv("LOWBIT_POOL_SPIN_US", value, 1);
+    else unsetenv("LOWBIT_POOL_SPIN_US");
+  }
+  ~SpinEnvironment() {
+    if (had_) setenv("LOWBIT_POOL_SPIN_US", old_.c_str(), 1);
+    else unsetenv("LOWBIT_POOL_SPIN_US");
+  }
+
+ private:
+  std::string old_;
+  bool had_ = false;
+};
+
+TEST(ThreadPool, PollingTimeComesFromTheEnvironment) {
+  const std::pair<const char*, long> cases[] = {{nullptr, 100}, {"0", 0},       {"250", 250},  {"100000", 100000},
+                                                {"100001", 100}, {"-1", 100},   {"12us", 100}, {"", 100}};
+  for (const auto& [value, want] : cases) {
+    SpinEnvironment env(value);
+    EXPECT_EQ(registry::SpinMicroseconds().count(), want) << (value ? value : "(unset)");
+  }
+}
+
+// Polling before blocking (SpinMicroseconds) changes only when threads wake:
+// with it off, short, and long, every task of back-to-back and concurrent
+// jobs runs once.
+TEST(ThreadPool, EveryTaskRunsOnceWhetherWorkersPollOrBlock) {
+  for (const char* spin : {"0", "1", "100", "5000"}) {
+    SpinEnvironment env(spin);
+    ThreadPool pool(3);
+    for (int round = 0; round < 200; ++round) {
+      const std::size_t tasks = 1 + static_cast<std::size_t>(round % 9);
+      std::vector<std::atomic<int>> runs(tasks);
+      pool.ParallelFor(tasks, [&](std::size_t i) { runs[i].fetch_add(1); });
+      for (std::size_t i = 0; i < tasks; ++i) ASSERT_EQ(runs[i].load(), 1) << spin << " " << round << " " << i;
+    }
+    std::atomic<int> total{0};
+    std::vector<std::thread> callers;
+    for (int c = 0; c < 3; ++c) {
+      callers.emplace_back([&] {
+        for (int round = 0; round < 50; ++round) pool.ParallelFor(5, [&](std::size_t) { total.fetch_add(1); });
+      });
+    }
+    for (std::thread& t : callers) t.join();
+    EXPECT_EQ(total.load(), 3 * 50 * 5) << spin;
+  }
+}
 
 // Element rows: a count that splits into several chunks with a short tail.
 TEST(RunParallel, ElementRowsEqualOneThread) {

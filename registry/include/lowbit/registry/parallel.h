@@ -12,6 +12,8 @@
 // tensor scale reads the whole tensor), nor is a per-tensor layout.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -56,16 +58,28 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;
-  // The current job (under mutex_).
+  // The current job. Written under mutex_; generation_, finished_, working_
+  // and stop_ are also read without it, by the short spin that precedes each
+  // blocking wait (SpinMicroseconds).
   const std::function<void(std::size_t)>* task_ = nullptr;
   std::size_t tasks_ = 0;
   std::size_t next_ = 0;
-  std::size_t finished_ = 0;
-  int seats_ = 0;    // workers that may still join the job
-  int working_ = 0;  // workers inside the job
-  unsigned long generation_ = 0;
-  bool stop_ = false;
+  std::atomic<std::size_t> finished_{0};
+  int seats_ = 0;                 // workers that may still join the job
+  std::atomic<int> working_{0};   // workers inside the job
+  std::atomic<unsigned long> generation_{0};
+  std::atomic<bool> stop_{false};
+  std::chrono::microseconds spin_;
 };
+
+// How long a worker waiting for a job, and a caller waiting for its workers,
+// poll before they block on a condition variable: LOWBIT_POOL_SPIN_US when
+// it is an integer in [0, 100000], else 100 us. A blocked thread took about
+// 20 us to wake on the project's 2-vCPU KVM machine (bench/RESULTS.md, "the
+// pool in cache"), as long as a whole in-cache call; polling first lets
+// back-to-back calls hand work over without that wake-up, at the price of
+// up to this long of one core's time after each call.
+std::chrono::microseconds SpinMicroseconds();
 
 // LOWBIT_THREADS when it is a positive integer, else the hardware's thread
 // count (std::thread::hardware_concurrency, at least 1).
