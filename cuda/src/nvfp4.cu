@@ -328,7 +328,8 @@ Status Dequantize(const std::uint8_t* packed, const std::uint8_t* scales, const 
 // FP32 output with the model's bits: the element and scale values are the
 // model's decodes (tables built on the host), the products the model's
 // (block::F32MulFirstNanWins in the recipe's order), so a NaN scale byte
-// gives the model's NaN. One thread per element pair; for checks, not speed.
+// gives the model's NaN. One thread per element pair: the path for buffers
+// that Nvfp4DequantF32UnitsKernel (below) cannot take, unaligned ones.
 struct Nvfp4DecodeTables {
   float element[16];
   float scale[256];
@@ -368,6 +369,68 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// The same products, eight elements a thread step: one 4-byte load of codes
+// (a unit of 8 never straddles a 16-element scale block), the unit's scale
+// byte, two 16-byte stores, and the tables in shared memory (indexed at run
+// time, the kernel-parameter tables above live in local memory). For the
+// registry's FP32 rows at the memory roofline (bench/RESULTS.md, "GPU
+// roofline": the one-pair kernel above was latency-bound at 0.30x copy).
+// Needs 4-byte aligned codes and 16-byte aligned output; the elements after
+// the last whole unit are done by block 0, one per thread.
+constexpr int kNvfp4Unit = 8;
+constexpr int kNvfp4UnitThreads = 128;
+constexpr int kNvfp4UnitsPerThread = 4;
+static_assert(16 % kNvfp4Unit == 0, "a unit lies inside one scale block");
+
+template <typename R>
+__global__ void __launch_bounds__(kNvfp4UnitThreads)
+    Nvfp4DequantF32UnitsKernel(const std::uint8_t* __restrict__ packed, const std::uint8_t* __restrict__ scales,
+                               const float* __restrict__ decode_scale, std::size_t n, Nvfp4DecodeTables tables,
+                               float* __restrict__ out) {
+  static_assert(R::Get().dequantize_order == recipe::DequantizeOrder::kElementTimesScaleThenTensor);
+  __shared__ float element[16];
+  __shared__ float scale[256];
+  for (int i = threadIdx.x; i < 256; i += kNvfp4UnitThreads) {
+    scale[i] = tables.scale[i];
+    if (i < 16) element[i] = tables.element[i];
+  }
+  __syncthreads();
+  const float s_dec = __ldg(decode_scale);
+  const std::size_t units = n / kNvfp4Unit;
+  const std::size_t base =
+      static_cast<std::size_t>(blockIdx.x) * (kNvfp4UnitThreads * kNvfp4UnitsPerThread) + threadIdx.x;
+  std::uint32_t word[kNvfp4UnitsPerThread];
+  std::uint32_t scale_code[kNvfp4UnitsPerThread];
+#pragma unroll
+  for (int k = 0; k < kNvfp4UnitsPerThread; ++k) {
+    const std::size_t u = base + static_cast<std::size_t>(k) * kNvfp4UnitThreads;
+    if (u < units) {
+      word[k] = __ldg(reinterpret_cast<const std::uint32_t*>(packed) + u);
+      scale_code[k] = __ldg(scales + u * kNvfp4Unit / 16);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kNvfp4UnitsPerThread; ++k) {
+    const std::size_t u = base + static_cast<std::size_t>(k) * kNvfp4UnitThreads;
+    if (u >= units) break;
+    const float s = scale[scale_code[k]];
+    float v[kNvfp4Unit];
+#pragma unroll
+    for (int j = 0; j < kNvfp4Unit; ++j) {
+      v[j] = block::F32MulFirstNanWins(block::F32MulFirstNanWins(element[(word[k] >> (4 * j)) & 0xFu], s), s_dec);
+    }
+    float4* dst = reinterpret_cast<float4*>(out + u * kNvfp4Unit);
+    dst[0] = make_float4(v[0], v[1], v[2], v[3]);
+    dst[1] = make_float4(v[4], v[5], v[6], v[7]);
+  }
+  if (blockIdx.x == 0) {
+    for (std::size_t i = units * kNvfp4Unit + threadIdx.x; i < n; i += kNvfp4UnitThreads) {
+      const float q = element[(__ldg(packed + i / 2) >> (4 * (i % 2))) & 0xFu];
+      out[i] = block::F32MulFirstNanWins(block::F32MulFirstNanWins(q, scale[__ldg(scales + i / 16)]), s_dec);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -379,8 +442,18 @@ Status DequantizeNvfp4ToF32(const std::uint8_t* packed_codes, const std::uint8_t
   Status s = detail::CheckDeviceBuffers("nvfp4 dequantize", {packed_codes, scales, decode_scale, out});
   if (!s.ok) return s;
   const detail::Nvfp4DecodeTables tables = detail::MakeNvfp4DecodeTables<R>();
-  detail::Nvfp4DequantF32Kernel<R><<<detail::GridFor((count + 1) / 2, 256), 256, 0, stream>>>(
-      packed_codes, scales, decode_scale, count, tables, out);
+  const bool aligned = reinterpret_cast<std::uintptr_t>(packed_codes) % 4 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+  constexpr std::size_t kPerBlock = detail::kNvfp4UnitThreads * detail::kNvfp4UnitsPerThread;
+  const std::size_t unit_blocks = (count / detail::kNvfp4Unit + kPerBlock - 1) / kPerBlock;
+  if (aligned && unit_blocks < 0x7FFFFFFFu) {
+    detail::Nvfp4DequantF32UnitsKernel<R>
+        <<<static_cast<unsigned>(unit_blocks > 0 ? unit_blocks : 1), detail::kNvfp4UnitThreads, 0, stream>>>(
+            packed_codes, scales, decode_scale, count, tables, out);
+  } else {
+    detail::Nvfp4DequantF32Kernel<R><<<detail::GridFor((count + 1) / 2, 256), 256, 0, stream>>>(
+        packed_codes, scales, decode_scale, count, tables, out);
+  }
   return detail::LastLaunchStatus("nvfp4 dequantize");
 }
 

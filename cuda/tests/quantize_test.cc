@@ -320,6 +320,44 @@ TEST(CudaQuantize, Nvfp4DequantizeEveryScaleByteAndCodeEqualsModel) {
   }
 }
 
+// The FP32 dequantize (the registry rows' kernel) on every scale byte and
+// every code, for four tensor scales, through both of its paths: aligned
+// buffers (eight elements a step, n not a multiple of 8 so block 0's tail
+// runs too) and output one float off 16-byte alignment (one pair a thread).
+TEST(CudaQuantize, Nvfp4DequantizeToF32EveryScaleByteAndCodeEqualsModel) {
+  LOWBIT_REQUIRE_GPU();
+  const std::size_t blocks = 256 * 3 + 1, n = blocks * 16 - 5;
+  std::vector<std::uint8_t> codes(n), scales(blocks);
+  for (std::size_t i = 0; i < n; ++i) codes[i] = static_cast<std::uint8_t>((i + i / 16 + i / 4096) % 16);
+  for (std::size_t b = 0; b < blocks; ++b) scales[b] = static_cast<std::uint8_t>(b);
+  std::vector<std::uint8_t> packed((n + 1) / 2, 0);
+  for (std::size_t i = 0; i < n; ++i) packed[i / 2] |= static_cast<std::uint8_t>(codes[i] << (4 * (i % 2)));
+  DeviceVector<std::uint8_t> dp(packed), ds(scales);
+  for (float tensor_amax : {2688.0f, 1.0f, 1e-30f, 3e38f}) {
+    const block::Nvfp4TensorScale t = block::Nvfp4TensorScaleFromAmax(block::Nvfp4Recipe::kTe, tensor_amax);
+    DeviceVector<float> sdec(std::vector<float>{t.decode});
+    for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+      DeviceVector<float> out(n + 1);
+      const Status d = DequantizeNvfp4ToF32(dp.p, ds.p, sdec.p, n, out.p + offset);
+      ASSERT_TRUE(d.ok) << d.message;
+      const auto got = out.Get(n + 1);
+      int bad = 0;
+      for (std::size_t i = 0; i < n && bad < 8; ++i) {
+        const float want = block::DequantizeNvfp4Element(block::Nvfp4Recipe::kTe, t, scales[i / 16], codes[i]);
+        if (std::memcmp(&got[i + offset], &want, 4) != 0) {
+          ++bad;
+          std::uint32_t g = 0, w = 0;
+          std::memcpy(&g, &got[i + offset], 4);
+          std::memcpy(&w, &want, 4);
+          ADD_FAILURE() << "output offset " << offset << " tensor amax " << tensor_amax << " element " << i
+                        << " scale byte " << int(scales[i / 16]) << " code " << int(codes[i]) << ": got 0x"
+                        << std::hex << g << " want 0x" << w;
+        }
+      }
+    }
+  }
+}
+
 void CheckMx(LayoutVariant variant) {
   SCOPED_TRACE(LayoutVariantName(variant));
   struct Case { FormatId element; const block::BlockSpec* spec; };
