@@ -13,8 +13,8 @@ diagnosis, i.e. which known convention the kernel follows where it differs.
 - A Triton per-token FP8 quantization written the way public examples write
   it (vLLM's per_token_group_quant_fp8: amax clamped to eps, scale =
   amax / 448, x / scale clamped to +-448, cast to float8e4nv), checked
-  against the catalog's per-row recipe e4m3:te/row (no vLLM recipe yet:
-  issue 14).
+  against the catalog's per-row recipe e4m3:te/row and vLLM's CUDA
+  per-token recipe e4m3:vllm-token/row.
 - torchao's MX (to_mx, each ScaleCalculationMode) and NVFP4
   (NVFP4Tensor.to_nvfp4) on CUDA tensors, when a torchao wheel is installed
   (LOWBIT_TORCHAO_WHEEL names one to install first: the machine has no
@@ -158,6 +158,10 @@ def triton_per_token(torch, device):
         "an outlier, a row of equal values and tie-aligned values:")
     say("```python" + TRITON_SOURCE.rstrip() + "\n```")
     report("Triton per-token FP8 (codes and scales) vs e4m3:te/row", x.cpu(), y.cpu(), "e4m3:te/row",
+           scales=s.cpu().numpy())
+    # vLLM's CUDA per-token kernel divides by amax / 448 too, but floors the
+    # scale at 1 / (448 * 512) where this kernel clamps amax to eps.
+    report("Triton per-token FP8 (codes and scales) vs e4m3:vllm-token/row", x.cpu(), y.cpu(), "e4m3:vllm-token/row",
            scales=s.cpu().numpy())
 
 
