@@ -4,6 +4,9 @@
 # memcheck, racecheck and initcheck on every GPU test, the benchmark and its PyTorch
 # comparison, then every scripts/gpu/*.sh and *.py check, and prints a short
 # table last. Logs go to $OUT (or build/gpu/out). Usage: scripts/run_gpu.sh
+# The machine has no network: scripts/gpu/outside_kernels.py needs a torchao
+# wheel carried there (LOWBIT_TORCHAO_WHEEL=path, inherited), and
+# python_check.sh builds the package unless LOWBIT_PY_WHEEL names a wheel.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
