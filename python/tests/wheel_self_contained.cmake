@@ -1,7 +1,8 @@
 # ctest python_wheel_self_contained: installs the component "python" (what
 # scikit-build-core puts in the wheel, pyproject.toml install.components) into
 # WORK and checks, with readelf, that every shared library the module needs
-# is either shipped beside it (with RUNPATH $ORIGIN to find it) or one that a
+# is either shipped beside it (with RUNPATH $ORIGIN to find it, and a
+# libX.NOTICE naming its origin and license) or one that a
 # Linux system provides: the C and C++ runtimes, and the CUDA runtime, which a
 # CUDA build needs from the machine as any CUDA program does.
 # Usage: cmake -DBUILD_DIR=<build> -DWORK=<scratch> -P wheel_self_contained.cmake
@@ -30,6 +31,11 @@ foreach(line IN LISTS needed_lines)
   endif()
   if(NOT EXISTS "${WORK}/lowbit/${library}")
     message(FATAL_ERROR "the module needs ${library}, which the wheel does not ship (and not every system has)")
+  endif()
+  # A shipped library comes with its origin and license: libX.so.N beside libX.NOTICE.
+  string(REGEX REPLACE "\\.so.*$" "" library_base "${library}")
+  if(NOT EXISTS "${WORK}/lowbit/${library_base}.NOTICE")
+    message(FATAL_ERROR "the wheel ships ${library} without ${library_base}.NOTICE (its origin and license)")
   endif()
   math(EXPR shipped "${shipped} + 1")
 endforeach()
