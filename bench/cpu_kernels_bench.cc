@@ -63,7 +63,6 @@ std::size_t OutputBytes(Operation op, const FormatSpec& spec) {
 void FillInputs(Operation op, const FormatSpec& spec, std::vector<std::uint8_t>& bytes,
                 std::size_t count) {
   std::uint32_t state = 12345;
-  static const bool finite_only = std::getenv("LOWBIT_BENCH_DECODE_FINITE") != nullptr;
   auto uniform = [&state] {
     state = state * 1664525u + 1013904223u;
     return static_cast<float>(state >> 8) * (1.0f / 16777216.0f);
@@ -93,11 +92,8 @@ void FillInputs(Operation op, const FormatSpec& spec, std::vector<std::uint8_t>&
         break;
       }
       default: {
-        std::uint64_t code = static_cast<std::uint64_t>(uniform() * 16777216.0f) & spec.CodeMask();
-        // LOWBIT_BENCH_DECODE_FINITE=1: NaN codes become code 0, as in data
-        // that holds no NaN (an experiment knob: a kernel whose NaN lanes
-        // branch pays for the branch on uniform codes, not on such data).
-        if (finite_only && spec.IsFloat() && DecodeToF32(spec, code) != DecodeToF32(spec, code)) code = 0;
+        const std::uint64_t code =
+            static_cast<std::uint64_t>(uniform() * 16777216.0f) & spec.CodeMask();
         std::memcpy(bytes.data() + InputBytes(op, spec) * i, &code, InputBytes(op, spec));
         break;
       }
