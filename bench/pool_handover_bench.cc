@@ -1,7 +1,7 @@
 // The thread pool's hand-over cost (registry/parallel.h), apart from any
 // kernel: ParallelFor of two tasks that each busy-wait 25 us, about the
 // length of an in-cache registry call split in two, with the pool's polling
-// before blocking off (LOWBIT_POOL_SPIN_US=0) and at its default. Two tasks
+// before blocking off (spin 0) and at its default (100 us). Two tasks
 // on two threads take 25 us plus the hand-over; the counters say when the
 // second task started (after the call began) and how often the caller ran it
 // itself because no worker had woken yet. bench/RESULTS.md, "the pool in cache".
@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,10 +25,8 @@ void BusyWait(std::chrono::microseconds d) {
   }
 }
 
-void PoolHandover(benchmark::State& state, const char* spin_us) {
-  setenv("LOWBIT_POOL_SPIN_US", spin_us, 1);  // read by the pool's constructor
-  lowbit::registry::ThreadPool pool(2);
-  unsetenv("LOWBIT_POOL_SPIN_US");
+void PoolHandover(benchmark::State& state, long spin_us) {
+  lowbit::registry::ThreadPool pool(2, std::chrono::microseconds(spin_us));
   const auto caller = std::this_thread::get_id();
   std::vector<double> second_start_us;
   double caller_ran_second = 0;
@@ -52,7 +49,7 @@ void PoolHandover(benchmark::State& state, const char* spin_us) {
   state.counters["caller_ran_both"] = caller_ran_second / static_cast<double>(second_start_us.size());
 }
 
-BENCHMARK_CAPTURE(PoolHandover, polling_off, "0")->UseRealTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(PoolHandover, polling_100us, "100")->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(PoolHandover, polling_off, 0L)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(PoolHandover, polling_100us, 100L)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace

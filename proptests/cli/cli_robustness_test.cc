@@ -340,6 +340,19 @@ TEST_F(CliRobustness, ExplainChecksEveryRecipeBeforePrinting) {
   EXPECT_NE(both.out.find("== mxfp4:te"), std::string::npos) << both.out;
 }
 
+// Step 3 of explain names what bounds the element codes: the element format
+// for a float element (the recipe's integer range is unused there), the
+// integer range [qmin, qmax] otherwise (int8 symmetric: [-128, 127]).
+TEST_F(CliRobustness, ExplainNamesWhatBoundsTheElements) {
+  const CliResult fp8 = RunCli({"explain", "e4m3:vllm", "1", "-2", "300"});
+  EXPECT_EQ(fp8.exit_code, 0) << fp8.err;
+  EXPECT_NE(fp8.out.find("3. elements (round half even, e4m3 codes):"), std::string::npos) << fp8.out;
+  EXPECT_EQ(fp8.out.find("range ["), std::string::npos) << fp8.out;
+  const CliResult int8 = RunCli({"explain", "int8:ao-sym", "1", "-2", "300"});
+  EXPECT_EQ(int8.exit_code, 0) << int8.err;
+  EXPECT_NE(int8.out.find("3. elements (round half even, range [-128, 127]):"), std::string::npos) << int8.out;
+}
+
 TEST_F(CliRobustness, BareLowbitPrintsUsageAndVersionPrintsTheVersion) {
   const CliResult bare = RunCli({});
   EXPECT_EQ(bare.exit_code, 0) << bare.err;

@@ -47,7 +47,7 @@ std::chrono::microseconds SpinMicroseconds() {
   return std::chrono::microseconds(100);
 }
 
-ThreadPool::ThreadPool(int threads) : spin_(SpinMicroseconds()) {
+ThreadPool::ThreadPool(int threads, std::chrono::microseconds spin) : spin_(spin) {
   for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { WorkerLoop(); });
 }
 

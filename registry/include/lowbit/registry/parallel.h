@@ -26,11 +26,21 @@
 
 namespace lowbit::registry {
 
+// How long a worker waiting for a job, and a caller waiting for its workers,
+// poll before they block on a condition variable: LOWBIT_POOL_SPIN_US when
+// it is an integer in [0, 100000], else 100 us. A blocked thread took about
+// 20 us to wake on the project's 2-vCPU KVM machine (bench/RESULTS.md, "the
+// pool in cache"), as long as a whole in-cache call; polling first lets
+// back-to-back calls hand work over without that wake-up, at the price of
+// up to this long of one core's time after each call.
+std::chrono::microseconds SpinMicroseconds();
+
 class ThreadPool {
  public:
   // `threads` in all, the calling thread included (at least 1): threads - 1
   // workers are started here and wait for work until the pool is destroyed.
-  explicit ThreadPool(int threads);
+  // `spin`: how long waiting threads poll before they block (SpinMicroseconds).
+  explicit ThreadPool(int threads, std::chrono::microseconds spin = SpinMicroseconds());
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -71,15 +81,6 @@ class ThreadPool {
   std::atomic<bool> stop_{false};
   std::chrono::microseconds spin_;
 };
-
-// How long a worker waiting for a job, and a caller waiting for its workers,
-// poll before they block on a condition variable: LOWBIT_POOL_SPIN_US when
-// it is an integer in [0, 100000], else 100 us. A blocked thread took about
-// 20 us to wake on the project's 2-vCPU KVM machine (bench/RESULTS.md, "the
-// pool in cache"), as long as a whole in-cache call; polling first lets
-// back-to-back calls hand work over without that wake-up, at the price of
-// up to this long of one core's time after each call.
-std::chrono::microseconds SpinMicroseconds();
 
 // LOWBIT_THREADS when it is a positive integer, else the hardware's thread
 // count (std::thread::hardware_concurrency, at least 1).
