@@ -8,7 +8,7 @@
 // amax-clamp, and GPTQ / AWQ with FP16 scales (uint4:gptq-sym-fp16,
 // gptq-asym-fp16, awq-fp16: the FP16 rounding of the scale and the packer's
 // recomputed integer are the model's, recipe::F16RoundedF32 and
-// RepackedInteger; the build's --fmad=false keeps its two products apart). Kernels in int_quantize.cu ("model recipe kernels").
+// RepackedInteger; the build's --fmad=false keeps its two products apart). Kernels in model_recipe.cu.
 //
 // Order: one thread per group accumulates its statistics in element order
 // (recipe::Accumulate, as QuantizeTensor does); a per-tensor group and
