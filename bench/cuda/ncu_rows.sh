@@ -10,7 +10,9 @@ set -uo pipefail
 BENCH=${1:?usage: ncu_rows.sh path/to/lowbit_cuda_bench}
 BASE=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__throughput.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
 EXTRA=$BASE,smsp__inst_executed.sum,launch__registers_per_thread,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active
-for c in "uint4:ao-asym/g128|QuantizeIntKernel" "int8:ao-sym/row|QuantizeIntKernel" "mxfp6_e2m3:te|MxKernel" "mxint8:ocp|MxKernel" "nvfp4:te|Nvfp4DequantF32Kernel" "e4m3:vllm/g128|ModelScalesKernel" "e4m3:vllm/g128|ModelElementsKernel" "e4m3:vllm/g128|ModelDequantizeKernel" "e4m3:vllm/tensor|ModelChunkStatsKernel" "uint4:gptq-sym/g128|DequantizeIntUnitsKernel" "mxfp4:te|MxDequantUnitsKernel"; do
+# LOWBIT_NCU_CASES ("row|kernel" cases separated by ";") replaces the list.
+IFS=";" read -r -a CASES <<<"${LOWBIT_NCU_CASES:-uint4:ao-asym/g128|QuantizeIntKernel;int8:ao-sym/row|QuantizeIntKernel;mxfp6_e2m3:te|MxKernel;mxint8:ocp|MxKernel;nvfp4:te|Nvfp4DequantF32UnitsKernel;e4m3:vllm/g128|ModelScalesKernel;e4m3:vllm/g128|ModelElementsKernel;e4m3:vllm/g128|ModelDequantizeKernel;e4m3:vllm/tensor|ModelTensorPartialsKernel;uint4:gptq-sym/g128|DequantizeIntUnitsKernel;mxfp4:te|MxDequantUnitsKernel}"
+for c in "${CASES[@]}"; do
   r=${c%%|*}; k=${c##*|}
   echo "== ncu [$r] $k"
   out=$(LOWBIT_BENCH_ROWS="$r" timeout 90 ncu --metrics "$EXTRA" --kernel-name "regex:$k" --launch-skip 2 --launch-count 1 "$BENCH" --rows 2>&1)

@@ -1,6 +1,7 @@
 // The array API of convert.h: argument checks (checks.h), then one element
 // map launch (map_kernel.cuh) with the functor that dispatch.cuh picks, in
-// the layout the caller's policy names (layout.cuh).
+// the layout the caller's policy names (layout.cuh); cuda-sw maps of narrow
+// sources as a table of that same functor (table_map.cuh).
 #include "lowbit/cuda/convert.h"
 
 #include <cuda_runtime.h>
@@ -15,6 +16,7 @@
 #include "lowbit/cuda/device.h"
 #include "map_kernel.cuh"
 #include "options_match.h"
+#include "table_map.cuh"
 
 namespace lowbit::cuda {
 
@@ -117,7 +119,20 @@ Status ConvertWith(const ConvertRequest& r) {
     error = detail::LaunchMap<Layout>(r.input, r.output, r.count, functor, r.stream);
   };
   if (r.backend == Backend::kSoftware) {
-    detail::VisitSoftware(r.op, r.format, r.encode, r.decode, stochastic ? r.random_bits : nullptr, launch);
+    // The model per element, or, for sources of at most 16 bits, the model
+    // over every source code and the array through that table
+    // (table_map.cuh); not for stochastic rounding, whose result also
+    // depends on the element's random word.
+    auto model = [&](auto functor) {
+      if (!stochastic && detail::TableMapPays<decltype(functor)>(r.count)) {
+        if constexpr (detail::TableShape<decltype(functor)>::kApplies) {
+          error = detail::LaunchTableMap<Layout>(r.input, r.output, r.count, functor, r.stream);
+          return;
+        }
+      }
+      launch(functor);
+    };
+    detail::VisitSoftware(r.op, r.format, r.encode, r.decode, stochastic ? r.random_bits : nullptr, model);
   } else {
     detail::VisitHardware(r.op, r.format, r.encode.rounding,
                           r.encode.overflow == Overflow::kSaturate || !IsEncode(r.op),

@@ -215,7 +215,12 @@ void CheckSwDecodes(FormatId format) {
   const FormatSpec& spec = Spec(format);
   std::vector<std::uint32_t> codes32;
   if (spec.total_bits <= 16) {
-    for (std::uint32_t c = 0; c < (1u << spec.total_bits); ++c) codes32.push_back(c);
+    // Every code, repeated to at least 4096 elements so that codes of FP4 /
+    // FP6 / INT4 too take the table path of convert.cu (table_map.cuh: from
+    // 256 elements of an 8-bit source).
+    do {
+      for (std::uint32_t c = 0; c < (1u << spec.total_bits); ++c) codes32.push_back(c);
+    } while (codes32.size() < 4096);
   } else {
     codes32 = testing::F32TestInputs(1 << 20);
   }
@@ -283,11 +288,15 @@ void CheckSwFormat(FormatId format) {
   std::mt19937 rng(1234 + static_cast<int>(format));
   std::vector<std::uint32_t> rb(in32.size());
   for (auto& w : rb) w = rng();
+  const std::vector<std::uint32_t> rb16(rb.begin(), rb.begin() + all16.size());
   for (int bits : {0, 3, 32}) {
     EncodeOptions sr;
     sr.rounding = RoundingMode::kStochastic;
     sr.random_bit_count = bits;
     CheckSwEncode<Code>(format, ElementOp::kEncodeF32, in32, sr, &rb);
+    // 2^16 BF16 inputs would take the table path of a deterministic map
+    // (table_map.cuh); stochastic rounding must not, its word is per element.
+    CheckSwEncode<Code>(format, ElementOp::kEncodeBf16, all16, sr, &rb16);
   }
   CheckSwDecodes<Code>(format);
 }
@@ -331,11 +340,15 @@ TEST(CudaArrays, AnyLengthAnyAlignmentWritesExactlyTheRange) {
   std::mt19937 rng(7);
   for (LayoutVariant variant : kAllLayoutVariants) {
     for (Backend backend : kAllBackends) {
-      for (ElementOp op : {ElementOp::kEncodeF32, ElementOp::kDecodeToBf16}) {
-        const bool encode = op == ElementOp::kEncodeF32;
-        const std::size_t in_size = encode ? 4 : 1, out_size = encode ? 1 : 2;
+      // BF16 -> E4M3 as well: cuda-sw maps 16-bit sources through a table
+      // from 2^16 elements (table_map.cuh), E4M3 -> BF16 from 256.
+      for (ElementOp op : {ElementOp::kEncodeF32, ElementOp::kEncodeBf16, ElementOp::kDecodeToBf16}) {
+        const bool encode = op != ElementOp::kDecodeToBf16;
+        const std::size_t in_size = op == ElementOp::kEncodeF32 ? 4 : op == ElementOp::kEncodeBf16 ? 2 : 1;
+        const std::size_t out_size = encode ? 1 : 2;
         for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{15}, std::size_t{16},
-                              std::size_t{17}, std::size_t{63}, std::size_t{1000003}}) {
+                              std::size_t{17}, std::size_t{63}, std::size_t{255}, std::size_t{256},
+                              std::size_t{65535}, std::size_t{65536}, std::size_t{1000003}}) {
           for (std::size_t in_off : {0, 1, 3}) {
             for (std::size_t out_off : {0, 5}) {
               std::vector<std::uint8_t> in(n * in_size);
@@ -365,10 +378,14 @@ TEST(CudaArrays, AnyLengthAnyAlignmentWritesExactlyTheRange) {
                 ASSERT_EQ(got[(out_off + n) * out_size + i], 0xA5) << "wrote after " << what;
               }
               for (std::size_t i = 0; i < n; ++i) {
-                if (encode) {
+                if (op == ElementOp::kEncodeF32) {
                   std::uint32_t x;
                   std::memcpy(&x, &in[4 * i], 4);
                   ASSERT_EQ(got[out_off + i], EncodeF32Bits(kE4m3, x, hw).code) << what << " i=" << i;
+                } else if (op == ElementOp::kEncodeBf16) {
+                  std::uint16_t x;
+                  std::memcpy(&x, &in[2 * i], 2);
+                  ASSERT_EQ(got[out_off + i], EncodeBf16Bits(kE4m3, x, hw).code) << what << " i=" << i;
                 } else {
                   const std::uint16_t y = static_cast<std::uint16_t>(got[2 * (out_off + i)] |
                                                                      (got[2 * (out_off + i) + 1] << 8));

@@ -1,0 +1,150 @@
+// Element maps of narrow sources as a table lookup: when the source code is
+// at most 16 bits wide, a conversion is a function of 2^8 or 2^16 codes. The
+// table is computed by the conversion's own map (map_kernel.cuh LaunchMap,
+// the very launch that would otherwise run) over every source code, then a
+// second kernel stages it in shared memory and maps the array through it.
+//
+// Why: the cuda-sw functors are the model's Convert with run-time options,
+// hundreds of instructions per element (bench/RESULTS.md "GPU roofline",
+// ncu: ALU-bound at 3.0-3.6 warp instructions per element), while a lookup
+// is one shared-memory load. The result is the same bits only when the
+// functor's output depends on the code alone: true of every cuda-sw
+// conversion except stochastic rounding (one random word per element), which
+// never comes here (convert.cu).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "launch.cuh"
+#include "map_kernel.cuh"
+#include "stream_scratch.h"
+
+namespace lowbit::cuda::detail {
+
+// Largest table staged per block: 2^16 two-byte codes. sm_90 lets a block
+// opt in to 227 KB of shared memory (CUDA C++ Programming Guide, "Shared
+// Memory" of compute capability 9.0), so a 4-byte 2^16 table (256 KB) does
+// not fit and keeps the direct map.
+inline constexpr std::size_t kMaxTableBytes = std::size_t{128} << 10;
+inline constexpr int kTableThreads = 1024;
+inline constexpr int kTableUnroll = 4;  // 16-byte units in flight per thread
+
+template <typename F>
+struct TableShape {
+  using In = typename F::In;
+  using Out = typename F::Out;
+  // Every code of In (none counted for sources wider than 16 bits).
+  static constexpr std::size_t kEntries = sizeof(In) <= 2 ? std::size_t{1} << (8 * (sizeof(In) % 4)) : 0;
+  static constexpr std::size_t kBytes = kEntries * sizeof(Out);
+  static constexpr bool kApplies = kEntries > 0 && kBytes <= kMaxTableBytes;
+};
+
+template <typename In>
+__global__ void EveryCodeKernel(In* __restrict__ codes, std::size_t entries) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < entries) codes[i] = static_cast<In>(i);
+}
+
+// The array through the table: 16-byte units on the wider side as
+// MapShape, grid-stride (each block stages the table once, so the grid is
+// what fits on the device at once), the elements after the last unit, or all
+// of them when a buffer is not 16-byte aligned (units = 0), one at a time.
+template <typename In, typename Out>
+__global__ void __launch_bounds__(kTableThreads)
+    TableMapKernel(const In* __restrict__ in, Out* __restrict__ out, std::size_t units, std::size_t count,
+                   const Out* __restrict__ table, std::size_t table_bytes) {
+  extern __shared__ uint4 staged[];
+  const uint4* table16 = reinterpret_cast<const uint4*>(table);
+  for (std::size_t w = threadIdx.x; w < table_bytes / 16; w += blockDim.x) staged[w] = table16[w];
+  __syncthreads();
+  const Out* t = reinterpret_cast<const Out*>(staged);
+
+  constexpr int kWide = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
+  constexpr int kE = 16 / kWide;
+  using VecIn = typename VecOf<kE * static_cast<int>(sizeof(In))>::T;
+  using VecOut = typename VecOf<kE * static_cast<int>(sizeof(Out))>::T;
+  const auto* vin = reinterpret_cast<const VecIn*>(in);
+  auto* vout = reinterpret_cast<VecOut*>(out);
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x * kTableUnroll;
+  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x * kTableUnroll + threadIdx.x;
+       base < units; base += step) {
+    VecIn v[kTableUnroll];
+#pragma unroll
+    for (int k = 0; k < kTableUnroll; ++k) {
+      const std::size_t u = base + static_cast<std::size_t>(k) * blockDim.x;
+      if (u < units) v[k] = vin[u];
+    }
+#pragma unroll
+    for (int k = 0; k < kTableUnroll; ++k) {
+      const std::size_t u = base + static_cast<std::size_t>(k) * blockDim.x;
+      if (u >= units) break;
+      In x[kE];
+      __builtin_memcpy(x, &v[k], sizeof(x));
+      Out y[kE];
+#pragma unroll
+      for (int j = 0; j < kE; ++j) y[j] = t[x[j]];
+      VecOut o;
+      __builtin_memcpy(&o, y, sizeof(o));
+      vout[u] = o;
+    }
+  }
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = units * kE + static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += stride) {
+    out[i] = t[in[i]];
+  }
+}
+
+// Whether LaunchTableMap takes `count` elements of functor F: the table
+// costs 2^(8 sizeof In) conversions, so it is built only when the array has
+// at least that many.
+template <typename F>
+bool TableMapPays(std::size_t count) {
+  if constexpr (TableShape<F>::kApplies) return count >= TableShape<F>::kEntries;
+  else return false;
+}
+
+// Builds F's table over every source code with LaunchMap<Layout> and maps
+// the array through it; returns the first CUDA error. F must be a function
+// of the code alone (see the file comment) and TableShape<F>::kApplies.
+template <typename Layout, typename F>
+cudaError_t LaunchTableMap(const void* in, void* out, std::size_t count, const F& f, cudaStream_t stream) {
+  using S = TableShape<F>;
+  static_assert(S::kApplies);
+  using In = typename F::In;
+  using Out = typename F::Out;
+  const std::size_t codes_bytes = (S::kEntries * sizeof(In) + 255) / 256 * 256;
+  StreamScratch scratch(stream);
+  if (cudaError_t e = scratch.Allocate(codes_bytes + S::kBytes); e != cudaSuccess) return e;
+  auto* codes = static_cast<In*>(scratch.get());
+  auto* table = reinterpret_cast<Out*>(static_cast<char*>(scratch.get()) + codes_bytes);
+  EveryCodeKernel<In><<<static_cast<unsigned>((S::kEntries + 255) / 256), 256, 0, stream>>>(codes, S::kEntries);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  if (cudaError_t e = LaunchMap<Layout>(codes, table, S::kEntries, f, stream); e != cudaSuccess) return e;
+
+  auto kernel = TableMapKernel<In, Out>;
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(S::kBytes));
+      e != cudaSuccess) {
+    return e;
+  }
+  int per_sm = 0;
+  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTableThreads, S::kBytes);
+      e != cudaSuccess) {
+    return e;
+  }
+  constexpr int kE = 16 / (sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out));
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(in) % 16 == 0) &&
+                       (reinterpret_cast<std::uintptr_t>(out) % 16 == 0);
+  const std::size_t units = aligned ? count / kE : 0;
+  const unsigned grid = GridFor(aligned ? (units + kTableUnroll - 1) / kTableUnroll : count, kTableThreads);
+  const unsigned resident = static_cast<unsigned>(SmCount() * (per_sm > 0 ? per_sm : 1));
+  kernel<<<grid < resident ? grid : resident, kTableThreads, S::kBytes, stream>>>(
+      static_cast<const In*>(in), static_cast<Out*>(out), units, count, table, S::kBytes);
+  return cudaGetLastError();
+}
+
+}  // namespace lowbit::cuda::detail
