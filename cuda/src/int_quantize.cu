@@ -20,6 +20,7 @@
 #include "launch.cuh"
 #include "lowbit/formats/block/packing.h"
 #include "ptx.cuh"
+#include "unit_store.cuh"
 
 namespace lowbit::cuda {
 namespace {
@@ -301,15 +302,7 @@ __global__ void __launch_bounds__(kDequantUnitThreads)
       if (half != 0 && c >= half) c -= 2 * half;  // IntegerOfCode
       v[i] = alternatives::F32MulAsX86(static_cast<float>(c - zp[k]), scale[k]);
     }
-    if constexpr (sizeof(Out) == 4) {
-      float4* dst = reinterpret_cast<float4*>(out + static_cast<std::size_t>(u) * 8);
-      dst[0] = make_float4(v[0], v[1], v[2], v[3]);
-      dst[1] = make_float4(v[4], v[5], v[6], v[7]);
-    } else {
-      *reinterpret_cast<uint4*>(out + static_cast<std::size_t>(u) * 8) =
-          make_uint4(ptx::CvtRnBf16x2F32(v[0], v[1]), ptx::CvtRnBf16x2F32(v[2], v[3]),
-                     ptx::CvtRnBf16x2F32(v[4], v[5]), ptx::CvtRnBf16x2F32(v[6], v[7]));
-    }
+    detail::StoreUnit8(out + static_cast<std::size_t>(u) * 8, v);
   }
 }
 
@@ -403,8 +396,10 @@ Status DequantizeInt(const IntDequantArgs& a) {
   const bool whole_units = geo.cols % 8 == 0 && geo.group_cols % 8 == 0 &&
                            reinterpret_cast<std::uintptr_t>(a.codes) % (a.packing == IntPacking::kBytes ? 8 : 4) == 0 &&
                            reinterpret_cast<std::uintptr_t>(a.output) % 16 == 0;
-  if (whole_units) {
-    const unsigned blocks = GridOf(n / 8, kDequantUnitThreads * kDequantUnitsPerThread);
+  // 0 blocks: the unit grid would reach gridDim.x's limit (unit_store.cuh UnitBlocks); DequantizeIntKernel
+  // below is grid-stride.
+  const unsigned blocks = whole_units ? detail::UnitBlocks(n / 8, kDequantUnitThreads * kDequantUnitsPerThread) : 0;
+  if (blocks > 0) {
     auto launch_units = [&](auto index, auto* out) {
       using Index = decltype(index);
       using Out = std::remove_pointer_t<decltype(out)>;

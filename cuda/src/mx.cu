@@ -26,6 +26,7 @@
 #include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "recipes.cuh"
+#include "unit_store.cuh"
 
 namespace lowbit::cuda {
 namespace detail {
@@ -265,7 +266,7 @@ constexpr int kUnit = 8;
 
 template <bool kPacked>
 __device__ __forceinline__ std::uint32_t CodeOf(const std::uint8_t* codes, std::size_t i) {
-  if constexpr (kPacked) return (__ldg(codes + i / 2) >> (4 * (i & 1))) & 0xFu;
+  if constexpr (kPacked) return LowFirstNibbleCode(codes, i);
   else return __ldg(codes + i);
 }
 
@@ -306,15 +307,7 @@ __global__ void __launch_bounds__(kDequantUnitThreads)
                                       : ((j < 4 ? word[k].x : word[k].y) >> (8 * (j % 4))) & 0xFFu;
       v[j] = block::F32MulFirstNanWins(element[c], x);
     }
-    if constexpr (sizeof(Out) == 4) {
-      float4* dst = reinterpret_cast<float4*>(out + u * kUnit);
-      dst[0] = make_float4(v[0], v[1], v[2], v[3]);
-      dst[1] = make_float4(v[4], v[5], v[6], v[7]);
-    } else {
-      *reinterpret_cast<uint4*>(out + u * kUnit) =
-          make_uint4(ptx::CvtRnBf16x2F32(v[0], v[1]), ptx::CvtRnBf16x2F32(v[2], v[3]),
-                     ptx::CvtRnBf16x2F32(v[4], v[5]), ptx::CvtRnBf16x2F32(v[6], v[7]));
-    }
+    StoreUnit8(out + u * kUnit, v);
   }
   if (blockIdx.x == 0) {
     for (std::size_t i = units * kUnit + threadIdx.x; i < n; i += kDequantUnitThreads) {
@@ -343,17 +336,24 @@ DecodeTables MakeDecodeTables() {
   return t;
 }
 
+// Each format's tables, built once (512 model decodes, about as long as the
+// kernel on a small tensor) and kept; a function-local static, so the first
+// calls from several threads build it once.
+template <FormatId kElement>
+const DecodeTables& CachedDecodeTables() {
+  static const DecodeTables tables = MakeDecodeTables<kElement>();
+  return tables;
+}
+
 Status Dequantize(const MxDequantArgs& a) {
-  // Each format's tables are built once (512 model decodes, about as long
-  // as the kernel on a small tensor) and kept.
   DecodeTables tables;
   switch (a.element) {
-    case FormatId::kE2m1: { static const DecodeTables t = MakeDecodeTables<FormatId::kE2m1>(); tables = t; break; }
-    case FormatId::kE2m3: { static const DecodeTables t = MakeDecodeTables<FormatId::kE2m3>(); tables = t; break; }
-    case FormatId::kE3m2: { static const DecodeTables t = MakeDecodeTables<FormatId::kE3m2>(); tables = t; break; }
-    case FormatId::kE4m3: { static const DecodeTables t = MakeDecodeTables<FormatId::kE4m3>(); tables = t; break; }
-    case FormatId::kE5m2: { static const DecodeTables t = MakeDecodeTables<FormatId::kE5m2>(); tables = t; break; }
-    case FormatId::kInt8: { static const DecodeTables t = MakeDecodeTables<FormatId::kInt8>(); tables = t; break; }
+    case FormatId::kE2m1: tables = CachedDecodeTables<FormatId::kE2m1>(); break;
+    case FormatId::kE2m3: tables = CachedDecodeTables<FormatId::kE2m3>(); break;
+    case FormatId::kE3m2: tables = CachedDecodeTables<FormatId::kE3m2>(); break;
+    case FormatId::kE4m3: tables = CachedDecodeTables<FormatId::kE4m3>(); break;
+    case FormatId::kE5m2: tables = CachedDecodeTables<FormatId::kE5m2>(); break;
+    case FormatId::kInt8: tables = CachedDecodeTables<FormatId::kInt8>(); break;
     default: return Status::Error(std::string("mx dequantize: no MX format has element ") + Spec(a.element).name);
   }
   if (a.count == 0) return Status::Ok();
@@ -366,12 +366,11 @@ Status Dequantize(const MxDequantArgs& a) {
   // The unit kernel's accesses: 4- or 8-byte code words, 16-byte stores.
   const bool aligned = reinterpret_cast<std::uintptr_t>(a.codes) % (packed ? 4 : 8) == 0 &&
                        reinterpret_cast<std::uintptr_t>(a.output) % 16 == 0;
-  const std::size_t unit_blocks =
-      (a.count / kUnit + kDequantUnitThreads * kUnitsPerThread - 1) / (kDequantUnitThreads * kUnitsPerThread);
+  // 0 blocks: the unit grid would reach gridDim.x's limit (unit_store.cuh UnitBlocks).
+  const unsigned blocks = aligned ? UnitBlocks(a.count / kUnit, kDequantUnitThreads * kUnitsPerThread) : 0;
   auto launch = [&](auto* out) {
     using Out = std::remove_pointer_t<decltype(out)>;
-    if (aligned && unit_blocks < 0x7FFFFFFFu) {
-      const unsigned blocks = static_cast<unsigned>(unit_blocks > 0 ? unit_blocks : 1);
+    if (blocks > 0) {
       if (packed) {
         MxDequantUnitsKernel<true, Out><<<blocks, kDequantUnitThreads, 0, a.stream>>>(a.codes, a.scales, a.count,
                                                                                       tables, out);

@@ -24,6 +24,7 @@
 #include "lowbit/formats/recipe/steps.h"
 #include "map_kernel.cuh"
 #include "recipes.cuh"
+#include "unit_store.cuh"
 
 namespace lowbit::cuda {
 namespace detail {
@@ -350,6 +351,15 @@ Nvfp4DecodeTables MakeNvfp4DecodeTables() {
   return t;
 }
 
+// The tables, built once (272 model decodes) and kept, as mx.cu
+// CachedDecodeTables keeps MX's; a function-local static, so the first calls
+// from several threads build it once.
+template <typename R>
+const Nvfp4DecodeTables& CachedNvfp4DecodeTables() {
+  static const Nvfp4DecodeTables tables = MakeNvfp4DecodeTables<R>();
+  return tables;
+}
+
 template <typename R>
 __global__ void __launch_bounds__(256)
     Nvfp4DequantF32Kernel(const std::uint8_t* __restrict__ packed, const std::uint8_t* __restrict__ scales,
@@ -419,13 +429,11 @@ __global__ void __launch_bounds__(kNvfp4UnitThreads)
     for (int j = 0; j < kNvfp4Unit; ++j) {
       v[j] = block::F32MulFirstNanWins(block::F32MulFirstNanWins(element[(word[k] >> (4 * j)) & 0xFu], s), s_dec);
     }
-    float4* dst = reinterpret_cast<float4*>(out + u * kNvfp4Unit);
-    dst[0] = make_float4(v[0], v[1], v[2], v[3]);
-    dst[1] = make_float4(v[4], v[5], v[6], v[7]);
+    StoreUnit8(out + u * kNvfp4Unit, v);
   }
   if (blockIdx.x == 0) {
     for (std::size_t i = units * kNvfp4Unit + threadIdx.x; i < n; i += kNvfp4UnitThreads) {
-      const float q = element[(__ldg(packed + i / 2) >> (4 * (i % 2))) & 0xFu];
+      const float q = element[LowFirstNibbleCode(packed, i)];
       out[i] = block::F32MulFirstNanWins(block::F32MulFirstNanWins(q, scale[__ldg(scales + i / 16)]), s_dec);
     }
   }
@@ -441,15 +449,16 @@ Status DequantizeNvfp4ToF32(const std::uint8_t* packed_codes, const std::uint8_t
   if (Status c = detail::CheckSize("nvfp4 dequantize", 1, count, 4); !c.ok) return c;
   Status s = detail::CheckDeviceBuffers("nvfp4 dequantize", {packed_codes, scales, decode_scale, out});
   if (!s.ok) return s;
-  const detail::Nvfp4DecodeTables tables = detail::MakeNvfp4DecodeTables<R>();
+  const detail::Nvfp4DecodeTables& tables = detail::CachedNvfp4DecodeTables<R>();
   const bool aligned = reinterpret_cast<std::uintptr_t>(packed_codes) % 4 == 0 &&
                        reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-  constexpr std::size_t kPerBlock = detail::kNvfp4UnitThreads * detail::kNvfp4UnitsPerThread;
-  const std::size_t unit_blocks = (count / detail::kNvfp4Unit + kPerBlock - 1) / kPerBlock;
-  if (aligned && unit_blocks < 0x7FFFFFFFu) {
-    detail::Nvfp4DequantF32UnitsKernel<R>
-        <<<static_cast<unsigned>(unit_blocks > 0 ? unit_blocks : 1), detail::kNvfp4UnitThreads, 0, stream>>>(
-            packed_codes, scales, decode_scale, count, tables, out);
+  // 0 blocks: the unit grid would reach gridDim.x's limit (unit_store.cuh UnitBlocks).
+  const unsigned unit_blocks =
+      aligned ? detail::UnitBlocks(count / detail::kNvfp4Unit, detail::kNvfp4UnitThreads * detail::kNvfp4UnitsPerThread)
+              : 0;
+  if (unit_blocks > 0) {
+    detail::Nvfp4DequantF32UnitsKernel<R><<<unit_blocks, detail::kNvfp4UnitThreads, 0, stream>>>(
+        packed_codes, scales, decode_scale, count, tables, out);
   } else {
     detail::Nvfp4DequantF32Kernel<R><<<detail::GridFor((count + 1) / 2, 256), 256, 0, stream>>>(
         packed_codes, scales, decode_scale, count, tables, out);
