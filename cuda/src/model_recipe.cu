@@ -1,6 +1,21 @@
 // The model recipe kernels of model_recipe.h: the model's whole-tensor
 // steps (formats/include/lowbit/formats/recipe/tensor.h, steps.h) compiled
 // for the device over a recipe passed by value.
+//
+// Order of the statistics. recipe::Combine keeps the left operand unless the
+// right one is strictly past it and lets the first NaN win, so it is
+// associative but not commutative in its bits (steps.h, the comment above
+// Combine: "only a reduction that keeps element order gives the NaN of
+// Accumulate"; model_recipe.h: "associative, so the result is Accumulate's
+// bit for bit"). recipe::EmptyStats is the identity of Accumulate (steps.h),
+// and Accumulate(s, x) == Combine(s, Accumulate(EmptyStats(), x)) field by
+// field (TorchMin(+Inf, x), TorchMax(-Inf, x) and CombineAmax(+0, |x|) hand
+// back x, x and |x| bit for bit, or +0 under AmaxNan::kIgnore for a NaN,
+// which Combine then ignores as Accumulate ignores the NaN). So every lane
+// accumulates a run of consecutive elements from EmptyStats, and runs,
+// lanes, warps and blocks are combined as any parenthesisation of the
+// element sequence, never reordered: the result is the in-order Accumulate
+// of QuantizeTensor bit for bit.
 #include "model_recipe.h"
 
 #include <cuda_runtime.h>
@@ -10,6 +25,7 @@
 
 #include "checks.h"
 #include "launch.cuh"
+#include "stream_scratch.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
 
@@ -17,96 +33,398 @@ namespace lowbit::cuda::detail {
 namespace {
 
 constexpr int kModelThreads = 256;
-// Chunks of a per-tensor reduction: each accumulated by one thread in
-// element order, then combined in order by one thread.
-constexpr long kStatsChunks = 4096;
+constexpr int kWarpSize = 32;
+constexpr int kWarpsPerBlock = kModelThreads / kWarpSize;
+constexpr unsigned kFullWarp = 0xFFFFFFFFu;
 
-__global__ void ModelChunkStatsKernel(recipe::Recipe r, const float* __restrict__ x, long n, long chunk,
-                                      recipe::GroupStats* __restrict__ partial) {
-  const long c = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= kStatsChunks) return;
+// Statistics: each lane accumulates a run of kStatsRun consecutive
+// elements per step (two 16-byte loads, one 32-byte sector), so a warp step
+// reads kWarpStep consecutive elements.
+constexpr int kStatsRun = 8;
+constexpr long kWarpStep = static_cast<long>(kWarpSize) * kStatsRun;
+constexpr long kBlockStep = kWarpsPerBlock * kWarpStep;
+// Blocks per SM of the per-tensor reduction: the whole grid is resident at
+// once (its launch bounds ask for it), one partial per block.
+constexpr int kStatsBlocksPerSm = 8;
+
+// Element and dequantize passes: each thread takes a run of kElementRun
+// consecutive elements (16 code bytes, or 8 packed), looks its group up once
+// per stretch of one group, and moves codes in one 16- or 8-byte access.
+constexpr int kElementRun = 16;
+// Resident blocks per SM the element passes ask of ptxas (64 and 40
+// registers, no spills, with nvcc 13 for sm_90a; unbounded the element pass
+// took 112 and the model's EncodeElement had 124 when one thread took one
+// byte, 24.5% of warps active in ncu).
+constexpr int kElementBlocksPerSm = 4;
+constexpr int kDequantizeBlocksPerSm = 6;
+
+__host__ __device__ bool Aligned(const void* p, std::uintptr_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
+}
+
+__host__ __device__ long MinLong(long a, long b) { return a < b ? a : b; }
+
+// a / b for a >= 0, b > 0: a 32-bit division when both fit (every tensor
+// below 2^32 elements), the 64-bit one otherwise.
+__device__ long DivideNonNegative(long a, long b) {
+  if (((a | b) >> 32) == 0) return static_cast<long>(static_cast<unsigned>(a) / static_cast<unsigned>(b));
+  return a / b;
+}
+
+// ---- statistics ---------------------------------------------------------------
+
+// recipe::Accumulate over x[k, k + count) in order, from EmptyStats
+// (count <= kStatsRun; 0 gives EmptyStats, the identity of Combine). A whole
+// run at a 16-byte boundary is read as two float4.
+__device__ recipe::GroupStats AccumulateRun(const recipe::Recipe& r, const float* __restrict__ x, long k, long count,
+                                            bool x_aligned) {
   recipe::GroupStats s = recipe::EmptyStats();
-  const long end = (c + 1) * chunk < n ? (c + 1) * chunk : n;
-  for (long k = c * chunk; k < end; ++k) s = recipe::Accumulate(r, s, x[k]);
-  partial[c] = s;
+  if (count == kStatsRun && x_aligned && k % 4 == 0) {
+    const float4 a = __ldg(reinterpret_cast<const float4*>(x + k));
+    const float4 b = __ldg(reinterpret_cast<const float4*>(x + k + 4));
+    s = recipe::Accumulate(r, s, a.x);
+    s = recipe::Accumulate(r, s, a.y);
+    s = recipe::Accumulate(r, s, a.z);
+    s = recipe::Accumulate(r, s, a.w);
+    s = recipe::Accumulate(r, s, b.x);
+    s = recipe::Accumulate(r, s, b.y);
+    s = recipe::Accumulate(r, s, b.z);
+    s = recipe::Accumulate(r, s, b.w);
+    return s;
+  }
+  for (long e = 0; e < count; ++e) s = recipe::Accumulate(r, s, x[k + e]);
+  return s;
 }
 
-// The tensor's statistics (left-to-right Combine of the chunks) and, for a
-// recipe with a tensor-level scale, that scale (recipe::ChooseTensorScale of
-// the amax, as TensorScaleOf) into *tensor_scale.
-__global__ void ModelTensorStatsKernel(recipe::Recipe r, const recipe::GroupStats* __restrict__ partial,
-                                       recipe::GroupStats* __restrict__ stats, recipe::TensorScale* tensor_scale) {
-  recipe::GroupStats s = partial[0];
-  for (long c = 1; c < kStatsChunks; ++c) s = recipe::Combine(r, s, partial[c]);
-  *stats = s;
-  if (tensor_scale != nullptr) *tensor_scale = recipe::ChooseTensorScale(r, s.amax);
+// The in-order Combine of each aligned set of `lanes` consecutive lanes'
+// statistics (lanes a power of two <= 32), left in the set's first lane: at
+// offset o, lane i holds lanes [i, i + o) and takes lane i + o's
+// [i + o, i + 2o) on its right. Other lanes end with values nobody reads.
+// Every lane of the warp calls it (full-warp shuffles).
+__device__ recipe::GroupStats CombineAcrossLanes(const recipe::Recipe& r, recipe::GroupStats s, int lanes) {
+  for (int o = 1; o < lanes; o *= 2) {
+    recipe::GroupStats right;
+    right.min = __shfl_down_sync(kFullWarp, s.min, o);
+    right.max = __shfl_down_sync(kFullWarp, s.max, o);
+    right.amax = __shfl_down_sync(kFullWarp, s.amax, o);
+    s = recipe::Combine(r, s, right);
+  }
+  return s;
 }
 
-// One thread per group: its statistics (or the tensor's), the model's scale
-// choice, stored as the recipe stores it, and kept for the element pass.
-__global__ void ModelScalesKernel(recipe::Recipe r, recipe::GroupGrid g, const float* __restrict__ x,
-                                  const recipe::GroupStats* tensor_stats, const recipe::TensorScale* tensor_scale,
-                                  recipe::QuantizedTensor q, recipe::BlockScale* __restrict__ scales) {
-  const long stride = static_cast<long>(gridDim.x) * blockDim.x;
+// The in-order Combine of a block's per-warp statistics (warp w covers the
+// w-th stretch of the block's elements), in thread 0.
+__device__ recipe::GroupStats CombineAcrossWarps(const recipe::Recipe& r, recipe::GroupStats warp_stats,
+                                                 recipe::GroupStats* shared) {
+  if (threadIdx.x % kWarpSize == 0) shared[threadIdx.x / kWarpSize] = warp_stats;
+  __syncthreads();
+  recipe::GroupStats s = shared[0];
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kWarpsPerBlock; ++w) s = recipe::Combine(r, s, shared[w]);
+  }
+  return s;
+}
+
+// Per-tensor statistics, first level: block b takes elements
+// [b * block_elems, (b + 1) * block_elems) (block_elems a multiple of
+// kBlockStep), its warp w the w-th eighth of that, walked in warp steps of
+// kWarpStep coalesced elements; partial[b] is their in-order Combine.
+__global__ __launch_bounds__(kModelThreads, kStatsBlocksPerSm) void ModelTensorPartialsKernel(
+    recipe::Recipe r, const float* __restrict__ x, long n, long block_elems, recipe::GroupStats* __restrict__ partial) {
+  __shared__ recipe::GroupStats warp_stats[kWarpsPerBlock];
+  const int lane = threadIdx.x % kWarpSize;
+  const long warp_elems = block_elems / kWarpsPerBlock;
+  const long begin = static_cast<long>(blockIdx.x) * block_elems + (threadIdx.x / kWarpSize) * warp_elems;
+  const long end = MinLong(begin + warp_elems, n);
+  const bool x_aligned = Aligned(x, 16);
+  recipe::GroupStats s = recipe::EmptyStats();
+  for (long step = begin; step < end; step += kWarpStep) {  // warp-uniform
+    const long k = step + static_cast<long>(lane) * kStatsRun;
+    const long count = k < end ? MinLong(kStatsRun, end - k) : 0;
+    s = recipe::Combine(r, s, CombineAcrossLanes(r, AccumulateRun(r, x, k, count, x_aligned), kWarpSize));
+  }
+  s = CombineAcrossWarps(r, s, warp_stats);
+  if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+// Second level, one block: thread t combines its consecutive share of the
+// partials in order, then lanes and warps in order. The tensor's statistics
+// go to *stats and, for a recipe with a tensor-level scale, that scale
+// (recipe::ChooseTensorScale of the amax, as TensorScaleOf) to *tensor_scale.
+__global__ __launch_bounds__(kModelThreads) void ModelTensorStatsKernel(
+    recipe::Recipe r, const recipe::GroupStats* __restrict__ partial, long count,
+    recipe::GroupStats* __restrict__ stats, recipe::TensorScale* tensor_scale) {
+  __shared__ recipe::GroupStats warp_stats[kWarpsPerBlock];
+  const long share = count / kModelThreads + (count % kModelThreads != 0 ? 1 : 0);
+  const long begin = static_cast<long>(threadIdx.x) * share;
+  const long end = MinLong(begin + share, count);
+  recipe::GroupStats s = recipe::EmptyStats();
+  for (long c = begin; c < end; ++c) s = recipe::Combine(r, s, partial[c]);
+  s = CombineAcrossWarps(r, CombineAcrossLanes(r, s, kWarpSize), warp_stats);
+  if (threadIdx.x == 0) {
+    *stats = s;
+    if (tensor_scale != nullptr) *tensor_scale = recipe::ChooseTensorScale(r, s.amax);
+  }
+}
+
+// Lanes that share one group in ModelScalesKernel: enough that each takes
+// about kStatsRun elements of a group row per step, at most a warp.
+int StatsLanesPerGroup(long group_cols) {
+  int lanes = 1;
+  while (lanes < kWarpSize && 2L * lanes * kStatsRun <= group_cols) lanes *= 2;
+  return lanes;
+}
+
+// Each group's statistics (or the tensor's), the model's scale choice,
+// stored as the recipe stores it and kept for the element pass. `lanes`
+// consecutive lanes (a power of two) share a group: they walk its rows of
+// group_cols consecutive elements in ForEachInGroup's order (row-major in
+// the group; a flat block is one row, the last one short), each step lane p
+// accumulating the p-th run of kStatsRun, and the step's in-order
+// combination is combined on the right of the group's running statistics.
+// The set's first lane chooses and stores the scale.
+__global__ __launch_bounds__(kModelThreads) void ModelScalesKernel(recipe::Recipe r, recipe::GroupGrid g,
+                                                                  const float* __restrict__ x, int lanes,
+                                                                  const recipe::GroupStats* tensor_stats,
+                                                                  const recipe::TensorScale* tensor_scale,
+                                                                  recipe::QuantizedTensor q,
+                                                                  recipe::BlockScale* __restrict__ scales) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int part = lane % lanes;
+  const long groups_per_warp = kWarpSize / lanes;
+  const long warp = (static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize;
+  const long warps = static_cast<long>(gridDim.x) * (blockDim.x / kWarpSize);
+  const long n = g.rows * g.cols;
+  const long count = g.Count();
+  const long step_elems = static_cast<long>(lanes) * kStatsRun;
+  const bool x_aligned = Aligned(x, 16);
   const recipe::TensorScale t = tensor_scale != nullptr ? *tensor_scale : recipe::TensorScale{};
-  for (long group = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; group < g.Count(); group += stride) {
+  for (long first = warp * groups_per_warp; first < count; first += warps * groups_per_warp) {  // warp-uniform
+    const long group = first + lane / lanes;
+    const bool valid = group < count;
     recipe::GroupStats stats = recipe::EmptyStats();
     if (tensor_stats != nullptr) {
       stats = *tensor_stats;
     } else {
-      recipe::ForEachInGroup(g, group, [&](long k) { stats = recipe::Accumulate(r, stats, x[k]); });
+      // The group's first element and row length, as ForEachInGroup.
+      long start = 0;
+      long row_len = 0;
+      if (g.flat) {
+        start = group * g.group_cols;
+        row_len = MinLong(g.group_cols, n - start);
+      } else {
+        const long grid_row = DivideNonNegative(group, g.grid_cols);
+        start = grid_row * g.group_rows * g.cols + (group - grid_row * g.grid_cols) * g.group_cols;
+        row_len = g.group_cols;
+      }
+      for (long row = 0; row < g.group_rows; ++row, start += g.cols) {        // warp-uniform (flat: one row)
+        for (long step = 0; step < g.group_cols; step += step_elems) {         // warp-uniform
+          const long offset = step + static_cast<long>(part) * kStatsRun;
+          const long run = valid && offset < row_len ? MinLong(kStatsRun, row_len - offset) : 0;
+          stats = recipe::Combine(r, stats,
+                                  CombineAcrossLanes(r, AccumulateRun(r, x, start + offset, run, x_aligned), lanes));
+        }
+      }
     }
-    const recipe::BlockScale s = recipe::ChooseScale(r, stats, t);
-    recipe::StoreScale(r, q, group, s);
-    scales[group] = s;
+    if (valid && part == 0) {
+      const recipe::BlockScale s = recipe::ChooseScale(r, stats, t);
+      recipe::StoreScale(r, q, group, s);
+      scales[group] = s;
+    }
   }
 }
 
-// One thread per code byte (two elements when packed): the model's element
-// step under its group's scale, stored as the model stores it
-// (recipe::StoreCode into this thread's byte: element k sits at k - first,
-// and first is even, so the nibble is the one StoreCode picks for k); an
-// odd last nibble keeps a 0 partner, as QuantizeTensor leaves it.
-__global__ void ModelElementsKernel(recipe::Recipe r, recipe::GroupGrid g, const float* __restrict__ x,
-                                    const recipe::BlockScale* __restrict__ scales, std::uint8_t* __restrict__ codes) {
+// ---- elements -----------------------------------------------------------------
+
+// The end of the stretch [k, end) of elements that share element k's group
+// (k = i * cols + j in group `group`, recipe::GroupOf): a flat block ends at
+// the next multiple of its size (or at n); a grid group's columns end at the
+// next multiple of group_cols, never past the row's end (cols is a multiple
+// of group_cols, recipe::MakeGroupGrid).
+__device__ long GroupStretchEnd(const recipe::GroupGrid& g, long k, long j, long group) {
+  if (g.flat) return MinLong((group + 1) * g.group_cols, g.rows * g.cols);
+  const long in_group = j - DivideNonNegative(j, g.group_cols) * g.group_cols;
+  return k + MinLong(g.group_cols - in_group, g.cols - j);
+}
+
+// Four consecutive elements from k: one 16-byte load when aligned and in
+// range, else each one in range (0 past n, never encoded).
+__device__ float4 LoadQuad(const float* __restrict__ x, long k, long n, bool x_aligned) {
+  if (x_aligned && k + 4 <= n) return __ldg(reinterpret_cast<const float4*>(x + k));
+  float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (k < n) v.x = x[k];
+  if (k + 1 < n) v.y = x[k + 1];
+  if (k + 2 < n) v.z = x[k + 2];
+  if (k + 3 < n) v.w = x[k + 3];
+  return v;
+}
+
+__device__ float4 QuadAt(float4 a, float4 b, float4 c, float4 d, int index) {
+  return index < 2 ? (index == 0 ? a : b) : (index == 2 ? c : d);
+}
+
+// Byte b (0..15) of a run's code bytes, kept in two 64-bit registers
+// (little-endian, as a 16- or 8-byte access moves them).
+__device__ void PutByte(std::uint64_t& lo, std::uint64_t& hi, int b, std::uint8_t v) {
+  if (b < 8) {
+    lo |= static_cast<std::uint64_t>(v) << (8 * b);
+  } else {
+    hi |= static_cast<std::uint64_t>(v) << (8 * (b - 8));
+  }
+}
+__device__ std::uint8_t GetByte(std::uint64_t lo, std::uint64_t hi, int b) {
+  return static_cast<std::uint8_t>((b < 8 ? lo >> (8 * b) : hi >> (8 * (b - 8))) & 0xFFu);
+}
+
+__host__ __device__ long ElementRuns(long n) { return n / kElementRun + (n % kElementRun != 0 ? 1 : 0); }
+
+// One thread per run of kElementRun consecutive elements: the model's
+// element step under each element's group scale (looked up once per
+// stretch of one group), stored as the model stores it: recipe::StoreCode
+// into a one-byte buffer at position k % 2 (a run starts at an even k), so
+// the nibble is the one StoreCode picks for k; an odd last nibble keeps a 0
+// partner, as QuantizeTensor leaves it. The run's bytes go out in one 16-
+// or 8-byte store when whole and aligned, else byte by byte.
+__global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelElementsKernel(
+    recipe::Recipe r, recipe::GroupGrid g, const float* __restrict__ x, const recipe::BlockScale* __restrict__ scales,
+    std::uint8_t* __restrict__ codes) {
   const long n = g.rows * g.cols;
-  const long per_byte = r.packing == recipe::Packing::kOnePerByte ? 1 : 2;
-  const long bytes = recipe::PackedBytes(r.packing, n);
+  const bool packed = r.packing != recipe::Packing::kOnePerByte;
+  const long run_bytes = packed ? kElementRun / 2 : kElementRun;
+  const bool x_aligned = Aligned(x, 16);
+  const bool codes_aligned = Aligned(codes, static_cast<std::uintptr_t>(run_bytes));
+  const long runs = ElementRuns(n);
   const long stride = static_cast<long>(gridDim.x) * blockDim.x;
-  for (long b = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; b < bytes; b += stride) {
+  for (long run = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; run < runs; run += stride) {
+    const long k0 = run * kElementRun;
+    const int count = n - k0 < kElementRun ? static_cast<int>(n - k0) : kElementRun;
+    const float4 in0 = LoadQuad(x, k0, n, x_aligned);
+    const float4 in1 = LoadQuad(x, k0 + 4, n, x_aligned);
+    const float4 in2 = LoadQuad(x, k0 + 8, n, x_aligned);
+    const float4 in3 = LoadQuad(x, k0 + 12, n, x_aligned);
+    long i = DivideNonNegative(k0, g.cols);
+    long j = k0 - i * g.cols;
+    long stretch_end = k0;
+    recipe::BlockScale s;
+    float4 quad = in0;
+    std::uint64_t lo = 0, hi = 0;
     std::uint8_t byte[1] = {0};
-    const long first = b * per_byte;
-    for (long k = first; k < first + per_byte && k < n; ++k) {
-      const long group = recipe::GroupOf(g, k / g.cols, k % g.cols);
-      recipe::StoreCode(r.packing, byte, k - first, recipe::EncodeElement(r, scales[group], x[k]));
+    for (int e = 0; e < count; ++e) {
+      const long k = k0 + e;
+      if (k == stretch_end) {
+        const long group = recipe::GroupOf(g, i, j);
+        s = scales[group];
+        stretch_end = GroupStretchEnd(g, k, j, group);
+      }
+      if (e % 4 == 0) quad = QuadAt(in0, in1, in2, in3, e / 4);
+      const float v = quad.x;
+      quad = make_float4(quad.y, quad.z, quad.w, quad.x);
+      recipe::StoreCode(r.packing, byte, packed ? (e & 1) : 0, recipe::EncodeElement(r, s, v));
+      if (!packed || (e & 1) == 1 || e == count - 1) {
+        PutByte(lo, hi, packed ? e / 2 : e, byte[0]);
+        byte[0] = 0;
+      }
+      if (++j == g.cols) {
+        j = 0;
+        ++i;
+      }
     }
-    codes[b] = byte[0];
+    const long b0 = run * run_bytes;
+    if (count == kElementRun && codes_aligned) {
+      if (packed) {
+        *reinterpret_cast<uint2*>(codes + b0) = make_uint2(static_cast<unsigned>(lo), static_cast<unsigned>(lo >> 32));
+      } else {
+        *reinterpret_cast<uint4*>(codes + b0) = make_uint4(static_cast<unsigned>(lo), static_cast<unsigned>(lo >> 32),
+                                                           static_cast<unsigned>(hi), static_cast<unsigned>(hi >> 32));
+      }
+    } else {
+      const int valid = packed ? (count + 1) / 2 : count;
+      for (int b = 0; b < valid; ++b) codes[b0 + b] = GetByte(lo, hi, b);
+    }
   }
 }
 
-// One thread per element: the model's dequantize step (recipe::LoadScale,
-// LoadCode, DecodeElement, as DequantizeTensor).
-__global__ void ModelDequantizeKernel(recipe::Recipe r, recipe::GroupGrid g, recipe::ConstQuantizedTensor q,
-                                      float* __restrict__ out) {
+// One thread per run of kElementRun consecutive elements: the model's
+// dequantize step (recipe::LoadScale once per stretch of one group, LoadCode
+// from a one-byte buffer at position k % 2, DecodeElement, as
+// DequantizeTensor). Codes come in one 16- or 8-byte load when whole and
+// aligned; outputs leave four at a time (one 16-byte store when aligned).
+__global__ __launch_bounds__(kModelThreads, kDequantizeBlocksPerSm) void ModelDequantizeKernel(
+    recipe::Recipe r, recipe::GroupGrid g, recipe::ConstQuantizedTensor q, float* __restrict__ out) {
   const long n = g.rows * g.cols;
+  const bool packed = r.packing != recipe::Packing::kOnePerByte;
+  const long run_bytes = packed ? kElementRun / 2 : kElementRun;
+  const bool codes_aligned = Aligned(q.codes, static_cast<std::uintptr_t>(run_bytes));
+  const bool out_aligned = Aligned(out, 16);
   const recipe::TensorScale t = q.tensor_scale != nullptr ? *q.tensor_scale : recipe::TensorScale{};
+  const long runs = ElementRuns(n);
   const long stride = static_cast<long>(gridDim.x) * blockDim.x;
-  for (long k = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
-    const recipe::BlockScale s = recipe::LoadScale(r, q, recipe::GroupOf(g, k / g.cols, k % g.cols));
-    out[k] = recipe::DecodeElement(r, s, t, recipe::LoadCode(r.packing, q.codes, k));
+  for (long run = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; run < runs; run += stride) {
+    const long k0 = run * kElementRun;
+    const int count = n - k0 < kElementRun ? static_cast<int>(n - k0) : kElementRun;
+    const long b0 = run * run_bytes;
+    std::uint64_t lo = 0, hi = 0;
+    if (count == kElementRun && codes_aligned) {
+      if (packed) {
+        const uint2 w = __ldg(reinterpret_cast<const uint2*>(q.codes + b0));
+        lo = w.x | (static_cast<std::uint64_t>(w.y) << 32);
+      } else {
+        const uint4 w = __ldg(reinterpret_cast<const uint4*>(q.codes + b0));
+        lo = w.x | (static_cast<std::uint64_t>(w.y) << 32);
+        hi = w.z | (static_cast<std::uint64_t>(w.w) << 32);
+      }
+    } else {
+      const int valid = packed ? (count + 1) / 2 : count;
+      for (int b = 0; b < valid; ++b) PutByte(lo, hi, b, q.codes[b0 + b]);
+    }
+    long i = DivideNonNegative(k0, g.cols);
+    long j = k0 - i * g.cols;
+    long stretch_end = k0;
+    recipe::BlockScale s;
+    float4 quad = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int e = 0; e < count; ++e) {
+      const long k = k0 + e;
+      if (k == stretch_end) {
+        const long group = recipe::GroupOf(g, i, j);
+        s = recipe::LoadScale(r, q, group);
+        stretch_end = GroupStretchEnd(g, k, j, group);
+      }
+      const std::uint8_t byte[1] = {GetByte(lo, hi, packed ? e / 2 : e)};
+      const float v = recipe::DecodeElement(r, s, t, recipe::LoadCode(r.packing, byte, packed ? (e & 1) : 0));
+      // Shifted in from the right: after element 4m + 3 the quad holds
+      // elements 4m .. 4m + 3 in order.
+      quad = make_float4(quad.y, quad.z, quad.w, v);
+      const long kq = k0 + (e & ~3);
+      if ((e & 3) == 3) {
+        if (out_aligned) {
+          *reinterpret_cast<float4*>(out + kq) = quad;
+        } else {
+          out[kq] = quad.x;
+          out[kq + 1] = quad.y;
+          out[kq + 2] = quad.z;
+          out[kq + 3] = quad.w;
+        }
+      } else if (e == count - 1) {  // a last quad of 1 to 3 elements, at the right of `quad`
+        if ((e & 3) == 0) {
+          out[kq] = quad.w;
+        } else if ((e & 3) == 1) {
+          out[kq] = quad.z;
+          out[kq + 1] = quad.w;
+        } else {
+          out[kq] = quad.y;
+          out[kq + 1] = quad.z;
+          out[kq + 2] = quad.w;
+        }
+      }
+      if (++j == g.cols) {
+        j = 0;
+        ++i;
+      }
+    }
   }
 }
 
 unsigned ModelGrid(long work) { return GridFor(static_cast<std::size_t>(work), kModelThreads); }
-
-// Stream-ordered device scratch, freed on every path (in stream order).
-struct StreamScratch {
-  void* p = nullptr;
-  cudaStream_t stream;
-  ~StreamScratch() {
-    if (p != nullptr) cudaFreeAsync(p, stream);
-  }
-};
 
 }  // namespace
 
@@ -117,39 +435,51 @@ Status RunModelRecipe(const recipe::Recipe& r, const recipe::Layout& layout, boo
   const recipe::TensorStatus st =
       recipe::MakeGroupGrid(r, layout, static_cast<long>(rows), static_cast<long>(cols), &g);
   if (st != recipe::TensorStatus::kOk) return Status::Error(std::string("cuda: ") + recipe::TensorStatusText(st));
+  const long n = g.rows * g.cols;
   if (!quantize) {
-    ModelDequantizeKernel<<<ModelGrid(g.rows * g.cols), kModelThreads, 0, stream>>>(r, g, recipe::AsConst(q), out);
+    ModelDequantizeKernel<<<ModelGrid(ElementRuns(n)), kModelThreads, 0, stream>>>(r, g, recipe::AsConst(q), out);
     return LastLaunchStatus("cuda model recipe");
   }
-  // Scratch: the chunk statistics and the tensor's (per-tensor groups and
-  // tensor scales only), then one BlockScale per group.
+  // Scratch: the per-tensor partials and the tensor's statistics (per-tensor
+  // groups and tensor scales only), then one BlockScale per group.
   const bool tensor_stats = g.Count() == 1 || r.tensor_scale != recipe::TensorScaleRule::kNone;
-  const std::size_t stats_bytes = tensor_stats ? (kStatsChunks + 1) * sizeof(recipe::GroupStats) : 0;
+  long block_elems = 0;
+  long partials = 0;
+  if (tensor_stats) {
+    const long max_blocks = static_cast<long>(SmCount()) * kStatsBlocksPerSm;
+    const long per_block = n / max_blocks + (n % max_blocks != 0 ? 1 : 0);
+    block_elems = (per_block / kBlockStep + (per_block % kBlockStep != 0 ? 1 : 0)) * kBlockStep;
+    partials = n / block_elems + (n % block_elems != 0 ? 1 : 0);
+  }
+  const std::size_t stats_bytes = tensor_stats ? (partials + 1) * sizeof(recipe::GroupStats) : 0;
   const std::size_t scale_offset = (stats_bytes + 15) / 16 * 16;
-  StreamScratch scratch{nullptr, stream};
-  if (cudaError_t e = cudaMallocAsync(&scratch.p, scale_offset + g.Count() * sizeof(recipe::BlockScale), stream);
-      e != cudaSuccess) {
+  StreamScratch scratch(stream);
+  if (cudaError_t e = scratch.Allocate(scale_offset + g.Count() * sizeof(recipe::BlockScale)); e != cudaSuccess) {
     return CudaStatus("cuda model recipe", e);
   }
-  auto* partial = static_cast<recipe::GroupStats*>(scratch.p);
-  auto* scales = reinterpret_cast<recipe::BlockScale*>(static_cast<char*>(scratch.p) + scale_offset);
+  auto* partial = static_cast<recipe::GroupStats*>(scratch.get());
+  auto* scales = reinterpret_cast<recipe::BlockScale*>(static_cast<char*>(scratch.get()) + scale_offset);
   const recipe::GroupStats* stats = nullptr;
   if (tensor_stats) {
-    const long n = g.rows * g.cols;
-    const long chunk = n / kStatsChunks + (n % kStatsChunks != 0 ? 1 : 0);
-    ModelChunkStatsKernel<<<(kStatsChunks + kModelThreads - 1) / kModelThreads, kModelThreads, 0, stream>>>(
-        r, x, n, chunk, partial);
-    ModelTensorStatsKernel<<<1, 1, 0, stream>>>(r, partial, partial + kStatsChunks,
-                                                r.tensor_scale != recipe::TensorScaleRule::kNone ? q.tensor_scale
-                                                                                                  : nullptr);
+    ModelTensorPartialsKernel<<<static_cast<unsigned>(partials), kModelThreads, 0, stream>>>(r, x, n, block_elems,
+                                                                                             partial);
+    if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
+    ModelTensorStatsKernel<<<1, kModelThreads, 0, stream>>>(
+        r, partial, partials, partial + partials,
+        r.tensor_scale != recipe::TensorScaleRule::kNone ? q.tensor_scale : nullptr);
+    if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
     // A per-tensor group takes the tensor's statistics; NVFP4's blocks
     // their own.
-    if (g.Count() == 1) stats = partial + kStatsChunks;
+    if (g.Count() == 1) stats = partial + partials;
   }
   const recipe::TensorScale* t = r.tensor_scale != recipe::TensorScaleRule::kNone ? q.tensor_scale : nullptr;
-  ModelScalesKernel<<<ModelGrid(g.Count()), kModelThreads, 0, stream>>>(r, g, x, stats, t, q, scales);
-  ModelElementsKernel<<<ModelGrid(recipe::PackedBytes(r.packing, g.rows * g.cols)), kModelThreads, 0, stream>>>(
-      r, g, x, scales, q.codes);
+  const int lanes = stats != nullptr ? 1 : StatsLanesPerGroup(g.group_cols);
+  const long groups_per_warp = kWarpSize / lanes;
+  const long scale_warps = g.Count() / groups_per_warp + (g.Count() % groups_per_warp != 0 ? 1 : 0);
+  ModelScalesKernel<<<ModelGrid(scale_warps * kWarpSize), kModelThreads, 0, stream>>>(r, g, x, lanes, stats, t, q,
+                                                                                      scales);
+  if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
+  ModelElementsKernel<<<ModelGrid(ElementRuns(n)), kModelThreads, 0, stream>>>(r, g, x, scales, q.codes);
   return LastLaunchStatus("cuda model recipe");
 }
 

@@ -10,12 +10,13 @@
 // recomputed integer are the model's, recipe::F16RoundedF32 and
 // RepackedInteger; the build's --fmad=false keeps its two products apart). Kernels in model_recipe.cu.
 //
-// Order: one thread per group accumulates its statistics in element order
-// (recipe::Accumulate, as QuantizeTensor does); a per-tensor group and
-// NVFP4's tensor amax come from contiguous chunks accumulated in order and
-// combined left to right (recipe::Combine: the first NaN wins either way,
-// and "keep the left unless strictly past it" is associative, so the result
-// is Accumulate's bit for bit). Elements: one thread per code byte.
+// Order: lanes accumulate runs of consecutive elements from EmptyStats
+// (recipe::Accumulate, as QuantizeTensor does), and the runs are combined
+// across lanes, warps and blocks in element order, never reordered
+// (recipe::Combine: the first NaN wins either way, and "keep the left unless
+// strictly past it" is associative, so the result is Accumulate's bit for
+// bit; model_recipe.cu's header has the argument). Elements: one thread per
+// run of 16 elements, its group looked up once per stretch of one group.
 #pragma once
 
 #include <cuda_runtime_api.h>
