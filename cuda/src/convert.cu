@@ -121,16 +121,22 @@ Status ConvertWith(const ConvertRequest& r) {
   if (r.backend == Backend::kSoftware) {
     // The model per element, or, for sources of at most 16 bits, the model
     // over every source code and the array through that table
-    // (table_map.cuh); not for stochastic rounding, whose result also
-    // depends on the element's random word.
+    // (table_map.cuh): byte sources always (they are decodes, which take no
+    // random word), 16-bit sources from 2^16 elements and not under
+    // stochastic rounding, whose result also depends on the element's word.
     auto model = [&](auto functor) {
-      if (!stochastic && detail::TableMapPays<decltype(functor)>(r.count)) {
-        if constexpr (detail::TableShape<decltype(functor)>::kApplies) {
+      using F = decltype(functor);
+      if constexpr (detail::ByteTable<F>()) {
+        error = detail::LaunchTableMap<Layout>(r.input, r.output, r.count, functor, r.stream);
+      } else if constexpr (detail::TableShape<F>::kApplies) {
+        if (!stochastic && detail::TableMapPays<F>(r.count)) {
           error = detail::LaunchTableMap<Layout>(r.input, r.output, r.count, functor, r.stream);
-          return;
+        } else {
+          launch(functor);
         }
+      } else {
+        launch(functor);
       }
-      launch(functor);
     };
     detail::VisitSoftware(r.op, r.format, r.encode, r.decode, stochastic ? r.random_bits : nullptr, model);
   } else {

@@ -15,6 +15,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -48,20 +49,12 @@ __global__ void EveryCodeKernel(In* __restrict__ codes, std::size_t entries) {
   if (i < entries) codes[i] = static_cast<In>(i);
 }
 
-// The array through the table: 16-byte units on the wider side as
-// MapShape, grid-stride (each block stages the table once, so the grid is
-// what fits on the device at once), the elements after the last unit, or all
-// of them when a buffer is not 16-byte aligned (units = 0), one at a time.
+// The array through table `t`: 16-byte units on the wider side as
+// MapShape, grid-stride, then the elements after the last unit, or all of
+// them when a buffer is not 16-byte aligned (units = 0), one at a time.
 template <typename In, typename Out>
-__global__ void __launch_bounds__(kTableThreads)
-    TableMapKernel(const In* __restrict__ in, Out* __restrict__ out, std::size_t units, std::size_t count,
-                   const Out* __restrict__ table, std::size_t table_bytes) {
-  extern __shared__ uint4 staged[];
-  const uint4* table16 = reinterpret_cast<const uint4*>(table);
-  for (std::size_t w = threadIdx.x; w < table_bytes / 16; w += blockDim.x) staged[w] = table16[w];
-  __syncthreads();
-  const Out* t = reinterpret_cast<const Out*>(staged);
-
+__device__ __forceinline__ void MapThroughTable(const Out* t, const In* __restrict__ in, Out* __restrict__ out,
+                                                std::size_t units, std::size_t count) {
   constexpr int kWide = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
   constexpr int kE = 16 / kWide;
   using VecIn = typename VecOf<kE * static_cast<int>(sizeof(In))>::T;
@@ -98,53 +91,121 @@ __global__ void __launch_bounds__(kTableThreads)
   }
 }
 
-// Whether LaunchTableMap takes `count` elements of functor F: the table
-// costs 2^(8 sizeof In) conversions, so it is built only when the array has
-// at least that many.
-template <typename F>
-bool TableMapPays(std::size_t count) {
-  if constexpr (TableShape<F>::kApplies) return count >= TableShape<F>::kEntries;
-  else return false;
-}
-
-// Builds F's table over every source code with LaunchMap<Layout> and maps
-// the array through it; returns the first CUDA error. F must be a function
-// of the code alone (see the file comment) and TableShape<F>::kApplies.
-template <typename Layout, typename F>
-cudaError_t LaunchTableMap(const void* in, void* out, std::size_t count, const F& f, cudaStream_t stream) {
-  using S = TableShape<F>;
-  static_assert(S::kApplies);
-  using In = typename F::In;
-  using Out = typename F::Out;
-  const std::size_t codes_bytes = (S::kEntries * sizeof(In) + 255) / 256 * 256;
-  StreamScratch scratch(stream);
-  if (cudaError_t e = scratch.Allocate(codes_bytes + S::kBytes); e != cudaSuccess) return e;
-  auto* codes = static_cast<In*>(scratch.get());
-  auto* table = reinterpret_cast<Out*>(static_cast<char*>(scratch.get()) + codes_bytes);
-  EveryCodeKernel<In><<<static_cast<unsigned>((S::kEntries + 255) / 256), 256, 0, stream>>>(codes, S::kEntries);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  if (cudaError_t e = LaunchMap<Layout>(codes, table, S::kEntries, f, stream); e != cudaSuccess) return e;
-
-  auto kernel = TableMapKernel<In, Out>;
-  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(S::kBytes));
-      e != cudaSuccess) {
-    return e;
-  }
-  int per_sm = 0;
-  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTableThreads, S::kBytes);
-      e != cudaSuccess) {
-    return e;
-  }
+template <typename In, typename Out>
+std::size_t TableUnits(const void* in, const void* out, std::size_t count) {
   constexpr int kE = 16 / (sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out));
   const bool aligned = (reinterpret_cast<std::uintptr_t>(in) % 16 == 0) &&
                        (reinterpret_cast<std::uintptr_t>(out) % 16 == 0);
-  const std::size_t units = aligned ? count / kE : 0;
-  const unsigned grid = GridFor(aligned ? (units + kTableUnroll - 1) / kTableUnroll : count, kTableThreads);
-  const unsigned resident = static_cast<unsigned>(SmCount() * (per_sm > 0 ? per_sm : 1));
-  kernel<<<grid < resident ? grid : resident, kTableThreads, S::kBytes, stream>>>(
-      static_cast<const In*>(in), static_cast<Out*>(out), units, count, table, S::kBytes);
-  return cudaGetLastError();
+  return aligned ? count / kE : 0;
+}
+
+// Byte sources (every FP8 / FP6 / FP4 / INT8 / INT4 decode): each block
+// evaluates the functor on the 256 byte values into a static shared table
+// (one evaluation per thread), so the call needs no scratch memory and no
+// second launch, at any length.
+inline constexpr int kByteTableThreads = 256;
+
+template <typename F>
+__global__ void __launch_bounds__(kByteTableThreads)
+    ByteTableMapKernel(const typename F::In* __restrict__ in, typename F::Out* __restrict__ out, std::size_t units,
+                       std::size_t count, F f) {
+  static_assert(sizeof(typename F::In) == 1);
+  __shared__ typename F::Out table[256];
+  for (int c = threadIdx.x; c < 256; c += blockDim.x) table[c] = f.One(static_cast<typename F::In>(c), 0);
+  __syncthreads();
+  MapThroughTable(table, in, out, units, count);
+}
+
+// 16-bit sources: the table (2^16 entries, up to 128 KB) is staged from
+// global memory into dynamic shared memory once per block, and the grid is
+// what fits on the device at once.
+template <typename In, typename Out>
+__global__ void __launch_bounds__(kTableThreads)
+    StagedTableMapKernel(const In* __restrict__ in, Out* __restrict__ out, std::size_t units, std::size_t count,
+                         const Out* __restrict__ table, std::size_t table_bytes) {
+  extern __shared__ uint4 staged[];
+  const uint4* table16 = reinterpret_cast<const uint4*>(table);
+  for (std::size_t w = threadIdx.x; w < table_bytes / 16; w += blockDim.x) staged[w] = table16[w];
+  __syncthreads();
+  MapThroughTable(reinterpret_cast<const Out*>(staged), in, out, units, count);
+}
+
+// Whether F maps through a table at `count` elements: byte sources always;
+// 16-bit sources from 2^16 elements, since their table costs 2^16
+// conversions and a second launch.
+template <typename F>
+constexpr bool ByteTable() {
+  return sizeof(typename F::In) == 1;
+}
+template <typename F>
+bool TableMapPays(std::size_t count) {
+  if constexpr (ByteTable<F>()) return true;
+  else if constexpr (TableShape<F>::kApplies) return count >= TableShape<F>::kEntries;
+  else return false;
+}
+
+// Blocks of StagedTableMapKernel<In, Out> resident per SM of the current
+// device, after opting the kernel in to `bytes` of dynamic shared memory;
+// both done once per device (they are host calls, a few of them per
+// array otherwise).
+template <typename In, typename Out>
+cudaError_t StagedTableBlocksPerSm(std::size_t bytes, int* per_sm) {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> cached[kMaxDevices];
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  if (device >= 0 && device < kMaxDevices) {
+    *per_sm = cached[device].load(std::memory_order_relaxed);
+    if (*per_sm > 0) return cudaSuccess;
+  }
+  auto kernel = StagedTableMapKernel<In, Out>;
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+      e != cudaSuccess) {
+    return e;
+  }
+  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, kTableThreads, bytes);
+      e != cudaSuccess) {
+    return e;
+  }
+  if (*per_sm < 1) *per_sm = 1;
+  if (device >= 0 && device < kMaxDevices) cached[device].store(*per_sm, std::memory_order_relaxed);
+  return cudaSuccess;
+}
+
+// Maps the array through F's table; returns the first CUDA error. F must be
+// a function of the code alone (see the file comment). Byte sources build
+// the table in each block; 16-bit sources with LaunchMap<Layout> over every
+// code into stream-ordered scratch.
+template <typename Layout, typename F>
+cudaError_t LaunchTableMap(const void* in, void* out, std::size_t count, const F& f, cudaStream_t stream) {
+  using In = typename F::In;
+  using Out = typename F::Out;
+  constexpr int kE = 16 / (sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out));
+  const std::size_t units = TableUnits<In, Out>(in, out, count);
+  const std::size_t work = units > 0 ? (units + kTableUnroll - 1) / kTableUnroll + (count - units * kE) : count;
+  if constexpr (ByteTable<F>()) {
+    ByteTableMapKernel<F><<<GridFor(work, kByteTableThreads), kByteTableThreads, 0, stream>>>(
+        static_cast<const In*>(in), static_cast<Out*>(out), units, count, f);
+    return cudaGetLastError();
+  } else {
+    using S = TableShape<F>;
+    static_assert(S::kApplies);
+    int per_sm = 1;
+    if (cudaError_t e = StagedTableBlocksPerSm<In, Out>(S::kBytes, &per_sm); e != cudaSuccess) return e;
+    const std::size_t codes_bytes = (S::kEntries * sizeof(In) + 255) / 256 * 256;
+    StreamScratch scratch(stream);
+    if (cudaError_t e = scratch.Allocate(codes_bytes + S::kBytes); e != cudaSuccess) return e;
+    auto* codes = static_cast<In*>(scratch.get());
+    auto* table = reinterpret_cast<Out*>(static_cast<char*>(scratch.get()) + codes_bytes);
+    EveryCodeKernel<In><<<static_cast<unsigned>((S::kEntries + 255) / 256), 256, 0, stream>>>(codes, S::kEntries);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+    if (cudaError_t e = LaunchMap<Layout>(codes, table, S::kEntries, f, stream); e != cudaSuccess) return e;
+    const unsigned grid = GridFor(work, kTableThreads);
+    const unsigned resident = static_cast<unsigned>(SmCount() * per_sm);
+    StagedTableMapKernel<In, Out><<<grid < resident ? grid : resident, kTableThreads, S::kBytes, stream>>>(
+        static_cast<const In*>(in), static_cast<Out*>(out), units, count, table, S::kBytes);
+    return cudaGetLastError();
+  }
 }
 
 }  // namespace lowbit::cuda::detail

@@ -215,9 +215,8 @@ void CheckSwDecodes(FormatId format) {
   const FormatSpec& spec = Spec(format);
   std::vector<std::uint32_t> codes32;
   if (spec.total_bits <= 16) {
-    // Every code, repeated to at least 4096 elements so that codes of FP4 /
-    // FP6 / INT4 too take the table path of convert.cu (table_map.cuh: from
-    // 256 elements of an 8-bit source).
+    // Every code, repeated to at least 4096 elements, so that the table
+    // paths of convert.cu (table_map.cuh) also run their 16-byte units.
     do {
       for (std::uint32_t c = 0; c < (1u << spec.total_bits); ++c) codes32.push_back(c);
     } while (codes32.size() < 4096);
@@ -341,7 +340,7 @@ TEST(CudaArrays, AnyLengthAnyAlignmentWritesExactlyTheRange) {
   for (LayoutVariant variant : kAllLayoutVariants) {
     for (Backend backend : kAllBackends) {
       // BF16 -> E4M3 as well: cuda-sw maps 16-bit sources through a table
-      // from 2^16 elements (table_map.cuh), E4M3 -> BF16 from 256.
+      // from 2^16 elements (table_map.cuh), byte sources (E4M3 -> BF16) always.
       for (ElementOp op : {ElementOp::kEncodeF32, ElementOp::kEncodeBf16, ElementOp::kDecodeToBf16}) {
         const bool encode = op != ElementOp::kDecodeToBf16;
         const std::size_t in_size = op == ElementOp::kEncodeF32 ? 4 : op == ElementOp::kEncodeBf16 ? 2 : 1;
