@@ -127,10 +127,10 @@ Status ConvertWith(const ConvertRequest& r) {
     auto model = [&](auto functor) {
       using F = decltype(functor);
       if constexpr (detail::ByteTable<F>()) {
-        error = detail::LaunchTableMap<Layout>(r.input, r.output, r.count, functor, r.stream);
+        error = detail::LaunchTableMap(r.input, r.output, r.count, functor, r.stream);
       } else if constexpr (detail::TableShape<F>::kApplies) {
         if (!stochastic && detail::TableMapPays<F>(r.count)) {
-          error = detail::LaunchTableMap<Layout>(r.input, r.output, r.count, functor, r.stream);
+          error = detail::LaunchTableMap(r.input, r.output, r.count, functor, r.stream);
         } else {
           launch(functor);
         }

@@ -1,8 +1,9 @@
 // Element maps of narrow sources as a table lookup: when the source code is
 // at most 16 bits wide, a conversion is a function of 2^8 or 2^16 codes. The
-// table is computed by the conversion's own map (map_kernel.cuh LaunchMap,
-// the very launch that would otherwise run) over every source code, then a
-// second kernel stages it in shared memory and maps the array through it.
+// table is the conversion's own functor evaluated on every source code (in
+// each block for byte sources; for 16-bit ones by the functor's MapKernel of
+// map_kernel.cuh, the kernel that would otherwise map the array), staged in
+// shared memory, and the array is mapped through it.
 //
 // Why: the cuda-sw functors are the model's Convert with run-time options,
 // hundreds of instructions per element (bench/RESULTS.md "GPU roofline",
@@ -174,9 +175,9 @@ cudaError_t StagedTableBlocksPerSm(std::size_t bytes, int* per_sm) {
 
 // Maps the array through F's table; returns the first CUDA error. F must be
 // a function of the code alone (see the file comment). Byte sources build
-// the table in each block; 16-bit sources with LaunchMap<Layout> over every
-// code into stream-ordered scratch.
-template <typename Layout, typename F>
+// the table in each block; 16-bit sources with the functor's MapKernel over
+// every code into stream-ordered scratch.
+template <typename F>
 cudaError_t LaunchTableMap(const void* in, void* out, std::size_t count, const F& f, cudaStream_t stream) {
   using In = typename F::In;
   using Out = typename F::Out;
@@ -199,7 +200,13 @@ cudaError_t LaunchTableMap(const void* in, void* out, std::size_t count, const F
     auto* table = reinterpret_cast<Out*>(static_cast<char*>(scratch.get()) + codes_bytes);
     EveryCodeKernel<In><<<static_cast<unsigned>((S::kEntries + 255) / 256), 256, 0, stream>>>(codes, S::kEntries);
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-    if (cudaError_t e = LaunchMap<Layout>(codes, table, S::kEntries, f, stream); e != cudaSuccess) return e;
+    // One code per thread: MapKernel's element loop with no 16-byte chunks
+    // (the instantiation LaunchMap already has). LaunchMap's own layouts
+    // give a thread 16 to 32 codes, and on the H200 that left ~100 us of
+    // model latency in every call (bench/RESULTS.md "GPU roofline").
+    MapKernel<F><<<static_cast<unsigned>(S::kEntries / kMapThreads), kMapThreads, 0, stream>>>(
+        codes, table, 0, S::kEntries, f);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     const unsigned grid = GridFor(work, kTableThreads);
     const unsigned resident = static_cast<unsigned>(SmCount() * per_sm);
     StagedTableMapKernel<In, Out><<<grid < resident ? grid : resident, kTableThreads, S::kBytes, stream>>>(
