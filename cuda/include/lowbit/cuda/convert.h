@@ -4,9 +4,14 @@
 //   cuda-hw  PTX cvt where the target has it (ptx.cuh): FP8 satfinite and
 //            BF16/FP16 on sm_89/sm_90; FP4/FP6/E8M0 on sm_100a-class builds.
 //   cuda-sw  the formats/ model compiled for the device (any format, any
-//            EncodeOptions, stochastic rounding included).
+//            EncodeOptions, stochastic rounding included). A source of at
+//            most 16 bits goes through a table of the model's own results on
+//            every source code (cuda/src/table_map.cuh): byte sources always,
+//            16-bit ones from 2^16 elements and not under stochastic rounding.
 // Buffers are device memory, 16-byte vector IO where both are 16-byte aligned,
-// any count; calls are asynchronous on `stream`.
+// any count; calls are asynchronous on `stream`. A 16-bit table lives in
+// stream-ordered scratch from a pool of lowbit's own, which keeps up to 64 MiB
+// mapped per device between calls (cuda/src/stream_scratch.h).
 #pragma once
 
 #include <cuda_runtime_api.h>
