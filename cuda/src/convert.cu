@@ -126,7 +126,9 @@ Status ConvertWith(const ConvertRequest& r) {
     // stochastic rounding, whose result also depends on the element's word.
     auto model = [&](auto functor) {
       using F = decltype(functor);
-      if constexpr (detail::ByteTable<F>()) {
+      if constexpr (!Layout::kTableMaps) {
+        launch(functor);
+      } else if constexpr (detail::ByteTable<F>()) {
         error = detail::LaunchTableMap(r.input, r.output, r.count, functor, r.stream);
       } else if constexpr (detail::TableShape<F>::kApplies) {
         if (!stochastic && detail::TableMapPays<F>(r.count)) {

@@ -19,7 +19,10 @@
 //   kOneAdditionE2m1  the one-addition E2M1 encoder instead of the two-path
 //                     one (formats/include/lowbit/formats/alternatives/e2m1.h);
 //   kRegisterRows     per-token FP8 with 128 threads per row when the row fits
-//                     their registers instead of always 256.
+//                     their registers instead of always 256;
+//   kTableMaps        cuda-sw maps of sources of at most 16 bits through a
+//                     table of the model's results on every code
+//                     (table_map.cuh) instead of the model per element.
 #pragma once
 
 #include <utility>
@@ -34,6 +37,7 @@ struct CurrentLayout {
   static constexpr bool kFp4LaneGroups = true;
   static constexpr bool kOneAdditionE2m1 = true;
   static constexpr bool kRegisterRows = true;
+  static constexpr bool kTableMaps = true;
 };
 
 // What CurrentLayout replaced ("before: " rows of the benchmark).
@@ -43,6 +47,7 @@ struct ReplacedLayout {
   static constexpr bool kFp4LaneGroups = false;
   static constexpr bool kOneAdditionE2m1 = false;
   static constexpr bool kRegisterRows = false;
+  static constexpr bool kTableMaps = false;
 };
 
 // CurrentLayout with the streaming load / store hints ("hints: " rows).
