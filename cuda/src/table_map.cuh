@@ -38,8 +38,9 @@ template <typename F>
 struct TableShape {
   using In = typename F::In;
   using Out = typename F::Out;
-  // Every code of In (none counted for sources wider than 16 bits).
-  static constexpr std::size_t kEntries = sizeof(In) <= 2 ? std::size_t{1} << (8 * (sizeof(In) % 4)) : 0;
+  // Every code of In; no table for sources wider than 16 bits.
+  static constexpr int kSourceBits = sizeof(In) <= 2 ? 8 * static_cast<int>(sizeof(In)) : 0;
+  static constexpr std::size_t kEntries = kSourceBits > 0 ? std::size_t{1} << kSourceBits : 0;
   static constexpr std::size_t kBytes = kEntries * sizeof(Out);
   static constexpr bool kApplies = kEntries > 0 && kBytes <= kMaxTableBytes;
 };
