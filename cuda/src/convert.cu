@@ -131,7 +131,7 @@ Status ConvertWith(const ConvertRequest& r) {
       } else if constexpr (detail::ByteTable<F>()) {
         error = detail::LaunchTableMap(r.input, r.output, r.count, functor, r.stream);
       } else if constexpr (detail::TableShape<F>::kApplies) {
-        if (!stochastic && detail::TableMapPays<F>(r.count)) {
+        if (!stochastic && detail::StagedTablePays<F>(r.count)) {
           error = detail::LaunchTableMap(r.input, r.output, r.count, functor, r.stream);
         } else {
           launch(functor);

@@ -33,6 +33,31 @@
 #include "lowbit/registry/registry.h"
 
 namespace lowbit {
+
+namespace cuda::detail {
+
+// Issue 14's recipes, which no tuned kernel implements: by scale rule, and
+// GPTQ / AWQ with FP16 scales (their integers recomputed with the FP16
+// scale, recipe::RepackedInteger), which int_quantize.cu does not do.
+bool RunsOnModelRecipeKernels(const recipe::Recipe& r) {
+  if (r.element_quirk == recipe::ElementQuirk::kRepackWithFp16Scale) return true;
+  switch (r.scale_rule) {
+    case recipe::ScaleRule::kMxRceilEager:
+    case recipe::ScaleRule::kNvfp4Torchao018:
+    case recipe::ScaleRule::kNvfp4ModelOpt047:
+    case recipe::ScaleRule::kVllmFp8PerTensor:
+    case recipe::ScaleRule::kVllmFp8PerToken:
+    case recipe::ScaleRule::kVllmFp8KvCache:
+    case recipe::ScaleRule::kVllmFp8KvCalculated:
+    case recipe::ScaleRule::kAmaxOverQmaxFloored:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace cuda::detail
+
 namespace {
 
 cuda::ElementOp ToElementOp(registry::Operation op) {
@@ -131,27 +156,6 @@ std::vector<cuda::SweepOptionSet> InstructionOptionSets(cuda::ElementOp op, Form
 // The GPU kernel that implements a recipe row.
 enum class RecipeKernel : std::uint8_t { kMx, kNvfp4, kFp8PerTensor, kFp8PerRow, kInt, kModel };
 
-// The recipes whose rows run the model recipe kernels (model_recipe.h):
-// issue 14's recipes, which no tuned kernel implements: by scale rule, and
-// GPTQ / AWQ with FP16 scales (their integers recomputed with the FP16
-// scale, recipe::RepackedInteger), which int_quantize.cu does not do.
-bool ModelKernelRule(const recipe::Recipe& r) {
-  if (r.element_quirk == recipe::ElementQuirk::kRepackWithFp16Scale) return true;
-  switch (r.scale_rule) {
-    case recipe::ScaleRule::kMxRceilEager:
-    case recipe::ScaleRule::kNvfp4Torchao018:
-    case recipe::ScaleRule::kNvfp4ModelOpt047:
-    case recipe::ScaleRule::kVllmFp8PerTensor:
-    case recipe::ScaleRule::kVllmFp8PerToken:
-    case recipe::ScaleRule::kVllmFp8KvCache:
-    case recipe::ScaleRule::kVllmFp8KvCalculated:
-    case recipe::ScaleRule::kAmaxOverQmaxFloored:
-      return true;
-    default:
-      return false;
-  }
-}
-
 struct RecipePlan {
   RecipeKernel kernel;
   FormatId element;
@@ -176,7 +180,7 @@ bool PlanRecipe(const recipe::Target& t, registry::RecipeOperation op, RecipePla
   const std::string_view profile = r.profile;
   const bool dequantize = op == registry::RecipeOperation::kDequantizeRecipe;
   plan->element = ElementOf(r);
-  if (ModelKernelRule(r)) {
+  if (cuda::detail::RunsOnModelRecipeKernels(r)) {
     plan->kernel = RecipeKernel::kModel;
     return recipe::LayoutApplies(r, t.layout);
   }

@@ -132,18 +132,16 @@ __global__ void __launch_bounds__(kTableThreads)
   MapThroughTable(reinterpret_cast<const Out*>(staged), in, out, units, count);
 }
 
-// Whether F maps through a table at `count` elements: byte sources always;
-// 16-bit sources from 2^16 elements, since their table costs 2^16
-// conversions and a second launch.
+// Byte sources always map through their table (it costs 256 conversions in
+// each block); 16-bit sources from 2^16 elements (StagedTablePays), since
+// their table costs 2^16 conversions and a second launch.
 template <typename F>
 constexpr bool ByteTable() {
   return sizeof(typename F::In) == 1;
 }
 template <typename F>
-bool TableMapPays(std::size_t count) {
-  if constexpr (ByteTable<F>()) return true;
-  else if constexpr (TableShape<F>::kApplies) return count >= TableShape<F>::kEntries;
-  else return false;
+bool StagedTablePays(std::size_t count) {
+  return count >= TableShape<F>::kEntries;
 }
 
 // Blocks of StagedTableMapKernel<In, Out> resident per SM of the current

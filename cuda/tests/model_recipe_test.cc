@@ -27,25 +27,6 @@ namespace {
 
 using testing::BitsF32;
 
-// The recipes register_backends.cc ModelKernelRule sends to the model
-// kernels (the others have tuned kernels, tested in their own files).
-bool RunsOnModelKernels(const recipe::Recipe& r) {
-  if (r.element_quirk == recipe::ElementQuirk::kRepackWithFp16Scale) return true;
-  switch (r.scale_rule) {
-    case recipe::ScaleRule::kMxRceilEager:
-    case recipe::ScaleRule::kNvfp4Torchao018:
-    case recipe::ScaleRule::kNvfp4ModelOpt047:
-    case recipe::ScaleRule::kVllmFp8PerTensor:
-    case recipe::ScaleRule::kVllmFp8PerToken:
-    case recipe::ScaleRule::kVllmFp8KvCache:
-    case recipe::ScaleRule::kVllmFp8KvCalculated:
-    case recipe::ScaleRule::kAmaxOverQmaxFloored:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Mode 0: plain values; 1: a few specials; 2: a third specials (several
 // NaNs per group); 3: signed zeros only.
 std::vector<float> Input(std::size_t n, int mode, std::uint32_t seed) {
@@ -182,7 +163,7 @@ TEST(ModelRecipe, OddShapesEqualTheHostModel) {
   LOWBIT_REQUIRE_GPU();
   int run = 0;
   for (const recipe::Recipe& r : recipe::kAllRecipes) {
-    if (!RunsOnModelKernels(r)) continue;
+    if (!detail::RunsOnModelRecipeKernels(r)) continue;
     for (const recipe::Layout& layout : LayoutsOf(r)) {
       for (auto [rows, cols] : {std::pair<long, long>{1, 1}, {3, 257}, {129, 33}, {4, 256}, {1, 1001}, {6, 4100},
                                 {5, 16}, {96, 384}}) {
@@ -197,7 +178,7 @@ TEST(ModelRecipe, OddShapesEqualTheHostModel) {
 TEST(ModelRecipe, LargeTensorsEqualTheHostModel) {
   LOWBIT_REQUIRE_GPU();
   for (const recipe::Recipe& r : recipe::kAllRecipes) {
-    if (!RunsOnModelKernels(r)) continue;
+    if (!detail::RunsOnModelRecipeKernels(r)) continue;
     for (auto [rows, cols] : {std::pair<long, long>{1, (1L << 20) + 3}, {768, 4096}}) {
       ExpectModelBits(r, r.layout, rows, cols, 1, 0);
       ExpectModelBits(r, r.layout, rows, cols, 2, 1);
