@@ -60,29 +60,44 @@ __device__ __forceinline__ int AwqColumn(int i) {
   return kOrder.at[i];
 }
 
+// In: the input's bits, std::uint32_t for FP32 or std::uint16_t for BF16.
 template <typename In>
 __device__ __forceinline__ float LoadF32(const In* x, std::size_t i) {
+  static_assert(std::is_same_v<In, std::uint32_t> || std::is_same_v<In, std::uint16_t>, "input bits");
   if constexpr (sizeof(In) == 2) return __uint_as_float(static_cast<std::uint32_t>(__ldg(x + i)) << 16);
   else return __uint_as_float(__ldg(x + i));
 }
 
+// The code of a scaled value y (IntegerOfScaled, then the code mask): NaN ->
+// 0, clamp to [lo, hi] = [qmin - zp, qmax - zp], round, + zp. Round half
+// even is one cvt.rni (__float2int_rn) and half away roundf, both exact on
+// the clamped range (|y| < 2^15); other modes use the model's rounding.
+// The model's rounding to an integer in the modes no instruction here does
+// (toward zero, down, up): rare, so out of line, one copy, not one a call site.
+__device__ __noinline__ std::int32_t RoundOtherMode(float c, RoundingMode rounding) {
+  return static_cast<std::int32_t>(block::RoundToIntegerF32(c, rounding));
+}
+
+__device__ __forceinline__ std::uint32_t CodeOfScaled(float y, float lo, float hi, std::int32_t zero_point,
+                                                      RoundingMode rounding, std::uint32_t mask) {
+  // fmaxf / fminf (one instruction each) clamp a number as the model's
+  // comparisons do, up to the sign of a zero, which no rounding to an
+  // integer keeps; they take a NaN y to lo, and the select below to 0.
+  const float c = fminf(fmaxf(y, lo), hi);
+  std::int32_t q;
+  if (rounding == RoundingMode::kNearestEven) q = __float2int_rn(c);
+  else if (rounding == RoundingMode::kNearestAway) q = static_cast<std::int32_t>(roundf(c));
+  else q = RoundOtherMode(c, rounding);
+  return y != y ? 0u : static_cast<std::uint32_t>(q + zero_point) & mask;
+}
+
 // The code of one element: y = x * fp32(1/scale) or x / scale
-// (ScaledElement), NaN -> 0, clamp to [qmin - zp, qmax - zp], round, + zp.
-// rintf is round-half-even and roundf round-half-away to an integer, exact
-// on the clamped range (|y| < 2^15); other modes use the model's rounding.
+// (ScaledElement), then CodeOfScaled.
 __device__ __forceinline__ std::uint32_t QuantizeOne(const block::IntQuantRecipe& r,
                                                      const block::QuantParams& p, float x,
                                                      std::uint32_t mask) {
-  const float y = block::ScaledElement(r, p, x);
-  if (y != y) return 0;
-  const float lo = static_cast<float>(r.qmin - p.zero_point);
-  const float hi = static_cast<float>(r.qmax - p.zero_point);
-  const float c = y < lo ? lo : (y > hi ? hi : y);
-  float rounded;
-  if (r.rounding == RoundingMode::kNearestEven) rounded = rintf(c);
-  else if (r.rounding == RoundingMode::kNearestAway) rounded = roundf(c);
-  else rounded = block::RoundToIntegerF32(c, r.rounding);
-  return static_cast<std::uint32_t>(static_cast<std::int32_t>(rounded) + p.zero_point) & mask;
+  return CodeOfScaled(block::ScaledElement(r, p, x), static_cast<float>(r.qmin - p.zero_point),
+                      static_cast<float>(r.qmax - p.zero_point), p.zero_point, r.rounding, mask);
 }
 
 __device__ __forceinline__ block::GroupStats WarpStats(block::GroupStats s, block::AmaxNan rule) {
@@ -194,6 +209,170 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
       const bool low_first = geo.packing == IntPacking::kLowFirst;
       static_cast<std::uint8_t*>(codes)[e / 2] =
           static_cast<std::uint8_t>(low_first ? (q[0] | (q[1] << 4)) : ((q[0] << 4) | q[1]));
+    }
+  }
+}
+
+// ---- Groups held in registers ----
+//
+// A group of 16 T elements (T a power of two up to 1024) is taken by T
+// threads, 16 elements each in four chunks of 4, chunk i of thread k being
+// the group's chunk i T + k: each load of the T threads reads 16 T (FP32)
+// or 8 T (BF16) consecutive bytes, and each store writes their codes
+// consecutively (4 bytes, or 2 of nibbles, a thread). The input is read
+// once: the statistics and the codes come from the same registers.
+//
+// A block (max(T, 256) threads) holds whole groups. Their statistics meet
+// through shuffles among min(T, 32) lanes, then in shared memory, where
+// thread j of the block turns group j's into its parameters (the model's
+// QuantParamsFromStats) for every thread of the group to read: the
+// parameter step, a few hundred instructions, runs once per group and, with
+// up to 32 groups a warp, in parallel lanes.
+//
+// The statistics need no order: with no NaN in the group, min and max are
+// exact whatever the order (+-0 aside, see the file header), and amax =
+// max(|min|, |max|) is the model's max of |x|. A NaN is seen through
+// max.NaN (ptx.cuh MaxNanF32); such a group has its statistics redone in
+// element order (StatsInElementOrder), as QuantizeIntKernel does. The element
+// step is ScaledElement's one operation (kDivide: x / factor, else
+// x * factor; QuantizeInt takes this kernel only for recipes whose
+// ScaledElement is that) and CodeOfScaled.
+constexpr int kChunk = 4;
+constexpr int kChunksPerThread = 4;
+constexpr int kGroupElementsPerThread = kChunk * kChunksPerThread;
+constexpr int kChunkedMaxGroupThreads = 1024;
+constexpr int kChunkedMinBlock = 256;
+// Partial statistics of a block: one per group of T <= 32 lanes (a block of
+// 256 threads has at most 256 groups), or one per warp.
+constexpr int kChunkedMaxPartials = kChunkedMinBlock > kChunkedMaxGroupThreads / 32 ? kChunkedMinBlock
+                                                                                   : kChunkedMaxGroupThreads / 32;
+
+// FP32 input as bits, as LoadF32 and StatsInElementOrder read it.
+__device__ __forceinline__ void LoadChunk(const std::uint32_t* x, std::size_t e, float v[kChunk]) {
+  const uint4 c = __ldg(reinterpret_cast<const uint4*>(x + e));
+  v[0] = __uint_as_float(c.x);
+  v[1] = __uint_as_float(c.y);
+  v[2] = __uint_as_float(c.z);
+  v[3] = __uint_as_float(c.w);
+}
+__device__ __forceinline__ void LoadChunk(const std::uint16_t* x, std::size_t e, float v[kChunk]) {
+  const uint2 c = __ldg(reinterpret_cast<const uint2*>(x + e));
+  v[0] = __uint_as_float(c.x << 16);  // BF16 widens exactly
+  v[1] = __uint_as_float(c.x & 0xFFFF0000u);
+  v[2] = __uint_as_float(c.y << 16);
+  v[3] = __uint_as_float(c.y & 0xFFFF0000u);
+}
+
+// CodeOfScaled over a thread's 16 values. Called with a constant rounding
+// for the common modes, so that the mode is tested once, outside the loop.
+template <bool kDivide>
+__device__ __forceinline__ void CodesOf(const float v[kGroupElementsPerThread], const block::QuantParams& p,
+                                        float lo, float hi, RoundingMode rounding, std::uint32_t mask,
+                                        std::uint32_t q[kGroupElementsPerThread]) {
+#pragma unroll
+  for (int j = 0; j < kGroupElementsPerThread; ++j) {
+    const float y = kDivide ? v[j] / p.encode : v[j] * p.encode;
+    q[j] = CodeOfScaled(y, lo, hi, p.zero_point, rounding, mask);
+  }
+}
+
+// The first element of group g (row-major, groups along each row).
+template <typename Index>
+__device__ __forceinline__ Index GroupStart(const Geometry& geo, Index g) {
+  const Index grid_cols = static_cast<Index>(geo.grid_cols);
+  const Index row = g / grid_cols;
+  return row * static_cast<Index>(geo.cols) + (g - row * grid_cols) * static_cast<Index>(geo.group_cols);
+}
+
+template <typename In, typename Index, bool kDivide>
+__global__ void __launch_bounds__(kChunkedMaxGroupThreads)
+    QuantizeIntChunksKernel(const In* __restrict__ x, Geometry geo, DeviceRecipe dr, int group_threads_log2,
+                            void* __restrict__ codes, float* __restrict__ scales,
+                            std::int32_t* __restrict__ zero_points) {
+  __shared__ float partial_min[kChunkedMaxPartials];
+  __shared__ float partial_max[kChunkedMaxPartials];
+  __shared__ block::QuantParams group_params[kChunkedMinBlock];
+  block::IntQuantRecipe r = dr.recipe;
+  r.element = &dr.element;
+  const std::uint32_t mask = static_cast<std::uint32_t>(dr.element.CodeMask());
+  const int group_threads = 1 << group_threads_log2;
+  const Index groups = static_cast<Index>(geo.rows) * static_cast<Index>(geo.grid_cols);
+  const Index first_group = (static_cast<Index>(blockIdx.x) * blockDim.x) >> group_threads_log2;
+  const int slot = static_cast<int>(threadIdx.x) >> group_threads_log2;  // the group within the block
+  const Index g = first_group + static_cast<Index>(slot);
+  const int k = static_cast<int>(threadIdx.x) & (group_threads - 1);
+  // Threads past the last group form whole groups of their own: they take
+  // part in the shuffles and barriers and touch no memory.
+  const bool valid = g < groups;
+  const Index start = GroupStart(geo, g);
+
+  float v[kGroupElementsPerThread];
+  float mn = __int_as_float(0x7F800000);  // +Inf
+  float mx = __int_as_float(0xFF800000);  // -Inf
+  if (valid) {
+#pragma unroll
+    for (int i = 0; i < kChunksPerThread; ++i) {
+      LoadChunk(x, static_cast<std::size_t>(start) + static_cast<std::size_t>(i * group_threads + k) * kChunk,
+                v + i * kChunk);
+    }
+#pragma unroll
+    for (int j = 0; j < kGroupElementsPerThread; ++j) {
+      mn = fminf(mn, v[j]);
+      mx = ptx::MaxNanF32(mx, v[j]);
+    }
+  }
+  const int lanes = group_threads < 32 ? group_threads : 32;
+  for (int o = lanes / 2; o > 0; o >>= 1) {
+    mn = fminf(mn, __shfl_xor_sync(0xFFFFFFFFu, mn, o));
+    mx = ptx::MaxNanF32(mx, __shfl_xor_sync(0xFFFFFFFFu, mx, o));
+  }
+  const int lanes_log2 = group_threads_log2 < 5 ? group_threads_log2 : 5;
+  if ((static_cast<int>(threadIdx.x) & (lanes - 1)) == 0) {
+    partial_min[threadIdx.x >> lanes_log2] = mn;
+    partial_max[threadIdx.x >> lanes_log2] = mx;
+  }
+  __syncthreads();
+  const int groups_in_block = static_cast<int>(blockDim.x) >> group_threads_log2;
+  if (static_cast<int>(threadIdx.x) < groups_in_block) {
+    const int j = static_cast<int>(threadIdx.x);
+    const Index gj = first_group + static_cast<Index>(j);
+    if (gj < groups) {
+      const int per_group = group_threads / lanes;  // partials of a group
+      block::GroupStats s;
+      s.min = partial_min[j * per_group];
+      s.max = partial_max[j * per_group];
+      for (int w = 1; w < per_group; ++w) {
+        s.min = fminf(s.min, partial_min[j * per_group + w]);
+        s.max = ptx::MaxNanF32(s.max, partial_max[j * per_group + w]);
+      }
+      s.amax = fmaxf(fabsf(s.min), fabsf(s.max));
+      if (s.max != s.max) s = StatsInElementOrder(x, static_cast<std::size_t>(GroupStart(geo, gj)), geo.group_cols, r.amax_nan);
+      const block::QuantParams p = block::QuantParamsFromStats(r, s);
+      group_params[j] = p;
+      scales[gj] = p.decode;
+      if (zero_points) zero_points[gj] = p.zero_point;
+    }
+  }
+  __syncthreads();
+  if (!valid) return;
+  const block::QuantParams p = group_params[slot];
+  const float lo = static_cast<float>(r.qmin - p.zero_point);
+  const float hi = static_cast<float>(r.qmax - p.zero_point);
+  std::uint32_t q[kGroupElementsPerThread];
+  if (r.rounding == RoundingMode::kNearestEven) CodesOf<kDivide>(v, p, lo, hi, RoundingMode::kNearestEven, mask, q);
+  else if (r.rounding == RoundingMode::kNearestAway) CodesOf<kDivide>(v, p, lo, hi, RoundingMode::kNearestAway, mask, q);
+  else CodesOf<kDivide>(v, p, lo, hi, r.rounding, mask, q);
+#pragma unroll
+  for (int i = 0; i < kChunksPerThread; ++i) {
+    const std::uint32_t* c = q + i * kChunk;
+    const std::size_t e = static_cast<std::size_t>(start) + static_cast<std::size_t>(i * group_threads + k) * kChunk;
+    if (geo.packing == IntPacking::kBytes) {
+      static_cast<std::uint32_t*>(codes)[e / kChunk] = c[0] | (c[1] << 8) | (c[2] << 16) | (c[3] << 24);
+    } else {
+      const bool low_first = geo.packing == IntPacking::kLowFirst;
+      const std::uint32_t b0 = low_first ? (c[0] | (c[1] << 4)) : ((c[0] << 4) | c[1]);
+      const std::uint32_t b1 = low_first ? (c[2] | (c[3] << 4)) : ((c[2] << 4) | c[3]);
+      static_cast<std::uint16_t*>(codes)[e / kChunk] = static_cast<std::uint16_t>(b0 | (b1 << 8));
     }
   }
 }
@@ -341,6 +520,29 @@ Status CheckShape(const char* what, const block::IntQuantRecipe* recipe, const b
   return Status::Ok();
 }
 
+// log2 of the threads per group of QuantizeIntChunksKernel, or -1 where it
+// does not apply: a group of 16 T elements, T a power of two up to 1024;
+// byte or nibble packing (an AWQ word spans two chunks); the input aligned
+// for its chunk loads and the codes for their stores; and a recipe whose
+// ScaledElement is one multiply or divide (no element quirk, not MX).
+int ChunkedGroupThreadsLog2(const IntQuantArgs& a, const Geometry& geo) {
+  if (a.packing == IntPacking::kAwq) return -1;
+  if (geo.group_cols % kGroupElementsPerThread != 0 || geo.cols % geo.group_cols != 0) return -1;
+  const std::size_t threads = geo.group_cols / kGroupElementsPerThread;
+  if (threads > kChunkedMaxGroupThreads || (threads & (threads - 1)) != 0) return -1;
+  const std::size_t chunk_bytes = kChunk * (a.input_type == InputType::kF32 ? 4 : 2);
+  const std::size_t store_bytes = a.packing == IntPacking::kBytes ? kChunk : kChunk / 2;
+  if (reinterpret_cast<std::uintptr_t>(a.input) % chunk_bytes != 0 ||
+      reinterpret_cast<std::uintptr_t>(a.codes) % store_bytes != 0) {
+    return -1;
+  }
+  const recipe::Recipe model = block::ToRecipe(*a.recipe);
+  if (model.family() == recipe::Family::kMx || model.element_quirk != recipe::ElementQuirk::kNone) return -1;
+  int log2 = 0;
+  while ((std::size_t{1} << log2) < threads) ++log2;
+  return log2;
+}
+
 }  // namespace
 
 std::size_t IntPackedBytes(IntPacking packing, std::size_t rows, std::size_t cols) {
@@ -364,9 +566,34 @@ Status QuantizeInt(const IntQuantArgs& a) {
   }
   DeviceRecipe dr{*a.recipe, *a.recipe->element};
   dr.recipe.element = nullptr;
+  const bool f32 = a.input_type == InputType::kF32;
+  if (const int log2_threads = ChunkedGroupThreadsLog2(a, geo); log2_threads >= 0) {
+    const std::size_t group_threads = std::size_t{1} << log2_threads;
+    const std::size_t threads = geo.rows * geo.grid_cols * group_threads;
+    const unsigned block = static_cast<unsigned>(group_threads > kChunkedMinBlock ? group_threads : kChunkedMinBlock);
+    const unsigned blocks = GridOf(threads, block);
+    const bool divide = block::ToRecipe(*a.recipe).element_step == recipe::ElementStep::kDivide;
+    auto launch = [&](auto index, auto divides, const auto* input) {
+      using Index = decltype(index);
+      using In = std::remove_cv_t<std::remove_pointer_t<decltype(input)>>;
+      QuantizeIntChunksKernel<In, Index, decltype(divides)::value><<<blocks, block, 0, a.stream>>>(
+          input, geo, dr, log2_threads, a.codes, a.scales, a.zero_points);
+    };
+    auto with_input = [&](auto index, auto divides) {
+      if (f32) launch(index, divides, static_cast<const std::uint32_t*>(a.input));
+      else launch(index, divides, static_cast<const std::uint16_t*>(a.input));
+    };
+    auto with_step = [&](auto index) {
+      if (divide) with_input(index, std::true_type{});
+      else with_input(index, std::false_type{});
+    };
+    // 32-bit indices while every element index fits.
+    if (geo.rows * geo.cols < (std::size_t{1} << 31)) with_step(std::uint32_t{});
+    else with_step(std::size_t{});
+    return detail::LastLaunchStatus("int quantize");
+  }
   const unsigned grid = GridOf(geo.rows * geo.grid_cols, kWarpsPerBlock);
   constexpr unsigned kThreads = 32 * kWarpsPerBlock;
-  const bool f32 = a.input_type == InputType::kF32;
   auto launch = [&](auto per) {
     constexpr int kPer = decltype(per)::value;
     if (f32) {

@@ -120,6 +120,16 @@ __device__ __forceinline__ std::int32_t CvtRniSatS8F32(float x) {
   return d;
 }
 
+// ---- FP32 max that propagates NaN (PTX ISA 9.0, Floating Point
+// Instructions, "max": with .NaN the result is the canonical NaN when either
+// input is NaN, where plain max returns the other input; sm_80 and later).
+// One instruction where a NaN test and a select would be three. ----
+__device__ __forceinline__ float MaxNanF32(float a, float b) {
+  float d;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+
 // ---- streaming loads (PTX ISA 9.0 §9.7.9.8 "ld": .nc is the read-only
 // non-coherent path; the .L1::no_allocate eviction hint keeps data that is
 // read once out of L1, leaving it to the loads still in flight) ----

@@ -44,7 +44,10 @@ std::vector<float> Generate(std::size_t rows, std::size_t cols, std::uint32_t se
       float v = g(rng) * scale;
       switch (kind) {
         case 1: v = 0.0f; break;                                    // all-zero row
-        case 2: if (c == cols / 2) v = std::numeric_limits<float>::quiet_NaN(); break;
+        case 2:  // two NaNs of other signs and payloads: the model's statistics keep the first
+          if (c == cols / 2) v = std::numeric_limits<float>::quiet_NaN();
+          if (c == cols / 4 && cols / 4 != cols / 2) v = BitsF32(0xFFC00123u);
+          break;
         case 3: if (c == 1 % cols) v = -std::numeric_limits<float>::infinity(); break;
         case 4: v = std::fabs(v); break;                            // no negative value (GPTQ)
         case 5: v = g(rng) * 1e-40f; break;                         // subnormal range
@@ -104,11 +107,13 @@ struct Shape {
 // Quantizes on the GPU and with the model, compares codes / scales / zero
 // points, then dequantizes the GPU's codes with the GPU's parameters both
 // ways (FP32 and BF16 out).
+// `shift`: the input and the codes start `shift` elements / bytes past an
+// allocation's start (misaligned for 16-byte loads and 4-byte stores).
 void CheckCase(const block::IntQuantRecipe& r, const block::QuantLayout& layout, Shape sh, IntPacking packing,
-               bool bf16, std::uint32_t seed) {
+               bool bf16, std::uint32_t seed, std::size_t shift = 0) {
   const std::string what = std::string(r.element->name) + ":" + r.name + " " + PackingName(packing) +
                            (bf16 ? " bf16 " : " f32 ") + std::to_string(sh.rows) + "x" + std::to_string(sh.cols) +
-                           " group " + std::to_string(layout.group);
+                           " group " + std::to_string(layout.group) + " shift " + std::to_string(shift);
   std::vector<float> x = Generate(sh.rows, sh.cols, seed);
   const std::vector<std::uint16_t> xb = ToBf16(x);
   if (!bf16) x = Generate(sh.rows, sh.cols, seed);
@@ -124,27 +129,34 @@ void CheckCase(const block::IntQuantRecipe& r, const block::QuantLayout& layout,
             block::QuantStatus::kOk);
   const std::vector<std::uint8_t> want_packed = Pack(packing, want_codes, sh.rows, sh.cols);
 
-  DeviceVector<float> dx(x);
-  DeviceVector<std::uint16_t> dxb(xb);
+  std::vector<float> x_shifted(shift, 0.0f);
+  x_shifted.insert(x_shifted.end(), x.begin(), x.end());
+  std::vector<std::uint16_t> xb_shifted(shift, 0);
+  xb_shifted.insert(xb_shifted.end(), xb.begin(), xb.end());
+  DeviceVector<float> dx(x_shifted);
+  DeviceVector<std::uint16_t> dxb(xb_shifted);
   const std::size_t bytes = IntPackedBytes(packing, sh.rows, sh.cols);
-  DeviceVector<std::uint8_t> codes(bytes);
+  DeviceVector<std::uint8_t> codes_buffer(bytes + shift);
+  std::uint8_t* const codes_at = codes_buffer.p + shift;
   DeviceVector<float> scales(groups);
   DeviceVector<std::int32_t> zps(groups);
   IntQuantArgs a;
   a.recipe = &r;
   a.layout = layout;
   a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
-  a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
+  a.input = bf16 ? static_cast<const void*>(dxb.p + shift) : dx.p + shift;
   a.rows = sh.rows;
   a.cols = sh.cols;
   a.packing = packing;
-  a.codes = codes.p;
+  a.codes = codes_at;
   a.scales = scales.p;
   a.zero_points = zps.p;
   const Status s = QuantizeInt(a);
   ASSERT_TRUE(s.ok) << what << ": " << s.message;
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
-  const auto got_packed = codes.Get(bytes);
+  const auto got_all = codes_buffer.Get(bytes + shift);
+  for (std::size_t i = 0; i < shift; ++i) ASSERT_EQ(got_all[i], 0) << what << ": wrote before the codes";
+  const std::vector<std::uint8_t> got_packed(got_all.begin() + static_cast<std::ptrdiff_t>(shift), got_all.end());
   const auto got_scales = scales.Get(groups);
   const auto got_zps = zps.Get(groups);
   int bad = 0;
@@ -181,7 +193,7 @@ void CheckCase(const block::IntQuantRecipe& r, const block::QuantLayout& layout,
     d.recipe = &r;
     d.layout = layout;
     d.packing = packing;
-    d.codes = codes.p;
+    d.codes = codes_at;
     d.rows = sh.rows;
     d.cols = sh.cols;
     d.scales = scales.p;
@@ -236,6 +248,49 @@ TEST(CudaIntQuantize, PerGroupEveryInt4RecipeAndPackingEqualsModel) {
       const block::QuantLayout layout{block::Granularity::kPerGroup, group};
       for (IntPacking p : {IntPacking::kLowFirst, IntPacking::kHighFirst, IntPacking::kAwq, IntPacking::kBytes}) {
         for (bool bf16 : {false, true}) CheckCase(*r, layout, Shape{17, 384}, p, bf16, seed++);
+      }
+    }
+  }
+}
+
+// Groups of 16 T elements, T a power of two up to 1024, take the kernel that
+// holds a group in registers (int_quantize.cu QuantizeIntChunksKernel): T of
+// 1, 16, 32 (shuffles within a warp), 64 (two warps, a block of four groups
+// with one past the last), 256 and 1024 (one group a block), per row and per
+// group, byte and nibble packings. The same shapes with the input and codes
+// one element / byte off their alignment take the warp-per-group kernel and
+// must give the same bits.
+TEST(CudaIntQuantize, GroupsHeldInRegistersEveryThreadCountEqualsModel) {
+  LOWBIT_REQUIRE_GPU();
+  const block::QuantLayout per_row{block::Granularity::kPerRow};
+  struct Case {
+    block::QuantLayout layout;
+    Shape shape;
+  };
+  const Case cases[] = {
+      {per_row, {9, 16}},
+      {per_row, {5, 256}},
+      {per_row, {6, 512}},
+      {per_row, {3, 1024}},
+      {per_row, {4, 4096}},
+      {per_row, {2, 16384}},
+      {block::QuantLayout{block::Granularity::kPerGroup, 16}, {3, 96}},
+      {block::QuantLayout{block::Granularity::kPerGroup, 128}, {9, 1024}},
+      {block::QuantLayout{block::Granularity::kPerGroup, 2048}, {2, 4096}},
+  };
+  std::uint32_t seed = 500;
+  for (const block::IntQuantRecipe* r : block::kAllIntQuantRecipes) {
+    if (!IsInteger(*r)) continue;
+    const bool four_bit = r->element->total_bits == 4;
+    for (const Case& c : cases) {
+      for (bool bf16 : {false, true}) {
+        for (std::size_t shift : {std::size_t{0}, std::size_t{1}}) {
+          CheckCase(*r, c.layout, c.shape, IntPacking::kBytes, bf16, seed++, shift);
+          if (four_bit) {
+            CheckCase(*r, c.layout, c.shape, IntPacking::kLowFirst, bf16, seed++, shift);
+            CheckCase(*r, c.layout, c.shape, IntPacking::kHighFirst, bf16, seed++, shift);
+          }
+        }
       }
     }
   }
