@@ -215,12 +215,12 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 
 // ---- Groups held in registers ----
 //
-// A group of 16 T elements (T a power of two up to 1024) is taken by T
-// threads, 16 elements each in four chunks of 4, chunk i of thread k being
-// the group's chunk i T + k: each load of the T threads reads 16 T (FP32)
-// or 8 T (BF16) consecutive bytes, and each store writes their codes
-// consecutively (4 bytes, or 2 of nibbles, a thread). The input is read
-// once: the statistics and the codes come from the same registers.
+// A group of 32 T elements (T a power of two up to 1024) is taken by T
+// threads, each holding 8 chunks of 4 (128 bytes of FP32 in flight a
+// thread), chunk i of thread k being the group's chunk i T + k: each load of the T threads reads 16 T (FP32) or 8 T (BF16)
+// consecutive bytes, and each store writes their codes consecutively (4
+// bytes, or 2 of nibbles, a thread). The input is read once: the statistics
+// and the codes come from the same registers.
 //
 // A block (max(T, 256) threads) holds whole groups. Their statistics meet
 // through shuffles among min(T, 32) lanes, then in shared memory, where
@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 // x * factor; QuantizeInt takes this kernel only for recipes whose
 // ScaledElement is that) and CodeOfScaled.
 constexpr int kChunk = 4;
-constexpr int kChunksPerThread = 4;
+constexpr int kChunksPerThread = 8;
 constexpr int kGroupElementsPerThread = kChunk * kChunksPerThread;
 constexpr int kChunkedMaxGroupThreads = 1024;
 constexpr int kChunkedMinBlock = 256;
@@ -265,12 +265,11 @@ __device__ __forceinline__ void LoadChunk(const std::uint16_t* x, std::size_t e,
 
 // CodeOfScaled over a thread's 16 values. Called with a constant rounding
 // for the common modes, so that the mode is tested once, outside the loop.
-template <bool kDivide>
-__device__ __forceinline__ void CodesOf(const float v[kGroupElementsPerThread], const block::QuantParams& p,
-                                        float lo, float hi, RoundingMode rounding, std::uint32_t mask,
-                                        std::uint32_t q[kGroupElementsPerThread]) {
+template <bool kDivide, int kCount>
+__device__ __forceinline__ void CodesOf(const float v[kCount], const block::QuantParams& p, float lo, float hi,
+                                        RoundingMode rounding, std::uint32_t mask, std::uint32_t q[kCount]) {
 #pragma unroll
-  for (int j = 0; j < kGroupElementsPerThread; ++j) {
+  for (int j = 0; j < kCount; ++j) {
     const float y = kDivide ? v[j] / p.encode : v[j] * p.encode;
     q[j] = CodeOfScaled(y, lo, hi, p.zero_point, rounding, mask);
   }
@@ -306,7 +305,8 @@ __global__ void __launch_bounds__(kChunkedMaxGroupThreads)
   const bool valid = g < groups;
   const Index start = GroupStart(geo, g);
 
-  float v[kGroupElementsPerThread];
+  constexpr int kPerThread = kGroupElementsPerThread;
+  float v[kPerThread];
   float mn = __int_as_float(0x7F800000);  // +Inf
   float mx = __int_as_float(0xFF800000);  // -Inf
   if (valid) {
@@ -316,7 +316,7 @@ __global__ void __launch_bounds__(kChunkedMaxGroupThreads)
                 v + i * kChunk);
     }
 #pragma unroll
-    for (int j = 0; j < kGroupElementsPerThread; ++j) {
+    for (int j = 0; j < kPerThread; ++j) {
       mn = fminf(mn, v[j]);
       mx = ptx::MaxNanF32(mx, v[j]);
     }
@@ -358,10 +358,10 @@ __global__ void __launch_bounds__(kChunkedMaxGroupThreads)
   const block::QuantParams p = group_params[slot];
   const float lo = static_cast<float>(r.qmin - p.zero_point);
   const float hi = static_cast<float>(r.qmax - p.zero_point);
-  std::uint32_t q[kGroupElementsPerThread];
-  if (r.rounding == RoundingMode::kNearestEven) CodesOf<kDivide>(v, p, lo, hi, RoundingMode::kNearestEven, mask, q);
-  else if (r.rounding == RoundingMode::kNearestAway) CodesOf<kDivide>(v, p, lo, hi, RoundingMode::kNearestAway, mask, q);
-  else CodesOf<kDivide>(v, p, lo, hi, r.rounding, mask, q);
+  std::uint32_t q[kPerThread];
+  if (r.rounding == RoundingMode::kNearestEven) CodesOf<kDivide, kPerThread>(v, p, lo, hi, RoundingMode::kNearestEven, mask, q);
+  else if (r.rounding == RoundingMode::kNearestAway) CodesOf<kDivide, kPerThread>(v, p, lo, hi, RoundingMode::kNearestAway, mask, q);
+  else CodesOf<kDivide, kPerThread>(v, p, lo, hi, r.rounding, mask, q);
 #pragma unroll
   for (int i = 0; i < kChunksPerThread; ++i) {
     const std::uint32_t* c = q + i * kChunk;
@@ -521,7 +521,7 @@ Status CheckShape(const char* what, const block::IntQuantRecipe* recipe, const b
 }
 
 // log2 of the threads per group of QuantizeIntChunksKernel, or -1 where it
-// does not apply: a group of 16 T elements, T a power of two up to 1024;
+// does not apply: a group of 32 T elements, T a power of two up to 1024;
 // byte or nibble packing (an AWQ word spans two chunks); the input aligned
 // for its chunk loads and the codes for their stores; and a recipe whose
 // ScaledElement is one multiply or divide (no element quirk, not MX).

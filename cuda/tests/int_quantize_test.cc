@@ -253,13 +253,14 @@ TEST(CudaIntQuantize, PerGroupEveryInt4RecipeAndPackingEqualsModel) {
   }
 }
 
-// Groups of 16 T elements, T a power of two up to 1024, take the kernel that
+// Groups of 32 T elements, T a power of two up to 1024, take the kernel that
 // holds a group in registers (int_quantize.cu QuantizeIntChunksKernel): T of
-// 1, 16, 32 (shuffles within a warp), 64 (two warps, a block of four groups
-// with one past the last), 256 and 1024 (one group a block), per row and per
-// group, byte and nibble packings. The same shapes with the input and codes
-// one element / byte off their alignment take the warp-per-group kernel and
-// must give the same bits.
+// 1, 4, 8 and 32 (shuffles within a warp, several groups a warp), 64 (two
+// warps a group, a block of four groups with one past the last), 128 and
+// 1024 (one group a block), per row and per group, byte and nibble
+// packings. Groups of 16 elements, and every shape with the input and codes
+// one element / byte off their alignment, take the warp-per-group kernel
+// and must give the same bits.
 TEST(CudaIntQuantize, GroupsHeldInRegistersEveryThreadCountEqualsModel) {
   LOWBIT_REQUIRE_GPU();
   const block::QuantLayout per_row{block::Granularity::kPerRow};
@@ -268,12 +269,12 @@ TEST(CudaIntQuantize, GroupsHeldInRegistersEveryThreadCountEqualsModel) {
     Shape shape;
   };
   const Case cases[] = {
-      {per_row, {9, 16}},
+      {per_row, {9, 32}},
       {per_row, {5, 256}},
-      {per_row, {6, 512}},
       {per_row, {3, 1024}},
+      {per_row, {3, 2048}},
       {per_row, {4, 4096}},
-      {per_row, {2, 16384}},
+      {per_row, {1, 32768}},
       {block::QuantLayout{block::Granularity::kPerGroup, 16}, {3, 96}},
       {block::QuantLayout{block::Granularity::kPerGroup, 128}, {9, 1024}},
       {block::QuantLayout{block::Granularity::kPerGroup, 2048}, {2, 4096}},
