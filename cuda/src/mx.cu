@@ -6,9 +6,13 @@
 // RCEIL from the bits, the other rules the model's), the scaled element
 // (alternatives::ScaledMxElementByReciprocal), and the element conversion:
 // the E2M1 alternatives, the cuda-hw FP8 instruction (its rule
-// static_asserted to be the recipe's), or the model's own encode for MXFP6 and
-// MXINT8. Dequantization multiplies the model's decoded element by the
-// model's decoded scale.
+// static_asserted to be the recipe's), the FP6 alternatives (alternatives/
+// fp6.h: one FP32 addition, 12 instructions an element on sm_90 against the
+// model's ~130) and the MXINT8 one (alternatives/mxint8.h: clamp and one
+// FP32 addition, 3 instructions), each for the element rules it is proven
+// for (a recipe with another rule takes the model's own encode).
+// Dequantization multiplies the model's decoded element by the model's
+// decoded scale.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -22,7 +26,9 @@
 #include "layout.cuh"
 #include "layout_variants.h"
 #include "lowbit/cuda/mx.h"
+#include "lowbit/formats/alternatives/fp6.h"
 #include "lowbit/formats/alternatives/mx_block.h"
+#include "lowbit/formats/alternatives/mxint8.h"
 #include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "recipes.cuh"
@@ -64,8 +70,29 @@ struct MxSteps {
                         NanSign::kPositive,
                     "ScaledMxElementAnyNan needs an instruction that gives every NaN one code");
       return Fp8Pair<kElement>(alternatives::ScaledMxElementAnyNan(s, x), 0.0f) & 0xFFu;
+    } else if constexpr (alternatives::Fp6AlternativeApplies(kR)) {
+      // MXFP6 with an element rule the FP6 alternatives are proven for (every
+      // MX profile of recipe/catalog.h, te and ocp among them:
+      // proptests/backends/alternatives_test.cc): round to nearest (ties to
+      // even for te and ocp), saturate, NaN -> +max (0x1F), -0 -> 0x20,
+      // recipe::EncodeScaled's FP6 conversion (alternatives/fp6.h).
+      static_assert(kR.element_encode.nan_into_no_nan == NanIntoNoNan::kPositiveMax &&
+                    kR.element_encode.keep_negative_zero);
+      constexpr RoundingMode kRounding = kR.element_encode.rounding;
+      const float y = alternatives::ScaledMxElementByReciprocal(kR, s, x);
+      if constexpr (kElement == FormatId::kE2m3) return alternatives::EncodeE2m3<kRounding>(y);
+      else return alternatives::EncodeE3m2<kRounding>(y);
+    } else if constexpr (alternatives::MxInt8AlternativeApplies(kR)) {
+      // MXINT8 likewise (alternatives/mxint8.h): round to nearest (ties to
+      // even for te and ocp), clamp to [-127, 127], NaN -> +127,
+      // recipe::EncodeScaled's MX-integer branch.
+      static_assert(kR.qmin == -127 && kR.qmax == 127 &&
+                    kR.element_encode.nan_into_no_nan == NanIntoNoNan::kPositiveMax);
+      constexpr RoundingMode kRounding = kR.element_encode.rounding;
+      return alternatives::EncodeMxInt8<kRounding>(alternatives::ScaledMxElementByReciprocal(kR, s, x));
     } else {
-      // MXFP6, MXINT8: the model's scaled element and conversion.
+      // MXFP6 or MXINT8 with another element rule: the model's scaled element
+      // and conversion.
       return recipe::EncodeScaled(kR, s, alternatives::ScaledMxElementByReciprocal(kR, s, x));
     }
   }

@@ -2,13 +2,16 @@
 // equal the model steps they replace (docs/design.md "Recipes are data too":
 // a faster formulation sits beside the model with an equality test on every
 // input). Host code, so CI runs it; the CUDA kernels call the same functions
-// (their device compilation is swept by cuda/tests/fast_e2m1_test.cu).
+// (their device compilation is swept by cuda/tests/fast_e2m1_test.cu and
+// fast_mx_elements_test.cu).
 //
-// Single-FP32-input alternatives (the E2M1 encoders, the RCEIL conversion):
-// every one of the 2^32 inputs at LOWBIT_TEST_LEVEL=full; at ci every input
-// of the binades where the result changes, every NaN / Inf / subnormal, every
-// other exponent with its boundary mantissas, and a prime stride through all
-// 2^32. The E2M1 decode: all 16 codes. The block-scale and scaled-element
+// Single-FP32-input alternatives (the E2M1 encoders, the RCEIL conversion,
+// the MXFP6 and MXINT8 element encoders): every one of the 2^32 inputs at
+// LOWBIT_TEST_LEVEL=full; at ci every input of the binades where the result
+// changes, every NaN / Inf / subnormal (the MXFP6 / MXINT8 sweeps: every
+// rounding and NaN class of every exponent instead), every other exponent
+// with its boundary mantissas, and a prime stride through all 2^32. The
+// E2M1 decode: all 16 codes. The block-scale and scaled-element
 // alternatives (two or three FP32 inputs): every recipe of the catalog they
 // apply to, on boundary-biased inputs (powers of two and their neighbours,
 // the products that land on a code boundary, 0, subnormals, FLT_MAX, Inf,
@@ -29,7 +32,9 @@
 #include "lowbit/formats/alternatives/amax.h"
 #include "lowbit/formats/alternatives/e2m1.h"
 #include "lowbit/formats/alternatives/e8m0_rceil.h"
+#include "lowbit/formats/alternatives/fp6.h"
 #include "lowbit/formats/alternatives/mx_block.h"
+#include "lowbit/formats/alternatives/mxint8.h"
 #include "lowbit/formats/alternatives/nvfp4_te_scale.h"
 #include "lowbit/formats/alternatives/x86_multiply.h"
 #include "lowbit/formats/convert.h"
@@ -58,6 +63,17 @@ std::string Hex(std::uint64_t v) {
 // exponent fields whose every mantissa is visited at ci (both signs).
 struct SweepPlan {
   std::vector<std::uint32_t> dense_exponents;
+  // At ci, also every input of exponent fields 0 and 0xFF (zeros, FP32
+  // subnormals, Inf, every NaN). The MXFP6 / MXINT8 sweeps, which call the
+  // model for several recipes per input, leave them to rounding_classes.
+  bool dense_zero_and_nonfinite = true;
+  // At ci, for every exponent field and sign: every value of the top 8
+  // mantissa bits with the low 15 bits 0, 1, 0x4000 or 0x7FFF. That is every
+  // rounding class (kept bit even or odd, round bit, sticky bits zero or not)
+  // of a rounding whose round bit is one of the FP32 significand's bits
+  // 15..23 (23 the implicit bit), as for every FP6 and INT8 result, and
+  // every NaN class (quiet, signalling, payload).
+  bool rounding_classes = false;
 };
 
 // Calls check(x) for every input of the plan at the current level, on every
@@ -75,8 +91,10 @@ std::uint64_t Sweep(const SweepPlan& plan, const std::function<bool(std::uint32_
     }
   } else {
     std::vector<std::uint32_t> exponents = plan.dense_exponents;
-    exponents.push_back(0);     // zeros and subnormals
-    exponents.push_back(0xFF);  // Inf and NaN
+    if (plan.dense_zero_and_nonfinite) {
+      exponents.push_back(0);     // zeros and subnormals
+      exponents.push_back(0xFF);  // Inf and NaN
+    }
     if (level == testing::TestLevel::kSmoke) exponents.clear();  // the list below only
     for (std::uint32_t e : exponents) {
       for (std::uint32_t sign : {0u, 1u}) {
@@ -90,6 +108,17 @@ std::uint64_t Sweep(const SweepPlan& plan, const std::function<bool(std::uint32_
       for (std::uint32_t m : mantissas) {
         list.push_back((e << 23) | m);
         list.push_back(0x80000000u | (e << 23) | m);
+      }
+    }
+    if (plan.rounding_classes && level != testing::TestLevel::kSmoke) {
+      for (std::uint32_t e = 0; e < 256; ++e) {
+        for (std::uint32_t top = 0; top < 256; ++top) {
+          for (std::uint32_t low : {0u, 1u, 0x4000u, 0x7FFFu}) {
+            const std::uint32_t x = (e << 23) | (top << 15) | low;
+            list.push_back(x);
+            list.push_back(0x80000000u | x);
+          }
+        }
       }
     }
     // 4093 is prime: every low-bit residue shows up (~1.05M inputs).
@@ -448,6 +477,150 @@ TEST(AlternativeMxScale, ScaledElementAnyNanGivesTheModelsCodes) {
   }
   EXPECT_GE(recipes, 7 + 2 * 2) << "the RNE mxfp4 recipes, and te / ocp of both MXFP8 formats";
 }
+
+// ---- MXFP6 and MXINT8 elements -----------------------------------------------
+
+bool SameElementRule(const recipe::Recipe& a, const recipe::Recipe& b) {
+  const EncodeOptions& x = a.element_encode;
+  const EncodeOptions& y = b.element_encode;
+  return profile_detail::SameLayout(a.element, b.element) && a.family() == b.family() && a.qmin == b.qmin &&
+         a.qmax == b.qmax && x.rounding == y.rounding && x.overflow == y.overflow && x.inf_input == y.inf_input &&
+         x.nan_sign == y.nan_sign && x.nan_payload == y.nan_payload && x.nan_into_no_nan == y.nan_into_no_nan &&
+         x.keep_negative_zero == y.keep_negative_zero && x.zero_into_no_zero == y.zero_into_no_zero &&
+         x.negative_into_unsigned == y.negative_into_unsigned && x.random_bits == y.random_bits &&
+         x.random_bit_count == y.random_bit_count;
+}
+
+// The element rules an MX element alternative is proven for: one recipe for
+// each distinct rule among the catalog's MX recipes with this element and
+// "<format>:te", which the CUDA kernels build for every MX element, MXINT8
+// included (cuda/src/recipes.cuh MxRecipeOf; the catalog lists no TE
+// MXINT8). Every one of them must be a rule the alternatives apply to.
+std::vector<recipe::Recipe> MxElementRules(const FormatSpec& element, bool (*applies)(const recipe::Recipe&),
+                                           int expected_recipes) {
+  std::vector<recipe::Recipe> all;
+  for (const recipe::Recipe& r : recipe::kAllRecipes) {
+    if (r.family() == recipe::Family::kMx && profile_detail::SameLayout(r.element, element)) all.push_back(r);
+  }
+  EXPECT_EQ(static_cast<int>(all.size()), expected_recipes) << element.name;
+  for (const recipe::MxFormat& f : recipe::kMxFormats) {
+    if (!profile_detail::SameLayout(f.element, element)) continue;
+    for (const recipe::MxProfile& p : recipe::kMxProfiles) {
+      if (std::string(p.name) == "te") all.push_back(recipe::MakeMxRecipe(f, p));
+    }
+  }
+  std::vector<recipe::Recipe> rules;
+  for (const recipe::Recipe& r : all) {
+    EXPECT_TRUE(applies(r)) << NameOf(r) << ": the alternatives do not cover this recipe's element rule";
+    bool seen = false;
+    for (const recipe::Recipe& q : rules) seen = seen || SameElementRule(q, r);
+    if (!seen) rules.push_back(r);
+  }
+  return rules;
+}
+
+// The sweep of one element: for every input y and every distinct rule r,
+// recipe::EncodeScaled(r, s, y) (s is not read for MX elements) against each
+// alternative for r's rounding.
+void ExpectMxElementAlternativesEqualTheModel(const std::vector<recipe::Recipe>& rules, const SweepPlan& plan,
+                                              std::uint32_t (*const* even)(float), int even_count,
+                                              std::uint32_t (*const* away)(float), int away_count) {
+  std::vector<std::string> failures;
+  int roundings[2] = {0, 0};
+  for (const recipe::Recipe& r : rules) ++roundings[r.element_encode.rounding == RoundingMode::kNearestAway];
+  EXPECT_GE(roundings[0], 1);
+  EXPECT_GE(roundings[1], 1);
+  const std::uint64_t checked = Sweep(plan, [&](std::uint32_t x, std::string* why) {
+    const float y = FromBits(x);
+    for (const recipe::Recipe& r : rules) {
+      const std::uint32_t want = recipe::EncodeScaled(r, recipe::BlockScale{}, y);
+      const bool ties_away = r.element_encode.rounding == RoundingMode::kNearestAway;
+      const int n = ties_away ? away_count : even_count;
+      for (int k = 0; k < n; ++k) {
+        const std::uint32_t got = (ties_away ? away : even)[k](y);
+        if (got != want) {
+          *why = NameOf(r) + ": model " + Hex(want) + ", alternative " + std::to_string(k) + " (" +
+                 (ties_away ? "ties away" : "ties to even") + ") " + Hex(got);
+          return false;
+        }
+      }
+    }
+    return true;
+  }, &failures);
+  ExpectSweptClean(checked, failures);
+}
+
+constexpr RoundingMode kEven = RoundingMode::kNearestEven;
+constexpr RoundingMode kAway = RoundingMode::kNearestAway;
+
+TEST(AlternativeMxElements, E2m3EqualsTheModelOnEveryInputForEveryMxRecipe) {
+  // 10 MX profiles over E2M3: 9 with ties to even (te's NaN sign differs
+  // from the others', a distinct rule though FP6 has no NaN code), msx with
+  // ties away.
+  const std::vector<recipe::Recipe> rules = MxElementRules(kE2m3, alternatives::Fp6AlternativeApplies, 10);
+  // Dense at ci (the rounding classes cover every other binade): [0.5, 1),
+  // the last subnormals and the carry into the first normal binade, and
+  // [4, 8), the saturation at 7.5 (7.75 and up).
+  SweepPlan plan;
+  plan.dense_exponents = {126, 129};
+  plan.dense_zero_and_nonfinite = false;
+  plan.rounding_classes = true;
+  constexpr std::uint32_t (*kEvenForms[])(float) = {alternatives::EncodeE2m3FromBits<kEven>,
+                                                    alternatives::EncodeE2m3OneAddition,
+                                                    alternatives::EncodeE2m3<kEven>};
+  constexpr std::uint32_t (*kAwayForms[])(float) = {alternatives::EncodeE2m3FromBits<kAway>,
+                                                    alternatives::EncodeE2m3<kAway>};
+  ExpectMxElementAlternativesEqualTheModel(rules, plan, kEvenForms, 3, kAwayForms, 2);
+}
+
+TEST(AlternativeMxElements, E3m2EqualsTheModelOnEveryInputForEveryMxRecipe) {
+  const std::vector<recipe::Recipe> rules = MxElementRules(kE3m2, alternatives::Fp6AlternativeApplies, 10);
+  // Dense at ci (the rounding classes cover every other binade): [0.125,
+  // 0.25), the last subnormals and the carry into the first normal binade,
+  // and [16, 32), the saturation at 28 (30 and up).
+  SweepPlan plan;
+  plan.dense_exponents = {124, 131};
+  plan.dense_zero_and_nonfinite = false;
+  plan.rounding_classes = true;
+  constexpr std::uint32_t (*kEvenForms[])(float) = {alternatives::EncodeE3m2FromBits<kEven>,
+                                                    alternatives::EncodeE3m2OneAddition,
+                                                    alternatives::EncodeE3m2<kEven>};
+  constexpr std::uint32_t (*kAwayForms[])(float) = {alternatives::EncodeE3m2FromBits<kAway>,
+                                                    alternatives::EncodeE3m2<kAway>};
+  ExpectMxElementAlternativesEqualTheModel(rules, plan, kEvenForms, 3, kAwayForms, 2);
+}
+
+TEST(AlternativeMxElements, Int8EqualsTheModelOnEveryInputForEveryMxRecipe) {
+  // ocp, msx-even and te (ties to even), msx (ties away).
+  const std::vector<recipe::Recipe> rules = MxElementRules(kInt8, alternatives::MxInt8AlternativeApplies, 3);
+  // Dense at ci (the rounding classes cover every other binade): [0.5, 1)
+  // (0 or 1) and [64, 128) (the clamp at 127: 127.5 rounds to 128 under
+  // either tie rule).
+  SweepPlan plan;
+  plan.dense_exponents = {126, 133};
+  plan.dense_zero_and_nonfinite = false;
+  plan.rounding_classes = true;
+  constexpr std::uint32_t (*kEvenForms[])(float) = {alternatives::EncodeMxInt8FromBits<kEven>,
+                                                    alternatives::EncodeMxInt8MagicAdd,
+                                                    alternatives::EncodeMxInt8<kEven>};
+  constexpr std::uint32_t (*kAwayForms[])(float) = {alternatives::EncodeMxInt8FromBits<kAway>,
+                                                    alternatives::EncodeMxInt8<kAway>};
+  ExpectMxElementAlternativesEqualTheModel(rules, plan, kEvenForms, 3, kAwayForms, 2);
+}
+
+// The encoders are also constant expressions, with the model's special
+// cases (alternatives/fp6.h, mxint8.h; docs/formats-reference.md §4.4, §5.2).
+static_assert(alternatives::EncodeE2m3OneAddition(7.75f) == 0x1F);  // saturates
+static_assert(alternatives::EncodeE2m3OneAddition(-0.0f) == 0x20);
+static_assert(alternatives::EncodeE2m3OneAddition(0.0625f) == 0x00);  // a tie: to even (0)
+static_assert(alternatives::EncodeE2m3FromBits<kAway>(0.0625f) == 0x01);
+static_assert(alternatives::EncodeE3m2OneAddition(-block::F32FromBits(0x7F800000u)) == 0x3F);  // -Inf -> -max
+static_assert(alternatives::EncodeE3m2FromBits<kEven>(block::F32FromBits(0xFFC00000u)) == 0x1F);  // -NaN -> +max
+static_assert(alternatives::EncodeMxInt8MagicAdd(-127.5f) == 0x81);  // -128 clamped to -127
+static_assert(alternatives::EncodeMxInt8MagicAdd(2.5f) == 0x02);
+static_assert(alternatives::EncodeMxInt8FromBits<kAway>(2.5f) == 0x03);
+static_assert(alternatives::EncodeMxInt8FromBits<kAway>(-0.0f) == 0x00);
+static_assert(alternatives::EncodeMxInt8MagicAdd(block::F32FromBits(0xFFC00000u)) == 0x7F);  // -NaN -> +127
 
 TEST(AlternativeNvfp4TeScale, EqualsTheModelWithTheModelsConversion) {
   const recipe::Recipe* te = nullptr;
