@@ -1,7 +1,8 @@
 // The array API of convert.h: argument checks (checks.h), then one element
 // map launch (map_kernel.cuh) with the functor that dispatch.cuh picks, in
 // the layout the caller's policy names (layout.cuh); cuda-sw maps of narrow
-// sources as a table of that same functor (table_map.cuh).
+// sources as a table of that same functor (table_map.cuh), and FP32 encodes
+// into at most 8 bits as a table of its thresholds (threshold_map.cuh).
 #include "lowbit/cuda/convert.h"
 
 #include <cuda_runtime.h>
@@ -17,6 +18,7 @@
 #include "map_kernel.cuh"
 #include "options_match.h"
 #include "table_map.cuh"
+#include "threshold_map.cuh"
 
 namespace lowbit::cuda {
 
@@ -133,6 +135,14 @@ Status ConvertWith(const ConvertRequest& r) {
       } else if constexpr (detail::TableShape<F>::kApplies) {
         if (!stochastic && detail::StagedTablePays<F>(r.count)) {
           error = detail::LaunchTableMap(r.input, r.output, r.count, functor, r.stream);
+        } else {
+          launch(functor);
+        }
+      } else if constexpr (detail::ThresholdShapeApplies<F>()) {
+        // FP32 into at most 8 bits: the model's thresholds (threshold_map.cuh),
+        // where proven; stochastic rounding is not among those options.
+        if (detail::ThresholdOptionsProven(Spec(r.format), r.encode)) {
+          error = detail::LaunchThresholdMap(r.input, r.output, r.count, functor, r.stream);
         } else {
           launch(functor);
         }

@@ -64,6 +64,8 @@ struct ModelConvert {
   using In = CodeT<kSrc>;
   using Out = CodeT<kDst>;
   using Model = ModelConvert;  // verified against itself (verify.h)
+  static constexpr FormatId kSource = kSrc;
+  static constexpr FormatId kDestination = kDst;
   Opt opt;
   const std::uint32_t* random_bits = nullptr;  // kStochastic: one word per element
   __device__ __forceinline__ Out One(In x, std::size_t i) const {

@@ -22,7 +22,9 @@
 //                     their registers instead of always 256;
 //   kTableMaps        cuda-sw maps of sources of at most 16 bits through a
 //                     table of the model's results on every code
-//                     (table_map.cuh) instead of the model per element.
+//                     (table_map.cuh), and FP32 encodes into at most 8 bits
+//                     through a table of the model's thresholds
+//                     (threshold_map.cuh), instead of the model per element.
 #pragma once
 
 #include <utility>
