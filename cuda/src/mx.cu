@@ -278,18 +278,24 @@ __global__ void __launch_bounds__(kDequantThreads)
   }
 }
 
-// The same products, eight elements a unit (a 4-byte E2M1 word or 8 code
-// bytes in, one 16-byte BF16 or two 16-byte FP32 stores out), in the flat
-// layout of the element maps (map_kernel.cuh FlatMapKernel): block b owns
-// kUnitsPerThread * kDequantUnitThreads consecutive units, thread t the
-// units b * kDequantUnitThreads * kUnitsPerThread + t + k * kDequantUnitThreads,
-// every load issued before the first use. Four consecutive units share a
-// scale byte (kMxBlock = 32). The elements after the last whole unit go
+// The same products a unit of elements at a time, in the flat layout of the
+// element maps (map_kernel.cuh FlatMapKernel): block b owns kUnitsPerThread *
+// kDequantUnitThreads consecutive units, thread t the units
+// b * kDequantUnitThreads * kUnitsPerThread + t + k * kDequantUnitThreads,
+// every load issued before the first use. A unit is four elements for FP32
+// output (a 2-byte E2M1 pair or 4 code bytes in, one 16-byte store out, so
+// that a warp's stores are one contiguous run) and eight for BF16 (a 4-byte
+// E2M1 word or 8 code bytes in, one 16-byte store out). A unit lies in one
+// scale block (kMxBlock = 32). The elements after the last whole unit go
 // one by one through the first block. Used when codes and output are
 // aligned for those accesses; MxDequantKernel otherwise.
 constexpr int kDequantUnitThreads = 128;
-constexpr int kUnitsPerThread = 4;
-constexpr int kUnit = 8;
+constexpr int kElementsPerThread = 32;
+
+template <typename Out>
+constexpr int UnitOf() {
+  return sizeof(Out) == 4 ? 4 : 8;
+}
 
 template <bool kPacked>
 __device__ __forceinline__ std::uint32_t CodeOf(const std::uint8_t* codes, std::size_t i) {
@@ -301,7 +307,12 @@ template <bool kPacked, typename Out>
 __global__ void __launch_bounds__(kDequantUnitThreads)
     MxDequantUnitsKernel(const std::uint8_t* __restrict__ codes, const std::uint8_t* __restrict__ scales,
                          std::size_t n, DecodeTables tables, Out* __restrict__ out) {
+  constexpr int kUnit = UnitOf<Out>();
+  constexpr int kUnitsPerThread = kElementsPerThread / kUnit;
   static_assert(kMxBlock % kUnit == 0);
+  // A unit's codes: kUnit bytes, or kUnit nibbles.
+  using Word = std::conditional_t<(kPacked ? kUnit / 2 : kUnit) == 2, std::uint16_t,
+                                  std::conditional_t<(kPacked ? kUnit / 2 : kUnit) == 4, std::uint32_t, uint2>>;
   __shared__ float element[256];
   __shared__ float scale[256];
   for (int i = threadIdx.x; i < 256; i += kDequantUnitThreads) {
@@ -311,14 +322,13 @@ __global__ void __launch_bounds__(kDequantUnitThreads)
   __syncthreads();
   const std::size_t units = n / kUnit;
   const std::size_t base = static_cast<std::size_t>(blockIdx.x) * (kDequantUnitThreads * kUnitsPerThread) + threadIdx.x;
-  uint2 word[kUnitsPerThread];  // kPacked: .x only
+  Word word[kUnitsPerThread];
   std::uint32_t scale_code[kUnitsPerThread];
 #pragma unroll
   for (int k = 0; k < kUnitsPerThread; ++k) {
     const std::size_t u = base + k * kDequantUnitThreads;
     if (u < units) {
-      if constexpr (kPacked) word[k].x = __ldg(reinterpret_cast<const std::uint32_t*>(codes) + u);
-      else word[k] = __ldg(reinterpret_cast<const uint2*>(codes) + u);
+      word[k] = __ldg(reinterpret_cast<const Word*>(codes) + u);
       scale_code[k] = __ldg(scales + u * kUnit / kMxBlock);
     }
   }
@@ -327,14 +337,24 @@ __global__ void __launch_bounds__(kDequantUnitThreads)
     const std::size_t u = base + k * kDequantUnitThreads;
     if (u >= units) break;
     const float x = scale[scale_code[k]];
+    std::uint32_t lo, hi = 0;  // the unit's code bits, low word first
+    if constexpr (std::is_same_v<Word, uint2>) {
+      lo = word[k].x;
+      hi = word[k].y;
+    } else {
+      lo = word[k];
+    }
     float v[kUnit];
 #pragma unroll
     for (int j = 0; j < kUnit; ++j) {
-      const std::uint32_t c = kPacked ? (word[k].x >> (4 * j)) & 0xFu
-                                      : ((j < 4 ? word[k].x : word[k].y) >> (8 * (j % 4))) & 0xFFu;
+      const std::uint32_t c = kPacked ? (lo >> (4 * j)) & 0xFu : ((j < 4 ? lo : hi) >> (8 * (j % 4))) & 0xFFu;
       v[j] = block::F32MulFirstNanWins(element[c], x);
     }
-    StoreUnit8(out + u * kUnit, v);
+    if constexpr (kUnit == 4) {
+      reinterpret_cast<float4*>(out)[u] = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+      StoreUnit8(out + u * kUnit, v);
+    }
   }
   if (blockIdx.x == 0) {
     for (std::size_t i = units * kUnit + threadIdx.x; i < n; i += kDequantUnitThreads) {
@@ -390,13 +410,15 @@ Status Dequantize(const MxDequantArgs& a) {
   const std::size_t pairs = (a.count + 1) / 2;
   const unsigned grid = GridFor(pairs, kDequantThreads);
   const bool packed = a.element == FormatId::kE2m1;
-  // The unit kernel's accesses: 4- or 8-byte code words, 16-byte stores.
-  const bool aligned = reinterpret_cast<std::uintptr_t>(a.codes) % (packed ? 4 : 8) == 0 &&
-                       reinterpret_cast<std::uintptr_t>(a.output) % 16 == 0;
-  // 0 blocks: the unit grid would reach gridDim.x's limit (unit_store.cuh UnitBlocks).
-  const unsigned blocks = aligned ? UnitBlocks(a.count / kUnit, kDequantUnitThreads * kUnitsPerThread) : 0;
   auto launch = [&](auto* out) {
     using Out = std::remove_pointer_t<decltype(out)>;
+    // The unit kernel's accesses: a unit's code word (kUnit bytes or nibbles),
+    // 16-byte stores.
+    constexpr int kUnit = UnitOf<Out>();
+    const bool aligned = reinterpret_cast<std::uintptr_t>(a.codes) % (packed ? kUnit / 2 : kUnit) == 0 &&
+                         reinterpret_cast<std::uintptr_t>(a.output) % 16 == 0;
+    // 0 blocks: the unit grid would reach gridDim.x's limit (unit_store.cuh UnitBlocks).
+    const unsigned blocks = aligned ? UnitBlocks(a.count / kUnit, kDequantUnitThreads * (kElementsPerThread / kUnit)) : 0;
     if (blocks > 0) {
       if (packed) {
         MxDequantUnitsKernel<true, Out><<<blocks, kDequantUnitThreads, 0, a.stream>>>(a.codes, a.scales, a.count,

@@ -379,17 +379,18 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-// The same products, eight elements a thread step: one 4-byte load of codes
-// (a unit of 8 never straddles a 16-element scale block), the unit's scale
-// byte, two 16-byte stores, and the tables in shared memory (indexed at run
-// time, the kernel-parameter tables above live in local memory). For the
-// registry's FP32 rows at the memory roofline (bench/RESULTS.md, "GPU
+// The same products, four elements a thread step: one 2-byte load of codes
+// (a unit of 4 never straddles a 16-element scale block), the unit's scale
+// byte, one 16-byte store (lane i of a warp takes unit base + i, so a warp's
+// stores are one contiguous run), and the tables in shared memory (indexed
+// at run time, the kernel-parameter tables above live in local memory). For
+// the registry's FP32 rows at the memory roofline (bench/RESULTS.md, "GPU
 // roofline": the one-pair kernel above was latency-bound at 0.30x copy).
-// Needs 4-byte aligned codes and 16-byte aligned output; the elements after
+// Needs 2-byte aligned codes and 16-byte aligned output; the elements after
 // the last whole unit are done by block 0, one per thread.
-constexpr int kNvfp4Unit = 8;
+constexpr int kNvfp4Unit = 4;
 constexpr int kNvfp4UnitThreads = 128;
-constexpr int kNvfp4UnitsPerThread = 4;
+constexpr int kNvfp4UnitsPerThread = 8;
 static_assert(16 % kNvfp4Unit == 0, "a unit lies inside one scale block");
 
 template <typename R>
@@ -415,7 +416,7 @@ __global__ void __launch_bounds__(kNvfp4UnitThreads)
   for (int k = 0; k < kNvfp4UnitsPerThread; ++k) {
     const std::size_t u = base + static_cast<std::size_t>(k) * kNvfp4UnitThreads;
     if (u < units) {
-      word[k] = __ldg(reinterpret_cast<const std::uint32_t*>(packed) + u);
+      word[k] = __ldg(reinterpret_cast<const std::uint16_t*>(packed) + u);
       scale_code[k] = __ldg(scales + u * kNvfp4Unit / 16);
     }
   }
@@ -429,7 +430,7 @@ __global__ void __launch_bounds__(kNvfp4UnitThreads)
     for (int j = 0; j < kNvfp4Unit; ++j) {
       v[j] = block::F32MulFirstNanWins(block::F32MulFirstNanWins(element[(word[k] >> (4 * j)) & 0xFu], s), s_dec);
     }
-    StoreUnit8(out + u * kNvfp4Unit, v);
+    reinterpret_cast<float4*>(out)[u] = make_float4(v[0], v[1], v[2], v[3]);
   }
   if (blockIdx.x == 0) {
     for (std::size_t i = units * kNvfp4Unit + threadIdx.x; i < n; i += kNvfp4UnitThreads) {
@@ -450,7 +451,7 @@ Status DequantizeNvfp4ToF32(const std::uint8_t* packed_codes, const std::uint8_t
   Status s = detail::CheckDeviceBuffers("nvfp4 dequantize", {packed_codes, scales, decode_scale, out});
   if (!s.ok) return s;
   const detail::Nvfp4DecodeTables& tables = detail::CachedNvfp4DecodeTables<R>();
-  const bool aligned = reinterpret_cast<std::uintptr_t>(packed_codes) % 4 == 0 &&
+  const bool aligned = reinterpret_cast<std::uintptr_t>(packed_codes) % (detail::kNvfp4Unit / 2) == 0 &&
                        reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
   // 0 blocks: the unit grid would reach gridDim.x's limit (unit_store.cuh UnitBlocks).
   const unsigned unit_blocks =

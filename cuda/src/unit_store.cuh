@@ -1,9 +1,12 @@
-// Pieces shared by the eight-element ("unit") dequantize kernels:
-// int_quantize.cu DequantizeIntUnitsKernel, mx.cu MxDequantUnitsKernel and
-// nvfp4.cu Nvfp4DequantF32UnitsKernel. Each decodes one unit of 8 elements
-// into registers, stores it with StoreUnit8, sizes its grid with UnitBlocks,
-// and (MX and NVFP4) reads the elements after the last whole unit one nibble
-// at a time with LowFirstNibbleCode.
+// Pieces shared by the "unit" dequantize kernels: int_quantize.cu
+// DequantizeIntUnitsKernel and DequantizeIntQuadsKernel, mx.cu
+// MxDequantUnitsKernel and nvfp4.cu Nvfp4DequantF32UnitsKernel. Each decodes
+// a unit of elements into registers; units of 8 (BF16 output, one 16-byte
+// store; and AWQ words) are stored with StoreUnit8, while FP32 output takes
+// units of 4 and one 16-byte store, so that a warp's stores are one
+// contiguous run. Each sizes its grid with UnitBlocks, and MX and NVFP4
+// read the elements after the last whole unit one nibble at a time with
+// LowFirstNibbleCode.
 #pragma once
 
 #include <cuda_runtime.h>
