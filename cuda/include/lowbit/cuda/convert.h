@@ -8,10 +8,16 @@
 //            most 16 bits goes through a table of the model's own results on
 //            every source code (cuda/src/table_map.cuh): byte sources always,
 //            16-bit ones from 2^16 elements and not under stochastic rounding.
+//            An FP32 source into a format of at most 8 bits goes through a
+//            table of the model's rounding thresholds
+//            (cuda/src/threshold_map.cuh) under the option sets proven equal
+//            to the model on all 2^32 inputs (ThresholdProvenOptions: the
+//            format defaults, the nvidia satfinite rule, one toward-zero
+//            set); other options run the model per element.
 // Buffers are device memory, 16-byte vector IO where both are 16-byte aligned,
-// any count; calls are asynchronous on `stream`. A 16-bit table lives in
-// stream-ordered scratch from a pool of lowbit's own, which keeps up to 64 MiB
-// mapped per device between calls (cuda/src/stream_scratch.h).
+// any count; calls are asynchronous on `stream`. A 16-bit or threshold table
+// lives in stream-ordered scratch from a pool of lowbit's own, which keeps up
+// to 64 MiB mapped per device between calls (cuda/src/stream_scratch.h).
 #pragma once
 
 #include <cuda_runtime_api.h>
