@@ -1,10 +1,14 @@
-// Integer quantization kernels of int_quantize.h. Statistics, scale and
-// zero point, and the element step are the model's own functions
-// (int_quant_params.h QuantParamsFromStats, int_quant.h ScaledElement and
-// the clamp-then-round of IntegerOfScaled) compiled for the device; only the
-// reduction order differs, which min / max / amax do not see (NaN propagates
-// whichever comes first; +-0 only ever reach a scale through a clamp to eps
-// or a rounded zero point, where both give the same bits).
+// Integer quantization kernels of int_quantize.h. Scale and zero point are
+// the model's own function (int_quant_params.h QuantParamsFromStats)
+// compiled for the device, and so is the element step of the warp-per-group
+// kernel (int_quant.h ScaledElement, then the clamp-then-round of
+// IntegerOfScaled). The kernel that holds a group in registers writes
+// ScaledElement as its one multiply or divide and is taken only for recipes
+// whose model ScaledElement is that (ChunkedGroupThreadsLog2). Only the
+// reduction order of the statistics differs from the model's, which min /
+// max / amax do not see (a group with a NaN redoes them in element order;
+// +-0 only ever reach a scale through a clamp to eps or a rounded zero point,
+// where both give the same bits).
 #include "lowbit/cuda/int_quantize.h"
 
 #include <cuda_runtime.h>
