@@ -14,17 +14,17 @@
 // binade, one more than the format has values per binade, so that a
 // bucket holds at most one boundary; every magnitude below them is one more
 // bucket, whose one boundary may be right after zero (-0 into an unsigned
-// format is 0, any other negative input its negative rule). For each sign and bucket the table
-// holds the model's codes at the bucket's two ends and the first magnitude
-// that takes the upper code, found by bisection with the model. An element
-// is then one shared-memory lookup and a comparison; Inf and NaN inputs
-// (their payload can reach the code) take the model itself.
+// format is 0, any other negative input its negative rule). For each sign
+// and bucket the table holds the model's codes at the bucket's two ends and
+// the first magnitude that takes the upper code, found by bisection with the
+// model. An element is then one shared-memory lookup and a comparison; Inf
+// and NaN inputs (their payload can reach the code) take the model itself.
 //
 // Every part of that argument is an assumption about the model that the
 // table does not check, so the table is used only where it is proven: the
-// formats of ThresholdShape and the option sets of ThresholdProvenOptions,
-// each compared with the model on all 2^32 FP32 inputs by
-// cuda/tests/threshold_map_test.cu.
+// functors of ThresholdShapeApplies and the option sets of
+// ThresholdProvenOptions, each compared with the model on all 2^32 FP32
+// inputs by cuda/tests/threshold_map_test.cu.
 #pragma once
 
 #include <cuda_runtime.h>
