@@ -595,7 +595,7 @@ Status CheckShape(const char* what, const block::IntQuantRecipe* recipe, const b
 // byte or nibble packing (an AWQ word spans two chunks); the input aligned
 // for its chunk loads and the codes for their stores; and a recipe whose
 // ScaledElement is one multiply or divide (no element quirk, not MX).
-int ChunkedGroupThreadsLog2(const IntQuantArgs& a, const Geometry& geo) {
+int ChunkedGroupThreadsLog2(const IntQuantArgs& a, const recipe::Recipe& model, const Geometry& geo) {
   if (a.packing == IntPacking::kAwq) return -1;
   if (geo.group_cols % kGroupElementsPerThread != 0 || geo.cols % geo.group_cols != 0) return -1;
   const std::size_t threads = geo.group_cols / kGroupElementsPerThread;
@@ -606,7 +606,6 @@ int ChunkedGroupThreadsLog2(const IntQuantArgs& a, const Geometry& geo) {
       reinterpret_cast<std::uintptr_t>(a.codes) % store_bytes != 0) {
     return -1;
   }
-  const recipe::Recipe model = block::ToRecipe(*a.recipe);
   if (model.family() == recipe::Family::kMx || model.element_quirk != recipe::ElementQuirk::kNone) return -1;
   int log2 = 0;
   while ((std::size_t{1} << log2) < threads) ++log2;
@@ -637,12 +636,13 @@ Status QuantizeInt(const IntQuantArgs& a) {
   DeviceRecipe dr{*a.recipe, *a.recipe->element};
   dr.recipe.element = nullptr;
   const bool f32 = a.input_type == InputType::kF32;
-  if (const int log2_threads = ChunkedGroupThreadsLog2(a, geo); log2_threads >= 0) {
+  const recipe::Recipe model = block::ToRecipe(*a.recipe);  // the recipe shape of the model's steps
+  if (const int log2_threads = ChunkedGroupThreadsLog2(a, model, geo); log2_threads >= 0) {
     const std::size_t group_threads = std::size_t{1} << log2_threads;
     const std::size_t threads = geo.rows * geo.grid_cols * group_threads;
     const unsigned block = static_cast<unsigned>(group_threads > kChunkedMinBlock ? group_threads : kChunkedMinBlock);
     const unsigned blocks = GridOf(threads, block);
-    const bool divide = block::ToRecipe(*a.recipe).element_step == recipe::ElementStep::kDivide;
+    const bool divide = model.element_step == recipe::ElementStep::kDivide;
     auto launch = [&](auto index, auto divides, const auto* input) {
       using Index = decltype(index);
       using In = std::remove_cv_t<std::remove_pointer_t<decltype(input)>>;

@@ -29,16 +29,16 @@
 
 namespace lowbit::cuda::detail {
 
-// Quantize (x -> q) or dequantize (q -> out) a row-major [rows, cols]
-// tensor by `r` in `layout` on `stream`, not waited for. Every pointer is
-// device memory (q.tensor_scale included where the recipe has one); the
-// layout must apply (recipe::MakeGroupGrid). Temporary device memory comes
-// from the stream-ordered allocator.
 // Whether the registry's "cuda" rows of recipe `r` run these kernels
 // (register_backends.cc PlanRecipe asks it first): the recipes no tuned
 // kernel implements.
 bool RunsOnModelRecipeKernels(const recipe::Recipe& r);
 
+// Quantize (x -> q) or dequantize (q -> out) a row-major [rows, cols]
+// tensor by `r` in `layout` on `stream`, not waited for. Every pointer is
+// device memory (q.tensor_scale included where the recipe has one); the
+// layout must apply (recipe::MakeGroupGrid). Temporary device memory comes
+// from the stream-ordered allocator.
 Status RunModelRecipe(const recipe::Recipe& r, const recipe::Layout& layout, bool quantize, const float* x,
                       std::size_t rows, std::size_t cols, const recipe::QuantizedTensor& q, float* out,
                       cudaStream_t stream);

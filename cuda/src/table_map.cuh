@@ -51,12 +51,13 @@ __global__ void EveryCodeKernel(In* __restrict__ codes, std::size_t entries) {
   if (i < entries) codes[i] = static_cast<In>(i);
 }
 
-// The array through table `t`: 16-byte units on the wider side as
-// MapShape, grid-stride, then the elements after the last unit, or all of
-// them when a buffer is not 16-byte aligned (units = 0), one at a time.
-template <typename In, typename Out>
-__device__ __forceinline__ void MapThroughTable(const Out* t, const In* __restrict__ in, Out* __restrict__ out,
-                                                std::size_t units, std::size_t count) {
+// The array through `lookup` (a table read: code -> result): 16-byte units
+// on the wider side as MapShape, grid-stride, then the elements after the
+// last unit, or all of them when a buffer is not 16-byte aligned (units =
+// 0), one at a time. Also the map of threshold_map.cuh.
+template <typename In, typename Out, typename Lookup>
+__device__ __forceinline__ void MapThroughTable(const Lookup& lookup, const In* __restrict__ in,
+                                                Out* __restrict__ out, std::size_t units, std::size_t count) {
   constexpr int kWide = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
   constexpr int kE = 16 / kWide;
   using VecIn = typename VecOf<kE * static_cast<int>(sizeof(In))>::T;
@@ -80,7 +81,7 @@ __device__ __forceinline__ void MapThroughTable(const Out* t, const In* __restri
       __builtin_memcpy(x, &v[k], sizeof(x));
       Out y[kE];
 #pragma unroll
-      for (int j = 0; j < kE; ++j) y[j] = t[x[j]];
+      for (int j = 0; j < kE; ++j) y[j] = static_cast<Out>(lookup(x[j]));
       VecOut o;
       __builtin_memcpy(&o, y, sizeof(o));
       vout[u] = o;
@@ -89,7 +90,7 @@ __device__ __forceinline__ void MapThroughTable(const Out* t, const In* __restri
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = units * kE + static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
        i += stride) {
-    out[i] = t[in[i]];
+    out[i] = static_cast<Out>(lookup(in[i]));
   }
 }
 
@@ -115,7 +116,7 @@ __global__ void __launch_bounds__(kByteTableThreads)
   __shared__ typename F::Out table[256];
   for (int c = threadIdx.x; c < 256; c += blockDim.x) table[c] = f.One(static_cast<typename F::In>(c), 0);
   __syncthreads();
-  MapThroughTable(table, in, out, units, count);
+  MapThroughTable([&](typename F::In c) { return table[c]; }, in, out, units, count);
 }
 
 // 16-bit sources: the table (2^16 entries, up to 128 KB) is staged from
@@ -129,7 +130,8 @@ __global__ void __launch_bounds__(kTableThreads)
   const uint4* table16 = reinterpret_cast<const uint4*>(table);
   for (std::size_t w = threadIdx.x; w < table_bytes / 16; w += blockDim.x) staged[w] = table16[w];
   __syncthreads();
-  MapThroughTable(reinterpret_cast<const Out*>(staged), in, out, units, count);
+  const Out* table_in_shared = reinterpret_cast<const Out*>(staged);
+  MapThroughTable([&](In c) { return table_in_shared[c]; }, in, out, units, count);
 }
 
 // Byte sources always map through their table (it costs 256 conversions in

@@ -40,6 +40,7 @@
 #include "lowbit/formats/convert.h"
 #include "options_match.h"
 #include "stream_scratch.h"
+#include "table_map.cuh"
 
 namespace lowbit::cuda::detail {
 
@@ -162,11 +163,9 @@ __device__ __forceinline__ std::uint32_t ThresholdCode(const uint2* t, const F& 
 }
 
 inline constexpr int kThresholdThreads = 512;
-inline constexpr int kThresholdUnroll = 4;  // 16-byte input units in flight per thread
 
-// The array: 16-byte input units (four elements, one 4-byte store),
-// grid-stride, then the elements after the last unit, or all of them when
-// the input is not 16-byte or the output not 4-byte aligned (units = 0).
+// The array through the table staged in shared memory, by table_map.cuh's
+// MapThroughTable (16-byte input units, four codes a 4-byte store).
 template <typename F>
 __global__ void __launch_bounds__(kThresholdThreads)
     ThresholdMapKernel(const std::uint32_t* __restrict__ in, std::uint8_t* __restrict__ out, std::size_t units,
@@ -175,30 +174,7 @@ __global__ void __launch_bounds__(kThresholdThreads)
   __shared__ uint2 t[2 * G::kBuckets];
   for (int j = threadIdx.x; j < 2 * G::kBuckets; j += blockDim.x) t[j] = table[j];
   __syncthreads();
-  const auto* vin = reinterpret_cast<const uint4*>(in);
-  auto* vout = reinterpret_cast<std::uint32_t*>(out);
-  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x * kThresholdUnroll;
-  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x * kThresholdUnroll + threadIdx.x;
-       base < units; base += step) {
-    uint4 v[kThresholdUnroll];
-#pragma unroll
-    for (int k = 0; k < kThresholdUnroll; ++k) {
-      const std::size_t u = base + static_cast<std::size_t>(k) * blockDim.x;
-      if (u < units) v[k] = __ldg(vin + u);
-    }
-#pragma unroll
-    for (int k = 0; k < kThresholdUnroll; ++k) {
-      const std::size_t u = base + static_cast<std::size_t>(k) * blockDim.x;
-      if (u >= units) break;
-      vout[u] = ThresholdCode(t, f, v[k].x) | (ThresholdCode(t, f, v[k].y) << 8) |
-                (ThresholdCode(t, f, v[k].z) << 16) | (ThresholdCode(t, f, v[k].w) << 24);
-    }
-  }
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = units * 4 + static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += stride) {
-    out[i] = static_cast<std::uint8_t>(ThresholdCode(t, f, __ldg(in + i)));
-  }
+  MapThroughTable([&](std::uint32_t bits) { return ThresholdCode(t, f, bits); }, in, out, units, count);
 }
 
 // Builds F's table into stream-ordered scratch and maps the array through
@@ -208,14 +184,13 @@ template <typename F>
 cudaError_t LaunchThresholdMap(const void* in, void* out, std::size_t count, const F& f, cudaStream_t stream) {
   using G = ThresholdGeometry<F::kDestination>;
   static_assert(ThresholdShapeApplies<F>());
-  const bool aligned = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 4 == 0;
-  const std::size_t units = aligned ? count / 4 : 0;
+  const std::size_t units = TableUnits<std::uint32_t, std::uint8_t>(in, out, count);
   StreamScratch scratch(stream);
   if (cudaError_t e = scratch.Allocate(G::kTableBytes); e != cudaSuccess) return e;
   auto* table = static_cast<uint2*>(scratch.get());
   BuildThresholdTableKernel<F><<<(2 * G::kBuckets + 127) / 128, 128, 0, stream>>>(table, f);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  const std::size_t work = units > 0 ? (units + kThresholdUnroll - 1) / kThresholdUnroll + (count - units * 4) : count;
+  const std::size_t work = units > 0 ? (units + kTableUnroll - 1) / kTableUnroll + (count - units * 4) : count;
   ThresholdMapKernel<F><<<GridFor(work, kThresholdThreads), kThresholdThreads, 0, stream>>>(
       static_cast<const std::uint32_t*>(in), static_cast<std::uint8_t*>(out), units, count, table, f);
   return cudaGetLastError();
