@@ -16,16 +16,38 @@
 // lanes, warps and blocks are combined as any parenthesisation of the
 // element sequence, never reordered: the result is the in-order Accumulate
 // of QuantizeTensor bit for bit.
+//
+// Compile-time recipes. Over a run-time Recipe the model's steps test every
+// field per element (14.8 warp instructions an element in the element pass,
+// bench/RESULTS.md "GPU roofline"). So each catalog recipe that
+// RunsOnModelRecipeKernels takes has its own copy of the kernels
+// (CatalogRecipe<kIndex>), where the recipe is a constant the compiler folds
+// into the same model steps; a recipe equal to none of them
+// (SameRecipeSemantics) runs the run-time copy. Two element conversions reach
+// the model's steps as tables (recipe::EncodeElementWith, DecodeElementWith):
+// dequantize looks an element's FP32 value up in a table of the model's
+// DecodeToF32 for all 256 code bytes, filled per block; quantize, for a
+// catalog recipe whose element options the threshold tables are proven for
+// (threshold_map.cuh), looks the code of the scaled value up in the model's
+// threshold table.
 #include "model_recipe.h"
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "checks.h"
+#include "element_ops.cuh"
+#include "fast_divide.h"
 #include "launch.cuh"
+#include "spec_value.h"
 #include "stream_scratch.h"
+#include "threshold_map.cuh"
+#include "lowbit/formats/profiles/format_match.h"
+#include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
 
@@ -57,6 +79,105 @@ constexpr int kElementRun = 16;
 // byte, 24.5% of warps active in ncu).
 constexpr int kElementBlocksPerSm = 4;
 constexpr int kDequantizeBlocksPerSm = 6;
+
+// ---- the recipe a kernel runs ---------------------------------------------------
+
+// A recipe passed at run time, as a kernel parameter.
+struct RunTimeRecipe {
+  static constexpr bool kFolded = false;
+  recipe::Recipe value;
+  __device__ recipe::Recipe Get() const { return value; }
+};
+
+// Catalog recipe kIndex (recipe::kAllRecipes) as a compile-time value: a
+// constexpr local, so device code never names the host constant at run time
+// (steps.h: "Device code passes a recipe by value").
+template <int kIndex>
+struct CatalogRecipe {
+  static constexpr bool kFolded = true;  // every field a constant
+  __host__ __device__ static constexpr recipe::Recipe Get() {
+    constexpr recipe::Recipe kRecipe = recipe::kAllRecipes[kIndex];
+    return kRecipe;
+  }
+};
+
+// Whether two recipes give the same results: every field a step reads
+// (recipe.h), the names and source aside.
+bool SameRecipeSemantics(const recipe::Recipe& a, const recipe::Recipe& b) {
+  const auto same_options = [](const EncodeOptions& x, const EncodeOptions& y) {
+    return x.rounding == y.rounding && x.overflow == y.overflow && x.inf_input == y.inf_input &&
+           x.nan_sign == y.nan_sign && x.nan_payload == y.nan_payload && x.nan_into_no_nan == y.nan_into_no_nan &&
+           x.keep_negative_zero == y.keep_negative_zero && x.zero_into_no_zero == y.zero_into_no_zero &&
+           x.negative_into_unsigned == y.negative_into_unsigned && x.random_bits == y.random_bits &&
+           x.random_bit_count == y.random_bit_count;
+  };
+  return profile_detail::SameLayout(a.element, b.element) && same_options(a.element_encode, b.element_encode) &&
+         a.layout.geometry == b.layout.geometry && a.layout.size == b.layout.size &&
+         a.layout.tile_rows == b.layout.tile_rows && profile_detail::SameLayout(a.scale_format, b.scale_format) &&
+         a.scale_rule == b.scale_rule && a.amax_nan == b.amax_nan && a.element_step == b.element_step &&
+         a.element_quirk == b.element_quirk && a.tensor_scale == b.tensor_scale &&
+         a.dequantize_order == b.dequantize_order && a.zero_point == b.zero_point && a.packing == b.packing &&
+         a.element_emax == b.element_emax && a.element_implied_exponent == b.element_implied_exponent &&
+         a.qmin == b.qmin && a.qmax == b.qmax && a.scale_saturate == b.scale_saturate &&
+         a.zero_amax_as_min_normal == b.zero_amax_as_min_normal &&
+         block::F32Bits(a.eps) == block::F32Bits(b.eps) && a.pow2_scale == b.pow2_scale &&
+         a.scalar_divisor_as_reciprocal == b.scalar_divisor_as_reciprocal && a.amax_divisor == b.amax_divisor;
+}
+
+// The catalog recipes with their own kernels: those RunsOnModelRecipeKernels takes.
+constexpr int CountCompiledRecipes() {
+  int n = 0;
+  for (const recipe::Recipe& r : recipe::kAllRecipes) n += RunsOnModelRecipeKernels(r) ? 1 : 0;
+  return n;
+}
+constexpr std::array<int, CountCompiledRecipes()> CompiledRecipeIndices() {
+  std::array<int, CountCompiledRecipes()> indices{};
+  int n = 0;
+  for (int i = 0; i < static_cast<int>(recipe::kAllRecipes.size()); ++i) {
+    if (RunsOnModelRecipeKernels(recipe::kAllRecipes[i])) indices[n++] = i;
+  }
+  return indices;
+}
+inline constexpr std::array<int, CountCompiledRecipes()> kCompiledRecipes = CompiledRecipeIndices();
+
+// ---- the element conversion of the element pass ---------------------------------
+
+// The model's EncodeF32 per element.
+struct ModelElementCodes {
+  static constexpr int kTableEntries = 1;
+  __device__ void Stage(uint2*) const {}
+  __device__ recipe::ElementEncodeOfModel Encoder(const recipe::Recipe& r, const uint2*) const { return {r}; }
+};
+
+// The model's threshold table of FP32 into element format kElement under the
+// recipe's element options (threshold_map.cuh), staged in shared memory.
+// Taken only where ThresholdCodesApply.
+template <FormatId kElement>
+struct ThresholdElementCodes {
+  using Encode = ModelConvert<FormatId::kFp32, kElement>;
+  static constexpr int kTableEntries = 2 * ThresholdGeometry<kElement>::kBuckets;
+  const uint2* table;  // built by LaunchBuildThresholdTable(table, encode)
+  Encode encode;
+  __device__ void Stage(uint2* shared) const {
+    for (int j = threadIdx.x; j < kTableEntries; j += blockDim.x) shared[j] = table[j];
+  }
+  __device__ auto Encoder(const recipe::Recipe&, const uint2* shared) const {
+    return [shared, this](float y) -> std::uint64_t { return ThresholdCode(shared, encode, block::F32Bits(y)); };
+  }
+};
+
+// Whether catalog recipe kIndex takes the threshold table: a float element
+// whose table fits and whose options are proven (AWQ's integer elements and
+// MXINT8 run the model's EncodeF32).
+template <int kIndex>
+constexpr bool ThresholdCodesApply() {
+  constexpr recipe::Recipe r = CatalogRecipe<kIndex>::Get();
+  if constexpr (r.element.IsFloat()) {
+    using Encode = ModelConvert<FormatId::kFp32, FormatIdOf(r.element)>;
+    return ThresholdShapeApplies<Encode>() && ThresholdOptionsProven(r.element, r.element_encode);
+  }
+  return false;
+}
 
 __host__ __device__ bool Aligned(const void* p, std::uintptr_t bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
@@ -129,8 +250,10 @@ __device__ recipe::GroupStats CombineAcrossWarps(const recipe::Recipe& r, recipe
 // [b * block_elems, (b + 1) * block_elems) (block_elems a multiple of
 // kBlockStep), its warp w the w-th eighth of that, walked in warp steps of
 // kWarpStep coalesced elements; partial[b] is their in-order Combine.
+template <class Src>
 __global__ __launch_bounds__(kModelThreads, kStatsBlocksPerSm) void ModelTensorPartialsKernel(
-    recipe::Recipe r, const float* __restrict__ x, long n, long block_elems, recipe::GroupStats* __restrict__ partial) {
+    Src src, const float* __restrict__ x, long n, long block_elems, recipe::GroupStats* __restrict__ partial) {
+  const recipe::Recipe r = src.Get();
   __shared__ recipe::GroupStats warp_stats[kWarpsPerBlock];
   const int lane = threadIdx.x % kWarpSize;
   const long warp_elems = block_elems / kWarpsPerBlock;
@@ -151,9 +274,11 @@ __global__ __launch_bounds__(kModelThreads, kStatsBlocksPerSm) void ModelTensorP
 // partials in order, then lanes and warps in order. The tensor's statistics
 // go to *stats and, for a recipe with a tensor-level scale, that scale
 // (recipe::ChooseTensorScale of the amax, as TensorScaleOf) to *tensor_scale.
+template <class Src>
 __global__ __launch_bounds__(kModelThreads) void ModelTensorStatsKernel(
-    recipe::Recipe r, const recipe::GroupStats* __restrict__ partial, long count,
+    Src src, const recipe::GroupStats* __restrict__ partial, long count,
     recipe::GroupStats* __restrict__ stats, recipe::TensorScale* tensor_scale) {
+  const recipe::Recipe r = src.Get();
   __shared__ recipe::GroupStats warp_stats[kWarpsPerBlock];
   const long share = count / kModelThreads + (count % kModelThreads != 0 ? 1 : 0);
   const long begin = static_cast<long>(threadIdx.x) * share;
@@ -183,12 +308,14 @@ int StatsLanesPerGroup(long group_cols) {
 // accumulating the p-th run of kStatsRun, and the step's in-order
 // combination is combined on the right of the group's running statistics.
 // The set's first lane chooses and stores the scale.
-__global__ __launch_bounds__(kModelThreads) void ModelScalesKernel(recipe::Recipe r, recipe::GroupGrid g,
+template <class Src>
+__global__ __launch_bounds__(kModelThreads) void ModelScalesKernel(Src src, recipe::GroupGrid g,
                                                                   const float* __restrict__ x, int lanes,
                                                                   const recipe::GroupStats* tensor_stats,
                                                                   const recipe::TensorScale* tensor_scale,
                                                                   recipe::QuantizedTensor q,
                                                                   recipe::BlockScale* __restrict__ scales) {
+  const recipe::Recipe r = src.Get();
   const int lane = threadIdx.x % kWarpSize;
   const int part = lane % lanes;
   const long groups_per_warp = kWarpSize / lanes;
@@ -247,6 +374,50 @@ __device__ long GroupStretchEnd(const recipe::GroupGrid& g, long k, long j, long
   return k + MinLong(g.group_cols - in_group, g.cols - j);
 }
 
+// The divisions of GroupOf and GroupStretchEnd as multiply-and-shift
+// (fast_divide.h) for tensors of fewer than 2^32 elements (`apply`), set
+// once on the host: the three run-time divisions of a run's group took
+// about 75 instructions, a sixth of a 16-element run's dequantize.
+struct GroupDivisors {
+  bool apply = false;
+  FastDivider cols, group_cols, group_rows;
+};
+
+GroupDivisors DivisorsOf(const recipe::GroupGrid& g) {
+  GroupDivisors d;
+  d.apply = g.rows * g.cols <= 0xFFFFFFFFL;
+  if (d.apply) {
+    d.cols = FastDivider::For(static_cast<std::uint32_t>(g.cols));
+    d.group_cols = FastDivider::For(static_cast<std::uint32_t>(g.group_cols));
+    d.group_rows = FastDivider::For(static_cast<std::uint32_t>(g.group_rows));
+  }
+  return d;
+}
+
+// Whether the kElementRun elements from k0 (< n) share one group, and that
+// group: recipe::GroupOf of k0 and GroupStretchEnd, with d's divisions where
+// they apply.
+__device__ bool RunInOneGroup(const recipe::GroupGrid& g, const GroupDivisors& d, long k0, long* group) {
+  long stretch_end = 0;
+  if (!d.apply) {
+    const long i = DivideNonNegative(k0, g.cols);
+    const long j = k0 - i * g.cols;
+    *group = recipe::GroupOf(g, i, j);
+    stretch_end = GroupStretchEnd(g, k0, j, *group);
+  } else if (g.flat) {
+    *group = d.group_cols.Quotient(static_cast<std::uint32_t>(k0));
+    stretch_end = MinLong((*group + 1) * g.group_cols, g.rows * g.cols);
+  } else {
+    const std::uint32_t i = d.cols.Quotient(static_cast<std::uint32_t>(k0));
+    const std::uint32_t j = static_cast<std::uint32_t>(k0) - i * static_cast<std::uint32_t>(g.cols);
+    const std::uint32_t group_col = d.group_cols.Quotient(j);
+    *group = static_cast<long>(d.group_rows.Quotient(i)) * g.grid_cols + group_col;
+    const long in_group = static_cast<long>(j) - static_cast<long>(group_col) * g.group_cols;
+    stretch_end = k0 + MinLong(g.group_cols - in_group, g.cols - static_cast<long>(j));
+  }
+  return stretch_end >= k0 + kElementRun;
+}
+
 // Four consecutive elements from k: one 16-byte load when aligned and in
 // range, else each one in range (0 past n, never encoded).
 __device__ float4 LoadQuad(const float* __restrict__ x, long k, long n, bool x_aligned) {
@@ -276,6 +447,11 @@ __device__ std::uint8_t GetByte(std::uint64_t lo, std::uint64_t hi, int b) {
   return static_cast<std::uint8_t>((b < 8 ? lo >> (8 * b) : hi >> (8 * (b - 8))) & 0xFFu);
 }
 
+// The shared-memory slot of float4 p (0..3) of a warp's thread `lane` in
+// ModelDequantizeKernel's staging: rotated by lane / 2, so that the eight
+// lanes of one 16-byte store phase (64 bytes apart) cover all 32 banks.
+__device__ __forceinline__ int StagedSlot(int lane, int p) { return lane * 4 + ((p + lane / 2) & 3); }
+
 __host__ __device__ long ElementRuns(long n) { return n / kElementRun + (n % kElementRun != 0 ? 1 : 0); }
 
 // One thread per run of kElementRun consecutive elements: the model's
@@ -284,10 +460,17 @@ __host__ __device__ long ElementRuns(long n) { return n / kElementRun + (n % kEl
 // into a one-byte buffer at position k % 2 (a run starts at an even k), so
 // the nibble is the one StoreCode picks for k; an odd last nibble keeps a 0
 // partner, as QuantizeTensor leaves it. The run's bytes go out in one 16-
-// or 8-byte store when whole and aligned, else byte by byte.
+// or 8-byte store when whole and aligned, else byte by byte. The element
+// conversion is `element_codes`' (the model's, or its threshold table).
+template <class Src, class ElementCodes>
 __global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelElementsKernel(
-    recipe::Recipe r, recipe::GroupGrid g, const float* __restrict__ x, const recipe::BlockScale* __restrict__ scales,
-    std::uint8_t* __restrict__ codes) {
+    Src src, ElementCodes element_codes, recipe::GroupGrid g, GroupDivisors divisors, const float* __restrict__ x,
+    const recipe::BlockScale* __restrict__ scales, std::uint8_t* __restrict__ codes) {
+  const recipe::Recipe r = src.Get();
+  __shared__ uint2 table[ElementCodes::kTableEntries];
+  element_codes.Stage(table);
+  if (ElementCodes::kTableEntries > 1) __syncthreads();
+  const auto encode_element = element_codes.Encoder(r, table);
   const long n = g.rows * g.cols;
   const bool packed = r.packing != recipe::Packing::kOnePerByte;
   const long run_bytes = packed ? kElementRun / 2 : kElementRun;
@@ -302,31 +485,53 @@ __global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelEleme
     const float4 in1 = LoadQuad(x, k0 + 4, n, x_aligned);
     const float4 in2 = LoadQuad(x, k0 + 8, n, x_aligned);
     const float4 in3 = LoadQuad(x, k0 + 12, n, x_aligned);
-    long i = DivideNonNegative(k0, g.cols);
-    long j = k0 - i * g.cols;
-    long stretch_end = k0;
-    recipe::BlockScale s;
-    float4 quad = in0;
     std::uint64_t lo = 0, hi = 0;
-    std::uint8_t byte[1] = {0};
-    for (int e = 0; e < count; ++e) {
-      const long k = k0 + e;
-      if (k == stretch_end) {
-        const long group = recipe::GroupOf(g, i, j);
-        s = scales[group];
-        stretch_end = GroupStretchEnd(g, k, j, group);
+    long group0 = 0;
+    if (Src::kFolded && count == kElementRun && RunInOneGroup(g, divisors, k0, &group0)) {
+      // The whole run in one group: its scale once, the elements unrolled
+      // (for a compiled recipe: unrolled over a run-time one, the model's
+      // steps take more registers than a thread has).
+      const recipe::BlockScale s0 = scales[group0];
+      const float v[kElementRun] = {in0.x, in0.y, in0.z, in0.w, in1.x, in1.y, in1.z, in1.w,
+                                    in2.x, in2.y, in2.z, in2.w, in3.x, in3.y, in3.z, in3.w};
+#pragma unroll
+      for (int e = 0; e < kElementRun; e += 2) {
+        std::uint8_t pair[2] = {0, 0};
+        recipe::StoreCode(r.packing, pair, 0, recipe::EncodeElementWith(r, s0, v[e], encode_element));
+        recipe::StoreCode(r.packing, pair, 1, recipe::EncodeElementWith(r, s0, v[e + 1], encode_element));
+        if (packed) {
+          PutByte(lo, hi, e / 2, pair[0]);
+        } else {
+          PutByte(lo, hi, e, pair[0]);
+          PutByte(lo, hi, e + 1, pair[1]);
+        }
       }
-      if (e % 4 == 0) quad = QuadAt(in0, in1, in2, in3, e / 4);
-      const float v = quad.x;
-      quad = make_float4(quad.y, quad.z, quad.w, quad.x);
-      recipe::StoreCode(r.packing, byte, packed ? (e & 1) : 0, recipe::EncodeElement(r, s, v));
-      if (!packed || (e & 1) == 1 || e == count - 1) {
-        PutByte(lo, hi, packed ? e / 2 : e, byte[0]);
-        byte[0] = 0;
-      }
-      if (++j == g.cols) {
-        j = 0;
-        ++i;
+    } else {
+      long i = DivideNonNegative(k0, g.cols);
+      long j = k0 - i * g.cols;
+      long stretch_end = k0;
+      recipe::BlockScale s;
+      float4 quad = in0;
+      std::uint8_t byte[1] = {0};
+      for (int e = 0; e < count; ++e) {
+        const long k = k0 + e;
+        if (k == stretch_end) {
+          const long group = recipe::GroupOf(g, i, j);
+          s = scales[group];
+          stretch_end = GroupStretchEnd(g, k, j, group);
+        }
+        if (e % 4 == 0) quad = QuadAt(in0, in1, in2, in3, e / 4);
+        const float v = quad.x;
+        quad = make_float4(quad.y, quad.z, quad.w, quad.x);
+        recipe::StoreCode(r.packing, byte, packed ? (e & 1) : 0, recipe::EncodeElementWith(r, s, v, encode_element));
+        if (!packed || (e & 1) == 1 || e == count - 1) {
+          PutByte(lo, hi, packed ? e / 2 : e, byte[0]);
+          byte[0] = 0;
+        }
+        if (++j == g.cols) {
+          j = 0;
+          ++i;
+        }
       }
     }
     const long b0 = run * run_bytes;
@@ -348,9 +553,33 @@ __global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelEleme
 // dequantize step (recipe::LoadScale once per stretch of one group, LoadCode
 // from a one-byte buffer at position k % 2, DecodeElement, as
 // DequantizeTensor). Codes come in one 16- or 8-byte load when whole and
-// aligned; outputs leave four at a time (one 16-byte store when aligned).
+// aligned; outputs leave four at a time (one 16-byte store when aligned). An
+// element's FP32 value is looked up in the block's table of the model's
+// DecodeToF32 of every code byte (a code byte is what LoadCode hands over).
+//
+// When every run of a warp is whole and in one group (the warp's 32 runs
+// are consecutive), each thread decodes its run unrolled under one scale
+// and the warp's 512 outputs go out through shared memory as four 16-byte
+// stores a thread, each store instruction of the warp one contiguous 512
+// bytes: a thread's own four stores of its run would leave 48-byte holes
+// between lanes (bench/RESULTS.md "GPU roofline": such stores were what held
+// the FP32 dequantize kernels back).
+template <class Src>
 __global__ __launch_bounds__(kModelThreads, kDequantizeBlocksPerSm) void ModelDequantizeKernel(
-    recipe::Recipe r, recipe::GroupGrid g, recipe::ConstQuantizedTensor q, float* __restrict__ out) {
+    Src src, recipe::GroupGrid g, GroupDivisors divisors, recipe::ConstQuantizedTensor q, float* __restrict__ out) {
+  const recipe::Recipe r = src.Get();
+  __shared__ float element_values[256];
+  for (int c = threadIdx.x; c < 256; c += blockDim.x) {
+    element_values[c] = recipe::ElementValueOfModel{r}(static_cast<std::uint8_t>(c));
+  }
+  // A warp's outputs, staged: float4 slot p of thread `lane` (p = 0..3) at
+  // StagedSlot(lane, p), so that a 16-byte shared store of 8 lanes touches
+  // 32 different banks.
+  __shared__ float4 staged[kModelThreads * kElementRun / 4];
+  __syncthreads();
+  const auto element_value = [&](std::uint8_t code) { return element_values[code]; };
+  const int lane = threadIdx.x % kWarpSize;
+  float4* const warp_staged = staged + (threadIdx.x / kWarpSize) * (kWarpSize * kElementRun / 4);
   const long n = g.rows * g.cols;
   const bool packed = r.packing != recipe::Packing::kOnePerByte;
   const long run_bytes = packed ? kElementRun / 2 : kElementRun;
@@ -359,9 +588,13 @@ __global__ __launch_bounds__(kModelThreads, kDequantizeBlocksPerSm) void ModelDe
   const recipe::TensorScale t = q.tensor_scale != nullptr ? *q.tensor_scale : recipe::TensorScale{};
   const long runs = ElementRuns(n);
   const long stride = static_cast<long>(gridDim.x) * blockDim.x;
-  for (long run = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x; run < runs; run += stride) {
+  // Warp-uniform: the warp's first run steps by `stride`, a multiple of 32.
+  for (long warp_run = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x - lane; warp_run < runs;
+       warp_run += stride) {
+    const long run = warp_run + lane;
+    const bool active = run < runs;
     const long k0 = run * kElementRun;
-    const int count = n - k0 < kElementRun ? static_cast<int>(n - k0) : kElementRun;
+    const int count = !active ? 0 : (n - k0 < kElementRun ? static_cast<int>(n - k0) : kElementRun);
     const long b0 = run * run_bytes;
     std::uint64_t lo = 0, hi = 0;
     if (count == kElementRun && codes_aligned) {
@@ -377,6 +610,43 @@ __global__ __launch_bounds__(kModelThreads, kDequantizeBlocksPerSm) void ModelDe
       const int valid = packed ? (count + 1) / 2 : count;
       for (int b = 0; b < valid; ++b) PutByte(lo, hi, b, q.codes[b0 + b]);
     }
+    long group0 = 0;
+    const bool one_group =
+        count == kElementRun && codes_aligned && out_aligned && RunInOneGroup(g, divisors, k0, &group0);
+    if (__all_sync(kFullWarp, one_group)) {
+      const recipe::BlockScale s0 = recipe::LoadScale(r, q, group0);
+      float v[kElementRun];
+      const auto decode_run = [&] {
+#pragma unroll
+        for (int e = 0; e < kElementRun; ++e) {
+          const std::uint8_t byte[1] = {GetByte(lo, hi, packed ? e / 2 : e)};
+          v[e] = recipe::DecodeElementWith(r, s0, t, recipe::LoadCode(r.packing, byte, packed ? (e & 1) : 0),
+                                           element_value);
+        }
+      };
+      // The same steps twice, so that in each copy the compiler knows
+      // whether the scale is NaN (a test DecodeElementWith makes per
+      // element) and drops that test from the unrolled elements.
+      if (block::F32IsNan(block::F32Bits(s0.decode))) {
+        decode_run();
+      } else {
+        decode_run();
+      }
+#pragma unroll
+      for (int p = 0; p < kElementRun / 4; ++p) {
+        warp_staged[StagedSlot(lane, p)] = make_float4(v[4 * p], v[4 * p + 1], v[4 * p + 2], v[4 * p + 3]);
+      }
+      __syncwarp();
+      float4* const warp_out = reinterpret_cast<float4*>(out + warp_run * kElementRun);
+#pragma unroll
+      for (int p = 0; p < kElementRun / 4; ++p) {
+        const int quad_index = p * kWarpSize + lane;  // the warp's quad, in element order
+        warp_out[quad_index] = warp_staged[StagedSlot(quad_index / 4, quad_index % 4)];
+      }
+      __syncwarp();  // the slots are written again in the next turn
+      continue;
+    }
+    if (!active) continue;
     long i = DivideNonNegative(k0, g.cols);
     long j = k0 - i * g.cols;
     long stretch_end = k0;
@@ -390,7 +660,8 @@ __global__ __launch_bounds__(kModelThreads, kDequantizeBlocksPerSm) void ModelDe
         stretch_end = GroupStretchEnd(g, k, j, group);
       }
       const std::uint8_t byte[1] = {GetByte(lo, hi, packed ? e / 2 : e)};
-      const float v = recipe::DecodeElement(r, s, t, recipe::LoadCode(r.packing, byte, packed ? (e & 1) : 0));
+      const float v =
+          recipe::DecodeElementWith(r, s, t, recipe::LoadCode(r.packing, byte, packed ? (e & 1) : 0), element_value);
       // Shifted in from the right: after element 4m + 3 the quad holds
       // elements 4m .. 4m + 3 in order.
       quad = make_float4(quad.y, quad.z, quad.w, v);
@@ -426,22 +697,39 @@ __global__ __launch_bounds__(kModelThreads, kDequantizeBlocksPerSm) void ModelDe
 
 unsigned ModelGrid(long work) { return GridFor(static_cast<std::size_t>(work), kModelThreads); }
 
-}  // namespace
+// The element pass's conversion for recipe source Src: the model's, or, for
+// a catalog recipe where ThresholdCodesApply, the threshold table.
+template <class Src>
+struct ElementCodesOf {
+  using Type = ModelElementCodes;
+  static Type Make(const recipe::Recipe&, const uint2*) { return {}; }
+};
+template <int kIndex>
+  requires(ThresholdCodesApply<kIndex>())
+struct ElementCodesOf<CatalogRecipe<kIndex>> {
+  using Type = ThresholdElementCodes<FormatIdOf(CatalogRecipe<kIndex>::Get().element)>;
+  static Type Make(const recipe::Recipe& r, const uint2* table) {
+    Type codes{table, {}};
+    codes.encode.opt.options = r.element_encode;
+    return codes;
+  }
+};
 
-Status RunModelRecipe(const recipe::Recipe& r, const recipe::Layout& layout, bool quantize, const float* x,
-                      std::size_t rows, std::size_t cols, const recipe::QuantizedTensor& q, float* out,
-                      cudaStream_t stream) {
-  recipe::GroupGrid g;
-  const recipe::TensorStatus st =
-      recipe::MakeGroupGrid(r, layout, static_cast<long>(rows), static_cast<long>(cols), &g);
-  if (st != recipe::TensorStatus::kOk) return Status::Error(std::string("cuda: ") + recipe::TensorStatusText(st));
+// RunModelRecipe on the kernels of recipe source Src (r is Src's recipe).
+template <class Src>
+Status RunModelRecipeOn(const Src& src, const recipe::Recipe& r, const recipe::GroupGrid& g, bool quantize,
+                        const float* x, const recipe::QuantizedTensor& q, float* out, cudaStream_t stream) {
   const long n = g.rows * g.cols;
   if (!quantize) {
-    ModelDequantizeKernel<<<ModelGrid(ElementRuns(n)), kModelThreads, 0, stream>>>(r, g, recipe::AsConst(q), out);
+    ModelDequantizeKernel<Src><<<ModelGrid(ElementRuns(n)), kModelThreads, 0, stream>>>(
+        src, g, DivisorsOf(g), recipe::AsConst(q), out);
     return LastLaunchStatus("cuda model recipe");
   }
+  using Codes = typename ElementCodesOf<Src>::Type;
+  constexpr bool kCodeTable = Codes::kTableEntries > 1;
   // Scratch: the per-tensor partials and the tensor's statistics (per-tensor
-  // groups and tensor scales only), then one BlockScale per group.
+  // groups and tensor scales only), one BlockScale per group, then the
+  // threshold table where the element pass takes one.
   const bool tensor_stats = g.Count() == 1 || r.tensor_scale != recipe::TensorScaleRule::kNone;
   long block_elems = 0;
   long partials = 0;
@@ -451,21 +739,26 @@ Status RunModelRecipe(const recipe::Recipe& r, const recipe::Layout& layout, boo
     block_elems = (per_block / kBlockStep + (per_block % kBlockStep != 0 ? 1 : 0)) * kBlockStep;
     partials = n / block_elems + (n % block_elems != 0 ? 1 : 0);
   }
+  const auto round16 = [](std::size_t bytes) { return (bytes + 15) / 16 * 16; };
   const std::size_t stats_bytes = tensor_stats ? (partials + 1) * sizeof(recipe::GroupStats) : 0;
-  const std::size_t scale_offset = (stats_bytes + 15) / 16 * 16;
+  const std::size_t scale_offset = round16(stats_bytes);
+  const std::size_t table_offset = round16(scale_offset + g.Count() * sizeof(recipe::BlockScale));
+  const std::size_t table_bytes = kCodeTable ? Codes::kTableEntries * sizeof(uint2) : 0;
   StreamScratch scratch(stream);
-  if (cudaError_t e = scratch.Allocate(scale_offset + g.Count() * sizeof(recipe::BlockScale)); e != cudaSuccess) {
+  if (cudaError_t e = scratch.Allocate(table_offset + table_bytes); e != cudaSuccess) {
     return CudaStatus("cuda model recipe", e);
   }
-  auto* partial = static_cast<recipe::GroupStats*>(scratch.get());
-  auto* scales = reinterpret_cast<recipe::BlockScale*>(static_cast<char*>(scratch.get()) + scale_offset);
+  char* base = static_cast<char*>(scratch.get());
+  auto* partial = reinterpret_cast<recipe::GroupStats*>(base);
+  auto* scales = reinterpret_cast<recipe::BlockScale*>(base + scale_offset);
+  auto* table = reinterpret_cast<uint2*>(base + table_offset);
   const recipe::GroupStats* stats = nullptr;
   if (tensor_stats) {
-    ModelTensorPartialsKernel<<<static_cast<unsigned>(partials), kModelThreads, 0, stream>>>(r, x, n, block_elems,
-                                                                                             partial);
+    ModelTensorPartialsKernel<Src><<<static_cast<unsigned>(partials), kModelThreads, 0, stream>>>(
+        src, x, n, block_elems, partial);
     if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
-    ModelTensorStatsKernel<<<1, kModelThreads, 0, stream>>>(
-        r, partial, partials, partial + partials,
+    ModelTensorStatsKernel<Src><<<1, kModelThreads, 0, stream>>>(
+        src, partial, partials, partial + partials,
         r.tensor_scale != recipe::TensorScaleRule::kNone ? q.tensor_scale : nullptr);
     if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
     // A per-tensor group takes the tensor's statistics; NVFP4's blocks
@@ -476,11 +769,51 @@ Status RunModelRecipe(const recipe::Recipe& r, const recipe::Layout& layout, boo
   const int lanes = stats != nullptr ? 1 : StatsLanesPerGroup(g.group_cols);
   const long groups_per_warp = kWarpSize / lanes;
   const long scale_warps = g.Count() / groups_per_warp + (g.Count() % groups_per_warp != 0 ? 1 : 0);
-  ModelScalesKernel<<<ModelGrid(scale_warps * kWarpSize), kModelThreads, 0, stream>>>(r, g, x, lanes, stats, t, q,
-                                                                                      scales);
+  ModelScalesKernel<Src><<<ModelGrid(scale_warps * kWarpSize), kModelThreads, 0, stream>>>(src, g, x, lanes, stats,
+                                                                                           t, q, scales);
   if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
-  ModelElementsKernel<<<ModelGrid(ElementRuns(n)), kModelThreads, 0, stream>>>(r, g, x, scales, q.codes);
+  const Codes codes = ElementCodesOf<Src>::Make(r, table);
+  if constexpr (kCodeTable) {
+    if (cudaError_t e = LaunchBuildThresholdTable(table, codes.encode, stream); e != cudaSuccess) {
+      return CudaStatus("cuda model recipe", e);
+    }
+  }
+  ModelElementsKernel<Src, Codes><<<ModelGrid(ElementRuns(n)), kModelThreads, 0, stream>>>(
+      src, codes, g, DivisorsOf(g), x, scales, q.codes);
   return LastLaunchStatus("cuda model recipe");
+}
+
+// The compiled copy of the first catalog recipe r equals, else the run-time one.
+template <std::size_t... kI>
+Status RunCompiledOrRunTime(std::index_sequence<kI...>, const recipe::Recipe& r, const recipe::GroupGrid& g,
+                            bool quantize, const float* x, const recipe::QuantizedTensor& q, float* out,
+                            cudaStream_t stream) {
+  Status status;
+  const bool compiled =
+      ((SameRecipeSemantics(r, recipe::kAllRecipes[kCompiledRecipes[kI]]) &&
+        (status = RunModelRecipeOn(CatalogRecipe<kCompiledRecipes[kI]>{}, r, g, quantize, x, q, out, stream), true)) ||
+       ...);
+  if (!compiled) status = RunModelRecipeOn(RunTimeRecipe{r}, r, g, quantize, x, q, out, stream);
+  return status;
+}
+
+}  // namespace
+
+bool RunsOnCompiledRecipeKernels(const recipe::Recipe& r) {
+  for (const int index : kCompiledRecipes) {
+    if (SameRecipeSemantics(r, recipe::kAllRecipes[index])) return true;
+  }
+  return false;
+}
+
+Status RunModelRecipe(const recipe::Recipe& r, const recipe::Layout& layout, bool quantize, const float* x,
+                      std::size_t rows, std::size_t cols, const recipe::QuantizedTensor& q, float* out,
+                      cudaStream_t stream) {
+  recipe::GroupGrid g;
+  const recipe::TensorStatus st =
+      recipe::MakeGroupGrid(r, layout, static_cast<long>(rows), static_cast<long>(cols), &g);
+  if (st != recipe::TensorStatus::kOk) return Status::Error(std::string("cuda: ") + recipe::TensorStatusText(st));
+  return RunCompiledOrRunTime(std::make_index_sequence<kCompiledRecipes.size()>{}, r, g, quantize, x, q, out, stream);
 }
 
 }  // namespace lowbit::cuda::detail

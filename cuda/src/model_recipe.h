@@ -31,8 +31,32 @@ namespace lowbit::cuda::detail {
 
 // Whether the registry's "cuda" rows of recipe `r` run these kernels
 // (register_backends.cc PlanRecipe asks it first): the recipes no tuned
-// kernel implements.
-bool RunsOnModelRecipeKernels(const recipe::Recipe& r);
+// kernel implements, by scale rule, and GPTQ / AWQ with FP16 scales (their
+// integers recomputed with the FP16 scale, recipe::RepackedInteger), which
+// int_quantize.cu does not do. Constant-evaluated too: model_recipe.cu
+// compiles a copy of its kernels for each catalog recipe it takes.
+constexpr bool RunsOnModelRecipeKernels(const recipe::Recipe& r) {
+  if (r.element_quirk == recipe::ElementQuirk::kRepackWithFp16Scale) return true;
+  switch (r.scale_rule) {
+    case recipe::ScaleRule::kMxRceilEager:
+    case recipe::ScaleRule::kNvfp4Torchao018:
+    case recipe::ScaleRule::kNvfp4ModelOpt047:
+    case recipe::ScaleRule::kVllmFp8PerTensor:
+    case recipe::ScaleRule::kVllmFp8PerToken:
+    case recipe::ScaleRule::kVllmFp8KvCache:
+    case recipe::ScaleRule::kVllmFp8KvCalculated:
+    case recipe::ScaleRule::kAmaxOverQmaxFloored:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether `r` gives the same results as one of the catalog recipes that
+// RunsOnModelRecipeKernels takes, and so runs that recipe's compiled copy
+// of the kernels (model_recipe.cu); any other recipe runs the copy that
+// reads the recipe at run time. Tests ask it to know which copy they check.
+bool RunsOnCompiledRecipeKernels(const recipe::Recipe& r);
 
 // Quantize (x -> q) or dequantize (q -> out) a row-major [rows, cols]
 // tensor by `r` in `layout` on `stream`, not waited for. Every pointer is

@@ -34,30 +34,6 @@
 
 namespace lowbit {
 
-namespace cuda::detail {
-
-// Issue 14's recipes, which no tuned kernel implements: by scale rule, and
-// GPTQ / AWQ with FP16 scales (their integers recomputed with the FP16
-// scale, recipe::RepackedInteger), which int_quantize.cu does not do.
-bool RunsOnModelRecipeKernels(const recipe::Recipe& r) {
-  if (r.element_quirk == recipe::ElementQuirk::kRepackWithFp16Scale) return true;
-  switch (r.scale_rule) {
-    case recipe::ScaleRule::kMxRceilEager:
-    case recipe::ScaleRule::kNvfp4Torchao018:
-    case recipe::ScaleRule::kNvfp4ModelOpt047:
-    case recipe::ScaleRule::kVllmFp8PerTensor:
-    case recipe::ScaleRule::kVllmFp8PerToken:
-    case recipe::ScaleRule::kVllmFp8KvCache:
-    case recipe::ScaleRule::kVllmFp8KvCalculated:
-    case recipe::ScaleRule::kAmaxOverQmaxFloored:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace cuda::detail
-
 namespace {
 
 cuda::ElementOp ToElementOp(registry::Operation op) {

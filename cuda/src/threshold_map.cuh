@@ -38,6 +38,7 @@
 #include "launch.cuh"
 #include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/recipe/catalog.h"
 #include "options_match.h"
 #include "stream_scratch.h"
 #include "table_map.cuh"
@@ -46,19 +47,22 @@ namespace lowbit::cuda::detail {
 
 // The option sets the tables are proven for (cuda/tests/threshold_map_test.cu
 // sweeps each): the format defaults (EncodeOptions{}, what `lowbit convert`
-// and the benchmark pass), the nvidia profile's cvt.rn.satfinite rule, and
-// round toward zero with other NaN and zero policies. Other options take the
-// model per element.
-inline std::array<EncodeOptions, 3> ThresholdProvenOptions() {
-  EncodeOptions satfinite = HardwareEncodeRule(FormatId::kE4m3, RoundingMode::kNearestEven, true).options;
+// and the benchmark pass), the nvidia profile's cvt.rn.satfinite rule, round
+// toward zero with other NaN and zero policies, and the element options of
+// the recipes model_recipe.cu runs (recipe/catalog.h SatfiniteElements for
+// vLLM FP8 and NVFP4, SaturatingElements(RNE, keep the NaN sign) for MX).
+// Other options take the model per element.
+constexpr std::array<EncodeOptions, 5> ThresholdProvenOptions() {
+  const EncodeOptions satfinite = HardwareEncodeRule(FormatId::kE4m3, RoundingMode::kNearestEven, true).options;
   EncodeOptions toward_zero;
   toward_zero.rounding = RoundingMode::kTowardZero;
   toward_zero.nan_payload = NanPayload::kQuietOnly;
   toward_zero.keep_negative_zero = false;
-  return {EncodeOptions{}, satfinite, toward_zero};
+  return {EncodeOptions{}, satfinite, toward_zero, recipe::SatfiniteElements(),
+          recipe::SaturatingElements(RoundingMode::kNearestEven, NanSign::kKeep)};
 }
 
-inline bool ThresholdOptionsProven(const FormatSpec& dst, const EncodeOptions& options) {
+constexpr bool ThresholdOptionsProven(const FormatSpec& dst, const EncodeOptions& options) {
   if (options.rounding != RoundingMode::kNearestEven && options.rounding != RoundingMode::kTowardZero) return false;
   for (const EncodeOptions& proven : ThresholdProvenOptions()) {
     if (SameEncodeSemantics(dst, options, proven)) return true;
@@ -144,6 +148,14 @@ __global__ void BuildThresholdTableKernel(uint2* __restrict__ table, F f) {
   table[j] = make_uint2(threshold, lo | (hi << 8));
 }
 
+// Builds F's table (ThresholdGeometry<F::kDestination>::kTableBytes) on `stream`.
+template <typename F>
+cudaError_t LaunchBuildThresholdTable(uint2* table, const F& f, cudaStream_t stream) {
+  using G = ThresholdGeometry<F::kDestination>;
+  BuildThresholdTableKernel<F><<<(2 * G::kBuckets + 127) / 128, 128, 0, stream>>>(table, f);
+  return cudaGetLastError();
+}
+
 // Inf and NaN inputs: the model (out of line: rare, and the model's code is
 // large).
 template <typename F>
@@ -188,8 +200,7 @@ cudaError_t LaunchThresholdMap(const void* in, void* out, std::size_t count, con
   StreamScratch scratch(stream);
   if (cudaError_t e = scratch.Allocate(G::kTableBytes); e != cudaSuccess) return e;
   auto* table = static_cast<uint2*>(scratch.get());
-  BuildThresholdTableKernel<F><<<(2 * G::kBuckets + 127) / 128, 128, 0, stream>>>(table, f);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+  if (cudaError_t e = LaunchBuildThresholdTable(table, f, stream); e != cudaSuccess) return e;
   const std::size_t work = units > 0 ? (units + kTableUnroll - 1) / kTableUnroll + (count - units * 4) : count;
   ThresholdMapKernel<F><<<GridFor(work, kThresholdThreads), kThresholdThreads, 0, stream>>>(
       static_cast<const std::uint32_t*>(in), static_cast<std::uint8_t*>(out), units, count, table, f);

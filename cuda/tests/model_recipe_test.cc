@@ -164,6 +164,8 @@ TEST(ModelRecipe, OddShapesEqualTheHostModel) {
   int run = 0;
   for (const recipe::Recipe& r : recipe::kAllRecipes) {
     if (!detail::RunsOnModelRecipeKernels(r)) continue;
+    // The catalog's recipes run their compiled copies of the kernels.
+    ASSERT_TRUE(detail::RunsOnCompiledRecipeKernels(r)) << r.name << ":" << r.profile;
     for (const recipe::Layout& layout : LayoutsOf(r)) {
       for (auto [rows, cols] : {std::pair<long, long>{1, 1}, {3, 257}, {129, 33}, {4, 256}, {1, 1001}, {6, 4100},
                                 {5, 16}, {96, 384}}) {
@@ -182,6 +184,26 @@ TEST(ModelRecipe, LargeTensorsEqualTheHostModel) {
     for (auto [rows, cols] : {std::pair<long, long>{1, (1L << 20) + 3}, {768, 4096}}) {
       ExpectModelBits(r, r.layout, rows, cols, 1, 0);
       ExpectModelBits(r, r.layout, rows, cols, 2, 1);
+    }
+  }
+}
+
+// A recipe that equals no catalog recipe runs the kernels that read the
+// recipe at run time: each catalog recipe with another element rounding
+// (toward zero for float elements, half away for integers).
+TEST(ModelRecipe, RunTimeRecipesEqualTheHostModel) {
+  LOWBIT_REQUIRE_GPU();
+  int run = 0;
+  for (const recipe::Recipe& catalog : recipe::kAllRecipes) {
+    if (!detail::RunsOnModelRecipeKernels(catalog)) continue;
+    recipe::Recipe r = catalog;
+    r.element_encode.rounding =
+        r.element.IsFloat() ? RoundingMode::kTowardZero : RoundingMode::kNearestAway;
+    ASSERT_FALSE(detail::RunsOnCompiledRecipeKernels(r)) << r.name << ":" << r.profile;
+    for (const recipe::Layout& layout : LayoutsOf(r)) {
+      for (auto [rows, cols] : {std::pair<long, long>{3, 257}, {96, 384}}) {
+        for (int mode = 0; mode < 3; ++mode) ExpectModelBits(r, layout, rows, cols, mode, run++ % 2);
+      }
     }
   }
 }

@@ -31,9 +31,11 @@ LOWBIT_HD_CONSTEXPR int F32ExponentField(std::uint32_t bits) {
   return static_cast<int>((bits & kF32ExponentMask) >> kF32MantissaBits);
 }
 LOWBIT_HD_CONSTEXPR std::uint32_t F32Mantissa(std::uint32_t bits) { return bits & kF32MantissaMask; }
-LOWBIT_HD_CONSTEXPR bool F32IsNan(std::uint32_t bits) {
-  return (bits & kF32ExponentMask) == kF32ExponentMask && F32Mantissa(bits) != 0;
-}
+// Exponent field all ones and a mantissa not 0 (IEEE 754-2019 §3.4): with the
+// sign cleared, exactly the patterns above +Inf's. One mask and one compare
+// (the dequantize kernels test every product); fp32_bits_test.cc checks the
+// two forms agree on every pattern.
+LOWBIT_HD_CONSTEXPR bool F32IsNan(std::uint32_t bits) { return (bits & ~kF32SignMask) > kF32ExponentMask; }
 LOWBIT_HD_CONSTEXPR bool F32IsFinite(std::uint32_t bits) {
   return (bits & kF32ExponentMask) != kF32ExponentMask;
 }

@@ -721,12 +721,26 @@ LOWBIT_HD_CONSTEXPR std::int32_t RepackedInteger(const BlockScale& s, std::int32
   return static_cast<std::int32_t>(RoundToIntegerF32(t, RoundingMode::kNearestEven));  // |t| < 2^15 here
 }
 
-// The element code of an already scaled value (one code in the low bits).
-LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaled(const Recipe& r, const BlockScale& s, float y) {
-  if (r.element.IsFloat()) return static_cast<std::uint8_t>(EncodeF32(r.element, y, r.element_encode).code);
+// The model's conversion of a scaled FP32 value into the element format:
+// EncodeF32 under the recipe's element options. EncodeScaledWith and
+// EncodeElementWith take it as a parameter so that a kernel can pass a
+// named alternative proven equal to it on every FP32 input (cuda/src/
+// model_recipe.cu passes cuda/src/threshold_map.cuh's table, proven by
+// cuda/tests/threshold_map_test.cu); everything around it stays this file's.
+struct ElementEncodeOfModel {
+  const Recipe& r;
+  LOWBIT_HD_CONSTEXPR std::uint64_t operator()(float y) const { return EncodeF32(r.element, y, r.element_encode).code; }
+};
+
+// The element code of an already scaled value (one code in the low bits);
+// encode_element(y) is EncodeF32(r.element, y, r.element_encode).code.
+template <typename ElementEncode>
+LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaledWith(const Recipe& r, const BlockScale& s, float y,
+                                                  const ElementEncode& encode_element) {
+  if (r.element.IsFloat()) return static_cast<std::uint8_t>(encode_element(y));
   if (r.family() == Family::kMx) {
     // MXINT8: the saturating integer conversion, then +-qmax (never -128).
-    std::int64_t v = static_cast<std::int64_t>(EncodeF32(r.element, y, r.element_encode).code);
+    std::int64_t v = static_cast<std::int64_t>(encode_element(y));
     if (v > r.element.IntMax()) v -= static_cast<std::int64_t>(r.element.CodeMask()) + 1;
     if (v > r.qmax) v = r.qmax;
     if (v < r.qmin) v = r.qmin;
@@ -735,6 +749,10 @@ LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaled(const Recipe& r, const BlockScale&
   std::int32_t q = IntegerOfScaled(r, s.zero_point, y);
   if (r.element_quirk == ElementQuirk::kRepackWithFp16Scale) q = RepackedInteger(s, q);
   return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element.CodeMask());
+}
+
+LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaled(const Recipe& r, const BlockScale& s, float y) {
+  return EncodeScaledWith(r, s, y, ElementEncodeOfModel{r});
 }
 
 // AutoAWQ's element in FP16 arithmetic (ScaleRule::kAwqAsymmetric, its
@@ -753,9 +771,15 @@ LOWBIT_HD_CONSTEXPR std::uint8_t EncodeAwqElement(const Recipe& r, const BlockSc
   return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element.CodeMask());
 }
 
-LOWBIT_HD_CONSTEXPR std::uint8_t EncodeElement(const Recipe& r, const BlockScale& s, float x) {
+template <typename ElementEncode>
+LOWBIT_HD_CONSTEXPR std::uint8_t EncodeElementWith(const Recipe& r, const BlockScale& s, float x,
+                                                   const ElementEncode& encode_element) {
   if (r.scale_rule == ScaleRule::kAwqAsymmetric) return EncodeAwqElement(r, s, x);
-  return EncodeScaled(r, s, ScaledElement(r, s, x));
+  return EncodeScaledWith(r, s, ScaledElement(r, s, x), encode_element);
+}
+
+LOWBIT_HD_CONSTEXPR std::uint8_t EncodeElement(const Recipe& r, const BlockScale& s, float x) {
+  return EncodeElementWith(r, s, x, ElementEncodeOfModel{r});
 }
 
 // The integer a code stands for (sign-extended for signed formats).
@@ -768,7 +792,20 @@ LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfCode(const FormatSpec& element, std::u
 
 // ---- step 5: dequantize one element ---------------------------------------------
 
-LOWBIT_HD_CONSTEXPR float DecodeElement(const Recipe& r, const BlockScale& s, const TensorScale& t, std::uint8_t code) {
+// The FP32 value of an element code: DecodeToF32 of the element format. As
+// for encodes, DecodeElementWith takes it as a parameter, so that a kernel
+// can pass a table of these values (cuda/src/model_recipe.cu fills one with
+// this function).
+struct ElementValueOfModel {
+  const Recipe& r;
+  LOWBIT_HD_CONSTEXPR float operator()(std::uint8_t code) const { return DecodeToF32(r.element, code); }
+};
+
+// element_value(code) is DecodeToF32(r.element, code); scaled integer
+// elements do not call it.
+template <typename ElementValue>
+LOWBIT_HD_CONSTEXPR float DecodeElementWith(const Recipe& r, const BlockScale& s, const TensorScale& t,
+                                            std::uint8_t code, const ElementValue& element_value) {
   switch (r.family()) {
     case Family::kMx: {
       // element * X as one FP32 multiply; a NaN scale makes every element
@@ -776,13 +813,13 @@ LOWBIT_HD_CONSTEXPR float DecodeElement(const Recipe& r, const BlockScale& s, co
       // The NaN bits are pinned to x86's (block::F32MulAsX86), so the model
       // compiled for the device gives the host's (NVIDIA's FP32 units return
       // 0x7FFFFFFF for every NaN).
-      float v = DecodeToF32(r.element, code);
+      float v = element_value(code);
       if (!r.element.IsFloat()) v = v * F32Pow2(r.element_implied_exponent);
       return block::F32MulAsX86(v, s.decode);
     }
     case Family::kNvfp4: {
       // Two NaN operands: the first wins, quieted (block::F32MulFirstNanWins).
-      const float q = DecodeToF32(r.element, code);
+      const float q = element_value(code);
       if (r.dequantize_order == DequantizeOrder::kElementTimesScaleThenTensor) {
         return block::F32MulFirstNanWins(block::F32MulFirstNanWins(q, s.decode), t.decode);
       }
@@ -793,11 +830,15 @@ LOWBIT_HD_CONSTEXPR float DecodeElement(const Recipe& r, const BlockScale& s, co
         // A NaN scale wins over a NaN code, quieted: IEEE 754 §6.2 leaves the
         // choice open and compilers may commute the multiply, so it is pinned.
         if (F32IsNan(F32Bits(s.decode))) return F32FromBits(F32Bits(s.decode) | 0x00400000u);
-        return block::F32MulAsX86(DecodeToF32(r.element, code), s.decode);
+        return block::F32MulAsX86(element_value(code), s.decode);
       }
       return block::F32MulAsX86(static_cast<float>(IntegerOfCode(r.element, code) - s.zero_point), s.decode);
   }
   return 0.0f;
+}
+
+LOWBIT_HD_CONSTEXPR float DecodeElement(const Recipe& r, const BlockScale& s, const TensorScale& t, std::uint8_t code) {
+  return DecodeElementWith(r, s, t, code, ElementValueOfModel{r});
 }
 
 // ---- step 5b: dequantize one element to FP16 --------------------------------------
