@@ -60,14 +60,19 @@ constexpr int kWarpsPerBlock = kModelThreads / kWarpSize;
 constexpr unsigned kFullWarp = 0xFFFFFFFFu;
 
 // Statistics: each lane accumulates a run of kStatsRun consecutive
-// elements per step (two 16-byte loads, one 32-byte sector), so a warp step
-// reads kWarpStep consecutive elements.
-constexpr int kStatsRun = 8;
+// elements per step (eight 16-byte loads, four 32-byte sectors), so a warp
+// step reads kWarpStep consecutive elements. The in-order combination across
+// lanes after each step (five shuffle-and-Combine levels for a warp) is the
+// per-step cost; runs of 32 spread it over four times the elements that
+// runs of 8 did.
+constexpr int kStatsRun = 32;
 constexpr long kWarpStep = static_cast<long>(kWarpSize) * kStatsRun;
 constexpr long kBlockStep = kWarpsPerBlock * kWarpStep;
 // Blocks per SM of the per-tensor reduction: the whole grid is resident at
-// once (its launch bounds ask for it), one partial per block.
-constexpr int kStatsBlocksPerSm = 8;
+// once (its launch bounds ask for it), one partial per block. Four, so that
+// a thread has the registers for its run's eight loads in flight (at eight
+// they spilled); a resident SM then has 128 KB of loads in flight.
+constexpr int kStatsBlocksPerSm = 4;
 
 // Element and dequantize passes: each thread takes a run of kElementRun
 // consecutive elements (16 code bytes, or 8 packed), looks its group up once
@@ -196,21 +201,22 @@ __device__ long DivideNonNegative(long a, long b) {
 
 // recipe::Accumulate over x[k, k + count) in order, from EmptyStats
 // (count <= kStatsRun; 0 gives EmptyStats, the identity of Combine). A whole
-// run at a 16-byte boundary is read as two float4.
+// run at a 16-byte boundary is read as kStatsRun / 4 float4, all loads
+// issued before the first Accumulate.
 __device__ recipe::GroupStats AccumulateRun(const recipe::Recipe& r, const float* __restrict__ x, long k, long count,
                                             bool x_aligned) {
   recipe::GroupStats s = recipe::EmptyStats();
   if (count == kStatsRun && x_aligned && k % 4 == 0) {
-    const float4 a = __ldg(reinterpret_cast<const float4*>(x + k));
-    const float4 b = __ldg(reinterpret_cast<const float4*>(x + k + 4));
-    s = recipe::Accumulate(r, s, a.x);
-    s = recipe::Accumulate(r, s, a.y);
-    s = recipe::Accumulate(r, s, a.z);
-    s = recipe::Accumulate(r, s, a.w);
-    s = recipe::Accumulate(r, s, b.x);
-    s = recipe::Accumulate(r, s, b.y);
-    s = recipe::Accumulate(r, s, b.z);
-    s = recipe::Accumulate(r, s, b.w);
+    float4 quads[kStatsRun / 4];
+#pragma unroll
+    for (int q = 0; q < kStatsRun / 4; ++q) quads[q] = __ldg(reinterpret_cast<const float4*>(x + k) + q);
+#pragma unroll
+    for (int q = 0; q < kStatsRun / 4; ++q) {
+      s = recipe::Accumulate(r, s, quads[q].x);
+      s = recipe::Accumulate(r, s, quads[q].y);
+      s = recipe::Accumulate(r, s, quads[q].z);
+      s = recipe::Accumulate(r, s, quads[q].w);
+    }
     return s;
   }
   for (long e = 0; e < count; ++e) s = recipe::Accumulate(r, s, x[k + e]);
