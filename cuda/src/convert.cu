@@ -1,8 +1,10 @@
 // The array API of convert.h: argument checks (checks.h), then one element
 // map launch (map_kernel.cuh) with the functor that dispatch.cuh picks, in
 // the layout the caller's policy names (layout.cuh); cuda-sw maps of narrow
-// sources as a table of that same functor (table_map.cuh), and FP32 encodes
-// into at most 8 bits as a table of its thresholds (threshold_map.cuh).
+// sources as a table of that same functor (table_map.cuh), FP32 encodes
+// into at most 8 bits as a table of its thresholds (threshold_map.cuh), and
+// FP32 <-> BF16 / FP16 through proven integer alternatives of the model
+// (element_ops.cuh HalfFloatAlternative).
 #include "lowbit/cuda/convert.h"
 
 #include <cuda_runtime.h>
@@ -128,6 +130,15 @@ Status ConvertWith(const ConvertRequest& r) {
     // stochastic rounding, whose result also depends on the element's word.
     auto model = [&](auto functor) {
       using F = decltype(functor);
+      // FP32 <-> BF16 / FP16 under the options their integer alternatives
+      // are proven for (element_ops.cuh HalfFloatAlternative): a few
+      // instructions an element instead of the model's RoundPack.
+      if constexpr (detail::HasHalfFloatAlternative<F>()) {
+        if (detail::TakesHalfFloatAlternative<Layout>(functor)) {
+          launch(detail::HalfFloatAlternative<F::kSource, F::kDestination>{});
+          return;
+        }
+      }
       if constexpr (!Layout::kTableMaps) {
         launch(functor);
       } else if constexpr (detail::ByteTable<F>()) {

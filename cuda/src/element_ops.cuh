@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "lowbit/formats/alternatives/f32_f16_bf16.h"
 #include "lowbit/formats/convert.h"
 #include "hardware_rule.h"
 #include "spec_value.h"
@@ -78,6 +79,71 @@ struct ModelConvert {
     ob = One(b, i + 1);
   }
 };
+
+// ---- cuda-sw: named alternatives of the model ----
+// FP32 <-> BF16 / FP16 in 32-bit integer arithmetic
+// (formats/include/lowbit/formats/alternatives/f32_f16_bf16.h), in place of
+// ModelConvert<kSrc, kDst> (RuntimeOptions) where the options are among
+// those the alternative is proven for (HalfFloatAlternativeApplies). The
+// model's generic RoundPack with run-time options took about 100 SASS
+// instructions an element and left these maps ALU-bound on the H200
+// (0.31x-0.45x of a device copy); these take a few. Proven equal to the
+// model on every input by proptests/backends/alternatives_test.cc (host)
+// and cuda/tests/half_float_alternatives_test.cu (this device compilation,
+// through convert.cu against LayoutVariant::kReplaced).
+template <FormatId kSrc, FormatId kDst>
+struct HalfFloatAlternative {
+  static constexpr bool kNarrowing = kSrc == FormatId::kFp32;
+  static_assert(kNarrowing ? (kDst == FormatId::kBf16 || kDst == FormatId::kFp16)
+                           : ((kSrc == FormatId::kBf16 || kSrc == FormatId::kFp16) && kDst == FormatId::kFp32),
+                "FP32 -> BF16 / FP16 or BF16 / FP16 -> FP32");
+  using In = CodeT<kSrc>;
+  using Out = CodeT<kDst>;
+  static constexpr FormatId kSource = kSrc;
+  static constexpr FormatId kDestination = kDst;
+  __device__ __forceinline__ Out One(In x, std::size_t) const {
+    if constexpr (kDst == FormatId::kBf16) return alternatives::EncodeF32BitsToBf16(x);
+    else if constexpr (kDst == FormatId::kFp16) return alternatives::EncodeF32BitsToF16(x);
+    else if constexpr (kSrc == FormatId::kBf16) return alternatives::DecodeBf16ToF32Bits(x);
+    else return alternatives::DecodeF16ToF32Bits(x);
+  }
+  __device__ __forceinline__ void Two(In a, In b, std::size_t i, Out& oa, Out& ob) const {
+    oa = One(a, i);
+    ob = One(b, i + 1);
+  }
+};
+
+// Whether F is a model functor that HalfFloatAlternative can stand in for.
+template <typename F>
+constexpr bool HasHalfFloatAlternative() {
+  if constexpr (requires { F::kSource; F::kDestination; }) {
+    constexpr FormatId s = F::kSource, d = F::kDestination;
+    constexpr bool pair = (s == FormatId::kFp32 && (d == FormatId::kBf16 || d == FormatId::kFp16)) ||
+                          ((s == FormatId::kBf16 || s == FormatId::kFp16) && d == FormatId::kFp32);
+    if constexpr (pair) return std::is_same_v<F, ModelConvert<s, d>>;
+  }
+  return false;
+}
+
+// Whether the model functor f (its options: the encode options, or the
+// decode options as ToDecodeEncodeOptions gives them) is among those its
+// alternative is proven for. The widening ignores f.random_bits: it is exact,
+// so stochastic rounding never reads them.
+template <typename F>
+bool HalfFloatAlternativeApplies(const F& f) {
+  static_assert(HasHalfFloatAlternative<F>());
+  if constexpr (F::kSource == FormatId::kFp32) return alternatives::EncodeF32ToHalfAlternativeApplies(f.opt.options);
+  else return alternatives::WidenToF32AlternativeApplies(f.opt.options);
+}
+
+// Whether a cuda-sw map with layout policy Layout (layout.cuh
+// kHalfFloatAlternatives) runs f's HalfFloatAlternative instead of f; the
+// one decision convert.cu takes and the GPU test asserts.
+template <typename Layout, typename F>
+bool TakesHalfFloatAlternative(const F& f) {
+  if constexpr (Layout::kHalfFloatAlternatives && HasHalfFloatAlternative<F>()) return HalfFloatAlternativeApplies(f);
+  else return false;
+}
 
 // ---- cuda-hw ----
 __device__ __forceinline__ float AsFloat(std::uint32_t bits) { return __uint_as_float(bits); }

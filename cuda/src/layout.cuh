@@ -24,7 +24,15 @@
 //                     table of the model's results on every code
 //                     (table_map.cuh), and FP32 encodes into at most 8 bits
 //                     through a table of the model's thresholds
-//                     (threshold_map.cuh), instead of the model per element.
+//                     (threshold_map.cuh), instead of the model per element;
+//   kHalfFloatAlternatives  cuda-sw FP32 -> BF16 / FP16 and BF16 / FP16 ->
+//                     FP32 maps through the 32-bit integer alternatives of
+//                     formats/include/lowbit/formats/alternatives/f32_f16_bf16.h
+//                     (element_ops.cuh HalfFloatAlternative) under the
+//                     options they are proven for, instead of the model per
+//                     element (the 16-bit -> FP32 table, 256 KB, does not fit
+//                     a block's shared memory, so kTableMaps leaves those
+//                     per element too).
 #pragma once
 
 #include <utility>
@@ -40,6 +48,7 @@ struct CurrentLayout {
   static constexpr bool kOneAdditionE2m1 = true;
   static constexpr bool kRegisterRows = true;
   static constexpr bool kTableMaps = true;
+  static constexpr bool kHalfFloatAlternatives = true;
 };
 
 // What CurrentLayout replaced ("before: " rows of the benchmark).
@@ -50,6 +59,7 @@ struct ReplacedLayout {
   static constexpr bool kOneAdditionE2m1 = false;
   static constexpr bool kRegisterRows = false;
   static constexpr bool kTableMaps = false;
+  static constexpr bool kHalfFloatAlternatives = false;
 };
 
 // CurrentLayout with the streaming load / store hints ("hints: " rows).

@@ -2,8 +2,15 @@
 // equal the model steps they replace (docs/design.md "Recipes are data too":
 // a faster formulation sits beside the model with an equality test on every
 // input). Host code, so CI runs it; the CUDA kernels call the same functions
-// (their device compilation is swept by cuda/tests/fast_e2m1_test.cu and
-// fast_mx_elements_test.cu).
+// (their device compilation is swept by cuda/tests/fast_e2m1_test.cu,
+// fast_mx_elements_test.cu and half_float_alternatives_test.cu).
+//
+// FP32 -> BF16 / FP16 (alternatives/f32_f16_bf16.h): every one of the 2^32
+// inputs at full; at ci the binades where the formulation changes path,
+// every rounding class of every exponent at the destination's round bit, and
+// the prime stride; each under the default options and a set with every
+// option that cannot act changed. BF16 / FP16 -> FP32: every code under
+// every option set the predicate accepts.
 //
 // Single-FP32-input alternatives (the E2M1 encoders, the RCEIL conversion,
 // the MXFP6 and MXINT8 element encoders): every one of the 2^32 inputs at
@@ -32,6 +39,7 @@
 #include "lowbit/formats/alternatives/amax.h"
 #include "lowbit/formats/alternatives/e2m1.h"
 #include "lowbit/formats/alternatives/e8m0_rceil.h"
+#include "lowbit/formats/alternatives/f32_f16_bf16.h"
 #include "lowbit/formats/alternatives/fp6.h"
 #include "lowbit/formats/alternatives/mx_block.h"
 #include "lowbit/formats/alternatives/mxint8.h"
@@ -74,6 +82,9 @@ struct SweepPlan {
   // 15..23 (23 the implicit bit), as for every FP6 and INT8 result, and
   // every NaN class (quiet, signalling, payload).
   bool rounding_classes = false;
+  // At ci, also these inputs (a sweep's own rounding classes, when its round
+  // bit is not among rounding_classes' bits: FP32 -> FP16).
+  std::vector<std::uint32_t> extra;
 };
 
 // Calls check(x) for every input of the plan at the current level, on every
@@ -121,6 +132,7 @@ std::uint64_t Sweep(const SweepPlan& plan, const std::function<bool(std::uint32_
         }
       }
     }
+    if (level != testing::TestLevel::kSmoke) list.insert(list.end(), plan.extra.begin(), plan.extra.end());
     // 4093 is prime: every low-bit residue shows up (~1.05M inputs).
     for (std::uint64_t x = 0; x < (std::uint64_t{1} << 32); x += 4093) list.push_back(static_cast<std::uint32_t>(x));
   }
@@ -621,6 +633,216 @@ static_assert(alternatives::EncodeMxInt8MagicAdd(2.5f) == 0x02);
 static_assert(alternatives::EncodeMxInt8FromBits<kAway>(2.5f) == 0x03);
 static_assert(alternatives::EncodeMxInt8FromBits<kAway>(-0.0f) == 0x00);
 static_assert(alternatives::EncodeMxInt8MagicAdd(block::F32FromBits(0xFFC00000u)) == 0x7F);  // -NaN -> +127
+
+// ---- FP32 <-> BF16 / FP16 ------------------------------------------------------
+
+// Every rounding class, for every exponent field and sign, of a rounding
+// that drops the low dropped(field) bits (1..24) of the FP32 significand
+// with its implicit bit: every pattern of the kept mantissa bits (at most
+// 10 of them) with the dropped bits 0, 1, half - 1, half (the tie),
+// half + 1 and all ones. Where all 24 are dropped the implicit bit is the
+// round bit, and the mantissa field holds only sticky bits.
+std::vector<std::uint32_t> RoundingClassInputs(const std::function<int(std::uint32_t)>& dropped) {
+  std::vector<std::uint32_t> v;
+  for (std::uint32_t field = 0; field < 256; ++field) {
+    const int d = std::min(std::max(dropped(field), 1), 23);
+    const int kept_bits = 23 - d;
+    EXPECT_LE(kept_bits, 10);
+    const std::uint32_t half = 1u << (d - 1);
+    const std::uint32_t lows[] = {0u, 1u, half - 1, half, half + 1, (1u << d) - 1};
+    for (std::uint32_t kept = 0; kept < (1u << kept_bits); ++kept) {
+      for (std::uint32_t low : lows) {
+        const std::uint32_t x = (field << 23) | (kept << d) | low;
+        v.push_back(x);
+        v.push_back(0x80000000u | x);
+      }
+    }
+  }
+  return v;
+}
+
+// Options that differ from EncodeOptions{} only in fields that cannot act on
+// a BF16 / FP16 / FP32 destination (alternatives/f32_f16_bf16.h): each
+// sweep checks them beside the defaults, as the Applies predicates claim.
+EncodeOptions InertFieldsChanged() {
+  EncodeOptions o;
+  o.inf_input = InfInput::kAlwaysNonFinite;
+  o.nan_into_no_nan = NanIntoNoNan::kOppositeSignZero;
+  o.zero_into_no_zero = ZeroIntoNoZero::kNan;
+  o.negative_into_unsigned = NegativeIntoUnsigned::kMagnitude;
+  o.random_bits = 0xFFFFFFFFu;
+  o.random_bit_count = 5;
+  return o;
+}
+
+// FP32 -> BF16 / FP16: each input against the model under both option sets.
+void ExpectEncodeF32ToHalfEqualsTheModel(const FormatSpec& dst, std::uint16_t (*alternative)(std::uint32_t),
+                                         const SweepPlan& plan) {
+  const EncodeOptions option_sets[] = {EncodeOptions{}, InertFieldsChanged()};
+  for (const EncodeOptions& o : option_sets) EXPECT_TRUE(alternatives::EncodeF32ToHalfAlternativeApplies(o));
+  std::vector<std::string> failures;
+  const std::uint64_t checked = Sweep(plan, [&](std::uint32_t x, std::string* why) {
+    const std::uint32_t got = alternative(x);
+    for (int k = 0; k < 2; ++k) {
+      const std::uint32_t want = static_cast<std::uint32_t>(EncodeF32Bits(dst, x, option_sets[k]).code);
+      if (got != want) {
+        *why = std::string(k == 0 ? "default options" : "inert fields changed") + ": model " + Hex(want) +
+               ", alternative " + Hex(got);
+        return false;
+      }
+    }
+    return true;
+  }, &failures);
+  ExpectSweptClean(checked, failures);
+}
+
+TEST(AlternativeHalfFloats, EncodeF32ToBf16EqualsTheModelOnEveryInput) {
+  // Dense at ci besides fields 0 (every FP32 subnormal into a BF16
+  // subnormal, and the carry into the smallest normal) and 0xFF (every NaN
+  // payload, Inf): field 254, where rounding carries into Inf from
+  // 0x7F7F8000. Every field's rounding classes at bit 16.
+  SweepPlan plan;
+  plan.dense_exponents = {254};
+  plan.extra = RoundingClassInputs([](std::uint32_t) { return 16; });
+  ExpectEncodeF32ToHalfEqualsTheModel(kBf16, alternatives::EncodeF32BitsToBf16, plan);
+}
+
+TEST(AlternativeHalfFloats, EncodeF32ToF16EqualsTheModelOnEveryInput) {
+  // Dense at ci: field 102 ([2^-25, 2^-24): the tie at 2^-25 that gives 0,
+  // the smallest subnormal), 112 (the last subnormals and the carry into the
+  // smallest normal 2^-14) and 142 ([32768, 65536): 65504 = max, the tie
+  // 65520 and the overflow into Inf). Every field's rounding classes at
+  // FP16's round bit: bit 12 of the FP32 bits for normal results, bit
+  // 125 - field of the significand for subnormal ones (fields 102 ... 112),
+  // which also visits fields 0 and 0xFF (every top-10-bit NaN payload, both
+  // signs, quiet or signalling) with their sticky bits.
+  SweepPlan plan;
+  plan.dense_exponents = {102, 112, 142};
+  plan.dense_zero_and_nonfinite = false;
+  plan.extra = RoundingClassInputs([](std::uint32_t field) {
+    return field >= 113 ? 13 : static_cast<int>(126 - std::max(field, 102u));
+  });
+  ExpectEncodeF32ToHalfEqualsTheModel(kFp16, alternatives::EncodeF32BitsToF16, plan);
+}
+
+// BF16 / FP16 -> FP32: every code, under every rounding mode, overflow and
+// Inf policy that WidenToF32AlternativeApplies accepts (the widening is
+// exact; only saturating +-Inf acts) and with the inert fields changed,
+// against Convert, and under the decode defaults against DecodeToF32Bits.
+void ExpectWidenToF32EqualsTheModel(const FormatSpec& src, std::uint32_t (*alternative)(std::uint16_t)) {
+  std::vector<EncodeOptions> option_sets;
+  for (int r = 0; r <= static_cast<int>(RoundingMode::kStochastic); ++r) {
+    for (Overflow overflow : {Overflow::kFormatDefault, Overflow::kSaturate, Overflow::kWrap}) {
+      for (InfInput inf : {InfInput::kLikeOverflow, InfInput::kAlwaysNonFinite}) {
+        EncodeOptions o = InertFieldsChanged();
+        o.rounding = static_cast<RoundingMode>(r);
+        o.overflow = overflow;
+        o.inf_input = inf;
+        option_sets.push_back(o);
+      }
+    }
+  }
+  option_sets.push_back(EncodeOptions{});
+  option_sets.push_back(ToDecodeEncodeOptions(DecodeOptions{}));
+  EXPECT_TRUE(alternatives::WidenToF32AlternativeApplies(DecodeOptions{}));
+  int mismatches = 0, applied = 0;
+  for (const EncodeOptions& o : option_sets) {
+    // Saturation with InfInput::kLikeOverflow turns +-Inf into +-max: the
+    // one combination the predicate refuses.
+    const bool refused = o.overflow == Overflow::kSaturate && o.inf_input == InfInput::kLikeOverflow;
+    EXPECT_EQ(alternatives::WidenToF32AlternativeApplies(o), !refused);
+    if (refused) continue;
+    ++applied;
+    for (std::uint32_t c = 0; c < 0x10000; ++c) {
+      const std::uint32_t got = alternative(static_cast<std::uint16_t>(c));
+      const std::uint32_t want = static_cast<std::uint32_t>(Convert(src, c, kFp32, o).code);
+      if (got != want && mismatches++ < 8) {
+        ADD_FAILURE() << src.name << " code " << Hex(c) << " rounding " << int(o.rounding) << " overflow "
+                      << int(o.overflow) << ": model " << Hex(want) << ", alternative " << Hex(got);
+      }
+    }
+  }
+  for (std::uint32_t c = 0; c < 0x10000; ++c) {
+    const std::uint32_t got = alternative(static_cast<std::uint16_t>(c));
+    const std::uint32_t want = DecodeToF32Bits(src, c);
+    if (got != want && mismatches++ < 8) {
+      ADD_FAILURE() << src.name << " code " << Hex(c) << ", DecodeToF32Bits " << Hex(want) << ", alternative "
+                    << Hex(got);
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(applied, 7 * 5 + 2);
+}
+
+TEST(AlternativeHalfFloats, DecodeBf16ToF32EqualsTheModelOnEveryCode) {
+  ExpectWidenToF32EqualsTheModel(kBf16, alternatives::DecodeBf16ToF32Bits);
+}
+
+TEST(AlternativeHalfFloats, DecodeF16ToF32EqualsTheModelOnEveryCode) {
+  ExpectWidenToF32EqualsTheModel(kFp16, alternatives::DecodeF16ToF32Bits);
+}
+
+// The predicates refuse every single change of a field that can act, and
+// each such change does act on some input (so no predicate is narrower than
+// the model needs): FP32 -> FP16 65520 (overflow), 1 + 2^-11 (a tie), -0,
+// signalling NaNs; FP16 -> FP32 -Inf, a negative signalling NaN and -0.
+TEST(AlternativeHalfFloats, PredicatesRefuseEveryOptionThatActs) {
+  const std::uint32_t encode_inputs[] = {0x477FF000u, 0x3F801000u, 0x80000000u, 0xFF800001u, 0x7F802000u};
+  std::vector<EncodeOptions> acting;
+  EncodeOptions o;
+  o.rounding = RoundingMode::kTowardZero;
+  acting.push_back(o);
+  o = {};
+  o.overflow = Overflow::kSaturate;
+  acting.push_back(o);
+  o = {};
+  o.nan_sign = NanSign::kPositive;
+  acting.push_back(o);
+  o = {};
+  o.nan_payload = NanPayload::kPreserve;
+  acting.push_back(o);
+  o = {};
+  o.keep_negative_zero = false;
+  acting.push_back(o);
+  for (std::size_t k = 0; k < acting.size(); ++k) {
+    EXPECT_FALSE(alternatives::EncodeF32ToHalfAlternativeApplies(acting[k])) << "option change " << k;
+    bool acts = false;
+    for (std::uint32_t x : encode_inputs) {
+      acts |= EncodeF32Bits(kFp16, x, acting[k]).code != alternatives::EncodeF32BitsToF16(x);
+    }
+    EXPECT_TRUE(acts) << "option change " << k;
+  }
+  // Every change but the rounding mode acts on a widening too.
+  for (std::size_t k = 1; k < acting.size(); ++k) {
+    EXPECT_FALSE(alternatives::WidenToF32AlternativeApplies(acting[k])) << "option change " << k;
+    bool acts = false;
+    for (std::uint16_t c : {std::uint16_t{0xFC00}, std::uint16_t{0xFC01}, std::uint16_t{0x8000}}) {
+      acts |= Convert(kFp16, c, kFp32, acting[k]).code != alternatives::DecodeF16ToF32Bits(c);
+    }
+    EXPECT_TRUE(acts) << "option change " << k;
+  }
+  DecodeOptions d;
+  d.nan_payload = NanPayload::kPreserve;
+  EXPECT_FALSE(alternatives::WidenToF32AlternativeApplies(d));
+}
+
+// Constant expressions too, with the values of docs/formats-reference.md
+// §3.2-3.3 where the model and the hardware agree, and the model's NaN rule
+// (sign and top payload bits kept, quieted) where they do not.
+static_assert(alternatives::EncodeF32BitsToBf16(0x7F7F8000u) == 0x7F80);     // ties up into Inf
+static_assert(alternatives::EncodeF32BitsToBf16(0x3F808000u) == 0x3F80);     // a tie to even
+static_assert(alternatives::EncodeF32BitsToBf16(0x00000001u) == 0x0000);     // FP32 subnormal
+static_assert(alternatives::EncodeF32BitsToBf16(0xFF800001u) == 0xFFC0);     // -sNaN quieted
+static_assert(alternatives::EncodeF32BitsToF16(0x477FEFFFu) == 0x7BFF);      // just below 65520
+static_assert(alternatives::EncodeF32BitsToF16(0x477FF000u) == 0x7C00);      // 65520 -> Inf
+static_assert(alternatives::EncodeF32BitsToF16(0x33000000u) == 0x0000);      // 2^-25, a tie to 0
+static_assert(alternatives::EncodeF32BitsToF16(0xB3000001u) == 0x8001);      // just above: -2^-24
+static_assert(alternatives::EncodeF32BitsToF16(0x387FF000u) == 0x0400);      // carry into 2^-14
+static_assert(alternatives::EncodeF32BitsToF16(0x7FC02000u) == 0x7E01);      // payload kept
+static_assert(alternatives::DecodeBf16ToF32Bits(0xFF81) == 0xFFC10000u);     // -sNaN quieted
+static_assert(alternatives::DecodeF16ToF32Bits(0x0001) == 0x33800000u);      // 2^-24
+static_assert(alternatives::DecodeF16ToF32Bits(0x83FF) == 0xB87FC000u);      // -(2^-14 - 2^-24)
+static_assert(alternatives::DecodeF16ToF32Bits(0x7C01) == 0x7FC02000u);      // sNaN quieted, payload kept
 
 TEST(AlternativeNvfp4TeScale, EqualsTheModelWithTheModelsConversion) {
   const recipe::Recipe* te = nullptr;

@@ -13,7 +13,11 @@
 //            (cuda/src/threshold_map.cuh) under the option sets proven equal
 //            to the model on all 2^32 inputs (ThresholdProvenOptions: the
 //            format defaults, the nvidia satfinite rule, one toward-zero
-//            set); other options run the model per element.
+//            set, the recipe element sets); FP32 -> BF16 / FP16 and BF16 /
+//            FP16 -> FP32 through the 32-bit integer alternatives of
+//            formats/include/lowbit/formats/alternatives/f32_f16_bf16.h
+//            under the options they are proven for (the defaults among
+//            them); other options run the model per element.
 // Buffers are device memory, 16-byte vector IO where both are 16-byte aligned,
 // any count; calls are asynchronous on `stream`. A 16-bit or threshold table
 // lives in stream-ordered scratch from a pool of lowbit's own, which keeps up
