@@ -27,9 +27,11 @@
 // the model's steps as tables (recipe::EncodeElementWith, DecodeElementWith):
 // dequantize looks an element's FP32 value up in a table of the model's
 // DecodeToF32 for all 256 code bytes, filled per block; quantize, for a
-// catalog recipe whose element options the threshold tables are proven for
-// (threshold_map.cuh), looks the code of the scaled value up in the model's
-// threshold table.
+// catalog recipe with E4M3 / E5M2 elements under cvt.rn.satfinite's options,
+// converts the scaled value with that instruction (proven on every input by
+// `lowbit verify`'s cuda-hw sweeps), and for one whose element options the
+// threshold tables are proven for (threshold_map.cuh), looks its code up in
+// the model's threshold table.
 #include "model_recipe.h"
 
 #include <cuda_runtime.h>
@@ -170,6 +172,33 @@ struct ThresholdElementCodes {
     return [shared, this](float y) -> std::uint64_t { return ThresholdCode(shared, encode, block::F32Bits(y)); };
   }
 };
+
+// The hardware's cvt.rn.satfinite FP32 -> E4M3 / E5M2 (element_ops.cuh
+// HwEncodeF32Fp8, the cuda-hw backend's conversion), for a compiled recipe
+// whose element options are the ones that instruction implements
+// (HardwareCodesApply). `lowbit verify` sweeps the instruction against the
+// model under those options on all 2^32 FP32 inputs (its cuda-hw-sweep rows).
+template <FormatId kElement>
+struct HardwareElementCodes {
+  static constexpr int kTableEntries = 1;
+  __device__ void Stage(uint2*) const {}
+  __device__ auto Encoder(const recipe::Recipe&, const uint2*) const {
+    return [](float y) -> std::uint64_t { return HwEncodeF32Fp8<kElement>{}.One(block::F32Bits(y), 0); };
+  }
+};
+
+// Whether catalog recipe kIndex takes the hardware conversion: an E4M3 or
+// E5M2 element under the options of cvt.rn.satfinite.
+template <int kIndex>
+constexpr bool HardwareCodesApply() {
+  constexpr recipe::Recipe r = CatalogRecipe<kIndex>::Get();
+  constexpr FormatId id = FormatIdOf(r.element);
+  if constexpr (id == FormatId::kE4m3 || id == FormatId::kE5m2) {
+    return SameEncodeSemantics(r.element, r.element_encode,
+                               HardwareEncodeRule(id, RoundingMode::kNearestEven, true).options);
+  }
+  return false;
+}
 
 // Whether catalog recipe kIndex takes the threshold table: a float element
 // whose table fits and whose options are proven (AWQ's integer elements and
@@ -703,15 +732,136 @@ __global__ __launch_bounds__(kModelThreads, kDequantizeBlocksPerSm) void ModelDe
 
 unsigned ModelGrid(long work) { return GridFor(static_cast<std::size_t>(work), kModelThreads); }
 
+// ---- groups held in registers ---------------------------------------------------
+
+// Groups of kGroupRegisterRun * T consecutive elements (T a power of two up
+// to a block) for a compiled recipe without a tensor scale: one pass over x
+// instead of the statistics pass and the element pass. Each of a group's T
+// threads holds kGroupRegisterRun consecutive elements in registers (eight
+// 16-byte loads), accumulates them in order from EmptyStats, and the T
+// runs are combined in element order (lanes, then warps: the argument of
+// this file's header); the group's first thread chooses and stores the
+// scale, and every thread encodes its elements under it.
+constexpr int kGroupRegisterRun = 32;
+constexpr int kGroupBlocksPerSm = 3;  // up to 85 registers: 66-84 with nvcc 13, no spills
+
+// Threads per group for these kernels, or 0 where they do not apply: the
+// group a contiguous run of elements (a 1-D block, or a grid group of one
+// row), every group whole, group_cols = kGroupRegisterRun * T.
+int GroupRegisterThreads(const recipe::Recipe& r, const recipe::GroupGrid& g, const float* x,
+                         const std::uint8_t* codes) {
+  if (r.tensor_scale != recipe::TensorScaleRule::kNone || g.Count() < 2) return 0;
+  if (!g.flat && g.group_rows != 1) return 0;
+  if (g.flat && (g.rows * g.cols) % g.group_cols != 0) return 0;
+  if (!Aligned(x, 16) || !Aligned(codes, 16)) return 0;
+  for (int t = 1; t <= kModelThreads; t *= 2) {
+    if (g.group_cols == static_cast<long>(t) * kGroupRegisterRun) return t;
+  }
+  return 0;
+}
+
+template <class Src, class ElementCodes>
+__global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsInRegistersKernel(
+    Src src, ElementCodes element_codes, recipe::GroupGrid g, int threads_per_group, const float* __restrict__ x,
+    recipe::QuantizedTensor q) {
+  const recipe::Recipe r = src.Get();
+  __shared__ uint2 table[ElementCodes::kTableEntries];
+  __shared__ recipe::GroupStats warp_stats[kWarpsPerBlock];
+  __shared__ recipe::BlockScale group_scales[kModelThreads];
+  element_codes.Stage(table);
+  if (ElementCodes::kTableEntries > 1) __syncthreads();
+  const auto encode_element = element_codes.Encoder(r, table);
+  const bool packed = r.packing != recipe::Packing::kOnePerByte;
+  const int part = threadIdx.x % threads_per_group;      // this thread's run in its group
+  const int local_group = threadIdx.x / threads_per_group;
+  const int groups_per_block = kModelThreads / threads_per_group;
+  const int warp = threadIdx.x / kWarpSize;
+  const int warps_per_group = threads_per_group / kWarpSize;  // 0 below a warp
+  const long count = g.Count();
+  // Block-uniform: every thread takes the barriers of every turn.
+  for (long first = static_cast<long>(blockIdx.x) * groups_per_block; first < count;
+       first += static_cast<long>(gridDim.x) * groups_per_block) {
+    const long group = first + local_group;
+    const bool valid = group < count;
+    const long k0 = group * g.group_cols + static_cast<long>(part) * kGroupRegisterRun;
+    float4 quads[kGroupRegisterRun / 4];
+    recipe::GroupStats s = recipe::EmptyStats();
+    if (valid) {
+#pragma unroll
+      for (int p = 0; p < kGroupRegisterRun / 4; ++p) quads[p] = __ldg(reinterpret_cast<const float4*>(x + k0) + p);
+#pragma unroll
+      for (int p = 0; p < kGroupRegisterRun / 4; ++p) {
+        s = recipe::Accumulate(r, s, quads[p].x);
+        s = recipe::Accumulate(r, s, quads[p].y);
+        s = recipe::Accumulate(r, s, quads[p].z);
+        s = recipe::Accumulate(r, s, quads[p].w);
+      }
+    }
+    s = CombineAcrossLanes(r, s, threads_per_group < kWarpSize ? threads_per_group : kWarpSize);
+    if (warps_per_group > 1) {
+      if (threadIdx.x % kWarpSize == 0) warp_stats[warp] = s;
+      __syncthreads();
+      if (part == 0) {
+        for (int w = 1; w < warps_per_group; ++w) s = recipe::Combine(r, s, warp_stats[warp + w]);
+      }
+    }
+    if (valid && part == 0) {
+      const recipe::BlockScale scale = recipe::ChooseScale(r, s, recipe::TensorScale{});
+      recipe::StoreScale(r, q, group, scale);
+      group_scales[local_group] = scale;
+    }
+    __syncthreads();
+    if (valid) {
+      const recipe::BlockScale scale = group_scales[local_group];
+      std::uint64_t words[kGroupRegisterRun / 8] = {};
+#pragma unroll
+      for (int p = 0; p < kGroupRegisterRun / 4; ++p) {
+        const float v[4] = {quads[p].x, quads[p].y, quads[p].z, quads[p].w};
+#pragma unroll
+        for (int e = 0; e < 4; e += 2) {
+          std::uint8_t pair[2] = {0, 0};
+          recipe::StoreCode(r.packing, pair, 0, recipe::EncodeElementWith(r, scale, v[e], encode_element));
+          recipe::StoreCode(r.packing, pair, 1, recipe::EncodeElementWith(r, scale, v[e + 1], encode_element));
+          const int element = 4 * p + e;  // even: the pair's first element in the run
+          if (packed) {
+            words[element / 16] |= static_cast<std::uint64_t>(pair[0]) << (8 * ((element / 2) % 8));
+          } else {
+            words[element / 8] |= static_cast<std::uint64_t>(pair[0]) << (8 * (element % 8));
+            words[element / 8] |= static_cast<std::uint64_t>(pair[1]) << (8 * (element % 8 + 1));
+          }
+        }
+      }
+      // A run's codes: 32 bytes, or 16 packed, at a 16-byte boundary (the
+      // buffer is 16-byte aligned and a run is 32 elements).
+      std::uint8_t* out = q.codes + (packed ? k0 / 2 : k0);
+      const int words_used = packed ? 2 : 4;
+      for (int w = 0; w < words_used; w += 2) {
+        *reinterpret_cast<uint4*>(out + 8 * w) =
+            make_uint4(static_cast<unsigned>(words[w]), static_cast<unsigned>(words[w] >> 32),
+                       static_cast<unsigned>(words[w + 1]), static_cast<unsigned>(words[w + 1] >> 32));
+      }
+    }
+    __syncthreads();  // warp_stats and group_scales are written again next turn
+  }
+}
+
+
 // The element pass's conversion for recipe source Src: the model's, or, for
-// a catalog recipe where ThresholdCodesApply, the threshold table.
+// a catalog recipe, the hardware conversion where HardwareCodesApply, else
+// the threshold table where ThresholdCodesApply.
 template <class Src>
 struct ElementCodesOf {
   using Type = ModelElementCodes;
   static Type Make(const recipe::Recipe&, const uint2*) { return {}; }
 };
 template <int kIndex>
-  requires(ThresholdCodesApply<kIndex>())
+  requires(HardwareCodesApply<kIndex>())
+struct ElementCodesOf<CatalogRecipe<kIndex>> {
+  using Type = HardwareElementCodes<FormatIdOf(CatalogRecipe<kIndex>::Get().element)>;
+  static Type Make(const recipe::Recipe&, const uint2*) { return {}; }
+};
+template <int kIndex>
+  requires(!HardwareCodesApply<kIndex>() && ThresholdCodesApply<kIndex>())
 struct ElementCodesOf<CatalogRecipe<kIndex>> {
   using Type = ThresholdElementCodes<FormatIdOf(CatalogRecipe<kIndex>::Get().element)>;
   static Type Make(const recipe::Recipe& r, const uint2* table) {
@@ -733,6 +883,25 @@ Status RunModelRecipeOn(const Src& src, const recipe::Recipe& r, const recipe::G
   }
   using Codes = typename ElementCodesOf<Src>::Type;
   constexpr bool kCodeTable = Codes::kTableEntries > 1;
+  if constexpr (Src::kFolded) {
+    if (const int threads = GroupRegisterThreads(r, g, x, q.codes); threads > 0) {
+      StreamScratch scratch(stream);
+      const std::size_t table_bytes = kCodeTable ? Codes::kTableEntries * sizeof(uint2) : 16;
+      if (cudaError_t e = scratch.Allocate(table_bytes); e != cudaSuccess) return CudaStatus("cuda model recipe", e);
+      auto* table = static_cast<uint2*>(scratch.get());
+      const Codes codes = ElementCodesOf<Src>::Make(r, table);
+      if constexpr (kCodeTable) {
+        if (cudaError_t e = LaunchBuildThresholdTable(table, codes.encode, stream); e != cudaSuccess) {
+          return CudaStatus("cuda model recipe", e);
+        }
+      }
+      const long blocks = g.Count() / (kModelThreads / threads) + 1;
+      const unsigned grid = static_cast<unsigned>(
+          MinLong(blocks, static_cast<long>(SmCount()) * kGroupBlocksPerSm * 8));
+      ModelGroupsInRegistersKernel<Src, Codes><<<grid, kModelThreads, 0, stream>>>(src, codes, g, threads, x, q);
+      return LastLaunchStatus("cuda model recipe");
+    }
+  }
   // Scratch: the per-tensor partials and the tensor's statistics (per-tensor
   // groups and tensor scales only), one BlockScale per group, then the
   // threshold table where the element pass takes one.
@@ -804,6 +973,16 @@ Status RunCompiledOrRunTime(std::index_sequence<kI...>, const recipe::Recipe& r,
 }
 
 }  // namespace
+
+bool QuantizesGroupsInRegisters(const recipe::Recipe& r, const recipe::Layout& layout, std::size_t rows,
+                                std::size_t cols, const float* x, const std::uint8_t* codes) {
+  recipe::GroupGrid g;
+  if (recipe::MakeGroupGrid(r, layout, static_cast<long>(rows), static_cast<long>(cols), &g) !=
+      recipe::TensorStatus::kOk) {
+    return false;
+  }
+  return RunsOnCompiledRecipeKernels(r) && GroupRegisterThreads(r, g, x, codes) > 0;
+}
 
 bool RunsOnCompiledRecipeKernels(const recipe::Recipe& r) {
   for (const int index : kCompiledRecipes) {

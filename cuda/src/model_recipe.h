@@ -22,6 +22,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "lowbit/cuda/status.h"
 #include "lowbit/formats/recipe/recipe.h"
@@ -57,6 +58,13 @@ constexpr bool RunsOnModelRecipeKernels(const recipe::Recipe& r) {
 // of the kernels (model_recipe.cu); any other recipe runs the copy that
 // reads the recipe at run time. Tests ask it to know which copy they check.
 bool RunsOnCompiledRecipeKernels(const recipe::Recipe& r);
+
+// Whether a quantize by `r` in `layout` holds each group in registers for
+// one pass over x (a compiled recipe without a tensor scale, groups of 32 T
+// consecutive elements, T a power of two up to 256, x and the codes 16-byte
+// aligned), instead of a statistics pass and an element pass.
+bool QuantizesGroupsInRegisters(const recipe::Recipe& r, const recipe::Layout& layout, std::size_t rows,
+                                std::size_t cols, const float* x, const std::uint8_t* codes);
 
 // Quantize (x -> q) or dequantize (q -> out) a row-major [rows, cols]
 // tensor by `r` in `layout` on `stream`, not waited for. Every pointer is

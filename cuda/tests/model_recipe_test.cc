@@ -188,6 +188,44 @@ TEST(ModelRecipe, LargeTensorsEqualTheHostModel) {
   }
 }
 
+// The one-pass kernel of groups held in registers (model_recipe.h
+// QuantizesGroupsInRegisters): groups of 32 T elements for T = 1 .. 256 (a
+// warp's lanes shared by several groups, a group over several warps), per
+// row and in groups along rows, and MX blocks; aligned buffers take it (the
+// test asserts so), buffers one element off take the two passes.
+TEST(ModelRecipe, GroupsHeldInRegistersEqualTheHostModel) {
+  LOWBIT_REQUIRE_GPU();
+  int taken = 0;
+  for (const recipe::Recipe& r : recipe::kAllRecipes) {
+    if (!detail::RunsOnModelRecipeKernels(r)) continue;
+    std::vector<recipe::Layout> layouts;
+    if (r.family() == recipe::Family::kScaled) {
+      layouts = {{recipe::Geometry::kPerRow, 0, 0}, {recipe::Geometry::kGroup, 32, 0},
+                 {recipe::Geometry::kGroup, 128, 0}, {recipe::Geometry::kGroup, 1024, 0}};
+    } else {
+      layouts = LayoutsOf(r);
+    }
+    for (const recipe::Layout& layout : layouts) {
+      for (auto [rows, cols] : {std::pair<long, long>{3, 64}, {5, 1024}, {2, 4096}, {3, 8192}, {64, 256}}) {
+        recipe::GroupGrid g;
+        if (recipe::MakeGroupGrid(r, layout, rows, cols, &g) != recipe::TensorStatus::kOk) continue;
+        const long group = g.group_cols;
+        const bool shape_applies = r.tensor_scale == recipe::TensorScaleRule::kNone && g.Count() > 1 &&
+                                   group % 32 == 0 && group <= 32 * 256 && ((group / 32) & (group / 32 - 1)) == 0;
+        // 16-byte aligned stand-ins: the predicate reads the addresses only.
+        alignas(16) static const float x_aligned[4] = {};
+        alignas(16) static std::uint8_t codes_aligned[16] = {};
+        const bool takes = detail::QuantizesGroupsInRegisters(r, layout, rows, cols, x_aligned, codes_aligned);
+        EXPECT_EQ(takes, shape_applies) << r.name << ":" << r.profile << " group " << group;
+        EXPECT_FALSE(detail::QuantizesGroupsInRegisters(r, layout, rows, cols, x_aligned + 1, codes_aligned));
+        taken += takes ? 1 : 0;
+        for (int mode = 0; mode < 4; ++mode) ExpectModelBits(r, layout, rows, cols, mode, mode == 3 ? 1 : 0);
+      }
+    }
+  }
+  EXPECT_GT(taken, 100);
+}
+
 // A recipe that equals no catalog recipe runs the kernels that read the
 // recipe at run time: each catalog recipe with another element rounding
 // (toward zero for float elements, half away for integers).
