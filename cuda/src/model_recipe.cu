@@ -228,6 +228,27 @@ __device__ long DivideNonNegative(long a, long b) {
 
 // ---- statistics ---------------------------------------------------------------
 
+// kQuads float4 from x + k (16-byte aligned), all loads issued before any use.
+template <int kQuads>
+__device__ __forceinline__ void LoadQuads(const float* __restrict__ x, long k, float4 (&quads)[kQuads]) {
+#pragma unroll
+  for (int q = 0; q < kQuads; ++q) quads[q] = __ldg(reinterpret_cast<const float4*>(x + k) + q);
+}
+
+// recipe::Accumulate over the quads' elements in order, from s.
+template <int kQuads>
+__device__ __forceinline__ recipe::GroupStats AccumulateQuads(const recipe::Recipe& r, recipe::GroupStats s,
+                                                              const float4 (&quads)[kQuads]) {
+#pragma unroll
+  for (int q = 0; q < kQuads; ++q) {
+    s = recipe::Accumulate(r, s, quads[q].x);
+    s = recipe::Accumulate(r, s, quads[q].y);
+    s = recipe::Accumulate(r, s, quads[q].z);
+    s = recipe::Accumulate(r, s, quads[q].w);
+  }
+  return s;
+}
+
 // recipe::Accumulate over x[k, k + count) in order, from EmptyStats
 // (count <= kStatsRun; 0 gives EmptyStats, the identity of Combine). A whole
 // run at a 16-byte boundary is read as kStatsRun / 4 float4, all loads
@@ -237,16 +258,8 @@ __device__ recipe::GroupStats AccumulateRun(const recipe::Recipe& r, const float
   recipe::GroupStats s = recipe::EmptyStats();
   if (count == kStatsRun && x_aligned && k % 4 == 0) {
     float4 quads[kStatsRun / 4];
-#pragma unroll
-    for (int q = 0; q < kStatsRun / 4; ++q) quads[q] = __ldg(reinterpret_cast<const float4*>(x + k) + q);
-#pragma unroll
-    for (int q = 0; q < kStatsRun / 4; ++q) {
-      s = recipe::Accumulate(r, s, quads[q].x);
-      s = recipe::Accumulate(r, s, quads[q].y);
-      s = recipe::Accumulate(r, s, quads[q].z);
-      s = recipe::Accumulate(r, s, quads[q].w);
-    }
-    return s;
+    LoadQuads(x, k, quads);
+    return AccumulateQuads(r, s, quads);
   }
   for (long e = 0; e < count; ++e) s = recipe::Accumulate(r, s, x[k + e]);
   return s;
@@ -787,15 +800,8 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
     float4 quads[kGroupRegisterRun / 4];
     recipe::GroupStats s = recipe::EmptyStats();
     if (valid) {
-#pragma unroll
-      for (int p = 0; p < kGroupRegisterRun / 4; ++p) quads[p] = __ldg(reinterpret_cast<const float4*>(x + k0) + p);
-#pragma unroll
-      for (int p = 0; p < kGroupRegisterRun / 4; ++p) {
-        s = recipe::Accumulate(r, s, quads[p].x);
-        s = recipe::Accumulate(r, s, quads[p].y);
-        s = recipe::Accumulate(r, s, quads[p].z);
-        s = recipe::Accumulate(r, s, quads[p].w);
-      }
+      LoadQuads(x, k0, quads);
+      s = AccumulateQuads(r, s, quads);
     }
     s = CombineAcrossLanes(r, s, threads_per_group < kWarpSize ? threads_per_group : kWarpSize);
     if (warps_per_group > 1) {
