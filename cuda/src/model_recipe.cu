@@ -48,6 +48,7 @@
 #include "spec_value.h"
 #include "stream_scratch.h"
 #include "threshold_map.cuh"
+#include "lowbit/formats/alternatives/round_to_integer.h"
 #include "lowbit/formats/profiles/format_match.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/steps.h"
@@ -184,6 +185,17 @@ struct HardwareElementCodes {
   __device__ void Stage(uint2*) const {}
   __device__ auto Encoder(const recipe::Recipe&, const uint2*) const {
     return [](float y) -> std::uint64_t { return HwEncodeF32Fp8<kElement>{}.One(block::F32Bits(y), 0); };
+  }
+};
+
+// The integer rounding of the element step (recipe::IntegerOfScaledWith,
+// RepackedIntegerWith): under round to nearest even the 1.5 * 2^23 addition
+// of alternatives/round_to_integer.h, proven equal to the model's
+// RoundToIntegerF32 on every FP32 input; other modes the model's.
+struct IntegerRounding {
+  __device__ float operator()(float y, RoundingMode mode) const {
+    return alternatives::RoundToIntegerAlternativeApplies(mode) ? alternatives::RoundToIntegerNearestEvenF32(y)
+                                                                : recipe::RoundToIntegerF32(y, mode);
   }
 };
 
@@ -545,8 +557,8 @@ __global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelEleme
 #pragma unroll
       for (int e = 0; e < kElementRun; e += 2) {
         std::uint8_t pair[2] = {0, 0};
-        recipe::StoreCode(r.packing, pair, 0, recipe::EncodeElementWith(r, s0, v[e], encode_element));
-        recipe::StoreCode(r.packing, pair, 1, recipe::EncodeElementWith(r, s0, v[e + 1], encode_element));
+        recipe::StoreCode(r.packing, pair, 0, recipe::EncodeElementWith(r, s0, v[e], encode_element, IntegerRounding{}));
+        recipe::StoreCode(r.packing, pair, 1, recipe::EncodeElementWith(r, s0, v[e + 1], encode_element, IntegerRounding{}));
         if (packed) {
           PutByte(lo, hi, e / 2, pair[0]);
         } else {
@@ -571,7 +583,7 @@ __global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelEleme
         if (e % 4 == 0) quad = QuadAt(in0, in1, in2, in3, e / 4);
         const float v = quad.x;
         quad = make_float4(quad.y, quad.z, quad.w, quad.x);
-        recipe::StoreCode(r.packing, byte, packed ? (e & 1) : 0, recipe::EncodeElementWith(r, s, v, encode_element));
+        recipe::StoreCode(r.packing, byte, packed ? (e & 1) : 0, recipe::EncodeElementWith(r, s, v, encode_element, IntegerRounding{}));
         if (!packed || (e & 1) == 1 || e == count - 1) {
           PutByte(lo, hi, packed ? e / 2 : e, byte[0]);
           byte[0] = 0;
@@ -826,8 +838,8 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
 #pragma unroll
         for (int e = 0; e < 4; e += 2) {
           std::uint8_t pair[2] = {0, 0};
-          recipe::StoreCode(r.packing, pair, 0, recipe::EncodeElementWith(r, scale, v[e], encode_element));
-          recipe::StoreCode(r.packing, pair, 1, recipe::EncodeElementWith(r, scale, v[e + 1], encode_element));
+          recipe::StoreCode(r.packing, pair, 0, recipe::EncodeElementWith(r, scale, v[e], encode_element, IntegerRounding{}));
+          recipe::StoreCode(r.packing, pair, 1, recipe::EncodeElementWith(r, scale, v[e + 1], encode_element, IntegerRounding{}));
           const int element = 4 * p + e;  // even: the pair's first element in the run
           if (packed) {
             words[element / 16] |= static_cast<std::uint64_t>(pair[0]) << (8 * ((element / 2) % 8));

@@ -693,12 +693,27 @@ LOWBIT_HD_CONSTEXPR float ScaledElement(const Recipe& r, const BlockScale& s, fl
 // [qmin - zp, qmax - zp], round. clamp(round(y) + zp) equals round(clamp(y))
 // + zp because rounding is monotone and the bounds are integers, and the
 // rounded value stays small.
-LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaled(const Recipe& r, std::int32_t zero_point, float y) {
+//
+// round_integer(y, mode) is RoundToIntegerF32(y, mode): IntegerOfScaledWith,
+// RepackedIntegerWith and the ...With encodes below take it as a parameter
+// so that a kernel can pass a named alternative proven equal to it
+// (alternatives/round_to_integer.h).
+struct RoundToIntegerOfModel {
+  LOWBIT_HD_CONSTEXPR float operator()(float y, RoundingMode mode) const { return RoundToIntegerF32(y, mode); }
+};
+
+template <typename RoundInteger = RoundToIntegerOfModel>
+LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaledWith(const Recipe& r, std::int32_t zero_point, float y,
+                                                     const RoundInteger& round_integer = {}) {
   if (F32IsNan(F32Bits(y))) return 0;
   const float lo = static_cast<float>(r.qmin - zero_point);
   const float hi = static_cast<float>(r.qmax - zero_point);
   const float c = y < lo ? lo : (y > hi ? hi : y);
-  return static_cast<std::int32_t>(RoundToIntegerF32(c, r.element_encode.rounding)) + zero_point;
+  return static_cast<std::int32_t>(round_integer(c, r.element_encode.rounding)) + zero_point;
+}
+
+LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaled(const Recipe& r, std::int32_t zero_point, float y) {
+  return IntegerOfScaledWith(r, zero_point, y);
 }
 
 // The integer a GPTQ / AWQ checkpoint stores for the quantizer's integer q0
@@ -713,12 +728,18 @@ LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaled(const Recipe& r, std::int32_t z
 // 0, a zero one (s <= 2^-25) NaN or Inf, so 0. The sum is two separately
 // rounded products: callers must not contract it into an FMA (CUDA builds
 // with --fmad=false; simd/src/int_group_quantize.cc turns contraction off).
-LOWBIT_HD_CONSTEXPR std::int32_t RepackedInteger(const BlockScale& s, std::int32_t q0) {
+template <typename RoundInteger = RoundToIntegerOfModel>
+LOWBIT_HD_CONSTEXPR std::int32_t RepackedIntegerWith(const BlockScale& s, std::int32_t q0,
+                                                     const RoundInteger& round_integer = {}) {
   const float weight = s.factor * static_cast<float>(q0 - s.zero_point);
   const float scale_zero = static_cast<float>(s.zero_point) * s.factor;
   const float t = (weight + scale_zero) / s.decode;
   if (!F32IsFinite(F32Bits(t))) return 0;
-  return static_cast<std::int32_t>(RoundToIntegerF32(t, RoundingMode::kNearestEven));  // |t| < 2^15 here
+  return static_cast<std::int32_t>(round_integer(t, RoundingMode::kNearestEven));  // |t| < 2^15 here
+}
+
+LOWBIT_HD_CONSTEXPR std::int32_t RepackedInteger(const BlockScale& s, std::int32_t q0) {
+  return RepackedIntegerWith(s, q0);
 }
 
 // The model's conversion of a scaled FP32 value into the element format:
@@ -734,9 +755,10 @@ struct ElementEncodeOfModel {
 
 // The element code of an already scaled value (one code in the low bits);
 // encode_element(y) is EncodeF32(r.element, y, r.element_encode).code.
-template <typename ElementEncode>
+template <typename ElementEncode, typename RoundInteger = RoundToIntegerOfModel>
 LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaledWith(const Recipe& r, const BlockScale& s, float y,
-                                                  const ElementEncode& encode_element) {
+                                                  const ElementEncode& encode_element,
+                                                  const RoundInteger& round_integer = {}) {
   if (r.element.IsFloat()) return static_cast<std::uint8_t>(encode_element(y));
   if (r.family() == Family::kMx) {
     // MXINT8: the saturating integer conversion, then +-qmax (never -128).
@@ -746,8 +768,8 @@ LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaledWith(const Recipe& r, const BlockSc
     if (v < r.qmin) v = r.qmin;
     return static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) & r.element.CodeMask());
   }
-  std::int32_t q = IntegerOfScaled(r, s.zero_point, y);
-  if (r.element_quirk == ElementQuirk::kRepackWithFp16Scale) q = RepackedInteger(s, q);
+  std::int32_t q = IntegerOfScaledWith(r, s.zero_point, y, round_integer);
+  if (r.element_quirk == ElementQuirk::kRepackWithFp16Scale) q = RepackedIntegerWith(s, q, round_integer);
   return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element.CodeMask());
 }
 
@@ -761,21 +783,24 @@ LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaled(const Recipe& r, const BlockScale&
 // round((W + z * s) / s), every operation rounded to FP16 (s is the FP16
 // scale). A quotient past the FP16 range is Inf and clamps; a non-finite
 // final quotient casts to 0 in the low bits.
-LOWBIT_HD_CONSTEXPR std::uint8_t EncodeAwqElement(const Recipe& r, const BlockScale& s, float x) {
+template <typename RoundInteger = RoundToIntegerOfModel>
+LOWBIT_HD_CONSTEXPR std::uint8_t EncodeAwqElement(const Recipe& r, const BlockScale& s, float x,
+                                                  const RoundInteger& round_integer = {}) {
   const float y = F16RoundedF32(F16RoundedF32(x) / s.factor);
-  const std::int32_t q0 = IntegerOfScaled(r, s.zero_point, y);
+  const std::int32_t q0 = IntegerOfScaledWith(r, s.zero_point, y, round_integer);
   const float weight = F16RoundedF32(static_cast<float>(q0 - s.zero_point) * s.factor);
   const float scale_zero = F16RoundedF32(static_cast<float>(s.zero_point) * s.factor);
   const float t = F16RoundedF32(F16RoundedF32(weight + scale_zero) / s.decode);
-  const std::int32_t q = F32IsFinite(F32Bits(t)) ? static_cast<std::int32_t>(RoundToIntegerF32(t, RoundingMode::kNearestEven)) : 0;
+  const std::int32_t q = F32IsFinite(F32Bits(t)) ? static_cast<std::int32_t>(round_integer(t, RoundingMode::kNearestEven)) : 0;
   return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element.CodeMask());
 }
 
-template <typename ElementEncode>
+template <typename ElementEncode, typename RoundInteger = RoundToIntegerOfModel>
 LOWBIT_HD_CONSTEXPR std::uint8_t EncodeElementWith(const Recipe& r, const BlockScale& s, float x,
-                                                   const ElementEncode& encode_element) {
-  if (r.scale_rule == ScaleRule::kAwqAsymmetric) return EncodeAwqElement(r, s, x);
-  return EncodeScaledWith(r, s, ScaledElement(r, s, x), encode_element);
+                                                   const ElementEncode& encode_element,
+                                                   const RoundInteger& round_integer = {}) {
+  if (r.scale_rule == ScaleRule::kAwqAsymmetric) return EncodeAwqElement(r, s, x, round_integer);
+  return EncodeScaledWith(r, s, ScaledElement(r, s, x), encode_element, round_integer);
 }
 
 LOWBIT_HD_CONSTEXPR std::uint8_t EncodeElement(const Recipe& r, const BlockScale& s, float x) {
