@@ -23,7 +23,7 @@
 // RunsOnModelRecipeKernels takes has its own copy of the kernels
 // (CatalogRecipe<kIndex>), where the recipe is a constant the compiler folds
 // into the same model steps; a recipe equal to none of them
-// (SameRecipeSemantics) runs the run-time copy. Two element conversions reach
+// (recipe::SameSemantics) runs the run-time copy. Two element conversions reach
 // the model's steps as tables (recipe::EncodeElementWith, DecodeElementWith):
 // dequantize looks an element's FP32 value up in a table of the model's
 // DecodeToF32 for all 256 code bytes, filled per block; quantize, for a
@@ -48,9 +48,11 @@
 #include "spec_value.h"
 #include "stream_scratch.h"
 #include "threshold_map.cuh"
+#include "lowbit/formats/alternatives/f16_rounded.h"
 #include "lowbit/formats/alternatives/round_to_integer.h"
 #include "lowbit/formats/profiles/format_match.h"
 #include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/same_semantics.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
 
@@ -109,28 +111,6 @@ struct CatalogRecipe {
   }
 };
 
-// Whether two recipes give the same results: every field a step reads
-// (recipe.h), the names and source aside.
-bool SameRecipeSemantics(const recipe::Recipe& a, const recipe::Recipe& b) {
-  const auto same_options = [](const EncodeOptions& x, const EncodeOptions& y) {
-    return x.rounding == y.rounding && x.overflow == y.overflow && x.inf_input == y.inf_input &&
-           x.nan_sign == y.nan_sign && x.nan_payload == y.nan_payload && x.nan_into_no_nan == y.nan_into_no_nan &&
-           x.keep_negative_zero == y.keep_negative_zero && x.zero_into_no_zero == y.zero_into_no_zero &&
-           x.negative_into_unsigned == y.negative_into_unsigned && x.random_bits == y.random_bits &&
-           x.random_bit_count == y.random_bit_count;
-  };
-  return profile_detail::SameLayout(a.element, b.element) && same_options(a.element_encode, b.element_encode) &&
-         a.layout.geometry == b.layout.geometry && a.layout.size == b.layout.size &&
-         a.layout.tile_rows == b.layout.tile_rows && profile_detail::SameLayout(a.scale_format, b.scale_format) &&
-         a.scale_rule == b.scale_rule && a.amax_nan == b.amax_nan && a.element_step == b.element_step &&
-         a.element_quirk == b.element_quirk && a.tensor_scale == b.tensor_scale &&
-         a.dequantize_order == b.dequantize_order && a.zero_point == b.zero_point && a.packing == b.packing &&
-         a.element_emax == b.element_emax && a.element_implied_exponent == b.element_implied_exponent &&
-         a.qmin == b.qmin && a.qmax == b.qmax && a.scale_saturate == b.scale_saturate &&
-         a.zero_amax_as_min_normal == b.zero_amax_as_min_normal &&
-         block::F32Bits(a.eps) == block::F32Bits(b.eps) && a.pow2_scale == b.pow2_scale &&
-         a.scalar_divisor_as_reciprocal == b.scalar_divisor_as_reciprocal && a.amax_divisor == b.amax_divisor;
-}
 
 // The catalog recipes with their own kernels: those RunsOnModelRecipeKernels takes.
 constexpr int CountCompiledRecipes() {
@@ -188,15 +168,18 @@ struct HardwareElementCodes {
   }
 };
 
-// The integer rounding of the element step (recipe::IntegerOfScaledWith,
-// RepackedIntegerWith): under round to nearest even the 1.5 * 2^23 addition
-// of alternatives/round_to_integer.h, proven equal to the model's
-// RoundToIntegerF32 on every FP32 input; other modes the model's.
-struct IntegerRounding {
-  __device__ float operator()(float y, RoundingMode mode) const {
+// The element step's roundings besides the element encode
+// (recipe::ElementArithmeticOfModel), through named alternatives proven
+// equal to the model's on every FP32 input: under round to nearest even the
+// 1.5 * 2^23 addition of alternatives/round_to_integer.h (other modes the
+// model's), and FP16 rounding in integer arithmetic
+// (alternatives/f16_rounded.h; AWQ's element rounds six times).
+struct AlternativeElementArithmetic {
+  __device__ float RoundToInteger(float y, RoundingMode mode) const {
     return alternatives::RoundToIntegerAlternativeApplies(mode) ? alternatives::RoundToIntegerNearestEvenF32(y)
                                                                 : recipe::RoundToIntegerF32(y, mode);
   }
+  __device__ float F16Rounded(float v) const { return alternatives::F16RoundedF32Alternative(v); }
 };
 
 // Whether catalog recipe kIndex takes the hardware conversion: an E4M3 or
@@ -557,8 +540,9 @@ __global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelEleme
 #pragma unroll
       for (int e = 0; e < kElementRun; e += 2) {
         std::uint8_t pair[2] = {0, 0};
-        recipe::StoreCode(r.packing, pair, 0, recipe::EncodeElementWith(r, s0, v[e], encode_element, IntegerRounding{}));
-        recipe::StoreCode(r.packing, pair, 1, recipe::EncodeElementWith(r, s0, v[e + 1], encode_element, IntegerRounding{}));
+        const AlternativeElementArithmetic arithmetic;
+        recipe::StoreCode(r.packing, pair, 0, recipe::EncodeElementWith(r, s0, v[e], encode_element, arithmetic));
+        recipe::StoreCode(r.packing, pair, 1, recipe::EncodeElementWith(r, s0, v[e + 1], encode_element, arithmetic));
         if (packed) {
           PutByte(lo, hi, e / 2, pair[0]);
         } else {
@@ -583,7 +567,8 @@ __global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelEleme
         if (e % 4 == 0) quad = QuadAt(in0, in1, in2, in3, e / 4);
         const float v = quad.x;
         quad = make_float4(quad.y, quad.z, quad.w, quad.x);
-        recipe::StoreCode(r.packing, byte, packed ? (e & 1) : 0, recipe::EncodeElementWith(r, s, v, encode_element, IntegerRounding{}));
+        const std::uint8_t code = recipe::EncodeElementWith(r, s, v, encode_element, AlternativeElementArithmetic{});
+        recipe::StoreCode(r.packing, byte, packed ? (e & 1) : 0, code);
         if (!packed || (e & 1) == 1 || e == count - 1) {
           PutByte(lo, hi, packed ? e / 2 : e, byte[0]);
           byte[0] = 0;
@@ -838,8 +823,9 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
 #pragma unroll
         for (int e = 0; e < 4; e += 2) {
           std::uint8_t pair[2] = {0, 0};
-          recipe::StoreCode(r.packing, pair, 0, recipe::EncodeElementWith(r, scale, v[e], encode_element, IntegerRounding{}));
-          recipe::StoreCode(r.packing, pair, 1, recipe::EncodeElementWith(r, scale, v[e + 1], encode_element, IntegerRounding{}));
+          const AlternativeElementArithmetic arithmetic;
+          recipe::StoreCode(r.packing, pair, 0, recipe::EncodeElementWith(r, scale, v[e], encode_element, arithmetic));
+          recipe::StoreCode(r.packing, pair, 1, recipe::EncodeElementWith(r, scale, v[e + 1], encode_element, arithmetic));
           const int element = 4 * p + e;  // even: the pair's first element in the run
           if (packed) {
             words[element / 16] |= static_cast<std::uint64_t>(pair[0]) << (8 * ((element / 2) % 8));
@@ -983,7 +969,7 @@ Status RunCompiledOrRunTime(std::index_sequence<kI...>, const recipe::Recipe& r,
                             cudaStream_t stream) {
   Status status;
   const bool compiled =
-      ((SameRecipeSemantics(r, recipe::kAllRecipes[kCompiledRecipes[kI]]) &&
+      ((recipe::SameSemantics(r, recipe::kAllRecipes[kCompiledRecipes[kI]]) &&
         (status = RunModelRecipeOn(CatalogRecipe<kCompiledRecipes[kI]>{}, r, g, quantize, x, q, out, stream), true)) ||
        ...);
   if (!compiled) status = RunModelRecipeOn(RunTimeRecipe{r}, r, g, quantize, x, q, out, stream);
@@ -1004,7 +990,7 @@ bool QuantizesGroupsInRegisters(const recipe::Recipe& r, const recipe::Layout& l
 
 bool RunsOnCompiledRecipeKernels(const recipe::Recipe& r) {
   for (const int index : kCompiledRecipes) {
-    if (SameRecipeSemantics(r, recipe::kAllRecipes[index])) return true;
+    if (recipe::SameSemantics(r, recipe::kAllRecipes[index])) return true;
   }
   return false;
 }

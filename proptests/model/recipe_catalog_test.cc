@@ -30,6 +30,7 @@
 #include "lowbit/formats/block/recipe_name.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/recipe/same_semantics.h"
 #include "lowbit/formats/recipe/tensor.h"
 #include "test_level.h"
 
@@ -38,25 +39,12 @@ namespace {
 
 bool SameSpec(const FormatSpec& a, const FormatSpec& b) { return std::string(a.name) == b.name; }
 
-bool SameOptions(const EncodeOptions& a, const EncodeOptions& b) {
-  return a.rounding == b.rounding && a.overflow == b.overflow && a.inf_input == b.inf_input &&
-         a.nan_sign == b.nan_sign && a.nan_payload == b.nan_payload && a.nan_into_no_nan == b.nan_into_no_nan &&
-         a.zero_into_no_zero == b.zero_into_no_zero && a.negative_into_unsigned == b.negative_into_unsigned;
-}
-
-// Every field that changes a result.
+// The names, the formats by name, and every field that changes a result
+// (same_semantics.h).
 ::testing::AssertionResult SameRecipe(const Recipe& a, const Recipe& b) {
-  const bool same =
-      std::string(a.name) == b.name && std::string(a.profile) == b.profile && SameSpec(a.element, b.element) &&
-      SameOptions(a.element_encode, b.element_encode) && a.layout.geometry == b.layout.geometry &&
-      a.layout.size == b.layout.size && SameSpec(a.scale_format, b.scale_format) && a.scale_rule == b.scale_rule &&
-      a.amax_nan == b.amax_nan && a.element_step == b.element_step && a.element_quirk == b.element_quirk &&
-      a.tensor_scale == b.tensor_scale && a.dequantize_order == b.dequantize_order &&
-      a.zero_point == b.zero_point && a.packing == b.packing && a.element_emax == b.element_emax &&
-      a.element_implied_exponent == b.element_implied_exponent && a.qmin == b.qmin && a.qmax == b.qmax &&
-      a.scale_saturate == b.scale_saturate && a.zero_amax_as_min_normal == b.zero_amax_as_min_normal &&
-      std::memcmp(&a.eps, &b.eps, sizeof(float)) == 0 && a.pow2_scale == b.pow2_scale &&
-      a.scalar_divisor_as_reciprocal == b.scalar_divisor_as_reciprocal && a.amax_divisor == b.amax_divisor;
+  const bool same = std::string(a.name) == b.name && std::string(a.profile) == b.profile &&
+                    SameSpec(a.element, b.element) && SameSpec(a.scale_format, b.scale_format) &&
+                    SameSemantics(a, b);
   if (same) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << RecipeName(a) << " differs from " << RecipeName(b);
 }

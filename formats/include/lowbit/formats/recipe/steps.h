@@ -694,22 +694,26 @@ LOWBIT_HD_CONSTEXPR float ScaledElement(const Recipe& r, const BlockScale& s, fl
 // + zp because rounding is monotone and the bounds are integers, and the
 // rounded value stays small.
 //
-// round_integer(y, mode) is RoundToIntegerF32(y, mode): IntegerOfScaledWith,
-// RepackedIntegerWith and the ...With encodes below take it as a parameter
-// so that a kernel can pass a named alternative proven equal to it
-// (alternatives/round_to_integer.h).
-struct RoundToIntegerOfModel {
-  LOWBIT_HD_CONSTEXPR float operator()(float y, RoundingMode mode) const { return RoundToIntegerF32(y, mode); }
+// The element step's roundings other than the element encode:
+// arithmetic.RoundToInteger(y, mode) is RoundToIntegerF32(y, mode) and
+// arithmetic.F16Rounded(v) is F16RoundedF32(v). IntegerOfScaledWith,
+// RepackedIntegerWith and the ...With encodes below take them as one
+// parameter so that a kernel can pass named alternatives proven equal to
+// them on every FP32 input (alternatives/round_to_integer.h,
+// alternatives/f16_rounded.h); the model passes its own.
+struct ElementArithmeticOfModel {
+  LOWBIT_HD_CONSTEXPR float RoundToInteger(float y, RoundingMode mode) const { return RoundToIntegerF32(y, mode); }
+  LOWBIT_HD_CONSTEXPR float F16Rounded(float v) const { return F16RoundedF32(v); }
 };
 
-template <typename RoundInteger = RoundToIntegerOfModel>
+template <typename Arithmetic = ElementArithmeticOfModel>
 LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaledWith(const Recipe& r, std::int32_t zero_point, float y,
-                                                     const RoundInteger& round_integer = {}) {
+                                                     const Arithmetic& arithmetic = {}) {
   if (F32IsNan(F32Bits(y))) return 0;
   const float lo = static_cast<float>(r.qmin - zero_point);
   const float hi = static_cast<float>(r.qmax - zero_point);
   const float c = y < lo ? lo : (y > hi ? hi : y);
-  return static_cast<std::int32_t>(round_integer(c, r.element_encode.rounding)) + zero_point;
+  return static_cast<std::int32_t>(arithmetic.RoundToInteger(c, r.element_encode.rounding)) + zero_point;
 }
 
 LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaled(const Recipe& r, std::int32_t zero_point, float y) {
@@ -728,14 +732,14 @@ LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaled(const Recipe& r, std::int32_t z
 // 0, a zero one (s <= 2^-25) NaN or Inf, so 0. The sum is two separately
 // rounded products: callers must not contract it into an FMA (CUDA builds
 // with --fmad=false; simd/src/int_group_quantize.cc turns contraction off).
-template <typename RoundInteger = RoundToIntegerOfModel>
+template <typename Arithmetic = ElementArithmeticOfModel>
 LOWBIT_HD_CONSTEXPR std::int32_t RepackedIntegerWith(const BlockScale& s, std::int32_t q0,
-                                                     const RoundInteger& round_integer = {}) {
+                                                     const Arithmetic& arithmetic = {}) {
   const float weight = s.factor * static_cast<float>(q0 - s.zero_point);
   const float scale_zero = static_cast<float>(s.zero_point) * s.factor;
   const float t = (weight + scale_zero) / s.decode;
   if (!F32IsFinite(F32Bits(t))) return 0;
-  return static_cast<std::int32_t>(round_integer(t, RoundingMode::kNearestEven));  // |t| < 2^15 here
+  return static_cast<std::int32_t>(arithmetic.RoundToInteger(t, RoundingMode::kNearestEven));  // |t| < 2^15 here
 }
 
 LOWBIT_HD_CONSTEXPR std::int32_t RepackedInteger(const BlockScale& s, std::int32_t q0) {
@@ -755,10 +759,10 @@ struct ElementEncodeOfModel {
 
 // The element code of an already scaled value (one code in the low bits);
 // encode_element(y) is EncodeF32(r.element, y, r.element_encode).code.
-template <typename ElementEncode, typename RoundInteger = RoundToIntegerOfModel>
+template <typename ElementEncode, typename Arithmetic = ElementArithmeticOfModel>
 LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaledWith(const Recipe& r, const BlockScale& s, float y,
                                                   const ElementEncode& encode_element,
-                                                  const RoundInteger& round_integer = {}) {
+                                                  const Arithmetic& arithmetic = {}) {
   if (r.element.IsFloat()) return static_cast<std::uint8_t>(encode_element(y));
   if (r.family() == Family::kMx) {
     // MXINT8: the saturating integer conversion, then +-qmax (never -128).
@@ -768,8 +772,8 @@ LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaledWith(const Recipe& r, const BlockSc
     if (v < r.qmin) v = r.qmin;
     return static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) & r.element.CodeMask());
   }
-  std::int32_t q = IntegerOfScaledWith(r, s.zero_point, y, round_integer);
-  if (r.element_quirk == ElementQuirk::kRepackWithFp16Scale) q = RepackedIntegerWith(s, q, round_integer);
+  std::int32_t q = IntegerOfScaledWith(r, s.zero_point, y, arithmetic);
+  if (r.element_quirk == ElementQuirk::kRepackWithFp16Scale) q = RepackedIntegerWith(s, q, arithmetic);
   return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element.CodeMask());
 }
 
@@ -783,24 +787,25 @@ LOWBIT_HD_CONSTEXPR std::uint8_t EncodeScaled(const Recipe& r, const BlockScale&
 // round((W + z * s) / s), every operation rounded to FP16 (s is the FP16
 // scale). A quotient past the FP16 range is Inf and clamps; a non-finite
 // final quotient casts to 0 in the low bits.
-template <typename RoundInteger = RoundToIntegerOfModel>
+template <typename Arithmetic = ElementArithmeticOfModel>
 LOWBIT_HD_CONSTEXPR std::uint8_t EncodeAwqElement(const Recipe& r, const BlockScale& s, float x,
-                                                  const RoundInteger& round_integer = {}) {
-  const float y = F16RoundedF32(F16RoundedF32(x) / s.factor);
-  const std::int32_t q0 = IntegerOfScaledWith(r, s.zero_point, y, round_integer);
-  const float weight = F16RoundedF32(static_cast<float>(q0 - s.zero_point) * s.factor);
-  const float scale_zero = F16RoundedF32(static_cast<float>(s.zero_point) * s.factor);
-  const float t = F16RoundedF32(F16RoundedF32(weight + scale_zero) / s.decode);
-  const std::int32_t q = F32IsFinite(F32Bits(t)) ? static_cast<std::int32_t>(round_integer(t, RoundingMode::kNearestEven)) : 0;
+                                                  const Arithmetic& arithmetic = {}) {
+  const float y = arithmetic.F16Rounded(arithmetic.F16Rounded(x) / s.factor);
+  const std::int32_t q0 = IntegerOfScaledWith(r, s.zero_point, y, arithmetic);
+  const float weight = arithmetic.F16Rounded(static_cast<float>(q0 - s.zero_point) * s.factor);
+  const float scale_zero = arithmetic.F16Rounded(static_cast<float>(s.zero_point) * s.factor);
+  const float t = arithmetic.F16Rounded(arithmetic.F16Rounded(weight + scale_zero) / s.decode);
+  const bool finite = F32IsFinite(F32Bits(t));
+  const std::int32_t q = finite ? static_cast<std::int32_t>(arithmetic.RoundToInteger(t, RoundingMode::kNearestEven)) : 0;
   return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element.CodeMask());
 }
 
-template <typename ElementEncode, typename RoundInteger = RoundToIntegerOfModel>
+template <typename ElementEncode, typename Arithmetic = ElementArithmeticOfModel>
 LOWBIT_HD_CONSTEXPR std::uint8_t EncodeElementWith(const Recipe& r, const BlockScale& s, float x,
                                                    const ElementEncode& encode_element,
-                                                   const RoundInteger& round_integer = {}) {
-  if (r.scale_rule == ScaleRule::kAwqAsymmetric) return EncodeAwqElement(r, s, x, round_integer);
-  return EncodeScaledWith(r, s, ScaledElement(r, s, x), encode_element, round_integer);
+                                                   const Arithmetic& arithmetic = {}) {
+  if (r.scale_rule == ScaleRule::kAwqAsymmetric) return EncodeAwqElement(r, s, x, arithmetic);
+  return EncodeScaledWith(r, s, ScaledElement(r, s, x), encode_element, arithmetic);
 }
 
 LOWBIT_HD_CONSTEXPR std::uint8_t EncodeElement(const Recipe& r, const BlockScale& s, float x) {
