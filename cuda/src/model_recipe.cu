@@ -42,14 +42,13 @@
 #include <utility>
 
 #include "checks.h"
+#include "element_arithmetic.cuh"
 #include "element_ops.cuh"
 #include "fast_divide.h"
 #include "launch.cuh"
 #include "spec_value.h"
 #include "stream_scratch.h"
 #include "threshold_map.cuh"
-#include "lowbit/formats/alternatives/f16_rounded.h"
-#include "lowbit/formats/alternatives/round_to_integer.h"
 #include "lowbit/formats/profiles/format_match.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/same_semantics.h"
@@ -166,20 +165,6 @@ struct HardwareElementCodes {
   __device__ auto Encoder(const recipe::Recipe&, const uint2*) const {
     return [](float y) -> std::uint64_t { return HwEncodeF32Fp8<kElement>{}.One(block::F32Bits(y), 0); };
   }
-};
-
-// The element step's roundings besides the element encode
-// (recipe::ElementArithmeticOfModel), through named alternatives proven
-// equal to the model's on every FP32 input: under round to nearest even the
-// 1.5 * 2^23 addition of alternatives/round_to_integer.h (other modes the
-// model's), and FP16 rounding in integer arithmetic
-// (alternatives/f16_rounded.h; AWQ's element rounds six times).
-struct AlternativeElementArithmetic {
-  __device__ float RoundToInteger(float y, RoundingMode mode) const {
-    return alternatives::RoundToIntegerAlternativeApplies(mode) ? alternatives::RoundToIntegerNearestEvenF32(y)
-                                                                : recipe::RoundToIntegerF32(y, mode);
-  }
-  __device__ float F16Rounded(float v) const { return alternatives::F16RoundedF32Alternative(v); }
 };
 
 // Whether catalog recipe kIndex takes the hardware conversion: an E4M3 or

@@ -1,9 +1,10 @@
-// The device proof behind model_recipe.cu AlternativeElementArithmetic: on
-// every FP32 pattern, the device compilation of each named alternative
-// equals the device compilation of the model's own step, compared as bits
-// (alternatives/round_to_integer.h against recipe::RoundToIntegerF32 under
-// round to nearest even; alternatives/f16_rounded.h against
-// recipe::F16RoundedF32). The host compilations are compared by
+// The device proof behind element_arithmetic.cuh AlternativeElementArithmetic
+// (what model_recipe.cu passes to the model's steps): on every FP32 pattern,
+// its device compilation, and that of each alternative's own function,
+// equals the device compilation of the model's step, compared as bits
+// (RoundToInteger and alternatives/round_to_integer.h against
+// recipe::RoundToIntegerF32 under round to nearest even; F16Rounded and
+// alternatives/f16_rounded.h against recipe::F16RoundedF32). The host compilations are compared by
 // proptests/backends/round_to_integer_test.cc and f16_rounded_test.cc; this
 // test covers what nvcc makes of them (the build's --fmad=false and
 // -ftz=false are what keep (y + 1.5 * 2^23) - 1.5 * 2^23 two rounded FP32
@@ -13,6 +14,7 @@
 
 #include <cstdint>
 
+#include "element_arithmetic.cuh"
 #include "gpu_test_util.h"
 #include "lowbit/formats/alternatives/f16_rounded.h"
 #include "lowbit/formats/alternatives/round_to_integer.h"
@@ -37,15 +39,18 @@ __global__ void CompareEveryPattern(Mismatches* m) {
   for (std::uint64_t p = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        p < (std::uint64_t{1} << 32); p += stride) {
     const float v = block::F32FromBits(static_cast<std::uint32_t>(p));
-    std::uint32_t alternative, model;
+    const detail::AlternativeElementArithmetic kernels_arithmetic;
+    std::uint32_t alternative, kernels, model;
     if constexpr (kStep == Step::kRoundToInteger) {
       alternative = block::F32Bits(alternatives::RoundToIntegerNearestEvenF32(v));
+      kernels = block::F32Bits(kernels_arithmetic.RoundToInteger(v, RoundingMode::kNearestEven));
       model = block::F32Bits(recipe::RoundToIntegerF32(v, RoundingMode::kNearestEven));
     } else {
       alternative = block::F32Bits(alternatives::F16RoundedF32Alternative(v));
+      kernels = block::F32Bits(kernels_arithmetic.F16Rounded(v));
       model = block::F32Bits(recipe::F16RoundedF32(v));
     }
-    if (alternative != model) {
+    if (alternative != model || kernels != model) {
       atomicAdd(&m->count, 1ull);
       atomicMin(&m->first, static_cast<unsigned long long>(p));
     }

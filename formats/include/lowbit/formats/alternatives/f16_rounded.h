@@ -40,11 +40,20 @@ static_assert(EncodeF32ToHalfAlternativeApplies(ScaleOptionsWithTruncatedNan()) 
               "F16ScaleOptions must differ from the half-float alternatives' options only in the NaN payload");
 }  // namespace f16_rounded_detail
 
-// recipe::F16RoundedF32(v), bit for bit, for every FP32 v.
+// Whether the integer conversions cover v: every value but NaN.
+LOWBIT_HD_CONSTEXPR bool F16RoundedF32AlternativeCovers(float v) { return !block::F32IsNan(block::F32Bits(v)); }
+
+// recipe::F16RoundedF32(v) for every v that F16RoundedF32AlternativeCovers.
+LOWBIT_HD_CONSTEXPR float F16RoundedF32Covered(float v) {
+  return block::F32FromBits(DecodeF16ToF32Bits(EncodeF32BitsToF16(block::F32Bits(v))));
+}
+
+// recipe::F16RoundedF32(v), bit for bit, for every FP32 v. (A kernel may
+// compose the two functions above with the model kept out of line:
+// cuda/src/element_arithmetic.cuh.)
 LOWBIT_HD_CONSTEXPR float F16RoundedF32Alternative(float v) {
-  const std::uint32_t bits = block::F32Bits(v);
-  if (block::F32IsNan(bits)) return recipe::F16RoundedF32(v);
-  return block::F32FromBits(DecodeF16ToF32Bits(EncodeF32BitsToF16(bits)));
+  if (!F16RoundedF32AlternativeCovers(v)) return recipe::F16RoundedF32(v);
+  return F16RoundedF32Covered(v);
 }
 
 }  // namespace lowbit::alternatives

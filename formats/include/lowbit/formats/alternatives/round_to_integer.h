@@ -43,12 +43,26 @@ LOWBIT_HD_CONSTEXPR bool RoundToIntegerAlternativeApplies(RoundingMode mode) {
   return mode == RoundingMode::kNearestEven;
 }
 
-// recipe::RoundToIntegerF32(y, kNearestEven), for every FP32 y.
-LOWBIT_HD_CONSTEXPR float RoundToIntegerNearestEvenF32(float y) {
+// Whether the addition covers y: finite and |y| < 2^22 (NaN compares
+// false).
+LOWBIT_HD_CONSTEXPR bool RoundToIntegerNearestEvenCovers(float y) {
+  return block::F32Abs(y) < round_detail::kLimit;
+}
+
+// recipe::RoundToIntegerF32(y, kNearestEven) for every y that
+// RoundToIntegerNearestEvenCovers.
+LOWBIT_HD_CONSTEXPR float RoundToIntegerNearestEvenCovered(float y) {
   using namespace round_detail;
-  if (!(block::F32Abs(y) < kLimit)) return recipe::RoundToIntegerF32(y, RoundingMode::kNearestEven);
   const float r = (y + kMagic) - kMagic;
   return r < kGridMin ? kGridMin : (r > kGridMax ? kGridMax : r);
+}
+
+// recipe::RoundToIntegerF32(y, kNearestEven), for every FP32 y. (A kernel
+// may compose the two functions above with the model kept out of line:
+// cuda/src/element_arithmetic.cuh.)
+LOWBIT_HD_CONSTEXPR float RoundToIntegerNearestEvenF32(float y) {
+  if (!RoundToIntegerNearestEvenCovers(y)) return recipe::RoundToIntegerF32(y, RoundingMode::kNearestEven);
+  return RoundToIntegerNearestEvenCovered(y);
 }
 
 }  // namespace lowbit::alternatives
