@@ -290,11 +290,18 @@ __global__ void __launch_bounds__(kDequantThreads)
 // one by one through the first block. Used when codes and output are
 // aligned for those accesses; MxDequantKernel otherwise.
 constexpr int kDequantUnitThreads = 128;
-constexpr int kElementsPerThread = 32;
 
 template <typename Out>
 constexpr int UnitOf() {
   return sizeof(Out) == 4 ? 4 : 8;
+}
+// Eight units a thread for either output (32 elements for FP32, 64 for
+// BF16): with four BF16 units a thread the MXFP4 -> BF16 kernel ran at 33%
+// of DRAM bandwidth with 97% of warps active and 37% issue on the H200
+// (ncu, bench/RESULTS.md "GPU roofline"): too few loads in flight.
+template <typename Out>
+constexpr int ElementsPerThreadOf() {
+  return 8 * UnitOf<Out>();
 }
 
 template <bool kPacked>
@@ -308,7 +315,7 @@ __global__ void __launch_bounds__(kDequantUnitThreads)
     MxDequantUnitsKernel(const std::uint8_t* __restrict__ codes, const std::uint8_t* __restrict__ scales,
                          std::size_t n, DecodeTables tables, Out* __restrict__ out) {
   constexpr int kUnit = UnitOf<Out>();
-  constexpr int kUnitsPerThread = kElementsPerThread / kUnit;
+  constexpr int kUnitsPerThread = ElementsPerThreadOf<Out>() / kUnit;
   static_assert(kMxBlock % kUnit == 0);
   // A unit's codes: kUnit bytes, or kUnit nibbles.
   using Word = std::conditional_t<(kPacked ? kUnit / 2 : kUnit) == 2, std::uint16_t,
@@ -418,7 +425,7 @@ Status Dequantize(const MxDequantArgs& a) {
     const bool aligned = reinterpret_cast<std::uintptr_t>(a.codes) % (packed ? kUnit / 2 : kUnit) == 0 &&
                          reinterpret_cast<std::uintptr_t>(a.output) % 16 == 0;
     // 0 blocks: the unit grid would reach gridDim.x's limit (unit_store.cuh UnitBlocks).
-    const unsigned blocks = aligned ? UnitBlocks(a.count / kUnit, kDequantUnitThreads * (kElementsPerThread / kUnit)) : 0;
+    const unsigned blocks = aligned ? UnitBlocks(a.count / kUnit, kDequantUnitThreads * (ElementsPerThreadOf<Out>() / kUnit)) : 0;
     if (blocks > 0) {
       if (packed) {
         MxDequantUnitsKernel<true, Out><<<blocks, kDequantUnitThreads, 0, a.stream>>>(a.codes, a.scales, a.count,
