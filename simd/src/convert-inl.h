@@ -106,6 +106,15 @@ HWY_INLINE void StoreCodes(D32 d, V codes, void* output, std::size_t i) {
     hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, codes)), d8,
                static_cast<std::uint8_t*>(output) + i);
   } else if constexpr (kOutBytes == 2) {
+#if HWY_TARGET <= HWY_AVX3
+    // vpmovdw keeps the low half of each lane: exact for codes < 2^16, one
+    // instruction where Highway's saturating demote packs and permutes.
+    if constexpr (hn::MaxLanes(D32()) == 16) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(output) + i),
+                          _mm512_cvtepi32_epi16(codes.raw));
+      return;
+    }
+#endif
     const hn::Rebind<std::uint16_t, DI32> d16;
     hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, codes)), d16,
                static_cast<std::uint16_t*>(output) + i);
@@ -362,6 +371,64 @@ HWY_INLINE bool EncodeNormalVector(D32 d, V bits, V random, const EncodePlan& p,
   return true;
 }
 
+// Round to nearest even, signed float destinations whose overflow is one
+// minimum (encode_plan.h overflow_by_min): the plan's constants for
+// EncodeLoop's groups of normal lanes, computed once per call.
+struct NormalConstants {
+  std::uint32_t low = 0;          // FP32 bits of the smallest normal magnitude
+  std::uint32_t span = 0;         // a - low < span: finite and at least `low`
+  std::uint32_t round_bias = 0;   // half - 1, minus the rebias (wraps)
+  int shift = 0;                  // 23 - m
+  int sign_shift = 0;             // FP32 sign bit -> the destination's
+};
+
+// Whether the plan admits EncodeNormalLanes (and its constants). The sign
+// code must be a single bit at or below bit 31 (every signed float format).
+HWY_INLINE bool NormalPlan(const EncodePlan& p, NormalConstants* c) {
+  if (p.kind != PlanKind::kFloat || p.rounding != RoundingMode::kNearestEven ||
+      !p.overflow_by_min || p.sign_code == 0 || (p.sign_code & (p.sign_code - 1)) != 0) {
+    return false;
+  }
+  int sign_bit = 0;
+  while ((p.sign_code >> sign_bit) != 1u) ++sign_bit;
+  c->shift = kMantissaBits32 - static_cast<int>(p.mantissa_bits);
+  c->low = p.min_normal_field32 << kMantissaBits32;
+  c->span = kInf32 - c->low;
+  // round_pack.h steps 5-7 for a normal result: (a + half - 1 + lsb) >> shift
+  // keeps exponent and mantissa together (a carry out of the mantissa bumps
+  // the exponent), and the rebias to the destination's field (its smallest
+  // normal has field 1) is folded into the addend: a >= low keeps the sum
+  // positive.
+  c->round_bias = ((1u << (c->shift - 1)) - 1u) - ((p.min_normal_field32 - 1u) << kMantissaBits32);
+  c->sign_shift = 31 - sign_bit;
+  return true;
+}
+
+// Every finite |x| >= the destination's smallest normal, in one formula.
+// Values above the largest finite code round to a magnitude above it, and
+// the overflow code is then min(magnitude, overflow_positive) (as in
+// EncodeNormalVector); the sign is the input's, moved to the destination's
+// sign bit. NaN, Inf, zero and the destination's subnormals are excluded by
+// the caller (`a - low < span`).
+HWY_INLINE V EncodeNormalLanes(D32 d, V bits, V a, const NormalConstants& c, V round_bias, V cap,
+                               V sign_code, V lsb_bit) {
+#if HWY_TARGET <= HWY_AVX3
+  // Mask registers: the kept LSB and the sign as masks, each used by one
+  // masked add / or (no shifts for them).
+  const V sum = hn::Add(a, round_bias);
+  const V n = hn::ShiftRightSame(
+      hn::IfThenElse(hn::TestBit(a, lsb_bit), hn::Add(sum, hn::Set(d, 1u)), sum), c.shift);
+  const V m = hn::Min(n, cap);
+  return hn::IfThenElse(hn::RebindMask(d, hn::Lt(hn::BitCast(DI32(), bits), hn::Zero(DI32()))),
+                        hn::Or(m, sign_code), m);
+#else
+  (void)lsb_bit;
+  const V lsb = hn::And(hn::ShiftRightSame(a, c.shift), hn::Set(d, 1u));
+  const V n = hn::ShiftRightSame(hn::Add(hn::Add(a, round_bias), lsb), c.shift);
+  return hn::OrAnd(hn::Min(n, cap), hn::ShiftRightSame(bits, c.sign_shift), sign_code);
+#endif
+}
+
 template <RoundingMode kMode, PlanKind kKind>
 HWY_INLINE V EncodeAnyVector(D32 d, V bits, V random, const EncodePlan& p) {
   if constexpr (kKind == PlanKind::kFloat) {
@@ -420,6 +487,51 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
     }
   }
 #endif
+  if constexpr (kMode == RoundingMode::kNearestEven && kKind == PlanKind::kFloat) {
+    // Groups of four vectors whose lanes all take EncodeNormalLanes: one
+    // range check per group; a group with any other lane goes through
+    // EncodeAnyVector vector by vector.
+    NormalConstants c;
+    if (NormalPlan(p, &c)) {
+      const V abs_mask = hn::Set(d, ~kSignBit32);
+      const V low = hn::Set(d, c.low);
+      const V span = hn::Set(d, c.span);
+      const V round_bias = hn::Set(d, c.round_bias);
+      const V cap = hn::Set(d, p.overflow_positive);
+      const V sign_code = hn::Set(d, p.sign_code);
+      const V lsb_bit = hn::Set(d, 1u << c.shift);
+      for (; i + 4 * lanes <= count; i += 4 * lanes) {
+        const V b0 = LoadBits<kIn>(d, input, i);
+        const V b1 = LoadBits<kIn>(d, input, i + lanes);
+        const V b2 = LoadBits<kIn>(d, input, i + 2 * lanes);
+        const V b3 = LoadBits<kIn>(d, input, i + 3 * lanes);
+        const V a0 = hn::And(b0, abs_mask);
+        const V a1 = hn::And(b1, abs_mask);
+        const V a2 = hn::And(b2, abs_mask);
+        const V a3 = hn::And(b3, abs_mask);
+        const M ok =
+            hn::And(hn::And(hn::Lt(hn::Sub(a0, low), span), hn::Lt(hn::Sub(a1, low), span)),
+                    hn::And(hn::Lt(hn::Sub(a2, low), span), hn::Lt(hn::Sub(a3, low), span)));
+        if (HWY_LIKELY(hn::AllTrue(d, ok))) {
+          const V* bs[4] = {&b0, &b1, &b2, &b3};
+          const V* as[4] = {&a0, &a1, &a2, &a3};
+          for (std::size_t k = 0; k < 4; ++k) {
+            StoreCodes<kOutBytes>(
+                d, EncodeNormalLanes(d, *bs[k], *as[k], c, round_bias, cap, sign_code, lsb_bit),
+                output, i + k * lanes);
+          }
+          continue;
+        }
+        const V zero = hn::Zero(d);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b0, zero, p), output, i);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b1, zero, p), output, i + lanes);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b2, zero, p), output,
+                              i + 2 * lanes);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b3, zero, p), output,
+                              i + 3 * lanes);
+      }
+    }
+  }
   for (; i + lanes <= count; i += lanes) {
     const V random = kStochastic ? hn::LoadU(d, random_bits + i) : hn::Zero(d);
     StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, LoadBits<kIn>(d, input, i), random, p),
