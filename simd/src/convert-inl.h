@@ -429,6 +429,36 @@ HWY_INLINE V EncodeNormalLanes(D32 d, V bits, V a, const NormalConstants& c, V r
 #endif
 }
 
+#if HWY_TARGET <= HWY_AVX3
+// kThreshold plans with cell codes (encode_plan.h cell_code): one table
+// lookup per lane for |x| < 2^4, NaN and Inf excluded by the caller. The
+// index is |x| >> 21 (clamped below at 2^-3, whose code every smaller |x|
+// shares) with bit 5 flipped at a quarter binade's start itself. The table
+// lookup reads only the low six bits of each 16-bit index (Intel SDM
+// VPERMI2W/VPERMT2W: 64 words), so the lane's upper half gives an unused
+// upper half of the result, and StoreCodes keeps the low byte.
+struct CellTable {
+  __m512i low, high;  // 64 16-bit entries
+  explicit CellTable(const std::uint8_t* codes) {
+    alignas(64) std::uint16_t words[64];
+    for (int k = 0; k < 64; ++k) words[k] = codes[k];
+    low = _mm512_load_si512(words);
+    high = _mm512_load_si512(words + 32);
+  }
+};
+
+HWY_INLINE V EncodeCellLanes(D32 d, V bits, V a, const CellTable& t, V sign_code) {
+  const V clamped = hn::Max(a, hn::Set(d, kCellLow));
+  const V cell = hn::ShiftRight<kCellShift>(clamped);
+  const M exact = hn::Not(hn::TestBit(clamped, hn::Set(d, (1u << kCellShift) - 1u)));
+  const V index = hn::IfThenElse(exact, hn::Xor(cell, hn::Set(d, 32u)), cell);
+  const V magnitude{_mm512_permutex2var_epi16(t.low, index.raw, t.high)};
+  const DI32 di;
+  return hn::IfThenElse(hn::RebindMask(d, hn::Lt(hn::BitCast(di, bits), hn::Zero(di))),
+                        hn::Or(magnitude, sign_code), magnitude);
+}
+#endif
+
 template <RoundingMode kMode, PlanKind kKind>
 HWY_INLINE V EncodeAnyVector(D32 d, V bits, V random, const EncodePlan& p) {
   if constexpr (kKind == PlanKind::kFloat) {
@@ -532,6 +562,45 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
       }
     }
   }
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (kKind == PlanKind::kThreshold && hn::MaxLanes(D32()) == 16) {
+    if (p.has_cell_codes) {
+      // Groups of four vectors whose lanes are all below 2^4 (so finite).
+      const CellTable table(p.cell_code);
+      const V abs_mask = hn::Set(d, ~kSignBit32);
+      const V high = hn::Set(d, kCellHigh);
+      const V sign_code = hn::Set(d, p.sign_code);
+      for (; i + 4 * lanes <= count; i += 4 * lanes) {
+        const V b0 = LoadBits<kIn>(d, input, i);
+        const V b1 = LoadBits<kIn>(d, input, i + lanes);
+        const V b2 = LoadBits<kIn>(d, input, i + 2 * lanes);
+        const V b3 = LoadBits<kIn>(d, input, i + 3 * lanes);
+        const V a0 = hn::And(b0, abs_mask);
+        const V a1 = hn::And(b1, abs_mask);
+        const V a2 = hn::And(b2, abs_mask);
+        const V a3 = hn::And(b3, abs_mask);
+        const M ok = hn::And(hn::And(hn::Lt(a0, high), hn::Lt(a1, high)),
+                             hn::And(hn::Lt(a2, high), hn::Lt(a3, high)));
+        if (HWY_LIKELY(hn::AllTrue(d, ok))) {
+          const V* bs[4] = {&b0, &b1, &b2, &b3};
+          const V* as[4] = {&a0, &a1, &a2, &a3};
+          for (std::size_t k = 0; k < 4; ++k) {
+            StoreCodes<kOutBytes>(d, EncodeCellLanes(d, *bs[k], *as[k], table, sign_code), output,
+                                  i + k * lanes);
+          }
+          continue;
+        }
+        const V zero = hn::Zero(d);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b0, zero, p), output, i);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b1, zero, p), output, i + lanes);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b2, zero, p), output,
+                              i + 2 * lanes);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b3, zero, p), output,
+                              i + 3 * lanes);
+      }
+    }
+  }
+#endif
   for (; i + lanes <= count; i += lanes) {
     const V random = kStochastic ? hn::LoadU(d, random_bits + i) : hn::Zero(d);
     StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, LoadBits<kIn>(d, input, i), random, p),
