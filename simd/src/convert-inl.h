@@ -410,24 +410,76 @@ HWY_INLINE bool NormalPlan(const EncodePlan& p, NormalConstants* c) {
 // EncodeNormalVector); the sign is the input's, moved to the destination's
 // sign bit. NaN, Inf, zero and the destination's subnormals are excluded by
 // the caller (`a - low < span`).
-HWY_INLINE V EncodeNormalLanes(D32 d, V bits, V a, const NormalConstants& c, V round_bias, V cap,
-                               V sign_code, V lsb_bit) {
+// The rounded magnitude before step 8 (below 2^(32 - shift)).
+HWY_INLINE V NormalMagnitude(D32 d, V a, const NormalConstants& c, V round_bias, V lsb_bit) {
 #if HWY_TARGET <= HWY_AVX3
-  // Mask registers: the kept LSB and the sign as masks, each used by one
-  // masked add / or (no shifts for them).
+  // The kept LSB as a mask register, used by one masked add.
   const V sum = hn::Add(a, round_bias);
-  const V n = hn::ShiftRightSame(
+  return hn::ShiftRightSame(
       hn::IfThenElse(hn::TestBit(a, lsb_bit), hn::Add(sum, hn::Set(d, 1u)), sum), c.shift);
-  const V m = hn::Min(n, cap);
-  return hn::IfThenElse(hn::RebindMask(d, hn::Lt(hn::BitCast(DI32(), bits), hn::Zero(DI32()))),
-                        hn::Or(m, sign_code), m);
 #else
   (void)lsb_bit;
   const V lsb = hn::And(hn::ShiftRightSame(a, c.shift), hn::Set(d, 1u));
-  const V n = hn::ShiftRightSame(hn::Add(hn::Add(a, round_bias), lsb), c.shift);
+  return hn::ShiftRightSame(hn::Add(hn::Add(a, round_bias), lsb), c.shift);
+#endif
+}
+
+HWY_INLINE V EncodeNormalLanes(D32 d, V bits, V a, const NormalConstants& c, V round_bias, V cap,
+                               V sign_code, V lsb_bit) {
+#if HWY_TARGET <= HWY_AVX3
+  // The sign as a mask register, used by one masked or.
+  const V m = hn::Min(NormalMagnitude(d, a, c, round_bias, lsb_bit), cap);
+  return hn::IfThenElse(hn::RebindMask(d, hn::Lt(hn::BitCast(DI32(), bits), hn::Zero(DI32()))),
+                        hn::Or(m, sign_code), m);
+#else
+  const V n = NormalMagnitude(d, a, c, round_bias, lsb_bit);
   return hn::OrAnd(hn::Min(n, cap), hn::ShiftRightSame(bits, c.sign_shift), sign_code);
 #endif
 }
+
+#if HWY_TARGET <= HWY_AVX3
+// Step 8 and the sign of four vectors at once, narrowed to the output width,
+// for destinations whose sign is the code's top bit (E4M3, E5M2: 0x80; FP16,
+// BF16: 0x8000). Unsigned-saturating packs of the magnitudes (each below
+// 2^31) keep every value below the saturation bound and turn the others into
+// the bound, which the minimum with the overflow code then treats alike;
+// signed-saturating packs of the input bits keep each lane's sign in the top
+// bit of its narrowed lane. Packs work within 128-bit blocks (Intel SDM
+// PACKUSDW, PACKSSDW, PACKUSWB, PACKSSWB), so one lane permute puts the
+// results in order. `cap` is overflow_positive.
+template <int kOutBytes>
+HWY_INLINE void StoreNormalCodes4(const V (&n)[4], const V (&bits)[4], std::uint32_t cap,
+                                  void* output, std::size_t i) {
+  if constexpr (kOutBytes == 1) {
+    const __m512i magnitude = _mm512_packus_epi16(_mm512_packus_epi32(n[0].raw, n[1].raw),
+                                                  _mm512_packus_epi32(n[2].raw, n[3].raw));
+    const __m512i sign = _mm512_packs_epi16(_mm512_packs_epi32(bits[0].raw, bits[1].raw),
+                                            _mm512_packs_epi32(bits[2].raw, bits[3].raw));
+    // magnitude | (sign & 0x80): truth table 0xF8 over (A, B, C).
+    const __m512i code = _mm512_ternarylogic_epi32(
+        _mm512_min_epu8(magnitude, _mm512_set1_epi8(static_cast<char>(cap))), sign,
+        _mm512_set1_epi8(static_cast<char>(0x80)), 0xF8);
+    // Block L holds lanes 4L..4L+3 of n[0], n[1], n[2], n[3], one dword each.
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    _mm512_storeu_si512(static_cast<std::uint8_t*>(output) + i,
+                        _mm512_permutexvar_epi32(order, code));
+  } else {
+    static_assert(kOutBytes == 2);
+    // Block L holds lanes 4L..4L+3 of the first vector, then of the second.
+    const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+    const __m512i cap16 = _mm512_set1_epi16(static_cast<short>(cap));
+    const __m512i sign_bit = _mm512_set1_epi16(static_cast<short>(0x8000));
+    auto* out = static_cast<std::uint16_t*>(output) + i;
+    for (int k = 0; k < 2; ++k) {
+      const __m512i magnitude = _mm512_packus_epi32(n[2 * k].raw, n[2 * k + 1].raw);
+      const __m512i sign = _mm512_packs_epi32(bits[2 * k].raw, bits[2 * k + 1].raw);
+      const __m512i code =
+          _mm512_ternarylogic_epi32(_mm512_min_epu16(magnitude, cap16), sign, sign_bit, 0xF8);
+      _mm512_storeu_si512(out + 32 * k, _mm512_permutexvar_epi64(order, code));
+    }
+  }
+}
+#endif
 
 #if HWY_TARGET <= HWY_AVX3
 // kThreshold plans with cell codes (encode_plan.h cell_code): one table
@@ -530,6 +582,10 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
       const V cap = hn::Set(d, p.overflow_positive);
       const V sign_code = hn::Set(d, p.sign_code);
       const V lsb_bit = hn::Set(d, 1u << c.shift);
+      // StoreNormalCodes4's condition (16-lane vectors, 1- or 2-byte codes).
+      const bool top_sign = hn::MaxLanes(D32()) == 16 && kOutBytes <= 2 &&
+                            p.sign_code == 1u << (8 * kOutBytes - 1);
+      (void)top_sign;
       for (; i + 4 * lanes <= count; i += 4 * lanes) {
         const V b0 = LoadBits<kIn>(d, input, i);
         const V b1 = LoadBits<kIn>(d, input, i + lanes);
@@ -543,6 +599,17 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
             hn::And(hn::And(hn::Lt(hn::Sub(a0, low), span), hn::Lt(hn::Sub(a1, low), span)),
                     hn::And(hn::Lt(hn::Sub(a2, low), span), hn::Lt(hn::Sub(a3, low), span)));
         if (HWY_LIKELY(hn::AllTrue(d, ok))) {
+#if HWY_TARGET <= HWY_AVX3
+          if (top_sign) {
+            const V n[4] = {NormalMagnitude(d, a0, c, round_bias, lsb_bit),
+                            NormalMagnitude(d, a1, c, round_bias, lsb_bit),
+                            NormalMagnitude(d, a2, c, round_bias, lsb_bit),
+                            NormalMagnitude(d, a3, c, round_bias, lsb_bit)};
+            const V b[4] = {b0, b1, b2, b3};
+            StoreNormalCodes4<kOutBytes>(n, b, p.overflow_positive, output, i);
+            continue;
+          }
+#endif
           const V* bs[4] = {&b0, &b1, &b2, &b3};
           const V* as[4] = {&a0, &a1, &a2, &a3};
           for (std::size_t k = 0; k < 4; ++k) {
