@@ -375,14 +375,14 @@ HWY_INLINE bool EncodeNormalVector(D32 d, V bits, V random, const EncodePlan& p,
 // minimum (encode_plan.h overflow_by_min): the plan's constants for
 // EncodeLoop's groups of normal lanes, computed once per call.
 struct NormalConstants {
-  std::uint32_t low = 0;          // FP32 bits of the smallest normal magnitude
-  std::uint32_t span = 0;         // a - low < span: finite and at least `low`
-  std::uint32_t round_bias = 0;   // half - 1, minus the rebias (wraps)
-  int shift = 0;                  // 23 - m
-  int sign_shift = 0;             // FP32 sign bit -> the destination's
+  std::uint32_t round_bias = 0;  // half - 1 - low (wraps)
+  std::uint32_t limit = 0;       // NormalOffset of +Inf: the offsets taken stay below
+  std::uint32_t min_code = 0;    // the smallest normal magnitude code, 2^m
+  int shift = 0;                 // 23 - m
+  int sign_shift = 0;            // FP32 sign bit -> the destination's
 };
 
-// Whether the plan admits EncodeNormalLanes (and its constants). The sign
+// Whether the plan admits the normal groups (and their constants). The sign
 // code must be a single bit at or below bit 31 (every signed float format).
 HWY_INLINE bool NormalPlan(const EncodePlan& p, NormalConstants* c) {
   if (p.kind != PlanKind::kFloat || p.rounding != RoundingMode::kNearestEven ||
@@ -392,26 +392,25 @@ HWY_INLINE bool NormalPlan(const EncodePlan& p, NormalConstants* c) {
   int sign_bit = 0;
   while ((p.sign_code >> sign_bit) != 1u) ++sign_bit;
   c->shift = kMantissaBits32 - static_cast<int>(p.mantissa_bits);
-  c->low = p.min_normal_field32 << kMantissaBits32;
-  c->span = kInf32 - c->low;
-  // round_pack.h steps 5-7 for a normal result: (a + half - 1 + lsb) >> shift
-  // keeps exponent and mantissa together (a carry out of the mantissa bumps
-  // the exponent), and the rebias to the destination's field (its smallest
-  // normal has field 1) is folded into the addend: a >= low keeps the sum
-  // positive.
-  c->round_bias = ((1u << (c->shift - 1)) - 1u) - ((p.min_normal_field32 - 1u) << kMantissaBits32);
+  c->min_code = 1u << p.mantissa_bits;
+  const std::uint32_t low = p.min_normal_field32 << kMantissaBits32;
+  c->round_bias = ((1u << (c->shift - 1)) - 1u) - low;
+  c->limit = (kInf32 + c->round_bias) >> c->shift;
   c->sign_shift = 31 - sign_bit;
   return true;
 }
 
-// Every finite |x| >= the destination's smallest normal, in one formula.
-// Values above the largest finite code round to a magnitude above it, and
-// the overflow code is then min(magnitude, overflow_positive) (as in
-// EncodeNormalVector); the sign is the input's, moved to the destination's
-// sign bit. NaN, Inf, zero and the destination's subnormals are excluded by
-// the caller (`a - low < span`).
-// The rounded magnitude before step 8 (below 2^(32 - shift)).
-HWY_INLINE V NormalMagnitude(D32 d, V a, const NormalConstants& c, V round_bias, V lsb_bit) {
+// round_pack.h steps 5-7 for a normal result, on |x|'s FP32 bits `a`:
+// (a + half - 1 + lsb) >> shift keeps exponent and mantissa together (a
+// carry out of the mantissa bumps the exponent). With `low` (the smallest
+// normal's bits) taken off first, the result is the magnitude code minus
+// min_code, and it doubles as the range check: it is below `limit` exactly
+// when low - (half - 1) <= a and the sum stays below +Inf's (every a < low
+// wraps to an offset above `limit`, except those within half - 1 of low,
+// which all round to the smallest normal, offset 0, as they should: they
+// lie within a quarter of its quantum); the largest finite values that
+// round as far as +Inf's offset are left to the general path with NaN and Inf.
+HWY_INLINE V NormalOffset(D32 d, V a, const NormalConstants& c, V round_bias, V lsb_bit) {
 #if HWY_TARGET <= HWY_AVX3
   // The kept LSB as a mask register, used by one masked add.
   const V sum = hn::Add(a, round_bias);
@@ -424,16 +423,18 @@ HWY_INLINE V NormalMagnitude(D32 d, V a, const NormalConstants& c, V round_bias,
 #endif
 }
 
-HWY_INLINE V EncodeNormalLanes(D32 d, V bits, V a, const NormalConstants& c, V round_bias, V cap,
-                               V sign_code, V lsb_bit) {
+// Step 8 and the sign of one vector of offsets: values above the largest
+// finite code round to a magnitude above it, and the overflow code is then
+// min(magnitude, overflow_positive) (as in EncodeNormalVector); the sign is
+// the input's, moved to the destination's sign bit.
+HWY_INLINE V NormalCodes(D32 d, V bits, V offset, const NormalConstants& c, V cap, V sign_code) {
+  const V m = hn::Min(hn::Add(offset, hn::Set(d, c.min_code)), cap);
 #if HWY_TARGET <= HWY_AVX3
   // The sign as a mask register, used by one masked or.
-  const V m = hn::Min(NormalMagnitude(d, a, c, round_bias, lsb_bit), cap);
   return hn::IfThenElse(hn::RebindMask(d, hn::Lt(hn::BitCast(DI32(), bits), hn::Zero(DI32()))),
                         hn::Or(m, sign_code), m);
 #else
-  const V n = NormalMagnitude(d, a, c, round_bias, lsb_bit);
-  return hn::OrAnd(hn::Min(n, cap), hn::ShiftRightSame(bits, c.sign_shift), sign_code);
+  return hn::OrAnd(m, hn::ShiftRightSame(bits, c.sign_shift), sign_code);
 #endif
 }
 
@@ -449,16 +450,20 @@ HWY_INLINE V EncodeNormalLanes(D32 d, V bits, V a, const NormalConstants& c, V r
 // results in order. `cap` is overflow_positive.
 template <int kOutBytes>
 HWY_INLINE void StoreNormalCodes4(const V (&n)[4], const V (&bits)[4], std::uint32_t cap,
-                                  void* output, std::size_t i) {
+                                  std::uint32_t min_code, void* output, std::size_t i) {
+  // The offsets (below 2^31) plus min_code, after the minimum with
+  // cap - min_code (>= 0; the sum stays within the narrow lane).
   if constexpr (kOutBytes == 1) {
-    const __m512i magnitude = _mm512_packus_epi16(_mm512_packus_epi32(n[0].raw, n[1].raw),
-                                                  _mm512_packus_epi32(n[2].raw, n[3].raw));
+    const __m512i offset = _mm512_packus_epi16(_mm512_packus_epi32(n[0].raw, n[1].raw),
+                                               _mm512_packus_epi32(n[2].raw, n[3].raw));
+    const __m512i magnitude =
+        _mm512_add_epi8(_mm512_min_epu8(offset, _mm512_set1_epi8(static_cast<char>(cap - min_code))),
+                        _mm512_set1_epi8(static_cast<char>(min_code)));
     const __m512i sign = _mm512_packs_epi16(_mm512_packs_epi32(bits[0].raw, bits[1].raw),
                                             _mm512_packs_epi32(bits[2].raw, bits[3].raw));
     // magnitude | (sign & 0x80): truth table 0xF8 over (A, B, C).
     const __m512i code = _mm512_ternarylogic_epi32(
-        _mm512_min_epu8(magnitude, _mm512_set1_epi8(static_cast<char>(cap))), sign,
-        _mm512_set1_epi8(static_cast<char>(0x80)), 0xF8);
+        magnitude, sign, _mm512_set1_epi8(static_cast<char>(0x80)), 0xF8);
     // Block L holds lanes 4L..4L+3 of n[0], n[1], n[2], n[3], one dword each.
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     _mm512_storeu_si512(static_cast<std::uint8_t*>(output) + i,
@@ -467,14 +472,15 @@ HWY_INLINE void StoreNormalCodes4(const V (&n)[4], const V (&bits)[4], std::uint
     static_assert(kOutBytes == 2);
     // Block L holds lanes 4L..4L+3 of the first vector, then of the second.
     const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
-    const __m512i cap16 = _mm512_set1_epi16(static_cast<short>(cap));
+    const __m512i cap16 = _mm512_set1_epi16(static_cast<short>(cap - min_code));
+    const __m512i min16 = _mm512_set1_epi16(static_cast<short>(min_code));
     const __m512i sign_bit = _mm512_set1_epi16(static_cast<short>(0x8000));
     auto* out = static_cast<std::uint16_t*>(output) + i;
     for (int k = 0; k < 2; ++k) {
-      const __m512i magnitude = _mm512_packus_epi32(n[2 * k].raw, n[2 * k + 1].raw);
+      const __m512i offset = _mm512_packus_epi32(n[2 * k].raw, n[2 * k + 1].raw);
+      const __m512i magnitude = _mm512_add_epi16(_mm512_min_epu16(offset, cap16), min16);
       const __m512i sign = _mm512_packs_epi32(bits[2 * k].raw, bits[2 * k + 1].raw);
-      const __m512i code =
-          _mm512_ternarylogic_epi32(_mm512_min_epu16(magnitude, cap16), sign, sign_bit, 0xF8);
+      const __m512i code = _mm512_ternarylogic_epi32(magnitude, sign, sign_bit, 0xF8);
       _mm512_storeu_si512(out + 32 * k, _mm512_permutexvar_epi64(order, code));
     }
   }
@@ -570,14 +576,13 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
   }
 #endif
   if constexpr (kMode == RoundingMode::kNearestEven && kKind == PlanKind::kFloat) {
-    // Groups of four vectors whose lanes all take EncodeNormalLanes: one
-    // range check per group; a group with any other lane goes through
-    // EncodeAnyVector vector by vector.
+    // Groups of four vectors whose lanes all take NormalOffset: one range
+    // check per group (the largest offset); a group with any other lane
+    // goes through EncodeAnyVector vector by vector.
     NormalConstants c;
     if (NormalPlan(p, &c)) {
       const V abs_mask = hn::Set(d, ~kSignBit32);
-      const V low = hn::Set(d, c.low);
-      const V span = hn::Set(d, c.span);
+      const V limit = hn::Set(d, c.limit);
       const V round_bias = hn::Set(d, c.round_bias);
       const V cap = hn::Set(d, p.overflow_positive);
       const V sign_code = hn::Set(d, p.sign_code);
@@ -587,38 +592,28 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
                             p.sign_code == 1u << (8 * kOutBytes - 1);
       (void)top_sign;
       for (; i + 4 * lanes <= count; i += 4 * lanes) {
-        const V b0 = LoadBits<kIn>(d, input, i);
-        const V b1 = LoadBits<kIn>(d, input, i + lanes);
-        const V b2 = LoadBits<kIn>(d, input, i + 2 * lanes);
-        const V b3 = LoadBits<kIn>(d, input, i + 3 * lanes);
-        const V a0 = hn::And(b0, abs_mask);
-        const V a1 = hn::And(b1, abs_mask);
-        const V a2 = hn::And(b2, abs_mask);
-        const V a3 = hn::And(b3, abs_mask);
-        const M ok =
-            hn::And(hn::And(hn::Lt(hn::Sub(a0, low), span), hn::Lt(hn::Sub(a1, low), span)),
-                    hn::And(hn::Lt(hn::Sub(a2, low), span), hn::Lt(hn::Sub(a3, low), span)));
-        if (HWY_LIKELY(hn::AllTrue(d, ok))) {
+        const V b[4] = {LoadBits<kIn>(d, input, i), LoadBits<kIn>(d, input, i + lanes),
+                        LoadBits<kIn>(d, input, i + 2 * lanes),
+                        LoadBits<kIn>(d, input, i + 3 * lanes)};
+        const V n[4] = {NormalOffset(d, hn::And(b[0], abs_mask), c, round_bias, lsb_bit),
+                        NormalOffset(d, hn::And(b[1], abs_mask), c, round_bias, lsb_bit),
+                        NormalOffset(d, hn::And(b[2], abs_mask), c, round_bias, lsb_bit),
+                        NormalOffset(d, hn::And(b[3], abs_mask), c, round_bias, lsb_bit)};
+        if (HWY_LIKELY(hn::AllTrue(
+                d, hn::Lt(hn::Max(hn::Max(n[0], n[1]), hn::Max(n[2], n[3])), limit)))) {
 #if HWY_TARGET <= HWY_AVX3
           if (top_sign) {
-            const V n[4] = {NormalMagnitude(d, a0, c, round_bias, lsb_bit),
-                            NormalMagnitude(d, a1, c, round_bias, lsb_bit),
-                            NormalMagnitude(d, a2, c, round_bias, lsb_bit),
-                            NormalMagnitude(d, a3, c, round_bias, lsb_bit)};
-            const V b[4] = {b0, b1, b2, b3};
-            StoreNormalCodes4<kOutBytes>(n, b, p.overflow_positive, output, i);
+            StoreNormalCodes4<kOutBytes>(n, b, p.overflow_positive, c.min_code, output, i);
             continue;
           }
 #endif
-          const V* bs[4] = {&b0, &b1, &b2, &b3};
-          const V* as[4] = {&a0, &a1, &a2, &a3};
           for (std::size_t k = 0; k < 4; ++k) {
-            StoreCodes<kOutBytes>(
-                d, EncodeNormalLanes(d, *bs[k], *as[k], c, round_bias, cap, sign_code, lsb_bit),
-                output, i + k * lanes);
+            StoreCodes<kOutBytes>(d, NormalCodes(d, b[k], n[k], c, cap, sign_code), output,
+                                  i + k * lanes);
           }
           continue;
         }
+        const V b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
         const V zero = hn::Zero(d);
         StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b0, zero, p), output, i);
         StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b1, zero, p), output, i + lanes);
