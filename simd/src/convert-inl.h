@@ -493,8 +493,7 @@ HWY_INLINE void StoreNormalCodes4(const V (&n)[4], const V (&bits)[4], std::uint
 // index is |x| >> 21 (clamped below at 2^-3, whose code every smaller |x|
 // shares) with bit 5 flipped at a quarter binade's start itself. The table
 // lookup reads only the low six bits of each 16-bit index (Intel SDM
-// VPERMI2W/VPERMT2W: 64 words), so the lane's upper half gives an unused
-// upper half of the result, and StoreCodes keeps the low byte.
+// VPERMI2W/VPERMT2W: 64 words).
 struct CellTable {
   __m512i low, high;  // 64 16-bit entries
   explicit CellTable(const std::uint8_t* codes) {
@@ -505,15 +504,34 @@ struct CellTable {
   }
 };
 
-HWY_INLINE V EncodeCellLanes(D32 d, V bits, V a, const CellTable& t, V sign_code) {
+HWY_INLINE V CellMagnitude(D32 d, V a, const CellTable& t) {
   const V clamped = hn::Max(a, hn::Set(d, kCellLow));
   const V cell = hn::ShiftRight<kCellShift>(clamped);
   const M exact = hn::Not(hn::TestBit(clamped, hn::Set(d, (1u << kCellShift) - 1u)));
   const V index = hn::IfThenElse(exact, hn::Xor(cell, hn::Set(d, 32u)), cell);
-  const V magnitude{_mm512_permutex2var_epi16(t.low, index.raw, t.high)};
-  const DI32 di;
-  return hn::IfThenElse(hn::RebindMask(d, hn::Lt(hn::BitCast(di, bits), hn::Zero(di))),
-                        hn::Or(magnitude, sign_code), magnitude);
+  // The upper word of each lane zeroed (StoreCellCodes4 packs them).
+  return V{_mm512_maskz_permutex2var_epi16(0x55555555u, t.low, index.raw, t.high)};
+}
+
+// Four vectors of magnitudes (< 2^4) with their inputs' signs, as bytes:
+// unsigned-saturating packs of the magnitudes are exact; signed-saturating
+// packs of the input bits leave each sign in bit 7 of its byte, which a
+// 16-bit shift by 4 moves to bit 3 (E2M1's sign_code, checked by the caller)
+// of the same byte. Packs work within 128-bit blocks (Intel SDM PACKUSDW,
+// PACKSSDW, PACKUSWB, PACKSSWB); one lane permute puts the results in order.
+HWY_INLINE void StoreCellCodes4(const V (&m)[4], const V (&bits)[4], void* output,
+                                std::size_t i) {
+  const __m512i magnitude = _mm512_packus_epi16(_mm512_packus_epi32(m[0].raw, m[1].raw),
+                                                _mm512_packus_epi32(m[2].raw, m[3].raw));
+  const __m512i sign = _mm512_packs_epi16(_mm512_packs_epi32(bits[0].raw, bits[1].raw),
+                                          _mm512_packs_epi32(bits[2].raw, bits[3].raw));
+  // magnitude | ((sign >> 4) & 0x08): truth table 0xF8 over (A, B, C).
+  const __m512i code = _mm512_ternarylogic_epi32(magnitude, _mm512_srli_epi16(sign, 4),
+                                                 _mm512_set1_epi8(0x08), 0xF8);
+  // Block L holds lanes 4L..4L+3 of m[0], m[1], m[2], m[3], one dword each.
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  _mm512_storeu_si512(static_cast<std::uint8_t*>(output) + i,
+                      _mm512_permutexvar_epi32(order, code));
 }
 #endif
 
@@ -625,33 +643,26 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
     }
   }
 #if HWY_TARGET <= HWY_AVX3
-  if constexpr (kKind == PlanKind::kThreshold && hn::MaxLanes(D32()) == 16) {
-    if (p.has_cell_codes) {
+  if constexpr (kKind == PlanKind::kThreshold && hn::MaxLanes(D32()) == 16 && kOutBytes == 1) {
+    if (p.has_cell_codes && p.sign_code == 0x08u) {
       // Groups of four vectors whose lanes are all below 2^4 (so finite).
       const CellTable table(p.cell_code);
       const V abs_mask = hn::Set(d, ~kSignBit32);
       const V high = hn::Set(d, kCellHigh);
-      const V sign_code = hn::Set(d, p.sign_code);
       for (; i + 4 * lanes <= count; i += 4 * lanes) {
-        const V b0 = LoadBits<kIn>(d, input, i);
-        const V b1 = LoadBits<kIn>(d, input, i + lanes);
-        const V b2 = LoadBits<kIn>(d, input, i + 2 * lanes);
-        const V b3 = LoadBits<kIn>(d, input, i + 3 * lanes);
-        const V a0 = hn::And(b0, abs_mask);
-        const V a1 = hn::And(b1, abs_mask);
-        const V a2 = hn::And(b2, abs_mask);
-        const V a3 = hn::And(b3, abs_mask);
-        const M ok = hn::And(hn::And(hn::Lt(a0, high), hn::Lt(a1, high)),
-                             hn::And(hn::Lt(a2, high), hn::Lt(a3, high)));
-        if (HWY_LIKELY(hn::AllTrue(d, ok))) {
-          const V* bs[4] = {&b0, &b1, &b2, &b3};
-          const V* as[4] = {&a0, &a1, &a2, &a3};
-          for (std::size_t k = 0; k < 4; ++k) {
-            StoreCodes<kOutBytes>(d, EncodeCellLanes(d, *bs[k], *as[k], table, sign_code), output,
-                                  i + k * lanes);
-          }
+        const V b[4] = {LoadBits<kIn>(d, input, i), LoadBits<kIn>(d, input, i + lanes),
+                        LoadBits<kIn>(d, input, i + 2 * lanes),
+                        LoadBits<kIn>(d, input, i + 3 * lanes)};
+        const V a[4] = {hn::And(b[0], abs_mask), hn::And(b[1], abs_mask), hn::And(b[2], abs_mask),
+                        hn::And(b[3], abs_mask)};
+        if (HWY_LIKELY(
+                hn::AllTrue(d, hn::Lt(hn::Max(hn::Max(a[0], a[1]), hn::Max(a[2], a[3])), high)))) {
+          const V m[4] = {CellMagnitude(d, a[0], table), CellMagnitude(d, a[1], table),
+                          CellMagnitude(d, a[2], table), CellMagnitude(d, a[3], table)};
+          StoreCellCodes4(m, b, output, i);
           continue;
         }
+        const V b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
         const V zero = hn::Zero(d);
         StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b0, zero, p), output, i);
         StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b1, zero, p), output, i + lanes);
