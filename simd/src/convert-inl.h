@@ -405,11 +405,11 @@ HWY_INLINE bool NormalPlan(const EncodePlan& p, NormalConstants* c) {
 // carry out of the mantissa bumps the exponent). With `low` (the smallest
 // normal's bits) taken off first, the result is the magnitude code minus
 // min_code, and it doubles as the range check: it is below `limit` exactly
-// when low - (half - 1) <= a and the sum stays below +Inf's (every a < low
-// wraps to an offset above `limit`, except those within half - 1 of low,
-// which all round to the smallest normal, offset 0, as they should: they
-// lie within a quarter of its quantum); the largest finite values that
-// round as far as +Inf's offset are left to the general path with NaN and Inf.
+// when low - half <= a and the sum stays below +Inf's (every a further below
+// low wraps to an offset above `limit`; those within half of low all round
+// to the smallest normal, offset 0, as they should: they lie within a
+// quarter of its quantum); the largest finite values that round as far as
+// +Inf's offset are left to the general path with NaN and Inf.
 HWY_INLINE V NormalOffset(D32 d, V a, const NormalConstants& c, V round_bias, V lsb_bit) {
 #if HWY_TARGET <= HWY_AVX3
   // The kept LSB as a mask register, used by one masked add.
