@@ -106,6 +106,15 @@ HWY_INLINE void StoreCodes(D32 d, V codes, void* output, std::size_t i) {
     hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, codes)), d8,
                static_cast<std::uint8_t*>(output) + i);
   } else if constexpr (kOutBytes == 2) {
+#if HWY_TARGET <= HWY_AVX3
+    // vpmovdw keeps the low half of each lane: exact for codes < 2^16, one
+    // instruction where Highway's saturating demote packs and permutes.
+    if constexpr (hn::MaxLanes(D32()) == 16) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<std::uint16_t*>(output) + i),
+                          _mm512_cvtepi32_epi16(codes.raw));
+      return;
+    }
+#endif
     const hn::Rebind<std::uint16_t, DI32> d16;
     hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, codes)), d16,
                static_cast<std::uint16_t*>(output) + i);
@@ -362,6 +371,170 @@ HWY_INLINE bool EncodeNormalVector(D32 d, V bits, V random, const EncodePlan& p,
   return true;
 }
 
+// Round to nearest even, signed float destinations whose overflow is one
+// minimum (encode_plan.h overflow_by_min): the plan's constants for
+// EncodeLoop's groups of normal lanes, computed once per call.
+struct NormalConstants {
+  std::uint32_t round_bias = 0;  // half - 1 - low (wraps)
+  std::uint32_t limit = 0;       // NormalOffset of +Inf: the offsets taken stay below
+  std::uint32_t min_code = 0;    // the smallest normal magnitude code, 2^m
+  int shift = 0;                 // 23 - m
+  int sign_shift = 0;            // FP32 sign bit -> the destination's
+};
+
+// Whether the plan admits the normal groups (and their constants). The sign
+// code must be a single bit at or below bit 31 (every signed float format).
+HWY_INLINE bool NormalPlan(const EncodePlan& p, NormalConstants* c) {
+  if (p.kind != PlanKind::kFloat || p.rounding != RoundingMode::kNearestEven ||
+      !p.overflow_by_min || p.sign_code == 0 || (p.sign_code & (p.sign_code - 1)) != 0) {
+    return false;
+  }
+  int sign_bit = 0;
+  while ((p.sign_code >> sign_bit) != 1u) ++sign_bit;
+  c->shift = kMantissaBits32 - static_cast<int>(p.mantissa_bits);
+  c->min_code = 1u << p.mantissa_bits;
+  const std::uint32_t low = p.min_normal_field32 << kMantissaBits32;
+  c->round_bias = ((1u << (c->shift - 1)) - 1u) - low;
+  c->limit = (kInf32 + c->round_bias) >> c->shift;
+  c->sign_shift = 31 - sign_bit;
+  return true;
+}
+
+// round_pack.h steps 5-7 for a normal result, on |x|'s FP32 bits `a`:
+// (a + half - 1 + lsb) >> shift keeps exponent and mantissa together (a
+// carry out of the mantissa bumps the exponent). With `low` (the smallest
+// normal's bits) taken off first, the result is the magnitude code minus
+// min_code, and it doubles as the range check: it is below `limit` exactly
+// when low - half <= a and the sum stays below +Inf's (every a further below
+// low wraps to an offset above `limit`; those within half of low all round
+// to the smallest normal, offset 0, as they should: they lie within a
+// quarter of its quantum); the largest finite values that round as far as
+// +Inf's offset are left to the general path with NaN and Inf.
+HWY_INLINE V NormalOffset(D32 d, V a, const NormalConstants& c, V round_bias, V lsb_bit) {
+#if HWY_TARGET <= HWY_AVX3
+  // The kept LSB as a mask register, used by one masked add.
+  const V sum = hn::Add(a, round_bias);
+  return hn::ShiftRightSame(
+      hn::IfThenElse(hn::TestBit(a, lsb_bit), hn::Add(sum, hn::Set(d, 1u)), sum), c.shift);
+#else
+  (void)lsb_bit;
+  const V lsb = hn::And(hn::ShiftRightSame(a, c.shift), hn::Set(d, 1u));
+  return hn::ShiftRightSame(hn::Add(hn::Add(a, round_bias), lsb), c.shift);
+#endif
+}
+
+// Step 8 and the sign of one vector of offsets: values above the largest
+// finite code round to a magnitude above it, and the overflow code is then
+// min(magnitude, overflow_positive) (as in EncodeNormalVector); the sign is
+// the input's, moved to the destination's sign bit.
+HWY_INLINE V NormalCodes(D32 d, V bits, V offset, const NormalConstants& c, V cap, V sign_code) {
+  const V m = hn::Min(hn::Add(offset, hn::Set(d, c.min_code)), cap);
+#if HWY_TARGET <= HWY_AVX3
+  // The sign as a mask register, used by one masked or.
+  return hn::IfThenElse(hn::RebindMask(d, hn::Lt(hn::BitCast(DI32(), bits), hn::Zero(DI32()))),
+                        hn::Or(m, sign_code), m);
+#else
+  return hn::OrAnd(m, hn::ShiftRightSame(bits, c.sign_shift), sign_code);
+#endif
+}
+
+#if HWY_TARGET <= HWY_AVX3
+// Step 8 and the sign of four vectors at once, narrowed to the output width,
+// for destinations whose sign is the code's top bit (E4M3, E5M2: 0x80; FP16,
+// BF16: 0x8000). Unsigned-saturating packs of the magnitudes (each below
+// 2^31) keep every value below the saturation bound and turn the others into
+// the bound, which the minimum with the overflow code then treats alike;
+// signed-saturating packs of the input bits keep each lane's sign in the top
+// bit of its narrowed lane. Packs work within 128-bit blocks (Intel SDM
+// PACKUSDW, PACKSSDW, PACKUSWB, PACKSSWB), so one lane permute puts the
+// results in order. `cap` is overflow_positive.
+template <int kOutBytes>
+HWY_INLINE void StoreNormalCodes4(const V (&n)[4], const V (&bits)[4], std::uint32_t cap,
+                                  std::uint32_t min_code, void* output, std::size_t i) {
+  // The offsets (below 2^31) plus min_code, after the minimum with
+  // cap - min_code (>= 0; the sum stays within the narrow lane).
+  if constexpr (kOutBytes == 1) {
+    const __m512i offset = _mm512_packus_epi16(_mm512_packus_epi32(n[0].raw, n[1].raw),
+                                               _mm512_packus_epi32(n[2].raw, n[3].raw));
+    const __m512i magnitude =
+        _mm512_add_epi8(_mm512_min_epu8(offset, _mm512_set1_epi8(static_cast<char>(cap - min_code))),
+                        _mm512_set1_epi8(static_cast<char>(min_code)));
+    const __m512i sign = _mm512_packs_epi16(_mm512_packs_epi32(bits[0].raw, bits[1].raw),
+                                            _mm512_packs_epi32(bits[2].raw, bits[3].raw));
+    // magnitude | (sign & 0x80): truth table 0xF8 over (A, B, C).
+    const __m512i code = _mm512_ternarylogic_epi32(
+        magnitude, sign, _mm512_set1_epi8(static_cast<char>(0x80)), 0xF8);
+    // Block L holds lanes 4L..4L+3 of n[0], n[1], n[2], n[3], one dword each.
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    _mm512_storeu_si512(static_cast<std::uint8_t*>(output) + i,
+                        _mm512_permutexvar_epi32(order, code));
+  } else {
+    static_assert(kOutBytes == 2);
+    // Block L holds lanes 4L..4L+3 of the first vector, then of the second.
+    const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+    const __m512i cap16 = _mm512_set1_epi16(static_cast<short>(cap - min_code));
+    const __m512i min16 = _mm512_set1_epi16(static_cast<short>(min_code));
+    const __m512i sign_bit = _mm512_set1_epi16(static_cast<short>(0x8000));
+    auto* out = static_cast<std::uint16_t*>(output) + i;
+    for (int k = 0; k < 2; ++k) {
+      const __m512i offset = _mm512_packus_epi32(n[2 * k].raw, n[2 * k + 1].raw);
+      const __m512i magnitude = _mm512_add_epi16(_mm512_min_epu16(offset, cap16), min16);
+      const __m512i sign = _mm512_packs_epi32(bits[2 * k].raw, bits[2 * k + 1].raw);
+      const __m512i code = _mm512_ternarylogic_epi32(magnitude, sign, sign_bit, 0xF8);
+      _mm512_storeu_si512(out + 32 * k, _mm512_permutexvar_epi64(order, code));
+    }
+  }
+}
+#endif
+
+#if HWY_TARGET <= HWY_AVX3
+// kThreshold plans with cell codes (encode_plan.h cell_code): one table
+// lookup per lane for |x| < 2^4, NaN and Inf excluded by the caller. The
+// index is |x| >> 21 (clamped below at 2^-3, whose code every smaller |x|
+// shares) with bit 5 flipped at a quarter binade's start itself. The table
+// lookup reads only the low six bits of each 16-bit index (Intel SDM
+// VPERMI2W/VPERMT2W: 64 words).
+struct CellTable {
+  __m512i low, high;  // 64 16-bit entries
+  explicit CellTable(const std::uint8_t* codes) {
+    alignas(64) std::uint16_t words[64];
+    for (int k = 0; k < 64; ++k) words[k] = codes[k];
+    low = _mm512_load_si512(words);
+    high = _mm512_load_si512(words + 32);
+  }
+};
+
+HWY_INLINE V CellMagnitude(D32 d, V a, const CellTable& t) {
+  const V clamped = hn::Max(a, hn::Set(d, kCellLow));
+  const V cell = hn::ShiftRight<kCellShift>(clamped);
+  const M exact = hn::Not(hn::TestBit(clamped, hn::Set(d, (1u << kCellShift) - 1u)));
+  const V index = hn::IfThenElse(exact, hn::Xor(cell, hn::Set(d, 32u)), cell);
+  // The upper word of each lane zeroed (StoreCellCodes4 packs them).
+  return V{_mm512_maskz_permutex2var_epi16(0x55555555u, t.low, index.raw, t.high)};
+}
+
+// Four vectors of magnitudes (< 2^4) with their inputs' signs, as bytes:
+// unsigned-saturating packs of the magnitudes are exact; signed-saturating
+// packs of the input bits leave each sign in bit 7 of its byte, which a
+// 16-bit shift by 4 moves to bit 3 (E2M1's sign_code, checked by the caller)
+// of the same byte. Packs work within 128-bit blocks (Intel SDM PACKUSDW,
+// PACKSSDW, PACKUSWB, PACKSSWB); one lane permute puts the results in order.
+HWY_INLINE void StoreCellCodes4(const V (&m)[4], const V (&bits)[4], void* output,
+                                std::size_t i) {
+  const __m512i magnitude = _mm512_packus_epi16(_mm512_packus_epi32(m[0].raw, m[1].raw),
+                                                _mm512_packus_epi32(m[2].raw, m[3].raw));
+  const __m512i sign = _mm512_packs_epi16(_mm512_packs_epi32(bits[0].raw, bits[1].raw),
+                                          _mm512_packs_epi32(bits[2].raw, bits[3].raw));
+  // magnitude | ((sign >> 4) & 0x08): truth table 0xF8 over (A, B, C).
+  const __m512i code = _mm512_ternarylogic_epi32(magnitude, _mm512_srli_epi16(sign, 4),
+                                                 _mm512_set1_epi8(0x08), 0xF8);
+  // Block L holds lanes 4L..4L+3 of m[0], m[1], m[2], m[3], one dword each.
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  _mm512_storeu_si512(static_cast<std::uint8_t*>(output) + i,
+                      _mm512_permutexvar_epi32(order, code));
+}
+#endif
+
 template <RoundingMode kMode, PlanKind kKind>
 HWY_INLINE V EncodeAnyVector(D32 d, V bits, V random, const EncodePlan& p) {
   if constexpr (kKind == PlanKind::kFloat) {
@@ -416,6 +589,87 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
         const M negative = hn::TestBit(h32, hn::Set(d, 0x8000u));
         const V payload = hn::ShiftLeft<13>(hn::And(h32, hn::Set(d, 0x3FFu)));
         hn::StoreU(hn::IfThenElse(is_nan, NanCodes(d, negative, payload, p), widened), d, out + i);
+      }
+    }
+  }
+#endif
+  if constexpr (kMode == RoundingMode::kNearestEven && kKind == PlanKind::kFloat) {
+    // Groups of four vectors whose lanes all take NormalOffset: one range
+    // check per group (the largest offset); a group with any other lane
+    // goes through EncodeAnyVector vector by vector.
+    NormalConstants c;
+    if (NormalPlan(p, &c)) {
+      const V abs_mask = hn::Set(d, ~kSignBit32);
+      const V limit = hn::Set(d, c.limit);
+      const V round_bias = hn::Set(d, c.round_bias);
+      const V cap = hn::Set(d, p.overflow_positive);
+      const V sign_code = hn::Set(d, p.sign_code);
+      const V lsb_bit = hn::Set(d, 1u << c.shift);
+      // StoreNormalCodes4's condition (16-lane vectors, 1- or 2-byte codes).
+      const bool top_sign = hn::MaxLanes(D32()) == 16 && kOutBytes <= 2 &&
+                            p.sign_code == 1u << (8 * kOutBytes - 1);
+      (void)top_sign;
+      for (; i + 4 * lanes <= count; i += 4 * lanes) {
+        const V b[4] = {LoadBits<kIn>(d, input, i), LoadBits<kIn>(d, input, i + lanes),
+                        LoadBits<kIn>(d, input, i + 2 * lanes),
+                        LoadBits<kIn>(d, input, i + 3 * lanes)};
+        const V n[4] = {NormalOffset(d, hn::And(b[0], abs_mask), c, round_bias, lsb_bit),
+                        NormalOffset(d, hn::And(b[1], abs_mask), c, round_bias, lsb_bit),
+                        NormalOffset(d, hn::And(b[2], abs_mask), c, round_bias, lsb_bit),
+                        NormalOffset(d, hn::And(b[3], abs_mask), c, round_bias, lsb_bit)};
+        if (HWY_LIKELY(hn::AllTrue(
+                d, hn::Lt(hn::Max(hn::Max(n[0], n[1]), hn::Max(n[2], n[3])), limit)))) {
+#if HWY_TARGET <= HWY_AVX3
+          if (top_sign) {
+            StoreNormalCodes4<kOutBytes>(n, b, p.overflow_positive, c.min_code, output, i);
+            continue;
+          }
+#endif
+          for (std::size_t k = 0; k < 4; ++k) {
+            StoreCodes<kOutBytes>(d, NormalCodes(d, b[k], n[k], c, cap, sign_code), output,
+                                  i + k * lanes);
+          }
+          continue;
+        }
+        const V b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
+        const V zero = hn::Zero(d);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b0, zero, p), output, i);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b1, zero, p), output, i + lanes);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b2, zero, p), output,
+                              i + 2 * lanes);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b3, zero, p), output,
+                              i + 3 * lanes);
+      }
+    }
+  }
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (kKind == PlanKind::kThreshold && hn::MaxLanes(D32()) == 16 && kOutBytes == 1) {
+    if (p.has_cell_codes && p.sign_code == 0x08u) {
+      // Groups of four vectors whose lanes are all below 2^4 (so finite).
+      const CellTable table(p.cell_code);
+      const V abs_mask = hn::Set(d, ~kSignBit32);
+      const V high = hn::Set(d, kCellHigh);
+      for (; i + 4 * lanes <= count; i += 4 * lanes) {
+        const V b[4] = {LoadBits<kIn>(d, input, i), LoadBits<kIn>(d, input, i + lanes),
+                        LoadBits<kIn>(d, input, i + 2 * lanes),
+                        LoadBits<kIn>(d, input, i + 3 * lanes)};
+        const V a[4] = {hn::And(b[0], abs_mask), hn::And(b[1], abs_mask), hn::And(b[2], abs_mask),
+                        hn::And(b[3], abs_mask)};
+        if (HWY_LIKELY(
+                hn::AllTrue(d, hn::Lt(hn::Max(hn::Max(a[0], a[1]), hn::Max(a[2], a[3])), high)))) {
+          const V m[4] = {CellMagnitude(d, a[0], table), CellMagnitude(d, a[1], table),
+                          CellMagnitude(d, a[2], table), CellMagnitude(d, a[3], table)};
+          StoreCellCodes4(m, b, output, i);
+          continue;
+        }
+        const V b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
+        const V zero = hn::Zero(d);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b0, zero, p), output, i);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b1, zero, p), output, i + lanes);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b2, zero, p), output,
+                              i + 2 * lanes);
+        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b3, zero, p), output,
+                              i + 3 * lanes);
       }
     }
   }

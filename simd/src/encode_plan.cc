@@ -123,6 +123,25 @@ EncodePlan BuildEncodePlan(const FormatSpec& dst, const EncodeOptions& o) {
         p.threshold[sign][k - 1] = static_cast<std::uint32_t>(lo);
       }
     }
+    p.has_cell_codes = o.rounding != RoundingMode::kUp && o.rounding != RoundingMode::kDown &&
+                       p.zero_positive == 0 && p.zero_negative == p.sign_code;
+    for (int k = 0; k < kMaxThresholds; ++k) {
+      const std::uint32_t t = p.threshold[0][k];
+      const std::uint32_t start = t & ~((std::uint32_t{1} << kCellShift) - 1);
+      if (t >= kPositiveInf) continue;  // no finite input reaches this code
+      if (t <= kCellLow || t >= kCellHigh || t - start > 1) p.has_cell_codes = false;
+    }
+    if (p.has_cell_codes) {
+      // Count the thresholds at or below the quarter binade's start (the
+      // exact entry) and at or below start + 1 (every other input of it).
+      for (std::uint32_t start = kCellLow; start < kCellHigh; start += 1u << kCellShift) {
+        const std::uint32_t cell = (start >> kCellShift) & 63u;
+        for (int k = 0; k < kMaxThresholds; ++k) {
+          p.cell_code[cell ^ 32u] += p.threshold[0][k] <= start ? 1 : 0;
+          p.cell_code[cell] += p.threshold[0][k] <= start + 1 ? 1 : 0;
+        }
+      }
+    }
   }
   p.random_bit_count = static_cast<std::uint32_t>(
       o.random_bit_count > 0 ? o.random_bit_count : DefaultRandomBitCount(dst));

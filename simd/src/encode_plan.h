@@ -24,6 +24,10 @@ enum class PlanKind : std::uint8_t {
 };
 
 inline constexpr int kMaxThresholds = 7;
+// The range of EncodePlan::cell_code: FP32 bits of 2^-3 and of 2^4.
+inline constexpr std::uint32_t kCellLow = 0x3E000000u;
+inline constexpr std::uint32_t kCellHigh = 0x41800000u;
+inline constexpr int kCellShift = 21;
 
 struct EncodePlan {
   PlanKind kind = PlanKind::kFloat;
@@ -68,6 +72,17 @@ struct EncodePlan {
   // kThreshold: threshold[sign][k - 1] is the smallest |x| (FP32 bits) whose
   // code has magnitude >= k, found by bisection on the model.
   std::uint32_t threshold[2][kMaxThresholds] = {};
+  // kThreshold, sign-symmetric modes: the magnitude code as a table lookup
+  // on |x| in [2^-3, 2^4), when every finite threshold lies there and at a
+  // quarter-binade start P (FP32 bits, a multiple of 2^21) or at P + 1, so
+  // that within a quarter binade only the start itself can differ from the
+  // rest. Index: bits 21..26 of |x| (the field mod 16 and the top two
+  // mantissa bits; the 32 quarter binades of [2^-3, 2^4) give 32 distinct
+  // values), with bit 5 flipped when bits 0..20 are zero (the start itself),
+  // which gives the other 32. Below 2^-3 the code is that of 2^-3 (no
+  // threshold lies below).
+  bool has_cell_codes = false;
+  std::uint8_t cell_code[64] = {};
   // Stochastic rounding: random bits used per element (1..31).
   std::uint32_t random_bit_count = 0;
 };
