@@ -610,28 +610,32 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
                             p.sign_code == 1u << (8 * kOutBytes - 1);
       (void)top_sign;
       for (; i + 4 * lanes <= count; i += 4 * lanes) {
-        const V b[4] = {LoadBits<kIn>(d, input, i), LoadBits<kIn>(d, input, i + lanes),
-                        LoadBits<kIn>(d, input, i + 2 * lanes),
-                        LoadBits<kIn>(d, input, i + 3 * lanes)};
-        const V n[4] = {NormalOffset(d, hn::And(b[0], abs_mask), c, round_bias, lsb_bit),
-                        NormalOffset(d, hn::And(b[1], abs_mask), c, round_bias, lsb_bit),
-                        NormalOffset(d, hn::And(b[2], abs_mask), c, round_bias, lsb_bit),
-                        NormalOffset(d, hn::And(b[3], abs_mask), c, round_bias, lsb_bit)};
-        if (HWY_LIKELY(hn::AllTrue(
-                d, hn::Lt(hn::Max(hn::Max(n[0], n[1]), hn::Max(n[2], n[3])), limit)))) {
+        // Four named vectors, not an array: SVE vectors are sizeless types,
+        // which C++ arrays cannot hold (the aarch64 cross-build compiles this
+        // loop for SVE).
+        const V b0 = LoadBits<kIn>(d, input, i);
+        const V b1 = LoadBits<kIn>(d, input, i + lanes);
+        const V b2 = LoadBits<kIn>(d, input, i + 2 * lanes);
+        const V b3 = LoadBits<kIn>(d, input, i + 3 * lanes);
+        const V n0 = NormalOffset(d, hn::And(b0, abs_mask), c, round_bias, lsb_bit);
+        const V n1 = NormalOffset(d, hn::And(b1, abs_mask), c, round_bias, lsb_bit);
+        const V n2 = NormalOffset(d, hn::And(b2, abs_mask), c, round_bias, lsb_bit);
+        const V n3 = NormalOffset(d, hn::And(b3, abs_mask), c, round_bias, lsb_bit);
+        if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(hn::Max(hn::Max(n0, n1), hn::Max(n2, n3)), limit)))) {
 #if HWY_TARGET <= HWY_AVX3
           if (top_sign) {
+            const V n[4] = {n0, n1, n2, n3};
+            const V b[4] = {b0, b1, b2, b3};
             StoreNormalCodes4<kOutBytes>(n, b, p.overflow_positive, c.min_code, output, i);
             continue;
           }
 #endif
-          for (std::size_t k = 0; k < 4; ++k) {
-            StoreCodes<kOutBytes>(d, NormalCodes(d, b[k], n[k], c, cap, sign_code), output,
-                                  i + k * lanes);
-          }
+          StoreCodes<kOutBytes>(d, NormalCodes(d, b0, n0, c, cap, sign_code), output, i);
+          StoreCodes<kOutBytes>(d, NormalCodes(d, b1, n1, c, cap, sign_code), output, i + lanes);
+          StoreCodes<kOutBytes>(d, NormalCodes(d, b2, n2, c, cap, sign_code), output, i + 2 * lanes);
+          StoreCodes<kOutBytes>(d, NormalCodes(d, b3, n3, c, cap, sign_code), output, i + 3 * lanes);
           continue;
         }
-        const V b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
         const V zero = hn::Zero(d);
         StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b0, zero, p), output, i);
         StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b1, zero, p), output, i + lanes);
