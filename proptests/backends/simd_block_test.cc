@@ -61,7 +61,10 @@ void MxQuantizeMatchesModel(std::int64_t target) {
       std::vector<const block::BlockSpec*>(std::begin(kMxSpecs), std::end(kMxSpecs)));
   const block::MxRecipe& recipe = **rc::gen::elementOf(std::vector<const block::MxRecipe*>(
       std::begin(block::kAllMxRecipes), std::end(block::kAllMxRecipes)));
-  const std::size_t count = *rc::gen::inRange<std::size_t>(0, 200);
+  // Up to 50 blocks of 32: the SIMD quantizer takes Lanes blocks at once (16
+  // on AVX-512, 512 elements) for the scales and the element encode, so
+  // several whole groups and a short one are drawn.
+  const std::size_t count = *rc::gen::inRange<std::size_t>(0, 1600);
   const std::size_t offset = *rc::gen::inRange<std::size_t>(0, 4);  // in floats: unaligned
   const std::vector<float> x = BiasedBlocks(count);
   const std::size_t blocks = (count + spec.block_size - 1) / spec.block_size;

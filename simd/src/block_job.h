@@ -28,9 +28,11 @@ struct MxJob {
   std::size_t count;
   std::uint8_t* codes;   // count bytes, one code per byte (low bits)
   std::uint8_t* scales;  // ceil(count / recipe->layout.size) E8M0 codes
-  // By E8M0 code c, from the model (recipe/steps.h ChooseScale's last two
-  // steps): MxElementFactor(r, c, DecodeToF32(r.scale_format, c)), and
-  // whether that decode is NaN.
+  // By E8M0 code c: the factor that multiplies x, 2^-e or the recipe's own
+  // (alternatives/mx_block.h MxScaleByReciprocal, proven equal to the
+  // model's ScaledElement for every MX recipe and code by
+  // proptests/backends/alternatives_test.cc, dividing recipes included), and
+  // whether the model's decode of c is NaN.
   const float* scale_factor;
   const std::uint8_t* scale_is_nan;
   // recipe::ScaledElement for a block whose scale is NaN (one NaN for every x).

@@ -9,7 +9,9 @@
 // from block_scale-inl.h VectorNvfp4Scale (likewise proven equal to
 // ChooseScale on every amax). Element conversion is convert-inl.h's
 // EncodeVector, i.e. the same integer-only RoundPack twin as the array
-// kernels.
+// kernels; for a group of whole blocks, through convert-inl.h's
+// GroupEncoder (the array kernels' groups of four vectors, proven equal to
+// EncodeVector) over the group's scaled values.
 
 #if defined(LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef LOWBIT_SIMD_BLOCK_QUANTIZE_INL_H_
@@ -110,9 +112,10 @@ HWY_INLINE void GroupBlockAmaxBits(D32 d, block::AmaxNan rule, const float* x, s
 // into one lane of a vector, the E8M0 codes of all of them from that vector
 // (block_scale-inl.h VectorMxScaleCodes, proven equal to the model's
 // ChooseScale on every amax) or, for the rules it does not cover, from the
-// model's ChooseScale per block; then each block's elements scaled by the
-// model's element factor of its code (MxJob::scale_table, built from
-// recipe::MxElementFactor) and converted in vectors.
+// model's ChooseScale per block; then each block's elements multiplied by
+// the factor of its code (MxJob::scale_factor: 2^-e, the named alternative
+// alternatives/mx_block.h MxScaleByReciprocal, for dividing recipes too) and
+// converted in vectors.
 template <RoundingMode kMode, PlanKind kKind, bool kVectorScale>
 HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
   const D32 d;
@@ -133,7 +136,11 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
   if (tail != 0) std::memcpy(padded, job.x + full_blocks * block_size, tail * sizeof(float));
   HWY_ALIGN std::uint32_t amax[hn::MaxLanes(d)] = {};
   HWY_ALIGN std::uint32_t scale_codes[hn::MaxLanes(d)] = {};
-  const bool divide = r.element_step == recipe::ElementStep::kDivide;
+  // The scaled values of one group of whole blocks (FP32 bits), for
+  // `encoder` (integer elements keep the per-vector path below: their codes
+  // take the qmin step after the encode).
+  HWY_ALIGN std::uint32_t scaled[hn::MaxLanes(d) * block::kMaxBlockSize];
+  const GroupEncoder<kMode, kKind, InputKind::kF32, 1> encoder(plan);
   // recipe/steps.h ScaledElement: MX integer elements go onto the integer
   // grid, y * 2^-implied (exact: a power of two).
   const auto integer_grid = hn::Set(df, block::F32Pow2(-r.element_implied_exponent));
@@ -157,6 +164,30 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
         scale_codes[g] = recipe::ChooseScale(r, stats).code;
       }
     }
+    if constexpr (kKind != PlanKind::kInteger) {
+      if (group == lanes && first + group <= full_blocks) {
+        // A whole group of whole blocks: every block's scaled values into
+        // `scaled`, then one GroupEncoder pass over all of them, straight
+        // into the codes (the same EncodeVector codes, in groups of four
+        // vectors: GroupEncoder's fast paths are proven equal to it).
+        for (std::size_t g = 0; g < group; ++g) {
+          const std::size_t b = first + g;
+          const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(job.x + b * block_size);
+          const std::uint8_t code = static_cast<std::uint8_t>(scale_codes[g]);
+          job.scales[b] = code;
+          const bool nan_scale = job.scale_is_nan[code] != 0;
+          const auto factor = hn::Set(df, job.scale_factor[code]);
+          for (std::size_t i = 0; i < block_size; i += lanes) {
+            const auto x = hn::BitCast(df, hn::LoadU(d, bits + i));
+            auto y = hn::Mul(x, factor);  // MxJob::scale_factor
+            if (nan_scale) y = nan_element;
+            hn::Store(hn::BitCast(d, y), d, scaled + g * block_size + i);
+          }
+        }
+        encoder.Vectors(scaled, job.codes + first * block_size, group * block_size);
+        continue;
+      }
+    }
     for (std::size_t g = 0; g < group; ++g) {
       const std::size_t b = first + g;
       const std::size_t start = b * block_size;
@@ -168,7 +199,7 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
       std::uint8_t* out = b < full_blocks ? job.codes + start : codes_buffer;
       for (std::size_t i = 0; i < block_size; i += lanes) {
         const auto x = hn::BitCast(df, hn::LoadU(d, bits + i));
-        auto y = divide ? hn::Div(x, factor) : hn::Mul(x, factor);
+        auto y = hn::Mul(x, factor);  // MxJob::scale_factor
         if constexpr (kKind == PlanKind::kInteger) y = hn::Mul(y, integer_grid);
         if (nan_scale) y = nan_element;
         V code_vector = EncodeVector<kMode, kKind>(d, hn::BitCast(d, y), hn::Zero(d), plan);
@@ -275,6 +306,9 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
   HWY_ALIGN std::uint32_t amax[hn::MaxLanes(d)] = {};
   HWY_ALIGN std::uint32_t scale_codes[hn::MaxLanes(d)] = {};
   HWY_ALIGN float factors[hn::MaxLanes(d)] = {};
+  // The scaled values of one group of whole blocks (FP32 bits), for `encoder`.
+  HWY_ALIGN std::uint32_t scaled[hn::MaxLanes(d) * kBlock];
+  const GroupEncoder<RoundingMode::kNearestEven, PlanKind::kThreshold, InputKind::kF32, 1> encoder(plan);
   for (std::size_t first = 0; first < blocks; first += lanes) {
     const std::size_t group = blocks - first < lanes ? blocks - first : lanes;
     GroupBlockAmaxBits(d, r.amax_nan, job.x, kBlock, full_blocks, padded, first, group, amax);
@@ -282,6 +316,25 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
     hn::Store(VectorNvfp4Scale<kRule>(d, t, scale_plan, job.scale_decode, hn::Load(d, amax), &factor_vector), d,
               scale_codes);
     hn::Store(factor_vector, df, factors);
+    if (group == lanes && first + group <= full_blocks) {
+      // A whole group of whole blocks: the scaled values of all of them
+      // into `scaled`, then one GroupEncoder pass (the same E2M1 codes as
+      // EncodeVector; its fast paths are proven equal to it).
+      for (std::size_t g = 0; g < group; ++g) {
+        const std::size_t b = first + g;
+        const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(job.x + b * kBlock);
+        job.scales[b] = static_cast<std::uint8_t>(scale_codes[g]);
+        const auto factor = hn::Set(df, factors[g]);
+        for (std::size_t i = 0; i < kBlock; i += lanes) {
+          const auto x = hn::BitCast(df, hn::LoadU(d, bits + i));
+          V y = hn::BitCast(d, multiply ? hn::Mul(x, factor) : hn::Div(x, factor));
+          if (negative_zero_as_positive) y = hn::IfThenZeroElse(hn::Eq(y, hn::Set(d, kSignBit32)), y);
+          hn::Store(y, d, scaled + g * kBlock + i);
+        }
+      }
+      encoder.Vectors(scaled, job.codes + first * kBlock, group * kBlock);
+      continue;
+    }
     for (std::size_t g = 0; g < group; ++g) {
       const std::size_t b = first + g;
       const std::size_t start = b * kBlock;

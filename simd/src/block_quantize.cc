@@ -21,6 +21,7 @@
 #include "lowbit/simd/block_scale.h"
 #include "lowbit/simd/simd.h"
 #include "entry_checks.h"
+#include "lowbit/formats/alternatives/mx_block.h"
 #include "lowbit/formats/block/mx_profiles.h"
 #include "target_dispatch.h"
 
@@ -121,7 +122,11 @@ const MxScaleTables* MxScaleTablesOf(const recipe::Recipe& r) {
     for (int c = 0; c < 256; ++c) {
       const std::uint8_t code = static_cast<std::uint8_t>(c);
       const float decode = DecodeToF32(r.scale_format, code);
-      slot.t.factor[c] = recipe::MxElementFactor(r, code, decode);
+      // The multiplying form of the element step for every MX recipe
+      // (alternatives/mx_block.h MxScaleByReciprocal): x / 2^e and x * 2^-e
+      // are one correctly rounded value, and an FP32 division costs the
+      // dividing recipes' quantizers about 10 cycles a vector (vdivps).
+      slot.t.factor[c] = alternatives::MxScaleByReciprocal(r, code).factor;
       slot.t.is_nan[c] = block::F32IsNan(block::F32Bits(decode)) ? 1 : 0;
     }
   });

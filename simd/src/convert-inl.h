@@ -544,15 +544,158 @@ HWY_INLINE V EncodeAnyVector(D32 d, V bits, V random, const EncodePlan& p) {
   return EncodeVector<kMode, kKind>(d, bits, random, p);
 }
 
+// The fast groups of EncodeLoop, with the plan's constants taken once: round
+// to nearest even groups of four normal vectors (NormalOffset), and on
+// AVX-512 the E2M1-style cell-table groups (CellMagnitude). A group with any
+// other lane goes through EncodeAnyVector vector by vector, so every group
+// gets the model's codes; a plan that admits neither path encodes nothing
+// here. Built once per kernel call: the block quantizers
+// (block_quantize-inl.h) hand it one group of blocks' scaled values at a
+// time.
+template <RoundingMode kMode, PlanKind kKind, InputKind kIn, int kOutBytes>
+class GroupEncoder {
+ public:
+  // A local copy of the plan: stores through the uint8_t output may alias
+  // the caller's plan, which would make the compiler reload and re-broadcast
+  // every constant in every iteration.
+  explicit GroupEncoder(const EncodePlan& plan)
+      : p_(plan)
+#if HWY_TARGET <= HWY_AVX3
+        ,
+        table_(plan.cell_code)
+#endif
+  {
+    if constexpr (kMode == RoundingMode::kNearestEven && kKind == PlanKind::kFloat) {
+      normal_ = NormalPlan(p_, &c_);
+    }
+  }
+
+  const EncodePlan& plan() const { return p_; }
+
+  // Encodes groups of four vectors of input[i, count) while they fit and
+  // returns the index after the last one done (i itself when the plan
+  // admits no group path).
+  HWY_INLINE std::size_t Groups(const void* input, void* output, std::size_t i,
+                                std::size_t count) const {
+    const D32 d;
+    const std::size_t lanes = hn::Lanes(d);
+    const EncodePlan& p = p_;
+    if constexpr (kMode == RoundingMode::kNearestEven && kKind == PlanKind::kFloat) {
+      if (normal_) {
+        const NormalConstants& c = c_;
+        const V abs_mask = hn::Set(d, ~kSignBit32);
+        const V limit = hn::Set(d, c.limit);
+        const V round_bias = hn::Set(d, c.round_bias);
+        const V cap = hn::Set(d, p.overflow_positive);
+        const V sign_code = hn::Set(d, p.sign_code);
+        const V lsb_bit = hn::Set(d, 1u << c.shift);
+        // StoreNormalCodes4's condition (16-lane vectors, 1- or 2-byte codes).
+        const bool top_sign = hn::MaxLanes(D32()) == 16 && kOutBytes <= 2 &&
+                              p.sign_code == 1u << (8 * kOutBytes - 1);
+        (void)top_sign;
+        for (; i + 4 * lanes <= count; i += 4 * lanes) {
+          // Four named vectors, not an array: SVE vectors are sizeless types,
+          // which C++ arrays cannot hold (the aarch64 cross-build compiles
+          // this loop for SVE).
+          const V b0 = LoadBits<kIn>(d, input, i);
+          const V b1 = LoadBits<kIn>(d, input, i + lanes);
+          const V b2 = LoadBits<kIn>(d, input, i + 2 * lanes);
+          const V b3 = LoadBits<kIn>(d, input, i + 3 * lanes);
+          const V n0 = NormalOffset(d, hn::And(b0, abs_mask), c, round_bias, lsb_bit);
+          const V n1 = NormalOffset(d, hn::And(b1, abs_mask), c, round_bias, lsb_bit);
+          const V n2 = NormalOffset(d, hn::And(b2, abs_mask), c, round_bias, lsb_bit);
+          const V n3 = NormalOffset(d, hn::And(b3, abs_mask), c, round_bias, lsb_bit);
+          if (HWY_LIKELY(
+                  hn::AllTrue(d, hn::Lt(hn::Max(hn::Max(n0, n1), hn::Max(n2, n3)), limit)))) {
+#if HWY_TARGET <= HWY_AVX3
+            if (top_sign) {
+              const V n[4] = {n0, n1, n2, n3};
+              const V b[4] = {b0, b1, b2, b3};
+              StoreNormalCodes4<kOutBytes>(n, b, p.overflow_positive, c.min_code, output, i);
+              continue;
+            }
+#endif
+            StoreCodes<kOutBytes>(d, NormalCodes(d, b0, n0, c, cap, sign_code), output, i);
+            StoreCodes<kOutBytes>(d, NormalCodes(d, b1, n1, c, cap, sign_code), output, i + lanes);
+            StoreCodes<kOutBytes>(d, NormalCodes(d, b2, n2, c, cap, sign_code), output,
+                                  i + 2 * lanes);
+            StoreCodes<kOutBytes>(d, NormalCodes(d, b3, n3, c, cap, sign_code), output,
+                                  i + 3 * lanes);
+            continue;
+          }
+          EncodeFour(d, b0, b1, b2, b3, output, i);
+        }
+        return i;
+      }
+    }
+#if HWY_TARGET <= HWY_AVX3
+    if constexpr (kKind == PlanKind::kThreshold && hn::MaxLanes(D32()) == 16 && kOutBytes == 1) {
+      if (p.has_cell_codes && p.sign_code == 0x08u) {
+        // Groups of four vectors whose lanes are all below 2^4 (so finite).
+        const V abs_mask = hn::Set(d, ~kSignBit32);
+        const V high = hn::Set(d, kCellHigh);
+        for (; i + 4 * lanes <= count; i += 4 * lanes) {
+          const V b[4] = {LoadBits<kIn>(d, input, i), LoadBits<kIn>(d, input, i + lanes),
+                          LoadBits<kIn>(d, input, i + 2 * lanes),
+                          LoadBits<kIn>(d, input, i + 3 * lanes)};
+          const V a[4] = {hn::And(b[0], abs_mask), hn::And(b[1], abs_mask),
+                          hn::And(b[2], abs_mask), hn::And(b[3], abs_mask)};
+          if (HWY_LIKELY(hn::AllTrue(
+                  d, hn::Lt(hn::Max(hn::Max(a[0], a[1]), hn::Max(a[2], a[3])), high)))) {
+            const V m[4] = {CellMagnitude(d, a[0], table_), CellMagnitude(d, a[1], table_),
+                            CellMagnitude(d, a[2], table_), CellMagnitude(d, a[3], table_)};
+            StoreCellCodes4(m, b, output, i);
+            continue;
+          }
+          EncodeFour(d, b[0], b[1], b[2], b[3], output, i);
+        }
+      }
+    }
+#endif
+    return i;
+  }
+
+  // Whole vectors of input[0, count) (count a multiple of Lanes), without
+  // random bits: the groups, then the rest vector by vector.
+  HWY_INLINE void Vectors(const void* input, void* output, std::size_t count) const {
+    const D32 d;
+    const std::size_t lanes = hn::Lanes(d);
+    std::size_t i = Groups(input, output, 0, count);
+    for (; i + lanes <= count; i += lanes) {
+      StoreCodes<kOutBytes>(
+          d, EncodeAnyVector<kMode, kKind>(d, LoadBits<kIn>(d, input, i), hn::Zero(d), p_), output,
+          i);
+    }
+  }
+
+ private:
+  // A group that left the fast path: each vector through EncodeAnyVector.
+  HWY_INLINE void EncodeFour(D32 d, V b0, V b1, V b2, V b3, void* output, std::size_t i) const {
+    const std::size_t lanes = hn::Lanes(d);
+    const V zero = hn::Zero(d);
+    StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b0, zero, p_), output, i);
+    StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b1, zero, p_), output, i + lanes);
+    StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b2, zero, p_), output,
+                          i + 2 * lanes);
+    StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b3, zero, p_), output,
+                          i + 3 * lanes);
+  }
+
+  EncodePlan p_;
+  NormalConstants c_;
+  bool normal_ = false;
+#if HWY_TARGET <= HWY_AVX3
+  CellTable table_;
+#endif
+};
+
 // The whole array: full vectors, then the tail through a padded buffer (any
 // count, any alignment: loads and stores are unaligned).
 template <RoundingMode kMode, PlanKind kKind, InputKind kIn, int kOutBytes>
 HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* output,
                              std::size_t count, const std::uint32_t* random_bits) {
-  // A local copy: stores through the uint8_t output may alias the caller's
-  // plan, which would make the compiler reload and re-broadcast every
-  // constant in every iteration.
-  const EncodePlan p = plan;
+  const GroupEncoder<kMode, kKind, kIn, kOutBytes> encoder(plan);
+  const EncodePlan& p = encoder.plan();
   const D32 d;
   const std::size_t lanes = hn::Lanes(d);
   constexpr bool kStochastic = kMode == RoundingMode::kStochastic;
@@ -593,91 +736,7 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
     }
   }
 #endif
-  if constexpr (kMode == RoundingMode::kNearestEven && kKind == PlanKind::kFloat) {
-    // Groups of four vectors whose lanes all take NormalOffset: one range
-    // check per group (the largest offset); a group with any other lane
-    // goes through EncodeAnyVector vector by vector.
-    NormalConstants c;
-    if (NormalPlan(p, &c)) {
-      const V abs_mask = hn::Set(d, ~kSignBit32);
-      const V limit = hn::Set(d, c.limit);
-      const V round_bias = hn::Set(d, c.round_bias);
-      const V cap = hn::Set(d, p.overflow_positive);
-      const V sign_code = hn::Set(d, p.sign_code);
-      const V lsb_bit = hn::Set(d, 1u << c.shift);
-      // StoreNormalCodes4's condition (16-lane vectors, 1- or 2-byte codes).
-      const bool top_sign = hn::MaxLanes(D32()) == 16 && kOutBytes <= 2 &&
-                            p.sign_code == 1u << (8 * kOutBytes - 1);
-      (void)top_sign;
-      for (; i + 4 * lanes <= count; i += 4 * lanes) {
-        // Four named vectors, not an array: SVE vectors are sizeless types,
-        // which C++ arrays cannot hold (the aarch64 cross-build compiles this
-        // loop for SVE).
-        const V b0 = LoadBits<kIn>(d, input, i);
-        const V b1 = LoadBits<kIn>(d, input, i + lanes);
-        const V b2 = LoadBits<kIn>(d, input, i + 2 * lanes);
-        const V b3 = LoadBits<kIn>(d, input, i + 3 * lanes);
-        const V n0 = NormalOffset(d, hn::And(b0, abs_mask), c, round_bias, lsb_bit);
-        const V n1 = NormalOffset(d, hn::And(b1, abs_mask), c, round_bias, lsb_bit);
-        const V n2 = NormalOffset(d, hn::And(b2, abs_mask), c, round_bias, lsb_bit);
-        const V n3 = NormalOffset(d, hn::And(b3, abs_mask), c, round_bias, lsb_bit);
-        if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(hn::Max(hn::Max(n0, n1), hn::Max(n2, n3)), limit)))) {
-#if HWY_TARGET <= HWY_AVX3
-          if (top_sign) {
-            const V n[4] = {n0, n1, n2, n3};
-            const V b[4] = {b0, b1, b2, b3};
-            StoreNormalCodes4<kOutBytes>(n, b, p.overflow_positive, c.min_code, output, i);
-            continue;
-          }
-#endif
-          StoreCodes<kOutBytes>(d, NormalCodes(d, b0, n0, c, cap, sign_code), output, i);
-          StoreCodes<kOutBytes>(d, NormalCodes(d, b1, n1, c, cap, sign_code), output, i + lanes);
-          StoreCodes<kOutBytes>(d, NormalCodes(d, b2, n2, c, cap, sign_code), output, i + 2 * lanes);
-          StoreCodes<kOutBytes>(d, NormalCodes(d, b3, n3, c, cap, sign_code), output, i + 3 * lanes);
-          continue;
-        }
-        const V zero = hn::Zero(d);
-        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b0, zero, p), output, i);
-        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b1, zero, p), output, i + lanes);
-        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b2, zero, p), output,
-                              i + 2 * lanes);
-        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b3, zero, p), output,
-                              i + 3 * lanes);
-      }
-    }
-  }
-#if HWY_TARGET <= HWY_AVX3
-  if constexpr (kKind == PlanKind::kThreshold && hn::MaxLanes(D32()) == 16 && kOutBytes == 1) {
-    if (p.has_cell_codes && p.sign_code == 0x08u) {
-      // Groups of four vectors whose lanes are all below 2^4 (so finite).
-      const CellTable table(p.cell_code);
-      const V abs_mask = hn::Set(d, ~kSignBit32);
-      const V high = hn::Set(d, kCellHigh);
-      for (; i + 4 * lanes <= count; i += 4 * lanes) {
-        const V b[4] = {LoadBits<kIn>(d, input, i), LoadBits<kIn>(d, input, i + lanes),
-                        LoadBits<kIn>(d, input, i + 2 * lanes),
-                        LoadBits<kIn>(d, input, i + 3 * lanes)};
-        const V a[4] = {hn::And(b[0], abs_mask), hn::And(b[1], abs_mask), hn::And(b[2], abs_mask),
-                        hn::And(b[3], abs_mask)};
-        if (HWY_LIKELY(
-                hn::AllTrue(d, hn::Lt(hn::Max(hn::Max(a[0], a[1]), hn::Max(a[2], a[3])), high)))) {
-          const V m[4] = {CellMagnitude(d, a[0], table), CellMagnitude(d, a[1], table),
-                          CellMagnitude(d, a[2], table), CellMagnitude(d, a[3], table)};
-          StoreCellCodes4(m, b, output, i);
-          continue;
-        }
-        const V b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
-        const V zero = hn::Zero(d);
-        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b0, zero, p), output, i);
-        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b1, zero, p), output, i + lanes);
-        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b2, zero, p), output,
-                              i + 2 * lanes);
-        StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, b3, zero, p), output,
-                              i + 3 * lanes);
-      }
-    }
-  }
-#endif
+  i = encoder.Groups(input, output, i, count);
   for (; i + lanes <= count; i += lanes) {
     const V random = kStochastic ? hn::LoadU(d, random_bits + i) : hn::Zero(d);
     StoreCodes<kOutBytes>(d, EncodeAnyVector<kMode, kKind>(d, LoadBits<kIn>(d, input, i), random, p),
