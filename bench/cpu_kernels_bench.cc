@@ -101,6 +101,25 @@ void FillInputs(Operation op, const FormatSpec& spec, std::vector<std::uint8_t>&
   }
 }
 
+// Quantizer inputs: FP32 activations or weights, N(0, 1) by the same
+// Irwin-Hall generator. A scale chosen per tensor or per block makes the
+// kernels' work independent of the magnitude, except where it reaches Inf:
+// FillInputs' BF16-scaled values (sigma = max / 4) overflow FP32 beyond 4
+// sigma, which made NVFP4's tensor amax Inf and sent every block of its
+// benchmark down the NaN / Inf path.
+void FillActivations(std::vector<std::uint8_t>& bytes, std::size_t count) {
+  std::uint32_t state = 12345;
+  auto uniform = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) * (1.0f / 16777216.0f);
+  };
+  for (std::size_t i = 0; i < count; ++i) {
+    float g = -6.0f;
+    for (int k = 0; k < 12; ++k) g += uniform();
+    std::memcpy(bytes.data() + 4 * i, &g, 4);
+  }
+}
+
 void RunKernel(benchmark::State& state, const KernelEntry* entry, std::size_t count) {
   const FormatSpec& spec = Spec(entry->format);
   std::vector<std::uint8_t> input(count * InputBytes(entry->operation, spec));
@@ -159,12 +178,12 @@ void RunCopyReadWrite(benchmark::State& state, std::size_t moved_bytes, std::siz
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * input.size()));
 }
 
-// MX quantization of `count` scaled Gaussian FP32 values: the model
+// MX quantization of `count` Gaussian FP32 values (FillActivations): the model
 // (block::QuantizeMx) when target < 0, else simd::QuantizeMx on that target.
 void RunMxQuantize(benchmark::State& state, const block::BlockSpec* spec,
                    const block::MxRecipe* recipe, std::int64_t target, std::size_t count) {
   std::vector<std::uint8_t> input(count * 4), codes(count), scales(count / 32 + 1);
-  FillInputs(Operation::kEncodeF32, kBf16, input, count);
+  FillActivations(input, count);
   const float* x = reinterpret_cast<const float*>(input.data());
   for (auto _ : state) {
     if (target < 0) {
@@ -193,7 +212,7 @@ void RunMxQuantize(benchmark::State& state, const block::BlockSpec* spec,
 void RunNvfp4Quantize(benchmark::State& state, block::Nvfp4Recipe recipe, std::int64_t target,
                       std::size_t count) {
   std::vector<std::uint8_t> input(count * 4), codes(count), scales(count / 16 + 1);
-  FillInputs(Operation::kEncodeF32, kBf16, input, count);
+  FillActivations(input, count);
   const float* x = reinterpret_cast<const float*>(input.data());
   for (auto _ : state) {
     block::Nvfp4TensorScale t;
@@ -229,7 +248,7 @@ void RunInt4Quantize(benchmark::State& state, const block::IntQuantRecipe* recip
   const block::QuantLayout layout{block::Granularity::kPerGroup, 128, 0};
   std::vector<std::uint8_t> input(count * 4), codes(count), packed(count / 2);
   std::vector<block::QuantParams> params(count / 128);
-  FillInputs(Operation::kEncodeF32, kBf16, input, count);
+  FillActivations(input, count);
   const float* x = reinterpret_cast<const float*>(input.data());
   for (auto _ : state) {
     if (target < 0) {
@@ -263,7 +282,7 @@ void RunInt4Dequantize(benchmark::State& state, const block::IntQuantRecipe* rec
   std::vector<std::uint8_t> input(count * 4), packed(count / 2);
   std::vector<float> out(count);
   std::vector<block::QuantParams> params(count / 128);
-  FillInputs(Operation::kEncodeF32, kBf16, input, count);
+  FillActivations(input, count);
 #if defined(LOWBIT_HAVE_SIMD)
   simd::QuantizeInt4Groups(0, *recipe, layout, reinterpret_cast<const float*>(input.data()),
                            count / kCols, kCols, packed.data(), params.data());
@@ -414,7 +433,7 @@ void RunRecipeThreads(benchmark::State& state, const registry::RecipeEntry* entr
     return;
   }
   std::vector<std::uint8_t> input(count * 4);
-  FillInputs(Operation::kEncodeF32, kBf16, input, count);
+  FillActivations(input, count);
   std::vector<float> out(count);
   registry::RecipeStorage storage(sizes.sizes);
   registry::RecipeArgs args;
