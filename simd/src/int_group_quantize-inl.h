@@ -173,6 +173,16 @@ HWY_INLINE void PackCodesAt(const std::uint8_t* codes, std::size_t m, std::size_
   if ((m - k) % 2) out[pairs] = codes[m - 1];
 }
 
+// packing.h PackNibbles(kLowFirst) of one vector of codes (each < 16) into
+// Lanes / 2 bytes: in a 64-bit lane the pair is c0 | c1 << 32, and v | v >>
+// 28 holds c0 | c1 << 4 in its low byte, which TruncateTo keeps.
+HWY_INLINE void StorePackedPairs(D32 d, V codes, std::uint8_t* out) {
+  const hn::Repartition<std::uint64_t, D32> d64;
+  const hn::Rebind<std::uint8_t, decltype(d64)> d8;
+  const auto pairs = hn::BitCast(d64, codes);
+  hn::StoreU(hn::TruncateTo(d8, hn::Or(pairs, hn::ShiftRight<28>(pairs))), d8, out);
+}
+
 // Where group g lies in the flattened matrix: `count` runs of `length`
 // elements, `stride` apart (int_quant_layout.h GroupOf); one run when the
 // group spans whole rows (per row, per tensor).
@@ -253,12 +263,8 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   const bool model_elements = r.scale_rule == recipe::ScaleRule::kAwqAsymmetric;
   const auto element_max = hn::Set(df, kFp8 ? recipe::MaxFiniteF32(r.element) : 0.0f);
   const std::size_t groups = static_cast<std::size_t>(job.grid.Count());
-  for (std::size_t g = 0; g < groups; ++g) {
-    const Segments seg = SegmentsOf(job.grid, job.cols, g);
-    recipe::GroupStats stats;
-    if (!SegmentStatsWithoutNan(job.x, seg, &stats)) stats = ModelStats(r, job.x, seg);
-    const recipe::BlockScale scale = GroupScale(r, stats);
-    job.params[g] = block::ToQuantParams(scale);
+  // One group's elements, after its scale.
+  auto elements = [&](const Segments& seg, const recipe::BlockScale& scale) {
     const auto factor = hn::Set(df, scale.factor);
     const auto lo = hn::Set(df, static_cast<float>(r.qmin - scale.zero_point));
     const auto hi = hn::Set(df, static_cast<float>(r.qmax - scale.zero_point));
@@ -272,6 +278,22 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
         const float* x = job.x + start + c0;
         std::uint8_t* dst = job.packed ? job.scratch : job.codes + start + c0;
         std::size_t i = 0;
+        if constexpr (!kFp8) {
+          // Packed codes from an even element on: each vector's codes go
+          // straight to their packed bytes (StorePackedPairs), not through
+          // the scratch and PackCodesAt; the rest of the chunk (an odd
+          // start, the last codes) takes the scratch below.
+          if (job.packed && !model_elements && (start + c0) % 2 == 0) {
+            for (; i + lanes <= m; i += lanes) {
+              const auto v = hn::LoadU(df, x + i);
+              const V code = repack ? RepackedIntCodes<kAway, kDivide>(df, v, factor, lo, hi, zero_point, decode,
+                                                                       code_mask)
+                                    : IntCodes<kAway, kDivide>(df, v, factor, lo, hi, zero_point, code_mask);
+              StorePackedPairs(d, code, job.codes + (start + c0 + i) / 2);
+            }
+          }
+        }
+        const std::size_t direct = i;
         for (; !model_elements && i + lanes <= m; i += lanes) {
           const auto v = hn::LoadU(df, x + i);
           V code;
@@ -295,9 +317,37 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
           StoreCodes<1>(d, code, dst, i);
         }
         for (; i < m; ++i) dst[i] = recipe::EncodeElement(r, scale, x[i]);
-        if (job.packed) PackCodesAt(job.scratch, m, start + c0, job.codes);
+        if (job.packed) PackCodesAt(job.scratch + direct, m - direct, start + c0 + direct, job.codes);
       }
     }
+  };
+  // Groups in batches: the statistics of every group of a batch, then their
+  // scales, then their elements. Group by group, each group's work was one
+  // dependency chain (vector statistics, horizontal reductions, the scalar
+  // scale step with its division, the broadcast factor) that the core could
+  // not overlap with the next group's; within a batch the chains of
+  // different groups are independent. The steps and their order per group
+  // are unchanged. A batch holds at most kBatchElements elements (16 KiB of
+  // FP32), so that the element pass reads them again from L1.
+  constexpr std::size_t kBatch = 16;
+  constexpr std::size_t kBatchElements = 4096;
+  const std::size_t group_elements =
+      static_cast<std::size_t>(job.grid.group_rows) * static_cast<std::size_t>(job.grid.group_cols);
+  std::size_t batch_groups = kBatch;
+  while (batch_groups > 1 && batch_groups * group_elements > kBatchElements) batch_groups /= 2;
+  recipe::GroupStats batch_stats[kBatch];
+  recipe::BlockScale batch_scales[kBatch];
+  for (std::size_t g0 = 0; g0 < groups; g0 += batch_groups) {
+    const std::size_t batch = groups - g0 < batch_groups ? groups - g0 : batch_groups;
+    for (std::size_t b = 0; b < batch; ++b) {
+      const Segments seg = SegmentsOf(job.grid, job.cols, g0 + b);
+      if (!SegmentStatsWithoutNan(job.x, seg, &batch_stats[b])) batch_stats[b] = ModelStats(r, job.x, seg);
+    }
+    for (std::size_t b = 0; b < batch; ++b) {
+      batch_scales[b] = GroupScale(r, batch_stats[b]);
+      job.params[g0 + b] = block::ToQuantParams(batch_scales[b]);
+    }
+    for (std::size_t b = 0; b < batch; ++b) elements(SegmentsOf(job.grid, job.cols, g0 + b), batch_scales[b]);
   }
 }
 
