@@ -335,10 +335,16 @@ int StatsLanesPerGroup(long group_cols) {
 // the group; a flat block is one row, the last one short), each step lane p
 // accumulating the p-th run of kStatsRun, and the step's in-order
 // combination is combined on the right of the group's running statistics.
-// The set's first lane chooses and stores the scale.
+// The set's first lane chooses and stores the scale. A warp moves on by
+// groups_per_turn, the groups the whole grid takes in one turn (gridDim.x *
+// kWarpsPerBlock * (kWarpSize / lanes)), a kernel parameter and so read from
+// the constant bank: computed in the kernel it took two registers through the
+// group loop, and ptxas spilled it to a stack frame in the INT8 amax-clamp
+// copy once that copy kept only the amax (KeptStats).
 template <class Src>
 __global__ __launch_bounds__(kModelThreads) void ModelScalesKernel(Src src, recipe::GroupGrid g,
                                                                   const float* __restrict__ x, int lanes,
+                                                                  long groups_per_turn,
                                                                   const recipe::GroupStats* tensor_stats,
                                                                   const recipe::TensorScale* tensor_scale,
                                                                   recipe::QuantizedTensor q,
@@ -348,13 +354,12 @@ __global__ __launch_bounds__(kModelThreads) void ModelScalesKernel(Src src, reci
   const int part = lane % lanes;
   const long groups_per_warp = kWarpSize / lanes;
   const long warp = (static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize;
-  const long warps = static_cast<long>(gridDim.x) * (blockDim.x / kWarpSize);
   const long n = g.rows * g.cols;
   const long count = g.Count();
   const long step_elems = static_cast<long>(lanes) * kStatsRun;
   const bool x_aligned = Aligned(x, 16);
   const recipe::TensorScale t = tensor_scale != nullptr ? *tensor_scale : recipe::TensorScale{};
-  for (long first = warp * groups_per_warp; first < count; first += warps * groups_per_warp) {  // warp-uniform
+  for (long first = warp * groups_per_warp; first < count; first += groups_per_turn) {  // warp-uniform
     const long group = first + lane / lanes;
     const bool valid = group < count;
     recipe::GroupStats stats = recipe::EmptyStats();
@@ -933,8 +938,10 @@ Status RunModelRecipeOn(const Src& src, const recipe::Recipe& r, const recipe::G
   const int lanes = stats != nullptr ? 1 : StatsLanesPerGroup(g.group_cols);
   const long groups_per_warp = kWarpSize / lanes;
   const long scale_warps = g.Count() / groups_per_warp + (g.Count() % groups_per_warp != 0 ? 1 : 0);
-  ModelScalesKernel<Src><<<ModelGrid(scale_warps * kWarpSize), kModelThreads, 0, stream>>>(src, g, x, lanes, stats,
-                                                                                           t, q, scales);
+  const unsigned scale_grid = ModelGrid(scale_warps * kWarpSize);
+  const long groups_per_turn = static_cast<long>(scale_grid) * kWarpsPerBlock * groups_per_warp;
+  ModelScalesKernel<Src><<<scale_grid, kModelThreads, 0, stream>>>(src, g, x, lanes, groups_per_turn, stats, t, q,
+                                                                   scales);
   if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
   const Codes codes = ElementCodesOf<Src>::Make(r, table);
   if constexpr (kCodeTable) {
