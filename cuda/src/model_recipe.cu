@@ -15,7 +15,8 @@
 // accumulates a run of consecutive elements from EmptyStats, and runs,
 // lanes, warps and blocks are combined as any parenthesisation of the
 // element sequence, never reordered: the result is the in-order Accumulate
-// of QuantizeTensor bit for bit.
+// of QuantizeTensor bit for bit. A compiled recipe whose scale reads the
+// amax alone keeps only that field, combined in the same order (KeptStats).
 //
 // Compile-time recipes. Over a run-time Recipe the model's steps test every
 // field per element (14.8 warp instructions an element in the element pass,
@@ -94,6 +95,7 @@ constexpr int kDequantizeBlocksPerSm = 6;
 // A recipe passed at run time, as a kernel parameter.
 struct RunTimeRecipe {
   static constexpr bool kFolded = false;
+  static constexpr bool kScaleReadsOnlyAmax = false;  // KeptStats: all of GroupStats
   recipe::Recipe value;
   __device__ recipe::Recipe Get() const { return value; }
 };
@@ -108,6 +110,8 @@ struct CatalogRecipe {
     constexpr recipe::Recipe kRecipe = recipe::kAllRecipes[kIndex];
     return kRecipe;
   }
+  // KeptStats: only the amax where ChooseScale reads nothing else.
+  static constexpr bool kScaleReadsOnlyAmax = recipe::ScaleReadsOnlyAmax(Get());
 };
 
 
@@ -208,6 +212,68 @@ __device__ long DivideNonNegative(long a, long b) {
 
 // ---- statistics ---------------------------------------------------------------
 
+// The statistics the kernels of a recipe source keep (Src::kScaleReadsOnlyAmax):
+// all of GroupStats by recipe::Accumulate / Combine, or, for a compiled recipe
+// whose ChooseScale reads stats.amax alone (recipe::ScaleReadsOnlyAmax,
+// steps.h), the amax alone by recipe::AccumulateAmaxOnly / CombineAmaxOnly:
+// min and max stay EmptyStats' +Inf / -Inf and are never computed, shuffled
+// or stored (a shuffle or a shared store of a dead field is not removed by
+// the compiler), and ChooseScale gives the same scale bit for bit
+// (proptests/model/scale_reads_only_amax_test.cc). The amax is combined in
+// the same order by the same CombineAmax, so its NaN is Accumulate's (this
+// file's header). Nothing outside this file sees the statistics: the
+// partials and the tensor's statistics live in RunModelRecipeOn's scratch
+// and reach only ChooseScale and ChooseTensorScale (which reads the amax).
+template <bool kAmaxOnly>
+struct KeptStats {
+  __device__ __forceinline__ static recipe::GroupStats Accumulate(const recipe::Recipe& r, recipe::GroupStats s,
+                                                                  float x) {
+    if constexpr (kAmaxOnly) {
+      return recipe::AccumulateAmaxOnly(r, s, x);
+    } else {
+      return recipe::Accumulate(r, s, x);
+    }
+  }
+  __device__ __forceinline__ static recipe::GroupStats Combine(const recipe::Recipe& r, recipe::GroupStats a,
+                                                               const recipe::GroupStats& b) {
+    if constexpr (kAmaxOnly) {
+      return recipe::CombineAmaxOnly(r, a, b);
+    } else {
+      return recipe::Combine(r, a, b);
+    }
+  }
+  // Lane (this lane + o)'s statistics, the kept fields only.
+  __device__ __forceinline__ static recipe::GroupStats ShuffleDown(const recipe::GroupStats& s, int o) {
+    recipe::GroupStats right = recipe::EmptyStats();
+    if constexpr (!kAmaxOnly) {
+      right.min = __shfl_down_sync(kFullWarp, s.min, o);
+      right.max = __shfl_down_sync(kFullWarp, s.max, o);
+    }
+    right.amax = __shfl_down_sync(kFullWarp, s.amax, o);
+    return right;
+  }
+  // Shared memory between warps: the kept fields only.
+  __device__ __forceinline__ static void Store(recipe::GroupStats* to, const recipe::GroupStats& s) {
+    if constexpr (kAmaxOnly) {
+      to->amax = s.amax;
+    } else {
+      *to = s;
+    }
+  }
+  __device__ __forceinline__ static recipe::GroupStats Load(const recipe::GroupStats* from) {
+    if constexpr (kAmaxOnly) {
+      recipe::GroupStats s = recipe::EmptyStats();
+      s.amax = from->amax;
+      return s;
+    } else {
+      return *from;
+    }
+  }
+};
+
+template <class Src>
+using KeptStatsOf = KeptStats<Src::kScaleReadsOnlyAmax>;
+
 // kQuads float4 from x + k (16-byte aligned), all loads issued before any use.
 template <int kQuads>
 __device__ __forceinline__ void LoadQuads(const float* __restrict__ x, long k, float4 (&quads)[kQuads]) {
@@ -215,33 +281,34 @@ __device__ __forceinline__ void LoadQuads(const float* __restrict__ x, long k, f
   for (int q = 0; q < kQuads; ++q) quads[q] = __ldg(reinterpret_cast<const float4*>(x + k) + q);
 }
 
-// recipe::Accumulate over the quads' elements in order, from s.
-template <int kQuads>
+// Stats::Accumulate over the quads' elements in order, from s.
+template <class Stats, int kQuads>
 __device__ __forceinline__ recipe::GroupStats AccumulateQuads(const recipe::Recipe& r, recipe::GroupStats s,
                                                               const float4 (&quads)[kQuads]) {
 #pragma unroll
   for (int q = 0; q < kQuads; ++q) {
-    s = recipe::Accumulate(r, s, quads[q].x);
-    s = recipe::Accumulate(r, s, quads[q].y);
-    s = recipe::Accumulate(r, s, quads[q].z);
-    s = recipe::Accumulate(r, s, quads[q].w);
+    s = Stats::Accumulate(r, s, quads[q].x);
+    s = Stats::Accumulate(r, s, quads[q].y);
+    s = Stats::Accumulate(r, s, quads[q].z);
+    s = Stats::Accumulate(r, s, quads[q].w);
   }
   return s;
 }
 
-// recipe::Accumulate over x[k, k + count) in order, from EmptyStats
+// Stats::Accumulate over x[k, k + count) in order, from EmptyStats
 // (count <= kStatsRun; 0 gives EmptyStats, the identity of Combine). A whole
 // run at a 16-byte boundary is read as kStatsRun / 4 float4, all loads
 // issued before the first Accumulate.
+template <class Stats>
 __device__ recipe::GroupStats AccumulateRun(const recipe::Recipe& r, const float* __restrict__ x, long k, long count,
                                             bool x_aligned) {
   recipe::GroupStats s = recipe::EmptyStats();
   if (count == kStatsRun && x_aligned && k % 4 == 0) {
     float4 quads[kStatsRun / 4];
     LoadQuads(x, k, quads);
-    return AccumulateQuads(r, s, quads);
+    return AccumulateQuads<Stats>(r, s, quads);
   }
-  for (long e = 0; e < count; ++e) s = recipe::Accumulate(r, s, x[k + e]);
+  for (long e = 0; e < count; ++e) s = Stats::Accumulate(r, s, x[k + e]);
   return s;
 }
 
@@ -250,26 +317,22 @@ __device__ recipe::GroupStats AccumulateRun(const recipe::Recipe& r, const float
 // offset o, lane i holds lanes [i, i + o) and takes lane i + o's
 // [i + o, i + 2o) on its right. Other lanes end with values nobody reads.
 // Every lane of the warp calls it (full-warp shuffles).
+template <class Stats>
 __device__ recipe::GroupStats CombineAcrossLanes(const recipe::Recipe& r, recipe::GroupStats s, int lanes) {
-  for (int o = 1; o < lanes; o *= 2) {
-    recipe::GroupStats right;
-    right.min = __shfl_down_sync(kFullWarp, s.min, o);
-    right.max = __shfl_down_sync(kFullWarp, s.max, o);
-    right.amax = __shfl_down_sync(kFullWarp, s.amax, o);
-    s = recipe::Combine(r, s, right);
-  }
+  for (int o = 1; o < lanes; o *= 2) s = Stats::Combine(r, s, Stats::ShuffleDown(s, o));
   return s;
 }
 
 // The in-order Combine of a block's per-warp statistics (warp w covers the
 // w-th stretch of the block's elements), in thread 0.
+template <class Stats>
 __device__ recipe::GroupStats CombineAcrossWarps(const recipe::Recipe& r, recipe::GroupStats warp_stats,
                                                  recipe::GroupStats* shared) {
-  if (threadIdx.x % kWarpSize == 0) shared[threadIdx.x / kWarpSize] = warp_stats;
+  if (threadIdx.x % kWarpSize == 0) Stats::Store(&shared[threadIdx.x / kWarpSize], warp_stats);
   __syncthreads();
-  recipe::GroupStats s = shared[0];
+  recipe::GroupStats s = Stats::Load(&shared[0]);
   if (threadIdx.x == 0) {
-    for (int w = 1; w < kWarpsPerBlock; ++w) s = recipe::Combine(r, s, shared[w]);
+    for (int w = 1; w < kWarpsPerBlock; ++w) s = Stats::Combine(r, s, Stats::Load(&shared[w]));
   }
   return s;
 }
@@ -281,6 +344,7 @@ __device__ recipe::GroupStats CombineAcrossWarps(const recipe::Recipe& r, recipe
 template <class Src>
 __global__ __launch_bounds__(kModelThreads, kStatsBlocksPerSm) void ModelTensorPartialsKernel(
     Src src, const float* __restrict__ x, long n, long block_elems, recipe::GroupStats* __restrict__ partial) {
+  using Stats = KeptStatsOf<Src>;
   const recipe::Recipe r = src.Get();
   __shared__ recipe::GroupStats warp_stats[kWarpsPerBlock];
   const int lane = threadIdx.x % kWarpSize;
@@ -292,9 +356,9 @@ __global__ __launch_bounds__(kModelThreads, kStatsBlocksPerSm) void ModelTensorP
   for (long step = begin; step < end; step += kWarpStep) {  // warp-uniform
     const long k = step + static_cast<long>(lane) * kStatsRun;
     const long count = k < end ? MinLong(kStatsRun, end - k) : 0;
-    s = recipe::Combine(r, s, CombineAcrossLanes(r, AccumulateRun(r, x, k, count, x_aligned), kWarpSize));
+    s = Stats::Combine(r, s, CombineAcrossLanes<Stats>(r, AccumulateRun<Stats>(r, x, k, count, x_aligned), kWarpSize));
   }
-  s = CombineAcrossWarps(r, s, warp_stats);
+  s = CombineAcrossWarps<Stats>(r, s, warp_stats);
   if (threadIdx.x == 0) partial[blockIdx.x] = s;
 }
 
@@ -306,14 +370,15 @@ template <class Src>
 __global__ __launch_bounds__(kModelThreads) void ModelTensorStatsKernel(
     Src src, const recipe::GroupStats* __restrict__ partial, long count,
     recipe::GroupStats* __restrict__ stats, recipe::TensorScale* tensor_scale) {
+  using Stats = KeptStatsOf<Src>;
   const recipe::Recipe r = src.Get();
   __shared__ recipe::GroupStats warp_stats[kWarpsPerBlock];
   const long share = count / kModelThreads + (count % kModelThreads != 0 ? 1 : 0);
   const long begin = static_cast<long>(threadIdx.x) * share;
   const long end = MinLong(begin + share, count);
   recipe::GroupStats s = recipe::EmptyStats();
-  for (long c = begin; c < end; ++c) s = recipe::Combine(r, s, partial[c]);
-  s = CombineAcrossWarps(r, CombineAcrossLanes(r, s, kWarpSize), warp_stats);
+  for (long c = begin; c < end; ++c) s = Stats::Combine(r, s, Stats::Load(&partial[c]));
+  s = CombineAcrossWarps<Stats>(r, CombineAcrossLanes<Stats>(r, s, kWarpSize), warp_stats);
   if (threadIdx.x == 0) {
     *stats = s;
     if (tensor_scale != nullptr) *tensor_scale = recipe::ChooseTensorScale(r, s.amax);
@@ -335,31 +400,37 @@ int StatsLanesPerGroup(long group_cols) {
 // the group; a flat block is one row, the last one short), each step lane p
 // accumulating the p-th run of kStatsRun, and the step's in-order
 // combination is combined on the right of the group's running statistics.
-// The set's first lane chooses and stores the scale.
+// The set's first lane chooses and stores the scale. A warp moves on by
+// groups_per_turn, the groups the whole grid takes in one turn (gridDim.x *
+// kWarpsPerBlock * (kWarpSize / lanes)), a kernel parameter and so read from
+// the constant bank: computed in the kernel it took two registers through the
+// group loop, and ptxas spilled it to a stack frame in the INT8 amax-clamp
+// copy once that copy kept only the amax (KeptStats).
 template <class Src>
 __global__ __launch_bounds__(kModelThreads) void ModelScalesKernel(Src src, recipe::GroupGrid g,
                                                                   const float* __restrict__ x, int lanes,
+                                                                  long groups_per_turn,
                                                                   const recipe::GroupStats* tensor_stats,
                                                                   const recipe::TensorScale* tensor_scale,
                                                                   recipe::QuantizedTensor q,
                                                                   recipe::BlockScale* __restrict__ scales) {
+  using Stats = KeptStatsOf<Src>;
   const recipe::Recipe r = src.Get();
   const int lane = threadIdx.x % kWarpSize;
   const int part = lane % lanes;
   const long groups_per_warp = kWarpSize / lanes;
   const long warp = (static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize;
-  const long warps = static_cast<long>(gridDim.x) * (blockDim.x / kWarpSize);
   const long n = g.rows * g.cols;
   const long count = g.Count();
   const long step_elems = static_cast<long>(lanes) * kStatsRun;
   const bool x_aligned = Aligned(x, 16);
   const recipe::TensorScale t = tensor_scale != nullptr ? *tensor_scale : recipe::TensorScale{};
-  for (long first = warp * groups_per_warp; first < count; first += warps * groups_per_warp) {  // warp-uniform
+  for (long first = warp * groups_per_warp; first < count; first += groups_per_turn) {  // warp-uniform
     const long group = first + lane / lanes;
     const bool valid = group < count;
     recipe::GroupStats stats = recipe::EmptyStats();
     if (tensor_stats != nullptr) {
-      stats = *tensor_stats;
+      stats = Stats::Load(tensor_stats);
     } else {
       // The group's first element and row length, as ForEachInGroup.
       long start = 0;
@@ -376,8 +447,8 @@ __global__ __launch_bounds__(kModelThreads) void ModelScalesKernel(Src src, reci
         for (long step = 0; step < g.group_cols; step += step_elems) {         // warp-uniform
           const long offset = step + static_cast<long>(part) * kStatsRun;
           const long run = valid && offset < row_len ? MinLong(kStatsRun, row_len - offset) : 0;
-          stats = recipe::Combine(r, stats,
-                                  CombineAcrossLanes(r, AccumulateRun(r, x, start + offset, run, x_aligned), lanes));
+          const recipe::GroupStats run_stats = AccumulateRun<Stats>(r, x, start + offset, run, x_aligned);
+          stats = Stats::Combine(r, stats, CombineAcrossLanes<Stats>(r, run_stats, lanes));
         }
       }
     }
@@ -759,6 +830,7 @@ template <class Src, class ElementCodes>
 __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsInRegistersKernel(
     Src src, ElementCodes element_codes, recipe::GroupGrid g, int threads_per_group, const float* __restrict__ x,
     recipe::QuantizedTensor q) {
+  using Stats = KeptStatsOf<Src>;
   const recipe::Recipe r = src.Get();
   __shared__ uint2 table[ElementCodes::kTableEntries];
   __shared__ recipe::GroupStats warp_stats[kWarpsPerBlock];
@@ -783,14 +855,14 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
     recipe::GroupStats s = recipe::EmptyStats();
     if (valid) {
       LoadQuads(x, k0, quads);
-      s = AccumulateQuads(r, s, quads);
+      s = AccumulateQuads<Stats>(r, s, quads);
     }
-    s = CombineAcrossLanes(r, s, threads_per_group < kWarpSize ? threads_per_group : kWarpSize);
+    s = CombineAcrossLanes<Stats>(r, s, threads_per_group < kWarpSize ? threads_per_group : kWarpSize);
     if (warps_per_group > 1) {
-      if (threadIdx.x % kWarpSize == 0) warp_stats[warp] = s;
+      if (threadIdx.x % kWarpSize == 0) Stats::Store(&warp_stats[warp], s);
       __syncthreads();
       if (part == 0) {
-        for (int w = 1; w < warps_per_group; ++w) s = recipe::Combine(r, s, warp_stats[warp + w]);
+        for (int w = 1; w < warps_per_group; ++w) s = Stats::Combine(r, s, Stats::Load(&warp_stats[warp + w]));
       }
     }
     if (valid && part == 0) {
@@ -933,8 +1005,10 @@ Status RunModelRecipeOn(const Src& src, const recipe::Recipe& r, const recipe::G
   const int lanes = stats != nullptr ? 1 : StatsLanesPerGroup(g.group_cols);
   const long groups_per_warp = kWarpSize / lanes;
   const long scale_warps = g.Count() / groups_per_warp + (g.Count() % groups_per_warp != 0 ? 1 : 0);
-  ModelScalesKernel<Src><<<ModelGrid(scale_warps * kWarpSize), kModelThreads, 0, stream>>>(src, g, x, lanes, stats,
-                                                                                           t, q, scales);
+  const unsigned scale_grid = ModelGrid(scale_warps * kWarpSize);
+  const long groups_per_turn = static_cast<long>(scale_grid) * kWarpsPerBlock * groups_per_warp;
+  ModelScalesKernel<Src><<<scale_grid, kModelThreads, 0, stream>>>(src, g, x, lanes, groups_per_turn, stats, t, q,
+                                                                   scales);
   if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
   const Codes codes = ElementCodesOf<Src>::Make(r, table);
   if constexpr (kCodeTable) {

@@ -166,11 +166,24 @@ LOWBIT_HD_CONSTEXPR float CombineAmax(AmaxNan rule, float a, float b) {
   return rule == AmaxNan::kIgnore ? block::MaxIgnoringNan(a, b) : block::MaxPropagatingNan(a, b);
 }
 
+// The amax field of Accumulate / Combine alone; min and max stay as they
+// were. Accumulate and Combine take their amax from these, so a kernel whose
+// recipe's scale reads amax alone (ScaleReadsOnlyAmax, after ChooseScale)
+// and keeps only this field gets their amax bit for bit, NaN rule and order
+// included.
+LOWBIT_HD_CONSTEXPR GroupStats AccumulateAmaxOnly(const Recipe& r, GroupStats s, float x) {
+  s.amax = CombineAmax(r.amax_nan, s.amax, F32Abs(x));
+  return s;
+}
+LOWBIT_HD_CONSTEXPR GroupStats CombineAmaxOnly(const Recipe& r, GroupStats a, const GroupStats& b) {
+  a.amax = CombineAmax(r.amax_nan, a.amax, b.amax);
+  return a;
+}
+
 LOWBIT_HD_CONSTEXPR GroupStats Accumulate(const Recipe& r, GroupStats s, float x) {
   s.min = TorchMin(s.min, x);
   s.max = TorchMax(s.max, x);
-  s.amax = CombineAmax(r.amax_nan, s.amax, F32Abs(x));
-  return s;
+  return AccumulateAmaxOnly(r, s, x);
 }
 
 // Combining partial statistics (reductions across lanes, threads or
@@ -184,8 +197,7 @@ LOWBIT_HD_CONSTEXPR GroupStats Accumulate(const Recipe& r, GroupStats s, float x
 LOWBIT_HD_CONSTEXPR GroupStats Combine(const Recipe& r, GroupStats a, const GroupStats& b) {
   a.min = TorchMin(a.min, b.min);
   a.max = TorchMax(a.max, b.max);
-  a.amax = CombineAmax(r.amax_nan, a.amax, b.amax);
-  return a;
+  return CombineAmaxOnly(r, a, b);
 }
 
 LOWBIT_HD_CONSTEXPR GroupStats StatsOf(const Recipe& r, const float* x, long n) {
@@ -645,6 +657,37 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScale(const Recipe& r, const GroupStats& st
       return detail::ChooseScaledScale(r, stats);
   }
   return {};
+}
+
+// Whether ChooseScale(r, stats, t) depends on stats.amax alone, never on
+// stats.min or stats.max: then a kernel may keep only the amax
+// (AccumulateAmaxOnly, CombineAmaxOnly) and hand ChooseScale EmptyStats'
+// min and max. MX and NVFP4 pass ChooseMxScale / ChooseNvfp4Scale only
+// stats.amax (and the tensor scale). Of ChooseScaledScale's rules, those
+// listed read st.amax or no statistic at all; torchao's, GPTQ's and AWQ's
+// read st.min / st.max, and a rule added later counts as reading them until
+// it is listed here (proptests/model/scale_reads_only_amax_test.cc checks
+// every catalog recipe both ways).
+LOWBIT_HD_CONSTEXPR bool ScaleReadsOnlyAmax(const Recipe& r) {
+  switch (r.family()) {
+    case Family::kMx:
+    case Family::kNvfp4:
+      return true;
+    case Family::kScaled:
+      break;
+  }
+  switch (r.scale_rule) {
+    case ScaleRule::kTeFp8:
+    case ScaleRule::kVllmFp8PerTensor:
+    case ScaleRule::kVllmFp8PerToken:
+    case ScaleRule::kVllmFp8KvCache:
+    case ScaleRule::kVllmFp8KvCalculated:
+    case ScaleRule::kAmaxOverQmaxFloored:
+    case ScaleRule::kAmaxOverQmax:
+      return true;
+    default:  // kAoSymmetric, kAoAsymmetric, kGptq*, kAwqAsymmetric, and any other
+      return false;
+  }
 }
 
 // The block scale that dequantization needs, from what was stored: a scale
