@@ -93,7 +93,7 @@ HWY_INLINE V LoadBits(D32 d, const void* input, std::size_t i) {
 // 32-bit to 8-bit lanes on AVX3_DL with _mm512_permutexvar_epi32 where a
 // byte permute is meant (hwy/ops/x86_512-inl.h), which put wrong bytes into
 // the codes (simd_encode_groups_test, simd_block_test and simd_int4_test
-// failed on AVX3_DL only, 2026-11-29; docs/design.md "Known traps").
+// failed on AVX3_DL only, 2026-11-29; docs/design.md "Known traps (measured)").
 template <int kOutBytes>
 HWY_INLINE void StoreCodes(D32 d, V codes, void* output, std::size_t i) {
   const DI32 di;
