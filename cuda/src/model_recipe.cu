@@ -803,13 +803,18 @@ unsigned ModelGrid(long work) { return GridFor(static_cast<std::size_t>(work), k
 // Groups of kGroupRegisterRun * T consecutive elements (T a power of two up
 // to a block) for a compiled recipe without a tensor scale: one pass over x
 // instead of the statistics pass and the element pass. Each of a group's T
-// threads holds kGroupRegisterRun consecutive elements in registers (eight
+// threads holds kGroupRegisterRun consecutive elements in registers (four
 // 16-byte loads), accumulates them in order from EmptyStats, and the T
 // runs are combined in element order (lanes, then warps: the argument of
 // this file's header); the group's first thread chooses and stores the
 // scale, and every thread encodes its elements under it.
-constexpr int kGroupRegisterRun = 32;
-constexpr int kGroupBlocksPerSm = 3;  // up to 85 registers: 66-84 with nvcc 13, no spills
+//
+// Runs of 16 and four blocks an SM: with runs of 32 the kernel took 66-84
+// registers, three blocks an SM (36% of warps active), and ncu found it
+// latency-bound, DRAM at 27-42% with issue at 47-59% (bench/RESULTS.md, "GPU
+// roofline", 2026-11-29); with 16 it takes 47-60 registers, no stack.
+// kGroupRegisterRun: model_recipe.h.
+constexpr int kGroupBlocksPerSm = 4;
 
 // Threads per group for these kernels, or 0 where they do not apply: the
 // group a contiguous run of elements (a 1-D block, or a grid group of one
@@ -892,14 +897,23 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
           }
         }
       }
-      // A run's codes: 32 bytes, or 16 packed, at a 16-byte boundary (the
-      // buffer is 16-byte aligned and a run is 32 elements).
+      // A run's codes: kGroupRegisterRun bytes, or half as many packed, at
+      // a boundary of their own size (the buffer is 16-byte aligned and a
+      // run starts at a multiple of kGroupRegisterRun elements).
       std::uint8_t* out = q.codes + (packed ? k0 / 2 : k0);
-      const int words_used = packed ? 2 : 4;
-      for (int w = 0; w < words_used; w += 2) {
-        *reinterpret_cast<uint4*>(out + 8 * w) =
-            make_uint4(static_cast<unsigned>(words[w]), static_cast<unsigned>(words[w] >> 32),
-                       static_cast<unsigned>(words[w + 1]), static_cast<unsigned>(words[w + 1] >> 32));
+      constexpr int kWords = kGroupRegisterRun / 8;
+      const int words_used = packed ? kWords / 2 : kWords;
+      if (words_used % 2 == 0) {
+        for (int w = 0; w < words_used; w += 2) {
+          *reinterpret_cast<uint4*>(out + 8 * w) =
+              make_uint4(static_cast<unsigned>(words[w]), static_cast<unsigned>(words[w] >> 32),
+                         static_cast<unsigned>(words[w + 1]), static_cast<unsigned>(words[w + 1] >> 32));
+        }
+      } else {
+        for (int w = 0; w < words_used; ++w) {
+          *reinterpret_cast<uint2*>(out + 8 * w) =
+              make_uint2(static_cast<unsigned>(words[w]), static_cast<unsigned>(words[w] >> 32));
+        }
       }
     }
     __syncthreads();  // warp_stats and group_scales are written again next turn

@@ -66,10 +66,15 @@ constexpr bool RunsOnModelRecipeKernels(const recipe::Recipe& r) {
 // reads the recipe at run time. Tests ask it to know which copy they check.
 bool RunsOnCompiledRecipeKernels(const recipe::Recipe& r);
 
+// Elements of a group that one thread of the one-pass kernel holds in
+// registers (model_recipe.cu says why this many).
+inline constexpr int kGroupRegisterRun = 16;
+
 // Whether a quantize by `r` in `layout` holds each group in registers for
-// one pass over x (a compiled recipe without a tensor scale, groups of 32 T
-// consecutive elements, T a power of two up to 256, x and the codes 16-byte
-// aligned), instead of a statistics pass and an element pass.
+// one pass over x (a compiled recipe without a tensor scale, groups of
+// kGroupRegisterRun T consecutive elements, T a power of two up to 256, x
+// and the codes 16-byte aligned), instead of a statistics pass and an
+// element pass.
 bool QuantizesGroupsInRegisters(const recipe::Recipe& r, const recipe::Layout& layout, std::size_t rows,
                                 std::size_t cols, const float* x, const std::uint8_t* codes);
 

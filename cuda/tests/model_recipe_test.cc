@@ -189,10 +189,11 @@ TEST(ModelRecipe, LargeTensorsEqualTheHostModel) {
 }
 
 // The one-pass kernel of groups held in registers (model_recipe.h
-// QuantizesGroupsInRegisters): groups of 32 T elements for T = 1 .. 256 (a
-// warp's lanes shared by several groups, a group over several warps), per
-// row and in groups along rows, and MX blocks; aligned buffers take it (the
-// test asserts so), buffers one element off take the two passes.
+// QuantizesGroupsInRegisters): groups of kGroupRegisterRun T elements for
+// T = 1 .. 256 (a warp's lanes shared by several groups, a group over
+// several warps), per row and in groups along rows, and MX blocks; aligned
+// buffers take it (the test asserts so), buffers one element off take the
+// two passes.
 TEST(ModelRecipe, GroupsHeldInRegistersEqualTheHostModel) {
   LOWBIT_REQUIRE_GPU();
   int taken = 0;
@@ -210,8 +211,10 @@ TEST(ModelRecipe, GroupsHeldInRegistersEqualTheHostModel) {
         recipe::GroupGrid g;
         if (recipe::MakeGroupGrid(r, layout, rows, cols, &g) != recipe::TensorStatus::kOk) continue;
         const long group = g.group_cols;
+        constexpr long kRun = detail::kGroupRegisterRun;
         const bool shape_applies = r.tensor_scale == recipe::TensorScaleRule::kNone && g.Count() > 1 &&
-                                   group % 32 == 0 && group <= 32 * 256 && ((group / 32) & (group / 32 - 1)) == 0;
+                                   group % kRun == 0 && group <= kRun * 256 &&
+                                   ((group / kRun) & (group / kRun - 1)) == 0;
         // 16-byte aligned stand-ins: the predicate reads the addresses only.
         alignas(16) static const float x_aligned[4] = {};
         alignas(16) static std::uint8_t codes_aligned[16] = {};
