@@ -17,8 +17,9 @@
 // strictly past it" is associative, so the result is Accumulate's bit for
 // bit; model_recipe.cu's header has the argument). Elements: one thread per
 // run of 16 elements, its group looked up once per stretch of one group;
-// where the groups are runs of 32 T consecutive elements, one pass holds a
-// group in registers for its statistics, scale and elements.
+// where the groups are runs of kGroupRegisterRun T consecutive elements
+// (below), one pass holds a group in registers for its statistics, scale
+// and elements.
 //
 // Each catalog recipe these kernels take runs a copy compiled with that
 // recipe as a constant (RunsOnCompiledRecipeKernels); the element
