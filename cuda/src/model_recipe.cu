@@ -801,8 +801,9 @@ unsigned ModelGrid(long work) { return GridFor(static_cast<std::size_t>(work), k
 // ---- groups held in registers ---------------------------------------------------
 
 // Groups of kGroupRegisterRun * T consecutive elements (T a power of two up
-// to a block) for a compiled recipe without a tensor scale: one pass over x
-// instead of the statistics pass and the element pass. Each of a group's T
+// to a block) for a compiled recipe: one pass over x instead of the
+// statistics pass and the element pass (a tensor-scaled recipe, NVFP4, runs
+// the tensor statistics kernels first and reads their tensor scale). Each of a group's T
 // threads holds kGroupRegisterRun consecutive elements in registers (four
 // 16-byte loads), accumulates them in order from EmptyStats, and the T
 // runs are combined in element order (lanes, then warps: the argument of
@@ -821,7 +822,7 @@ constexpr int kGroupBlocksPerSm = 4;
 // row), every group whole, group_cols = kGroupRegisterRun * T.
 int GroupRegisterThreads(const recipe::Recipe& r, const recipe::GroupGrid& g, const float* x,
                          const std::uint8_t* codes) {
-  if (r.tensor_scale != recipe::TensorScaleRule::kNone || g.Count() < 2) return 0;
+  if (g.Count() < 2) return 0;
   if (!g.flat && g.group_rows != 1) return 0;
   if (g.flat && (g.rows * g.cols) % g.group_cols != 0) return 0;
   if (!Aligned(x, 16) || !Aligned(codes, 16)) return 0;
@@ -834,9 +835,12 @@ int GroupRegisterThreads(const recipe::Recipe& r, const recipe::GroupGrid& g, co
 template <class Src, class ElementCodes>
 __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsInRegistersKernel(
     Src src, ElementCodes element_codes, recipe::GroupGrid g, int threads_per_group, const float* __restrict__ x,
-    recipe::QuantizedTensor q) {
+    const recipe::TensorScale* __restrict__ tensor_scale, recipe::QuantizedTensor q) {
   using Stats = KeptStatsOf<Src>;
   const recipe::Recipe r = src.Get();
+  // The tensor scale of a tensor-scaled recipe (NVFP4), which the tensor
+  // statistics kernels wrote before this launch on the same stream.
+  const recipe::TensorScale t = tensor_scale != nullptr ? *tensor_scale : recipe::TensorScale{};
   __shared__ uint2 table[ElementCodes::kTableEntries];
   __shared__ recipe::GroupStats warp_stats[kWarpsPerBlock];
   __shared__ recipe::BlockScale group_scales[kModelThreads];
@@ -871,7 +875,7 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
       }
     }
     if (valid && part == 0) {
-      const recipe::BlockScale scale = recipe::ChooseScale(r, s, recipe::TensorScale{});
+      const recipe::BlockScale scale = recipe::ChooseScale(r, s, t);
       recipe::StoreScale(r, q, group, scale);
       group_scales[local_group] = scale;
     }
@@ -958,12 +962,42 @@ Status RunModelRecipeOn(const Src& src, const recipe::Recipe& r, const recipe::G
   }
   using Codes = typename ElementCodesOf<Src>::Type;
   constexpr bool kCodeTable = Codes::kTableEntries > 1;
+  const bool scaled_tensor = r.tensor_scale != recipe::TensorScaleRule::kNone;
+  // The per-tensor reduction's shape: `partials` blocks of block_elems
+  // elements, one partial each.
+  long block_elems = 0;
+  long partials = 0;
+  const auto tensor_partials = [&] {
+    const long max_blocks = static_cast<long>(SmCount()) * kStatsBlocksPerSm;
+    const long per_block = n / max_blocks + (n % max_blocks != 0 ? 1 : 0);
+    block_elems = (per_block / kBlockStep + (per_block % kBlockStep != 0 ? 1 : 0)) * kBlockStep;
+    partials = n / block_elems + (n % block_elems != 0 ? 1 : 0);
+  };
+  const auto round16 = [](std::size_t bytes) { return (bytes + 15) / 16 * 16; };
   if constexpr (Src::kFolded) {
     if (const int threads = GroupRegisterThreads(r, g, x, q.codes); threads > 0) {
-      StreamScratch scratch(stream);
+      // Scratch: for a tensor-scaled recipe (NVFP4) the per-tensor partials
+      // and statistics, then the threshold table where the codes take one.
+      if (scaled_tensor) tensor_partials();
+      const std::size_t stats_bytes = scaled_tensor ? round16((partials + 1) * sizeof(recipe::GroupStats)) : 0;
       const std::size_t table_bytes = kCodeTable ? Codes::kTableEntries * sizeof(uint2) : 16;
-      if (cudaError_t e = scratch.Allocate(table_bytes); e != cudaSuccess) return CudaStatus("cuda model recipe", e);
-      auto* table = static_cast<uint2*>(scratch.get());
+      StreamScratch scratch(stream);
+      if (cudaError_t e = scratch.Allocate(stats_bytes + table_bytes); e != cudaSuccess) {
+        return CudaStatus("cuda model recipe", e);
+      }
+      char* base = static_cast<char*>(scratch.get());
+      auto* partial = reinterpret_cast<recipe::GroupStats*>(base);
+      auto* table = reinterpret_cast<uint2*>(base + stats_bytes);
+      if (scaled_tensor) {
+        // The tensor scale first (the same two kernels as the two-pass path
+        // below); the one-pass kernel reads it from q.tensor_scale.
+        ModelTensorPartialsKernel<Src><<<static_cast<unsigned>(partials), kModelThreads, 0, stream>>>(
+            src, x, n, block_elems, partial);
+        if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
+        ModelTensorStatsKernel<Src><<<1, kModelThreads, 0, stream>>>(src, partial, partials, partial + partials,
+                                                                     q.tensor_scale);
+        if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
+      }
       const Codes codes = ElementCodesOf<Src>::Make(r, table);
       if constexpr (kCodeTable) {
         if (cudaError_t e = LaunchBuildThresholdTable(table, codes.encode, stream); e != cudaSuccess) {
@@ -973,23 +1007,16 @@ Status RunModelRecipeOn(const Src& src, const recipe::Recipe& r, const recipe::G
       const long blocks = g.Count() / (kModelThreads / threads) + 1;
       const unsigned grid = static_cast<unsigned>(
           MinLong(blocks, static_cast<long>(SmCount()) * kGroupBlocksPerSm * 8));
-      ModelGroupsInRegistersKernel<Src, Codes><<<grid, kModelThreads, 0, stream>>>(src, codes, g, threads, x, q);
+      ModelGroupsInRegistersKernel<Src, Codes><<<grid, kModelThreads, 0, stream>>>(
+          src, codes, g, threads, x, scaled_tensor ? q.tensor_scale : nullptr, q);
       return LastLaunchStatus("cuda model recipe");
     }
   }
   // Scratch: the per-tensor partials and the tensor's statistics (per-tensor
   // groups and tensor scales only), one BlockScale per group, then the
   // threshold table where the element pass takes one.
-  const bool tensor_stats = g.Count() == 1 || r.tensor_scale != recipe::TensorScaleRule::kNone;
-  long block_elems = 0;
-  long partials = 0;
-  if (tensor_stats) {
-    const long max_blocks = static_cast<long>(SmCount()) * kStatsBlocksPerSm;
-    const long per_block = n / max_blocks + (n % max_blocks != 0 ? 1 : 0);
-    block_elems = (per_block / kBlockStep + (per_block % kBlockStep != 0 ? 1 : 0)) * kBlockStep;
-    partials = n / block_elems + (n % block_elems != 0 ? 1 : 0);
-  }
-  const auto round16 = [](std::size_t bytes) { return (bytes + 15) / 16 * 16; };
+  const bool tensor_stats = g.Count() == 1 || scaled_tensor;
+  if (tensor_stats) tensor_partials();
   const std::size_t stats_bytes = tensor_stats ? (partials + 1) * sizeof(recipe::GroupStats) : 0;
   const std::size_t scale_offset = round16(stats_bytes);
   const std::size_t table_offset = round16(scale_offset + g.Count() * sizeof(recipe::BlockScale));

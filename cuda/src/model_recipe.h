@@ -72,10 +72,11 @@ bool RunsOnCompiledRecipeKernels(const recipe::Recipe& r);
 inline constexpr int kGroupRegisterRun = 16;
 
 // Whether a quantize by `r` in `layout` holds each group in registers for
-// one pass over x (a compiled recipe without a tensor scale, groups of
+// one pass over x (a compiled recipe, more than one group, groups of
 // kGroupRegisterRun T consecutive elements, T a power of two up to 256, x
 // and the codes 16-byte aligned), instead of a statistics pass and an
-// element pass.
+// element pass; a tensor-scaled recipe (NVFP4) reads x once more before, for
+// its tensor scale.
 bool QuantizesGroupsInRegisters(const recipe::Recipe& r, const recipe::Layout& layout, std::size_t rows,
                                 std::size_t cols, const float* x, const std::uint8_t* codes);
 

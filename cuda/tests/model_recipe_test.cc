@@ -212,8 +212,7 @@ TEST(ModelRecipe, GroupsHeldInRegistersEqualTheHostModel) {
         if (recipe::MakeGroupGrid(r, layout, rows, cols, &g) != recipe::TensorStatus::kOk) continue;
         const long group = g.group_cols;
         constexpr long kRun = detail::kGroupRegisterRun;
-        const bool shape_applies = r.tensor_scale == recipe::TensorScaleRule::kNone && g.Count() > 1 &&
-                                   group % kRun == 0 && group <= kRun * 256 &&
+        const bool shape_applies = g.Count() > 1 && group % kRun == 0 && group <= kRun * 256 &&
                                    ((group / kRun) & (group / kRun - 1)) == 0;
         // 16-byte aligned stand-ins: the predicate reads the addresses only.
         alignas(16) static const float x_aligned[4] = {};
