@@ -950,6 +950,35 @@ struct ElementCodesOf<CatalogRecipe<kIndex>> {
   }
 };
 
+// The per-tensor reduction over n elements: `count` blocks of block_elems
+// elements (whole block steps), one partial each, then their combination.
+struct TensorPartials {
+  long block_elems = 0;
+  long count = 0;
+};
+TensorPartials TensorPartialsOf(long n) {
+  const long max_blocks = static_cast<long>(SmCount()) * kStatsBlocksPerSm;
+  const long per_block = n / max_blocks + (n % max_blocks != 0 ? 1 : 0);
+  TensorPartials p;
+  p.block_elems = (per_block / kBlockStep + (per_block % kBlockStep != 0 ? 1 : 0)) * kBlockStep;
+  p.count = n / p.block_elems + (n % p.block_elems != 0 ? 1 : 0);
+  return p;
+}
+
+// The tensor's statistics into partial[p.count] (partial holds p.count + 1),
+// and for a tensor-scaled recipe its tensor scale into *tensor_scale
+// (nullptr for the others).
+template <class Src>
+Status LaunchTensorStats(const Src& src, const float* x, long n, const TensorPartials& p,
+                         recipe::GroupStats* partial, recipe::TensorScale* tensor_scale, cudaStream_t stream) {
+  ModelTensorPartialsKernel<Src><<<static_cast<unsigned>(p.count), kModelThreads, 0, stream>>>(
+      src, x, n, p.block_elems, partial);
+  if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
+  ModelTensorStatsKernel<Src><<<1, kModelThreads, 0, stream>>>(src, partial, p.count, partial + p.count,
+                                                               tensor_scale);
+  return LastLaunchStatus("cuda model recipe");
+}
+
 // RunModelRecipe on the kernels of recipe source Src (r is Src's recipe).
 template <class Src>
 Status RunModelRecipeOn(const Src& src, const recipe::Recipe& r, const recipe::GroupGrid& g, bool quantize,
@@ -963,23 +992,14 @@ Status RunModelRecipeOn(const Src& src, const recipe::Recipe& r, const recipe::G
   using Codes = typename ElementCodesOf<Src>::Type;
   constexpr bool kCodeTable = Codes::kTableEntries > 1;
   const bool scaled_tensor = r.tensor_scale != recipe::TensorScaleRule::kNone;
-  // The per-tensor reduction's shape: `partials` blocks of block_elems
-  // elements, one partial each.
-  long block_elems = 0;
-  long partials = 0;
-  const auto tensor_partials = [&] {
-    const long max_blocks = static_cast<long>(SmCount()) * kStatsBlocksPerSm;
-    const long per_block = n / max_blocks + (n % max_blocks != 0 ? 1 : 0);
-    block_elems = (per_block / kBlockStep + (per_block % kBlockStep != 0 ? 1 : 0)) * kBlockStep;
-    partials = n / block_elems + (n % block_elems != 0 ? 1 : 0);
-  };
+  recipe::TensorScale* const tensor_scale = scaled_tensor ? q.tensor_scale : nullptr;
   const auto round16 = [](std::size_t bytes) { return (bytes + 15) / 16 * 16; };
   if constexpr (Src::kFolded) {
     if (const int threads = GroupRegisterThreads(r, g, x, q.codes); threads > 0) {
       // Scratch: for a tensor-scaled recipe (NVFP4) the per-tensor partials
       // and statistics, then the threshold table where the codes take one.
-      if (scaled_tensor) tensor_partials();
-      const std::size_t stats_bytes = scaled_tensor ? round16((partials + 1) * sizeof(recipe::GroupStats)) : 0;
+      const TensorPartials partials = scaled_tensor ? TensorPartialsOf(n) : TensorPartials{};
+      const std::size_t stats_bytes = scaled_tensor ? round16((partials.count + 1) * sizeof(recipe::GroupStats)) : 0;
       const std::size_t table_bytes = kCodeTable ? Codes::kTableEntries * sizeof(uint2) : 16;
       StreamScratch scratch(stream);
       if (cudaError_t e = scratch.Allocate(stats_bytes + table_bytes); e != cudaSuccess) {
@@ -989,14 +1009,8 @@ Status RunModelRecipeOn(const Src& src, const recipe::Recipe& r, const recipe::G
       auto* partial = reinterpret_cast<recipe::GroupStats*>(base);
       auto* table = reinterpret_cast<uint2*>(base + stats_bytes);
       if (scaled_tensor) {
-        // The tensor scale first (the same two kernels as the two-pass path
-        // below); the one-pass kernel reads it from q.tensor_scale.
-        ModelTensorPartialsKernel<Src><<<static_cast<unsigned>(partials), kModelThreads, 0, stream>>>(
-            src, x, n, block_elems, partial);
-        if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
-        ModelTensorStatsKernel<Src><<<1, kModelThreads, 0, stream>>>(src, partial, partials, partial + partials,
-                                                                     q.tensor_scale);
-        if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
+        // The tensor scale first; the one-pass kernel reads it.
+        if (Status s = LaunchTensorStats(src, x, n, partials, partial, tensor_scale, stream); !s.ok) return s;
       }
       const Codes codes = ElementCodesOf<Src>::Make(r, table);
       if constexpr (kCodeTable) {
@@ -1008,7 +1022,7 @@ Status RunModelRecipeOn(const Src& src, const recipe::Recipe& r, const recipe::G
       const unsigned grid = static_cast<unsigned>(
           MinLong(blocks, static_cast<long>(SmCount()) * kGroupBlocksPerSm * 8));
       ModelGroupsInRegistersKernel<Src, Codes><<<grid, kModelThreads, 0, stream>>>(
-          src, codes, g, threads, x, scaled_tensor ? q.tensor_scale : nullptr, q);
+          src, codes, g, threads, x, tensor_scale, q);
       return LastLaunchStatus("cuda model recipe");
     }
   }
@@ -1016,8 +1030,8 @@ Status RunModelRecipeOn(const Src& src, const recipe::Recipe& r, const recipe::G
   // groups and tensor scales only), one BlockScale per group, then the
   // threshold table where the element pass takes one.
   const bool tensor_stats = g.Count() == 1 || scaled_tensor;
-  if (tensor_stats) tensor_partials();
-  const std::size_t stats_bytes = tensor_stats ? (partials + 1) * sizeof(recipe::GroupStats) : 0;
+  const TensorPartials partials = tensor_stats ? TensorPartialsOf(n) : TensorPartials{};
+  const std::size_t stats_bytes = tensor_stats ? (partials.count + 1) * sizeof(recipe::GroupStats) : 0;
   const std::size_t scale_offset = round16(stats_bytes);
   const std::size_t table_offset = round16(scale_offset + g.Count() * sizeof(recipe::BlockScale));
   const std::size_t table_bytes = kCodeTable ? Codes::kTableEntries * sizeof(uint2) : 0;
@@ -1031,18 +1045,12 @@ Status RunModelRecipeOn(const Src& src, const recipe::Recipe& r, const recipe::G
   auto* table = reinterpret_cast<uint2*>(base + table_offset);
   const recipe::GroupStats* stats = nullptr;
   if (tensor_stats) {
-    ModelTensorPartialsKernel<Src><<<static_cast<unsigned>(partials), kModelThreads, 0, stream>>>(
-        src, x, n, block_elems, partial);
-    if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
-    ModelTensorStatsKernel<Src><<<1, kModelThreads, 0, stream>>>(
-        src, partial, partials, partial + partials,
-        r.tensor_scale != recipe::TensorScaleRule::kNone ? q.tensor_scale : nullptr);
-    if (Status s = LastLaunchStatus("cuda model recipe"); !s.ok) return s;
+    if (Status s = LaunchTensorStats(src, x, n, partials, partial, tensor_scale, stream); !s.ok) return s;
     // A per-tensor group takes the tensor's statistics; NVFP4's blocks
     // their own.
-    if (g.Count() == 1) stats = partial + partials;
+    if (g.Count() == 1) stats = partial + partials.count;
   }
-  const recipe::TensorScale* t = r.tensor_scale != recipe::TensorScaleRule::kNone ? q.tensor_scale : nullptr;
+  const recipe::TensorScale* t = tensor_scale;
   const int lanes = stats != nullptr ? 1 : StatsLanesPerGroup(g.group_cols);
   const long groups_per_warp = kWarpSize / lanes;
   const long scale_warps = g.Count() / groups_per_warp + (g.Count() % groups_per_warp != 0 ? 1 : 0);
