@@ -56,25 +56,37 @@ std::size_t OutputBytes(Operation op, const FormatSpec& spec) {
   return registry::OutputBytes(op, IdOf(spec));
 }
 
+// The benchmarks' one random source: a linear congruential generator
+// (Numerical Recipes' constants), uniform values in [0, 1) from its top 24
+// bits, and near-N(0, 1) values by Irwin-Hall (the sum of 12 uniforms minus 6).
+class InputRandom {
+ public:
+  float Uniform() {
+    state_ = state_ * 1664525u + 1013904223u;
+    return static_cast<float>(state_ >> 8) * (1.0f / 16777216.0f);
+  }
+  float Gaussian() {
+    float g = -6.0f;
+    for (int k = 0; k < 12; ++k) g += Uniform();
+    return g;
+  }
+
+ private:
+  std::uint32_t state_ = 12345;
+};
+
 // Encode inputs as quantization feeds them: Gaussian values scaled so that
 // about 4 sigma reach the destination's largest finite value (what a
 // per-tensor or per-block scale does before the cast). Decode inputs: every
 // code, uniformly.
 void FillInputs(Operation op, const FormatSpec& spec, std::vector<std::uint8_t>& bytes,
                 std::size_t count) {
-  std::uint32_t state = 12345;
-  auto uniform = [&state] {
-    state = state * 1664525u + 1013904223u;
-    return static_cast<float>(state >> 8) * (1.0f / 16777216.0f);
-  };
+  InputRandom random;
   const float max_finite =
       spec.IsFloat() ? DecodeToF32(spec, spec.MaxFiniteCode()) : static_cast<float>(spec.IntMax());
   const float sigma = max_finite / 4;
   for (std::size_t i = 0; i < count; ++i) {
-    // Irwin-Hall: the sum of 12 uniforms minus 6 is close to N(0, 1).
-    float g = -6.0f;
-    for (int k = 0; k < 12; ++k) g += uniform();
-    const float x = g * sigma;
+    const float x = random.Gaussian() * sigma;
     std::uint32_t bits;
     std::memcpy(&bits, &x, 4);
     switch (op) {
@@ -93,7 +105,7 @@ void FillInputs(Operation op, const FormatSpec& spec, std::vector<std::uint8_t>&
       }
       default: {
         const std::uint64_t code =
-            static_cast<std::uint64_t>(uniform() * 16777216.0f) & spec.CodeMask();
+            static_cast<std::uint64_t>(random.Uniform() * 16777216.0f) & spec.CodeMask();
         std::memcpy(bytes.data() + InputBytes(op, spec) * i, &code, InputBytes(op, spec));
         break;
       }
@@ -101,21 +113,16 @@ void FillInputs(Operation op, const FormatSpec& spec, std::vector<std::uint8_t>&
   }
 }
 
-// Quantizer inputs: FP32 activations or weights, N(0, 1) by the same
-// Irwin-Hall generator. A scale chosen per tensor or per block makes the
-// kernels' work independent of the magnitude, except where it reaches Inf:
+// Quantizer inputs: FP32 activations or weights, N(0, 1) (InputRandom). A
+// scale chosen per tensor or per block makes the kernels' work independent
+// of the magnitude, except where it reaches Inf:
 // FillInputs' BF16-scaled values (sigma = max / 4) overflow FP32 beyond 4
 // sigma, which made NVFP4's tensor amax Inf and sent every block of its
 // benchmark down the NaN / Inf path.
 void FillActivations(std::vector<std::uint8_t>& bytes, std::size_t count) {
-  std::uint32_t state = 12345;
-  auto uniform = [&state] {
-    state = state * 1664525u + 1013904223u;
-    return static_cast<float>(state >> 8) * (1.0f / 16777216.0f);
-  };
+  InputRandom random;
   for (std::size_t i = 0; i < count; ++i) {
-    float g = -6.0f;
-    for (int k = 0; k < 12; ++k) g += uniform();
+    const float g = random.Gaussian();
     std::memcpy(bytes.data() + 4 * i, &g, 4);
   }
 }
