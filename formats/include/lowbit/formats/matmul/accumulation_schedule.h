@@ -1,0 +1,169 @@
+// An accumulation schedule: how a kernel computes y = x * W^T as a sequence
+// of tensor-core instructions along K, so that model(x, W, schedule) is its
+// output bit for bit (docs/tensor-cores.md "Accumulation schedules").
+//
+// For one output (m, n), with x[m] and W[n] the K codes of the row:
+//   1. K is padded with zero codes to a multiple of the instruction's k (a
+//      kernel's zero-filled tile tail; zeros take part in the alignment).
+//   2. Split-K: the padded K is cut into `split_k` parts of
+//      ceil(chunks / split_k) instruction chunks each (the last may be
+//      shorter or empty; an empty part is +0).
+//   3. In each part, chunk after chunk in increasing K: D = MMA(chunk, D),
+//      starting from C = +0. With `promotion_interval` P > 0 (a multiple of
+//      k), every P elements of K the chain restarts from +0 and its result is
+//      added into an FP32 accumulator, acc = acc + D (one FP32 addition,
+//      round to nearest even), as DeepSeek-V3 §3.3.2 and DeepGEMM promote the
+//      FP8 accumulator into CUDA-core registers every 128 of K; the part's
+//      value is acc. With P = 0 the part's value is the chain's D (widened
+//      exactly to FP32 when the accumulator is FP16).
+//   4. The parts are added in FP32 with round to nearest even, in order
+//      (p0 + p1, then + p2, ...) or as a pairwise tree ((p0 + p1) + (p2 + p3)
+//      ...; at each level an odd last part passes up unchanged).
+//   5. Epilogue: if `scale_per_column` the FP32 value is multiplied by the
+//      column's scale, then by `alpha` when alpha != 1 (each one FP32
+//      multiplication, round to nearest even); then converted once, to
+//      nearest even, to the output format (FP32, BF16 or FP16). With an FP16
+//      accumulator, no promotion, no split and FP16 output, D is the output.
+// Host and device; FP32 arithmetic is spelled as single + and * operations,
+// which are correctly rounded on both (no contraction of a lone operation).
+#pragma once
+
+#include <cstdint>
+
+#include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/config.h"
+#include "lowbit/formats/convert.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/matmul/tensor_core.h"
+#include "lowbit/formats/tensor_core.h"
+
+namespace lowbit::matmul {
+
+inline constexpr int kMaxSplitK = 64;
+
+enum class SplitReduction : std::uint8_t {
+  kInOrder,       // p0 + p1, then + p2, ...
+  kPairwiseTree,  // (p0 + p1) + (p2 + p3), ...
+};
+
+struct AccumulationSchedule {
+  TensorCoreId instruction = TensorCoreId::kMmaBf16F32;
+  int promotion_interval = 0;  // elements of K; 0: never promote
+  int split_k = 1;
+  SplitReduction split_reduction = SplitReduction::kInOrder;
+  FormatId output = FormatId::kFp32;  // kFp32, kBf16 or kFp16
+  float alpha = 1.0f;
+  bool scale_per_column = false;  // multiply by the caller's column scale
+};
+
+// Why a schedule cannot run on a K; nullptr when it can.
+constexpr const char* ScheduleProblem(const AccumulationSchedule& s, std::int64_t k) {
+  const TensorCoreInstruction& inst = Instruction(s.instruction);
+  if (k <= 0) return "K must be at least 1";
+  if (s.split_k < 1 || s.split_k > kMaxSplitK) return "split_k must be between 1 and 64";
+  if (s.promotion_interval < 0) return "the promotion interval must not be negative";
+  if (s.promotion_interval % inst.k != 0) {
+    return "the promotion interval must be a multiple of the instruction's k";
+  }
+  if (s.output != FormatId::kFp32 && s.output != FormatId::kBf16 && s.output != FormatId::kFp16) {
+    return "the output format must be fp32, bf16 or fp16";
+  }
+  if (inst.arithmetic.rounding == FusedSumRounding::kWrapInteger &&
+      (s.promotion_interval != 0 || s.split_k != 1 || s.output != FormatId::kFp32 || s.alpha != 1.0f ||
+       s.scale_per_column)) {
+    return "an integer instruction's schedule has no promotion, split, scale or conversion";
+  }
+  return nullptr;
+}
+
+namespace detail {
+
+LOWBIT_HD_CONSTEXPR float AccumulatorToF32(const TensorCoreArithmetic& arith, std::uint32_t d) {
+  return block::F32FromBits(DecodeToF32Bits(arith.accumulator, d));
+}
+
+// One chain of instruction chunks [first, last) from C = +0; `x` and `w` are
+// the row's decoded terms, padded to whole chunks.
+LOWBIT_HD_CONSTEXPR std::uint32_t ChainOfChunks(const TensorCoreInstruction& inst, int fa, int fb,
+                                                const TensorCoreTerm* x, const TensorCoreTerm* w,
+                                                std::int64_t first, std::int64_t last) {
+  const int step = inst.arithmetic.products_per_step;
+  std::uint32_t d = 0;
+  for (std::int64_t chunk = first; chunk < last; ++chunk) {
+    for (int s = 0; s < inst.Steps(); ++s) {
+      const std::int64_t at = chunk * inst.k + s * step;
+      d = FusedDotStep(inst.arithmetic, fa, fb, x + at, w + at, step, d);
+    }
+  }
+  return d;
+}
+
+// Step 3 for chunks [first, last): the part's FP32 value (bits).
+LOWBIT_HD_CONSTEXPR float PartValue(const TensorCoreInstruction& inst, int fa, int fb,
+                                    const AccumulationSchedule& s, const TensorCoreTerm* x,
+                                    const TensorCoreTerm* w, std::int64_t first, std::int64_t last) {
+  if (s.promotion_interval == 0) {
+    return AccumulatorToF32(inst.arithmetic, ChainOfChunks(inst, fa, fb, x, w, first, last));
+  }
+  const std::int64_t chunks_per_promotion = s.promotion_interval / inst.k;
+  float acc = 0.0f;
+  for (std::int64_t begin = first; begin < last; begin += chunks_per_promotion) {
+    const std::int64_t end = begin + chunks_per_promotion < last ? begin + chunks_per_promotion : last;
+    acc = acc + AccumulatorToF32(inst.arithmetic, ChainOfChunks(inst, fa, fb, x, w, begin, end));
+  }
+  return acc;
+}
+
+}  // namespace detail
+
+// Chunks of the instruction's k in a K (step 1).
+LOWBIT_HD_CONSTEXPR std::int64_t ChunkCount(const TensorCoreInstruction& inst, std::int64_t k) {
+  return (k + inst.k - 1) / inst.k;
+}
+
+// One output code. `x` and `w` hold ChunkCount * inst.k decoded terms each
+// (the tail zero), `column_scale` is read only with scale_per_column.
+// Integer instructions return the INT32 sum's bits.
+LOWBIT_HD_CONSTEXPR std::uint32_t ScheduledDot(const AccumulationSchedule& s, const TensorCoreTerm* x,
+                                               const TensorCoreTerm* w, std::int64_t k,
+                                               float column_scale) {
+  // Compile-time copy of the spec data: device code cannot refer to the
+  // namespace-scope table at run time (format_list.h Spec).
+  const TensorCoreInstruction inst = Instruction(s.instruction);
+  const int fa = DatapathFormat(inst.a).mantissa_bits;
+  const int fb = DatapathFormat(inst.b).mantissa_bits;
+  const std::int64_t chunks = ChunkCount(inst, k);
+  if (inst.arithmetic.rounding == FusedSumRounding::kWrapInteger) {
+    return detail::ChainOfChunks(inst, fa, fb, x, w, 0, chunks);
+  }
+  const bool fp16_through = inst.arithmetic.accumulator.mantissa_bits == kFp16.mantissa_bits &&
+                            s.promotion_interval == 0 && s.split_k == 1 &&
+                            s.output == FormatId::kFp16 && !s.scale_per_column && s.alpha == 1.0f;
+  if (fp16_through) return detail::ChainOfChunks(inst, fa, fb, x, w, 0, chunks);
+
+  const std::int64_t per_part = (chunks + s.split_k - 1) / s.split_k;
+  float parts[kMaxSplitK] = {};
+  const int part_count = s.split_k < kMaxSplitK ? s.split_k : kMaxSplitK;
+  for (int p = 0; p < part_count; ++p) {
+    const std::int64_t first = p * per_part < chunks ? p * per_part : chunks;
+    const std::int64_t last = first + per_part < chunks ? first + per_part : chunks;
+    parts[p] = detail::PartValue(inst, fa, fb, s, x, w, first, last);
+  }
+  float value = parts[0];
+  if (s.split_reduction == SplitReduction::kInOrder) {
+    for (int p = 1; p < part_count; ++p) value = value + parts[p];
+  } else {
+    for (int width = 1; width < part_count; width *= 2) {
+      for (int p = 0; p + width < part_count; p += 2 * width) parts[p] = parts[p] + parts[p + width];
+    }
+    value = parts[0];
+  }
+  if (s.scale_per_column) value = value * column_scale;
+  if (s.alpha != 1.0f) value = value * s.alpha;
+  if (s.output == FormatId::kFp32) return block::F32Bits(value);
+  const FormatSpec out = s.output == FormatId::kBf16 ? kBf16 : kFp16;
+  EncodeOptions nearest;
+  return static_cast<std::uint32_t>(EncodeF32(out, value, nearest).code);
+}
+
+}  // namespace lowbit::matmul

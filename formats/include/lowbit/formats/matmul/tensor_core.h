@@ -1,0 +1,255 @@
+// The model of one tensor-core instruction: D = A * B + C on operand codes,
+// bit for bit, for every instruction of formats/spec/.../tensor_core.h. One
+// algorithm over that spec data (docs/tensor-cores.md "One fused step"), host
+// and device, no allocation.
+//
+// The operands are decoded once into `TensorCoreTerm`s (a signed integer
+// significand and the exponent e of the spec's step 1), so that a whole
+// matrix product decodes each operand once and then runs only integer
+// alignment per product (matmul/tensor_core_matrix.h). FusedDotStep is the
+// single place where terms are aligned, truncated, added and rounded.
+#pragma once
+
+#include <cstdint>
+
+#include "lowbit/formats/config.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/format_spec.h"
+#include "lowbit/formats/policy.h"
+#include "lowbit/formats/round_pack.h"
+#include "lowbit/formats/tensor_core.h"
+#include "lowbit/formats/unpacked.h"
+
+namespace lowbit::matmul {
+
+// A decoded multiplicand or accumulator value.
+//   kind kFinite: value = significand * 2^(exponent - fraction_bits), with
+//     `significand` signed (0 for a zero) and `exponent` the e of
+//     docs/tensor-cores.md step 1 (normalised, or the smallest normal
+//     exponent for subnormals); fraction_bits is the format's mantissa width.
+enum class TermKind : std::uint8_t { kFinite, kPositiveInf, kNegativeInf, kNan };
+
+struct TensorCoreTerm {
+  std::int32_t significand = 0;
+  std::int16_t exponent = 0;
+  TermKind kind = TermKind::kFinite;
+};
+
+// The format a multiplicand has inside the datapath.
+LOWBIT_HD_CONSTEXPR FormatSpec DatapathFormat(const TensorCoreOperand& operand) {
+  return operand.widened_to_fp16 ? kFp16 : operand.code_format;
+}
+
+LOWBIT_HD_CONSTEXPR TensorCoreTerm TermOfUnpacked(const FormatSpec& spec, const Unpacked& u) {
+  TensorCoreTerm t;
+  switch (u.value_class) {
+    case ValueClass::kNan:
+      t.kind = TermKind::kNan;
+      return t;
+    case ValueClass::kInf:
+      t.kind = u.negative ? TermKind::kNegativeInf : TermKind::kPositiveInf;
+      return t;
+    case ValueClass::kZero:
+      return t;
+    case ValueClass::kFinite:
+      break;
+  }
+  if (!spec.IsFloat()) {
+    t.significand = u.negative ? -static_cast<std::int32_t>(u.significand)
+                               : static_cast<std::int32_t>(u.significand);
+    return t;
+  }
+  t.significand = u.negative ? -static_cast<std::int32_t>(u.significand)
+                             : static_cast<std::int32_t>(u.significand);
+  t.exponent = static_cast<std::int16_t>(u.exponent + spec.mantissa_bits);
+  return t;
+}
+
+// A multiplicand code as the datapath sees it.
+LOWBIT_HD_CONSTEXPR TensorCoreTerm DecodeMultiplicand(const TensorCoreOperand& operand,
+                                                      std::uint32_t code) {
+  std::uint64_t bits = code & operand.code_format.CodeMask();
+  bits &= ~((std::uint64_t{1} << operand.ignored_low_bits) - 1);
+  if (operand.widened_to_fp16) {
+    // Exact: every E4M3 and E5M2 value is an FP16 value (FORMAT-FACTS §13).
+    EncodeOptions exact;
+    bits = RoundPack(kFp16, Unpack(operand.code_format, bits), exact).code;
+  }
+  const FormatSpec datapath = DatapathFormat(operand);
+  return TermOfUnpacked(datapath, Unpack(datapath, bits));
+}
+
+// An accumulator code (C, or D of the previous step).
+LOWBIT_HD_CONSTEXPR TensorCoreTerm DecodeAccumulator(const TensorCoreArithmetic& arith,
+                                                     std::uint32_t code) {
+  return TermOfUnpacked(arith.accumulator, Unpack(arith.accumulator, code));
+}
+
+namespace detail {
+
+// |value| truncated to a multiple of 2^-shift units: value * 2^shift toward zero.
+LOWBIT_HD_CONSTEXPR std::int64_t AlignTowardZero(std::int64_t value, int shift) {
+  const bool negative = value < 0;
+  std::uint64_t magnitude = static_cast<std::uint64_t>(negative ? -value : value);
+  if (shift >= 0) {
+    magnitude <<= shift;  // callers keep shift below 40
+  } else {
+    magnitude = -shift >= 64 ? 0 : magnitude >> -shift;
+  }
+  const std::int64_t aligned = static_cast<std::int64_t>(magnitude);
+  return negative ? -aligned : aligned;
+}
+
+// The accumulator's format with `kept_significand_bits`: where step 6
+// truncates (FP32 with 13 mantissa bits for FP8 products).
+LOWBIT_HD_CONSTEXPR FormatSpec KeptFormat(const TensorCoreArithmetic& arith) {
+  FormatSpec kept = arith.accumulator;
+  const int dropped = arith.accumulator.mantissa_bits - (arith.kept_significand_bits - 1);
+  kept.mantissa_bits -= dropped;
+  kept.total_bits -= dropped;
+  return kept;
+}
+
+}  // namespace detail
+
+// Step 6 and 7 for a finite exact sum `sum * 2^exponent`.
+LOWBIT_HD_CONSTEXPR std::uint32_t RoundFusedSum(const TensorCoreArithmetic& arith,
+                                                std::int64_t sum, int exponent) {
+  if (sum == 0) return 0;  // a zero sum is +0, whatever the terms' signs
+  Unpacked u;
+  u.value_class = ValueClass::kFinite;
+  u.negative = sum < 0;
+  u.significand = static_cast<std::uint64_t>(sum < 0 ? -sum : sum);
+  u.exponent = exponent;
+  const FormatSpec& acc = arith.accumulator;
+  EncodeOptions options;
+  if (arith.rounding == FusedSumRounding::kNearestEven) {
+    options.rounding = RoundingMode::kNearestEven;
+    return static_cast<std::uint32_t>(RoundPack(acc, u, options).code);
+  }
+  // kTruncate. A magnitude of 2^(emax+1) or more is Inf, not the largest
+  // finite value that IEEE truncation would give (MMA-Sim converts its
+  // truncated significand to the output with round to nearest).
+  const int value_exponent = exponent + HighestSetBit(u.significand);
+  const int max_exponent = acc.MaxFiniteExponentField() - acc.bias;
+  const std::uint32_t sign = u.negative ? static_cast<std::uint32_t>(acc.SignBit()) : 0u;
+  if (value_exponent > max_exponent) {
+    return sign | static_cast<std::uint32_t>(static_cast<std::uint64_t>(acc.MaxExponentField())
+                                             << acc.mantissa_bits);
+  }
+  options.rounding = RoundingMode::kTowardZero;
+  const FormatSpec kept = detail::KeptFormat(arith);
+  const std::uint64_t code = RoundPack(kept, u, options).code;
+  const int dropped = acc.mantissa_bits - kept.mantissa_bits;
+  const std::uint64_t magnitude = (code & ~kept.SignBit()) << dropped;
+  return sign | static_cast<std::uint32_t>(magnitude);
+}
+
+// One fused step: `count` products a[i] * b[i] and the accumulator c, where
+// the multiplicands have `fraction_bits_a` / `fraction_bits_b` (their
+// datapath formats' mantissa widths). Returns D's code.
+LOWBIT_HD_CONSTEXPR std::uint32_t FusedDotStep(const TensorCoreArithmetic& arith,
+                                               int fraction_bits_a, int fraction_bits_b,
+                                               const TensorCoreTerm* a, const TensorCoreTerm* b,
+                                               int count, std::uint32_t c_code) {
+  if (arith.rounding == FusedSumRounding::kWrapInteger) {
+    std::int64_t sum = static_cast<std::int32_t>(c_code);
+    for (int i = 0; i < count; ++i) {
+      sum += static_cast<std::int64_t>(a[i].significand) * b[i].significand;
+    }
+    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(sum));
+  }
+  const TensorCoreTerm c = DecodeAccumulator(arith, c_code);
+  // 7. Specials first: NaN, 0 * Inf, and infinities of both signs.
+  bool nan = c.kind == TermKind::kNan;
+  bool positive_inf = c.kind == TermKind::kPositiveInf;
+  bool negative_inf = c.kind == TermKind::kNegativeInf;
+  bool any_special = c.kind != TermKind::kFinite;
+  for (int i = 0; i < count; ++i) {
+    any_special |= a[i].kind != TermKind::kFinite || b[i].kind != TermKind::kFinite;
+  }
+  if (any_special) {
+    for (int i = 0; i < count; ++i) {
+      const TermKind ka = a[i].kind;
+      const TermKind kb = b[i].kind;
+      if (ka == TermKind::kNan || kb == TermKind::kNan) {
+        nan = true;
+        continue;
+      }
+      const bool inf_a = ka != TermKind::kFinite;
+      const bool inf_b = kb != TermKind::kFinite;
+      if (!inf_a && !inf_b) continue;
+      if ((inf_a && !inf_b && b[i].significand == 0) || (inf_b && !inf_a && a[i].significand == 0)) {
+        nan = true;
+        continue;
+      }
+      const bool negative_a = inf_a ? ka == TermKind::kNegativeInf : a[i].significand < 0;
+      const bool negative_b = inf_b ? kb == TermKind::kNegativeInf : b[i].significand < 0;
+      (negative_a != negative_b ? negative_inf : positive_inf) = true;
+    }
+    if (nan || (positive_inf && negative_inf)) return arith.nan_code;
+    if (positive_inf || negative_inf) {
+      const FormatSpec& acc = arith.accumulator;
+      const std::uint64_t inf = static_cast<std::uint64_t>(acc.MaxExponentField()) << acc.mantissa_bits;
+      return static_cast<std::uint32_t>(inf | (negative_inf ? acc.SignBit() : 0));
+    }
+  }
+  // 2-3. Exponents; zero terms count as zero_term_exponent.
+  const int c_fraction_bits = arith.accumulator.mantissa_bits;
+  int e_max = c.significand != 0 ? c.exponent : arith.zero_term_exponent;
+  for (int i = 0; i < count; ++i) {
+    const bool zero = a[i].significand == 0 || b[i].significand == 0;
+    const int e = zero ? arith.zero_term_exponent : a[i].exponent + b[i].exponent;
+    e_max = e > e_max ? e : e_max;
+  }
+  // 4-5. Truncate every term to 2^(e_max - F) and add exactly.
+  const int f = arith.aligned_fraction_bits;
+  const int product_fraction_bits = fraction_bits_a + fraction_bits_b;
+  std::int64_t sum = detail::AlignTowardZero(c.significand, c.exponent - e_max + f - c_fraction_bits);
+  for (int i = 0; i < count; ++i) {
+    const std::int64_t product = static_cast<std::int64_t>(a[i].significand) * b[i].significand;
+    if (product == 0) continue;
+    sum += detail::AlignTowardZero(product, a[i].exponent + b[i].exponent - e_max + f - product_fraction_bits);
+  }
+  // 6. Round once.
+  return RoundFusedSum(arith, sum, e_max - f);
+}
+
+// One output element of one instruction: the instruction's k products of
+// row `a` and column `b` (codes, contiguous) and c; the steps run in K order.
+LOWBIT_HD_CONSTEXPR std::uint32_t TensorCoreDot(const TensorCoreInstruction& inst,
+                                                const std::uint32_t* a, const std::uint32_t* b,
+                                                std::uint32_t c) {
+  constexpr int kMaxStep = 32;
+  const int step = inst.arithmetic.products_per_step;
+  const int fa = DatapathFormat(inst.a).mantissa_bits;
+  const int fb = DatapathFormat(inst.b).mantissa_bits;
+  std::uint32_t d = c;
+  for (int s = 0; s < inst.Steps(); ++s) {
+    TensorCoreTerm ta[kMaxStep];
+    TensorCoreTerm tb[kMaxStep];
+    for (int i = 0; i < step; ++i) {
+      ta[i] = DecodeMultiplicand(inst.a, a[s * step + i]);
+      tb[i] = DecodeMultiplicand(inst.b, b[s * step + i]);
+    }
+    d = FusedDotStep(inst.arithmetic, fa, fb, ta, tb, step, d);
+  }
+  return d;
+}
+
+// The whole instruction for an m x n tile: A is m x k (row-major codes), B is
+// given as n x k (each output column's k codes contiguous: K-major, as
+// mma.sync's .col B and wgmma's K-major B hold it), C and D are m x n
+// row-major codes. `n` is inst.n for mma.sync and any multiple of 8 up to
+// 256 for wgmma; the arithmetic of an element does not depend on n.
+LOWBIT_HD_CONSTEXPR void TensorCoreMma(const TensorCoreInstruction& inst, int n,
+                                       const std::uint32_t* a, const std::uint32_t* b,
+                                       const std::uint32_t* c, std::uint32_t* d) {
+  for (int i = 0; i < inst.m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      d[i * n + j] = TensorCoreDot(inst, a + i * inst.k, b + j * inst.k, c[i * n + j]);
+    }
+  }
+}
+
+}  // namespace lowbit::matmul
