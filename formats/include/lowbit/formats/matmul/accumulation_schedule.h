@@ -127,16 +127,16 @@ LOWBIT_HD_CONSTEXPR std::int64_t ChunkCount(const TensorCoreInstruction& inst, s
 LOWBIT_HD_CONSTEXPR std::uint32_t ScheduledDot(const AccumulationSchedule& s, const TensorCoreTerm* x,
                                                const TensorCoreTerm* w, std::int64_t k,
                                                float column_scale) {
-  // Compile-time copy of the spec data: device code cannot refer to the
-  // namespace-scope table at run time (format_list.h Spec).
-  const TensorCoreInstruction inst = Instruction(s.instruction);
+  const TensorCoreInstruction inst = InstructionCopy(s.instruction);
   const int fa = DatapathFormat(inst.a).mantissa_bits;
   const int fb = DatapathFormat(inst.b).mantissa_bits;
   const std::int64_t chunks = ChunkCount(inst, k);
   if (inst.arithmetic.rounding == FusedSumRounding::kWrapInteger) {
     return detail::ChainOfChunks(inst, fa, fb, x, w, 0, chunks);
   }
-  const bool fp16_through = inst.arithmetic.accumulator.mantissa_bits == kFp16.mantissa_bits &&
+  constexpr FormatSpec kHalf = kFp16;
+  constexpr FormatSpec kBfloat = kBf16;
+  const bool fp16_through = inst.arithmetic.accumulator.mantissa_bits == kHalf.mantissa_bits &&
                             s.promotion_interval == 0 && s.split_k == 1 &&
                             s.output == FormatId::kFp16 && !s.scale_per_column && s.alpha == 1.0f;
   if (fp16_through) return detail::ChainOfChunks(inst, fa, fb, x, w, 0, chunks);
@@ -161,7 +161,7 @@ LOWBIT_HD_CONSTEXPR std::uint32_t ScheduledDot(const AccumulationSchedule& s, co
   if (s.scale_per_column) value = value * column_scale;
   if (s.alpha != 1.0f) value = value * s.alpha;
   if (s.output == FormatId::kFp32) return block::F32Bits(value);
-  const FormatSpec out = s.output == FormatId::kBf16 ? kBf16 : kFp16;
+  const FormatSpec out = s.output == FormatId::kBf16 ? kBfloat : kHalf;
   EncodeOptions nearest;
   return static_cast<std::uint32_t>(EncodeF32(out, value, nearest).code);
 }

@@ -37,7 +37,9 @@ struct TensorCoreTerm {
 
 // The format a multiplicand has inside the datapath.
 LOWBIT_HD_CONSTEXPR FormatSpec DatapathFormat(const TensorCoreOperand& operand) {
-  return operand.widened_to_fp16 ? kFp16 : operand.code_format;
+  // A local copy: device code cannot refer to the namespace-scope spec.
+  constexpr FormatSpec kHalf = kFp16;
+  return operand.widened_to_fp16 ? kHalf : operand.code_format;
 }
 
 LOWBIT_HD_CONSTEXPR TensorCoreTerm TermOfUnpacked(const FormatSpec& spec, const Unpacked& u) {
@@ -72,8 +74,9 @@ LOWBIT_HD_CONSTEXPR TensorCoreTerm DecodeMultiplicand(const TensorCoreOperand& o
   bits &= ~((std::uint64_t{1} << operand.ignored_low_bits) - 1);
   if (operand.widened_to_fp16) {
     // Exact: every E4M3 and E5M2 value is an FP16 value (FORMAT-FACTS §13).
+    constexpr FormatSpec kHalf = kFp16;
     EncodeOptions exact;
-    bits = RoundPack(kFp16, Unpack(operand.code_format, bits), exact).code;
+    bits = RoundPack(kHalf, Unpack(operand.code_format, bits), exact).code;
   }
   const FormatSpec datapath = DatapathFormat(operand);
   return TermOfUnpacked(datapath, Unpack(datapath, bits));

@@ -167,6 +167,26 @@ constexpr const TensorCoreInstruction& Instruction(TensorCoreId id) {
   return kTensorCoreInstructions[static_cast<int>(id)];
 }
 
+// A copy of an instruction's description that host and device code can hold
+// at run time: device code cannot refer to the namespace-scope table, so each
+// id's copy is made in a constant expression (as format_list.h's Spec notes).
+template <TensorCoreId Id>
+LOWBIT_HD_CONSTEXPR TensorCoreInstruction InstructionCopy() {
+  constexpr TensorCoreInstruction kCopy = Instruction(Id);
+  return kCopy;
+}
+
+LOWBIT_HD_CONSTEXPR TensorCoreInstruction InstructionCopy(TensorCoreId id) {
+  switch (id) {
+#define LOWBIT_TC_COPY(Id, name, ptx, kind, rows, cols, depth, a, b, arith) \
+  case TensorCoreId::k##Id:                                               \
+    return InstructionCopy<TensorCoreId::k##Id>();
+    LOWBIT_TENSOR_CORE_INSTRUCTIONS(LOWBIT_TC_COPY)
+#undef LOWBIT_TC_COPY
+  }
+  return InstructionCopy<TensorCoreId::kMmaBf16F32>();  // unreachable for valid ids
+}
+
 // By lowbit's name ("wgmma.m64nNk32.f32.e4m3.e4m3"); false if unknown.
 constexpr bool FindTensorCoreInstruction(std::string_view name, TensorCoreId* out) {
   for (int i = 0; i < kTensorCoreInstructionCount; ++i) {
