@@ -148,19 +148,47 @@ LOWBIT_HD_CONSTEXPR std::uint32_t RoundFusedSum(const TensorCoreArithmetic& arit
   return sign | static_cast<std::uint32_t>(magnitude);
 }
 
+// What one fused step did, for explaining it (the CLI's `lowbit mma`, Python's
+// explain): filled by FusedDotStep when asked. Terms are the `count` products
+// in order, then C (index count).
+struct FusedDotTrace {
+  static constexpr int kMaxTerms = 33;
+  bool special = false;          // NaN / Inf rules decided the result (steps 2-6 skipped)
+  int max_exponent = 0;          // e_max of step 3
+  int unit_exponent = 0;         // the aligned grid: 2^(e_max - F)
+  int term_count = 0;
+  int exponent[kMaxTerms] = {};  // each term's e (zero terms: zero_term_exponent)
+  std::int64_t aligned[kMaxTerms] = {};  // each term in units of the grid, truncated
+  bool truncated[kMaxTerms] = {};        // whether step 4 dropped bits of the term
+  std::int64_t sum = 0;          // step 5, in units of the grid
+  std::uint32_t result = 0;      // D's code
+};
+
 // One fused step: `count` products a[i] * b[i] and the accumulator c, where
 // the multiplicands have `fraction_bits_a` / `fraction_bits_b` (their
-// datapath formats' mantissa widths). Returns D's code.
+// datapath formats' mantissa widths). Returns D's code; fills `trace` when
+// given (count <= 32).
 LOWBIT_HD_CONSTEXPR std::uint32_t FusedDotStep(const TensorCoreArithmetic& arith,
                                                int fraction_bits_a, int fraction_bits_b,
                                                const TensorCoreTerm* a, const TensorCoreTerm* b,
-                                               int count, std::uint32_t c_code) {
+                                               int count, std::uint32_t c_code,
+                                               FusedDotTrace* trace = nullptr) {
   if (arith.rounding == FusedSumRounding::kWrapInteger) {
     std::int64_t sum = static_cast<std::int32_t>(c_code);
     for (int i = 0; i < count; ++i) {
       sum += static_cast<std::int64_t>(a[i].significand) * b[i].significand;
     }
-    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(sum));
+    const auto d = static_cast<std::uint32_t>(static_cast<std::uint64_t>(sum));
+    if (trace != nullptr) {
+      trace->term_count = count + 1;
+      for (int i = 0; i < count; ++i) {
+        trace->aligned[i] = static_cast<std::int64_t>(a[i].significand) * b[i].significand;
+      }
+      trace->aligned[count] = static_cast<std::int32_t>(c_code);
+      trace->sum = sum;
+      trace->result = d;
+    }
+    return d;
   }
   const TensorCoreTerm c = DecodeAccumulator(arith, c_code);
   // 7. Specials first: NaN, 0 * Inf, and infinities of both signs.
@@ -190,11 +218,23 @@ LOWBIT_HD_CONSTEXPR std::uint32_t FusedDotStep(const TensorCoreArithmetic& arith
       const bool negative_b = inf_b ? kb == TermKind::kNegativeInf : b[i].significand < 0;
       (negative_a != negative_b ? negative_inf : positive_inf) = true;
     }
-    if (nan || (positive_inf && negative_inf)) return arith.nan_code;
-    if (positive_inf || negative_inf) {
+    std::uint32_t special = 0;
+    bool decided = false;
+    if (nan || (positive_inf && negative_inf)) {
+      special = arith.nan_code;
+      decided = true;
+    } else if (positive_inf || negative_inf) {
       const FormatSpec& acc = arith.accumulator;
       const std::uint64_t inf = static_cast<std::uint64_t>(acc.MaxExponentField()) << acc.mantissa_bits;
-      return static_cast<std::uint32_t>(inf | (negative_inf ? acc.SignBit() : 0));
+      special = static_cast<std::uint32_t>(inf | (negative_inf ? acc.SignBit() : 0));
+      decided = true;
+    }
+    if (decided) {
+      if (trace != nullptr) {
+        trace->special = true;
+        trace->result = special;
+      }
+      return special;
     }
   }
   // 2-3. Exponents; zero terms count as zero_term_exponent.
@@ -208,14 +248,35 @@ LOWBIT_HD_CONSTEXPR std::uint32_t FusedDotStep(const TensorCoreArithmetic& arith
   // 4-5. Truncate every term to 2^(e_max - F) and add exactly.
   const int f = arith.aligned_fraction_bits;
   const int product_fraction_bits = fraction_bits_a + fraction_bits_b;
-  std::int64_t sum = detail::AlignTowardZero(c.significand, c.exponent - e_max + f - c_fraction_bits);
+  const int c_shift = c.exponent - e_max + f - c_fraction_bits;
+  const std::int64_t c_aligned = detail::AlignTowardZero(c.significand, c_shift);
+  std::int64_t sum = c_aligned;
   for (int i = 0; i < count; ++i) {
     const std::int64_t product = static_cast<std::int64_t>(a[i].significand) * b[i].significand;
     if (product == 0) continue;
     sum += detail::AlignTowardZero(product, a[i].exponent + b[i].exponent - e_max + f - product_fraction_bits);
   }
   // 6. Round once.
-  return RoundFusedSum(arith, sum, e_max - f);
+  const std::uint32_t d = RoundFusedSum(arith, sum, e_max - f);
+  if (trace != nullptr) {
+    // The same terms again, each with whether step 4 cut bits off.
+    trace->max_exponent = e_max;
+    trace->unit_exponent = e_max - f;
+    trace->term_count = count + 1;
+    for (int i = 0; i < count; ++i) {
+      const std::int64_t product = static_cast<std::int64_t>(a[i].significand) * b[i].significand;
+      const int shift = a[i].exponent + b[i].exponent - e_max + f - product_fraction_bits;
+      trace->exponent[i] = product == 0 ? arith.zero_term_exponent : a[i].exponent + b[i].exponent;
+      trace->aligned[i] = product == 0 ? 0 : detail::AlignTowardZero(product, shift);
+      trace->truncated[i] = product != 0 && shift < 0 && detail::AlignTowardZero(trace->aligned[i], -shift) != product;
+    }
+    trace->exponent[count] = c.significand != 0 ? c.exponent : arith.zero_term_exponent;
+    trace->aligned[count] = c_aligned;
+    trace->truncated[count] = c_shift < 0 && detail::AlignTowardZero(c_aligned, -c_shift) != c.significand;
+    trace->sum = sum;
+    trace->result = d;
+  }
+  return d;
 }
 
 // One output element of one instruction: the instruction's k products of
