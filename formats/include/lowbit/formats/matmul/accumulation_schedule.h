@@ -76,40 +76,50 @@ constexpr const char* ScheduleProblem(const AccumulationSchedule& s, std::int64_
   return nullptr;
 }
 
+// Two decoded rows as FusedDotStep reads them: Step runs the fused step of
+// products [at, at + products_per_step) on the accumulator code d. The host
+// matrix path (tensor_core_matrix.h) supplies another row pair with the same
+// Step, so both run the one schedule below.
+struct TermRowPair {
+  const TensorCoreTerm* x;
+  const TensorCoreTerm* w;
+  LOWBIT_HD_CONSTEXPR std::uint32_t Step(const TensorCoreInstruction& inst, int fa, int fb, std::int64_t at,
+                                         std::uint32_t d) const {
+    return FusedDotStep(inst.arithmetic, fa, fb, x + at, w + at, inst.arithmetic.products_per_step, d);
+  }
+};
+
 namespace detail {
 
 LOWBIT_HD_CONSTEXPR float AccumulatorToF32(const TensorCoreArithmetic& arith, std::uint32_t d) {
   return block::F32FromBits(DecodeToF32Bits(arith.accumulator, d));
 }
 
-// One chain of instruction chunks [first, last) from C = +0; `x` and `w` are
-// the row's decoded terms, padded to whole chunks.
-LOWBIT_HD_CONSTEXPR std::uint32_t ChainOfChunks(const TensorCoreInstruction& inst, int fa, int fb,
-                                                const TensorCoreTerm* x, const TensorCoreTerm* w,
+// One chain of instruction chunks [first, last) from C = +0.
+template <typename Rows>
+LOWBIT_HD_CONSTEXPR std::uint32_t ChainOfChunks(const TensorCoreInstruction& inst, int fa, int fb, const Rows& rows,
                                                 std::int64_t first, std::int64_t last) {
   const int step = inst.arithmetic.products_per_step;
   std::uint32_t d = 0;
   for (std::int64_t chunk = first; chunk < last; ++chunk) {
-    for (int s = 0; s < inst.Steps(); ++s) {
-      const std::int64_t at = chunk * inst.k + s * step;
-      d = FusedDotStep(inst.arithmetic, fa, fb, x + at, w + at, step, d);
-    }
+    for (int s = 0; s < inst.Steps(); ++s) d = rows.Step(inst, fa, fb, chunk * inst.k + s * step, d);
   }
   return d;
 }
 
-// Step 3 for chunks [first, last): the part's FP32 value (bits).
+// Step 3 for chunks [first, last): the part's FP32 value.
+template <typename Rows>
 LOWBIT_HD_CONSTEXPR float PartValue(const TensorCoreInstruction& inst, int fa, int fb,
-                                    const AccumulationSchedule& s, const TensorCoreTerm* x,
-                                    const TensorCoreTerm* w, std::int64_t first, std::int64_t last) {
+                                    const AccumulationSchedule& s, const Rows& rows, std::int64_t first,
+                                    std::int64_t last) {
   if (s.promotion_interval == 0) {
-    return AccumulatorToF32(inst.arithmetic, ChainOfChunks(inst, fa, fb, x, w, first, last));
+    return AccumulatorToF32(inst.arithmetic, ChainOfChunks(inst, fa, fb, rows, first, last));
   }
   const std::int64_t chunks_per_promotion = s.promotion_interval / inst.k;
   float acc = 0.0f;
   for (std::int64_t begin = first; begin < last; begin += chunks_per_promotion) {
     const std::int64_t end = begin + chunks_per_promotion < last ? begin + chunks_per_promotion : last;
-    acc = acc + AccumulatorToF32(inst.arithmetic, ChainOfChunks(inst, fa, fb, x, w, begin, end));
+    acc = acc + AccumulatorToF32(inst.arithmetic, ChainOfChunks(inst, fa, fb, rows, begin, end));
   }
   return acc;
 }
@@ -121,25 +131,25 @@ LOWBIT_HD_CONSTEXPR std::int64_t ChunkCount(const TensorCoreInstruction& inst, s
   return (k + inst.k - 1) / inst.k;
 }
 
-// One output code. `x` and `w` hold ChunkCount * inst.k decoded terms each
-// (the tail zero), `column_scale` is read only with scale_per_column.
-// Integer instructions return the INT32 sum's bits.
-LOWBIT_HD_CONSTEXPR std::uint32_t ScheduledDot(const AccumulationSchedule& s, const TensorCoreTerm* x,
-                                               const TensorCoreTerm* w, std::int64_t k,
+// One output code from a row pair holding ChunkCount * inst.k terms each (the
+// tail zero); `column_scale` is read only with scale_per_column. Integer
+// instructions return the INT32 sum's bits.
+template <typename Rows>
+LOWBIT_HD_CONSTEXPR std::uint32_t ScheduledDot(const AccumulationSchedule& s, const Rows& rows, std::int64_t k,
                                                float column_scale) {
   const TensorCoreInstruction inst = InstructionCopy(s.instruction);
   const int fa = DatapathFormat(inst.a).mantissa_bits;
   const int fb = DatapathFormat(inst.b).mantissa_bits;
   const std::int64_t chunks = ChunkCount(inst, k);
   if (inst.arithmetic.rounding == FusedSumRounding::kWrapInteger) {
-    return detail::ChainOfChunks(inst, fa, fb, x, w, 0, chunks);
+    return detail::ChainOfChunks(inst, fa, fb, rows, 0, chunks);
   }
   constexpr FormatSpec kHalf = kFp16;
   constexpr FormatSpec kBfloat = kBf16;
   const bool fp16_through = inst.arithmetic.accumulator.mantissa_bits == kHalf.mantissa_bits &&
                             s.promotion_interval == 0 && s.split_k == 1 &&
                             s.output == FormatId::kFp16 && !s.scale_per_column && s.alpha == 1.0f;
-  if (fp16_through) return detail::ChainOfChunks(inst, fa, fb, x, w, 0, chunks);
+  if (fp16_through) return detail::ChainOfChunks(inst, fa, fb, rows, 0, chunks);
 
   const std::int64_t per_part = (chunks + s.split_k - 1) / s.split_k;
   float parts[kMaxSplitK] = {};
@@ -147,7 +157,7 @@ LOWBIT_HD_CONSTEXPR std::uint32_t ScheduledDot(const AccumulationSchedule& s, co
   for (int p = 0; p < part_count; ++p) {
     const std::int64_t first = p * per_part < chunks ? p * per_part : chunks;
     const std::int64_t last = first + per_part < chunks ? first + per_part : chunks;
-    parts[p] = detail::PartValue(inst, fa, fb, s, x, w, first, last);
+    parts[p] = detail::PartValue(inst, fa, fb, s, rows, first, last);
   }
   float value = parts[0];
   if (s.split_reduction == SplitReduction::kInOrder) {
@@ -164,6 +174,12 @@ LOWBIT_HD_CONSTEXPR std::uint32_t ScheduledDot(const AccumulationSchedule& s, co
   const FormatSpec out = s.output == FormatId::kBf16 ? kBfloat : kHalf;
   EncodeOptions nearest;
   return static_cast<std::uint32_t>(EncodeF32(out, value, nearest).code);
+}
+
+// The same for two rows of decoded terms.
+LOWBIT_HD_CONSTEXPR std::uint32_t ScheduledDot(const AccumulationSchedule& s, const TensorCoreTerm* x,
+                                               const TensorCoreTerm* w, std::int64_t k, float column_scale) {
+  return ScheduledDot(s, TermRowPair{x, w}, k, column_scale);
 }
 
 }  // namespace lowbit::matmul

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/format_list.h"
@@ -90,17 +91,15 @@ LOWBIT_HD_CONSTEXPR TensorCoreTerm DecodeAccumulator(const TensorCoreArithmetic&
 
 namespace detail {
 
-// |value| truncated to a multiple of 2^-shift units: value * 2^shift toward zero.
-LOWBIT_HD_CONSTEXPR std::int64_t AlignTowardZero(std::int64_t value, int shift) {
-  const bool negative = value < 0;
-  std::uint64_t magnitude = static_cast<std::uint64_t>(negative ? -value : value);
-  if (shift >= 0) {
-    magnitude <<= shift;  // callers keep shift below 40
-  } else {
-    magnitude = -shift >= 64 ? 0 : magnitude >> -shift;
-  }
-  const std::int64_t aligned = static_cast<std::int64_t>(magnitude);
-  return negative ? -aligned : aligned;
+// value * 2^shift truncated toward zero (the magnitude is shifted, the sign
+// kept). Branch-free so that the per-product loop of FusedDotStep has no
+// data-dependent branch; callers keep shift below 40.
+LOWBIT_HD_INLINE_CONSTEXPR std::int64_t AlignTowardZero(std::int64_t value, int shift) {
+  const std::uint64_t magnitude = static_cast<std::uint64_t>(value < 0 ? -value : value);
+  const int left = shift > 0 ? (shift < 63 ? shift : 63) : 0;  // zero products may carry any shift
+  const int right = shift < 0 ? (-shift < 63 ? -shift : 63) : 0;  // >= 63 leaves 0: |value| < 2^62
+  const auto aligned = static_cast<std::int64_t>((magnitude << left) >> right);
+  return value < 0 ? -aligned : aligned;
 }
 
 // The accumulator's format with `kept_significand_bits`: where step 6
@@ -148,6 +147,79 @@ LOWBIT_HD_CONSTEXPR std::uint32_t RoundFusedSum(const TensorCoreArithmetic& arit
   return sign | static_cast<std::uint32_t>(magnitude);
 }
 
+// Steps 2-5 for finite products held as separate arrays (significands and
+// exponents of the datapath terms, the layout the matrix path keeps) and a
+// finite C: returns the exact sum of the truncated terms in units of
+// 2^(e_max - F), and e_max. `Lane` is the integer the products and their
+// partial sum are formed in: int32 where ProductsFitInt32 says they fit (so
+// that the loops vectorize to 32-bit lanes), int64 otherwise (TF32).
+struct AlignedSum {
+  std::int64_t sum = 0;
+  int max_exponent = 0;
+};
+
+// Products below 2^30 and count aligned terms below 2^(F+2) each adding up
+// below 2^31.
+LOWBIT_HD_INLINE_CONSTEXPR bool ProductsFitInt32(const TensorCoreArithmetic& arith, int product_fraction_bits, int count) {
+  int log2_count = 0;
+  while ((1 << log2_count) < count) ++log2_count;
+  return product_fraction_bits + 2 <= 30 && arith.aligned_fraction_bits + 2 + log2_count <= 31;
+}
+
+template <typename Lane>
+LOWBIT_HD_INLINE_CONSTEXPR AlignedSum AlignAndAdd(const TensorCoreArithmetic& arith, int product_fraction_bits,
+                                           const std::int32_t* significand_a, const std::int32_t* exponent_a,
+                                           const std::int32_t* significand_b, const std::int32_t* exponent_b,
+                                           int count, const TensorCoreTerm& c) {
+  using Unsigned = std::conditional_t<sizeof(Lane) == 4, std::uint32_t, std::uint64_t>;
+  constexpr int kLastBit = static_cast<int>(sizeof(Lane)) * 8 - 1;
+  const int zero_exponent = arith.zero_term_exponent;
+  // 2-3. Exponents; zero terms count as zero_term_exponent.
+  int e_max = c.significand != 0 ? c.exponent : zero_exponent;
+  for (int i = 0; i < count; ++i) {
+    const Lane product = static_cast<Lane>(significand_a[i]) * significand_b[i];
+    const int e = product == 0 ? zero_exponent : exponent_a[i] + exponent_b[i];
+    e_max = e > e_max ? e : e_max;
+  }
+  // 4-5. Truncate every product to 2^(e_max - F) and add exactly. A product's
+  // shift is at most F - product_fraction_bits (its e <= e_max); a zero
+  // product aligns to 0 whatever its shift.
+  const int f = arith.aligned_fraction_bits;
+  const int base = f - product_fraction_bits - e_max;
+  Lane lanes = 0;
+  for (int i = 0; i < count; ++i) {
+    const Lane product = static_cast<Lane>(significand_a[i]) * significand_b[i];
+    const int shift = exponent_a[i] + exponent_b[i] + base;
+    const auto magnitude = static_cast<Unsigned>(product < 0 ? -product : product);
+    const int left = shift > 0 ? (shift < kLastBit ? shift : kLastBit) : 0;
+    const int right = shift < 0 ? (-shift < kLastBit ? -shift : kLastBit) : 0;
+    const auto aligned = static_cast<Lane>((magnitude << left) >> right);
+    lanes += product < 0 ? -aligned : aligned;
+  }
+  const int c_shift = c.exponent - e_max + f - arith.accumulator.mantissa_bits;
+  AlignedSum r;
+  r.sum = static_cast<std::int64_t>(lanes) + detail::AlignTowardZero(c.significand, c_shift);
+  r.max_exponent = e_max;
+  return r;
+}
+
+// Steps 2-6 for finite operands and a finite C, from separate arrays: the
+// path every finite step takes (FusedDotStep below, and the matrix path).
+LOWBIT_HD_INLINE_CONSTEXPR std::uint32_t FiniteFusedDot(const TensorCoreArithmetic& arith, int product_fraction_bits,
+                                                 const std::int32_t* significand_a, const std::int32_t* exponent_a,
+                                                 const std::int32_t* significand_b, const std::int32_t* exponent_b,
+                                                 int count, const TensorCoreTerm& c, AlignedSum* aligned_out = nullptr) {
+  const AlignedSum aligned =
+      ProductsFitInt32(arith, product_fraction_bits, count)
+          ? AlignAndAdd<std::int32_t>(arith, product_fraction_bits, significand_a, exponent_a, significand_b,
+                                      exponent_b, count, c)
+          : AlignAndAdd<std::int64_t>(arith, product_fraction_bits, significand_a, exponent_a, significand_b,
+                                      exponent_b, count, c);
+  if (aligned_out != nullptr) *aligned_out = aligned;
+  // 6. Round once.
+  return RoundFusedSum(arith, aligned.sum, aligned.max_exponent - arith.aligned_fraction_bits);
+}
+
 // What one fused step did, for explaining it (the CLI's `lowbit mma`, Python's
 // explain): filled by FusedDotStep when asked. Terms are the `count` products
 // in order, then C (index count).
@@ -164,10 +236,10 @@ struct FusedDotTrace {
   std::uint32_t result = 0;      // D's code
 };
 
-// One fused step: `count` products a[i] * b[i] and the accumulator c, where
-// the multiplicands have `fraction_bits_a` / `fraction_bits_b` (their
-// datapath formats' mantissa widths). Returns D's code; fills `trace` when
-// given (count <= 32).
+// One fused step: `count` (<= 32) products a[i] * b[i] and the accumulator
+// c, where the multiplicands have `fraction_bits_a` / `fraction_bits_b`
+// (their datapath formats' mantissa widths). Returns D's code; fills `trace`
+// when given.
 LOWBIT_HD_CONSTEXPR std::uint32_t FusedDotStep(const TensorCoreArithmetic& arith,
                                                int fraction_bits_a, int fraction_bits_b,
                                                const TensorCoreTerm* a, const TensorCoreTerm* b,
@@ -195,10 +267,10 @@ LOWBIT_HD_CONSTEXPR std::uint32_t FusedDotStep(const TensorCoreArithmetic& arith
   bool nan = c.kind == TermKind::kNan;
   bool positive_inf = c.kind == TermKind::kPositiveInf;
   bool negative_inf = c.kind == TermKind::kNegativeInf;
-  bool any_special = c.kind != TermKind::kFinite;
-  for (int i = 0; i < count; ++i) {
-    any_special |= a[i].kind != TermKind::kFinite || b[i].kind != TermKind::kFinite;
-  }
+  static_assert(static_cast<int>(TermKind::kFinite) == 0, "a zero OR over the kinds means all finite");
+  unsigned kinds = static_cast<unsigned>(c.kind);
+  for (int i = 0; i < count; ++i) kinds |= static_cast<unsigned>(a[i].kind) | static_cast<unsigned>(b[i].kind);
+  const bool any_special = kinds != 0;
   if (any_special) {
     for (int i = 0; i < count; ++i) {
       const TermKind ka = a[i].kind;
@@ -237,27 +309,24 @@ LOWBIT_HD_CONSTEXPR std::uint32_t FusedDotStep(const TensorCoreArithmetic& arith
       return special;
     }
   }
-  // 2-3. Exponents; zero terms count as zero_term_exponent.
+  // 2-5.
   const int c_fraction_bits = arith.accumulator.mantissa_bits;
-  int e_max = c.significand != 0 ? c.exponent : arith.zero_term_exponent;
-  for (int i = 0; i < count; ++i) {
-    const bool zero = a[i].significand == 0 || b[i].significand == 0;
-    const int e = zero ? arith.zero_term_exponent : a[i].exponent + b[i].exponent;
-    e_max = e > e_max ? e : e_max;
-  }
-  // 4-5. Truncate every term to 2^(e_max - F) and add exactly.
   const int f = arith.aligned_fraction_bits;
   const int product_fraction_bits = fraction_bits_a + fraction_bits_b;
+  constexpr int kMaxCount = FusedDotTrace::kMaxTerms - 1;
+  std::int32_t sa[kMaxCount] = {}, ea[kMaxCount] = {}, sb[kMaxCount] = {}, eb[kMaxCount] = {};
+  for (int i = 0; i < count; ++i) {
+    sa[i] = a[i].significand;
+    ea[i] = a[i].exponent;
+    sb[i] = b[i].significand;
+    eb[i] = b[i].exponent;
+  }
+  AlignedSum aligned;
+  const std::uint32_t d = FiniteFusedDot(arith, product_fraction_bits, sa, ea, sb, eb, count, c, &aligned);
+  const int e_max = aligned.max_exponent;
+  const std::int64_t sum = aligned.sum;
   const int c_shift = c.exponent - e_max + f - c_fraction_bits;
   const std::int64_t c_aligned = detail::AlignTowardZero(c.significand, c_shift);
-  std::int64_t sum = c_aligned;
-  for (int i = 0; i < count; ++i) {
-    const std::int64_t product = static_cast<std::int64_t>(a[i].significand) * b[i].significand;
-    if (product == 0) continue;
-    sum += detail::AlignTowardZero(product, a[i].exponent + b[i].exponent - e_max + f - product_fraction_bits);
-  }
-  // 6. Round once.
-  const std::uint32_t d = RoundFusedSum(arith, sum, e_max - f);
   if (trace != nullptr) {
     // The same terms again, each with whether step 4 cut bits off.
     trace->max_exponent = e_max;
