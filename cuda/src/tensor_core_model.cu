@@ -42,13 +42,16 @@ cudaError_t LaunchModel(int n, const std::uint32_t* a, const std::uint32_t* b, c
   return cudaGetLastError();
 }
 
-// Decodes rows x k codes into rows x padded_k terms (zero tail).
-__global__ void DecodeRowsKernel(TensorCoreOperand operand, const std::uint32_t* codes, std::int64_t rows,
-                                 std::int64_t k, std::int64_t padded_k, matmul::TensorCoreTerm* terms) {
+// Decodes rows x k codes into rows x padded_k terms in step order
+// (accumulation_schedule.h StepOrderedK), zero tail.
+__global__ void DecodeRowsKernel(TensorCoreInstruction inst, TensorCoreOperand operand, const std::uint32_t* codes,
+                                 std::int64_t rows, std::int64_t k, std::int64_t padded_k,
+                                 matmul::TensorCoreTerm* terms) {
   const std::int64_t index = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (index >= rows * padded_k) return;
-  const std::int64_t r = index / padded_k, i = index % padded_k;
-  terms[index] = i < k ? matmul::DecodeMultiplicand(operand, codes[r * k + i]) : matmul::TensorCoreTerm{};
+  const std::int64_t r = index / padded_k;
+  const std::int64_t source = matmul::StepOrderedK(inst, index % padded_k);
+  terms[index] = source < k ? matmul::DecodeMultiplicand(operand, codes[r * k + source]) : matmul::TensorCoreTerm{};
 }
 
 // One thread per output; a block covers 16 x 16 outputs so that the rows of
@@ -71,7 +74,7 @@ cudaError_t ModelTensorCoreInstruction(TensorCoreId id, int n, const std::uint32
                                        cudaStream_t stream) {
   if (!TensorCoreProbeAvailable(id, n)) return cudaErrorInvalidValue;
   switch (id) {
-#define LOWBIT_TC_MODEL(Id, name, ptx, kind, rows, cols, depth, a_op, b_op, arith) \
+#define LOWBIT_TC_MODEL(Id, name, ptx, kind, rows, cols, depth, a_op, b_op, arith, lowering) \
   case TensorCoreId::k##Id:                                                        \
     return LaunchModel<TensorCoreId::k##Id>(n, a, b, c, d, count, stream);
     LOWBIT_TENSOR_CORE_INSTRUCTIONS(LOWBIT_TC_MODEL)
@@ -98,9 +101,9 @@ cudaError_t ModelMatmulOnDevice(const matmul::AccumulationSchedule& schedule, co
   }
   constexpr int kThreads = 256;
   DecodeRowsKernel<<<static_cast<unsigned>((m * padded_k + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      inst.a, x, m, k, padded_k, xt);
+      inst, inst.a, x, m, k, padded_k, xt);
   DecodeRowsKernel<<<static_cast<unsigned>((n * padded_k + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      inst.b, w, n, k, padded_k, wt);
+      inst, inst.b, w, n, k, padded_k, wt);
   const dim3 block(16, 16);
   const dim3 grid(static_cast<unsigned>((n + 15) / 16), static_cast<unsigned>((m + 15) / 16));
   ScheduledMatmulKernel<<<grid, block, 0, stream>>>(schedule, xt, wt, m, n, k, padded_k, column_scales, y);

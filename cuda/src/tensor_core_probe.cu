@@ -214,7 +214,7 @@ cudaError_t RunTensorCoreInstruction(TensorCoreId id, int n, const std::uint32_t
   // wgmma is sm_90a only; the mma.sync forms here need sm_89 or later.
   if (prop.major != 9 || prop.minor != 0) return cudaErrorInvalidDeviceFunction;
   switch (id) {
-#define LOWBIT_TC_LAUNCH(Id, name, ptx, kind, rows, cols, depth, a_op, b_op, arith) \
+#define LOWBIT_TC_LAUNCH(Id, name, ptx, kind, rows, cols, depth, a_op, b_op, arith, lowering) \
   case TensorCoreId::k##Id:                                                         \
     return Launch<TensorCoreId::k##Id>(n, a, b, c, d, count, stream);
     LOWBIT_TENSOR_CORE_INSTRUCTIONS(LOWBIT_TC_LAUNCH)

@@ -77,9 +77,11 @@ constexpr const char* ScheduleProblem(const AccumulationSchedule& s, std::int64_
 }
 
 // Two decoded rows as FusedDotStep reads them: Step runs the fused step of
-// products [at, at + products_per_step) on the accumulator code d. The host
-// matrix path (tensor_core_matrix.h) supplies another row pair with the same
-// Step, so both run the one schedule below.
+// products [at, at + products_per_step) on the accumulator code d. Rows hold
+// each instruction chunk's terms in step order (StepOrderedK), so a step's
+// products are contiguous. The host matrix path (tensor_core_matrix.h)
+// supplies another row pair with the same Step, so both run the one
+// schedule below.
 struct TermRowPair {
   const TensorCoreTerm* x;
   const TensorCoreTerm* w;
@@ -95,14 +97,21 @@ LOWBIT_HD_CONSTEXPR float AccumulatorToF32(const TensorCoreArithmetic& arith, st
   return block::F32FromBits(DecodeToF32Bits(arith.accumulator, d));
 }
 
-// One chain of instruction chunks [first, last) from C = +0.
+// One chain of instruction chunks [first, last) from C = +0, each chunk one
+// instruction as its lowering runs it (tensor_core.h TensorCoreDot).
 template <typename Rows>
 LOWBIT_HD_CONSTEXPR std::uint32_t ChainOfChunks(const TensorCoreInstruction& inst, int fa, int fb, const Rows& rows,
                                                 std::int64_t first, std::int64_t last) {
   const int step = inst.arithmetic.products_per_step;
   std::uint32_t d = 0;
   for (std::int64_t chunk = first; chunk < last; ++chunk) {
-    for (int s = 0; s < inst.Steps(); ++s) d = rows.Step(inst, fa, fb, chunk * inst.k + s * step, d);
+    if (inst.lowering.c_added_after_steps) {
+      std::uint32_t t = 0;
+      for (int s = 0; s < inst.Steps(); ++s) t = rows.Step(inst, fa, fb, chunk * inst.k + s * step, t);
+      d = AddRoundedNearest(inst.arithmetic, t, d);
+    } else {
+      for (int s = 0; s < inst.Steps(); ++s) d = rows.Step(inst, fa, fb, chunk * inst.k + s * step, d);
+    }
   }
   return d;
 }
@@ -125,6 +134,16 @@ LOWBIT_HD_CONSTEXPR float PartValue(const TensorCoreInstruction& inst, int fa, i
 }
 
 }  // namespace detail
+
+// The K index whose term sits at position `at` of a decoded row, rows being
+// stored chunk by chunk in step order: position p of chunk c holds the
+// (p % L)-th product of step p / L.
+LOWBIT_HD_CONSTEXPR std::int64_t StepOrderedK(const TensorCoreInstruction& inst, std::int64_t at) {
+  const std::int64_t chunk = at / inst.k;
+  const int p = static_cast<int>(at % inst.k);
+  const int step = inst.arithmetic.products_per_step;
+  return chunk * inst.k + inst.KOfStepProduct(p / step, p % step);
+}
 
 // Chunks of the instruction's k in a K (step 1).
 LOWBIT_HD_CONSTEXPR std::int64_t ChunkCount(const TensorCoreInstruction& inst, std::int64_t k) {

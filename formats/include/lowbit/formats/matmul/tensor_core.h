@@ -147,6 +147,62 @@ LOWBIT_HD_CONSTEXPR std::uint32_t RoundFusedSum(const TensorCoreArithmetic& arit
   return sign | static_cast<std::uint32_t>(magnitude);
 }
 
+// a + b in the accumulator's format, one IEEE addition rounded to nearest
+// even (FADD / HADD2 without flush to zero), NaN results as the datapath's
+// nan_code: how C joins an instruction whose lowering adds it after the steps
+// (tensor_core.h TensorCoreLowering). Exact through Unpack and RoundPack.
+LOWBIT_HD_CONSTEXPR std::uint32_t AddRoundedNearest(const TensorCoreArithmetic& arith, std::uint32_t a_code,
+                                                    std::uint32_t b_code) {
+  const FormatSpec& acc = arith.accumulator;
+  Unpacked a = Unpack(acc, a_code);
+  Unpacked b = Unpack(acc, b_code);
+  const std::uint64_t inf = static_cast<std::uint64_t>(acc.MaxExponentField()) << acc.mantissa_bits;
+  if (a.value_class == ValueClass::kNan || b.value_class == ValueClass::kNan) return arith.nan_code;
+  if (a.value_class == ValueClass::kInf || b.value_class == ValueClass::kInf) {
+    if (a.value_class == ValueClass::kInf && b.value_class == ValueClass::kInf && a.negative != b.negative) {
+      return arith.nan_code;
+    }
+    const bool negative = a.value_class == ValueClass::kInf ? a.negative : b.negative;
+    return static_cast<std::uint32_t>(inf | (negative ? acc.SignBit() : 0));
+  }
+  if (a.value_class == ValueClass::kZero && b.value_class == ValueClass::kZero) {
+    // IEEE 754 §6.3: +0 unless both are -0 (round to nearest).
+    return (a.negative && b.negative) ? static_cast<std::uint32_t>(acc.SignBit()) : 0u;
+  }
+  if (a.value_class == ValueClass::kZero) return b_code;
+  if (b.value_class == ValueClass::kZero) return a_code;
+  // Both finite, non-zero, significands below 2^25. `hi` has the larger top
+  // exponent; both are aligned to E = max(lower exponent, hi's - 38), and
+  // bits of `lo` below E (only when lo < hi * 2^-13) become one sticky unit
+  // at E - 1, which cannot move the result across a rounding boundary (the
+  // result's last place is at least 2^(E + 13)).
+  const int top_a = a.exponent + HighestSetBit(a.significand);
+  const int top_b = b.exponent + HighestSetBit(b.significand);
+  const Unpacked& hi = top_a >= top_b ? a : b;
+  const Unpacked& lo = top_a >= top_b ? b : a;
+  const int low_exponent = lo.exponent < hi.exponent ? lo.exponent : hi.exponent;
+  const int e = low_exponent > hi.exponent - 38 ? low_exponent : hi.exponent - 38;
+  const std::int64_t hi_aligned = static_cast<std::int64_t>(hi.significand << (hi.exponent - e + 1));
+  std::int64_t lo_aligned = 0;
+  if (lo.exponent >= e) {
+    lo_aligned = static_cast<std::int64_t>(lo.significand << (lo.exponent - e + 1));
+  } else {
+    const int d = e - lo.exponent;
+    const std::uint64_t kept = d >= 64 ? 0 : lo.significand >> d;
+    const bool sticky = d >= 64 || (lo.significand & ((std::uint64_t{1} << d) - 1)) != 0;
+    lo_aligned = static_cast<std::int64_t>((kept << 1) | (sticky ? 1 : 0));
+  }
+  const std::int64_t sum = (hi.negative ? -hi_aligned : hi_aligned) + (lo.negative ? -lo_aligned : lo_aligned);
+  if (sum == 0) return 0;  // x + (-x) is +0 in round to nearest
+  Unpacked u;
+  u.value_class = ValueClass::kFinite;
+  u.negative = sum < 0;
+  u.significand = static_cast<std::uint64_t>(sum < 0 ? -sum : sum);
+  u.exponent = e - 1;
+  EncodeOptions nearest;
+  return static_cast<std::uint32_t>(RoundPack(acc, u, nearest).code);
+}
+
 // Steps 2-5 for finite products held as separate arrays (significands and
 // exponents of the datapath terms, the layout the matrix path keeps) and a
 // finite C: returns the exact sum of the truncated terms in units of
@@ -349,7 +405,8 @@ LOWBIT_HD_CONSTEXPR std::uint32_t FusedDotStep(const TensorCoreArithmetic& arith
 }
 
 // One output element of one instruction: the instruction's k products of
-// row `a` and column `b` (codes, contiguous) and c; the steps run in K order.
+// row `a` and column `b` (codes, contiguous, in K order) and c; the steps take
+// their products as the lowering says (inst.KOfStepProduct).
 LOWBIT_HD_CONSTEXPR std::uint32_t TensorCoreDot(const TensorCoreInstruction& inst,
                                                 const std::uint32_t* a, const std::uint32_t* b,
                                                 std::uint32_t c) {
@@ -357,17 +414,18 @@ LOWBIT_HD_CONSTEXPR std::uint32_t TensorCoreDot(const TensorCoreInstruction& ins
   const int step = inst.arithmetic.products_per_step;
   const int fa = DatapathFormat(inst.a).mantissa_bits;
   const int fb = DatapathFormat(inst.b).mantissa_bits;
-  std::uint32_t d = c;
+  std::uint32_t d = inst.lowering.c_added_after_steps ? 0u : c;
   for (int s = 0; s < inst.Steps(); ++s) {
     TensorCoreTerm ta[kMaxStep];
     TensorCoreTerm tb[kMaxStep];
     for (int i = 0; i < step; ++i) {
-      ta[i] = DecodeMultiplicand(inst.a, a[s * step + i]);
-      tb[i] = DecodeMultiplicand(inst.b, b[s * step + i]);
+      const int k = inst.KOfStepProduct(s, i);
+      ta[i] = DecodeMultiplicand(inst.a, a[k]);
+      tb[i] = DecodeMultiplicand(inst.b, b[k]);
     }
     d = FusedDotStep(inst.arithmetic, fa, fb, ta, tb, step, d);
   }
-  return d;
+  return inst.lowering.c_added_after_steps ? AddRoundedNearest(inst.arithmetic, d, c) : d;
 }
 
 // The whole instruction for an m x n tile: A is m x k (row-major codes), B is

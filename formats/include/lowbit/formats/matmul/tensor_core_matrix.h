@@ -24,7 +24,8 @@
 
 namespace lowbit::matmul {
 
-// rows x k codes decoded and zero-padded to rows x padded_k.
+// rows x k codes decoded, in step order (StepOrderedK), zero-padded to
+// rows x padded_k.
 struct DecodedRows {
   std::int64_t padded_k = 0;
   int step = 1;                             // products per fused step
@@ -47,7 +48,8 @@ inline DecodedRows DecodeRows(const TensorCoreInstruction& inst, const TensorCor
   for (std::int64_t r = 0; r < rows; ++r) {
     for (std::int64_t i = 0; i < d.padded_k; ++i) {
       const auto at = static_cast<std::size_t>(r * d.padded_k + i);
-      const TensorCoreTerm t = i < k ? DecodeMultiplicand(operand, codes[r * k + i]) : TensorCoreTerm{};
+      const std::int64_t source = StepOrderedK(inst, i);
+      const TensorCoreTerm t = source < k ? DecodeMultiplicand(operand, codes[r * k + source]) : TensorCoreTerm{};
       d.terms[at] = t;
       d.significands[at] = t.significand;
       d.exponents[at] = t.exponent;

@@ -64,6 +64,19 @@ struct TensorCoreOperand {
   bool widened_to_fp16;     // converted (exactly) to FP16 first: FP8 mma.sync on sm_90
 };
 
+// How the instruction runs its steps, where that is not one native fused
+// step per products_per_step consecutive k.
+struct TensorCoreLowering {
+  // Consecutive k values that go to the same step: k belongs to step
+  // (k / step_k_run) % Steps(). 0: products_per_step (step s takes the s-th
+  // block of consecutive k).
+  int step_k_run;
+  // false: C enters the first step. true: the steps start from +0 and C is
+  // added to their result by one IEEE addition in the accumulator format,
+  // rounded to nearest even (the NaN result is the datapath's nan_code).
+  bool c_added_after_steps;
+};
+
 enum class TensorCoreInstructionKind : std::uint8_t {
   kMmaSync,  // warp-level mma.sync.aligned (PTX ISA 9.0 §9.7.14)
   kWgmma,    // warpgroup-level wgmma.mma_async (PTX ISA 9.0 §9.7.15)
@@ -76,9 +89,18 @@ struct TensorCoreInstruction {
   int m, n, k;       // wgmma: n is the smallest N; every multiple of 8 up to 256 exists
   TensorCoreOperand a, b;
   TensorCoreArithmetic arithmetic;
+  TensorCoreLowering lowering;
   // Steps of `arithmetic.products_per_step` products in one instruction,
-  // chained in K order: D = step(k-chunk s, ..., step(k-chunk 0, C)).
+  // chained: D = step(S-1, ..., step(0, C)) (or from +0, see lowering).
   LOWBIT_HD_CONSTEXPR int Steps() const { return k / arithmetic.products_per_step; }
+  LOWBIT_HD_CONSTEXPR int StepKRun() const {
+    return lowering.step_k_run == 0 ? arithmetic.products_per_step : lowering.step_k_run;
+  }
+  // The k (within one instruction) of the i-th product of step s.
+  LOWBIT_HD_CONSTEXPR int KOfStepProduct(int s, int i) const {
+    const int run = StepKRun();
+    return (i / run) * (run * Steps()) + s * run + i % run;
+  }
 };
 
 namespace tensor_core {
@@ -111,50 +133,57 @@ inline constexpr TensorCoreOperand kE5m2Operand{kE5m2, 0, false};
 inline constexpr TensorCoreOperand kInt8Operand{kInt8, 0, false};
 // mma.sync FP8 on sm_90 is not a native instruction: ptxas converts the
 // operands to FP16 and issues FP16 MMAs of k = 16 (NVIDIA's answer in
-// NVIDIA/cutlass issue 1986; docs/tensor-cores.md shows the SASS).
+// NVIDIA/cutlass issue 1986). CUDA 13.0's ptxas (docs/tensor-cores.md shows
+// the SASS) converts the low and the high two bytes of each operand register
+// separately (F2FP.F16.E4M3.UNPACK_B), so the first HMMA.16816 takes the k
+// with k mod 4 in {0, 1} and the second those in {2, 3}; the first starts
+// from +0 (RZ), and C is added to the second's result by FADD (HADD2 for an
+// FP16 accumulator).
 inline constexpr TensorCoreOperand kE4m3ViaFp16{kE4m3, 0, true};
 inline constexpr TensorCoreOperand kE5m2ViaFp16{kE5m2, 0, true};
+inline constexpr TensorCoreLowering kNative{0, false};
+inline constexpr TensorCoreLowering kSm90Fp8MmaSync{2, true};
 
 }  // namespace tensor_core
 
-// X(Id, name, ptx, kind, rows, cols, depth, a, b, arithmetic) for every instruction
+// X(Id, name, ptx, kind, rows, cols, depth, a, b, arithmetic, lowering) for every instruction
 // lowbit models.
 #define LOWBIT_TENSOR_CORE_INSTRUCTIONS(X)                                                                                                  \
-  X(MmaBf16F32, "mma.m16n8k16.f32.bf16.bf16", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", kMmaSync, 16, 8, 16, kBf16Operand, kBf16Operand, kFp32Of16Bit) \
-  X(MmaF16F32, "mma.m16n8k16.f32.f16.f16", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", kMmaSync, 16, 8, 16, kFp16Operand, kFp16Operand, kFp32Of16Bit)      \
-  X(MmaF16F16, "mma.m16n8k16.f16.f16.f16", "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", kMmaSync, 16, 8, 16, kFp16Operand, kFp16Operand, kFp16Of16Bit)      \
-  X(MmaTf32F32, "mma.m16n8k8.f32.tf32.tf32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", kMmaSync, 16, 8, 8, kTf32Operand, kTf32Operand, kFp32OfTf32)      \
-  X(MmaE4m3E4m3F32, "mma.m16n8k32.f32.e4m3.e4m3", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", kMmaSync, 16, 8, 32, kE4m3ViaFp16, kE4m3ViaFp16, kFp32Of16Bit) \
-  X(MmaE4m3E5m2F32, "mma.m16n8k32.f32.e4m3.e5m2", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32", kMmaSync, 16, 8, 32, kE4m3ViaFp16, kE5m2ViaFp16, kFp32Of16Bit) \
-  X(MmaE5m2E4m3F32, "mma.m16n8k32.f32.e5m2.e4m3", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32", kMmaSync, 16, 8, 32, kE5m2ViaFp16, kE4m3ViaFp16, kFp32Of16Bit) \
-  X(MmaE5m2E5m2F32, "mma.m16n8k32.f32.e5m2.e5m2", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32", kMmaSync, 16, 8, 32, kE5m2ViaFp16, kE5m2ViaFp16, kFp32Of16Bit) \
-  X(MmaE4m3E4m3F16, "mma.m16n8k32.f16.e4m3.e4m3", "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16", kMmaSync, 16, 8, 32, kE4m3ViaFp16, kE4m3ViaFp16, kFp16Of16Bit) \
-  X(MmaE4m3E5m2F16, "mma.m16n8k32.f16.e4m3.e5m2", "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16", kMmaSync, 16, 8, 32, kE4m3ViaFp16, kE5m2ViaFp16, kFp16Of16Bit) \
-  X(MmaE5m2E4m3F16, "mma.m16n8k32.f16.e5m2.e4m3", "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e4m3.f16", kMmaSync, 16, 8, 32, kE5m2ViaFp16, kE4m3ViaFp16, kFp16Of16Bit) \
-  X(MmaE5m2E5m2F16, "mma.m16n8k32.f16.e5m2.e5m2", "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16", kMmaSync, 16, 8, 32, kE5m2ViaFp16, kE5m2ViaFp16, kFp16Of16Bit) \
-  X(MmaS8S32, "mma.m16n8k32.s32.s8.s8", "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", kMmaSync, 16, 8, 32, kInt8Operand, kInt8Operand, kInt32OfInt8)            \
-  X(WgmmaBf16F32, "wgmma.m64nNk16.f32.bf16.bf16", "wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16", kWgmma, 64, 8, 16, kBf16Operand, kBf16Operand, kFp32Of16Bit) \
-  X(WgmmaF16F32, "wgmma.m64nNk16.f32.f16.f16", "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16", kWgmma, 64, 8, 16, kFp16Operand, kFp16Operand, kFp32Of16Bit)      \
-  X(WgmmaF16F16, "wgmma.m64nNk16.f16.f16.f16", "wgmma.mma_async.sync.aligned.m64nNk16.f16.f16.f16", kWgmma, 64, 8, 16, kFp16Operand, kFp16Operand, kFp16Of16Bit)      \
-  X(WgmmaTf32F32, "wgmma.m64nNk8.f32.tf32.tf32", "wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32", kWgmma, 64, 8, 8, kTf32Operand, kTf32Operand, kFp32OfTf32)      \
-  X(WgmmaE4m3E4m3F32, "wgmma.m64nNk32.f32.e4m3.e4m3", "wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e4m3", kWgmma, 64, 8, 32, kE4m3Operand, kE4m3Operand, kFp32OfFp8) \
-  X(WgmmaE4m3E5m2F32, "wgmma.m64nNk32.f32.e4m3.e5m2", "wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e5m2", kWgmma, 64, 8, 32, kE4m3Operand, kE5m2Operand, kFp32OfFp8) \
-  X(WgmmaE5m2E4m3F32, "wgmma.m64nNk32.f32.e5m2.e4m3", "wgmma.mma_async.sync.aligned.m64nNk32.f32.e5m2.e4m3", kWgmma, 64, 8, 32, kE5m2Operand, kE4m3Operand, kFp32OfFp8) \
-  X(WgmmaE5m2E5m2F32, "wgmma.m64nNk32.f32.e5m2.e5m2", "wgmma.mma_async.sync.aligned.m64nNk32.f32.e5m2.e5m2", kWgmma, 64, 8, 32, kE5m2Operand, kE5m2Operand, kFp32OfFp8) \
-  X(WgmmaE4m3E4m3F16, "wgmma.m64nNk32.f16.e4m3.e4m3", "wgmma.mma_async.sync.aligned.m64nNk32.f16.e4m3.e4m3", kWgmma, 64, 8, 32, kE4m3Operand, kE4m3Operand, kFp16OfFp8) \
-  X(WgmmaE4m3E5m2F16, "wgmma.m64nNk32.f16.e4m3.e5m2", "wgmma.mma_async.sync.aligned.m64nNk32.f16.e4m3.e5m2", kWgmma, 64, 8, 32, kE4m3Operand, kE5m2Operand, kFp16OfFp8) \
-  X(WgmmaE5m2E4m3F16, "wgmma.m64nNk32.f16.e5m2.e4m3", "wgmma.mma_async.sync.aligned.m64nNk32.f16.e5m2.e4m3", kWgmma, 64, 8, 32, kE5m2Operand, kE4m3Operand, kFp16OfFp8) \
-  X(WgmmaE5m2E5m2F16, "wgmma.m64nNk32.f16.e5m2.e5m2", "wgmma.mma_async.sync.aligned.m64nNk32.f16.e5m2.e5m2", kWgmma, 64, 8, 32, kE5m2Operand, kE5m2Operand, kFp16OfFp8)
+  X(MmaBf16F32, "mma.m16n8k16.f32.bf16.bf16", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", kMmaSync, 16, 8, 16, kBf16Operand, kBf16Operand, kFp32Of16Bit, kNative) \
+  X(MmaF16F32, "mma.m16n8k16.f32.f16.f16", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", kMmaSync, 16, 8, 16, kFp16Operand, kFp16Operand, kFp32Of16Bit, kNative)      \
+  X(MmaF16F16, "mma.m16n8k16.f16.f16.f16", "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", kMmaSync, 16, 8, 16, kFp16Operand, kFp16Operand, kFp16Of16Bit, kNative)      \
+  X(MmaTf32F32, "mma.m16n8k8.f32.tf32.tf32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", kMmaSync, 16, 8, 8, kTf32Operand, kTf32Operand, kFp32OfTf32, kNative)      \
+  X(MmaE4m3E4m3F32, "mma.m16n8k32.f32.e4m3.e4m3", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", kMmaSync, 16, 8, 32, kE4m3ViaFp16, kE4m3ViaFp16, kFp32Of16Bit, kSm90Fp8MmaSync) \
+  X(MmaE4m3E5m2F32, "mma.m16n8k32.f32.e4m3.e5m2", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32", kMmaSync, 16, 8, 32, kE4m3ViaFp16, kE5m2ViaFp16, kFp32Of16Bit, kSm90Fp8MmaSync) \
+  X(MmaE5m2E4m3F32, "mma.m16n8k32.f32.e5m2.e4m3", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32", kMmaSync, 16, 8, 32, kE5m2ViaFp16, kE4m3ViaFp16, kFp32Of16Bit, kSm90Fp8MmaSync) \
+  X(MmaE5m2E5m2F32, "mma.m16n8k32.f32.e5m2.e5m2", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32", kMmaSync, 16, 8, 32, kE5m2ViaFp16, kE5m2ViaFp16, kFp32Of16Bit, kSm90Fp8MmaSync) \
+  X(MmaE4m3E4m3F16, "mma.m16n8k32.f16.e4m3.e4m3", "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16", kMmaSync, 16, 8, 32, kE4m3ViaFp16, kE4m3ViaFp16, kFp16Of16Bit, kSm90Fp8MmaSync) \
+  X(MmaE4m3E5m2F16, "mma.m16n8k32.f16.e4m3.e5m2", "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16", kMmaSync, 16, 8, 32, kE4m3ViaFp16, kE5m2ViaFp16, kFp16Of16Bit, kSm90Fp8MmaSync) \
+  X(MmaE5m2E4m3F16, "mma.m16n8k32.f16.e5m2.e4m3", "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e4m3.f16", kMmaSync, 16, 8, 32, kE5m2ViaFp16, kE4m3ViaFp16, kFp16Of16Bit, kSm90Fp8MmaSync) \
+  X(MmaE5m2E5m2F16, "mma.m16n8k32.f16.e5m2.e5m2", "mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16", kMmaSync, 16, 8, 32, kE5m2ViaFp16, kE5m2ViaFp16, kFp16Of16Bit, kSm90Fp8MmaSync) \
+  X(MmaS8S32, "mma.m16n8k32.s32.s8.s8", "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", kMmaSync, 16, 8, 32, kInt8Operand, kInt8Operand, kInt32OfInt8, kNative)            \
+  X(WgmmaBf16F32, "wgmma.m64nNk16.f32.bf16.bf16", "wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16", kWgmma, 64, 8, 16, kBf16Operand, kBf16Operand, kFp32Of16Bit, kNative) \
+  X(WgmmaF16F32, "wgmma.m64nNk16.f32.f16.f16", "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16", kWgmma, 64, 8, 16, kFp16Operand, kFp16Operand, kFp32Of16Bit, kNative)      \
+  X(WgmmaF16F16, "wgmma.m64nNk16.f16.f16.f16", "wgmma.mma_async.sync.aligned.m64nNk16.f16.f16.f16", kWgmma, 64, 8, 16, kFp16Operand, kFp16Operand, kFp16Of16Bit, kNative)      \
+  X(WgmmaTf32F32, "wgmma.m64nNk8.f32.tf32.tf32", "wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32", kWgmma, 64, 8, 8, kTf32Operand, kTf32Operand, kFp32OfTf32, kNative)      \
+  X(WgmmaE4m3E4m3F32, "wgmma.m64nNk32.f32.e4m3.e4m3", "wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e4m3", kWgmma, 64, 8, 32, kE4m3Operand, kE4m3Operand, kFp32OfFp8, kNative) \
+  X(WgmmaE4m3E5m2F32, "wgmma.m64nNk32.f32.e4m3.e5m2", "wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e5m2", kWgmma, 64, 8, 32, kE4m3Operand, kE5m2Operand, kFp32OfFp8, kNative) \
+  X(WgmmaE5m2E4m3F32, "wgmma.m64nNk32.f32.e5m2.e4m3", "wgmma.mma_async.sync.aligned.m64nNk32.f32.e5m2.e4m3", kWgmma, 64, 8, 32, kE5m2Operand, kE4m3Operand, kFp32OfFp8, kNative) \
+  X(WgmmaE5m2E5m2F32, "wgmma.m64nNk32.f32.e5m2.e5m2", "wgmma.mma_async.sync.aligned.m64nNk32.f32.e5m2.e5m2", kWgmma, 64, 8, 32, kE5m2Operand, kE5m2Operand, kFp32OfFp8, kNative) \
+  X(WgmmaE4m3E4m3F16, "wgmma.m64nNk32.f16.e4m3.e4m3", "wgmma.mma_async.sync.aligned.m64nNk32.f16.e4m3.e4m3", kWgmma, 64, 8, 32, kE4m3Operand, kE4m3Operand, kFp16OfFp8, kNative) \
+  X(WgmmaE4m3E5m2F16, "wgmma.m64nNk32.f16.e4m3.e5m2", "wgmma.mma_async.sync.aligned.m64nNk32.f16.e4m3.e5m2", kWgmma, 64, 8, 32, kE4m3Operand, kE5m2Operand, kFp16OfFp8, kNative) \
+  X(WgmmaE5m2E4m3F16, "wgmma.m64nNk32.f16.e5m2.e4m3", "wgmma.mma_async.sync.aligned.m64nNk32.f16.e5m2.e4m3", kWgmma, 64, 8, 32, kE5m2Operand, kE4m3Operand, kFp16OfFp8, kNative) \
+  X(WgmmaE5m2E5m2F16, "wgmma.m64nNk32.f16.e5m2.e5m2", "wgmma.mma_async.sync.aligned.m64nNk32.f16.e5m2.e5m2", kWgmma, 64, 8, 32, kE5m2Operand, kE5m2Operand, kFp16OfFp8, kNative)
 
 enum class TensorCoreId : std::uint8_t {
-#define LOWBIT_TC_ENUM(Id, name, ptx, kind, rows, cols, depth, a, b, arith) k##Id,
+#define LOWBIT_TC_ENUM(Id, name, ptx, kind, rows, cols, depth, a, b, arith, lowering) k##Id,
   LOWBIT_TENSOR_CORE_INSTRUCTIONS(LOWBIT_TC_ENUM)
 #undef LOWBIT_TC_ENUM
 };
 
 inline constexpr TensorCoreInstruction kTensorCoreInstructions[] = {
-#define LOWBIT_TC_ENTRY(Id, name, ptx, kind, rows, cols, depth, a, b, arith) \
-  {name, ptx, TensorCoreInstructionKind::kind, rows, cols, depth, tensor_core::a, tensor_core::b, tensor_core::arith},
+#define LOWBIT_TC_ENTRY(Id, name, ptx, kind, rows, cols, depth, a, b, arith, lowering) \
+  {name, ptx, TensorCoreInstructionKind::kind, rows, cols, depth, tensor_core::a, tensor_core::b, tensor_core::arith, tensor_core::lowering},
     LOWBIT_TENSOR_CORE_INSTRUCTIONS(LOWBIT_TC_ENTRY)
 #undef LOWBIT_TC_ENTRY
 };
@@ -178,7 +207,7 @@ LOWBIT_HD_CONSTEXPR TensorCoreInstruction InstructionCopy() {
 
 LOWBIT_HD_CONSTEXPR TensorCoreInstruction InstructionCopy(TensorCoreId id) {
   switch (id) {
-#define LOWBIT_TC_COPY(Id, name, ptx, kind, rows, cols, depth, a, b, arith) \
+#define LOWBIT_TC_COPY(Id, name, ptx, kind, rows, cols, depth, a, b, arith, lowering) \
   case TensorCoreId::k##Id:                                               \
     return InstructionCopy<TensorCoreId::k##Id>();
     LOWBIT_TENSOR_CORE_INSTRUCTIONS(LOWBIT_TC_COPY)
