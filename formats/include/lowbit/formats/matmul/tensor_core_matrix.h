@@ -102,14 +102,20 @@ struct DecodedRowPair {
 
 namespace detail {
 
-inline void ModelRows(const AccumulationSchedule& schedule, const DecodedRows& x,
-                                                  const DecodedRows& w, std::int64_t first, std::int64_t last,
-                                                  std::int64_t n, std::int64_t k, const float* column_scales,
-                                                  std::uint32_t* y) {
-  for (std::int64_t i = first; i < last; ++i) {
+inline void ModelRows(const AccumulationSchedule& schedule, const DecodedRows& x, const DecodedRows& w,
+                      std::int64_t first, std::int64_t last, std::int64_t n, std::int64_t k,
+                      const float* column_scales, std::uint32_t* y) {
+  // Blocks of x rows against each W row, so that the W row is read from
+  // cache for the whole block (row pairs otherwise stream all of W once per
+  // row of x).
+  constexpr std::int64_t kRowBlock = 16;
+  for (std::int64_t i0 = first; i0 < last; i0 += kRowBlock) {
+    const std::int64_t i1 = i0 + kRowBlock < last ? i0 + kRowBlock : last;
     for (std::int64_t j = 0; j < n; ++j) {
       const float scale = schedule.scale_per_column ? column_scales[j] : 1.0f;
-      y[i * n + j] = ScheduledDot(schedule, DecodedRowPair{&x, &w, i, j}, k, scale);
+      for (std::int64_t i = i0; i < i1; ++i) {
+        y[i * n + j] = ScheduledDot(schedule, DecodedRowPair{&x, &w, i, j}, k, scale);
+      }
     }
   }
 }
