@@ -11,6 +11,7 @@ from ._api import (FLAG_INEXACT, FLAG_INVALID, FLAG_OVERFLOW, FLAG_UNDERFLOW, Ex
                    Profile, QuantizedTensor, Recipe, Step, awq_weight, build_info, decode, dequantize, encode, explain,
                    formats, gemv, gptq_weight, matmul, matmul_rows, profiles, quantize, recipes)
 from ._show import show
+from .tensor_core import AccumulationSchedule, matmul_model, mma, mma_dot, mma_explain, tensor_core_instructions
 
 __version__ = "0.1.0"
 

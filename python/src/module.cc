@@ -31,6 +31,7 @@
 
 #include "cuda_bridge.h"
 #include "matmul_bindings.h"
+#include "tensor_core_bindings.h"
 #include "testing_bindings.h"
 #include "lowbit/check/backends.h"
 #include "lowbit/formats/convert.h"
@@ -1047,6 +1048,7 @@ NB_MODULE(_lowbit, m) {
   m.doc() = "lowbit's extension: the registry, the model and the backends (use the `lowbit` package).";
   RegisterTesting(m);  // lowbit.testing: check_outputs (testing_bindings.cc)
   RegisterMatmul(m);   // lowbit.gemv / lowbit.matmul (matmul_bindings.cc)
+  RegisterTensorCore(m);  // lowbit.mma / lowbit.matmul_model (tensor_core_bindings.cc)
   m.def("build_info", &BuildInfo, "What this build has: backends, the SIMD target, CUDA.");
   m.def("format_table", &FormatTable, "Every element format with its properties.");
   m.def("profile_table", &ProfileTable, "Every profile with its source.");
