@@ -106,8 +106,12 @@ plt.show()
 # %% [markdown]
 # ## Overflow, with and without saturation
 #
-# E4M3 has no infinity. Without saturation (the OCP default, `saturate=False`), a value that rounds
-# above 448 becomes **NaN** (code `0x7F`); with saturation it is clamped to **448** (`0x7E`). The
+# E4M3 has no infinity. The OCP FP8 specification (OFP8 v1.0) defines **both** overflow modes and
+# leaves the choice to the implementation: non-saturating, where a value that rounds above 448
+# becomes **NaN** (code `0x7F`), and saturating, where it is clamped to **448** (`0x7E`). lowbit's
+# `saturate=False` (its default, and its `ocp` profile) is the non-saturating mode; `saturate=True`
+# the saturating one. Hopper's `cvt` to FP8 exists only in the saturating form (the `nvidia`
+# profile below). The
 # boundary is the midpoint between 448 and the next value the format would have (480): 464 still
 # rounds to 448 (a tie, to even), anything above it overflows. E5M2 does have an infinity, so there
 # the non-saturating result is +Inf (`0x7C`) and the saturating one is 57344 (`0x7B`).
@@ -172,7 +176,11 @@ assert (direct[0], via_fp32[0]) == (1.125, 1.0)
 #
 # NVIDIA's saturating conversion (`cvt.rn.satfinite`) turns even an infinity into the largest
 # finite value, and it never keeps the sign of a NaN; PyTorch on the CPU gives `0xFFFF` for every
-# NaN converted to BF16 (`docs/formats-reference.md §3.2`). The table is computed here:
+# NaN converted to BF16 (`docs/formats-reference.md §3.2`). The `ocp` column is lowbit's `ocp`
+# profile: OFP8's non-saturating mode for the FP8 rows. OCP does not specify BF16 at all, so for the
+# BF16 row that profile follows IEEE 754's conversion rules (a quiet NaN, `0x7FC0`) — the column's
+# name does not make it an OCP rule. The table is computed here, and the profile's stated sources
+# are checked:
 
 # %%
 special = np.array([np.inf, -np.nan, np.nan], np.float32)
@@ -188,3 +196,7 @@ assert [got["e4m3", p][1] for p in names] == [0xFF, 0x7F, 0x7F, 0xFF, 0xFF]
 assert [got["e5m2", p][0] for p in names] == [0x7C, 0x7B, 0x7C, 0x7C, 0x7C]
 assert [got["e5m2", p][2] for p in names] == [0x7E, 0x7F, 0x7F, 0x7E, 0x7F]
 assert [got["bf16", p][2] for p in names] == [0x7FC0, 0x7FFF, 0x7FFF, 0x7FC0, 0xFFFF]
+ocp_source = lowbit.profiles["ocp"].source
+print(ocp_source)
+assert "OFP8" in ocp_source and "non-saturating mode" in ocp_source
+assert "IEEE 754-2019 for FP32/BF16/FP16" in ocp_source

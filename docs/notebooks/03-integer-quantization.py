@@ -163,13 +163,35 @@ assert low_first.tolist() == [0xE1, 0xC3, 0xA5, 0x87] and high_first.tolist() ==
 # %% [markdown]
 # ## GPTQ and AWQ: eight codes in a 32-bit word
 #
-# GPTQ and AWQ store unsigned 4-bit codes (offset 8) eight to an `int32`:
+# GPTQ and AWQ checkpoints store unsigned 4-bit codes eight to an `int32`. What follows are their
+# **storage layouts**, not the GPTQ and AWQ algorithms (which choose the weights' values by
+# minimizing a layer's output error; lowbit models only the rounding step and the bytes). The codes
+# are unsigned, but the zero point is not the same thing in both:
+#
+# - **GPTQ** symmetric puts every zero point at 8 (`uint4:gptq-sym`); asymmetric GPTQ has one per
+#   group (`uint4:gptq-asym`). Its `qzeros` tensor stores **zero − 1** (AutoGPTQ v1's off-by-one,
+#   which the kernel adds back: `docs/formats-reference.md §8.3`).
+# - **AWQ** always quantizes with a zero point per group (`uint4:awq-fp16`), stored as is.
+#
+# The two `qweight` layouts:
 #
 # - **GPTQ `qweight`** packs along the input dimension K: word `[k/8][n]` holds rows k…k+7 of column n,
 #   row j of the eight in bits 4j…4j+3.
 # - **AWQ `qweight`** packs along the output dimension N with the interleave `[0, 2, 4, 6, 1, 3, 5, 7]`:
 #   nibble i of word `[k][n/8]` holds column `8·(n/8) + order[i]`.
-#
+
+# %%
+# Its own generator, so that the draws of the cells below stay those their numbers were pinned on.
+zp_data = np.random.default_rng(8).normal(0.3, 1, (4, 128)).astype(np.float32)  # off-centre rows: the asymmetric zero points move
+zero_points = {r: lowbit.quantize(zp_data, r, layout="g128").zero_points.tolist()
+               for r in ("uint4:gptq-sym", "uint4:gptq-asym", "uint4:awq-fp16")}
+for r, z in zero_points.items():
+    print(f"{r:16} zero point per group of 128: {z}")
+assert zero_points["uint4:gptq-sym"] == [8, 8, 8, 8]
+assert len(set(zero_points["uint4:gptq-asym"])) > 1 and len(set(zero_points["uint4:awq-fp16"])) > 1
+assert all(lowbit.recipes[r].zero_point for r in zero_points)
+
+# %% [markdown]
 # An 8 × 8 block of GPTQ codes (`uint4:gptq-sym`, per input row here so that every code differs),
 # shown as the little-endian bytes each layout writes to memory:
 

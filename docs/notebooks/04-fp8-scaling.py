@@ -11,13 +11,25 @@
 # %% [markdown]
 # # FP8 scaling recipes
 #
-# E4M3 covers 2⁻⁹ … 448. A tensor is multiplied by a **scale** so that its values land in that range,
-# stored as FP8 codes, and divided again on the way back. TransformerEngine's recipe
-# (`docs/formats-reference.md §7`) takes the scale as `448 / amax` (an FP32 division rounded to
-# nearest), converts `x · scale` with a saturating conversion and stores `1 / scale` to dequantize.
+# E4M3 covers 2⁻⁹ … 448. A tensor is multiplied by an **encode factor** so that its values land in
+# that range, stored as FP8 codes, and multiplied by the **stored scale** (1 / factor) on the way back.
+# TransformerEngine's recipe (`docs/formats-reference.md §7`) takes the factor as `448 / amax` (an FP32
+# division rounded to nearest), converts `x · factor` with a saturating conversion and stores
+# `1 / factor` to dequantize.
 # lowbit's recipes `e4m3:te` and `e4m3:te-pow2` (the scale rounded down to a power of two) model it;
 # the choice left to the user is **whose amax**: measured on this tensor (dynamic) or on calibration
 # data (static), for the whole tensor, per token (row of activations) or per channel (row of weights).
+
+# %% [markdown]
+# > **Three words used the same way in notebooks 4, 5 and 6.**
+# > The **encode factor** is the number each element is multiplied by before it is rounded to the
+# > element format: TransformerEngine's `scale`, 448 / amax for E4M3 (`lowbit.explain(...)` reports it
+# > as `factor` for the FP8 and integer recipes; for the MX recipes the element step *divides* by the
+# > E8M0 block scale, and `factor` is that divisor). The **stored scale** is what the quantized tensor
+# > keeps to multiply the codes back: 1 / factor in FP32 for the per-tensor, per-token and per-channel
+# > recipes (TE's `scale_inv`), the E8M0 or UE4M3 block scale for MX and NVFP4. **`q.scales`** is the
+# > stored scale of every group as FP32 (decoded from `q.scale_codes` where it is a narrow format).
+# > "Scale" alone means the stored scale; "factor" means the encode factor.
 
 # %%
 # %matplotlib inline
@@ -53,12 +65,15 @@ assert (g2.factor, g2.dequantized) == (64.0, [0.5, 1.0, 3.0, -4.0])
 # **Static** scaling fixes the factor once, from calibration data, and uses it for every later tensor;
 # a later tensor with a larger amax then **saturates** at ±448 / factor.
 #
-# The Python package has no static-scale argument yet (the command line has
-# `lowbit quantize --static LO,HI`), so the static path here is composed from lowbit's pieces: the
-# factor that `lowbit.explain` computes for the calibration amax, then `lowbit.encode(x · factor,
-# "e4m3", saturate=True)` and `lowbit.decode(...) / factor` — the TE recipe's element step. The
-# first assertion checks that this composition equals `lowbit.quantize` when the calibration data is
-# the tensor itself.
+# lowbit takes a static stored scale through `lowbit.quantize(x, "e4m3:vllm", given_scale=s)`: vLLM's
+# `static_scaled_fp8_quant`, which *divides* x by the stored scale s = calibrated amax / 448. TE's
+# recipe *multiplies* by the factor 448 / amax instead, and `given_scale=` is for the vLLM recipes
+# only, so the TE path here is composed from lowbit's pieces: the factor that `lowbit.explain`
+# computes for the calibration amax, then `lowbit.encode(x · factor, "e4m3", saturate=True)` and
+# `lowbit.decode(...) · (1 / factor)` — the TE recipe's element step. The first assertion checks that
+# this composition equals `lowbit.quantize` when the calibration data is the tensor itself; the
+# second, that on this tensor it also equals vLLM's static path (dividing by the stored scale and
+# multiplying by the factor can differ by one code at a tie: notebook 6 catches exactly that).
 
 # %%
 def static_e4m3(x, calibration_amax, recipe="e4m3:te"):
@@ -78,6 +93,8 @@ x = rng.normal(0, 1, 4096).astype(np.float32)
 dyn = lowbit.quantize(x, "e4m3:te")
 assert np.array_equal(static_e4m3(x, float(np.abs(x).max())), dyn.dequantize())
 assert abs(sqnr_db(x, dyn.dequantize()) - dyn.error()["sqnr_db"]) < 1e-9
+vllm_static = lowbit.quantize(x, "e4m3:vllm", given_scale=np.float32(2.0) / np.float32(448))
+assert np.array_equal(static_e4m3(x, 2.0), vllm_static.dequantize())
 
 # %% [markdown]
 # Calibrated on data whose amax was 2, a later batch of the same distribution (amax about 4.06)
@@ -93,9 +110,11 @@ assert (round(s_dyn, 1), round(s_static, 1)) == (31.7, 18.8)
 # ## Error against the scale choice
 #
 # Sweeping the calibrated amax from a tenth of the true amax to 10⁵ times it shows the
-# asymmetry of FP8: **too small a scale clips** (the SQNR collapses), while **too large a scale costs
-# almost nothing** for a long way — a float format has the same relative precision in every binade —
-# until the scaled values sink into E4M3's subnormals (below 2⁻⁶) and then flush to zero. From 1 to
+# asymmetry of FP8: **a calibrated amax that is too small** — an encode factor that is too large —
+# **clips** (the SQNR collapses), while **one that is too large** — a factor that is too small, a
+# stored scale that is too large — **costs almost nothing** for a long way, because a float format
+# has the same relative precision in every binade, until the scaled values sink into E4M3's
+# subnormals (below 2⁻⁶) and then flush to zero. From 1 to
 # 1000 times the true amax the E4M3 SQNR stays within 1 dB of its best; at 10⁵ times it has lost more
 # than 10 dB. E5M2 has one mantissa bit fewer (about 6 dB less SQNR) and a far wider range. The
 # power-of-two factor (`te-pow2`) rounds the factor down, so it clips a little later.
@@ -139,16 +158,19 @@ assert 5 < gap.mean() < 7
 # ## Per token, with a minimum scale
 #
 # For activations, each token (row) gets its own scale. A padding token of zeros has amax 0; the TE
-# recipe then uses scale 1 (its guard against dividing by zero). A token of tiny values gets a huge
-# factor — here 448 / 3·10⁻⁷ ≈ 1.5·10⁹ — which is exact but makes the stored `1/scale` tiny. Kernels
-# therefore often impose a **minimum scale**, i.e. TE's `amax_epsilon`: `amax = max(amax, eps)`.
+# recipe then uses factor 1 and stored scale 1 (its guard against dividing by zero). A token of tiny
+# values gets a huge factor — here its amax is 1.82·10⁻⁷, so the factor is 448 / 1.82·10⁻⁷ ≈
+# 2.46·10⁹ — which is exact but makes the stored scale tiny. Kernels therefore often impose a
+# **minimum scale**, i.e. TE's `amax_epsilon`: `amax = max(amax, eps)`.
 #
 # lowbit's Python API has no `eps` argument yet; since the recipe takes the row's amax, appending one
 # element equal to `eps` to every row and dropping it afterwards gives exactly `max(amax, eps)`, so the
 # floor below is still lowbit's recipe. With eps = 10⁻³ the stored scale cannot fall below
 # 10⁻³ / 448 ≈ 2.23·10⁻⁶ (the zero token gets that scale too), and the tiny token pays for it: its
-# scaled values sink among E4M3's subnormals and its SQNR falls from **33.7 dB** to **28.6 dB** —
-# a mild loss, again because a float format spends its codes logarithmically.
+# factor is now only about 448 000, its scaled values lie between 0.00095 and 0.082, **4 of its
+# 16** fall below 2⁻⁶ among E4M3's subnormals (the rest in the lowest normal binades), and its SQNR
+# falls from **33.7 dB** to **28.6 dB** — a mild loss, again because a float format spends its codes
+# logarithmically.
 
 # %%
 tokens = np.vstack([rng.normal(0, 1, 16), np.zeros(16), rng.normal(0, 1e-7, 16)]).astype(np.float32)
@@ -164,6 +186,16 @@ assert per_token.scales[1] == 1.0 and per_token.scales[2] < 1e-9
 assert np.array_equal(per_token.dequantize()[0], back[0])  # the floor leaves a normal token alone
 assert floored.scales[1] == floored.scales[2] and f"{floored.scales[2]:.3g}" == "2.23e-06"
 assert (round(tiny[0], 1), round(tiny[1], 1)) == (33.7, 28.6)
+tiny_amax = float(np.abs(tokens[2]).max())
+tiny_factor = lowbit.explain(tokens[2], "e4m3:te").groups[0].factor
+assert f"{tiny_amax:.3g}" == "1.82e-07" and f"{tiny_factor:.3g}" == "2.46e+09"
+assert tiny_factor == np.float32(448) / np.float32(tiny_amax)
+floor_factor = lowbit.explain(np.append(tokens[2], eps), "e4m3:te").groups[0].factor
+scaled_tiny = np.abs(tokens[2]) * np.float32(floor_factor)
+print(f"factor with the floor {floor_factor:.6g}; scaled values {scaled_tiny.min():.3g} .. {scaled_tiny.max():.3g}; "
+      f"{int(np.sum(scaled_tiny < lowbit.formats['e4m3'].smallest_normal))} of 16 below 2^-6")
+assert f"{floor_factor:.6g}" == "448000" and int(np.sum(scaled_tiny < lowbit.formats["e4m3"].smallest_normal)) == 4
+assert f"{scaled_tiny.min():.2g}" == "0.00095" and f"{scaled_tiny.max():.2g}" == "0.082"
 
 # %% [markdown]
 # ## Per channel

@@ -18,10 +18,21 @@
 # then re-runs known conventions on the same inputs and names the one the kernel follows.
 #
 # The "kernel" here is per-row E4M3 quantization as TransformerEngine does it
-# (`docs/formats-reference.md §7`): `scale = 448 / amax` in FP32, codes = E4M3(`x · scale`)
-# saturated, and `1 / scale` stored for dequantization. lowbit calls that recipe `e4m3:te/row`.
+# (`docs/formats-reference.md §7`): the encode factor `448 / amax` in FP32, codes =
+# E4M3(`x · factor`) saturated, and the stored scale `1 / factor` kept for dequantization. lowbit calls that recipe `e4m3:te/row`.
 # It is written the way a user would write it, in NumPy with ml_dtypes' FP8 cast and no lowbit
 # inside, in three versions: the right one and two with a classic slip each.
+
+# %% [markdown]
+# > **Three words used the same way in notebooks 4, 5 and 6.**
+# > The **encode factor** is the number each element is multiplied by before it is rounded to the
+# > element format: TransformerEngine's `scale`, 448 / amax for E4M3 (`lowbit.explain(...)` reports it
+# > as `factor` for the FP8 and integer recipes; for the MX recipes the element step *divides* by the
+# > E8M0 block scale, and `factor` is that divisor). The **stored scale** is what the quantized tensor
+# > keeps to multiply the codes back: 1 / factor in FP32 for the per-tensor, per-token and per-channel
+# > recipes (TE's `scale_inv`), the E8M0 or UE4M3 block scale for MX and NVFP4. **`q.scales`** is the
+# > stored scale of every group as FP32 (decoded from `q.scale_codes` where it is a narrow format).
+# > "Scale" alone means the stored scale; "factor" means the encode factor.
 
 # %%
 # %matplotlib inline
@@ -37,9 +48,9 @@ from figures import checked
 def user_kernel(x, *, divide_by_stored_scale=False, round_toward_zero=False):
     """Per-row E4M3 quantization, TE style, written without lowbit."""
     amax = np.abs(x).max(axis=1, keepdims=True)
-    scale = (np.float32(448) / amax).astype(np.float32)
-    scale_inv = (np.float32(1) / scale).astype(np.float32)  # what the kernel stores
-    y = (x / scale_inv if divide_by_stored_scale else x * scale).astype(np.float32)
+    factor = (np.float32(448) / amax).astype(np.float32)
+    scale_inv = (np.float32(1) / factor).astype(np.float32)  # the stored scale
+    y = (x / scale_inv if divide_by_stored_scale else x * factor).astype(np.float32)
     y = np.clip(y, -448, 448)
     codes = y.astype(ml_dtypes.float8_e4m3fn).view(np.uint8).copy()  # round to nearest even
     if round_toward_zero:  # step back every code that rounded away from zero
@@ -55,7 +66,7 @@ def user_kernel(x, *, divide_by_stored_scale=False, round_toward_zero=False):
 # inputs that catch them are those whose scaled value lands **near a tie**, halfway between two
 # E4M3 values. That is what lowbit's generators aim at (`lowbit.testing.matrices`). Here they are
 # built directly: 16 rows of 256 values, each row with its own amax between 1 and 10 in its first
-# element, the rest chosen so that `x · scale` is a midpoint of two E4M3 values (before FP32
+# element, the rest chosen so that `x · factor` is a midpoint of two E4M3 values (before FP32
 # rounding).
 
 # %%
@@ -65,8 +76,8 @@ e4m3_values = lowbit.decode(np.arange(0x00, 0x7E, dtype=np.uint8), "e4m3").astyp
 midpoints = (e4m3_values[:-1] + e4m3_values[1:]) / 2
 x = np.empty((rows, cols), np.float32)
 for i, amax in enumerate(rng.uniform(1, 10, rows).astype(np.float32)):
-    scale = np.float64(np.float32(448) / amax)
-    x[i] = (rng.choice(midpoints, cols) * rng.choice([-1, 1], cols) / scale).astype(np.float32)
+    factor = np.float64(np.float32(448) / amax)
+    x[i] = (rng.choice(midpoints, cols) * rng.choice([-1, 1], cols) / factor).astype(np.float32)
     x[i, 0] = amax
 assert np.array_equal(np.abs(x).max(axis=1), x[:, 0])  # the first element is each row's amax
 
@@ -86,8 +97,8 @@ lowbit.testing.assert_matches(x, codes, "e4m3:te/row", scales=scale_inv)  # the 
 # %% [markdown]
 # ## Slip 1: dividing by the stored scale
 #
-# Dividing by the stored `1 / scale` is not multiplying by `scale`. `1 / scale` is rounded to FP32,
-# so `x / (1 / scale)` and `x · scale` can differ in their last bit, and at a tie that bit picks
+# Dividing by the stored scale is not multiplying by the factor. The stored scale `1 / factor` is
+# rounded to FP32, so `x / (1 / factor)` and `x · factor` can differ in their last bit, and at a tie that bit picks
 # the code. 647 of the 4112 outputs differ, each by one code. The diagnosis re-runs the known
 # operation orders and finds the one this kernel follows on every output.
 
@@ -102,9 +113,11 @@ assert report_divide.diagnosis.startswith("matches divide by the stored scale on
 # %% [markdown]
 # ## Slip 2: rounding toward zero
 #
-# A conversion that truncates, such as a hand-written bit shift or a `cvt.rz`, rounds every
-# inexact value toward zero: one code lower in magnitude wherever the nearest E4M3 value lay above,
-# 1755 outputs here. The diagnosis names the rounding mode.
+# A hand-written conversion that truncates — a bit shift that drops the low mantissa bits — rounds
+# every inexact value toward zero. (PTX cannot do this by accident: its only conversions to E4M3 are
+# `cvt.rn.satfinite.e4m3x2.{f32,f16x2}`, round to nearest and saturating, with no `.rz` form;
+# `docs/formats-reference.md §2`. The slip comes from code that does the conversion itself.) It
+# lands one code lower in magnitude wherever the nearest E4M3 value lay above, 1755 outputs here. The diagnosis names the rounding mode.
 
 # %%
 codes_rtz, scale_inv = user_kernel(x, round_toward_zero=True)
