@@ -173,12 +173,24 @@ def _host_codes(x, what: str, want: str, given_format, inst: TensorCoreInstructi
         if dt.kind == "u" and dt.itemsize * 8 < bits:
             raise ValueError(f"{what.upper()}: {want} codes are {bits} bits, a {dt} array cannot hold them")
         # Signed arrays are read as their two's-complement bits; the extension
-        # checks that every code fits the format's width.
-        return np.ascontiguousarray(x).view(np.dtype(f"u{dt.itemsize}")).astype(np.uint32)
+        # checks that every code fits the format's width (wider arrays here,
+        # before they narrow to uint32).
+        codes = _c_order(x).view(np.dtype(f"u{dt.itemsize}"))
+        if dt.itemsize > 4:
+            wide = np.flatnonzero(codes >> np.uint64(32))
+            if wide.size:
+                raise ValueError(f"{what.upper()} element {wide[0]} is code {int(codes.flat[wide[0]]):#x}, wider "
+                                 f"than {want}'s {bits} bits")
+        return codes.astype(np.uint32)
     fmt = _dtype_format(dt)
     if fmt is None or fmt != want:
         raise _wrong_type(what, inst, want, str(dt), fmt is None and dt.kind == "u")
-    return np.ascontiguousarray(x).view(np.dtype(f"u{dt.itemsize}")).astype(np.uint32)
+    return _c_order(x).view(np.dtype(f"u{dt.itemsize}")).astype(np.uint32)
+
+
+def _c_order(x: np.ndarray) -> np.ndarray:
+    """x C-contiguous, its shape kept (np.ascontiguousarray makes a 0-d array 1-d)."""
+    return x if x.flags.c_contiguous else x.copy(order="C")
 
 
 def _output_dtype(fmt: str, torch_out: bool):
