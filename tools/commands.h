@@ -37,5 +37,6 @@ void AddQuantizeCommand(CLI::App& app);  // quantize_command.cc (block recipes)
 void AddExplainCommand(CLI::App& app);   // explain_command.cc (block recipes)
 void AddListCommand(CLI::App& app);      // list_command.cc (formats, profiles, recipes)
 void AddCheckCommand(CLI::App& app);     // check_command.cc (a user kernel's dumped outputs)
+void AddMmaCommand(CLI::App& app);       // mma_command.cc (one tensor-core output, step by step)
 
 }  // namespace lowbit::tools

@@ -75,6 +75,7 @@ int Run(int argc, char** argv) {
   lowbit::tools::AddExplainCommand(app);
   lowbit::tools::AddListCommand(app);
   lowbit::tools::AddCheckCommand(app);
+  lowbit::tools::AddMmaCommand(app);
   std::vector<std::string> args = ProtectNegativeValues(argc, argv);
   if (args.size() > 1 && !args[1].empty() && args[1][0] != '-') {
     bool known = false;
