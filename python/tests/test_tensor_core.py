@@ -424,3 +424,11 @@ def test_bad_matmul_operands():
         with pytest.raises(ValueError) as e:
             call()
         assert message in str(e.value)
+
+
+def test_doctests():
+    import doctest
+
+    import lowbit.tensor_core
+    result = doctest.testmod(lowbit.tensor_core, extraglobs={"lowbit": lowbit, "np": np, "ml_dtypes": ml_dtypes})
+    assert result.attempted >= 8 and result.failed == 0
