@@ -28,7 +28,7 @@ packages=(g++ make cmake pkg-config libboost-dev librapidcheck-dev libhwy-dev
           libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev g++-aarch64-linux-gnu
           clang libclang-rt-dev  # clang + its sanitizer/libFuzzer runtimes: scripts/sanitize.sh, fuzz.sh
           python3-dev  # headers for the Python package's extension when .venv is Debian's python3
-          chromium chromium-driver)  # the docs site's browser test (docs/notebooks/browser_test.py)
+          chromium chromium-driver fonts-dejavu-core)  # the docs site's browser test (docs/notebooks/browser_test.py)
 
 missing_packages() {
   local p

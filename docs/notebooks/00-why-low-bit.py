@@ -40,7 +40,7 @@ from figures import checked
 # |---|---|---|
 # | **weights** (inference) | INT8, INT4 with a scale per group (GPTQ, AWQ), NVFP4, MXFP4, E4M3 per channel | fixed after training, so their scales can be calibrated once; the fewest bits win because every weight is read per token |
 # | **activations** | E4M3 per tensor or per token, MXFP8, NVFP4 | computed on the fly, so the scale is measured as they are quantized (dynamic) or calibrated (static); E4M3 has one more mantissa bit than E5M2 |
-# | **gradients** (training) | E5M2, BF16 | gradients span many orders of magnitude: E5M2's 32 binades (about) beat E4M3's 18 (notebook 7) |
+# | **gradients** (training) | E5M2, BF16 | gradients span many orders of magnitude: E5M2's 32 binades beat E4M3's 18 (notebook 8) |
 # | **KV cache** | E4M3 with a per-tensor or per-head scale (vLLM) | long contexts make the cache the largest tensor in memory |
 # | **scales** | E8M0 (MX), UE4M3 (NVFP4), FP32, FP16 | a power of two (E8M0) is free to apply; UE4M3 is finer; FP32 for one scale per tensor |
 # | **accumulation and master weights** | FP32, BF16 | sums of many products need the bits that the inputs lack |
@@ -57,6 +57,8 @@ def binades(f):
 
 e4m3, e5m2 = lowbit.formats["e4m3"], lowbit.formats["e5m2"]
 print(f"E4M3 spans {binades(e4m3):.1f} binades, E5M2 {binades(e5m2):.1f}")  # about 18 and 32
+
+# %% tags=["assertions"]
 assert round(binades(e4m3)) == 18 and round(binades(e5m2)) == 32
 assert e4m3.mantissa_bits == e5m2.mantissa_bits + 1
 
@@ -111,6 +113,8 @@ display(Markdown(table))
 
 # %%
 by_name = {r[0]: r for r in rows}
+
+# %% tags=["assertions"]
 assert set(by_name) >= {"fp32", "bf16", "fp16", "e4m3", "e5m2", "e3m2", "e2m3", "e2m1", "e8m0", "ue4m3",
                         "int8", "int4", "uint4"}  # FP6, UE4M3 and the integers are in the table
 assert by_name["e4m3"][3:7] == ["448", "0.015625", "2^-9", "0.125"]
@@ -157,7 +161,7 @@ display(Markdown("\n".join(
     + [f"| `{n}` | {lay} | {lowbit.recipes[n.split('/')[0]].element} | {lowbit.recipes[n.split('/')[0]].scale_format} "
        f"| {b:.4g} | {s:.1f} |" for n, (b, lay, s) in cost.items()])))
 
-# %%
+# %% tags=["assertions"]
 assert f"{cost['mxfp4:te'][0]:.4g}" == "4.25" and f"{cost['mxfp8_e4m3:te'][0]:.4g}" == "8.25"
 assert f"{cost['mxfp6_e2m3:te'][0]:.4g}" == "6.25"
 assert 4.5 < cost["nvfp4:te"][0] < 4.5 + 1e-3  # + one FP32 per tensor
@@ -186,6 +190,8 @@ ax.set_title("Weight memory of an 8-billion-parameter model, scales included")
 fig.tight_layout()
 checked(fig)
 plt.show()
+
+# %% tags=["assertions"]
 assert f"{gib['BF16']:.2f}" == "14.90" and f"{gib['NVFP4']:.2f}" == "4.19" and f"{gib['MXFP4']:.2f}" == "3.96"
 
 # %% [markdown]
@@ -212,6 +218,8 @@ assert f"{gib['BF16']:.2f}" == "14.90" and f"{gib['NVFP4']:.2f}" == "4.19" and f
 narrow = ["e4m3", "e5m2", "e3m2", "e2m3", "e2m1", "e8m0"]
 cuda = {n: lowbit.formats[n].cuda_name for n in narrow}
 print(cuda)
+
+# %% tags=["assertions"]
 assert cuda == {"e4m3": "__nv_fp8_e4m3", "e5m2": "__nv_fp8_e5m2", "e3m2": "__nv_fp6_e3m2",
                 "e2m3": "__nv_fp6_e2m3", "e2m1": "__nv_fp4_e2m1", "e8m0": "__nv_fp8_e8m0"}
 
@@ -224,8 +232,9 @@ assert cuda == {"e4m3": "__nv_fp8_e4m3", "e5m2": "__nv_fp8_e5m2", "e3m2": "__nv_
 # 4. **FP8 scaling** — choosing the encode factor, per tensor, token or channel.
 # 5. **Block formats** — MX and NVFP4: why their scales look the way they do.
 # 6. **Check your kernel** — testing an implementation against lowbit.
-# 7. **Training numerics** — stochastic rounding, loss scaling, delayed scaling.
-# 8. **Real data** — every format and recipe on a trained classifier.
+# 7. **Accumulation** — how tensor cores add the products of a matrix product.
+# 8. **Training numerics** — stochastic rounding, loss scaling, delayed scaling.
+# 9. **Real data** — every format and recipe on a trained classifier.
 #
 # The words used for recipes (`te`, `ao`, `msx`, `vllm`, …) are in the glossary of this site, and
 # the facts with their sources in `docs/formats-reference.md`.

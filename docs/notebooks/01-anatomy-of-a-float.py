@@ -49,7 +49,7 @@ for f in ones.values():
 # and `0x3F800000` in FP32. E8M0 has neither sign nor mantissa: it is only an exponent, a power of
 # two (the scale of the MX block formats, notebook 5).
 
-# %%
+# %% tags=["assertions"]
 assert {n: f.bias for n, f in ones.items()} == {"fp32": 127, "bf16": 127, "fp16": 15, "e4m3": 7, "e5m2": 15,
                                                 "e2m1": 1, "e8m0": 127}
 assert all(f.exponent == f.bias and f.mantissa == 0 and f.value == 1.0 for f in ones.values())
@@ -73,7 +73,7 @@ for row, name in enumerate(FORMATS):
             ax.add_patch(plt.Rectangle((start + k, row - 0.4), 1, 0.8, facecolor=colours[field], alpha=0.35,
                                        edgecolor="black", linewidth=0.4, label=field if row == 0 and k == 0 else None))
             if len(f.bits) <= 16:
-                ax.text(start + k + 0.5, row, bit, ha="center", va="center", fontsize=7)
+                ax.text(start + k + 0.5, row, bit, ha="center", va="center", fontsize=9)
         start += len(bits)
 ax.set_xlim(0, 32)
 ax.set_ylim(len(FORMATS) - 0.5, -0.5)
@@ -109,13 +109,15 @@ for name in FORMATS:
 
 # %%
 f = lowbit.formats
+e2m1_values = lowbit.decode(np.arange(16, dtype=np.uint8), "e2m1", dtype=np.float64)
+
+# %% tags=["assertions"]
 assert (f["e4m3"].max, f["e4m3"].smallest_normal, f["e4m3"].smallest_subnormal) == (448.0, 2**-6, 2**-9)
 assert (f["e5m2"].max, f["e5m2"].smallest_normal, f["e5m2"].smallest_subnormal) == (57344.0, 2**-14, 2**-16)
 assert (f["e2m1"].max, f["e2m1"].smallest_normal, f["e2m1"].smallest_subnormal) == (6.0, 1.0, 0.5)
 assert (f["fp16"].max, f["fp16"].smallest_normal, f["fp16"].smallest_subnormal) == (65504.0, 2**-14, 2**-24)
 assert f["bf16"].smallest_normal == 2**-126 and f"{f['bf16'].max:.3g}" == "3.39e+38"
 assert (f["e8m0"].max, f["e8m0"].smallest_normal, f["e8m0"].smallest_subnormal) == (2.0**127, 2.0**-127, None)
-e2m1_values = lowbit.decode(np.arange(16, dtype=np.uint8), "e2m1", dtype=np.float64)
 assert sorted(set(np.abs(e2m1_values).tolist())) == [0, 0.5, 1, 1.5, 2, 3, 4, 6]
 assert len(set(e2m1_values.tolist())) == 15  # +0 and -0 compare equal: 16 codes, 15 values
 
@@ -175,7 +177,7 @@ ax.legend()
 checked(fig)
 plt.show()
 
-# %%
+# %% tags=["assertions"]
 assert density["e4m3"][0] == 8 and density["e5m2"][0] == 4 and density["e2m1"][0] == 2
 assert density["fp16"][0] == 1024 and density["bf16"][0] == 128
 assert [density["e4m3"][k] for k in (-9, -8, -7)] == [1, 2, 4]  # subnormal binades of E4M3
@@ -202,6 +204,8 @@ for code, name in [(0x7E, "e4m3"), (0x7F, "e4m3"), (0xFF, "e4m3"), (0x7C, "e5m2"
 
 # %%
 e4m3, e5m2, e4fnuz, e5fnuz = (lowbit.formats[n] for n in ("e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz"))
+
+# %% tags=["assertions"]
 assert (e4m3.has_inf, e4m3.nan_codes, lowbit.show(0x7E, "e4m3").value) == (False, [0x7F, 0xFF], 448.0)
 assert (e5m2.inf_codes, e5m2.nan_codes) == ([0x7C, 0xFC], [0x7D, 0x7E, 0x7F, 0xFD, 0xFE, 0xFF])
 assert (e4fnuz.nan_codes, e4fnuz.has_negative_zero, e4fnuz.bias, e4fnuz.max) == ([0x80], False, 8, 240.0)

@@ -48,6 +48,8 @@ ties = np.array([1.0625, 1.1875, -1.0625])
 table = {mode: e4m3(ties, rounding=mode) for mode in ("rne", "rna", "rtz")}
 for mode, out in table.items():
     print(f"{mode}: {ties} -> {out}")
+
+# %% tags=["assertions"]
 assert table["rne"].tolist() == [1.0, 1.25, -1.0]
 assert table["rna"].tolist() == [1.125, 1.25, -1.125]
 assert table["rtz"].tolist() == [1.0, 1.125, -1.0]
@@ -84,6 +86,8 @@ bits = rng.integers(0, 2**32, n, dtype=np.uint32)
 sr = e4m3(np.full(n, 1.03), rounding="stochastic", random_bits=bits)
 up = float(np.mean(sr == 1.125))
 print(f"rounded up {up:.2%} of the time, mean {sr.mean():.5f}")
+
+# %% tags=["assertions"]
 assert set(sr.tolist()) == {1.0, 1.125}
 assert abs(up - 0.24) < 0.005 and abs(sr.mean() - 1.03) < 0.001
 assert e4m3([1.03]).tolist() == [1.0]
@@ -121,8 +125,10 @@ over = np.array([448.0, 464.0, 464.5, 500.0, 1e6])
 plain, sat = lowbit.encode(over, "e4m3"), lowbit.encode(over, "e4m3", saturate=True)
 print("e4m3        ", [hex(c) for c in plain])
 print("e4m3 satfinite", [hex(c) for c in sat])
-assert plain.tolist() == [0x7E, 0x7E, 0x7F, 0x7F, 0x7F] and sat.tolist() == [0x7E] * 5
 e5 = lowbit.encode(np.array([1e6]), "e5m2"), lowbit.encode(np.array([1e6]), "e5m2", saturate=True)
+
+# %% tags=["assertions"]
+assert plain.tolist() == [0x7E, 0x7E, 0x7F, 0x7F, 0x7F] and sat.tolist() == [0x7E] * 5
 assert (int(e5[0][0]), int(e5[1][0])) == (0x7C, 0x7B)
 assert lowbit.decode(np.array([0x7B], np.uint8), "e5m2")[0] == 57344.0
 
@@ -157,6 +163,8 @@ direct = e4m3(x)
 via_fp32 = lowbit.decode(lowbit.encode(x.astype(np.float32), "e4m3"), "e4m3", dtype=np.float64)
 x32 = lowbit.decode(lowbit.encode(x, "fp32"), "fp32", dtype=np.float64)
 print(f"x = {x[0]!r}; FP64 -> E4M3 = {direct[0]}; FP64 -> FP32 = {x32[0]!r} -> E4M3 = {via_fp32[0]}")
+
+# %% tags=["assertions"]
 assert x[0] != 1.0625 and x32[0] == 1.0625
 assert (direct[0], via_fp32[0]) == (1.125, 1.0)
 
@@ -184,19 +192,23 @@ assert (direct[0], via_fp32[0]) == (1.125, 1.0)
 
 # %%
 special = np.array([np.inf, -np.nan, np.nan], np.float32)
-assert np.signbit(special[1])  # -NaN: the sign bit is set
 names = ["ocp", "nvidia", "nvidia-nosat", "ml_dtypes", "pytorch-cpu"]
 got = {(fmt, p): lowbit.encode(special, fmt, profile=p).tolist() for fmt in ("e4m3", "e5m2", "bf16") for p in names}
 for (fmt, p), codes in got.items():
     print(f"{fmt:5} {p:13} +Inf {codes[0]:#06x}  -NaN {codes[1]:#06x}  +NaN {codes[2]:#06x}")
 
+# %% tags=["assertions"]
+assert np.signbit(special[1])  # -NaN: the sign bit is set
+
 # %%
+ocp_source = lowbit.profiles["ocp"].source
+print(ocp_source)
+
+# %% tags=["assertions"]
 assert [got["e4m3", p][0] for p in names] == [0x7F, 0x7E, 0x7F, 0x7F, 0x7F]
 assert [got["e4m3", p][1] for p in names] == [0xFF, 0x7F, 0x7F, 0xFF, 0xFF]
 assert [got["e5m2", p][0] for p in names] == [0x7C, 0x7B, 0x7C, 0x7C, 0x7C]
 assert [got["e5m2", p][2] for p in names] == [0x7E, 0x7F, 0x7F, 0x7E, 0x7F]
 assert [got["bf16", p][2] for p in names] == [0x7FC0, 0x7FFF, 0x7FFF, 0x7FC0, 0xFFFF]
-ocp_source = lowbit.profiles["ocp"].source
-print(ocp_source)
 assert "OFP8" in ocp_source and "non-saturating mode" in ocp_source
 assert "IEEE 754-2019 for FP32/BF16/FP16" in ocp_source

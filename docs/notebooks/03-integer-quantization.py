@@ -65,6 +65,8 @@ for (recipe, layout), (q, e) in results.items():
 
 # %%
 sqnr = {k: round(e["sqnr_db"], 1) for k, (q, e) in results.items()}
+
+# %% tags=["assertions"]
 assert [sqnr["int4:ao-sym", l] for l in LAYOUTS] == [9.6, 18.0, 18.9, 20.5]
 assert (sqnr["int8:ao-sym", "tensor"], sqnr["int8:ao-sym", "row"]) == (30.5, 42.6)
 assert [results["int4:ao-sym", l][0].scales.size for l in LAYOUTS] == [1, 64, 128, 512]
@@ -93,6 +95,8 @@ plt.show()
 # %%
 row_err = err["row"].mean(axis=1)
 normal_rows = np.setdiff1d(np.arange(64), OUTLIERS)
+
+# %% tags=["assertions"]
 assert row_err[OUTLIERS].min() > 5 * row_err[normal_rows].max()  # per channel, only the outliers are coarse
 assert err["tensor"][normal_rows].mean() > 5 * err["row"][normal_rows].mean()
 
@@ -112,6 +116,8 @@ used = (len(np.unique(sym.codes)), len(np.unique(asym.codes)))
 s_sym, s_asym = sym.error()["sqnr_db"], asym.error()["sqnr_db"]
 print(f"codes used: symmetric {used[0]}, asymmetric {used[1]}; zero point {asym.zero_points}")
 print(f"SQNR: symmetric {s_sym:.2f} dB, asymmetric {s_asym:.2f} dB")
+
+# %% tags=["assertions"]
 assert used == (8, 15)
 assert (round(s_sym, 1), round(s_asym, 1)) == (15.9, 21.9)
 
@@ -156,6 +162,8 @@ low_first, high_first = pack_nibbles(codes, False), pack_nibbles(codes, True)
 print("codes        ", [f"{c:x}" for c in codes], "scale", q8.scales)
 print("low first    ", [f"{b:#04x}" for b in low_first], "(lowbit's q.packed:", [f"{b:#04x}" for b in q8.packed], ")")
 print("high first   ", [f"{b:#04x}" for b in high_first])
+
+# %% tags=["assertions"]
 assert np.array_equal(low_first, q8.packed)
 assert codes.tolist() == [1, 14, 3, 12, 5, 10, 7, 8]  # two's complement nibbles: -2 is 0xE, -8 is 0x8
 assert low_first.tolist() == [0xE1, 0xC3, 0xA5, 0x87] and high_first.tolist() == [0x1E, 0x3C, 0x5A, 0x78]
@@ -187,6 +195,8 @@ zero_points = {r: lowbit.quantize(zp_data, r, layout="g128").zero_points.tolist(
                for r in ("uint4:gptq-sym", "uint4:gptq-asym", "uint4:awq-fp16")}
 for r, z in zero_points.items():
     print(f"{r:16} zero point per group of 128: {z}")
+
+# %% tags=["assertions"]
 assert zero_points["uint4:gptq-sym"] == [8, 8, 8, 8]
 assert len(set(zero_points["uint4:gptq-asym"])) > 1 and len(set(zero_points["uint4:awq-fp16"])) > 1
 assert all(lowbit.recipes[r].zero_point for r in zero_points)
@@ -205,6 +215,8 @@ print("GPTQ qweight[0][n]:", [f"{w:#010x}" for w in gptq_words])
 print("AWQ  qweight[k][0]:", [f"{w:#010x}" for w in awq_words])
 
 # Unpacking reverses each layout exactly.
+
+# %% tags=["assertions"]
 assert all(((gptq_words[n] >> (4 * j)) & 0xF) == C[j, n] for n in range(8) for j in range(8))
 assert all(((awq_words[k] >> (4 * i)) & 0xF) == C[k, ORDER[i]] for k in range(8) for i in range(8))
 
@@ -218,7 +230,7 @@ def draw_words(ax, words, label_of):
             ax.add_patch(plt.Rectangle((b, r - 0.45), 1, 0.9, facecolor=plt.cm.tab20(r % 20), alpha=0.4,
                                        edgecolor="black"))
             ax.text(b + 0.5, r, f"{byte:#04x}\n{label_of(r, 2 * b + 1)} | {label_of(r, 2 * b)}",
-                    ha="center", va="center", fontsize=7)
+                    ha="center", va="center", fontsize=9)
     ax.set_xlim(0, 4)
     ax.set_xticks([0.5, 1.5, 2.5, 3.5], [0, 1, 2, 3])
     ax.set_ylim(len(words) - 0.5, -0.5)

@@ -54,6 +54,8 @@ e = lowbit.explain([0.5, 1.0, 3.0, -4.0], "e4m3:te")
 p = lowbit.explain([0.5, 1.0, 3.0, -4.0], "e4m3:te-pow2")
 print(e, p, sep="\n")
 g, g2 = e.groups[0], p.groups[0]
+
+# %% tags=["assertions"]
 assert (g.amax, g.factor, g.scaled) == (4.0, 112.0, [56.0, 112.0, 336.0, -448.0])
 assert g.dequantized[2] == np.float32(320 / 112) and f"{g.dequantized[2]:.4g}" == "2.857"
 assert (g2.factor, g2.dequantized) == (64.0, [0.5, 1.0, 3.0, -4.0])
@@ -91,9 +93,11 @@ def sqnr_db(x, y):
 
 x = rng.normal(0, 1, 4096).astype(np.float32)
 dyn = lowbit.quantize(x, "e4m3:te")
+vllm_static = lowbit.quantize(x, "e4m3:vllm", given_scale=np.float32(2.0) / np.float32(448))
+
+# %% tags=["assertions"]
 assert np.array_equal(static_e4m3(x, float(np.abs(x).max())), dyn.dequantize())
 assert abs(sqnr_db(x, dyn.dequantize()) - dyn.error()["sqnr_db"]) < 1e-9
-vllm_static = lowbit.quantize(x, "e4m3:vllm", given_scale=np.float32(2.0) / np.float32(448))
 assert np.array_equal(static_e4m3(x, 2.0), vllm_static.dequantize())
 
 # %% [markdown]
@@ -103,6 +107,8 @@ assert np.array_equal(static_e4m3(x, 2.0), vllm_static.dequantize())
 # %%
 s_dyn, s_static = dyn.error()["sqnr_db"], sqnr_db(x, static_e4m3(x, 2.0))
 print(f"amax {np.abs(x).max():.3f}: dynamic {s_dyn:.2f} dB, static (calibrated amax 2) {s_static:.2f} dB")
+
+# %% tags=["assertions"]
 assert f"{np.abs(x).max():.2f}" == "4.06"
 assert (round(s_dyn, 1), round(s_static, 1)) == (31.7, 18.8)
 
@@ -148,10 +154,12 @@ plt.show()
 e4 = np.array(curves["e4m3:te"])
 best = e4.max()
 band = (ratios >= 1) & (ratios <= 1000)
+gap = e4[band] - np.array(curves["e5m2:te"])[band]
+
+# %% tags=["assertions"]
 assert e4[band].min() > best - 1.0
 assert e4[ratios < 0.5].max() < best - 10  # clipping
 assert e4[-1] < best - 10  # ratio 1e5: flushed to zero
-gap = e4[band] - np.array(curves["e5m2:te"])[band]
 assert 5 < gap.mean() < 7
 
 # %% [markdown]
@@ -182,18 +190,20 @@ print("scales (1/factor) per token:", per_token.scales)
 print("with eps = 1e-3:            ", floored.scales)
 tiny = (sqnr_db(tokens[2], per_token.dequantize()[2]), sqnr_db(tokens[2], back[2]))
 print(f"tiny token SQNR: {tiny[0]:.2f} dB without the floor, {tiny[1]:.2f} dB with it")
-assert per_token.scales[1] == 1.0 and per_token.scales[2] < 1e-9
-assert np.array_equal(per_token.dequantize()[0], back[0])  # the floor leaves a normal token alone
-assert floored.scales[1] == floored.scales[2] and f"{floored.scales[2]:.3g}" == "2.23e-06"
-assert (round(tiny[0], 1), round(tiny[1], 1)) == (33.7, 28.6)
 tiny_amax = float(np.abs(tokens[2]).max())
 tiny_factor = lowbit.explain(tokens[2], "e4m3:te").groups[0].factor
-assert f"{tiny_amax:.3g}" == "1.82e-07" and f"{tiny_factor:.3g}" == "2.46e+09"
-assert tiny_factor == np.float32(448) / np.float32(tiny_amax)
 floor_factor = lowbit.explain(np.append(tokens[2], eps), "e4m3:te").groups[0].factor
 scaled_tiny = np.abs(tokens[2]) * np.float32(floor_factor)
 print(f"factor with the floor {floor_factor:.6g}; scaled values {scaled_tiny.min():.3g} .. {scaled_tiny.max():.3g}; "
       f"{int(np.sum(scaled_tiny < lowbit.formats['e4m3'].smallest_normal))} of 16 below 2^-6")
+
+# %% tags=["assertions"]
+assert per_token.scales[1] == 1.0 and per_token.scales[2] < 1e-9
+assert np.array_equal(per_token.dequantize()[0], back[0])  # the floor leaves a normal token alone
+assert floored.scales[1] == floored.scales[2] and f"{floored.scales[2]:.3g}" == "2.23e-06"
+assert (round(tiny[0], 1), round(tiny[1], 1)) == (33.7, 28.6)
+assert f"{tiny_amax:.3g}" == "1.82e-07" and f"{tiny_factor:.3g}" == "2.46e+09"
+assert tiny_factor == np.float32(448) / np.float32(tiny_amax)
 assert f"{floor_factor:.6g}" == "448000" and int(np.sum(scaled_tiny < lowbit.formats["e4m3"].smallest_normal)) == 4
 assert f"{scaled_tiny.min():.2g}" == "0.00095" and f"{scaled_tiny.max():.2g}" == "0.082"
 
@@ -217,5 +227,7 @@ whole = (per_tensor.error()["sqnr_db"], per_channel.error()["sqnr_db"])
 dead = [(sqnr_db(W[r], per_tensor.dequantize()[r]), sqnr_db(W[r], per_channel.dequantize()[r])) for r in (10, 30)]
 print(f"whole tensor: per tensor {whole[0]:.2f} dB, per channel {whole[1]:.2f} dB")
 print("rows 10 and 30 (per tensor, per channel):", [(round(a, 2), round(b, 2)) for a, b in dead])
+
+# %% tags=["assertions"]
 assert (f"{whole[0]:.2f}", f"{whole[1]:.2f}") == ("31.85", "31.85")
 assert [(f"{a:.1f}", f"{b:.1f}") for a, b in dead] == [("24.5", "31.7"), ("25.2", "31.1")]

@@ -143,7 +143,7 @@ for r, y in points.items():
 ax.set_xlabel("elements per scale, g [elements, log2 scale]")
 ax.set_ylabel("SQNR [dB]")
 ax.set_title("Quantization error against block size (Student t, 3 dof, 64 x 1024)")
-ax.legend(fontsize=8)
+ax.legend(fontsize=9)
 checked(fig)
 plt.show()
 

@@ -79,6 +79,8 @@ for i, amax in enumerate(rng.uniform(1, 10, rows).astype(np.float32)):
     factor = np.float64(np.float32(448) / amax)
     x[i] = (rng.choice(midpoints, cols) * rng.choice([-1, 1], cols) / factor).astype(np.float32)
     x[i, 0] = amax
+
+# %% tags=["assertions"]
 assert np.array_equal(np.abs(x).max(axis=1), x[:, 0])  # the first element is each row's amax
 
 # %% [markdown]
@@ -91,8 +93,10 @@ assert np.array_equal(np.abs(x).max(axis=1), x[:, 0])  # the first element is ea
 codes, scale_inv = user_kernel(x)
 report = lowbit.testing.check(x, codes, "e4m3:te/row", scales=scale_inv)
 print(report.text)
-assert report.passed and report.checked == 4112 and report.mismatches == 0
 lowbit.testing.assert_matches(x, codes, "e4m3:te/row", scales=scale_inv)  # the pytest form
+
+# %% tags=["assertions"]
+assert report.passed and report.checked == 4112 and report.mismatches == 0
 
 # %% [markdown]
 # ## Slip 1: dividing by the stored scale
@@ -106,6 +110,8 @@ lowbit.testing.assert_matches(x, codes, "e4m3:te/row", scales=scale_inv)  # the 
 codes_divide, scale_inv = user_kernel(x, divide_by_stored_scale=True)
 report_divide = lowbit.testing.check(x, codes_divide, "e4m3:te/row", scales=scale_inv)
 print(report_divide.text)
+
+# %% tags=["assertions"]
 assert report_divide.mismatches == 647
 assert report_divide.matching_conventions() == ["divide by the stored scale"]
 assert report_divide.diagnosis.startswith("matches divide by the stored scale on all 4112 outputs")
@@ -123,13 +129,15 @@ assert report_divide.diagnosis.startswith("matches divide by the stored scale on
 codes_rtz, scale_inv = user_kernel(x, round_toward_zero=True)
 report_rtz = lowbit.testing.check(x, codes_rtz, "e4m3:te/row", scales=scale_inv)
 print(report_rtz.diagnosis)
-assert report_rtz.mismatches == 1755
-assert report_rtz.matching_conventions() == ["element rounding rtz"]
+
+# %% tags=["assertions"]
 try:
     lowbit.testing.assert_matches(x, codes_rtz, "e4m3:te/row", scales=scale_inv)
     raise RuntimeError("the wrong kernel passed")
 except AssertionError as failure:
     assert "matches element rounding rtz" in str(failure)  # the report is the assertion's message
+assert report_rtz.mismatches == 1755
+assert report_rtz.matching_conventions() == ["element rounding rtz"]
 
 # %% [markdown]
 # ## Which conventions were tried
@@ -153,6 +161,8 @@ for ax, (name, rep) in zip(axes, (("divides by the stored scale", report_divide)
 fig.suptitle("Diagnosis: each candidate convention re-run on the same 4112 inputs")
 fig.tight_layout()
 checked(fig)
+
+# %% tags=["assertions"]
 assert all(c["checked"] == 4112 for rep in (report_divide, report_rtz) for c in rep.candidates)
 
 # %% [markdown]

@@ -65,11 +65,13 @@ for x in (1.000732421875, 1e-7):
     print(f"{x!r:>16}: claim {claim:#06x} = {decode(claim)!r:<14} lowbit {real:#06x} = {decode(real)!r}")
 
 # %%
+x = 1.000732421875
+
+# %% tags=["assertions"]
 assert claim_fp32_to_fp16(1.000732421875) == 0x3C00 and claim_fp32_to_fp16(1e-7) == 0x0000
 assert lowbit.encode(np.array([1.000732421875, 1e-7], np.float32), "fp16").tolist() == [0x3C01, 0x0002]
 assert lowbit.show(0x3C01, "fp16").value == 1.0009765625
 assert lowbit.show(0x0002, "fp16").cls == "subnormal" and f"{lowbit.show(0x0002, 'fp16').value:.3g}" == "1.19e-07"
-x = 1.000732421875
 assert abs(1.0 - x) == 3 * abs(1.0009765625 - x)
 
 # %% [markdown]
@@ -98,15 +100,17 @@ for b in nans:
           f"lowbit {ocp:#06x} ({lowbit.show(ocp, 'bf16').cls}), nvidia profile {nvidia:#06x}")
 
 # %%
+# For ordinary numbers the trick is right: it agrees with lowbit on a sweep of 100 000 values.
+sample = np.random.default_rng(0).normal(0, 1e3, 100_000).astype(np.float32)
+bits = sample.view(np.uint32).astype(np.uint64)
+trick = (((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFFFFFF) >> 16).astype(np.uint16)
+
+# %% tags=["assertions"]
 assert [claim_fp32_to_bf16(b) for b in nans] == [0x7F80, 0x0000]
 assert lowbit.show(0x7F80, "bf16").cls == "inf" and lowbit.show(0x0000, "bf16").cls == "zero"
 assert lowbit.encode(f32_from_bits(0x7F800001), "bf16").tolist() == [0x7FC0]
 assert lowbit.encode(f32_from_bits(0xFFFFFFFF), "bf16").tolist() == [0xFFFF]
 assert lowbit.encode(f32_from_bits(0x7F800001), "bf16", profile="nvidia").tolist() == [0x7FFF]
-# For ordinary numbers the trick is right: it agrees with lowbit on a sweep of 100 000 values.
-sample = np.random.default_rng(0).normal(0, 1e3, 100_000).astype(np.float32)
-bits = sample.view(np.uint32).astype(np.uint64)
-trick = (((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFFFFFF) >> 16).astype(np.uint16)
 assert np.array_equal(trick, lowbit.encode(sample, "bf16"))
 
 # %% [markdown]
@@ -120,6 +124,8 @@ assert np.array_equal(trick, lowbit.encode(sample, "bf16"))
 # %%
 for code, fmt in ((0x78, "e4m3"), (0x7E, "e4m3"), (0x7F, "e4m3"), (0x7C, "e5m2")):
     print(lowbit.show(code, fmt))
+
+# %% tags=["assertions"]
 assert (lowbit.show(0x78, "e4m3").value, lowbit.show(0x7E, "e4m3").value) == (256.0, 448.0)
 assert lowbit.show(0x78, "e4m3").exponent_bits == "1111" and lowbit.show(0x78, "e4m3").mantissa == 0
 assert lowbit.show(0x7F, "e4m3").cls == "nan" and lowbit.show(0x7C, "e5m2").cls == "inf"
@@ -161,18 +167,20 @@ print(f"claim : scale code {claim_code:#x} (x{claim_scale}), first four back {cl
 print(f"lowbit: scale code {real.scale_code:#x} (x{real.scale}), first four back {real.dequantized[:4]}")
 
 # %%
+# float log2 just below a power of two
+below8 = np.nextafter(np.float32(8), np.float32(0))
+# a block holding an Inf
+inf_block = block.copy()
+inf_block[5] = np.inf
+
+# %% tags=["assertions"]
 assert (claim_code, real.scale_code) == (0x81, 0x7F)
 assert real.dequantized[:4] == [6.0, -3.0, 1.5, 0.5]
 assert claim_back[:4].tolist() == [6.0, -4.0, 2.0, 0.0]
 assert np.count_nonzero(claim_back[4:]) < np.count_nonzero(np.array(real.dequantized[4:]))
-# float log2 just below a power of two
-below8 = np.nextafter(np.float32(8), np.float32(0))
 assert float(np.log2(below8)) == 3.0 and claim_mx_scale_code(below8) - 127 == 3
 assert lowbit.explain(np.full(32, below8), "mxfp4:ocp").groups[0].scale_exponent == 0  # floor(log2) = 2, minus emax 2
 assert all(math.floor(np.log2(np.nextafter(np.float32(2.0**k), np.float32(0)))) == k for k in range(3, 40))
-# a block holding an Inf
-inf_block = block.copy()
-inf_block[5] = np.inf
 assert claim_mx_scale_code(np.inf) == 0xFF
 assert lowbit.quantize(inf_block, "mxfp4:ocp").scale_codes.tolist() == [0xFF]
 assert lowbit.quantize(inf_block, "mxfp4:te").scale_codes.tolist() == [0xFE]
@@ -220,11 +228,7 @@ print(f"claim, E4M3 block scales, no tensor scale:       {np.count_nonzero(e4m3_
 print(f"lowbit nvfp4:te (UE4M3 block + FP32 tensor scale): SQNR {real.error()['sqnr_db']:.2f} dB, "
       f"tensor scale {real.tensor_scale}")
 
-# %%
-assert (np.abs(small.reshape(-1, 16)).max(axis=1) / 6).max() < 2.0**-10
-assert np.count_nonzero(e4m3_claim_back) == 0 and f"{sqnr_db(small, e4m3_claim_back):.1f}" == "0.0"
-assert real.error()["sqnr_db"] > 19 and abs(real.error()["sqnr_db"] - fp32_claim) < 2
-assert real.recipe.block_size == 16 and real.recipe.scale_format == "ue4m3"
+# %% tags=["assertions"]
 for layout in ("g32", "g64", "group:8"):
     try:
         lowbit.quantize(small, "nvfp4:te", layout=layout)
@@ -232,6 +236,12 @@ for layout in ("g32", "g64", "group:8"):
         assert "block of 16" in str(err)
     else:
         raise AssertionError(f"nvfp4 accepted layout {layout}")
+
+# %% tags=["assertions"]
+assert (np.abs(small.reshape(-1, 16)).max(axis=1) / 6).max() < 2.0**-10
+assert np.count_nonzero(e4m3_claim_back) == 0 and f"{sqnr_db(small, e4m3_claim_back):.1f}" == "0.0"
+assert real.error()["sqnr_db"] > 19 and abs(real.error()["sqnr_db"] - fp32_claim) < 2
+assert real.recipe.block_size == 16 and real.recipe.scale_format == "ue4m3"
 
 # %% [markdown]
 # ## 6. A per-tensor INT4 example, packed with even elements in the high nibble
@@ -259,7 +269,7 @@ print("the example's bytes (high first):", [f"{b:#04x}" for b in claim_bytes])
 print(f"max error: {err['max_abs_error']:.5f} (exactly {err['max_abs_error_exact']}); "
       f"reading the example's bytes low-first: {np.abs(swapped - w).max():.4f}")
 
-# %%
+# %% tags=["assertions"]
 assert f"{q.scales[0]:.6f}" == "0.059371" and q.scales[0] == np.float32(np.float32(0.4156) / np.float32(7))
 assert signed.tolist() == [1, -3, 5, -1, 7, -6, 2, -2]
 assert q.packed.tolist() == [0xD1, 0xF5, 0xA7, 0xE2] and claim_bytes.tolist() == [0x1D, 0x5F, 0x7A, 0x2E]
@@ -276,6 +286,6 @@ ax.plot(idx, swapped, "rx", label="the example's bytes read low nibble first")
 ax.set_xlabel("weight [index]")
 ax.set_ylabel("value [unitless]")
 ax.set_title("Per-tensor INT4: right nibble order vs swapped pairs")
-ax.legend(fontsize=8)
+ax.legend(fontsize=9)
 checked(fig)
 plt.show()

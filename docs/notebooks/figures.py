@@ -1,8 +1,10 @@
-"""What every figure of the notebooks must have (issue 13): a title, and on
-every plotted axes a labelled x and y axis whose label names its unit in
-brackets ("value [unitless]", "error [dB]") or says "(log scale)". The
-notebooks finish each figure with checked(fig), so a figure without them
-fails the notebook, and with it CI.
+"""What every figure of the notebooks must have: a title, on every plotted
+axes a labelled x and y axis whose label names its unit in brackets
+("value [unitless]", "error [dB]"), and no visible text smaller than
+MIN_FONT_PT (a figure is read on a screen at its inline size). The notebooks
+finish each figure with checked(fig), so a figure without them fails the
+notebook, and with it CI. Importing this module sets the default text size to
+DEFAULT_FONT_PT.
 
 The inline backend (matplotlib-inline, rendering with Agg) draws the figures
 into the notebook; nothing needs a display.
@@ -10,7 +12,21 @@ into the notebook; nothing needs a display.
 
 import re
 
+import matplotlib
+import matplotlib.pyplot as plt
+
 UNIT = re.compile(r"\[[^\]]+\]")
+MIN_FONT_PT = 9
+DEFAULT_FONT_PT = 10
+plt.rcParams.update({"font.size": DEFAULT_FONT_PT, "legend.fontsize": DEFAULT_FONT_PT,
+                     "xtick.labelsize": DEFAULT_FONT_PT, "ytick.labelsize": DEFAULT_FONT_PT})
+
+
+def small_texts(fig):
+    """The visible, non-empty texts of fig smaller than MIN_FONT_PT."""
+    fig.canvas.draw()  # tick labels exist only once the figure is laid out
+    return [t for t in fig.findobj(matplotlib.text.Text)
+            if t.get_visible() and t.get_text().strip() and t.get_fontsize() < MIN_FONT_PT]
 
 
 def checked(fig):
@@ -27,4 +43,7 @@ def checked(fig):
         for which, label in (("x", ax.get_xlabel()), ("y", ax.get_ylabel())):
             assert label, f"axes {ax.get_title()!r}: no {which} label"
             assert UNIT.search(label), f"axes {ax.get_title()!r}: the {which} label {label!r} names no [unit]"
+    small = small_texts(fig)
+    assert not small, (f"{len(small)} text(s) under {MIN_FONT_PT} pt, e.g. {small[0].get_text()!r} at "
+                       f"{small[0].get_fontsize()} pt")
     return fig
