@@ -156,6 +156,8 @@ def _host_codes(x, what: str, want: str, given_format, inst: TensorCoreInstructi
         fmt = _torch_dtype_format(x)
         if given_format is None and fmt != want:
             raise _wrong_type(what, inst, want, str(x.dtype), fmt is None)
+        if given_format is not None and x.dtype.is_floating_point:
+            raise ValueError(f"{what.upper()} with {what}_format holds raw codes (unsigned integers), got {x.dtype}")
         x = x.detach().contiguous()
         if x.dtype.is_floating_point:  # the codes, zero-copy (NumPy has no torch.bfloat16 / float8)
             x = x.view({1: torch.uint8, 2: torch.int16, 4: torch.int32}[x.element_size()])

@@ -155,6 +155,9 @@ def test_int8_sums_are_exact_and_wrap():
     b = row([5, 11, -1], 32, np.int8)
     d = dot(a, b, np.int32(1000), instruction=MMA_S8)
     assert d.dtype == np.int32 and d == 15 - 77 - 127 + 1000
+    e = lowbit.mma_explain(a, b, np.int32(1000), instruction=MMA_S8)
+    assert [t["aligned"] for t in e["steps"][0]["terms"][:3]] == [15, -77, -127]
+    assert e["steps"][0]["terms"][-1] == {"k": None, "aligned": 1000} and e["value"] == 811
 
 
 def test_fp16_accumulator_rounds_to_nearest_even():

@@ -92,6 +92,8 @@ def test_torch_errors_name_the_problem():
         lowbit.mma(a, b, instruction=WGMMA_FP8)
     with pytest.raises(ValueError, match=r"takes A in e4m3, got torch.uint8 \(raw codes: name their format"):
         lowbit.mma(a.view(torch.uint8), b, instruction=WGMMA_FP8)
+    with pytest.raises(ValueError, match=r"A with a_format holds raw codes \(unsigned integers\), got torch.float32"):
+        lowbit.mma(a.float(), b, instruction=WGMMA_FP8, a_format="e4m3")
     with pytest.raises(ValueError, match=r"column_scales must be 8 float32 values, got float64"):
         lowbit.matmul_model(b.T.contiguous(), b.T.contiguous(),
                             {"instruction": WGMMA_FP8, "column_scales": torch.ones(8, dtype=torch.float64)})
