@@ -44,8 +44,9 @@ using OutArray = nb::ndarray<nb::c_contig>;
 
 [[noreturn]] void Fail(const std::string& message) { throw nb::value_error(message.c_str()); }
 
-// wgmma's N: every multiple of 8 from 8 to 256 (PTX ISA 9.0 §9.7.15.5.1,
-// "Matrix shape"); the spec table holds the smallest one.
+// wgmma's N: every multiple of 8 from 8 to 256 (PTX ISA 9.0 §9.7.15,
+// wgmma.mma_async's .shape list, .m64n8k* to .m64n256k*); the spec table
+// holds the smallest one.
 constexpr int kWgmmaMaxColumns = 256;
 constexpr int kWgmmaColumnStep = 8;
 
