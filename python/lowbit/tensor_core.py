@@ -196,16 +196,15 @@ def _c_order(x: np.ndarray) -> np.ndarray:
 
 
 def _output_dtype(fmt: str, torch_out: bool):
+    """The array type of an output format: the torch / ml_dtypes / NumPy type
+    lowbit.formats names for it (int32: the integer accumulator)."""
     if torch_out:
         torch = _api._torch()
-        return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16, _INT32: torch.int32}[fmt]
-    if fmt == "fp32":
-        return np.dtype(np.float32)
-    if fmt == "fp16":
-        return np.dtype(np.float16)
+        return torch.int32 if fmt == _INT32 else getattr(torch, _api.formats[fmt].torch_name)
     if fmt == _INT32:
         return np.dtype(np.int32)
-    return _api.formats[fmt].ml_dtype()
+    numpy_types = {name: dtype for dtype, name in _api._NUMPY_INPUTS.items()}  # fp32, fp16
+    return numpy_types.get(fmt) or _api.formats[fmt].ml_dtype()
 
 
 def _codes_to_host(codes: np.ndarray, fmt: str, torch_out: bool):
