@@ -237,7 +237,7 @@ def draw_words(ax, words, label_of):
     ax.plot([], [])
 
 
-fig, axes = plt.subplots(1, 2, figsize=(12, 5.5))
+fig, axes = plt.subplots(1, 2, figsize=(11, 5.5))
 draw_words(axes[0], gptq_words, lambda n, j: f"K{j}N{n}")
 axes[0].set_title("GPTQ qweight: word n = K rows 0..7 of column n")
 axes[0].set_ylabel("word (column n) [index]")

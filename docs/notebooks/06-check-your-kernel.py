@@ -148,7 +148,7 @@ assert report_rtz.matching_conventions() == ["element rounding rtz"]
 # nothing.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.2), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(9.5, 3.4), sharey=True)
 for ax, (name, rep) in zip(axes, (("divides by the stored scale", report_divide),
                                    ("rounds toward zero", report_rtz))):
     labels = [c["name"] for c in rep.candidates]

@@ -10,8 +10,9 @@ loads it in Debian's chromium through chromium-driver and selenium
     docs/mkdocs.yml's nav (each page is then opened through that link);
   - a page logs an error to the browser's console (a failed request, a
     script error);
-  - an image of a page is missing or empty (naturalWidth 0), or a notebook
-    page shows fewer or more figures than its executed notebook holds.
+  - an image of a page is missing or empty (naturalWidth 0), a notebook
+    page shows fewer or more figures than its executed notebook holds, or a
+    figure is shown narrower than its own width (its 9-pt text would shrink).
 
 A screenshot of each whole page is kept in OUT/screenshots/ (NAME.png) for a
 person to look at.
@@ -32,7 +33,8 @@ import run_notebooks  # noqa: E402  (the nav, fail(), need())
 
 CHROMIUM = pathlib.Path("/usr/bin/chromium")
 CHROMEDRIVER = pathlib.Path("/usr/bin/chromedriver")
-WIDTH = 1280
+WIDTH = 1600  # the width at which the content column shows a 10-inch figure at its own size
+MIN_SHOWN = 0.95  # a figure shown narrower than this share of its width shrinks its 9-pt text
 MAX_SCREENSHOT_HEIGHT = 16000  # Chromium's limit for one capture is 16384 px
 PAGE_TIMEOUT_S = 30
 
@@ -149,9 +151,11 @@ def main(argv):
             title = driver.title
             images = driver.execute_script(
                 "return Array.from(document.querySelectorAll('article img'))"
-                ".map(i => [i.getAttribute('src').slice(0, 60), i.complete, i.naturalWidth, i.naturalHeight])")
+                ".map(i => [i.getAttribute('src').slice(0, 60), i.complete, i.naturalWidth, i.naturalHeight, "
+                "i.getBoundingClientRect().width])")
             height = screenshot(driver, shots / f"{name}.png")
-            empty = [src for src, complete, w, h in images if not complete or w == 0 or h == 0]
+            empty = [src for src, complete, w, h, shown in images if not complete or w == 0 or h == 0]
+            shrunk = [(w, round(shown)) for src, complete, w, h, shown in images if w and shown < MIN_SHOWN * w]
             want = expected_figures(out, target)
             line = f"{target}: {len(images)} image(s), {len(errors)} console error(s), {height} px"
             print(f"browser_test: {line}")
@@ -159,6 +163,8 @@ def main(argv):
                 problems.append(f"{target}: the page is the 404 page ({title!r})")
             problems += [f"{target}: console error: {e}" for e in errors]
             problems += [f"{target}: image {src!r}... is missing or empty" for src in empty]
+            problems += [f"{target}: a figure {w} px wide is shown {shown} px wide: its text is smaller than "
+                         "drawn (make the figure narrower)" for w, shown in shrunk]
             if want is not None and want != len(images):
                 problems.append(f"{target}: the notebook has {want} figure(s), the page shows {len(images)}")
     finally:

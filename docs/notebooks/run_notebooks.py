@@ -169,7 +169,8 @@ def glossary_gaps(glossary):
 
 def stage_pages(pages):
     """The non-notebook pages beside the executed notebooks: index, glossary,
-    the docs/*.md reference pages and the MathJax stub (docs/mkdocs.yml)."""
+    the docs/*.md reference pages, the MathJax stub and the style sheet
+    (docs/mkdocs.yml)."""
     for page in ("index.md", "glossary.md"):
         shutil.copy(HERE / page, pages / page)
     reference = pages / "reference"
@@ -178,9 +179,9 @@ def stage_pages(pages):
     reference.mkdir()
     for page in sorted(DOCS.glob("*.md")):
         shutil.copy(page, reference / page.name)
-    scripts = pages / "javascripts"
-    scripts.mkdir(exist_ok=True)
-    shutil.copy(HERE / "no-mathjax.js", scripts / "no-mathjax.js")
+    for folder, asset in (("javascripts", "no-mathjax.js"), ("stylesheets", "lowbit.css")):
+        (pages / folder).mkdir(exist_ok=True)
+        shutil.copy(HERE / asset, pages / folder / asset)
     listed = set(nav_targets())
     for target in listed:
         if not (pages / target).is_file():
