@@ -136,6 +136,7 @@ const char* KindName(check::RowKind kind) {
     case check::RowKind::kGpuSweep: return "gpu-sweep";
     case check::RowKind::kOracle: return "oracle";
     case check::RowKind::kMatmul: return "matmul";
+    case check::RowKind::kTensorCore: return "tensor-core";
   }
   return "?";
 }

@@ -68,6 +68,7 @@ Results RunPlan(const registry::Registry& registry, const Plan& plan) {
   if (plan.parts.recipes) append(CheckRecipes(registry, plan.level, plan.filter, plan.progress));
   if (plan.parts.packing) append(CheckPackings(registry, plan.level, plan.filter, plan.progress));
   if (plan.parts.matmul) append(CheckMatmuls(registry, plan.level, plan.filter, plan.progress));
+  if (plan.parts.tensor_cores) append(CheckTensorCores(registry, plan.level, plan.filter, plan.progress));
   if (plan.parts.gpu_sweeps) append(CheckGpuSweeps(plan.level, plan.filter, plan.progress));
   if (plan.parts.oracle) {
     append(CheckModelAgainstOracle(plan.level, plan.filter, plan.threads, plan.progress));

@@ -117,6 +117,7 @@ std::string DescribeMismatch(const Mismatch& m, const char* expected_name,
 
 std::string DescribeMismatch(const Row& row, const Mismatch& mismatch) {
   if (row.kind == RowKind::kOracle) return DescribeMismatch(mismatch, "oracle", "model");
+  if (row.kind == RowKind::kTensorCore) return DescribeMismatch(mismatch, "model", "hardware");
   return DescribeMismatch(mismatch, "model", "kernel");
 }
 

@@ -487,6 +487,7 @@ void RegisterCudaBackends(Registry& registry) {
   }
   cuda::RegisterCudaRecipes(registry);
   cuda::RegisterCudaLayouts(registry);  // register_layouts.cc
+  cuda::RegisterCudaTensorCore(registry);  // register_tensor_core.cc
   cuda::gemm::RegisterCudaGemm(registry);  // gemm/register_gemm.cc (issue 12)
   cuda::gemv::RegisterCudaGemv(registry);  // gemv/register_gemv.cc (issue 12)
 }

@@ -54,6 +54,7 @@ struct Registry::Tables {
   CopyOnReadList<RecipeEntry> recipes;
   CopyOnReadList<PackingEntry> packings;
   CopyOnReadList<MatmulEntry> matmuls;
+  CopyOnReadList<TensorCoreEntry> tensor_cores;
 };
 
 Registry::Registry() : tables_(std::make_unique<Tables>()) {}
@@ -161,6 +162,26 @@ const MatmulEntry* Registry::FindMatmul(MatmulOperation operation, std::string_v
   std::lock_guard<std::mutex> lock(tables_->mutex);
   for (const MatmulEntry& entry : tables_->matmuls.Read()) {
     if (SameMatmulRow(entry, operation, weight, activation, output, backend)) return &entry;
+  }
+  return nullptr;
+}
+
+void Registry::AddTensorCore(TensorCoreEntry entry) {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  tables_->tensor_cores.Put(std::move(entry), [](const TensorCoreEntry& a, const TensorCoreEntry& b) {
+    return a.instruction == b.instruction && a.n == b.n && a.backend == b.backend;
+  });
+}
+
+const std::vector<TensorCoreEntry>& Registry::TensorCoreEntries() const {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  return tables_->tensor_cores.Read();
+}
+
+const TensorCoreEntry* Registry::FindTensorCore(TensorCoreId instruction, int n, std::string_view backend) const {
+  std::lock_guard<std::mutex> lock(tables_->mutex);
+  for (const TensorCoreEntry& entry : tables_->tensor_cores.Read()) {
+    if (entry.instruction == instruction && entry.n == n && entry.backend == backend) return &entry;
   }
   return nullptr;
 }

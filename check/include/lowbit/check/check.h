@@ -46,6 +46,7 @@ enum class RowKind : std::uint8_t {
   kGpuSweep,  // a cuda-hw conversion over all its inputs on the GPU
   kOracle,    // the model against the oracle (lowbit::reference)
   kMatmul,    // a registry MatmulEntry: GEMV bit for bit against the scalar row, GEMM within its bound
+  kTensorCore,  // a registry TensorCoreEntry: the instruction on the GPU against the model, bit for bit
 };
 
 // One differing output, decoded. Element rows (kernels, GPU sweeps, oracle)
@@ -139,6 +140,7 @@ struct Parts {
   bool gpu_sweeps = true;  // ci and full only (they need every input)
   bool oracle = true;      // when lowbit::reference was built
   bool matmul = true;      // every non-scalar MatmulEntry (matmul_check.cc)
+  bool tensor_cores = true;  // every TensorCoreEntry (tensor_core_check.cc)
 };
 
 struct Plan {
@@ -218,5 +220,17 @@ std::vector<Row> CheckMatmuls(const registry::Registry& registry, Level level, c
                               Progress* progress);
 // One matmul row (`scalar`: the scalar GEMV row; unused for GEMM rows).
 Row CheckMatmul(const registry::MatmulEntry& entry, const registry::MatmulEntry* scalar, Level level);
+
+// Every tensor-core row (registry tensor_core_entry.h) that the filter
+// selects (no format filter; the backend filter applies): each family of
+// generated operand sets, TensorCoreSetsPerFamily(level) sets of it, through
+// the instruction and the model, every output compared bit for bit; the
+// first mismatch of a family is decoded with its operands
+// (docs/tensor-cores.md "Verified on the hardware").
+std::vector<Row> CheckTensorCores(const registry::Registry& registry, Level level, const Filter& filter,
+                                  Progress* progress);
+Row CheckTensorCore(const registry::TensorCoreEntry& entry, Level level);
+// Sets per family and row: smoke 10^3, ci 10^5, full 10^6.
+std::int64_t TensorCoreSetsPerFamily(Level level);
 
 }  // namespace lowbit::check

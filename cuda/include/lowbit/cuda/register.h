@@ -46,6 +46,11 @@ void RegisterCudaRecipes(registry::Registry& registry);
 // The packing rows of the GPU weight-layout kernels (src/register_layouts.cc).
 void RegisterCudaLayouts(registry::Registry& registry);
 
+// The tensor-core rows (registry/tensor_core_entry.h, backend "cuda"): one
+// per instruction and probe width, each sweeping every operand family
+// through the instruction and the model (src/register_tensor_core.cc).
+void RegisterCudaTensorCore(registry::Registry& registry);
+
 // The recipe rows' kernels on device buffers, for callers whose tensors are
 // already on the GPU (the Python package's CUDA tensors): no copies, no
 // synchronization. Every pointer of `args` is device memory of the current

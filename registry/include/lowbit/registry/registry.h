@@ -21,6 +21,7 @@
 #include "lowbit/registry/matmul_entry.h"
 #include "lowbit/registry/packing_entry.h"
 #include "lowbit/registry/recipe_entry.h"
+#include "lowbit/registry/tensor_core_entry.h"
 
 namespace lowbit::registry {
 
@@ -274,6 +275,11 @@ class Registry {
   const MatmulEntry* FindMatmul(MatmulOperation operation, std::string_view weight,
                                 matmul::ActivationType activation, matmul::OutputType output,
                                 std::string_view backend) const;
+  // Tensor-core rows (tensor_core_entry.h), replaced on the same
+  // (instruction, n, backend) like Add.
+  void AddTensorCore(TensorCoreEntry entry);
+  const std::vector<TensorCoreEntry>& TensorCoreEntries() const;
+  const TensorCoreEntry* FindTensorCore(TensorCoreId instruction, int n, std::string_view backend) const;
 
  private:
   struct Tables;  // registry.cc
