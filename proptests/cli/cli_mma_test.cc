@@ -143,9 +143,9 @@ TEST_F(CliMma, NanAndZeroTimesInfGiveTheDatapathNan) {
     EXPECT_NE(r.out.find("7. a NaN or an infinity decides"), std::string::npos) << r.out;
     ExpectLine(r, "D = fp32 0x7fffffff (nan)");
   }
-  // One infinity: D is that infinity.
+  // One infinity: D is that infinity (-inf * 2, the list written --a=-inf,... as --help says).
   const CliResult inf =
-      RunCli({"mma", "mma.m16n8k16.f32.bf16.bf16", "--a", Padded({"inf"}, 16), "--b", Padded({"-2"}, 16)});
+      RunCli({"mma", "mma.m16n8k16.f32.bf16.bf16", "--a=" + Padded({"-inf"}, 16), "--b", Padded({"2"}, 16)});
   ASSERT_EQ(inf.exit_code, 0) << inf.err;
   ExpectLine(inf, "D = fp32 0xff800000 (-inf)");
 }
