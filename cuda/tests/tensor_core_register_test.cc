@@ -131,6 +131,9 @@ TEST(CudaTensorCoreRegister, HarnessFailsShortOrMismatchingSweepsAndSkipsEmptyRo
     r->first_set = 7;
     r->first_model = 0x3f800000u;
     r->first_hardware = 0x3f800001u;
+    r->first_a.assign(16, 0x3f80u);  // k = 16 codes each: the operands are shown
+    r->first_b.assign(16, 0x0u);
+    r->first_c = 0x3f800000u;
     return registry::Status::Ok();
   };
   const check::Row failed = check::CheckTensorCore(entry, check::Level::kSmoke);
@@ -138,6 +141,13 @@ TEST(CudaTensorCoreRegister, HarnessFailsShortOrMismatchingSweepsAndSkipsEmptyRo
   ASSERT_EQ(failed.first_mismatches.size(), 1u);
   EXPECT_EQ(failed.first_mismatches[0].expected_value, "1");
   EXPECT_EQ(failed.first_mismatches[0].code_distance, std::optional<std::uint64_t>(1));
+  EXPECT_EQ(failed.first_mismatches[0].combo, "one");
+  EXPECT_EQ(failed.first_mismatches[0].where.rfind("set 7 of seed ", 0), 0u) << failed.first_mismatches[0].where;
+  const std::string a_codes = "0x3f80,0x3f80,0x3f80,0x3f80,0x3f80,0x3f80,0x3f80,0x3f80,0x3f80,0x3f80,0x3f80,0x3f80,"
+                              "0x3f80,0x3f80,0x3f80,0x3f80";
+  EXPECT_EQ(failed.first_mismatches[0].note,
+            "the model's side: lowbit mma mma.m16n8k16.f32.bf16.bf16 --codes --a " + a_codes +
+                " --b 0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0,0x0 --c 0x3f800000");
   EXPECT_EQ(failed.checked, static_cast<std::uint64_t>(sets) * 16 * 8);
   entry.families.clear();
   EXPECT_EQ(check::CheckTensorCore(entry, check::Level::kSmoke).outcome(), check::Row::Outcome::kSkipped);
