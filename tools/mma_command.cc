@@ -130,7 +130,7 @@ std::string OutputRuleText(const TensorCoreArithmetic& arith) {
 
 // ---- lowbit mma --list ---------------------------------------------------------
 
-std::string OperandText(const TensorCoreInstruction& inst, bool is_a) {
+std::string OperandTypeText(const TensorCoreInstruction& inst, bool is_a) {
   const TensorCoreOperand& op = is_a ? inst.a : inst.b;
   std::string text = OperandTypeName(inst, is_a);
   if (op.ignored_low_bits > 0) {
@@ -148,8 +148,8 @@ void ListInstructions() {
     std::printf("%s\n", inst.name);
     std::printf("  ptx          %s\n", inst.ptx);
     std::printf("  shape        m %d, n %s, k %d\n", inst.m, n.c_str(), inst.k);
-    std::printf("  operands     a %s, b %s, c/d %s\n", OperandText(inst, true).c_str(),
-                OperandText(inst, false).c_str(), arith.accumulator.name);
+    std::printf("  operands     a %s, b %s, c/d %s\n", OperandTypeText(inst, true).c_str(),
+                OperandTypeText(inst, false).c_str(), arith.accumulator.name);
     if (arith.rounding == FusedSumRounding::kWrapInteger) {
       std::printf("  arithmetic   %s: %d exact products per step, %s\n", arith.name, arith.products_per_step,
                   OutputRuleText(arith).c_str());
@@ -387,7 +387,18 @@ TermView ViewTerm(const MmaRun& run, const StepRun& step, int i) {
   return v;
 }
 
-std::string OperandText(const FormatSpec& format, std::uint32_t code) { return CodeText(format, code); }
+// A multiplicand code as the datapath reads it: TF32 codes with bits in the
+// ignored low bits say so and show the value read.
+std::uint32_t ReadBits(const TensorCoreOperand& op, std::uint32_t code) {
+  return code & ~static_cast<std::uint32_t>((std::uint64_t{1} << op.ignored_low_bits) - 1);
+}
+
+std::string OperandText(const TensorCoreOperand& op, std::uint32_t code) {
+  const std::uint32_t read = ReadBits(op, code);
+  if (read == code) return CodeText(op.code_format, code);
+  return Hex(code) + " (read as " + ValueText(op.code_format, read) + ": the low " +
+         std::to_string(op.ignored_low_bits) + " bits are not read)";
+}
 
 // ---- text ---------------------------------------------------------------------
 
@@ -443,8 +454,8 @@ void PrintIntegerStep(const MmaRun& run, const StepRun& step) {
   for (int i = 0; i < count; ++i) {
     const int k = step.k[static_cast<std::size_t>(i)];
     std::printf("    k=%-3d a %s * b %s = %lld\n", k,
-                OperandText(inst.a.code_format, run.a[static_cast<std::size_t>(k)]).c_str(),
-                OperandText(inst.b.code_format, run.b[static_cast<std::size_t>(k)]).c_str(),
+                OperandText(inst.a, run.a[static_cast<std::size_t>(k)]).c_str(),
+                OperandText(inst.b, run.b[static_cast<std::size_t>(k)]).c_str(),
                 static_cast<long long>(t.aligned[i]));
   }
   std::printf("    C     %lld\n", static_cast<long long>(t.aligned[count]));
@@ -463,8 +474,8 @@ void PrintFloatStep(const MmaRun& run, const StepRun& step) {
     const int k = step.k[static_cast<std::size_t>(i)];
     char line[64];
     std::snprintf(line, sizeof line, "    k=%-3d ", k);
-    return std::string(line) + "a " + OperandText(inst.a.code_format, run.a[static_cast<std::size_t>(k)]) +
-           " * b " + OperandText(inst.b.code_format, run.b[static_cast<std::size_t>(k)]);
+    return std::string(line) + "a " + OperandText(inst.a, run.a[static_cast<std::size_t>(k)]) +
+           " * b " + OperandText(inst.b, run.b[static_cast<std::size_t>(k)]);
   };
   if (t.special) {
     std::printf("  operands:\n");
@@ -582,9 +593,15 @@ void PrintJson(const MmaRun& run) {
   out += ", \"output_rule\": " + Json(OutputRuleText(arith));
   for (bool is_a : {true, false}) {
     const std::vector<std::uint32_t>& codes = is_a ? run.a : run.b;
-    const FormatSpec& format = (is_a ? inst.a : inst.b).code_format;
+    const TensorCoreOperand& op = is_a ? inst.a : inst.b;
     out += std::string(", \"") + (is_a ? "a" : "b") + "\": [";
-    for (std::size_t i = 0; i < codes.size(); ++i) out += (i == 0 ? "" : ", ") + CodeJson(format, codes[i]);
+    for (std::size_t i = 0; i < codes.size(); ++i) {
+      // The value the datapath reads (TF32: without the ignored low bits).
+      const std::uint32_t read = ReadBits(op, codes[i]);
+      out += std::string(i == 0 ? "" : ", ") + "{\"code\": " + Json(Hex(codes[i])) +
+             ", \"value\": " + Json(ExactDecimal(op.code_format, read)) +
+             (read != codes[i] ? ", \"low_bits_not_read\": true}" : "}");
+    }
     out += "]";
   }
   out += ", \"c\": " + CodeJson(arith.accumulator, run.c) + ", \"steps\": [";

@@ -166,6 +166,22 @@ TEST_F(CliMma, Fp8MmaSyncRunsTwoStepsAndAddsCAfter) {
   ExpectLine(r, "D = fp32 0x3f808000 (1.00390625)");
 }
 
+// TF32 operands are FP32 codes whose low 13 bits the datapath does not read:
+// 0x3f801fff is read as 0x3f800000 = 1, so 1 * 1 = 1.
+TEST_F(CliMma, Tf32CodesLoseTheirLow13Bits) {
+  const CliResult r = RunCli({"mma", "wgmma.m64nNk8.f32.tf32.tf32", "--codes", "--a", Padded({"0x3f801fff"}, 8), "--b",
+                              Padded({"0x3f800000"}, 8)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectLine(r, "a: tf32 codes, the low 13 bits of each are not read");
+  ExpectLine(r, "    k=0   a 0x3f801fff (read as 1: the low 13 bits are not read) * b 0x3f800000 (1) = 1  e=0");
+  ExpectLine(r, "D = fp32 0x3f800000 (1)");
+  const CliResult json = RunCli({"mma", "wgmma.m64nNk8.f32.tf32.tf32", "--codes", "--json", "--a",
+                                 Padded({"0x3f801fff"}, 8), "--b", Padded({"0x3f800000"}, 8)});
+  EXPECT_NE(json.out.find("\"a\": [{\"code\": \"0x3f801fff\", \"value\": \"1\", \"low_bits_not_read\": true}"),
+            std::string::npos)
+      << json.out;
+}
+
 TEST_F(CliMma, CodesAndJson) {
   // The FP8 case of Fp8SumLosesTheLowTenBitsOfTheFp32Code given as codes.
   const CliResult r = RunCli({"mma", "wgmma.m64nNk32.f32.e4m3.e4m3", "--codes", "--json", "--a",
