@@ -583,6 +583,7 @@ TEST(PackingRows, RunPlanListsThem) {
   check::Plan plan;
   plan.level = check::Level::kSmoke;
   plan.parts.kernels = plan.parts.recipes = plan.parts.gpu_sweeps = plan.parts.oracle = plan.parts.matmul = false;
+  plan.parts.tensor_cores = false;
   check::Results results = check::RunPlan(AllBackends(), plan);
   ASSERT_TRUE(results.error.empty()) << results.error;
   EXPECT_EQ(results.rows.size(), Rows(/*with_scalar=*/false).size());
