@@ -51,7 +51,7 @@ void ExpectD(const char* name, const Operands& x, std::uint32_t c, std::uint32_t
   EXPECT_EQ(oracle.Check(bound, expected), "") << name;
   if (bound.outcome != reference::FusedStepBound::Outcome::kFinite) return;
   EXPECT_EQ(bound.exact_terms(), exactness == Exactness::kTermsExact) << name;
-  if (bound.exact_terms()) EXPECT_EQ(oracle.CodeOf(bound.lowest), expected) << name;
+  if (bound.code_fixed()) EXPECT_EQ(oracle.CodeOf(bound.lowest), expected) << name;
 }
 
 constexpr std::uint32_t kFp32One = 0x3F800000u;
@@ -211,6 +211,24 @@ TEST(TensorCoreLiteral, ZeroSumIsPositiveZeroWhateverTheSigns) {
   Operands h = Zeros(Named("wgmma.m64nNk32.f16.e5m2.e5m2"));
   for (int k = 0; k < 32; ++k) h.a[k] = h.b[k] = 0x80;
   ExpectD("wgmma.m64nNk32.f16.e5m2.e5m2", h, 0x8000u, 0u, Exactness::kTermsExact);
+}
+
+TEST(TensorCoreLiteral, ZeroTermsSetTheFloorOfTheGrid) {
+  // BF16 -2^-133 * 2^-133 (0x8001, 0x0001: subnormals, e = -126 each, so the
+  // product's e is -252) + C = +0, whose e is zero_term_exponent = -133:
+  // e_max = -133, u = 2^-158, and -2^-266 truncates to 0: the sum is zero,
+  // +0. (Were zero terms left out, e_max = -252 would keep the product and
+  // truncation toward zero would give -0, 0x80000000.)
+  Operands x = Zeros(Named("mma.m16n8k16.f32.bf16.bf16"));
+  x.a[0] = 0x8001;
+  x.b[0] = 0x0001;
+  ExpectD("mma.m16n8k16.f32.bf16.bf16", x, 0u, 0u, Exactness::kTermsTruncated);
+  // FP16 accumulator: -2^-24 * 2^-24 (e = -28) + C = +0 (e = -21): u = 2^-46,
+  // -2^-48 truncates to 0: +0 (not the -0 of rounding -2^-48 to nearest).
+  Operands h = Zeros(Named("mma.m16n8k16.f16.f16.f16"));
+  h.a[0] = 0x8001;
+  h.b[0] = 0x0001;
+  ExpectD("mma.m16n8k16.f16.f16.f16", h, 0u, 0u, Exactness::kTermsTruncated);
 }
 
 // ---- FP16 output: nearest even ----

@@ -190,6 +190,7 @@ StepCase DrawStepCase(const TensorCoreInstruction& inst, int count, Source& src)
       centre_b = src.Uniform(0, fb.MaxFiniteExponentField() / 2);
       if (src.Uniform(0, 1)) std::swap(centre_a, centre_b);
       window = src.Uniform(0, 2);
+      c_zero = src.Uniform(0, 1) == 1;  // then e_max may be zero_term_exponent
       break;
     case StepFamily::kFarC:
       c_offset = (src.Uniform(0, 1) ? 1 : -1) * src.Uniform(20, 300);

@@ -288,20 +288,30 @@ FusedStepBound FusedStepOracle::Bound(const std::uint32_t* a, const std::uint32_
   for (const Term& t : terms) {
     if (t.magnitude != 0 && t.scale < finest) finest = t.scale;
   }
-  BigInt sum = 0;
+  // A term below u in magnitude truncates to exactly 0 (floor(|t| / u) = 0):
+  // it leaves the sum and the interval alone.
+  BigInt sum = 0, vanished = 0;
   for (const Term& t : terms) {
     if (t.magnitude == 0) continue;
     const BigInt aligned = BigInt(t.magnitude) << (t.scale - finest);
-    sum += t.negative ? BigInt(-aligned) : aligned;
-    if (t.scale < unit) ++(t.negative ? bound.inexact_negative : bound.inexact_positive);
+    const BigInt signed_term = t.negative ? BigInt(-aligned) : aligned;
+    sum += signed_term;
+    if (t.scale >= unit) continue;
+    if (static_cast<int>(msb(BigInt(t.magnitude))) + t.scale < unit) {
+      vanished += signed_term;
+      ++bound.vanished_terms;
+    } else {
+      ++(t.negative ? bound.inexact_negative : bound.inexact_positive);
+    }
   }
   const BigInt one_unit = BigInt(1) << (unit - finest);
   bound.outcome = FusedStepBound::Outcome::kFinite;
   bound.max_exponent = e_max;
   bound.unit_exponent = unit;
   bound.exact_sum = Dyadic{sum, finest};
-  const Dyadic low{sum - one_unit * bound.inexact_positive, finest};
-  const Dyadic high{sum + one_unit * bound.inexact_negative, finest};
+  const BigInt kept = sum - vanished;
+  const Dyadic low{kept - one_unit * bound.inexact_positive, finest};
+  const Dyadic high{kept + one_unit * bound.inexact_negative, finest};
   const int p = arithmetic_.kept_significand_bits;
   bound.lowest = RoundIntoAccumulator(acc, p, arithmetic_.rounding, low);
   bound.highest = RoundIntoAccumulator(acc, p, arithmetic_.rounding, high);
@@ -309,7 +319,7 @@ FusedStepBound FusedStepOracle::Bound(const std::uint32_t* a, const std::uint32_
   bound.highest_from_non_negative = high.m >= 0;
   bound.overflow = bound.lowest.value_class == ExactClass::kInf || bound.highest.value_class == ExactClass::kInf;
   if (bound.exact_terms()) {
-    const StepResult r = bound.lowest;
+    const StepResult r = bound.lowest;  // == highest
     bound.exact_result = sum == 0 ? r.value_class == ExactClass::kZero && !r.negative
                                   : r.value_class == ExactClass::kFinite && CompareDyadic(r.value, bound.exact_sum) == 0;
   }
@@ -348,8 +358,8 @@ std::string FusedStepOracle::Check(const FusedStepBound& bound, std::uint32_t d)
   if (problem.empty()) return "";
   why << problem << ": D = 0x" << std::hex << d << std::dec << " = " << Describe(dr) << "; S = "
       << Describe(bound.exact_sum) << ", e_max = " << bound.max_exponent << ", u = 2^" << bound.unit_exponent
-      << ", inexact terms P = " << bound.inexact_positive << " positive, N = " << bound.inexact_negative
-      << " negative; allowed [" << Describe(bound.lowest) << ", " << Describe(bound.highest) << "]";
+      << ", partly truncated terms P = " << bound.inexact_positive << " positive, N = " << bound.inexact_negative
+      << " negative, " << bound.vanished_terms << " below u; allowed [" << Describe(bound.lowest) << ", " << Describe(bound.highest) << "]";
   return why.str();
 }
 

@@ -14,29 +14,33 @@
 // zero_term_exponent, step 2), e_max = max e_i (step 3), u = 2^(e_max - F).
 //   Step 4 replaces t_i by T_i = sign(t_i) * floor(|t_i| / u) * u, so
 //   0 <= |t_i| - |T_i| < u, with equality to 0 exactly when t_i is a
-//   multiple of u. Step 5 is exact, so with P (N) the number of positive
-//   (negative) terms that are not multiples of u, the aligned sum
-//       S' = sum T_i  lies in  [S - P u, S + N u]
-//   (each positive inexact term moves the sum down by less than u, each
-//   negative one up by less than u).
+//   multiple of u, and T_i = 0 exactly when |t_i| < u. Step 5 is exact, so
+//   with A = S minus the terms below u, and P (N) the number of positive
+//   (negative) terms of at least u that are not multiples of u, the aligned
+//   sum
+//       S' = sum T_i  lies in  [A - P u, A + N u]
+//   (each positive partly truncated term moves the sum down by less than u,
+//   each negative one up by less than u).
 //   Step 6 is a rounding R to kept_significand_bits bits (p) at the
 //   accumulator's exponent range: toward zero for kTruncate (|R(x) - x| <
 //   one unit in the last place of x), to nearest even for kNearestEven
 //   (|R(x) - x| <= half a unit); step 7 makes a magnitude of 2^(emax+1) or
 //   more after the rounding an infinity, and a zero sum +0. Every such R is
 //   monotone (x <= y implies R(x) <= R(y), infinities at the ends), so
-//       R(S - P u) <= D <= R(S + N u),
-//   which implies the textbook form |D - S| < max(P, N) u + ulp_p(|S| +
-//   max(P, N) u) (a half ulp for nearest) but is tighter and needs no
-//   case for overflow or for the subnormal range. D itself must be a value
+//       R(A - P u) <= D <= R(A + N u),
+//   which implies the textbook form |D - S| < (L + 1) u + ulp_p(|S| +
+//   (L + 1) u) (a half ulp for nearest: each of the L + 1 terms loses less
+//   than u, step 6 less than one unit in the last kept place) but is tighter
+//   and needs no case for overflow or for the subnormal range. D itself must be a value
 //   R can produce (R(D) = D: for FP8 products' FP32 output, the low 10 bits
 //   are zero), a zero D is -0 only if some x < 0 lies in the interval and
 //   +0 only if some x >= 0 does.
 // Where the spec makes the result exact. When every term is a multiple of u
-// (P = N = 0) steps 4 and 5 lose nothing, S' = S, and the interval shrinks
-// to the one value R(S): D's code is fixed; when moreover S has at most p
-// significant bits and lies in range, R(S) = S and D equals the exact sum
-// (a zero S gives +0, whatever the signs of the zero terms).
+// or below u (P = N = 0), S' = A and the interval shrinks to the one value
+// R(A): D's code is fixed. When moreover no term is below u, A = S; when S
+// then has at most p significant bits and lies in range, R(S) = S and D
+// equals the exact sum (a zero S gives +0, whatever the signs of the zero
+// terms).
 // Specials (step 7): a NaN operand or C, a product 0 * Inf, or infinities of
 // both signs among the products and C give nan_code; otherwise an infinite
 // product or C gives the infinity of its sign.
@@ -100,12 +104,15 @@ struct FusedStepBound {
   int unit_exponent = 0; // e_max - F
   int inexact_positive = 0;  // P
   int inexact_negative = 0;  // N
-  StepResult lowest;     // R(S - P u)
-  StepResult highest;    // R(S + N u)
-  bool lowest_from_negative = false;  // S - P u < 0
-  bool highest_from_non_negative = false;  // S + N u >= 0
+  int vanished_terms = 0;    // terms below u, truncated to 0
+  StepResult lowest;     // R(A - P u)
+  StepResult highest;    // R(A + N u)
+  bool lowest_from_negative = false;  // A - P u < 0
+  bool highest_from_non_negative = false;  // A + N u >= 0
   // P = N = 0: D's code is fixed (lowest == highest).
-  bool exact_terms() const { return inexact_positive == 0 && inexact_negative == 0; }
+  bool code_fixed() const { return inexact_positive == 0 && inexact_negative == 0; }
+  // ... and no term is below u: steps 4-5 lose nothing, S' = S.
+  bool exact_terms() const { return code_fixed() && vanished_terms == 0; }
   // ... and R(S) = S: D is the exact sum itself.
   bool exact_result = false;
   bool overflow = false;  // lowest or highest is infinite
