@@ -26,6 +26,7 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
+from IPython.display import Markdown, display
 
 import lowbit
 from figures import checked
@@ -85,6 +86,58 @@ ax.legend(loc="lower right")
 ax.plot([], [])  # the boxes are patches; this marks the axes as plotted
 checked(fig)
 plt.show()
+
+# %% [markdown]
+# ## Decoding a code: the formula, worked in every format
+#
+# A normal code stands for `(−1)^sign × 2^(exponent − bias) × (1 + mantissa / 2^m)`, where m is the
+# number of mantissa bits; a **subnormal** (exponent field 0) for `(−1)^sign × 2^(1 − bias) ×
+# (mantissa / 2^m)`: no implicit 1, and the exponent of the smallest normal. E8M0 is only the power
+# `2^(exponent − 127)`, and the integer formats are two's complement. The table takes one value per
+# format, encodes it with `lowbit.show`, and evaluates the formula **in this cell** from the fields
+# lowbit returns; the assertion below checks that the formula gives lowbit's decoded value in every
+# row.
+
+# %%
+WORKED = [("fp32", -0.3), ("bf16", -0.3), ("fp16", -0.3), ("e4m3", -0.3), ("e4m3", 0.005), ("e5m2", -0.3),
+          ("e3m2", -2.7), ("e2m3", -2.7), ("e2m1", -2.7), ("e2m1", 0.4), ("e8m0", 0.3), ("ue4m3", 0.3),
+          ("int8", -13.0), ("int4", -3.0)]
+
+
+def by_formula(f, fmt):
+    """The value of the fields f by the formula above (not lowbit's decode)."""
+    spec = lowbit.formats[fmt]
+    if spec.kind == "integer":
+        width = spec.bits
+        value = f.code - (1 << width) if spec.signed and f.code >> (width - 1) else f.code
+        return value, f"two's complement of {f.bits}"
+    sign = -1 if f.sign else 1
+    m = spec.mantissa_bits
+    if spec.mantissa_bits == 0 and not spec.signed:  # E8M0: a power of two
+        return 2.0 ** (f.exponent - f.bias), f"2^({f.exponent} − {f.bias})"
+    if f.exponent == 0:
+        return (sign * 2.0 ** (1 - f.bias) * (f.mantissa / 2**m),
+                f"{'−' if f.sign else ''}2^(1 − {f.bias}) × {f.mantissa}/{2**m}")
+    return (sign * 2.0 ** (f.exponent - f.bias) * (1 + f.mantissa / 2**m),
+            f"{'−' if f.sign else ''}2^({f.exponent} − {f.bias}) × (1 + {f.mantissa}/{2**m})")
+
+
+worked_rows = ["| format | x | code | bits (sign exponent mantissa) | class | formula | value |", "|---|---|---|---|---|---|---|"]
+worked = []
+for fmt, x in WORKED:
+    f = lowbit.show(x, fmt)
+    value, formula = by_formula(f, fmt)
+    worked.append((fmt, x, f, value))
+    bits = " ".join(b for b in (f.sign_bits, f.exponent_bits, f.mantissa_bits) if b) or f.bits
+    worked_rows.append(f"| {fmt} | {x:g} | `{f.code:#x}` | `{bits}` | {f.cls} | {formula} | {value:.9g} |")
+display(Markdown("\n".join(worked_rows)))
+
+# %% tags=["assertions"]
+assert all(value == f.value for _, _, f, value in worked)
+assert all(value == lowbit.decode(np.array([f.code], lowbit.formats[fmt].code_dtype), fmt, dtype=np.float64)[0]
+           for fmt, _, f, value in worked)
+assert {(fmt, x): f.cls for fmt, x, f, _ in worked}[("e4m3", 0.005)] == "subnormal"
+assert {(fmt, x): f.value for fmt, x, f, _ in worked}[("e2m1", -2.7)] == -3.0
 
 # %% [markdown]
 # ## Range: largest, smallest normal, smallest subnormal
@@ -150,6 +203,88 @@ checked(fig)
 plt.show()
 
 # %% [markdown]
+# ## The grids on a linear axis: floats against integers
+#
+# On the logarithmic axis above every float format looks evenly spread. On a **linear** axis, with
+# each format scaled so that its largest value is 1 (as a scale factor would put it), the difference
+# from an integer grid is plain: INT4 and INT8 space their values evenly from 0 to the top, while
+# E2M1 and E4M3 crowd theirs towards zero and leave wide gaps near the top. E2M1 has the same 8
+# non-negative magnitudes as INT4 has non-negative codes, but its largest gap (between 4/6 and 6/6)
+# is twice INT4's step and its smallest is less than INT4's step.
+
+# %%
+def nonnegative_grid(name):
+    fmt = lowbit.formats[name]
+    codes = np.arange(1 << fmt.bits, dtype=np.uint64).astype(fmt.code_dtype)
+    v = lowbit.decode(codes, name, dtype=np.float64)
+    v = np.unique(v[np.isfinite(v) & (v >= 0)])
+    return v / v.max()
+
+
+GRID_PAIRS = [("e2m1", "int4"), ("e4m3", "int8")]
+fig, axes = plt.subplots(2, 1, figsize=(10, 4.2))
+for ax, pair in zip(axes, GRID_PAIRS):
+    grids = [nonnegative_grid(n) for n in pair]
+    ax.eventplot(grids, lineoffsets=[1, 0], linelengths=0.7, linewidths=0.8 if "e4m3" in pair else 1.6,
+                 colors=["C1", "C0"])
+    ax.set_yticks([1, 0], [f"{n} ({len(g)} values)" for n, g in zip(pair, grids)])
+    ax.set_xlim(-0.01, 1.01)
+    ax.set_xlabel("value / largest value of the format [linear, unitless]")
+    ax.set_ylabel("format [name]")
+    ax.set_title(f"{pair[0].upper()} against {pair[1].upper()}, non-negative values")
+fig.tight_layout()
+checked(fig)
+plt.show()
+e2m1_grid, int4_grid = nonnegative_grid("e2m1"), nonnegative_grid("int4")
+
+# %% tags=["assertions"]
+assert len(e2m1_grid) == len(int4_grid) == 8
+assert np.allclose(np.diff(int4_grid), 1 / 7) and np.isclose(np.diff(e2m1_grid).max(), 2 / 6)
+assert np.diff(e2m1_grid).max() > 2 * (1 / 7) and np.diff(e2m1_grid).min() < 1 / 7
+
+# %% [markdown]
+# ## Relative spacing: ulp(x) / x
+#
+# What a rounding costs is the gap to the next value relative to the value itself, `ulp(x) / x`. For
+# a float format it is a sawtooth between `2^-m` and `2^-(m+1)` across the whole normal range — the
+# same relative precision at 0.02 as at 400 — and it rises only among the subnormals at the bottom.
+# For an integer grid (INT8 scaled to the same top, 448, as E4M3) it is `1/k` at the k-th value: far
+# finer than E4M3 near the top, far coarser near zero. E4M3's relative gap lies between 1/15 and 1/8
+# in every normal binade, so INT8 is finer everywhere from its 16th value up (1/16 < 1/15) and
+# coarser everywhere below its 8th: in the bottom 8/127 of the range the float format is the more
+# precise one, in the top seven eighths the integer format.
+
+# %%
+def relative_spacing(v):
+    v = np.unique(v[v > 0])
+    return v[:-1], np.diff(v) / v[:-1]
+
+
+e4m3_all = positive_values("e4m3")
+int8_scaled = np.arange(1, 128) * (448 / 127)
+fig, ax = plt.subplots(figsize=(9, 4.5))
+for label, v, style in (("E4M3", e4m3_all, "C1.-"), ("E5M2 (x 448/57344)", positive_values("e5m2") * 448 / 57344, "C2.-"),
+                        ("INT8 (x 448/127)", int8_scaled, "C0.-")):
+    x, r = relative_spacing(v)
+    ax.loglog(x, r, style, label=label, markersize=3, linewidth=0.8)
+ax.set_xlabel("value x (log scale) [unitless]")
+ax.set_ylabel("gap to the next value / x (log scale) [ratio]")
+ax.set_title("Relative spacing ulp(x)/x: constant for floats in their normal range, 1/k for integers")
+ax.legend()
+checked(fig)
+plt.show()
+x4, r4 = relative_spacing(e4m3_all)
+normal = x4 >= lowbit.formats["e4m3"].smallest_normal
+xi, ri = relative_spacing(int8_scaled)
+
+# %% tags=["assertions"]
+assert np.isclose(r4[normal].max(), 2**-3) and np.isclose(r4[normal].min(), 2**-3 / (1 + 7 / 8))
+assert np.allclose(ri, 1 / np.arange(1, 127))
+finer_from = int(np.argmax(ri < r4[normal].min())) + 1     # the first k where INT8's 1/k beats E4M3's finest
+coarser_to = int(np.flatnonzero(ri > r4[normal].max() * (1 + 1e-9))[-1]) + 1  # the last k where it is worse than E4M3's coarsest
+assert np.isclose(r4[normal].min(), 1 / 15) and (finer_from, coarser_to) == (16, 7)
+
+# %% [markdown]
 # ## Density per binade
 #
 # Counting the values in each binade [2ᵏ, 2ᵏ⁺¹): a normal binade holds 2^mantissa_bits values — 8
@@ -212,3 +347,43 @@ assert (e4fnuz.nan_codes, e4fnuz.has_negative_zero, e4fnuz.bias, e4fnuz.max) == 
 assert (e5fnuz.nan_codes, e5fnuz.has_negative_zero, e5fnuz.bias, e5fnuz.max) == ([0x80], False, 16, 57344.0)
 assert (e4fnuz.smallest_subnormal, e5fnuz.smallest_subnormal) == (2**-10, 2**-17)
 assert lowbit.show(0x80, "e4m3fnuz").cls == "nan" and lowbit.show(0x80, "e4m3").value == 0.0
+
+
+# %% [markdown]
+# ## The 256 codes of E4M3 and E5M2
+#
+# Every code of the two FP8 formats, decoded by lowbit: the row is the high nibble of the code, the
+# column the low nibble (code `0x3A` is row `3_`, column `_A`). The first row holds the subnormals
+# and zero; the sign bit makes the lower half of each table the negatives of the upper half. E4M3
+# has NaN only at `0x7F` and `0xFF`, so its last row before the negatives ends in 448; E5M2 spends
+# its top exponent on ±Inf (`0x7C`, `0xFC`) and NaNs.
+
+# %%
+def code_table(name):
+    codes = np.arange(256, dtype=np.uint8)
+    values = lowbit.decode(codes, name, dtype=np.float64)
+
+    def cell(v):
+        if np.isnan(v):
+            return "NaN"
+        if np.isinf(v):
+            return "−Inf" if v < 0 else "Inf"
+        return f"{v:.3g}".replace("-", "−")
+
+    head = "| " + name.upper() + " | " + " | ".join(f"_{c:X}" for c in range(16)) + " |"
+    rows = [head, "|" + "---|" * 17]
+    for high in range(16):
+        rows.append(f"| **{high:X}_** | " + " | ".join(cell(values[16 * high + low]) for low in range(16)) + " |")
+    return values, "\n".join(rows)
+
+
+e4m3_table, e4m3_md = code_table("e4m3")
+e5m2_table, e5m2_md = code_table("e5m2")
+display(Markdown(e4m3_md))
+display(Markdown(e5m2_md))
+
+# %% tags=["assertions"]
+assert e4m3_table[0x7E] == 448 and np.isnan(e4m3_table[0x7F]) and e4m3_table[0x01] == 2**-9
+assert e4m3_table[0x38] == 1.0 and e4m3_table[0x3A] == 1.25 and e4m3_table[0xB8] == -1.0
+assert np.isinf(e5m2_table[0x7C]) and np.isnan(e5m2_table[0x7D]) and e5m2_table[0x3C] == 1.0
+assert np.sum(np.isnan(e4m3_table)) == 2 and np.sum(np.isnan(e5m2_table)) == 6
