@@ -272,21 +272,21 @@ ax.set_ylim(0, 4.6)
 ax.axis("off")
 
 
-def box(x0, y0, w, h, text, colour):
+def box(x0, y0, w, h, text, colour, size=10):
     ax.add_patch(plt.Rectangle((x0, y0), w, h, facecolor=colour, alpha=0.35, edgecolor="black"))
-    ax.text(x0 + w / 2, y0 + h / 2, text, ha="center", va="center", fontsize=10)
+    ax.text(x0 + w / 2, y0 + h / 2, text, ha="center", va="center", fontsize=size)
 
 
 box(0.2, 3.5, 9.6, 0.8, "tensor (FP32): amax over all elements  ->  tensor scale S_enc = 6 x 448 / amax  (FP32, one)",
     "#9467bd")
 for b in range(4):
-    box(0.2 + 2.45 * b, 1.9, 2.25, 1.0, f"block {b} of 16 elements\nUE4M3 scale s_{b} =\nround(amax_{b} / 6 x S_enc)",
+    box(0.2 + 2.45 * b, 1.9, 2.25, 1.0, f"block {b}: 16 values\nUE4M3 scale s{b} =\namax{b} / 6 x S_enc",
         "#1f77b4")
     for j in range(4):
-        box(0.2 + 2.45 * b + 0.5625 * j, 0.3, 0.5, 0.9, "E2M1", "#2ca02c")
+        box(0.2 + 2.45 * b + 0.5625 * j, 0.3, 0.5, 0.9, "E2M1", "#2ca02c", size=9)
     ax.annotate("", xy=(1.3 + 2.45 * b, 2.9), xytext=(1.3 + 2.45 * b, 3.5), arrowprops=dict(arrowstyle="->"))
     ax.annotate("", xy=(1.3 + 2.45 * b, 1.2), xytext=(1.3 + 2.45 * b, 1.9), arrowprops=dict(arrowstyle="->"))
-ax.text(5.0, 0.05, "element value = E2M1 code value x s_b / S_enc  (4 bits + 8/16 + 32/n bits per element)",
+ax.text(5.0, 0.05, "element value = E2M1 value x s_b / S_enc   (4 bits + 8/16 + 32/n bits per element)",
         ha="center", va="bottom", fontsize=10)
 ax.plot([], [])  # the boxes are patches; this marks the axes as plotted
 ax.set_xlabel("the tensor's elements, in memory order [index]")
@@ -321,7 +321,7 @@ ax.semilogx(magnitudes, without_ts, "C3s--", label="the same without a tensor sc
 ax.set_xlabel("tensor multiplied by (log scale) [factor]")
 ax.set_ylabel("SQNR [dB]")
 ax.set_title("NVFP4 on N(0,1) x m, 64 x 256: what the FP32 tensor scale is for")
-ax.legend(loc="lower center")
+ax.legend(loc="center")
 checked(fig)
 plt.show()
 window = magnitudes[without_ts > with_ts.max() - 1]
@@ -500,10 +500,14 @@ ys = np.arange(len(lead))
 base = np.array([v[0] for v in lead.values()])
 step_block = np.array([v[1] for v in lead.values()])
 step_scale = np.array([v[2] for v in lead.values()])
-b1 = ax.barh(ys, step_block, left=base, color="C0", label="blocks of 16 instead of 32 (E8M0 scales)")
-b2 = ax.barh(ys, step_scale, left=base + step_block, color="C1", label="UE4M3 scale + tensor scale instead of E8M0")
-ax.bar_label(b1, [f"+{v:.2f}" for v in step_block], label_type="center", fontsize=9)
-ax.bar_label(b2, [f"+{v:.2f}" for v in step_scale], label_type="center", fontsize=9)
+ax.barh(ys, step_block, 0.5, left=base, color="C0", label="blocks of 16 instead of 32 (E8M0 scales)")
+ax.barh(ys, step_scale, 0.5, left=base + step_block, color="C1", label="UE4M3 scale + tensor scale instead of E8M0")
+for y, left, steps in zip(ys, base, zip(step_block, step_scale)):
+    for width in steps:  # each step's value in its segment, or above a segment too narrow for it
+        inside = width > 0.6
+        ax.text(left + width / 2, y if inside else y + 0.3, f"+{width:.2f}", ha="center",
+                va="center" if inside else "bottom", fontsize=9)
+        left += width
 for y, b, total in zip(ys, base, base + step_block + step_scale):
     ax.text(b - 0.05, y, f"MXFP4 {b:.2f}", ha="right", va="center", fontsize=9)
     ax.text(total + 0.05, y, f"NVFP4 {total:.2f}", ha="left", va="center", fontsize=9)

@@ -114,7 +114,9 @@ for k in exponents:
     rel_err.append(np.median(np.abs(back[finite] - grads[finite]) / np.abs(grads[finite])))
 zero_share, inf_share, rel_err = map(np.array, (zero_share, inf_share, rel_err))
 
+ok = exponents[(zero_share < 1e-3) & (inf_share == 0)]
 fig, ax = plt.subplots(figsize=(8, 4.2))
+ax.axvspan(ok.min() - 0.5, ok.max() + 0.5, color="C2", alpha=0.15, label="under 0.1 % lost, no Inf")
 ax.plot(exponents, 100 * zero_share, "C0o-", label="flushed to zero")
 ax.plot(exponents, 100 * inf_share, "C3s-", label="overflowed to Inf")
 ax.set_xlabel("loss scale S = 2^k, k [power of two]")
@@ -123,7 +125,6 @@ ax.set_title("FP16 gradients: what a loss scale of 2^k loses (log-normal around 
 ax.legend(loc="upper center")
 checked(fig)
 plt.show()
-ok = exponents[(zero_share < 1e-3) & (inf_share == 0)]
 print(f"unscaled: {zero_share[0]:.1%} become zero; S = 2^{ok.min()} .. 2^{ok.max()} lose under 0.1% "
       f"and overflow nothing; median relative error {rel_err[0]:.2g} unscaled, {rel_err[ok.min()]:.2g} at 2^{ok.min()}")
 
