@@ -113,6 +113,10 @@ constexpr ModeSpelling kModeSpellings[] = {
     {"rp", RoundingMode::kUp},           {"ru", RoundingMode::kUp},
     {"rm", RoundingMode::kDown},         {"rd", RoundingMode::kDown},
     {"rto", RoundingMode::kOdd},         {"rs", RoundingMode::kStochastic},
+    {"rnu", RoundingMode::kNearestUp},   {"rnd", RoundingMode::kNearestDown},
+    {"rnz", RoundingMode::kNearestTowardZero},
+    {"nearest-up", RoundingMode::kNearestUp}, {"nearest-down", RoundingMode::kNearestDown},
+    {"nearest-zero", RoundingMode::kNearestTowardZero},
 };
 
 }  // namespace
@@ -123,7 +127,7 @@ RoundingMode ParseRoundingMode(const std::string& name) {
     if (s == m.name) return m.mode;
   }
   throw CommandError("unknown rounding mode '" + Printable(name) +
-                     "' (known: rne, rna, rtz, up, down, odd, stochastic)");
+                     "' (known: rne, rna, rtz, up, down, odd, rnu, rnd, rnz, stochastic)");
 }
 
 const std::vector<std::string>& RoundingModeSpellings() {
@@ -149,6 +153,12 @@ const char* RoundingModeName(RoundingMode mode) {
       return "down";
     case RoundingMode::kOdd:
       return "odd";
+    case RoundingMode::kNearestUp:
+      return "rnu";
+    case RoundingMode::kNearestDown:
+      return "rnd";
+    case RoundingMode::kNearestTowardZero:
+      return "rnz";
     case RoundingMode::kStochastic:
       return "stochastic";
   }

@@ -21,6 +21,8 @@ constexpr ModeName kModeNames[] = {
     {RoundingMode::kNearestEven, "rne"}, {RoundingMode::kNearestAway, "rna"}, {RoundingMode::kTowardZero, "rtz"},
     {RoundingMode::kUp, "up"},           {RoundingMode::kDown, "down"},       {RoundingMode::kOdd, "odd"},
     {RoundingMode::kStochastic, "stochastic"},
+    {RoundingMode::kNearestUp, "rnu"},   {RoundingMode::kNearestDown, "rnd"},
+    {RoundingMode::kNearestTowardZero, "rnz"},
     {RoundingMode::kNearestEven, "rn"},  {RoundingMode::kTowardZero, "rz"},   {RoundingMode::kUp, "rp"},
     {RoundingMode::kDown, "rm"},
 };
@@ -146,7 +148,7 @@ bool ParseTarget(std::string_view name, const TargetOptions& options, Target* ou
   }
   RoundingMode mode = RoundingMode::kNearestEven;
   if (!options.rounding.empty() && !internal::ParseRounding(options.rounding, &mode)) {
-    *error = "unknown rounding mode '" + options.rounding + "' (rne, rna, rtz, up, down, odd)";
+    *error = "unknown rounding mode '" + options.rounding + "' (rne, rna, rtz, up, down, odd, rnu, rnd, rnz)";
     return false;
   }
   if (mode == RoundingMode::kStochastic) {

@@ -75,7 +75,8 @@ Status ConvertWith(const ConvertRequest& r) {
   // same rule for the registry rows).
   if (static_cast<int>(r.encode.rounding) > static_cast<int>(RoundingMode::kStochastic)) {
     return Status::Error("rounding " + std::to_string(static_cast<int>(r.encode.rounding)) +
-                         " is not a valid RoundingMode (0..6)");
+                         " is not a valid RoundingMode (0.." +
+                         std::to_string(static_cast<int>(RoundingMode::kStochastic)) + ")");
   }
   if (static_cast<int>(r.encode.overflow) > static_cast<int>(Overflow::kWrap)) {
     return Status::Error("overflow " + std::to_string(static_cast<int>(r.encode.overflow)) +

@@ -17,6 +17,7 @@ namespace lowbit::testing {
 inline constexpr RoundingMode kAllModes[] = {
     RoundingMode::kNearestEven, RoundingMode::kNearestAway, RoundingMode::kTowardZero,
     RoundingMode::kUp,          RoundingMode::kDown,        RoundingMode::kOdd,
+    RoundingMode::kNearestUp,   RoundingMode::kNearestDown, RoundingMode::kNearestTowardZero,
     RoundingMode::kStochastic,
 };
 
@@ -28,6 +29,9 @@ inline const char* ModeName(RoundingMode m) {
     case RoundingMode::kUp: return "Up";
     case RoundingMode::kDown: return "Down";
     case RoundingMode::kOdd: return "Odd";
+    case RoundingMode::kNearestUp: return "NearestUp";
+    case RoundingMode::kNearestDown: return "NearestDown";
+    case RoundingMode::kNearestTowardZero: return "NearestTowardZero";
     case RoundingMode::kStochastic: return "Stochastic";
   }
   return "?";

@@ -92,8 +92,11 @@ RoundingMode RoundingOrThrow(const std::string& name) {
   if (name == "up" || name == "rp" || name == "ru") return RoundingMode::kUp;
   if (name == "down" || name == "rm" || name == "rd") return RoundingMode::kDown;
   if (name == "odd" || name == "rto") return RoundingMode::kOdd;
+  if (name == "rnu" || name == "nearest-up") return RoundingMode::kNearestUp;
+  if (name == "rnd" || name == "nearest-down") return RoundingMode::kNearestDown;
+  if (name == "rnz" || name == "nearest-zero") return RoundingMode::kNearestTowardZero;
   if (name == "stochastic" || name == "rs") return RoundingMode::kStochastic;
-  Fail("unknown rounding mode '" + name + "' (known: rne, rna, rtz, up, down, odd, stochastic)");
+  Fail("unknown rounding mode '" + name + "' (known: rne, rna, rtz, up, down, odd, rnu, rnd, rnz, stochastic)");
 }
 
 // A recipe name (with an optional layout override in `layout`), as the CLI's

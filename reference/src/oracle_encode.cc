@@ -122,6 +122,14 @@ bool RoundAway(const FormatSpec& dst, bool negative, const Location& loc, bool l
       return true;
     case RoundingMode::kNearestAway:
       return loc.vs_half >= 0;
+    // policy.h: the tie goes toward +Inf, toward -Inf, toward zero; "away"
+    // is away from zero, so the sign decides the first two.
+    case RoundingMode::kNearestUp:
+      return loc.vs_half != 0 ? loc.vs_half > 0 : !negative;
+    case RoundingMode::kNearestDown:
+      return loc.vs_half != 0 ? loc.vs_half > 0 : negative;
+    case RoundingMode::kNearestTowardZero:
+      return loc.vs_half > 0;
     case RoundingMode::kTowardZero:
       return false;
     case RoundingMode::kUp:
@@ -163,6 +171,9 @@ EncodeResult OverflowResult(const FormatSpec& dst, bool negative, const EncodeOp
   switch (o.rounding) {
     case RoundingMode::kNearestEven:
     case RoundingMode::kNearestAway:
+    case RoundingMode::kNearestUp:
+    case RoundingMode::kNearestDown:
+    case RoundingMode::kNearestTowardZero:
     case RoundingMode::kStochastic:
       away = true;
       break;

@@ -307,6 +307,12 @@ inline void QuantizeMx(const MxJob& job) {
       return QuantizeMxForMode<RoundingMode::kDown>(job);
     case RoundingMode::kOdd:
       return QuantizeMxForMode<RoundingMode::kOdd>(job);
+    case RoundingMode::kNearestUp:
+      return QuantizeMxForMode<RoundingMode::kNearestUp>(job);
+    case RoundingMode::kNearestDown:
+      return QuantizeMxForMode<RoundingMode::kNearestDown>(job);
+    case RoundingMode::kNearestTowardZero:
+      return QuantizeMxForMode<RoundingMode::kNearestTowardZero>(job);
     case RoundingMode::kStochastic:
       break;  // rejected before dispatch (no random bits in MxJob)
   }

@@ -145,6 +145,15 @@ HWY_INLINE V RoundShift(D32 d, V sig, V s, VI s_true, M negative, V random,
     return hn::Shr(hn::Add(hn::Add(sig, half_minus_one), hn::And(kept, one)), s);
   } else if constexpr (kMode == RoundingMode::kNearestAway) {
     return hn::Shr(hn::Add(sig, hn::Shl(one, hn::Sub(s, one))), s);
+  } else if constexpr (kMode == RoundingMode::kNearestUp || kMode == RoundingMode::kNearestDown ||
+                       kMode == RoundingMode::kNearestTowardZero) {
+    // Half carries a tie away from zero, half - 1 keeps it: away for a
+    // positive value (Up) or a negative one (Down), never (TowardZero).
+    const V half = hn::Shl(one, hn::Sub(s, one));
+    M tie_away = hn::Ne(one, one);
+    if constexpr (kMode == RoundingMode::kNearestUp) tie_away = hn::Not(negative);
+    if constexpr (kMode == RoundingMode::kNearestDown) tie_away = negative;
+    return hn::Shr(hn::Add(sig, hn::IfThenElse(tie_away, half, hn::Sub(half, one))), s);
   } else if constexpr (kMode == RoundingMode::kTowardZero) {
     return kept;
   } else if constexpr (kMode == RoundingMode::kUp || kMode == RoundingMode::kDown) {
@@ -223,7 +232,8 @@ HWY_INLINE V EncodeVector(D32 d, V bits, V random, const EncodePlan& p) {
     // 5-8 at once: the magnitude code counts the thresholds at or below |x|
     // (each was found on the model, so rounding, ties and saturation are the
     // model's). Sign-symmetric modes share one set of thresholds.
-    const bool symmetric = kMode != RoundingMode::kUp && kMode != RoundingMode::kDown;
+    const bool symmetric = kMode != RoundingMode::kUp && kMode != RoundingMode::kDown &&
+                           kMode != RoundingMode::kNearestUp && kMode != RoundingMode::kNearestDown;
     V magnitude = zero;
     for (int k = 0; k < kMaxThresholds; ++k) {
       V t = hn::Set(d, p.threshold[0][k]);
@@ -835,6 +845,12 @@ inline void Encode(const EncodeJob& job) {
       return EncodeForMode<RoundingMode::kDown>(job);
     case RoundingMode::kOdd:
       return EncodeForMode<RoundingMode::kOdd>(job);
+    case RoundingMode::kNearestUp:
+      return EncodeForMode<RoundingMode::kNearestUp>(job);
+    case RoundingMode::kNearestDown:
+      return EncodeForMode<RoundingMode::kNearestDown>(job);
+    case RoundingMode::kNearestTowardZero:
+      return EncodeForMode<RoundingMode::kNearestTowardZero>(job);
     case RoundingMode::kStochastic:
       return EncodeForMode<RoundingMode::kStochastic>(job);
   }

@@ -124,6 +124,7 @@ EncodePlan BuildEncodePlan(const FormatSpec& dst, const EncodeOptions& o) {
       }
     }
     p.has_cell_codes = o.rounding != RoundingMode::kUp && o.rounding != RoundingMode::kDown &&
+                       o.rounding != RoundingMode::kNearestUp && o.rounding != RoundingMode::kNearestDown &&
                        p.zero_positive == 0 && p.zero_negative == p.sign_code;
     for (int k = 0; k < kMaxThresholds; ++k) {
       const std::uint32_t t = p.threshold[0][k];

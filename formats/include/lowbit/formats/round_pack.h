@@ -114,6 +114,9 @@ LOWBIT_HD_CONSTEXPR EncodeResult OverflowResult(const FormatSpec& dst, bool nega
     switch (o.rounding) {
       case RoundingMode::kNearestEven:
       case RoundingMode::kNearestAway:
+      case RoundingMode::kNearestUp:
+      case RoundingMode::kNearestDown:
+      case RoundingMode::kNearestTowardZero:
       case RoundingMode::kStochastic:
         to_non_finite = true;
         break;
@@ -263,6 +266,15 @@ LOWBIT_HD_CONSTEXPR EncodeResult RoundPack(const FormatSpec& dst, Unpacked u,
         break;
       case RoundingMode::kNearestAway:
         n += vs_half >= 0 ? 1 : 0;
+        break;
+      case RoundingMode::kNearestUp:  // a tie goes away from zero only for a positive value
+        n += (vs_half > 0 || (vs_half == 0 && !u.negative)) ? 1 : 0;
+        break;
+      case RoundingMode::kNearestDown:
+        n += (vs_half > 0 || (vs_half == 0 && u.negative)) ? 1 : 0;
+        break;
+      case RoundingMode::kNearestTowardZero:
+        n += vs_half > 0 ? 1 : 0;
         break;
       case RoundingMode::kTowardZero:
         break;

@@ -152,7 +152,7 @@ struct Status {
 // (docs/bad-input.md lists every entry point and what it does with bad input).
 
 // The first EncodeOptions / DecodeOptions field whose value is outside its
-// enum ("rounding 99 is not a valid RoundingMode (0..6)"), else Ok. An out-of-range
+// enum ("rounding 99 is not a valid RoundingMode (0..9)"), else Ok. An out-of-range
 // enum would otherwise fall through the model's switches to some other rule.
 Status ValidateEncodeOptions(const EncodeOptions& options);
 Status ValidateDecodeOptions(const DecodeOptions& options);

@@ -17,6 +17,13 @@ enum class RoundingMode : std::uint8_t {
   kDown,         // toward -Inf; PTX .rm
   kOdd,          // round to odd ("von Neumann" / sticky jamming): truncate, then
                  // set the last bit if anything was discarded
+  // Round to nearest with the other tie rules that kernels write (not IEEE
+  // 754 attributes; docs/check-your-kernel.md "Ties"):
+  kNearestUp,          // ties toward +Inf: floor(y + 0.5), "round half up"
+  kNearestDown,        // ties toward -Inf: argmin over a table sorted
+                       // ascending, which keeps the first of two equal distances
+  kNearestTowardZero,  // ties toward zero: the same argmin over magnitudes,
+                       // the sign put back after
   kStochastic,   // carry of (discarded bits + caller random bits), PTX cvt.rs
 };
 
