@@ -59,7 +59,7 @@ FormatId InputTypeName(const std::string& name) {
   for (FormatId t : kInputTypes) {
     if (t == id) return id;
   }
-  throw CommandError("--dtype '" + Printable(name) + "' is not an input type (fp64, fp32, fp16 or bf16)");
+  throw CommandError("--dtype " + QuoteUserWord(name) + " is not an input type (fp64, fp32, fp16 or bf16)");
 }
 
 // The input type of the --input file: the .npy dtype (float64/32/16, and
@@ -85,8 +85,15 @@ FormatId InputType(const BinaryArray& a, const std::string& dtype) {
     known = false;
   }
   if (!known) {
-    // Unsigned words holding the bits (np.uint16 of BF16, np.uint32 of FP32).
-    if (given && a.kind == 'u' && a.item_bytes * 8 == Spec(from_flag).total_bits) return from_flag;
+    // Unsigned words holding the bits (np.uint16 of BF16, np.uint32 of FP32):
+    // words of another width are the wrong size for --dtype, not a wrong type.
+    if (given && a.kind == 'u') {
+      const int need = Spec(from_flag).total_bits / 8;
+      if (a.item_bytes == need) return from_flag;
+      throw CommandError(a.name + ": --dtype " + Spec(from_flag).name + " needs " + std::to_string(need) +
+                         "-byte words; the file holds " + a.descr + " (" + std::to_string(a.item_bytes) +
+                         "-byte words)");
+    }
     throw CommandError(a.name + ": dtype " + a.descr + " is not an input type (float64, float32, float16, "
                        "ml_dtypes.bfloat16, or unsigned words with --dtype)");
   }
@@ -104,8 +111,8 @@ std::size_t ShapeDimension(const std::string& text, const std::string& shape) {
     if (v == 0) throw CommandError("");
     return static_cast<std::size_t>(v);
   } catch (const CommandError&) {
-    throw CommandError("--shape '" + Printable(shape) + "': '" + Printable(text) +
-                       "' is not a whole number from 1 (ROWSxCOLS or N)");
+    throw CommandError("--shape " + QuoteUserWord(shape) + ": " + QuoteUserWord(text) +
+                       " is not a whole number from 1 (ROWSxCOLS or N)");
   }
 }
 
@@ -125,7 +132,7 @@ void TensorShape(const CheckArgs& args, const BinaryArray& input, long* rows, lo
     }
     std::size_t product = 0;
     if (!CheckedElementCount(r, c, &product) || product != count) {
-      throw CommandError("--shape " + Printable(args.shape) + " does not hold the " + std::to_string(count) +
+      throw CommandError("--shape " + QuoteUserWord(args.shape) + " does not hold the " + std::to_string(count) +
                          " values of " + input.name);
     }
   } else if (input.npy && input.shape.size() >= 2) {
@@ -141,7 +148,7 @@ recipe::Packing PackingName(const std::string& name) {
   if (name == "one-per-byte") return recipe::Packing::kOnePerByte;
   if (name == "low-first") return recipe::Packing::kNibblesLowFirst;
   if (name == "high-first") return recipe::Packing::kNibblesHighFirst;
-  throw CommandError("--packing '" + Printable(name) + "' (one-per-byte, low-first, high-first)");
+  throw CommandError("--packing " + QuoteUserWord(name) + " (one-per-byte, low-first, high-first)");
 }
 
 // The output codes of `n` elements of `element` (bits per code). Two codes
@@ -158,7 +165,7 @@ check::CodeBuffer OutputCodes(BinaryArray* out, const FormatSpec& element, std::
   }
   if (p != recipe::Packing::kOnePerByte) {
     if (element.total_bits > 4) {
-      throw CommandError("--packing " + packing + ": two codes per byte hold codes of at most 4 bits; " +
+      throw CommandError("--packing " + QuoteUserWord(packing) + ": two codes per byte hold codes of at most 4 bits; " +
                          element.name + " has " + std::to_string(element.total_bits));
     }
     RequireItemBytes(out, 1, "packed " + what);
@@ -178,6 +185,13 @@ check::CodeBuffer OutputCodes(BinaryArray* out, const FormatSpec& element, std::
 
 int CodeBytes(const FormatSpec& f) { return f.total_bits <= 8 ? 1 : f.total_bits <= 16 ? 2 : f.total_bits <= 32 ? 4 : 8; }
 
+// A file given for data that is checked must hold some: an empty scales
+// file (/dev/null, a (0,) .npy) is an error, never "no scales given" (which
+// would leave the scales unchecked and the run passing).
+void RequireData(const BinaryArray& a, const char* why) {
+  if (a.data.empty()) throw CommandError(a.name + ": holds no data (" + why + "; leave the option out to skip them)");
+}
+
 float TensorScaleValue(const std::string& text) {
   BinaryArray a;
   try {
@@ -187,7 +201,7 @@ float TensorScaleValue(const std::string& text) {
     try {
       return ReadF32Values({text}, "")[0];
     } catch (const CommandError&) {
-      throw CommandError(std::string(e.what()) + " (and '" + Printable(text) + "' is not a number either)");
+      throw CommandError(std::string(e.what()) + " (and " + QuoteUserWord(text) + " is not a number either)");
     }
   }
   if (a.npy && a.kind != 'f') throw CommandError(a.name + ": dtype " + a.descr + " is not float32");
@@ -215,7 +229,7 @@ void RunCheck(const CheckArgs& args) {
   check::Target target;
   std::string error;
   if (!check::ParseTarget(args.target, options, &target, &error)) {
-    throw CommandError(Printable(error, 512) + " (lowbit list formats, lowbit list recipes)");
+    throw CommandError(error + " (lowbit list formats, lowbit list recipes)");
   }
   check::CheckOptions check_options;
   check_options.max_mismatches = args.max_mismatches;
@@ -251,6 +265,7 @@ void RunCheck(const CheckArgs& args) {
     scales = ReadArrayFile("--scales", args.scales);
     if (r.family() == recipe::Family::kScaled) {
       if (scales.npy && scales.kind != 'f') throw CommandError(scales.name + ": dtype " + scales.descr + " is not float32");
+    RequireData(scales, "the recipe's scales are checked against them");
       RequireItemBytes(&scales, 4, "fp32 scales");
       scale_values.resize(scales.Count());
       std::memcpy(scale_values.data(), scales.data.data(), scales.data.size());
@@ -268,6 +283,7 @@ void RunCheck(const CheckArgs& args) {
     zero_points = ReadArrayFile("--zero-points", args.zero_points);
     if (zero_points.npy && zero_points.kind != 'i') {
       throw CommandError(zero_points.name + ": dtype " + zero_points.descr + " is not int32");
+    RequireData(zero_points, "the recipe's zero points are checked against them");
     }
     RequireItemBytes(&zero_points, 4, "int32 zero points");
     zero_point_values.resize(zero_points.Count());
@@ -280,6 +296,13 @@ void RunCheck(const CheckArgs& args) {
 }
 
 }  // namespace
+
+// "MODE in {rne,rna,...}": every spelling --round accepts (parse.h).
+std::string RoundingModeHelp() {
+  std::string help = "MODE in {";
+  for (const std::string& spelling : RoundingModeSpellings()) help += (help.back() == '{' ? "" : ",") + spelling;
+  return help + "}";
+}
 
 void AddCheckCommand(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
@@ -296,14 +319,16 @@ void AddCheckCommand(CLI::App& app) {
   cmd->add_option("--layout", args->layout, "Scaled recipes: tensor, row, channel, token, group:G, block:RxG");
   cmd->add_option("--profile", args->profile, "Formats: compare with this implementation (lowbit list profiles)");
   cmd->add_option("--round", args->round, "Formats without a profile: the rounding mode (default rne)")
-      ->check(CLI::IsMember(RoundingModeSpellings(), CLI::ignore_case));
+      ->check(GrammarValidator(RoundingModeHelp(),
+                               [](const std::string& name) { ParseRoundingMode(name); }));
   cmd->add_flag("--saturate", args->saturate, "Formats without a profile: overflow clamps to the largest finite value");
   cmd->add_option("--dtype", args->dtype, "Input type of a raw --input (or of unsigned .npy words)")
       ->check(GrammarValidator("TYPE in {fp32,fp16,bf16,fp64}", [](const std::string& name) { InputTypeName(name); }));
   cmd->add_option("--shape", args->shape, "ROWSxCOLS (or N) of a raw --input (default: the .npy shape, or one row)");
   cmd->add_option("--packing", args->packing,
                   "Output codes of <= 4 bits, one or two per byte (default: from the file size)")
-      ->check(CLI::IsMember({"one-per-byte", "low-first", "high-first"}));
+      ->check(GrammarValidator("PACKING in {one-per-byte,low-first,high-first}",
+                               [](const std::string& name) { PackingName(name); }));
   cmd->add_option("--max-mismatches", args->max_mismatches, "First mismatches shown")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));

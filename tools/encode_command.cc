@@ -28,7 +28,7 @@ struct EncodeArgs {
   std::string value;
   std::string round = "rne";
   std::optional<std::string> random_bits;
-  int random_bit_count = 0;
+  std::optional<int> random_bit_count;  // given: only with --round stochastic
   bool saturate = false;
   std::string profile;
   std::string from;  // empty: fp64, or the profile's natural source (NaturalSource)
@@ -50,7 +50,7 @@ const FormatSpec& InputType(const std::string& name) {
   const FormatId id = ParseFormat(name);
   if (id != FormatId::kFp64 && id != FormatId::kFp32 && id != FormatId::kFp16 &&
       id != FormatId::kBf16) {
-    throw CommandError("'" + Printable(name) + "' is not an input type (fp64, fp32, fp16 or bf16)");
+    throw CommandError(QuoteUserWord(name) + " is not an input type (fp64, fp32, fp16 or bf16)");
   }
   return Spec(id);
 }
@@ -106,13 +106,13 @@ EncodeResult EncodeWithProfile(const EncodeArgs& args, ProfileId profile, const 
   if (args.saturate) {
     throw CommandError("--saturate with --profile: the profile fixes the overflow policy");
   }
-  if (args.random_bits) {
-    throw CommandError("--random-bits with --profile: profiles take no random bits");
+  if (args.random_bits || args.random_bit_count) {
+    throw CommandError("--random-bits and --random-bit-count with --profile: profiles take no random bits");
   }
   EncodeResult result;
   if (!ProfileEncode(profile, from, input, dst, mode, &result)) {
     if (ProfileConverts(profile, from, dst, mode)) {
-      throw CommandError(std::string("profile ") + ProfileName(profile) + " leaves the result of " + args.value +
+      throw CommandError(std::string("profile ") + ProfileName(profile) + " leaves the result of " + QuoteUserWord(args.value) +
                          " (" + from.name + " " + Hex(input) + ") -> " + dst.name + " undefined");
     }
     ThrowNoConversion(profile, from, dst, mode);
@@ -130,11 +130,6 @@ void RunEncode(const EncodeArgs& args) {
                                                 : Spec(FormatId::kFp64);
   const Unpacked exact = ParseExactValue(args.value);
   const EncodeResult input = RoundPack(from, exact, EncodeOptions{});
-  if (input.flags != kFlagNone) {
-    std::fprintf(stderr, "note: %s is not a %s value; encoding the %s %s (%s)\n",
-                 Printable(args.value).c_str(), from.name, from.name,
-                 ExactDecimal(from, input.code).c_str(), Hex(input.code).c_str());
-  }
   EncodeResult result;
   if (profile) {
     result = EncodeWithProfile(args, *profile, from, input.code, dst, mode);
@@ -145,14 +140,28 @@ void RunEncode(const EncodeArgs& args) {
     if (mode == RoundingMode::kStochastic) {
       if (!args.random_bits) throw CommandError("--round stochastic needs --random-bits N");
       options.random_bits = static_cast<std::uint32_t>(ParseUnsigned(*args.random_bits, 0xFFFFFFFFu, "--random-bits"));
-      options.random_bit_count = args.random_bit_count;
-    } else if (args.random_bits) {
-      throw CommandError("--random-bits needs --round stochastic");
+      options.random_bit_count = args.random_bit_count.value_or(0);
+    } else if (args.random_bits || args.random_bit_count) {
+      throw CommandError(std::string(args.random_bits ? "--random-bits" : "--random-bit-count") +
+                         " needs --round stochastic (other modes use no random bits)");
     }
     result = Convert(from, input.code, dst, options);
   }
+  // The note comes only with a result: an error is the one line on stderr.
+  if (input.flags != kFlagNone) {
+    std::fprintf(stderr, "note: %s is not a %s value; encoding the %s %s (%s)\n",
+                 QuoteUserWord(args.value).c_str(), from.name, from.name,
+                 ExactDecimal(from, input.code).c_str(), Hex(input.code).c_str());
+  }
   std::printf("%s %s flags=%s\n", Hex(result.code).c_str(), ValueText(dst, result.code).c_str(),
               FlagNames(result.flags).c_str());
+}
+
+// "MODE in {rne,rna,...}": every spelling --round accepts (parse.h).
+std::string RoundingModeHelp() {
+  std::string help = "MODE in {";
+  for (const std::string& spelling : RoundingModeSpellings()) help += (help.back() == '{' ? "" : ",") + spelling;
+  return help + "}";
 }
 
 }  // namespace
@@ -165,7 +174,8 @@ void AddEncodeCommand(CLI::App& app) {
       ->required();
   encode->add_option("--round", args->round, "Rounding mode")
       ->capture_default_str()
-      ->check(CLI::IsMember(RoundingModeSpellings(), CLI::ignore_case));
+      ->check(GrammarValidator(RoundingModeHelp(),
+                               [](const std::string& name) { ParseRoundingMode(name); }));
   encode->add_option("--random-bits", args->random_bits,
                      "Random word for --round stochastic: 0 to 4294967295 (or 0x..)");
   encode->add_option("--random-bit-count", args->random_bit_count,

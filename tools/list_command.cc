@@ -13,6 +13,7 @@
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/steps.h"
+#include "lowbit/formats/user_word.h"
 
 namespace lowbit::tools {
 namespace {
@@ -57,7 +58,12 @@ void AddListCommand(CLI::App& app) {
   auto what = std::make_shared<std::string>();
   cmd->add_option("what", *what, "formats, profiles or recipes")
       ->required()
-      ->check(CLI::IsMember({"formats", "profiles", "recipes"}));
+      ->check(CLI::Validator(
+          [](std::string& word) -> std::string {
+            if (word == "formats" || word == "profiles" || word == "recipes") return "";
+            return "cannot list " + QuoteUserWord(word) + " (formats, profiles or recipes)";
+          },
+          "WHAT in {formats,profiles,recipes}"));
   cmd->callback([what] {
     if (*what == "formats") ListFormats();
     if (*what == "profiles") ListProfiles();

@@ -3,6 +3,7 @@
 // every command shares: the usage and version, negative numbers as values,
 // one error line and exit status 2 for any failure (usage, file, memory,
 // threads), and the check that everything printed reached stdout.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "lowbit/formats/user_word.h"
 #include "value_parse.h"
 
 #ifndef LOWBIT_VERSION
@@ -41,6 +43,75 @@ std::vector<std::string> ProtectNegativeValues(int argc, char** argv) {
     args[i] = " " + a;
   }
   return args;
+}
+
+// Options are checked before CLI11 parses, so that its messages never need
+// to echo them: a word that starts with '-' must be an option of the command
+// (CLI11 would otherwise take "-x" for a missing value: "value is required"),
+// and an option given an empty value ("--scales ''", "--layout=") is an error
+// naming the option, never "not given" (docs/bad-input.md "Empty values").
+// Returns the problem, or "".
+std::string CheckOptionWords(const CLI::App& command, const std::vector<std::string>& args, std::size_t first) {
+  const std::string where = command.get_parent() == nullptr ? "lowbit" : "lowbit " + command.get_name();
+  // What CLI11 takes for an option name's first character (CLI/StringTools.hpp
+  // valid_first_char at 2.1): any other word is a value.
+  const auto name_start = [](char c) { return c != '-' && c != '!' && c != ' ' && c != '\n'; };
+  for (std::size_t i = first; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;  // the rest are values
+    const bool long_form = a.size() > 2 && a[0] == '-' && a[1] == '-' && name_start(a[2]);
+    const bool short_form = !long_form && a.size() > 1 && a[0] == '-' && name_start(a[1]);
+    if (!long_form && !short_form) continue;
+    // "-<digit>": CLI11 reads a number unless the command has that option.
+    if (short_form && a[1] >= '0' && a[1] <= '9' && command.get_option_no_throw(a.substr(0, 2)) == nullptr) continue;
+    const std::size_t equals = long_form ? a.find('=') : std::string::npos;
+    const std::string name = long_form ? a.substr(0, equals) : a.substr(0, 2);
+    const CLI::Option* option = command.get_option_no_throw(name);
+    if (option == nullptr) {
+      return "unknown option " + lowbit::QuoteUserWord(name) + " for " + where + " (" + where +
+             " --help lists them; a value that starts with '-' is a number such as -1.5 or -inf)";
+    }
+    if (option->get_expected_min() == 0) continue;  // a flag
+    // CLI11 takes the word after an option that needs a value as that value,
+    // whatever it looks like (--static -inf,1).
+    std::string value;
+    if (equals != std::string::npos) {
+      value = a.substr(equals + 1);
+    } else if (short_form && a.size() > 2) {
+      value = a.substr(2);  // -xVALUE
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      continue;  // no value at all: CLI11 names the option
+    }
+    if (value.empty()) {
+      return name + " is given an empty value (give a value, or leave " + name + " out for its default)";
+    }
+  }
+  return "";
+}
+
+// CLI11 writes into some messages the words it refused (an extra argument,
+// a value it cannot convert): each such word that is not short printable
+// text is shown as every user word is (QuoteUserWord), so the error stays one
+// line of bounded length.
+std::string QuoteWordsOfCli11Message(const std::string& message) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= message.size()) {
+    std::size_t end = message.find(' ', start);
+    if (end == std::string::npos) end = message.size();
+    const std::string word = message.substr(start, end - start);
+    // Words lowbit's own validators quoted are at most 4 bytes per byte
+    // shown plus the quotes and the length: left as they are.
+    const bool plain = word.size() <= 4 * lowbit::kMaxShownWordBytes + 32 &&
+                       std::all_of(word.begin(), word.end(), [](char c) {
+                         return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7F;
+                       });
+    out += (start == 0 ? "" : " ") + (plain ? word : lowbit::QuoteUserWord(word));
+    start = end + 1;
+  }
+  return out;
 }
 
 int Fail(const std::string& message) {
@@ -84,7 +155,13 @@ int Run(int argc, char** argv) {
       known |= sub->get_name() == args[1];
       names += (names.empty() ? "" : ", ") + sub->get_name();
     }
-    if (!known) return Fail("unknown command '" + args[1] + "' (known: " + names + ")");
+    if (!known) return Fail("unknown command " + lowbit::QuoteUserWord(args[1]) + " (known: " + names + ")");
+  }
+  if (args.size() > 1) {
+    const bool top_level = args[1].empty() || args[1][0] == '-';
+    const CLI::App& command = top_level ? app : *app.get_subcommand(args[1]);
+    const std::string problem = CheckOptionWords(command, args, top_level ? 1 : 2);
+    if (!problem.empty()) return Fail(problem);
   }
   std::vector<char*> arg_pointers;
   for (std::string& a : args) arg_pointers.push_back(a.data());
@@ -99,7 +176,7 @@ int Run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return Fail(e.what());
   } catch (const lowbit::tools::CommandError& e) {
-    return Fail(e.what());
+    return Fail(QuoteWordsOfCli11Message(e.what()));
   } catch (const lowbit::tools::CommandExit& e) {
     return e.code;
   }

@@ -27,17 +27,14 @@ struct Descriptor {
 
 std::vector<std::uint8_t> ReadWholeFile(const std::string& name, const std::string& path) {
   Descriptor file;
-  file.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (file.fd < 0) throw CommandError(name + ": cannot open: " + std::strerror(errno));
-  struct stat info {};
-  if (fstat(file.fd, &info) != 0) throw CommandError(name + ": cannot stat: " + std::strerror(errno));
-  if (S_ISDIR(info.st_mode)) throw CommandError(name + ": is a directory, not an array file");
-  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > kMaxArrayFileBytes) {
-    throw CommandError(name + ": " + std::to_string(info.st_size) + " bytes, more than the " +
+  std::uint64_t size = 0;
+  file.fd = OpenInputFile(name, path, "an array file", &size);
+  if (size > kMaxArrayFileBytes) {
+    throw CommandError(name + ": " + std::to_string(size) + " bytes, more than the " +
                        std::to_string(kMaxArrayFileBytes >> 20) + " MiB lowbit check reads");
   }
   std::vector<std::uint8_t> bytes;
-  if (S_ISREG(info.st_mode)) bytes.reserve(static_cast<std::size_t>(info.st_size));
+  bytes.reserve(static_cast<std::size_t>(size));
   std::uint8_t buffer[1 << 16];
   for (;;) {
     const ssize_t n = read(file.fd, buffer, sizeof buffer);
@@ -65,7 +62,7 @@ class HeaderParser {
   HeaderParser(std::string_view text, const std::string& name) : text_(text), name_(name) {}
 
   [[noreturn]] void Fail(const std::string& what) const {
-    throw CommandError(name_ + ": not a .npy header lowbit reads (" + what + ") in " + Printable(text_, 160));
+    throw CommandError(name_ + ": not a .npy header lowbit reads (" + what + ") in " + QuoteUserWord(text_));
   }
   void SkipBlanks() {
     while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t')) ++pos_;
@@ -138,21 +135,30 @@ class HeaderParser {
 
 void ParseDescr(const std::string& descr, BinaryArray* a) {
   if (descr.size() < 3 || (descr[0] != '<' && descr[0] != '>' && descr[0] != '|' && descr[0] != '=')) {
-    throw CommandError(a->name + ": dtype '" + Printable(descr) +
-                       "' is not a plain type (lowbit reads float, int, uint and the ml_dtypes types)");
+    throw CommandError(a->name + ": dtype " + QuoteUserWord(descr) +
+                       " is not a plain type (lowbit reads float, int, uint and the ml_dtypes types)");
   }
   const char kind = descr[1];
   if (kind != 'f' && kind != 'u' && kind != 'i' && kind != 'V') {
-    throw CommandError(a->name + ": dtype '" + Printable(descr) +
-                       "' holds neither numbers nor codes (lowbit reads float, int, uint and the ml_dtypes types)");
+    throw CommandError(a->name + ": dtype " + QuoteUserWord(descr) +
+                       " holds neither numbers nor codes (lowbit reads float, int, uint and the ml_dtypes types)");
   }
+  // The digits after the kind are the item size in bytes: a non-digit names
+  // no size; a size past 64 is too large whatever its digits (the count
+  // stops growing there, so '<V4294967296' cannot wrap to a small size).
   int bytes = 0;
   for (std::size_t i = 2; i < descr.size(); ++i) {
-    if (descr[i] < '0' || descr[i] > '9' || bytes > 64) throw CommandError(a->name + ": dtype '" + Printable(descr) + "' has no size");
-    bytes = bytes * 10 + (descr[i] - '0');
+    if (descr[i] < '0' || descr[i] > '9') {
+      throw CommandError(a->name + ": dtype " + QuoteUserWord(descr) + " has no size (a kind, then its bytes: <f4)");
+    }
+    if (bytes <= 64) bytes = bytes * 10 + (descr[i] - '0');
+  }
+  if (bytes > 64) {
+    throw CommandError(a->name + ": dtype " + QuoteUserWord(descr) +
+                       " has items too large (lowbit reads 1, 2, 4 or 8 bytes)");
   }
   if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) {
-    throw CommandError(a->name + ": dtype '" + Printable(descr) + "' has " + std::to_string(bytes) +
+    throw CommandError(a->name + ": dtype " + QuoteUserWord(descr) + " has " + std::to_string(bytes) +
                        "-byte items (lowbit reads 1, 2, 4 or 8)");
   }
   a->kind = kind;
@@ -188,7 +194,7 @@ std::string ShapeText(const std::vector<std::size_t>& shape) {
 
 BinaryArray ReadArrayFile(const std::string& option, const std::string& path) {
   BinaryArray a;
-  a.name = option + " " + Printable(path, 256);
+  a.name = option + " " + QuoteUserWord(path);
   std::vector<std::uint8_t> bytes = ReadWholeFile(a.name, path);
   if (bytes.size() < kMagicBytes || std::memcmp(bytes.data(), kMagic, kMagicBytes) != 0) {
     a.data = std::move(bytes);
@@ -230,7 +236,7 @@ BinaryArray ReadArrayFile(const std::string& option, const std::string& path) {
       a.shape = p.Shape();
       have_shape = true;
     } else {
-      p.Fail("unknown key '" + Printable(key) + "'");
+      p.Fail("unknown key " + QuoteUserWord(key));
     }
     if (!p.Take(',')) {
       p.Expect('}');

@@ -32,7 +32,7 @@ FormatId ParseFormat(const std::string& name) {
 
 std::uint64_t ParseCode(const FormatSpec& spec, const std::string& text) {
   const std::string s = Lower(text);
-  const std::string shown = Printable(text);
+  const std::string shown = QuoteUserWord(text);
   int base = 10;
   std::size_t start = 0;
   if (s.rfind("0x", 0) == 0) {
@@ -43,7 +43,7 @@ std::uint64_t ParseCode(const FormatSpec& spec, const std::string& text) {
     start = 2;
   }
   const auto malformed = [&shown] {
-    return CommandError("malformed code '" + shown + "' (expected hex 0x7e, binary 0b01111110 or decimal 126)");
+    return CommandError("malformed code " + shown + " (expected hex 0x7e, binary 0b01111110 or decimal 126)");
   };
   // Digit separators (0b0_1111_110, 1'000) only between digits: "_" alone,
   // "0x_" or "7_" name no code.
@@ -59,12 +59,12 @@ std::uint64_t ParseCode(const FormatSpec& spec, const std::string& text) {
     if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
     if (digit < 0 || digit >= base) throw malformed();
     if (value > (~std::uint64_t{0} - static_cast<std::uint64_t>(digit)) / static_cast<std::uint64_t>(base)) {
-      throw CommandError("code '" + shown + "' out of range for " + spec.name);
+      throw CommandError("code " + shown + " out of range for " + spec.name);
     }
     value = value * static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(digit);
   }
   if (value > spec.CodeMask()) {
-    throw CommandError("code '" + shown + "' out of range for " + spec.name + " (" +
+    throw CommandError("code " + shown + " out of range for " + spec.name + " (" +
                        std::to_string(spec.total_bits) + " bits, max " + Hex(spec.CodeMask()) +
                        ")");
   }
@@ -74,7 +74,7 @@ std::uint64_t ParseCode(const FormatSpec& spec, const std::string& text) {
 std::uint64_t ParseUnsigned(const std::string& text, std::uint64_t max, const std::string& what) {
   const std::string s = Lower(text);
   const auto refuse = [&] {
-    return CommandError(what + " '" + Printable(text) + "': expected a whole number from 0 to " +
+    return CommandError(what + " " + QuoteUserWord(text) + ": expected a whole number from 0 to " +
                         std::to_string(max) + " (decimal, or hex 0x..)");
   };
   const bool hex = s.rfind("0x", 0) == 0;
@@ -126,8 +126,8 @@ RoundingMode ParseRoundingMode(const std::string& name) {
   for (const ModeSpelling& m : kModeSpellings) {
     if (s == m.name) return m.mode;
   }
-  throw CommandError("unknown rounding mode '" + Printable(name) +
-                     "' (known: rne, rna, rtz, up, down, odd, rnu, rnd, rnz, stochastic)");
+  throw CommandError("unknown rounding mode " + QuoteUserWord(name) +
+                     " (known: rne, rna, rtz, up, down, odd, rnu, rnd, rnz, stochastic)");
 }
 
 const std::vector<std::string>& RoundingModeSpellings() {

@@ -62,49 +62,21 @@ std::string ScaledRecipeNames() {
 }
 
 // A recipe name through the one grammar (recipe/names.h); its message names
-// the problem and, on a near miss, what was probably meant. A format name
-// without a recipe profile ("e4m3", "int8:nvidia") is refused with the
-// format's recipes, if it has any.
-// Every number inside a layout word (group:G, block:RxG, gN, tile:RxG) must
-// be a whole number from 1 to 2^31 - 1: the layout grammar
-// (formats/.../recipe/names.h) keeps sizes in int. Checked here first so that
-// group:4294967297 is refused instead of wrapping to group 1.
-void CheckLayoutNumbers(const std::string& layout, const std::string& where) {
-  constexpr std::uint64_t kMaxLayoutSize = 0x7FFFFFFF;
-  std::size_t i = 0;
-  while (i < layout.size()) {
-    if (layout[i] < '0' || layout[i] > '9') {
-      ++i;
-      continue;
-    }
-    std::size_t end = i;
-    while (end < layout.size() && layout[end] >= '0' && layout[end] <= '9') ++end;
-    const std::string digits = layout.substr(i, end - i);
-    bool too_big = digits.size() > 10;
-    if (!too_big) too_big = std::stoull(digits) > kMaxLayoutSize;
-    if (too_big) {
-      throw CommandError(where + " '" + Printable(layout) + "': size " + Printable(digits, 32) +
-                         " is too large (at most " + std::to_string(kMaxLayoutSize) + ")");
-    }
-    if (std::stoull(digits) == 0) {
-      throw CommandError(where + " '" + Printable(layout) + "': a size of 0 names no group");
-    }
-    i = end;
-  }
-}
-
+// the problem and, on a near miss, what was probably meant (group and tile
+// sizes: whole numbers from 1 to recipe::names_detail::kMaxLayoutSize, one
+// limit and one message for every spelling). A format name without a recipe
+// profile ("e4m3", "int8:nvidia") is refused with the format's recipes, if
+// it has any.
 recipe::Target ParseRecipeOrThrow(const std::string& name) {
-  const std::size_t slash = name.find('/');
-  if (slash != std::string::npos) CheckLayoutNumbers(name.substr(slash + 1), "layout");
   recipe::Target t;
   std::string error;
-  if (!recipe::ParseTarget(name, &t, &error)) throw CommandError(Printable(error, 512) + " (lowbit list recipes)");
+  if (!recipe::ParseTarget(name, &t, &error)) throw CommandError(error + " (lowbit list recipes)");
   if (t.kind == recipe::Target::Kind::kRecipe) return t;
   std::string recipes;
   for (const recipe::Recipe& r : recipe::kAllRecipes) {
     if (std::string(r.name) == Spec(t.format).name) recipes += (recipes.empty() ? "" : ", ") + recipe::RecipeName(r);
   }
-  throw CommandError("'" + name + "' names a format, not a recipe" +
+  throw CommandError(QuoteUserWord(name) + " names a format, not a recipe" +
                      (recipes.empty() ? std::string(" (lowbit list recipes)") : " (its recipes: " + recipes + ")"));
 }
 
@@ -123,14 +95,14 @@ std::vector<float> ReadF32Values(const std::vector<std::string>& texts, const st
       try {
         add(word);
       } catch (const CommandError& e) {
-        throw CommandError("--file " + Printable(file, 256) + ", value " + std::to_string(index + 1) + ": " +
+        throw CommandError("--file " + QuoteUserWord(file) + ", value " + std::to_string(index + 1) + ": " +
                            e.what());
       }
     });
   }
   if (out.empty()) {
     throw CommandError(file.empty() ? "no values (give them as arguments or with --file)"
-                                    : "no values (--file " + Printable(file, 256) + " holds no numbers)");
+                                    : "no values (--file " + QuoteUserWord(file) + " holds no numbers)");
   }
   return out;
 }
@@ -161,12 +133,12 @@ long ParseDimension(const std::string& text, const char* what, const std::string
   try {
     v = ParseUnsigned(text, ~std::uint64_t{0}, "--shape");
   } catch (const CommandError&) {
-    throw CommandError("--shape " + Printable(shape) + ": " + what + " '" + Printable(text) +
-                       "' is not a whole number (ROWSxCOLS, e.g. 2x16)");
+    throw CommandError("--shape " + QuoteUserWord(shape) + ": " + what + " " + QuoteUserWord(text) +
+                       " is not a whole number (ROWSxCOLS, e.g. 2x16)");
   }
-  if (v == 0) throw CommandError("--shape " + Printable(shape) + ": " + what + " must be at least 1");
+  if (v == 0) throw CommandError("--shape " + QuoteUserWord(shape) + ": " + what + " must be at least 1");
   if (v > static_cast<std::uint64_t>(max)) {
-    throw CommandError("--shape " + Printable(shape) + ": " + what + " " + std::to_string(v) + " is more than the " +
+    throw CommandError("--shape " + QuoteUserWord(shape) + ": " + what + " " + std::to_string(v) + " is more than the " +
                        std::to_string(max) + " value" + (max == 1 ? "" : "s") + " given");
   }
   return static_cast<long>(v);
@@ -224,15 +196,14 @@ recipe::Layout ScaledLayout(const recipe::Target& t, const QuantizeArgs& args, s
   const std::size_t slash = args.recipe.find('/');
   if (slash == std::string::npos) {
     *text = args.layout.empty() ? "tensor" : args.layout;
-    CheckLayoutNumbers(*text, "--layout");
     recipe::Layout layout;
     std::string error;
-    if (!recipe::ParseLayout(*text, &layout, &error)) throw CommandError(error);
+    if (!recipe::ParseLayout(*text, &layout, &error)) throw CommandError("--layout: " + error);
     return layout;
   }
   if (!args.layout.empty()) {
-    throw CommandError("two layouts: '" + args.recipe.substr(slash + 1) + "' in the recipe name and --layout " +
-                       args.layout + " (give one)");
+    throw CommandError("two layouts: " + QuoteUserWord(args.recipe.substr(slash + 1)) +
+                       " in the recipe name and --layout " + QuoteUserWord(args.layout) + " (give one)");
   }
   *text = args.recipe.substr(slash + 1);
   return t.layout;
@@ -243,17 +214,17 @@ recipe::Layout ScaledLayout(const recipe::Target& t, const QuantizeArgs& args, s
 recipe::GroupStats StaticRange(const std::string& text) {
   const std::size_t comma = text.find(',');
   if (comma == std::string::npos) {
-    throw CommandError("--static '" + Printable(text) + "': expected LO,HI, e.g. -2.5,3");
+    throw CommandError("--static " + QuoteUserWord(text) + ": expected LO,HI, e.g. -2.5,3");
   }
   const std::vector<float> range = ReadF32Values({text.substr(0, comma), text.substr(comma + 1)}, "");
   for (float bound : range) {
     if (!std::isfinite(bound)) {
-      throw CommandError("--static " + Printable(text) + ": LO and HI must be finite numbers (got " +
+      throw CommandError("--static " + QuoteUserWord(text) + ": LO and HI must be finite numbers (got " +
                          F32Text(bound) + ")");
     }
   }
   if (range[0] > range[1]) {
-    throw CommandError("--static " + Printable(text) + ": LO " + F32Text(range[0]) + " is greater than HI " +
+    throw CommandError("--static " + QuoteUserWord(text) + ": LO " + F32Text(range[0]) + " is greater than HI " +
                        F32Text(range[1]));
   }
   return recipe::StatsOfRange(range[0], range[1]);
@@ -265,8 +236,8 @@ recipe::GroupStats StaticRange(const std::string& text) {
 // either one for every group or one per group (`groups` of the layout).
 std::vector<float> GivenScales(const recipe::Recipe& r, const QuantizeArgs& args, long groups,
                                const std::string& layout_text) {
-  const std::string what = args.scale_file.empty() ? "--scale " + Printable(args.given_scale)
-                                                   : "--scale-file " + Printable(args.scale_file, 256);
+  const std::string what = args.scale_file.empty() ? "--scale " + QuoteUserWord(args.given_scale)
+                                                   : "--scale-file " + QuoteUserWord(args.scale_file);
   if (!args.given_scale.empty() && !args.scale_file.empty()) throw CommandError("give --scale or --scale-file, not both");
   if (!args.static_range.empty()) throw CommandError(what + " and --static: give one (a scale, or a range to derive it)");
   if (!recipe::TakesGivenScale(r)) {
@@ -312,12 +283,12 @@ void RunScaledQuantize(const recipe::Recipe& r, const recipe::Target& t, const Q
   long cols = count;
   if (!args.shape.empty()) {
     const std::size_t sep = args.shape.find('x');
-    if (sep == std::string::npos) throw CommandError("--shape '" + Printable(args.shape) + "': expected ROWSxCOLS, e.g. 2x16");
+    if (sep == std::string::npos) throw CommandError("--shape " + QuoteUserWord(args.shape) + ": expected ROWSxCOLS, e.g. 2x16");
     rows = ParseDimension(args.shape.substr(0, sep), "rows", args.shape, count);
     cols = ParseDimension(args.shape.substr(sep + 1), "columns", args.shape, count);
     // rows, cols <= count < 2^31 here, so the product fits in a long.
     if (rows * cols != count) {
-      throw CommandError("--shape " + args.shape + " needs " + std::to_string(rows * cols) + " values, got " +
+      throw CommandError("--shape " + QuoteUserWord(args.shape) + " needs " + std::to_string(rows * cols) + " values, got " +
                          std::to_string(count));
     }
   }

@@ -31,33 +31,40 @@ struct Descriptor {
 
 }  // namespace
 
-std::string Printable(std::string_view text, std::size_t max_chars) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (out.size() >= max_chars) return out + "...";
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7F) {
-      out += static_cast<char>(c);
-    } else {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-      out += escaped;
-    }
+int OpenInputFile(const std::string& name, const std::string& path, const char* kind, std::uint64_t* regular_size) {
+  Descriptor file;
+  file.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (file.fd < 0) throw CommandError(name + ": cannot open: " + std::strerror(errno));
+  struct stat info {};
+  if (fstat(file.fd, &info) != 0) throw CommandError(name + ": cannot stat: " + std::strerror(errno));
+  const char* what = S_ISDIR(info.st_mode)    ? "a directory"
+                     : S_ISFIFO(info.st_mode) ? "a FIFO (named or anonymous pipe)"
+                     : S_ISSOCK(info.st_mode) ? "a socket"
+                     : S_ISBLK(info.st_mode)  ? "a block device"
+                     : S_ISREG(info.st_mode) || S_ISCHR(info.st_mode) ? nullptr
+                                                                      : "not a regular file";
+  if (what != nullptr) {
+    throw CommandError(name + ": is " + std::string(what) + ", not " + kind +
+                       " (lowbit reads regular files and character devices; write the data to a file first)");
   }
-  return out;
+  const int flags = fcntl(file.fd, F_GETFL);
+  if (flags < 0 || fcntl(file.fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    throw CommandError(name + ": cannot read: " + std::strerror(errno));
+  }
+  *regular_size = S_ISREG(info.st_mode) ? static_cast<std::uint64_t>(info.st_size) : 0;
+  const int fd = file.fd;
+  file.fd = -1;
+  return fd;
 }
 
 void ForEachWordInFile(const std::string& path,
                        const std::function<void(std::string_view word, long index)>& word) {
-  const std::string name = "--file " + Printable(path, 256);
+  const std::string name = "--file " + QuoteUserWord(path);
   Descriptor file;
-  file.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (file.fd < 0) throw CommandError(name + ": cannot open: " + std::strerror(errno));
-  struct stat info {};
-  if (fstat(file.fd, &info) != 0) throw CommandError(name + ": cannot stat: " + std::strerror(errno));
-  if (S_ISDIR(info.st_mode)) throw CommandError(name + ": is a directory, not a text file of numbers");
-  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > kMaxValueFileBytes) {
-    throw CommandError(name + ": " + std::to_string(info.st_size) + " bytes, more than the " +
+  std::uint64_t size = 0;
+  file.fd = OpenInputFile(name, path, "a text file of numbers", &size);
+  if (size > kMaxValueFileBytes) {
+    throw CommandError(name + ": " + std::to_string(size) + " bytes, more than the " +
                        std::to_string(kMaxValueFileBytes >> 20) + " MiB lowbit reads");
   }
   std::vector<char> buffer(std::size_t{1} << 16);
@@ -93,7 +100,7 @@ void ForEachWordInFile(const std::string& path,
     }
     if (offset > kMaxValueFileBytes) {
       throw CommandError(name + ": more than the " + std::to_string(kMaxValueFileBytes >> 20) +
-                         " MiB lowbit reads (a device or pipe that does not end?)");
+                         " MiB lowbit reads (a device that does not end?)");
     }
   }
   if (!current.empty()) word(current, index);

@@ -90,13 +90,13 @@ bool ReadExponent(const std::string& s, std::size_t* pos, long* exponent) {
 
 Unpacked ParseExactValue(const std::string& text) {
   const auto malformed = [&text] {
-    return CommandError("malformed value '" + Printable(text) +
-                        "' (expected a decimal like 0.25 or 1e-3, a hex float like 0x1.cp+8, "
+    return CommandError("malformed value " + QuoteUserWord(text) +
+                        " (expected a decimal like 0.25 or 1e-3, a hex float like 0x1.cp+8, "
                         "inf or nan)");
   };
   if (text.size() > kMaxValueLength) {
-    throw CommandError("value too long (over " + std::to_string(kMaxValueLength) + " characters): '" +
-                       Printable(text, 32) + "'");
+    throw CommandError("value too long (over " + std::to_string(kMaxValueLength) + " characters): " +
+                       QuoteUserWord(text));
   }
   // Surrounding blanks are no part of the number (main.cc puts one before
   // "-inf" / "-nan" to keep CLI11 from reading them as options).

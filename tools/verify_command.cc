@@ -16,6 +16,7 @@
 // bits, check/src/oracle.cc) do not fail --strict. Rows whose kernel supports
 // none of the option sets are no backend failure either and do not count.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -30,6 +31,7 @@
 #include "lowbit/check/text.h"
 #include "lowbit/registry/registry.h"
 #include "parse.h"
+#include "value_file.h"
 
 namespace lowbit::tools {
 namespace {
@@ -194,10 +196,33 @@ std::string RenderJson(const check::Results& results, const std::string& level, 
 
 // ---- the command ---------------------------------------------------------------
 
+// StderrProgress without the phases that have no work: when --format or
+// --backend matches no row every phase is empty, and the error that follows
+// must be the only line on stderr (docs/bad-input.md "Command line").
+class ProgressOfNonEmptyPhases : public check::Progress {
+ public:
+  explicit ProgressOfNonEmptyPhases(bool enabled) : shown_(enabled) {}
+  void Begin(const std::string& phase, std::uint64_t total) override {
+    active_ = total > 0;
+    if (active_) shown_.Begin(phase, total);
+  }
+  void Advance(std::uint64_t units) override {
+    if (active_) shown_.Advance(units);
+  }
+  void End() override {
+    if (active_) shown_.End();
+    active_ = false;
+  }
+
+ private:
+  check::StderrProgress shown_;
+  std::atomic<bool> active_{false};  // read by the workers' Advance
+};
+
 void RunVerify(const VerifyArgs& args) {
   check::Plan plan;
   if (!check::ParseLevel(args.level, &plan.level)) {
-    throw CommandError("unknown level '" + args.level + "' (known: smoke, ci, full)");
+    throw CommandError("unknown level " + QuoteUserWord(args.level) + " (known: smoke, ci, full)");
   }
   plan.threads = args.threads;
   plan.filter.backend = args.backend;
@@ -205,7 +230,7 @@ void RunVerify(const VerifyArgs& args) {
   const auto start = std::chrono::steady_clock::now();
   registry::Registry registry;
   check::RegisterAllBackends(registry);
-  check::StderrProgress progress(!args.quiet && !args.json);
+  ProgressOfNonEmptyPhases progress(!args.quiet && !args.json);
   plan.progress = &progress;
   check::Results results = check::RunPlan(registry, plan);
   if (!results.error.empty()) throw CommandError(results.error);
@@ -243,7 +268,13 @@ void AddVerifyCommand(CLI::App& app) {
       "verify", "Check every registered kernel against the model and the model against the oracle");
   verify->add_option("--level", args->level, "How many inputs per row")
       ->capture_default_str()
-      ->check(CLI::IsMember({"smoke", "ci", "full"}));
+      ->check(CLI::Validator(
+          [](std::string& word) -> std::string {
+            check::Level level;
+            return check::ParseLevel(word, &level) ? ""
+                                                   : "unknown level " + QuoteUserWord(word) + " (smoke, ci, full)";
+          },
+          "LEVEL in {smoke,ci,full}"));
   verify->add_option("--threads", args->threads, "Worker threads (default: this machine's cores)")
       ->capture_default_str()
       ->check(CLI::Range(1, kMaxThreads));

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "lowbit/check/check.h"
+#include "lowbit/formats/user_word.h"
 
 namespace lowbit::check {
 
@@ -55,7 +56,7 @@ Results RunPlan(const registry::Registry& registry, const Plan& plan) {
     bool known = false;
     for (FormatId format : kAllFormats) known |= plan.filter.format == Spec(format).name;
     if (!known) {
-      results.error = "unknown format '" + plan.filter.format + "' (give a canonical name)";
+      results.error = "unknown format " + QuoteUserWord(plan.filter.format) + " (give a canonical name)";
       return results;
     }
   }

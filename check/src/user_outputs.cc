@@ -10,11 +10,13 @@
 
 #include "describe.h"
 #include "diagnosis.h"
+#include "user_outputs_internal.h"
 #include "lowbit/formats/checked_size.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
+#include "lowbit/formats/user_word.h"
 
 namespace lowbit::check {
 
@@ -128,7 +130,7 @@ Report CheckElementOutputs(const Target& t, const InputBuffer& inputs, const Cod
   r.target = t.name;
   r.kind = "encode";
   if (t.kind != Target::Kind::kFormat) {
-    r.error = "'" + t.name + "' is a recipe: check it with its scales (CheckRecipeOutputs, lowbit check --scales)";
+    r.error = QuoteUserWord(t.name) + " is a recipe: check it with its scales (CheckRecipeOutputs, lowbit check --scales)";
     return r;
   }
   const FormatSpec& dst = Spec(t.format);
@@ -139,6 +141,12 @@ Report CheckElementOutputs(const Target& t, const InputBuffer& inputs, const Cod
   }
   if (!r.error.empty()) return r;
   const FormatSpec& in = Spec(inputs.type);
+  if (t.profile && !internal::ProfileConverts(*t.profile, in, dst, t.options.rounding)) {
+    r.error = std::string("profile ") + ProfileName(*t.profile) + " has no conversion " + in.name + " -> " +
+              dst.name + " with rounding " + internal::RoundingName(t.options.rounding) +
+              " (nothing could be compared)";
+    return r;
+  }
   for (std::size_t i = 0; i < inputs.count; ++i) {
     const std::uint64_t input = InputCode(inputs, i);
     std::uint64_t expected = 0;

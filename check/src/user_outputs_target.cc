@@ -4,7 +4,9 @@
 #include <string_view>
 
 #include "lowbit/check/user_outputs.h"
+#include "lowbit/formats/profiles/profiles.h"
 #include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/user_word.h"
 #include "user_outputs_internal.h"
 
 namespace lowbit::check {
@@ -44,6 +46,18 @@ bool ParseRounding(std::string_view text, RoundingMode* out) {
       *out = m.mode;
       return true;
     }
+  }
+  return false;
+}
+
+bool ProfileConverts(ProfileId profile, const FormatSpec& from, const FormatSpec& dst, RoundingMode mode) {
+  EncodeResult ignored;  // a zero input is defined wherever the conversion is
+  return ProfileEncode(profile, from, 0, dst, mode, &ignored);
+}
+
+bool ProfileConvertsTo(ProfileId profile, const FormatSpec& dst, RoundingMode mode) {
+  for (FormatId from : {FormatId::kFp32, FormatId::kBf16, FormatId::kFp16, FormatId::kFp64}) {
+    if (ProfileConverts(profile, Spec(from), dst, mode)) return true;
   }
   return false;
 }
@@ -103,20 +117,20 @@ bool ParseTarget(std::string_view name, const TargetOptions& options, Target* ou
   if (!recipe::ParseTarget(name, &parsed, error)) return false;
   if (parsed.kind == recipe::Target::Kind::kRecipe) {
     if (!options.profile.empty()) {
-      *error = "a profile option applies to element formats; '" + std::string(name) +
-               "' is a recipe (its profile is part of the name)";
+      *error = "a profile option applies to element formats; " + QuoteUserWord(name) +
+               " is a recipe (its profile is part of the name)";
       return false;
     }
     if (!options.rounding.empty() || options.saturate) {
-      *error = "rounding and saturation options apply to element formats; the recipe '" + std::string(name) +
-               "' fixes its own element policy";
+      *error = "rounding and saturation options apply to element formats; the recipe " + QuoteUserWord(name) +
+               " fixes its own element policy";
       return false;
     }
     recipe::Layout layout = parsed.layout;
     if (!options.layout.empty()) {
       if (name.find('/') != std::string_view::npos) {
-        *error = "two layouts: '" + std::string(name.substr(name.find('/') + 1)) + "' in the name and '" +
-                 options.layout + "' (give one)";
+        *error = "two layouts: " + QuoteUserWord(name.substr(name.find('/') + 1)) + " in the name and " +
+                 QuoteUserWord(options.layout) + " (give one)";
         return false;
       }
       if (!recipe::ParseLayout(options.layout, &layout, error)) return false;
@@ -138,8 +152,8 @@ bool ParseTarget(std::string_view name, const TargetOptions& options, Target* ou
   std::optional<ProfileId> profile = parsed.profile;
   if (!options.profile.empty()) {
     if (profile) {
-      *error = "two profiles: '" + std::string(ProfileName(*profile)) + "' in the name and '" + options.profile +
-               "' (give one)";
+      *error = "two profiles: '" + std::string(ProfileName(*profile)) + "' in the name and " +
+               QuoteUserWord(options.profile) + " (give one)";
       return false;
     }
     ProfileId id;
@@ -148,7 +162,7 @@ bool ParseTarget(std::string_view name, const TargetOptions& options, Target* ou
   }
   RoundingMode mode = RoundingMode::kNearestEven;
   if (!options.rounding.empty() && !internal::ParseRounding(options.rounding, &mode)) {
-    *error = "unknown rounding mode '" + options.rounding + "' (rne, rna, rtz, up, down, odd, rnu, rnd, rnz)";
+    *error = "unknown rounding mode " + QuoteUserWord(options.rounding) + " (rne, rna, rtz, up, down, odd, rnu, rnd, rnz)";
     return false;
   }
   if (mode == RoundingMode::kStochastic) {
@@ -159,6 +173,14 @@ bool ParseTarget(std::string_view name, const TargetOptions& options, Target* ou
   if (profile) {
     if (options.saturate) {
       *error = "saturation with a profile: the profile fixes the overflow policy";
+      return false;
+    }
+    // A rounding mode the profile lacks would leave every output undefined
+    // and the check comparing nothing: refused here, as `lowbit encode`
+    // refuses the same pair.
+    if (!internal::ProfileConvertsTo(*profile, Spec(parsed.format), mode)) {
+      *error = std::string("profile ") + ProfileName(*profile) + " has no conversion to " + Spec(parsed.format).name +
+               " with rounding " + internal::RoundingName(mode) + " (from any of fp32, bf16, fp16, fp64)";
       return false;
     }
     *out = ProfileTarget(parsed.format, *profile, mode);

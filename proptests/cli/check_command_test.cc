@@ -250,7 +250,7 @@ TEST_F(CheckCommandTest, ScaledRecipePerRow) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   r = Lowbit({"check", "int8:common/row", "--input", xr, "--dtype", "fp32", "--shape", "3x4", "--output", ys});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--shape 3x4 does not hold the 8 values"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--shape '3x4' does not hold the 8 values"), std::string::npos) << r.err;
 }
 
 // NVFP4 (TE) with the tensor scale. Tensor amax 2688 gives S_enc = S_dec =

@@ -167,7 +167,7 @@ TEST_F(CliQuantizeTest, BadGivenScalesAreUsageErrors) {
       {"e4m3:vllm-kv/g2 --scale 1,2,3 1 2 4 8", "3 scales for 2 groups (layout g2); give 1, or one per group"},
       {"e4m3:vllm --scale 1,2 1 2 4 8", "2 scales for 1 group (layout tensor)"},
       {"e4m3:vllm --scale 1,,2 1 2", "an empty scale"},
-      {"e4m3:vllm --scale abc 1 2", "--scale abc:"},
+      {"e4m3:vllm --scale abc 1 2", "--scale 'abc':"},
       {"e4m3:vllm --scale 1 --static -1,1 1 2", "give one"},
       {"e4m3:vllm --scale 1 --scale-file x.txt 1 2", "not both"},
       {"int8:ao-sym --scale 1 1 2", "int8:ao-sym takes no given scale"},

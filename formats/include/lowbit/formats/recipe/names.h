@@ -27,6 +27,7 @@
 #include "lowbit/formats/profiles/profile_id.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/recipe.h"
+#include "lowbit/formats/user_word.h"
 
 namespace lowbit::recipe {
 
@@ -91,8 +92,12 @@ inline std::string_view ResolveBlockFormat(std::string_view name) {
   return name;
 }
 
+// The largest group or tile size a layout names: the one limit every
+// message states (sizes stay far below int's range, so nothing wraps).
+inline constexpr int kMaxLayoutSize = 9999999;
+
 inline bool ParseCount(std::string_view text, int* out) {
-  if (text.empty() || text.size() > 7) return false;  // at most 9,999,999 elements per group
+  if (text.empty() || text.size() > 7) return false;  // at most kMaxLayoutSize elements per group
   int v = 0;
   for (char c : text) {
     if (c < '0' || c > '9') return false;
@@ -164,7 +169,8 @@ inline bool ParseLayout(std::string_view text, Layout* out, std::string* error) 
     l.geometry = Geometry::kGroup;
     const std::string_view n = text[0] == 'g' && text[1] != 'r' ? text.substr(1) : text.substr(6);
     if (!names_detail::ParseCount(n, &l.size)) {
-      *error = "group size '" + std::string(n) + "' is not a whole number from 1 to 9999999";
+      *error = "group size " + QuoteUserWord(n) + " is not a whole number from 1 to " +
+               std::to_string(names_detail::kMaxLayoutSize);
       return false;
     }
   } else if (text.substr(0, 5) == "tile:" || text.substr(0, 6) == "block:") {
@@ -173,11 +179,12 @@ inline bool ParseLayout(std::string_view text, Layout* out, std::string* error) 
     const std::size_t x = dims.find('x');
     if (x == std::string_view::npos || !names_detail::ParseCount(dims.substr(0, x), &l.tile_rows) ||
         !names_detail::ParseCount(dims.substr(x + 1), &l.size)) {
-      *error = "tile '" + std::string(dims) + "' is not ROWSxCOLS with whole numbers from 1 to 9999999";
+      *error = "tile " + QuoteUserWord(dims) + " is not ROWSxCOLS with whole numbers from 1 to " +
+               std::to_string(names_detail::kMaxLayoutSize);
       return false;
     }
   } else {
-    *error = "unknown layout '" + std::string(text) + "' (tensor, row, channel, token, gN, group:N, tile:RxG)";
+    *error = "unknown layout " + QuoteUserWord(text) + " (tensor, row, channel, token, gN, group:N, tile:RxG)";
     return false;
   }
   *out = l;
@@ -214,7 +221,7 @@ inline const Recipe* FindRecipe(std::string_view format, std::string_view profil
 inline bool ParseFormatName(std::string_view text, FormatId* out, std::string* error) {
   if (FindFormat(text, out)) return true;
   std::vector<std::string> candidates = AllFormatNames();
-  *error = "unknown format '" + std::string(text) + "'";
+  *error = "unknown format " + QuoteUserWord(text);
   const std::string guess = DidYouMean(text, candidates);
   if (!guess.empty()) *error += "; did you mean '" + guess + "'?";
   *error += " (lowbit list formats)";
@@ -232,7 +239,7 @@ inline bool ParseProfileName(std::string_view text, ProfileId* out, std::string*
   }
   std::string list;
   for (const std::string& s : AllProfileNames()) list += (list.empty() ? "" : ", ") + s;
-  *error = "unknown profile '" + std::string(text) + "' (" + list + ")";
+  *error = "unknown profile " + QuoteUserWord(text) + " (" + list + ")";
   const std::string guess = DidYouMean(text, AllProfileNames());
   if (!guess.empty()) *error += "; did you mean '" + guess + "'?";
   return false;
@@ -250,7 +257,7 @@ inline bool ParseTarget(std::string_view text, Target* out, std::string* error) 
   Layout layout;
   if (has_layout && !ParseLayout(text.substr(slash + 1), &layout, error)) return false;
   if (colon != std::string_view::npos && profile.empty()) {
-    *error = "empty profile after ':' in '" + std::string(text) + "'";
+    *error = "empty profile after ':' in " + QuoteUserWord(text);
     return false;
   }
 
@@ -273,7 +280,7 @@ inline bool ParseTarget(std::string_view text, Target* out, std::string* error) 
       }
       std::string list;
       for (const std::string& s : profiles) list += (list.empty() ? "" : ", ") + s;
-      *error = "unknown profile '" + std::string(profile) + "' for " + std::string(format) + " (" + list + ")";
+      *error = "unknown profile " + QuoteUserWord(profile) + " for " + std::string(format) + " (" + list + ")";
       const std::string guess = DidYouMean(profile, profiles);
       if (!guess.empty()) *error += "; did you mean '" + guess + "'?";
       return false;
@@ -295,7 +302,7 @@ inline bool ParseTarget(std::string_view text, Target* out, std::string* error) 
     for (const Recipe& r : kAllRecipes) {
       if (r.family() != Family::kScaled) candidates.push_back(r.name);
     }
-    *error = "unknown format '" + std::string(format) + "'";
+    *error = "unknown format " + QuoteUserWord(format);
     const std::string guess = DidYouMean(format, candidates);
     if (!guess.empty()) *error += "; did you mean '" + guess + "'?";
     return false;
@@ -318,7 +325,7 @@ inline bool ParseTarget(std::string_view text, Target* out, std::string* error) 
       }
       std::string list;
       for (const std::string& s : candidates) list += (list.empty() ? "" : ", ") + s;
-      *error = "unknown profile '" + std::string(profile) + "' for " + std::string(canonical) + " (" + list + ")";
+      *error = "unknown profile " + QuoteUserWord(profile) + " for " + std::string(canonical) + " (" + list + ")";
       const std::string guess = DidYouMean(profile, candidates);
       if (!guess.empty()) *error += "; did you mean '" + guess + "'?";
       return false;
