@@ -512,6 +512,7 @@ for y, b, total in zip(ys, base, base + step_block + step_scale):
     ax.text(b - 0.05, y, f"MXFP4 {b:.2f}", ha="right", va="center", fontsize=9)
     ax.text(total + 0.05, y, f"NVFP4 {total:.2f}", ha="left", va="center", fontsize=9)
 ax.set_yticks(ys, list(lead))
+ax.set_ylim(-0.6, len(lead) - 0.1)  # room for a label above the top bar
 ax.set_xlim(base.min() - 2.2, (base + step_block + step_scale).max() + 1.6)
 ax.set_xlabel("SQNR [dB] (from MXFP4 to NVFP4)")
 ax.set_ylabel("tensor [data set]")
