@@ -6,6 +6,7 @@
 #include <string>
 
 #include "describe.h"
+#include "user_outputs_internal.h"
 
 namespace lowbit::check::internal {
 
@@ -78,6 +79,16 @@ std::string CountedClass(std::uint64_t count, const std::string& what) {
 }
 
 }  // namespace
+
+std::string RoundingText(RoundingMode mode) {
+  std::string text = RoundingName(mode);
+  switch (mode) {
+    case RoundingMode::kNearestUp: return text + " (ties toward +Inf)";
+    case RoundingMode::kNearestDown: return text + " (ties toward -Inf)";
+    case RoundingMode::kNearestTowardZero: return text + " (ties toward zero)";
+    default: return text;
+  }
+}
 
 std::uint8_t Slots::AddClass(const std::string& name) {
   for (std::size_t i = 0; i < class_names.size(); ++i) {

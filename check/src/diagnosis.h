@@ -66,6 +66,11 @@ class DiagnosisBuilder {
   std::vector<std::uint64_t> hashes_;
 };
 
+// A rounding mode as a candidate's name says it: the word of the CLI's
+// --round ("rtz"), and for the tie rules that are no IEEE 754 attribute what
+// the tie does ("rnu (ties toward +Inf)").
+std::string RoundingText(RoundingMode mode);
+
 // "the 254 NaN inputs (expected 0x7f, got 0xff)", up to three classes.
 std::string DescribeDifferences(const std::vector<DifferenceClass>& classes, const char* expected_word);
 

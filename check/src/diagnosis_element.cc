@@ -1,7 +1,12 @@
 // Candidates for an element conversion (diagnosis.h): the other profiles,
 // the model's options with one policy changed (rounding mode, saturation,
 // the NaN / zero / sign rules of policy.h), and named deviations users
-// write (subnormals flushed, bit truncation, a detour through FP16 or BF16).
+// write (subnormals flushed, bit truncation, a detour through FP16 or BF16,
+// floor(x + 0.5)), alone and in the pairs that kernels write together (a
+// rounding mode with flushed subnormals, a detour then truncation, a table
+// lookup that saturates and has one zero).
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -68,6 +73,22 @@ bool IsTruncationOf(const FormatSpec& in, const FormatSpec& dst) {
          dst.specials == SpecialCodes::kIeee && in.total_bits - dst.total_bits == in.mantissa_bits - dst.mantissa_bits;
 }
 
+// floor(x + 0.5) into an integer format, the sum in the input's C type
+// (FP32 for FP32 / BF16 / FP16 inputs, FP64 for FP64): ties toward +Inf
+// except where the sum itself rounds, 0.49999997f + 0.5f = 1.0f (and odd
+// integers from 2^23 on, beyond every integer format lowbit has).
+std::uint64_t FloorOfSumWithHalf(const FormatSpec& in, std::uint64_t input, const FormatSpec& dst,
+                                 EncodeOptions o) {
+  o.rounding = RoundingMode::kDown;
+  if (in.total_bits == 64) {
+    double x;
+    std::memcpy(&x, &input, sizeof x);
+    return EncodeF64(dst, x + 0.5, o).code;
+  }
+  const float x = DecodeToF32(in, input);
+  return EncodeF32(dst, x + 0.5f, o).code;
+}
+
 }  // namespace
 
 bool TargetEncode(const Target& t, const FormatSpec& in, std::uint64_t input, std::uint64_t* out) {
@@ -95,11 +116,14 @@ std::string ElementClass(const Target& t, const FormatSpec& in, std::uint64_t in
   if (IsSubnormal(in, input)) return "subnormal inputs";
   if (IsSubnormal(dst, expected)) return "inputs with subnormal results";
   if ((r.flags & kFlagInexact) == 0) return "exact inputs";
-  EncodeOptions even = o;
-  even.rounding = RoundingMode::kNearestEven;
-  EncodeOptions away = o;
-  away.rounding = RoundingMode::kNearestAway;
-  if (Convert(in, input, dst, even).code != Convert(in, input, dst, away).code) return "ties";
+  // A tie is where ties toward +Inf and toward -Inf part. Even and away
+  // agree on the ties whose even neighbour is the one away from zero
+  // (-127.5 into INT8: both give -128), so they cannot tell.
+  EncodeOptions up = o;
+  up.rounding = RoundingMode::kNearestUp;
+  EncodeOptions down = o;
+  down.rounding = RoundingMode::kNearestDown;
+  if (Convert(in, input, dst, up).code != Convert(in, input, dst, down).code) return "ties";
   return "inexact inputs (not ties)";
 }
 
@@ -138,22 +162,40 @@ Diagnosis DiagnoseElement(const Target& t, const FormatSpec& in, const std::vect
       return true;
     });
   };
-  constexpr RoundingMode kModes[] = {RoundingMode::kNearestEven, RoundingMode::kNearestAway, RoundingMode::kTowardZero,
-                                     RoundingMode::kUp,          RoundingMode::kDown,        RoundingMode::kOdd};
+  constexpr RoundingMode kModes[] = {
+      RoundingMode::kNearestEven, RoundingMode::kNearestAway, RoundingMode::kTowardZero,
+      RoundingMode::kUp,          RoundingMode::kDown,        RoundingMode::kOdd,
+      RoundingMode::kNearestUp,   RoundingMode::kNearestDown, RoundingMode::kNearestTowardZero};
+  const auto is_nearest = [](RoundingMode m) {
+    return m == RoundingMode::kNearestEven || m == RoundingMode::kNearestAway || m == RoundingMode::kNearestUp ||
+           m == RoundingMode::kNearestDown || m == RoundingMode::kNearestTowardZero;
+  };
   for (RoundingMode m : kModes) {
     for (Overflow ov : {Overflow::kFormatDefault, Overflow::kSaturate}) {
-      if (m == base.rounding && ov == base.overflow) continue;
-      EncodeOptions o = base;
-      o.rounding = m;
-      o.overflow = ov;
-      std::string name;
-      if (m != base.rounding) name = std::string("rounding ") + RoundingName(m);
-      if (ov != base.overflow) {
-        name += (name.empty() ? "" : " + ") +
-                std::string(ov == Overflow::kSaturate ? "saturation" : "no saturation (Inf / NaN on overflow)");
+      // With a nearest mode, also the sign of zero dropped: a lookup in a
+      // table of values with one zero (argmin over np.unique of the values)
+      // rounds to nearest, saturates and gives +0 for -0 and for tiny
+      // negatives together.
+      const bool can_drop_zero_sign = is_nearest(m) && dst.HasNegativeZero() && base.keep_negative_zero;
+      for (bool drop_zero_sign : {false, true}) {
+        if (drop_zero_sign && !can_drop_zero_sign) continue;
+        if (m == base.rounding && ov == base.overflow && !drop_zero_sign) continue;
+        EncodeOptions o = base;
+        o.rounding = m;
+        o.overflow = ov;
+        if (drop_zero_sign) o.keep_negative_zero = false;
+        std::string name;
+        if (m != base.rounding) name = "rounding " + RoundingText(m);
+        if (ov != base.overflow) {
+          name += (name.empty() ? "" : " + ") +
+                  std::string(ov == Overflow::kSaturate ? "saturation" : "no saturation (Inf / NaN on overflow)");
+        }
+        if (drop_zero_sign) name += (name.empty() ? "" : " + ") + std::string("-0 becomes +0");
+        add_options(name, m != base.rounding ? "rounding" : "saturation",
+                    "rounding " + RoundingText(m) + ", " + OverflowText(ov) +
+                        (drop_zero_sign ? ", -0 and negatives rounding to zero give +0" : ""),
+                    o);
       }
-      add_options(name, m != base.rounding ? "rounding" : "saturation",
-                  std::string("rounding ") + RoundingName(m) + ", " + OverflowText(ov), o);
     }
   }
 
@@ -203,6 +245,19 @@ Diagnosis DiagnoseElement(const Target& t, const FormatSpec& in, const std::vect
             *out = FlushSubnormalResult(dst, expected[i]);
             return true;
           });
+    // Two deviations at once: another rounding mode, and its subnormal
+    // results flushed (a truncating kernel built with --use_fast_math).
+    for (RoundingMode m : kModes) {
+      if (m == base.rounding) continue;
+      EncodeOptions o = base;
+      o.rounding = m;
+      b.Add({"rounding " + RoundingText(m) + " + subnormal results flushed to zero", "subnormals",
+             "rounding " + RoundingText(m) + ", then a subnormal result becomes a zero of its sign"},
+            [&, o](std::size_t i, std::uint64_t* out) {
+              *out = FlushSubnormalResult(dst, Convert(in, inputs[i], dst, o).code);
+              return true;
+            });
+    }
   }
   if (in.IsFloat() && in.has_subnormals) {
     const auto daz = [&](std::size_t i, std::uint64_t* out) {
@@ -239,6 +294,28 @@ Diagnosis DiagnoseElement(const Target& t, const FormatSpec& in, const std::vect
           [&, via](std::size_t i, std::uint64_t* out) {
             const std::uint64_t mid = Convert(in, inputs[i], Spec(via), EncodeOptions{}).code;
             return TargetEncode(t, Spec(via), mid, out);
+          });
+    // The detour, then the top bits of it: E5M2 as the high byte of an
+    // FP16 (`__half` bits >> 8).
+    if (IsTruncationOf(v, dst)) {
+      const int shift = v.total_bits - dst.total_bits;
+      b.Add({std::string("converted through ") + v.name + " first, then truncated (its top bits)", "double rounding",
+             std::string("the input rounded to nearest even into ") + v.name + ", then its top " +
+                 std::to_string(dst.total_bits) + " bits (bits >> " + std::to_string(shift) + ")"},
+            [&, via, shift](std::size_t i, std::uint64_t* out) {
+              *out = Convert(in, inputs[i], Spec(via), EncodeOptions{}).code >> shift;
+              return true;
+            });
+    }
+  }
+  // floor(x + 0.5) into an integer format: ties toward +Inf, and the one
+  // input below a half that the FP32 sum rounds up.
+  if (!dst.IsFloat() && in.IsFloat() && in.total_bits >= 16) {
+    b.Add({"floor(x + 0.5) in the input's precision", "rounding",
+           "floor(x + 0.5f) (x + 0.5 for FP64 inputs): ties toward +Inf, and 0.49999997f + 0.5f rounds to 1"},
+          [&](std::size_t i, std::uint64_t* out) {
+            *out = FloorOfSumWithHalf(in, inputs[i], dst, base);
+            return true;
           });
   }
 

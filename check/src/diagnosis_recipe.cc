@@ -217,10 +217,10 @@ Diagnosis DiagnoseRecipe(const Target& t, const recipe::GroupGrid& grid, const s
       variant([](RecipeVariant& v) { v.flip_step = true; }));
 
   // 4. The element rounding mode and overflow.
-  for (RoundingMode m : {RoundingMode::kNearestEven, RoundingMode::kNearestAway, RoundingMode::kTowardZero}) {
+  for (RoundingMode m : {RoundingMode::kNearestEven, RoundingMode::kNearestAway, RoundingMode::kTowardZero,
+                         RoundingMode::kNearestUp, RoundingMode::kNearestDown, RoundingMode::kNearestTowardZero}) {
     if (m == r.element_encode.rounding) continue;
-    add(std::string("element rounding ") + RoundingName(m), "rounding",
-        std::string("the element conversion rounds ") + RoundingName(m),
+    add("element rounding " + RoundingText(m), "rounding", "the element conversion rounds " + RoundingText(m),
         variant([m](RecipeVariant& v) { v.recipe.element_encode.rounding = m; }));
   }
   if (r.element.IsFloat() && r.element.HasNan()) {

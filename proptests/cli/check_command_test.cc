@@ -106,7 +106,7 @@ TEST_F(CheckCommandTest, MismatchExitsOneWithTheDiagnosis) {
   // come first (NVIDIA satfinite and PyTorch 2.15's saturating CPU cast agree
   // on them: no negative NaN among them), the line names three and counts
   // the rest.
-  EXPECT_NE(r.out.find("diagnosis: matches profile nvidia, profile pytorch-cpu-2.15, saturation and 8 more on all "
+  EXPECT_NE(r.out.find("diagnosis: matches profile nvidia, profile pytorch-cpu-2.15, saturation and 11 more on all "
                        "7 inputs; differs from e4m3:ml_dtypes on the 1 input beyond the largest finite value "
                        "(expected 0x7f, got 0x7e)"),
             std::string::npos)

@@ -190,6 +190,179 @@ TEST(Diagnosis, FlushingBf16KernelMatchesSubnormalResultsFlushed) {
   ExpectDiagnosis(CheckBf16("bf16", x, out), "subnormal results flushed to zero");
 }
 
+// ---- ties other than even and away, and two deviations at once -----------------------
+
+// Finite FP32 inputs of Fp32Inputs() within +-2^16 (where a table lookup's
+// distances in double are exact enough to tie only at true ties), plus the
+// given extra values.
+std::vector<float> ModerateInputs(const std::vector<float>& extra) {
+  std::vector<float> x;
+  for (float v : Fp32Inputs()) {
+    if (std::isfinite(v) && std::fabs(v) <= 65536.0f) x.push_back(v);
+  }
+  x.insert(x.end(), extra.begin(), extra.end());
+  return x;
+}
+
+Report CheckInt8(const char* target_name, const std::vector<float>& x, const std::vector<std::uint8_t>& out) {
+  Target t;
+  std::string error;
+  EXPECT_TRUE(ParseTarget(target_name, {}, &t, &error)) << error;
+  return CheckElementOutputs(t, {FormatId::kFp32, x.data(), x.size()}, {out.data(), out.size(), 1});
+}
+
+// The C idiom for round-half-up into INT8: floor(x + 0.5f), clamped.
+std::uint8_t Int8ByFloorOfHalfUp(float x) {
+  const float q = std::fmin(std::fmax(std::floor(x + 0.5f), -128.0f), 127.0f);
+  return static_cast<std::uint8_t>(static_cast<std::int8_t>(q));
+}
+
+// Every k + 1/2 over INT8's range and past it, both signs.
+std::vector<float> HalfIntegers() {
+  std::vector<float> v;
+  for (int k = -140; k <= 140; ++k) v.push_back(static_cast<float>(k) + 0.5f);
+  return v;
+}
+
+// Kind 12, ties toward +Inf: floor(x + 0.5f). Without 0.49999997f (the one
+// input the FP32 sum rounds up to 1) it is rounding rnu exactly.
+TEST(Diagnosis, FloorOfHalfUpKernelMatchesRoundingRnu) {
+  const std::vector<float> x = ModerateInputs(HalfIntegers());
+  std::vector<std::uint8_t> out;
+  for (float v : x) out.push_back(Int8ByFloorOfHalfUp(v));
+  const Report r = CheckInt8("int8", x, out);
+  ExpectDiagnosis(r, "rounding rnu (ties toward +Inf)");
+  ExpectDiagnosis(r, "floor(x + 0.5) in the input's precision");
+  ASSERT_FALSE(r.diagnosis.target_differences.empty());
+  EXPECT_EQ(r.diagnosis.target_differences.front().what, "ties") << ReportText(r);
+}
+
+// With 0.49999997f among the inputs only the idiom itself matches.
+TEST(Diagnosis, FloorOfHalfUpKernelIsTheIdiomNotTheTieRule) {
+  std::vector<float> extra = HalfIntegers();
+  extra.push_back(FromBits(0x3EFFFFFFu));  // 0.5 - 2^-25
+  const std::vector<float> x = ModerateInputs(extra);
+  std::vector<std::uint8_t> out;
+  for (float v : x) out.push_back(Int8ByFloorOfHalfUp(v));
+  EXPECT_EQ(out.back(), 1u);  // the FP32 sum rounds to 1.0f
+  const Report r = CheckInt8("int8", x, out);
+  ExpectDiagnosis(r, "floor(x + 0.5) in the input's precision");
+  for (const Candidate& c : r.diagnosis.candidates) {
+    if (c.name == "rounding rnu (ties toward +Inf)") EXPECT_FALSE(c.FullMatch()) << ReportText(r);
+  }
+}
+
+// E4M3's finite values with one zero, sorted ascending (as np.unique
+// gives them): the codes 0xFE..0x81, 0x00, 0x01..0x7E.
+std::vector<std::uint8_t> E4m3AscendingCodes() {
+  std::vector<std::uint8_t> codes;
+  for (int c = 0x7E; c >= 1; --c) codes.push_back(static_cast<std::uint8_t>(0x80 | c));
+  for (int c = 0; c <= 0x7E; ++c) codes.push_back(static_cast<std::uint8_t>(c));
+  return codes;
+}
+
+double E4m3Value(std::uint8_t code) { return (code & 0x80 ? -1 : 1) * E4m3Magnitude(code & 0x7F); }
+
+// The midpoints of neighbouring E4M3 values, both signs: the ties.
+std::vector<float> E4m3Midpoints() {
+  const std::vector<std::uint8_t> table = E4m3AscendingCodes();
+  std::vector<float> v;
+  for (std::size_t i = 0; i + 1 < table.size(); ++i) {
+    v.push_back(static_cast<float>((E4m3Value(table[i]) + E4m3Value(table[i + 1])) / 2));
+  }
+  v.push_back(-0.0f);
+  v.push_back(-1e-30f);
+  return v;
+}
+
+// A nearest-value lookup: argmin |x - value| over `table` (value order given
+// by `value_of`), keeping the first of equal distances, as np.argmin does.
+template <typename ValueOf>
+std::size_t ArgminFirst(const std::vector<std::uint8_t>& table, double x, ValueOf value_of) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    if (std::fabs(x - value_of(table[i])) < std::fabs(x - value_of(table[best]))) best = i;
+  }
+  return best;
+}
+
+// Kind 13, ties toward -Inf: argmin over E4M3's values sorted ascending. The
+// first of two equal distances is the smaller value, so a tie goes down:
+// toward zero for positive x, away from zero for negative x. The table has
+// one zero (+0) and ends at +-448, so the kernel also saturates and gives +0
+// for -0 and tiny negatives.
+TEST(Diagnosis, AscendingTableLookupMatchesRoundingRnd) {
+  const std::vector<float> x = ModerateInputs(E4m3Midpoints());
+  const std::vector<std::uint8_t> table = E4m3AscendingCodes();
+  std::vector<std::uint8_t> out;
+  for (float v : x) out.push_back(table[ArgminFirst(table, v, E4m3Value)]);
+  ExpectDiagnosis(CheckE4m3("e4m3", x, out), "rounding rnd (ties toward -Inf) + saturation + -0 becomes +0");
+}
+
+// Kind 14, ties toward zero: the same lookup over the magnitudes
+// 0x00..0x7E, the sign bit put back after.
+TEST(Diagnosis, MagnitudeTableLookupMatchesRoundingRnz) {
+  const std::vector<float> x = ModerateInputs(E4m3Midpoints());
+  std::vector<std::uint8_t> magnitudes;
+  for (int c = 0; c <= 0x7E; ++c) magnitudes.push_back(static_cast<std::uint8_t>(c));
+  std::vector<std::uint8_t> out;
+  for (float v : x) {
+    const std::size_t i = ArgminFirst(magnitudes, std::fabs(static_cast<double>(v)), E4m3Value);
+    out.push_back(static_cast<std::uint8_t>((std::signbit(v) ? 0x80 : 0) | magnitudes[i]));
+  }
+  ExpectDiagnosis(CheckE4m3("e4m3", x, out), "rounding rnz (ties toward zero) + saturation");
+}
+
+// Kind 15, two deviations at once: round toward zero (the table search
+// without its rounding step) and E4M3's subnormal results flushed to zero.
+TEST(Diagnosis, TruncatingFlushingE4m3KernelMatchesRtzAndFtz) {
+  std::vector<float> x;
+  for (float v : Fp32Inputs()) {
+    if (std::isfinite(v) && std::fabs(v) < 448.0f) x.push_back(v);
+  }
+  for (float v : {0.001f, -0.001f, 0.005f, -0.0075f, 0.0155f, 0.0157f}) x.push_back(v);  // E4M3 subnormal range
+  std::vector<std::uint8_t> out;
+  for (float v : x) {
+    std::uint8_t c = E4m3ByTable(v, /*toward_zero=*/true);
+    if ((c & 0x78) == 0) c &= 0x80;  // exponent field 0: a zero of its sign
+    out.push_back(c);
+  }
+  const Report r = CheckE4m3("e4m3", x, out);
+  ExpectDiagnosis(r, "rounding rtz + subnormal results flushed to zero");
+  for (const Candidate& c : r.diagnosis.candidates) {
+    if (c.name == "rounding rtz" || c.name == "subnormal results flushed to zero") {
+      EXPECT_FALSE(c.FullMatch()) << c.name << "\n" << ReportText(r);
+    }
+  }
+}
+
+// Kind 16, two deviations at once: FP32 -> FP16 by the compiler's own
+// conversion (_Float16, round to nearest even), then E5M2 as the FP16's
+// high byte.
+TEST(Diagnosis, Fp16HighByteE5m2KernelMatchesDetourThenTruncation) {
+  std::vector<float> x;
+  for (float v : Fp32Inputs()) {
+    if (!std::isnan(v)) x.push_back(v);
+  }
+  std::vector<std::uint8_t> out;
+  for (float v : x) {
+    const _Float16 h = static_cast<_Float16>(v);
+    std::uint16_t bits;
+    std::memcpy(&bits, &h, sizeof bits);
+    out.push_back(static_cast<std::uint8_t>(bits >> 8));
+  }
+  Target t;
+  std::string error;
+  ASSERT_TRUE(ParseTarget("e5m2", {}, &t, &error)) << error;
+  const Report r = CheckElementOutputs(t, {FormatId::kFp32, x.data(), x.size()}, {out.data(), out.size(), 1});
+  ExpectDiagnosis(r, "converted through fp16 first, then truncated (its top bits)");
+  for (const Candidate& c : r.diagnosis.candidates) {
+    if (c.name == "converted through fp16 first" || c.name == "rounding rtz") {
+      EXPECT_FALSE(c.FullMatch()) << c.name << "\n" << ReportText(r);
+    }
+  }
+}
+
 // A correct kernel: MATCH, no diagnosis.
 TEST(Diagnosis, CorrectKernelMatches) {
   const std::vector<float> x = Fp32Inputs();
@@ -396,6 +569,8 @@ std::vector<float> IntInputs(int rows, int cols) {
   return x;
 }
 
+float NearbyInt(float y) { return std::nearbyint(y); }
+
 struct IntKernelOutputs {
   std::vector<std::uint8_t> codes;
   std::vector<float> scales;
@@ -404,7 +579,8 @@ struct IntKernelOutputs {
 // A symmetric INT kernel, amax / qmax per row, the codes in [-qmax, qmax];
 // `reciprocal` multiplies by 1 / scale, `pack` is 0 (a byte each), 1 (two
 // per byte, element 0 low) or 2 (element 0 high).
-IntKernelOutputs IntKernel(const std::vector<float>& x, int rows, int cols, int qmax, bool reciprocal, int pack) {
+IntKernelOutputs IntKernel(const std::vector<float>& x, int rows, int cols, int qmax, bool reciprocal, int pack,
+                           float (*round_to_integer)(float) = NearbyInt) {
   IntKernelOutputs o;
   o.codes.assign(pack == 0 ? x.size() : (x.size() + 1) / 2, 0);
   for (int r = 0; r < rows; ++r) {
@@ -416,7 +592,7 @@ IntKernelOutputs IntKernel(const std::vector<float>& x, int rows, int cols, int 
     const float inv = 1.0f / scale;
     for (int c = 0; c < cols; ++c) {
       const std::size_t k = static_cast<std::size_t>(r * cols + c);
-      float q = std::nearbyint(reciprocal ? x[k] * inv : x[k] / scale);
+      float q = round_to_integer(reciprocal ? x[k] * inv : x[k] / scale);
       q = std::fmin(std::fmax(q, static_cast<float>(-qmax)), static_cast<float>(qmax));
       const auto code = static_cast<std::uint8_t>(static_cast<int>(q) & (pack == 0 ? 0xFF : 0xF));
       if (pack == 0) {
@@ -458,6 +634,24 @@ TEST(Diagnosis, HighFirstInt4KernelMatchesPackingHighFirst) {
   const Report r = CheckIntKernel("int4:common/row", x, kRows, kCols,
                                   IntKernel(x, kRows, kCols, 7, false, /*pack=*/2), true);
   ExpectDiagnosis(r, "packing nibbles high first");
+}
+
+// Kind 17, ties toward +Inf in a recipe: q = floor(x / s + 0.5f).
+TEST(Diagnosis, FloorOfHalfUpInt8RowKernelMatchesElementRoundingRnu) {
+  constexpr int kRows = 64, kCols = 32;
+  // Rows of (k + 1/2) * 2^-j with amax 127 * 2^-j: the scale is 2^-j and
+  // every x / scale is exactly a tie.
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> k(-127, 126);
+  std::vector<float> x;
+  for (int row = 0; row < kRows; ++row) {
+    const float s = std::ldexp(1.0f, row % 20 - 10);
+    for (int c = 0; c < kCols; ++c) x.push_back(c == 0 ? 127.0f * s : (static_cast<float>(k(rng)) + 0.5f) * s);
+  }
+  const auto floor_of_half_up = [](float y) { return std::floor(y + 0.5f); };
+  const Report r = CheckIntKernel("int8:common/row", x, kRows, kCols,
+                                  IntKernel(x, kRows, kCols, 127, false, 0, floor_of_half_up), false);
+  ExpectDiagnosis(r, "element rounding rnu (ties toward +Inf)");
 }
 
 TEST(Diagnosis, CorrectInt4KernelMatches) {

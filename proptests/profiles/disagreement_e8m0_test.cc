@@ -72,6 +72,7 @@ TEST(E8m0Encode, MlDtypesMapsZeroAndNegativesToNan) {
 // profile flushes it ([CUDA-fp8] __internal_e8m0_to_bf16, [PT] operator float).
 TEST(E8m0Code0Decode, StaysSubnormalInEveryProfile) {
   for (ProfileId p : kAllProfiles) {
+    if (p == ProfileId::kNumpy) continue;  // NumPy has no E8M0 (ml_dtypes' type)
     std::uint32_t bits = 0;
     ASSERT_TRUE(ProfileDecodeToF32Bits(p, kE8m0, 0x00, &bits)) << ProfileName(p);
     EXPECT_EQ(bits, 0x00400000u) << ProfileName(p);

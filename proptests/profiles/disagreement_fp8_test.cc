@@ -50,6 +50,7 @@ TEST(E4m3Overflow, OcpNonSaturatingGivesNanWithSign) {
 // "Boundary 464 rounds to 448 everywhere" (row 1); 448 < |x| < 464 as well.
 TEST(E4m3Overflow, TieAt464RoundsTo448InEveryProfile) {
   for (ProfileId p : kAllProfiles) {
+    if (p == ProfileId::kNumpy) continue;  // NumPy has no E4M3 (ml_dtypes' type)
     EXPECT_EQ(Enc(p, 0x43E80000u, kE4m3), 0x7Eu) << ProfileName(p);
     EXPECT_EQ(Enc(p, 0x43E7FFFFu, kE4m3), 0x7Eu) << ProfileName(p);
     EXPECT_EQ(Enc(p, 0xC3E80000u, kE4m3), 0xFEu) << ProfileName(p);

@@ -39,7 +39,7 @@ TEST(ProfileNames, AreUniqueAndFoundBack) {
     ASSERT_TRUE(FindProfile(name, &found)) << name;
     EXPECT_EQ(found, p);
   }
-  EXPECT_EQ(names.size(), 7u);  // ... and pytorch-cpu-2.15
+  EXPECT_EQ(names.size(), 8u);  // ... pytorch-cpu-2.15 and numpy
   ProfileId found{};
   EXPECT_FALSE(FindProfile("pytorch", &found));  // ambiguous: CPU and CUDA differ
   EXPECT_TRUE(FindProfile("ml-dtypes", &found));

@@ -21,6 +21,7 @@
 #include "lowbit/formats/policy.h"
 #include "lowbit/formats/profiles/format_match.h"
 #include "lowbit/formats/profiles/ml_dtypes.h"
+#include "lowbit/formats/profiles/numpy.h"
 #include "lowbit/formats/profiles/nvidia.h"
 #include "lowbit/formats/profiles/ocp.h"
 #include "lowbit/formats/profiles/profile_id.h"
@@ -50,6 +51,8 @@ LOWBIT_HD_CONSTEXPR bool ProfileEncodeOptions(ProfileId profile, const FormatSpe
       return profile_detail::PytorchEncodeOptions(profile_detail::kPytorch211Cuda, id, mode, out);
     case ProfileId::kPytorchCpu215:
       return profile_detail::PytorchEncodeOptions(profile_detail::kPytorch215Cpu, id, mode, out);
+    case ProfileId::kNumpy:
+      return profile_detail::NumpyEncodeOptions(id, mode, out);
   }
   return false;
 }
@@ -71,6 +74,8 @@ LOWBIT_HD_CONSTEXPR DecodeOptions ProfileDecodeOptions(ProfileId profile, const 
       return profile_detail::PytorchDecodeOptions(profile_detail::kPytorch211Cuda, id);
     case ProfileId::kPytorchCpu215:
       return profile_detail::PytorchDecodeOptions(profile_detail::kPytorch215Cpu, id);
+    case ProfileId::kNumpy:
+      return profile_detail::NumpyDecodeOptions(id);
   }
   return DecodeOptions{};
 }
@@ -105,6 +110,8 @@ LOWBIT_HD_CONSTEXPR bool ProfileEncode(ProfileId profile, const FormatSpec& src,
     case ProfileId::kPytorchCpu215:
       return profile_detail::PytorchEncode(profile_detail::kPytorch215Cpu, src_id, src, src_code, dst_id, dst,
                                            mode, out);
+    case ProfileId::kNumpy:
+      return profile_detail::NumpyEncode(src_id, src, src_code, dst_id, dst, mode, out);
   }
   return false;
 }
