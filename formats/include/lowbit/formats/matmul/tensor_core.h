@@ -114,10 +114,13 @@ LOWBIT_HD_CONSTEXPR FormatSpec KeptFormat(const TensorCoreArithmetic& arith) {
 
 }  // namespace detail
 
-// Step 6 and 7 for a finite exact sum `sum * 2^exponent`.
+// Step 6 and 7 for a finite exact sum `sum * 2^exponent`. A zero result is
+// +0, whatever the signs: an exact zero sum, and a negative sum that rounds
+// to zero (MMA-Sim adds +0.0 to every result, mmasim 2.1.1
+// arithmetic/fdpa.py t_fdpa; docs/tensor-cores.md says what the hardware did).
 LOWBIT_HD_CONSTEXPR std::uint32_t RoundFusedSum(const TensorCoreArithmetic& arith,
                                                 std::int64_t sum, int exponent) {
-  if (sum == 0) return 0;  // a zero sum is +0, whatever the terms' signs
+  if (sum == 0) return 0;
   Unpacked u;
   u.value_class = ValueClass::kFinite;
   u.negative = sum < 0;
@@ -125,6 +128,7 @@ LOWBIT_HD_CONSTEXPR std::uint32_t RoundFusedSum(const TensorCoreArithmetic& arit
   u.exponent = exponent;
   const FormatSpec& acc = arith.accumulator;
   EncodeOptions options;
+  options.keep_negative_zero = false;
   if (arith.rounding == FusedSumRounding::kNearestEven) {
     options.rounding = RoundingMode::kNearestEven;
     return static_cast<std::uint32_t>(RoundPack(acc, u, options).code);
@@ -144,7 +148,7 @@ LOWBIT_HD_CONSTEXPR std::uint32_t RoundFusedSum(const TensorCoreArithmetic& arit
   const std::uint64_t code = RoundPack(kept, u, options).code;
   const int dropped = acc.mantissa_bits - kept.mantissa_bits;
   const std::uint64_t magnitude = (code & ~kept.SignBit()) << dropped;
-  return sign | static_cast<std::uint32_t>(magnitude);
+  return magnitude == 0 ? 0u : sign | static_cast<std::uint32_t>(magnitude);
 }
 
 // a + b in the accumulator's format, one IEEE addition rounded to nearest

@@ -20,7 +20,8 @@
 //   6. the sum is rounded once into the output format by `rounding`, keeping
 //      `kept_significand_bits` (FP32: 24; FP8 products' FP32 output: 14,
 //      so the low 10 bits of the FP32 code are zero);
-//   7. a zero sum is +0; a NaN operand, 0 * Inf or Inf - Inf gives `nan_code`;
+//   7. a zero result is +0 (an exact zero sum, and a negative sum rounded to
+//      zero); a NaN operand, 0 * Inf or Inf - Inf gives `nan_code`;
 //      a magnitude of 2^(emax+1) or more after step 6 gives Inf.
 // This is the scheme of MMA-Sim (Xie et al., arXiv 2511.10909; mmasim 2.1.1,
 // mmasim/arithmetic/fdpa.py `t_fdpa`), of Khattak & Mikaitis (arXiv
