@@ -14,8 +14,9 @@
 # A large model spends most of its time and energy **moving numbers**, not multiplying them: every
 # weight is read from memory once per token generated, and every activation crosses the chip between
 # layers. Halving the bits of a number halves that traffic and the memory it takes, and the tensor
-# cores of recent GPUs multiply narrow numbers at two to four times the rate of 16-bit ones. The
-# price is precision and range, paid in rounding error and clipping. These notebooks measure that
+# cores of recent GPUs multiply narrow numbers faster: on Hopper FP8 at twice the rate of BF16, on
+# Blackwell FP4 at twice the rate of FP8 (dense throughput in NVIDIA's H100 and B200 datasheets).
+# The price is precision and range, paid in rounding error and clipping. These notebooks measure that
 # price, bit for bit, with lowbit's model of each format.
 #
 # This page is the map: what each format is for, how many bits it really costs once its scales are
@@ -208,8 +209,10 @@ assert f"{gib['BF16']:.2f}" == "14.90" and f"{gib['NVFP4']:.2f}" == "4.19" and f
 #   MX and NVFP4 data is dequantized in software first.
 # - **Blackwell (sm_100, B200/GB200; sm_120, RTX 50)**: tensor cores also for FP6 (E2M3, E3M2) and
 #   FP4 (E2M1), and block-scaled products that apply the MX E8M0 scales (blocks of 32) and NVFP4's
-#   UE4M3 scales (blocks of 16) inside the instruction; conversions to FP4, FP6 and E8M0 in hardware
-#   (`docs/formats-reference.md §2`, the table of conversions and the architectures that have them).
+#   UE4M3 scales (blocks of 16) inside the instruction (PTX ISA, `tcgen05.mma` with
+#   `.kind::mxf8f6f4` and `.kind::mxf4nvf4`); conversions to FP4, FP6 and E8M0 and stochastic
+#   rounding in hardware (`docs/formats-reference.md §2`, the table of conversions and the
+#   architectures that have them, and §4.6).
 #
 # The CUDA headers give each of these formats a type (`cuda_fp8.h`, `cuda_fp6.h`, `cuda_fp4.h`), and
 # lowbit knows the name of each:
