@@ -214,9 +214,8 @@ awq_words = np.array([sum(int(C[k, ORDER[i]]) << (4 * i) for i in range(8)) for 
 print("GPTQ qweight[0][n]:", [f"{w:#010x}" for w in gptq_words])
 print("AWQ  qweight[k][0]:", [f"{w:#010x}" for w in awq_words])
 
-# Unpacking reverses each layout exactly.
-
 # %% tags=["assertions"]
+# Unpacking reverses each layout exactly.
 assert all(((gptq_words[n] >> (4 * j)) & 0xF) == C[j, n] for n in range(8) for j in range(8))
 assert all(((awq_words[k] >> (4 * i)) & 0xF) == C[k, ORDER[i]] for k in range(8) for i in range(8))
 

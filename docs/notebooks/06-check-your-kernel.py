@@ -161,6 +161,7 @@ for ax, (name, rep) in zip(axes, (("divides by the stored scale", report_divide)
 fig.suptitle("Diagnosis: each candidate convention re-run on the same 4112 inputs")
 fig.tight_layout()
 checked(fig)
+plt.show()
 
 # %% tags=["assertions"]
 assert all(c["checked"] == 4112 for rep in (report_divide, report_rtz) for c in rep.candidates)

@@ -128,6 +128,10 @@ def execute(out, only):
         except nbclient.exceptions.CellTimeoutError as e:
             fail(f"{name}: a cell ran past {PER_CELL_TIMEOUT_S} s\n{ANSI_COLOUR.sub('', str(e))}")
         for index, cell in enumerate(nb.cells):
+            images = [o["data"]["image/png"] for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
+            if len(set(images)) < len(images):
+                fail(f"{name}: cell {index} shows the same figure twice (a cell that ends in checked(fig) "
+                     f"without plt.show() returns the figure, and the inline backend draws it again):\n{cell.source}")
             if ASSERTIONS_TAG in cell.metadata.get("tags", []) and cell.get("outputs"):
                 fail(f"{name}: cell {index} is tagged {ASSERTIONS_TAG!r} (hidden on the site) but has an "
                      f"output; move what it prints or draws into the cell before it:\n{cell.source}")
