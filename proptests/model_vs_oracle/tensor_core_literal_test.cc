@@ -231,6 +231,23 @@ TEST(TensorCoreLiteral, ZeroTermsSetTheFloorOfTheGrid) {
   ExpectD("mma.m16n8k16.f16.f16.f16", h, 0u, 0u, Exactness::kTermsTruncated);
 }
 
+TEST(TensorCoreLiteral, NegativeSumRoundingToZeroIsPositiveZero) {
+  // FP16 accumulator: -2^-24 * 0.5 (0x8001, 0x3800) = -2^-25, exact on the
+  // grid (e_max = -15, u = 2^-40); half the smallest subnormal, a tie that
+  // rounds to the even 0: +0 (IEEE rounding would give -0, 0x8000).
+  Operands h = Zeros(Named("mma.m16n8k16.f16.f16.f16"));
+  h.a[0] = 0x8001;
+  h.b[0] = 0x3800;
+  ExpectD("mma.m16n8k16.f16.f16.f16", h, 0u, 0u, Exactness::kTermsExact);
+  // FP32: -2^-133 * 2^-20 (0x8001, 0x3580) = -2^-153 (e = -146 <= e_max =
+  // -133, u = 2^-158: exact); truncated to FP32's last place 2^-149 it is 0:
+  // +0 (IEEE truncation would give -0, 0x80000000).
+  Operands x = Zeros(Named("mma.m16n8k16.f32.bf16.bf16"));
+  x.a[0] = 0x8001;
+  x.b[0] = 0x3580;
+  ExpectD("mma.m16n8k16.f32.bf16.bf16", x, 0u, 0u, Exactness::kTermsExact);
+}
+
 // ---- FP16 output: nearest even ----
 
 TEST(TensorCoreLiteral, Fp16OutputRoundsToNearestEven) {

@@ -312,11 +312,15 @@ FusedStepBound FusedStepOracle::Bound(const std::uint32_t* a, const std::uint32_
   const BigInt kept = sum - vanished;
   const Dyadic low{kept - one_unit * bound.inexact_positive, finest};
   const Dyadic high{kept + one_unit * bound.inexact_negative, finest};
-  const int p = arithmetic_.kept_significand_bits;
-  bound.lowest = RoundIntoAccumulator(acc, p, arithmetic_.rounding, low);
-  bound.highest = RoundIntoAccumulator(acc, p, arithmetic_.rounding, high);
-  bound.lowest_from_negative = low.m < 0;
-  bound.highest_from_non_negative = high.m >= 0;
+  // Step 7: every zero result of the step is +0, also a negative sum that
+  // rounds to zero.
+  auto step_result = [&](const Dyadic& x) {
+    StepResult r = RoundIntoAccumulator(acc, arithmetic_.kept_significand_bits, arithmetic_.rounding, x);
+    if (r.value_class == ExactClass::kZero) r.negative = false;
+    return r;
+  };
+  bound.lowest = step_result(low);
+  bound.highest = step_result(high);
   bound.overflow = bound.lowest.value_class == ExactClass::kInf || bound.highest.value_class == ExactClass::kInf;
   if (bound.exact_terms()) {
     const StepResult r = bound.lowest;  // == highest
@@ -344,10 +348,10 @@ std::string FusedStepOracle::Check(const FusedStepBound& bound, std::uint32_t d)
     problem = "D is below R(S - P u)";
   } else if (CompareResults(dr, bound.highest) > 0) {
     problem = "D is above R(S + N u)";
-  } else if (dv.value_class == ExactClass::kZero && dv.negative && !bound.lowest_from_negative) {
-    problem = "D is -0 but no aligned sum in the interval is negative";
-  } else if (dv.value_class == ExactClass::kZero && !dv.negative && !bound.highest_from_non_negative) {
-    problem = "D is +0 but every aligned sum in the interval is negative";
+  } else if (dv.value_class == ExactClass::kZero && dv.negative) {
+    // Step 7 of the spec (formats/spec/include/lowbit/formats/tensor_core.h):
+    // a zero result is +0, also when a negative sum rounds to zero.
+    problem = "D is -0 but a zero result is +0";
   } else if (dv.value_class == ExactClass::kFinite) {
     const StepResult again =
         RoundIntoAccumulator(arithmetic_.accumulator, arithmetic_.kept_significand_bits, arithmetic_.rounding, dr.value);

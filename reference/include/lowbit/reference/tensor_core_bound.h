@@ -25,16 +25,16 @@
 //   accumulator's exponent range: toward zero for kTruncate (|R(x) - x| <
 //   one unit in the last place of x), to nearest even for kNearestEven
 //   (|R(x) - x| <= half a unit); step 7 makes a magnitude of 2^(emax+1) or
-//   more after the rounding an infinity, and a zero sum +0. Every such R is
+//   more after the rounding an infinity, and every zero result +0 (an exact
+//   zero sum, and a negative sum that rounds to zero). Every such R is
 //   monotone (x <= y implies R(x) <= R(y), infinities at the ends), so
 //       R(A - P u) <= D <= R(A + N u),
 //   which implies the textbook form |D - S| < (L + 1) u + ulp_p(|S| +
 //   (L + 1) u) (a half ulp for nearest: each of the L + 1 terms loses less
 //   than u, step 6 less than one unit in the last kept place) but is tighter
-//   and needs no case for overflow or for the subnormal range. D itself must be a value
-//   R can produce (R(D) = D: for FP8 products' FP32 output, the low 10 bits
-//   are zero), a zero D is -0 only if some x < 0 lies in the interval and
-//   +0 only if some x >= 0 does.
+//   and needs no case for overflow or for the subnormal range. D itself must
+//   be a value R can produce (R(D) = D: for FP8 products' FP32 output, the
+//   low 10 bits are zero), and never -0.
 // Where the spec makes the result exact. When every term is a multiple of u
 // or below u (P = N = 0), S' = A and the interval shrinks to the one value
 // R(A): D's code is fixed. When moreover no term is below u, A = S; when S
@@ -89,7 +89,8 @@ struct StepResult {
 
 // R of step 6-7 for the accumulator `acc` with `kept_bits` significant bits
 // (its own mantissa_bits + 1 for a plain IEEE rounding) applied to x: a zero x
-// gives +0, a non-zero x that rounds to zero a zero of x's sign.
+// gives +0, a non-zero x that rounds to zero a zero of x's sign, as IEEE
+// rounding does (Bound then makes every zero +0, step 7).
 StepResult RoundIntoAccumulator(const FormatSpec& acc, int kept_bits, FusedSumRounding rounding, const Dyadic& x);
 
 // What the spec says about one fused step.
@@ -105,10 +106,8 @@ struct FusedStepBound {
   int inexact_positive = 0;  // P
   int inexact_negative = 0;  // N
   int vanished_terms = 0;    // terms below u, truncated to 0
-  StepResult lowest;     // R(A - P u)
-  StepResult highest;    // R(A + N u)
-  bool lowest_from_negative = false;  // A - P u < 0
-  bool highest_from_non_negative = false;  // A + N u >= 0
+  StepResult lowest;     // R(A - P u), a zero as +0
+  StepResult highest;    // R(A + N u), a zero as +0
   // P = N = 0: D's code is fixed (lowest == highest).
   bool code_fixed() const { return inexact_positive == 0 && inexact_negative == 0; }
   // ... and no term is below u: steps 4-5 lose nothing, S' = S.
