@@ -31,6 +31,8 @@ namespace lowbit::tools {
 
 // Shared with quantize_command.cc (defined there).
 std::vector<float> ReadF32Values(const std::vector<std::string>& texts, const std::string& file);
+// `lowbit check gemm` (check_gemm_command.cc).
+void AddCheckGemmCommand(CLI::App& app);
 
 namespace {
 
@@ -334,6 +336,7 @@ void AddCheckCommand(CLI::App& app) {
       ->check(CLI::Range(0, 1000));
   cmd->add_flag("--json", args->json, "The report as one JSON object");
   cmd->callback([args] { RunCheck(*args); });
+  AddCheckGemmCommand(app);
 }
 
 }  // namespace lowbit::tools

@@ -148,6 +148,12 @@ int Run(int argc, char** argv) {
   lowbit::tools::AddCheckCommand(app);
   lowbit::tools::AddMmaCommand(app);
   std::vector<std::string> args = ProtectNegativeValues(argc, argv);
+  // `lowbit check gemm ...` is the hidden command check-gemm
+  // (check_gemm_command.cc): `check` itself takes a target and --input.
+  if (args.size() > 2 && args[1] == "check" && args[2] == "gemm") {
+    args.erase(args.begin() + 2);
+    args[1] = "check-gemm";
+  }
   if (args.size() > 1 && !args[1].empty() && args[1][0] != '-') {
     bool known = false;
     std::string names;
