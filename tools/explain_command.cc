@@ -21,6 +21,7 @@
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/formats/recipe/steps.h"
+#include "lowbit/formats/user_word.h"
 #include "parse.h"
 #include "value_text.h"
 
@@ -255,7 +256,7 @@ void RunExplain(const ExplainArgs& args) {
   for (;;) {
     const std::size_t comma = args.recipes.find(',', begin);
     const std::string part = args.recipes.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
-    if (part.empty()) throw CommandError("empty recipe name in '" + args.recipes + "'");
+    if (part.empty()) throw CommandError("empty recipe name in " + QuoteUserWord(args.recipes));
     names.push_back(begin == 0 || part.find(':') != std::string::npos ? part : format + ":" + part);
     if (comma == std::string::npos) break;
     begin = comma + 1;
@@ -264,7 +265,9 @@ void RunExplain(const ExplainArgs& args) {
   for (const std::string& name : names) recipes.push_back(ParseRecipeOrThrow(name).recipe);
   const recipe::Family family = recipes[0]->family();
   for (std::size_t i = 1; i < recipes.size(); ++i) {
-    if (recipes[i]->family() != family) throw CommandError("'" + names[i] + "' is another kind of recipe than '" + names[0] + "'");
+    if (recipes[i]->family() != family) {
+      throw CommandError(QuoteUserWord(names[i]) + " is another kind of recipe than " + QuoteUserWord(names[0]));
+    }
   }
 
   std::vector<float> x = ReadF32Values(args.values, "");

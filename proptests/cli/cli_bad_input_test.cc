@@ -164,6 +164,7 @@ TEST_F(CliBadInput, UserWordsAreQuotedEscapedAndCut) {
     ExpectError(Lowbit(args), shown);
   }
   ExpectError(Lowbit({"encode", "e4m3", "1", "--" + esc}), "unknown option '--x\\x1b[31m'");
+  ExpectError(Lowbit({"explain", esc + ",,te", "1"}), "empty recipe name in 'x\\x1b[31m,,te'");
   // A 100 KB name comes back as a bounded line with its length.
   const std::string huge(100000, 'a');
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{

@@ -822,6 +822,14 @@ def _given_scales(given_scale) -> np.ndarray:
     return scales
 
 
+def _given_word(value, what: str):
+    """A name or layout the caller gave: None means not given; an empty string
+    is an error, never the default (docs/bad-input.md "Empty values")."""
+    if value is not None and isinstance(value, str) and value == "":
+        raise ValueError(f"{what} is an empty string; leave it out (None) for the default")
+    return value
+
+
 def quantize(x, recipe: str, *, layout: Optional[str] = None, axis: int = -1, tensor_scale=None,
              given_scale=None) -> QuantizedTensor:
     """Quantize x with a recipe through the registry's recipe row.
@@ -855,6 +863,7 @@ def quantize(x, recipe: str, *, layout: Optional[str] = None, axis: int = -1, te
     array([ 1. , -0.5,  6. ,  0. ], dtype=float32)
     """
     given = None if given_scale is None else _given_scales(given_scale)
+    _given_word(layout, "layout")
     if _is_torch(x):
         if x.is_cuda:
             if given is not None:

@@ -105,10 +105,27 @@ def _codes(y):
     return np.ascontiguousarray(a)
 
 
-def check(inputs, outputs, target: str, *, profile: str = "", rounding: str = "", saturate: bool = False,
-          layout: str = "", shape: Optional[Sequence[int]] = None, scales=None, scale_codes=None,
-          zero_points=None, tensor_scale: Optional[float] = None, packing: Optional[str] = None, input_type: Optional[str] = None,
-          max_mismatches: int = 8, diagnose: bool = True) -> Report:
+def _given_option(name: str, value):
+    """None: not given. An empty string, or an empty array where data is
+    compared, is an error: a check must not pass because a buffer it was
+    handed held nothing (docs/bad-input.md "Empty values")."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value == "":
+            raise ValueError(f"{name} is an empty string; leave it out (None) for the default")
+        return value
+    if np.size(_to_numpy(value)[0]) == 0:
+        raise ValueError(f"{name} is empty: the check compares it, so give the kernel's {name} "
+                         "(or leave it out to skip them)")
+    return value
+
+
+def check(inputs, outputs, target: str, *, profile: Optional[str] = None, rounding: Optional[str] = None,
+          saturate: bool = False, layout: Optional[str] = None, shape: Optional[Sequence[int]] = None,
+          scales=None, scale_codes=None, zero_points=None, tensor_scale: Optional[float] = None,
+          packing: Optional[str] = None, input_type: Optional[str] = None, max_mismatches: int = 8,
+          diagnose: bool = True) -> Report:
     """Compare a kernel's outputs with the model; return the Report.
 
     target: a format with options or profile (``"e4m3"``, ``"e4m3:nvidia"``)
@@ -119,8 +136,14 @@ def check(inputs, outputs, target: str, *, profile: str = "", rounding: str = ""
     ``scale_codes`` (E8M0 / UE4M3 bytes), ``zero_points``, ``tensor_scale``.
     Recipes read ``inputs`` as [rows, cols] (``shape``, else the array's
     own, 1-D meaning one row). Packed 4-bit codes: ``packing`` =
-    "nibbles-low-first" or "nibbles-high-first".
+    "nibbles-low-first" or "nibbles-high-first". An option left out is
+    None; an empty string or an empty array for one is a ValueError, never
+    "not given".
     """
+    for name, value in (("profile", profile), ("rounding", rounding), ("layout", layout), ("packing", packing),
+                        ("input_type", input_type), ("scales", scales), ("scale_codes", scale_codes),
+                        ("zero_points", zero_points)):
+        _given_option(name, value)
     x, itype = _inputs(inputs, input_type)
     if shape is None:
         shape = x.shape if x.ndim >= 1 else (1,)
@@ -134,7 +157,8 @@ def check(inputs, outputs, target: str, *, profile: str = "", rounding: str = ""
     f32 = lambda a: None if a is None else np.ascontiguousarray(_to_numpy(a)[0], dtype=np.float32)
     i32 = lambda a: None if a is None else np.ascontiguousarray(_to_numpy(a)[0], dtype=np.int32)
     u8 = lambda a: None if a is None else np.ascontiguousarray(_codes(a), dtype=np.uint8)
-    d = _lowbit.check_outputs(target, profile, rounding, saturate, layout, x.reshape(-1), itype, rows, cols,
+    d = _lowbit.check_outputs(target, profile or "", rounding or "", saturate, layout or "", x.reshape(-1), itype,
+                              rows, cols,
                               None if codes is None else codes.reshape(-1), code_bytes, count, pk,
                               u8(scale_codes), f32(scales), i32(zero_points),
                               None if tensor_scale is None else float(tensor_scale), max_mismatches, diagnose)

@@ -41,6 +41,7 @@
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
+#include "lowbit/formats/user_word.h"
 #include "lowbit/registry/parallel.h"
 #include "lowbit/registry/registry.h"
 #if defined(LOWBIT_HAVE_SIMD)
@@ -96,7 +97,7 @@ RoundingMode RoundingOrThrow(const std::string& name) {
   if (name == "rnd" || name == "nearest-down") return RoundingMode::kNearestDown;
   if (name == "rnz" || name == "nearest-zero") return RoundingMode::kNearestTowardZero;
   if (name == "stochastic" || name == "rs") return RoundingMode::kStochastic;
-  Fail("unknown rounding mode '" + name + "' (known: rne, rna, rtz, up, down, odd, rnu, rnd, rnz, stochastic)");
+  Fail("unknown rounding mode " + QuoteUserWord(name) + " (known: rne, rna, rtz, up, down, odd, rnu, rnd, rnz, stochastic)");
 }
 
 // A recipe name (with an optional layout override in `layout`), as the CLI's
@@ -110,18 +111,18 @@ recipe::Target RecipeOrThrow(const std::string& name, const std::string& layout)
     for (const recipe::Recipe& r : recipe::kAllRecipes) {
       if (std::string(r.name) == Spec(t.format).name) recipes += (recipes.empty() ? "" : ", ") + recipe::RecipeName(r);
     }
-    Fail("'" + name + "' names a format, not a recipe" +
+    Fail(QuoteUserWord(name) + " names a format, not a recipe" +
          (recipes.empty() ? std::string(" (lowbit.recipes lists them)") : " (its recipes: " + recipes + ")"));
   }
   if (!layout.empty()) {
     if (name.find('/') != std::string::npos) {
-      Fail("two layouts: '" + name.substr(name.find('/') + 1) + "' in the recipe name and layout='" + layout +
-           "' (give one)");
+      Fail("two layouts: " + QuoteUserWord(name.substr(name.find('/') + 1)) + " in the recipe name and layout=" +
+           QuoteUserWord(layout) + " (give one)");
     }
     recipe::Layout l;
     if (!recipe::ParseLayout(layout, &l, &error)) Fail(error);
     if (!recipe::LayoutApplies(*t.recipe, l)) {
-      Fail("layout '" + layout + "' does not apply to " + recipe::RecipeName(*t.recipe) +
+      Fail("layout " + QuoteUserWord(layout) + " does not apply to " + recipe::RecipeName(*t.recipe) +
            " (MX and NVFP4 keep their 1-D block of " + std::to_string(t.recipe->layout.size) + ")");
     }
     t.layout = l;
@@ -269,6 +270,12 @@ void Encode(const InArray& x, const std::string& from_name, OutArray out, const 
   CheckSameDevice(x, out);
   if (random_bit_count < 0 || random_bit_count > 32) {
     Fail("random_bit_count " + std::to_string(random_bit_count) + " outside 0..32");
+  }
+  // A count of random bits means stochastic rounding: with another mode or
+  // a profile it would be ignored, so it is refused (as the CLI refuses
+  // --random-bit-count; docs/bad-input.md "Contradictory options").
+  if (random_bit_count != 0 && (profile || mode != RoundingMode::kStochastic)) {
+    Fail("random_bit_count " + std::to_string(random_bit_count) + " needs rounding='stochastic' and no profile");
   }
 
   EncodeOptions options;
@@ -953,7 +960,7 @@ void RunNamedRow(const std::string& operation, const std::string& format, const 
   for (const registry::OperationInfo& info : registry::kOperationInfo) {
     if (operation == info.name) op = info.operation;
   }
-  if (!op) Fail("unknown operation '" + operation + "'");
+  if (!op) Fail("unknown operation " + QuoteUserWord(operation));
   ConvertArgs args;
   args.operation = *op;
   args.format = FormatOrThrow(format);

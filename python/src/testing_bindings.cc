@@ -16,6 +16,7 @@
 
 #include "lowbit/check/user_outputs.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/user_word.h"
 #include "testing_bindings.h"
 
 namespace nb = nanobind;
@@ -32,7 +33,7 @@ FormatId InputType(const std::string& name, const InArray& x) {
   FormatId id{};
   if (!FindFormat(name, &id) || (id != FormatId::kFp64 && id != FormatId::kFp32 && id != FormatId::kFp16 &&
                                  id != FormatId::kBf16)) {
-    Fail("inputs must be float64, float32, float16 or bfloat16, got '" + name + "'");
+    Fail("inputs must be float64, float32, float16 or bfloat16, got " + QuoteUserWord(name));
   }
   if (x.itemsize() * 8 != static_cast<std::size_t>(Spec(id).total_bits)) {
     Fail("inputs of type " + name + " need " + std::to_string(Spec(id).total_bits / 8) + "-byte items");
@@ -44,7 +45,7 @@ recipe::Packing PackingOf(const std::string& name) {
   if (name.empty() || name == "one-per-byte") return recipe::Packing::kOnePerByte;
   if (name == "nibbles-low-first") return recipe::Packing::kNibblesLowFirst;
   if (name == "nibbles-high-first") return recipe::Packing::kNibblesHighFirst;
-  Fail("unknown packing '" + name + "' (one-per-byte, nibbles-low-first, nibbles-high-first)");
+  Fail("unknown packing " + QuoteUserWord(name) + " (one-per-byte, nibbles-low-first, nibbles-high-first)");
 }
 
 nb::dict ToDict(const check::Report& r) {

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import lowbit
+import lowbit.testing
 
 SENTINEL = 0xA5
 
@@ -134,3 +135,82 @@ def test_dequantize_buffers_that_do_not_fit():
         lowbit.dequantize(q.packed, "int8:ao-sym/row", shape=(2, 128), scales=q.scales[:1].copy())
     with pytest.raises(ValueError, match="codes: expected 256"):
         lowbit.dequantize(q.packed[:100].copy(), "int8:ao-sym/row", shape=(2, 128), scales=q.scales)
+
+
+# ---- empty values, quoted words, contradictory options (docs/bad-input.md) ----------
+
+
+def test_an_empty_layout_is_an_error_not_the_default():
+    # It quantized per tensor, as if no layout had been given.
+    with pytest.raises(ValueError, match="layout is an empty string"):
+        lowbit.quantize(np.ones(4, np.float32), "int8:ao-sym", layout="")
+
+
+@pytest.mark.parametrize("option", ["profile", "rounding", "layout", "packing", "input_type"])
+def test_check_refuses_empty_names(option):
+    x = np.array([1.0, 2.5], np.float32)
+    codes = lowbit.encode(x, "e4m3")
+    with pytest.raises(ValueError, match=f"{option} is an empty string"):
+        lowbit.testing.check(x, codes, "e4m3", **{option: ""})
+
+
+def _int8_asym_outputs():
+    x = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    q = lowbit.quantize(x, "int8:ao-asym")
+    return x, q
+
+
+@pytest.mark.parametrize("buffer", ["scales", "zero_points"])
+def test_check_refuses_empty_scales_and_zero_points(buffer):
+    # An empty array was "not given": the check passed on the codes alone.
+    x, q = _int8_asym_outputs()
+    given = {"scales": q.scales, "zero_points": q.zero_points}
+    assert lowbit.testing.check(x, q.codes, "int8:ao-asym", **given).passed
+    given[buffer] = np.zeros(0, np.float32 if buffer == "scales" else np.int32)
+    with pytest.raises(ValueError, match=f"{buffer} is empty"):
+        lowbit.testing.check(x, q.codes, "int8:ao-asym", **given)
+
+
+def test_check_refuses_empty_scale_codes():
+    x = np.ones(32, np.float32)
+    q = lowbit.quantize(x, "mxfp8")
+    assert lowbit.testing.check(x, q.codes, "mxfp8", scale_codes=q.scale_codes).passed
+    with pytest.raises(ValueError, match="scale_codes is empty"):
+        lowbit.testing.check(x, q.codes, "mxfp8", scale_codes=np.zeros(0, np.uint8))
+
+
+@pytest.mark.parametrize("call", [
+    lambda w: lowbit.encode(np.ones(2, np.float32), "e4m3", rounding=w),
+    lambda w: lowbit.encode(np.ones(2, np.float32), w),
+    lambda w: lowbit.encode(np.ones(2, np.float32), "e4m3", profile=w),
+    lambda w: lowbit.quantize(np.ones(4, np.float32), "int8:ao-sym", layout=w),
+    lambda w: lowbit.quantize(np.ones(4, np.float32), w),
+    lambda w: lowbit.testing.check(np.ones(2, np.float32), np.zeros(2, np.uint8), "e4m3", profile=w),
+    lambda w: lowbit.testing.check(np.ones(2, np.float32), np.zeros(2, np.uint8), "e4m3", rounding=w),
+])
+def test_user_words_in_messages_are_quoted_escaped_and_cut(call):
+    with pytest.raises(ValueError) as e:
+        call("x\x1b[31m\nok")
+    message = str(e.value)
+    assert "'x\\x1b[31m\\x0aok'" in message, message
+    assert all(0x20 <= ord(c) < 0x7F for c in message), repr(message)
+    with pytest.raises(ValueError) as e:
+        call("a" * 100000)
+    assert "(100000 bytes)" in str(e.value) and len(str(e.value)) < 1000, str(e.value)[:300]
+
+
+def test_random_bit_count_needs_stochastic_rounding():
+    # It was ignored.
+    with pytest.raises(ValueError, match="random_bit_count 3 needs rounding='stochastic'"):
+        lowbit.encode(np.ones(2, np.float32), "e2m1", random_bit_count=3)
+    with pytest.raises(ValueError, match="random_bit_count 3 needs rounding='stochastic'"):
+        lowbit.encode(np.ones(2, np.float32), "e4m3", profile="nvidia", random_bit_count=3)
+    bits = np.zeros(2, np.uint32)
+    lowbit.encode(np.ones(2, np.float32), "e2m1", rounding="stochastic", random_bits=bits, random_bit_count=3)
+
+
+def test_check_refuses_a_profile_without_the_rounding_asked_for():
+    # It compared nothing and reported the run as not passed, not as an error.
+    x = np.array([1.0, 2.5], np.float32)
+    with pytest.raises(ValueError, match="profile nvidia has no conversion to e4m3 with rounding rtz"):
+        lowbit.testing.check(x, lowbit.encode(x, "e4m3"), "e4m3", profile="nvidia", rounding="rtz")
