@@ -34,6 +34,7 @@ using testing::StepFamily;
 constexpr testing::LevelCounts kSweepSteps = {3000, 100000, 2000000};
 constexpr testing::LevelCounts kPropertySteps = {20, 200, 20000};
 constexpr testing::LevelCounts kWholeInstructions = {500, 10000, 200000};
+constexpr testing::LevelCounts kTracedSteps = {300, 10000, 100000};
 
 // The model's D for one fused step of `inst` (count = L products). An
 // instruction that is one native step is called through its public door,
@@ -140,6 +141,54 @@ TEST_P(TensorCoreBound, PropertyOfFusedStepsShrinks) {
     RC_LOG() << CaseText(inst, s, d) << "\n" << why << "\n";
     RC_ASSERT(why.empty());
   });
+}
+
+// The step's trace (what `lowbit mma` explains) against the oracle: the same
+// e_max and grid, one truncation flag per term that step 4 cuts (partly or
+// to zero), the aligned sum inside [A - P u, A + N u], and the step's D.
+TEST_P(TensorCoreBound, TraceOfAStepAgreesWithTheOracle) {
+  const TensorCoreInstruction& inst = this->inst();
+  const FusedStepOracle oracle(inst.arithmetic, inst.a, inst.b);
+  const int count = inst.arithmetic.products_per_step;
+  testing::SplitMixSource src{0x7ACEull + static_cast<std::uint64_t>(GetParam())};
+  const int steps = testing::CountAtLevel(kTracedSteps);
+  int failures = 0, finite = 0;
+  for (int n = 0; n < steps; ++n) {
+    const StepCase s = testing::DrawStepCase(inst, count, src);
+    std::array<matmul::TensorCoreTerm, 32> ta{}, tb{};
+    for (int i = 0; i < count; ++i) {
+      ta[i] = matmul::DecodeMultiplicand(inst.a, s.a[i]);
+      tb[i] = matmul::DecodeMultiplicand(inst.b, s.b[i]);
+    }
+    matmul::FusedDotTrace trace;
+    const std::uint32_t d =
+        matmul::FusedDotStep(inst.arithmetic, matmul::DatapathFormat(inst.a).mantissa_bits,
+                             matmul::DatapathFormat(inst.b).mantissa_bits, ta.data(), tb.data(), count, s.c, &trace);
+    const FusedStepBound bound = oracle.Bound(s.a.data(), s.b.data(), count, s.c);
+    std::ostringstream why;
+    if (trace.result != d) why << "trace.result differs from D; ";
+    if (bound.outcome == FusedStepBound::Outcome::kSpecial && !trace.special) why << "a special step not marked special; ";
+    if (bound.outcome == FusedStepBound::Outcome::kFinite) {
+      ++finite;
+      int flagged = 0;
+      for (int i = 0; i < trace.term_count; ++i) flagged += trace.truncated[i];
+      const reference::Dyadic traced{reference::BigInt(trace.sum), trace.unit_exponent};
+      if (trace.special) why << "a finite step marked special; ";
+      if (trace.max_exponent != bound.max_exponent) why << "e_max " << trace.max_exponent << " vs " << bound.max_exponent << "; ";
+      if (trace.unit_exponent != bound.unit_exponent) why << "unit 2^" << trace.unit_exponent << " vs 2^" << bound.unit_exponent << "; ";
+      if (flagged != bound.inexact_positive + bound.inexact_negative + bound.vanished_terms) {
+        why << flagged << " terms flagged truncated vs " << bound.inexact_positive + bound.inexact_negative + bound.vanished_terms
+            << "; ";
+      }
+      if (reference::CompareDyadic(traced, bound.aligned_lowest) < 0 ||
+          reference::CompareDyadic(traced, bound.aligned_highest) > 0) {
+        why << "the traced sum " << trace.sum << " * 2^" << trace.unit_exponent << " is outside [A - P u, A + N u]; ";
+      }
+    }
+    if (!why.str().empty() && ++failures <= 5) ADD_FAILURE() << CaseText(inst, s, d) << "\n  " << why.str();
+  }
+  EXPECT_EQ(failures, 0) << "of " << steps << " traced steps";
+  if (inst.arithmetic.rounding != FusedSumRounding::kWrapInteger) EXPECT_GE(finite, steps / 2);
 }
 
 std::string InstructionTestName(const ::testing::TestParamInfo<int>& info) {

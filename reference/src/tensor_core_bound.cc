@@ -78,13 +78,6 @@ Dyadic Aligned(const Dyadic& x, int q) {
   return r;
 }
 
-int CompareDyadic(const Dyadic& a, const Dyadic& b) {
-  const int q = a.q < b.q ? a.q : b.q;
-  const BigInt left = a.m << (a.q - q);
-  const BigInt right = b.m << (b.q - q);
-  return left < right ? -1 : (left == right ? 0 : 1);
-}
-
 // -Inf < every finite value and zero < +Inf; zeros of both signs are equal.
 int CompareResults(const StepResult& a, const StepResult& b) {
   auto rank = [](const StepResult& r) { return r.value_class == ExactClass::kInf ? (r.negative ? -1 : 1) : 0; };
@@ -129,6 +122,13 @@ std::uint32_t InfinityCode(const FormatSpec& acc, bool negative) {
 }  // namespace
 
 Rational ToRational(const Dyadic& x) { return Rational(x.m) * PowerOfTwo(x.q); }
+
+int CompareDyadic(const Dyadic& a, const Dyadic& b) {
+  const int q = a.q < b.q ? a.q : b.q;
+  const BigInt left = a.m << (a.q - q);
+  const BigInt right = b.m << (b.q - q);
+  return left < right ? -1 : (left == right ? 0 : 1);
+}
 
 StepResult RoundIntoAccumulator(const FormatSpec& acc, int kept_bits, FusedSumRounding rounding, const Dyadic& x) {
   StepResult r;
@@ -319,6 +319,8 @@ FusedStepBound FusedStepOracle::Bound(const std::uint32_t* a, const std::uint32_
     if (r.value_class == ExactClass::kZero) r.negative = false;
     return r;
   };
+  bound.aligned_lowest = low;
+  bound.aligned_highest = high;
   bound.lowest = step_result(low);
   bound.highest = step_result(high);
   bound.overflow = bound.lowest.value_class == ExactClass::kInf || bound.highest.value_class == ExactClass::kInf;

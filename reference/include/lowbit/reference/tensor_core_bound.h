@@ -71,6 +71,9 @@ struct Dyadic {
 // The exact rational a Dyadic stands for.
 Rational ToRational(const Dyadic& x);
 
+// -1, 0 or +1 as a < b, a == b, a > b.
+int CompareDyadic(const Dyadic& a, const Dyadic& b);
+
 // An operand or C as step 1 reads it.
 struct StepValue {
   ExactClass value_class = ExactClass::kZero;
@@ -106,6 +109,8 @@ struct FusedStepBound {
   int inexact_positive = 0;  // P
   int inexact_negative = 0;  // N
   int vanished_terms = 0;    // terms below u, truncated to 0
+  Dyadic aligned_lowest;   // A - P u: the least step 5's sum S' can be
+  Dyadic aligned_highest;  // A + N u: the most
   StepResult lowest;     // R(A - P u), a zero as +0
   StepResult highest;    // R(A + N u), a zero as +0
   // P = N = 0: D's code is fixed (lowest == highest).
