@@ -361,6 +361,8 @@ plt.show()
 # %%
 i4, f8 = curve["int4:ao-sym"], curve["e4m3:te"]
 print("int4:ao-sym", [f"{v:.1f}" for v in i4], "\ne4m3:te   ", [f"{v:.1f}" for v in f8])
+
+# %% tags=["assertions"]
 for bad in ("g64", "group:32", "g8"):
     try:
         lowbit.quantize(heavy, "nvfp4:te", layout=bad)
@@ -456,7 +458,7 @@ fig.tight_layout()
 checked(fig)
 plt.show()
 
-# %%
+# %% tags=["assertions"]
 for name in ("N(0,1)", "weights, 4 outlier rows"):
     assert abs(table[name, "int4:ao-sym/g128"] - table[name, "mxfp4:ocp"]) < 1.0
     assert 1.0 < table[name, "nvfp4:te"] - max(table[name, "int4:ao-sym/g128"], table[name, "mxfp4:ocp"]) < 2.0

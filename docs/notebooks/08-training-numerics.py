@@ -82,7 +82,7 @@ plt.show()
 print(f"after {steps} updates: round to nearest {w_rne.mean():.4f}, stochastic mean {w_sr.mean():.4f} "
       f"(min {w_sr.min():.4f}, max {w_sr.max():.4f}), exact {w_exact.mean():.4f}")
 
-# %%
+# %% tags=["assertions"]
 assert np.all(w_rne == 1.0) and lowbit.formats["bf16"].mantissa_bits == 7 and float(update) < 2**-8
 assert abs(w_sr.mean() - 2.0) < 0.05 and abs(w_exact.mean() - 2.0) < 1e-6
 assert w_sr.min() > 1.5 and w_sr.max() < 2.5
@@ -128,7 +128,7 @@ plt.show()
 print(f"unscaled: {zero_share[0]:.1%} become zero; S = 2^{ok.min()} .. 2^{ok.max()} lose under 0.1% "
       f"and overflow nothing; median relative error {rel_err[0]:.2g} unscaled, {rel_err[ok.min()]:.2g} at 2^{ok.min()}")
 
-# %%
+# %% tags=["assertions"]
 assert f"{zero_share[0]:.0%}" == "6%" and inf_share[0] == 0
 assert (ok.min(), ok.max()) == (6, 21) and inf_share[-1] > 0
 assert np.array_equal(ok, np.arange(6, 22))  # one window, no gap
@@ -191,7 +191,7 @@ print(f"step 60: dynamic {d[60]:.1f} dB, delayed {l16[60]:.1f} dB ({clipped[60]}
       f"step 61: delayed {l16[61]:.1f} dB. Step 100: delayed {l16[100]:.1f} dB, step 101 history of 1 "
       f"{l1[101]:.1f} dB, history of {history_len} {l16[101]:.1f} dB")
 
-# %%
+# %% tags=["assertions"]
 steady = [s for s in range(1, n_steps) if s not in (60, 100, 101)]
 assert np.all(np.abs(l16[steady] - d[steady]) < 1.0)   # a slowly moving range: delayed is as good
 assert clipped[60] > 100 and d[60] - l16[60] > 10        # the jump saturates a good part of the tensor
@@ -219,7 +219,7 @@ for recipe in ("e4m3:te", "e5m2:te"):
     result[recipe] = (float(np.mean(back == 0)), q.error()["sqnr_db"])
     print(f"{recipe}: {result[recipe][0]:.1%} of the gradients become zero, SQNR {result[recipe][1]:.1f} dB")
 
-# %%
+# %% tags=["assertions"]
 assert 5.5 < result["e4m3:te"][1] - result["e5m2:te"][1] < 6.5  # E4M3: finer on the values that dominate SQNR
 assert (f"{result['e4m3:te'][0]:.0%}", f"{result['e5m2:te'][0]:.1%}") == ("43%", "1.3%")
 assert result["e4m3:te"][0] > 20 * result["e5m2:te"][0]  # E5M2 keeps far more small gradients
@@ -249,7 +249,7 @@ k = int(np.flatnonzero(via_rne != direct)[0])
 print(f"e.g. x = {x[k]!r}: BF16 {lowbit.decode(lowbit.encode(x[k:k+1], 'bf16'), 'bf16')[0]!r}, "
       f"then E4M3 {lowbit.decode(via_rne[k:k+1], 'e4m3')[0]}; directly {lowbit.decode(direct[k:k+1], 'e4m3')[0]}")
 
-# %%
+# %% tags=["assertions"]
 assert wrong_odd == 0
 assert f"{wrong_rne / x.size:.0%}" == "3%"
 assert lowbit.formats["bf16"].mantissa_bits >= lowbit.formats["e4m3"].mantissa_bits + 2
