@@ -112,6 +112,12 @@ def execute(out, only):
     for name in names:
         if not (HERE / f"{name}.py").is_file():
             fail(f"{CONFIG} lists {name}.ipynb but docs/notebooks/{name}.py does not exist")
+    # The kernels run in docs/notebooks: a relative PYTHONPATH (as in
+    # "PYTHONPATH=build/python/package ...") is made absolute first, or the
+    # kernel would import another lowbit than the one asked for.
+    if os.environ.get("PYTHONPATH"):
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            str(pathlib.Path(entry).resolve()) for entry in os.environ["PYTHONPATH"].split(os.pathsep) if entry)
     total = time.monotonic()
     for name in names:
         start = time.monotonic()
