@@ -71,7 +71,7 @@ TEST(RoundingProperties, SignSymmetric) {
     EncodeOptions o;
     o.rounding = *rc::gen::elementOf(std::vector<RoundingMode>{
         RoundingMode::kNearestEven, RoundingMode::kNearestAway, RoundingMode::kTowardZero,
-        RoundingMode::kOdd});
+        RoundingMode::kOdd, RoundingMode::kNearestTowardZero});
     o.overflow = *rc::gen::elementOf(std::vector<Overflow>{Overflow::kFormatDefault, Overflow::kSaturate});
     const EncodeResult plus = EncodeF64(dst, x, o);
     const EncodeResult minus = EncodeF64(dst, -x, o);
@@ -85,6 +85,32 @@ TEST(RoundingProperties, SignSymmetric) {
     RC_ASSERT(m == -p);
     // Zero keeps the input's sign where the format has -0 (not FNUZ).
     if (p == 0 && dst.HasNegativeZero()) RC_ASSERT(std::signbit(p) != std::signbit(m));
+  });
+}
+
+// Ties toward +Inf are ties toward -Inf seen in a mirror: rnu(x) = -rnd(-x),
+// code for code (flags too), on every signed float destination.
+TEST(RoundingProperties, NearestUpMirrorsNearestDown) {
+  testing::CheckAtLevel(kDraws, [] {
+    std::vector<FormatId> signed_floats;
+    for (FormatId id : kDestinations) {
+      if (Spec(id).IsFloat() && Spec(id).has_sign && Spec(id).HasNegativeZero()) signed_floats.push_back(id);
+    }
+    const FormatSpec& dst = Spec(*rc::gen::elementOf(signed_floats));
+    const double x = BitCast<double>(*testing::BoundaryF64Bits(dst));
+    RC_PRE(!std::isnan(x));
+    EncodeOptions up, down;
+    up.rounding = RoundingMode::kNearestUp;
+    down.rounding = RoundingMode::kNearestDown;
+    up.overflow = down.overflow = *rc::gen::elementOf(std::vector<Overflow>{Overflow::kFormatDefault, Overflow::kSaturate});
+    const EncodeResult a = EncodeF64(dst, x, up);
+    const EncodeResult b = EncodeF64(dst, -x, down);
+    RC_ASSERT(a.flags == b.flags);
+    if (IsNan(dst, a.code)) {
+      RC_ASSERT(IsNan(dst, b.code));
+      return;
+    }
+    RC_ASSERT(a.code == (b.code ^ dst.SignBit()));
   });
 }
 
@@ -123,7 +149,9 @@ TEST(RoundingProperties, ErrorWithinModeBound) {
     }
     if (loc.exact) {
       RC_ASSERT(error == 0);
-    } else if (o.rounding == RoundingMode::kNearestEven || o.rounding == RoundingMode::kNearestAway) {
+    } else if (o.rounding == RoundingMode::kNearestEven || o.rounding == RoundingMode::kNearestAway ||
+               o.rounding == RoundingMode::kNearestUp || o.rounding == RoundingMode::kNearestDown ||
+               o.rounding == RoundingMode::kNearestTowardZero) {
       RC_ASSERT(error * 2 <= spacing);
     } else {
       RC_ASSERT(error < spacing);
