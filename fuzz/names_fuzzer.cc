@@ -5,8 +5,9 @@
 // format reader (tools/parse.h ParseFormat). Properties: a rejected name comes
 // with a message; an accepted target's CanonicalName parses back to the same
 // target (names.h promises that); a recipe's layout has a size the grammar
-// allows. Anything else (a crash, a sanitizer report, an exception other than
-// CommandError) is a finding.
+// allows; a refusal's message is one bounded line of printable ASCII, the
+// user's words quoted (formats/user_word.h). Anything else (a crash, a
+// sanitizer report, an exception other than CommandError) is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -16,13 +17,28 @@
 #include "commands.h"
 #include "lowbit/formats/block/recipe_name.h"
 #include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/user_word.h"
 #include "parse.h"
 
 namespace {
 
 void Trap(const char* what, const std::string& text) {
-  std::fprintf(stderr, "names_fuzzer: %s: '%s'\n", what, text.c_str());
+  std::fprintf(stderr, "names_fuzzer: %s: %s\n", what, lowbit::QuoteUserWord(text).c_str());
   __builtin_trap();
+}
+
+// A refusal's message shows the user's words quoted (user_word.h): one line
+// of printable ASCII, bounded whatever the input's length (the candidates
+// listed and a few quoted words, far below this).
+constexpr std::size_t kMaxMessageBytes = 4096;
+void CheckMessage(const char* who, const std::string& message, const std::string& text) {
+  if (message.empty()) Trap((std::string(who) + " refused without a message").c_str(), text);
+  if (message.size() > kMaxMessageBytes) Trap((std::string(who) + ": message longer than its bound").c_str(), text);
+  for (const char c : message) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) {
+      Trap((std::string(who) + ": a raw byte in the message: " + lowbit::QuoteUserWord(message)).c_str(), text);
+    }
+  }
 }
 
 bool SameLayout(const lowbit::recipe::Layout& a, const lowbit::recipe::Layout& b) {
@@ -56,20 +72,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       Trap(("canonical name does not parse: '" + canonical + "': " + again_error).c_str(), text);
     }
     if (!SameTarget(target, again)) Trap(("canonical name '" + canonical + "' is another target").c_str(), text);
-  } else if (error.empty()) {
-    Trap("ParseTarget refused without a message", text);
+  } else {
+    CheckMessage("ParseTarget", error, text);
   }
 
   FormatId format{};
   error.clear();
-  if (!recipe::ParseFormatName(text, &format, &error) && error.empty()) {
-    Trap("ParseFormatName refused without a message", text);
-  }
+  if (!recipe::ParseFormatName(text, &format, &error)) CheckMessage("ParseFormatName", error, text);
   ProfileId profile{};
   error.clear();
-  if (!recipe::ParseProfileName(text, &profile, &error) && error.empty()) {
-    Trap("ParseProfileName refused without a message", text);
-  }
+  if (!recipe::ParseProfileName(text, &profile, &error)) CheckMessage("ParseProfileName", error, text);
   recipe::Layout layout;
   error.clear();
   if (recipe::ParseLayout(text, &layout, &error)) {
@@ -80,26 +92,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!recipe::ParseLayout(name, &again, &again_error) || !SameLayout(layout, again)) {
       Trap(("LayoutName '" + name + "' does not parse back").c_str(), text);
     }
-  } else if (error.empty()) {
-    Trap("ParseLayout refused without a message", text);
+  } else {
+    CheckMessage("ParseLayout", error, text);
   }
 
   block::NamedRecipe named;
   error.clear();
   if (block::ParseRecipeName(text, &named, &error)) {
     if (named.spec == nullptr) Trap("ParseRecipeName gave no block spec", text);
-  } else if (error.empty()) {
-    Trap("ParseRecipeName refused without a message", text);
+  } else {
+    CheckMessage("ParseRecipeName", error, text);
   }
   error.clear();
-  if (block::FindIntQuantRecipe(text, &error) == nullptr && error.empty()) {
-    Trap("FindIntQuantRecipe refused without a message", text);
-  }
+  if (block::FindIntQuantRecipe(text, &error) == nullptr) CheckMessage("FindIntQuantRecipe", error, text);
 
   try {
     tools::ParseFormat(text);
   } catch (const tools::CommandError& e) {
-    if (std::string_view(e.what()).empty()) Trap("ParseFormat threw without a message", text);
+    CheckMessage("ParseFormat", e.what(), text);
   }
   return 0;
 }

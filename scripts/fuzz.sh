@@ -6,7 +6,9 @@
 # repository is never written). Any crash, sanitizer report, leak, timeout or
 # out-of-memory fails the run; libFuzzer writes the input that did it as
 # $build/fuzz/findings/<target>/crash-* (add it to the corpus once fixed: the
-# corpus run at the start of every later run is its regression test).
+# corpus run at the start of every later run is its regression test). A
+# target's dictionary, fuzz/<target>.dict, is passed with -dict= when it
+# exists: the tokens of the inputs that found bugs, so mutations reuse them.
 #
 # Usage: scripts/fuzz.sh [TARGET...]   (default: every fuzz_* target)
 # Environment: LOWBIT_FUZZ_SECONDS (default 30, per target); LOWBIT_FUZZ_SEED
@@ -42,11 +44,14 @@ for target in "${targets[@]}"; do
   findings=$build/fuzz/findings/$target
   [[ -x $binary && -d $seeds ]] || { log "$target: no binary or no fuzz/corpus/$target"; failed+=("$target"); continue; }
   mkdir -p "$work" "$findings"
+  # The tokens that found bugs (fuzz/<target>.dict), where a target has them.
+  dict=()
+  [[ -f fuzz/$target.dict ]] && dict=(-dict="fuzz/$target.dict")
   # Every seed first (regression inputs included), then new inputs for
   # $seconds s. -close_fd_mask=1: the CLI's stdout is noise (reports go to
   # stderr). Timeouts and memory limits count as findings.
   start=$SECONDS
-  if "$binary" "$work" "$seeds" -max_total_time="$seconds" -seed="$seed" -timeout=10 -rss_limit_mb=2048 \
+  if "$binary" "$work" "$seeds" ${dict[@]+"${dict[@]}"} -max_total_time="$seconds" -seed="$seed" -timeout=10 -rss_limit_mb=2048 \
        -malloc_limit_mb=1024 -max_len=512 -close_fd_mask=1 -print_final_stats=1 \
        -artifact_prefix="$findings/" >"$build/fuzz/$target.log" 2>&1; then
     log "$target: ok, $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/fuzz/$target.log" | grep -o '[0-9]*$') inputs in $((SECONDS - start)) s"

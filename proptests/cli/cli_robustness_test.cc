@@ -97,6 +97,17 @@ TEST_F(CliRobustness, FifoIsRefusedBeforeReading) {
   ExpectUsageError(r, "is a FIFO (named or anonymous pipe), not a text file of numbers");
 }
 
+TEST_F(CliRobustness, FileOverTheLimitIsRefusedByItsSizeBeforeReading) {
+  // A sparse file of 64 MiB + 1 byte: refused from its size, nothing read.
+  const std::string big = Path("big.txt");
+  const int fd = open(big.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, (off_t{64} << 20) + 1), 0);
+  close(fd);
+  ExpectUsageError(RunCli({"quantize", "int8:ao-sym", "--file", big}),
+                   "67108865 bytes, more than the 64 MiB lowbit reads");
+}
+
 TEST_F(CliRobustness, HugeTokenIsRefusedBeforeItIsReadWhole) {
   // Refused once the token passes 4096 characters, from a file and as an
   // argument.

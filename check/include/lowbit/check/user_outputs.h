@@ -105,7 +105,10 @@ struct CodeBuffer {
 
 // What a recipe kernel wrote for a row-major [rows, cols] tensor. Buffers a
 // recipe does not have stay empty; a buffer the recipe has but the caller
-// leaves empty is not compared (e.g. codes only).
+// leaves out (a null pointer and a count of 0) is not compared (e.g. codes
+// only). A buffer given with a pointer is compared, or the check refuses: a
+// count that is not one per group, 0 included, is an error, never "left
+// out" (docs/bad-input.md "Empty values and files with no data").
 struct RecipeOutputs {
   // Element codes; packing kOnePerByte or the recipe's own nibble order
   // (a different order is a mismatch, and a diagnosis candidate).

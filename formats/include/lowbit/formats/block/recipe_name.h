@@ -14,6 +14,7 @@
 #include "lowbit/formats/block/mx_profiles.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/user_word.h"
 
 namespace lowbit::block {
 
@@ -29,7 +30,7 @@ inline bool ParseRecipeName(std::string_view text, NamedRecipe* out, std::string
   std::string message;
   if (!recipe::ParseTarget(text, &t, &message) || t.kind != recipe::Target::Kind::kRecipe ||
       t.recipe->family() == recipe::Family::kScaled) {
-    if (error) *error = message.empty() ? "'" + std::string(text) + "' is not an MX or NVFP4 recipe" : message;
+    if (error) *error = message.empty() ? QuoteUserWord(text) + " is not an MX or NVFP4 recipe" : message;
     return false;
   }
   NamedRecipe r;
@@ -54,7 +55,7 @@ inline const IntQuantRecipe* FindIntQuantRecipe(std::string_view text, std::stri
   std::string message;
   if (!recipe::ParseTarget(text, &t, &message) || t.kind != recipe::Target::Kind::kRecipe ||
       t.recipe->family() != recipe::Family::kScaled) {
-    if (error) *error = message.empty() ? "'" + std::string(text) + "' is not a scaled recipe" : message;
+    if (error) *error = message.empty() ? QuoteUserWord(text) + " is not a scaled recipe" : message;
     return nullptr;
   }
   for (const IntQuantRecipe* r : kAllIntQuantRecipes) {
