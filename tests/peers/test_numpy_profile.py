@@ -62,7 +62,7 @@ def test_fp32_into_float16_matches_numpy():
     wherever the result is +-Inf or a rounded-away tiny value). At ci (the
     default) and smoke: every input of the exponent groups whose results
     vary, 16% of all, and about 37 000 inputs of each of the 428 groups whose
-    result is one constant; about 30 s on 2 cores."""
+    result is one constant; 30 to 45 s on 2 cores."""
     assert SWEEP and os.path.exists(SWEEP), "LOWBIT_NUMPY_SWEEP must name lowbit_numpy_fp16_sweep"
     level = os.environ.get("LOWBIT_TEST_LEVEL", "ci")
     assert level in ("smoke", "ci", "full"), f"LOWBIT_TEST_LEVEL={level}: unknown test level"
