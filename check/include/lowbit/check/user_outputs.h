@@ -38,8 +38,9 @@ struct TargetOptions {
   // the same as writing it after ':' in the name (not both).
   std::string profile;
   // Element formats without a profile: the rounding mode (rne when empty;
-  // the spellings of tools/parse.h: rne, rna, rtz, up, down, odd). Stochastic
-  // rounding cannot be checked from outputs alone and is refused.
+  // the spellings of tools/parse.h: rne, rna, rtz, up, down, odd, and the
+  // tie rules rnu, rnd, rnz of policy.h). Stochastic rounding cannot be
+  // checked from outputs alone and is refused.
   std::string rounding;
   // Element formats without a profile: clamp overflow to +-max finite
   // (Overflow::kSaturate) instead of the format's own rule.
