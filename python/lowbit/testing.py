@@ -33,6 +33,7 @@ import numpy as np
 
 from . import _lowbit
 from ._api import _is_torch, formats, recipes
+from ._matmul_check import MatmulReport, assert_matmul_matches, check_matmul  # noqa: F401 (re-exported)
 
 __all__ = ["Report", "check", "assert_matches", "values", "blocks", "matrices", "GROUP_SHAPES"]
 

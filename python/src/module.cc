@@ -31,6 +31,7 @@
 
 #include "cuda_bridge.h"
 #include "matmul_bindings.h"
+#include "matmul_check_bindings.h"
 #include "tensor_core_bindings.h"
 #include "testing_bindings.h"
 #include "lowbit/check/backends.h"
@@ -1059,6 +1060,7 @@ NB_MODULE(_lowbit, m) {
   RegisterTesting(m);  // lowbit.testing: check_outputs (testing_bindings.cc)
   RegisterMatmul(m);   // lowbit.gemv / lowbit.matmul (matmul_bindings.cc)
   RegisterTensorCore(m);  // lowbit.mma / lowbit.matmul_model (tensor_core_bindings.cc)
+  RegisterMatmulCheck(m);  // lowbit.testing.check_matmul (matmul_check_bindings.cc)
   m.def("build_info", &BuildInfo, "What this build has: backends, the SIMD target, CUDA.");
   m.def("format_table", &FormatTable, "Every element format with its properties.");
   m.def("profile_table", &ProfileTable, "Every profile with its source.");
