@@ -185,14 +185,14 @@ check::CodeBuffer OutputCodes(BinaryArray* out, const FormatSpec& element, std::
   return {out->data.data(), n, code_bytes, recipe::Packing::kOnePerByte};
 }
 
-int CodeBytes(const FormatSpec& f) { return f.total_bits <= 8 ? 1 : f.total_bits <= 16 ? 2 : f.total_bits <= 32 ? 4 : 8; }
-
 // A file given for data that is checked must hold some: an empty scales
 // file (/dev/null, a (0,) .npy) is an error, never "no scales given" (which
 // would leave the scales unchecked and the run passing).
 void RequireData(const BinaryArray& a, const char* why) {
   if (a.data.empty()) throw CommandError(a.name + ": holds no data (" + why + "; leave the option out to skip them)");
 }
+
+int CodeBytes(const FormatSpec& f) { return f.total_bits <= 8 ? 1 : f.total_bits <= 16 ? 2 : f.total_bits <= 32 ? 4 : 8; }
 
 float TensorScaleValue(const std::string& text) {
   BinaryArray a;
@@ -265,9 +265,9 @@ void RunCheck(const CheckArgs& args) {
   std::vector<float> scale_values;
   if (!args.scales.empty()) {
     scales = ReadArrayFile("--scales", args.scales);
+    RequireData(scales, "the recipe's scales are checked against them");
     if (r.family() == recipe::Family::kScaled) {
       if (scales.npy && scales.kind != 'f') throw CommandError(scales.name + ": dtype " + scales.descr + " is not float32");
-    RequireData(scales, "the recipe's scales are checked against them");
       RequireItemBytes(&scales, 4, "fp32 scales");
       scale_values.resize(scales.Count());
       std::memcpy(scale_values.data(), scales.data.data(), scales.data.size());
@@ -283,9 +283,9 @@ void RunCheck(const CheckArgs& args) {
   std::vector<std::int32_t> zero_point_values;
   if (!args.zero_points.empty()) {
     zero_points = ReadArrayFile("--zero-points", args.zero_points);
+    RequireData(zero_points, "the recipe's zero points are checked against them");
     if (zero_points.npy && zero_points.kind != 'i') {
       throw CommandError(zero_points.name + ": dtype " + zero_points.descr + " is not int32");
-    RequireData(zero_points, "the recipe's zero points are checked against them");
     }
     RequireItemBytes(&zero_points, 4, "int32 zero points");
     zero_point_values.resize(zero_points.Count());
@@ -297,14 +297,14 @@ void RunCheck(const CheckArgs& args) {
   Finish(check::CheckRecipeOutputs(target, inputs, rows, cols, outputs, check_options), args.json);
 }
 
-}  // namespace
-
 // "MODE in {rne,rna,...}": every spelling --round accepts (parse.h).
 std::string RoundingModeHelp() {
   std::string help = "MODE in {";
   for (const std::string& spelling : RoundingModeSpellings()) help += (help.back() == '{' ? "" : ",") + spelling;
   return help + "}";
 }
+
+}  // namespace
 
 void AddCheckCommand(CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();

@@ -180,9 +180,9 @@ int Run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return Fail(e.what());
-  } catch (const lowbit::tools::CommandError& e) {
     return Fail(QuoteWordsOfCli11Message(e.what()));
+  } catch (const lowbit::tools::CommandError& e) {
+    return Fail(e.what());
   } catch (const lowbit::tools::CommandExit& e) {
     return e.code;
   }
