@@ -133,6 +133,25 @@ TEST(MatmulDiagnosis, MismatchesAreDecodedAgainstTheExactProduct) {
   EXPECT_EQ(r.ulp_distribution[0].count, 64u - differ);
 }
 
+// A sign error: the distance counts through zero (the codes of -x and x are
+// 2 * |code of x| apart).
+TEST(MatmulDiagnosis, UlpDistanceCountsThroughZero) {
+  const Problem p = MakeProblem(2, 2, 50, 12);
+  auto d = Fp32Kernel(p, [&](long i, long j) {
+    double s = 0;
+    for (long k = 0; k < p.k; ++k) s += static_cast<double>(p.A(i, k)) * static_cast<double>(p.B(k, j));
+    return static_cast<float>(s);
+  });
+  const std::uint32_t exact = d[3];
+  d[3] ^= 0x80000000u;  // d[1][1] negated
+  const MatmulReport r = Check(p, d);
+  ASSERT_EQ(r.first_mismatches.size(), 1u) << check::MatmulReportText(r);
+  EXPECT_EQ(r.first_mismatches[0].row, 1);
+  EXPECT_EQ(r.first_mismatches[0].column, 1);
+  EXPECT_EQ(r.first_mismatches[0].ulps, 2u * (exact & 0x7FFFFFFFu));
+  EXPECT_EQ(r.Match(), nullptr);
+}
+
 TEST(MatmulDiagnosis, PairwiseTreeIsNamed) {
   const Problem p = MakeProblem(5, 6, 77, 4);
   const auto d = Fp32Kernel(p, [&](long i, long j) {
@@ -354,6 +373,37 @@ TEST(MatmulDiagnosis, Fp8WithAlphaAndBf16OutputIsNamedWithItsEpilogue) {
   in.b.tensor_scale = 1.9f;
   const MatmulReport r = CheckMatmul(in);
   EXPECT_TRUE(MatmulDiagnosedAs(r, "wgmma.m64nNk32.f32.e4m3.e4m3, no promotion, scales one after another"));
+}
+
+// FP16 operands with an FP16 accumulator and FP16 output, and TF32 from FP32
+// operands: the model's products are named as their instruction.
+TEST(MatmulDiagnosis, Fp16AccumulatorAndTf32ChainsAreNamed) {
+  const long m = 3, n = 4, k = 96;
+  std::mt19937 rng(71);
+  std::vector<std::uint16_t> a16(static_cast<std::size_t>(m * k)), w16(static_cast<std::size_t>(n * k));
+  for (auto* v : {&a16, &w16}) {
+    for (auto& c : *v) c = static_cast<std::uint16_t>(((rng() & 1u) << 15) | ((13u + rng() % 4u) << 10) | (rng() & 0x3FFu));
+  }
+  const std::vector<std::uint32_t> a(a16.begin(), a16.end()), w(w16.begin(), w16.end());
+  matmul::AccumulationSchedule s;
+  ASSERT_TRUE(FindTensorCoreInstruction("mma.m16n8k16.f16.f16.f16", &s.instruction));
+  s.output = FormatId::kFp16;
+  const auto d32 = ModelProduct(s, a, w, m, n, k);
+  const std::vector<std::uint16_t> d(d32.begin(), d32.end());
+  const MatmulReport r = CheckMatmul(MatmulOf(m, n, k, "fp16", a16, "fp16", w16, d, FormatId::kFp16, true));
+  EXPECT_TRUE(MatmulDiagnosedAs(r, "mma.m16n8k16.f16.f16.f16"));
+  EXPECT_TRUE(MatmulNotDiagnosedAs(r, "mma.m16n8k16.f32.f16.f16"));
+
+  std::vector<std::uint32_t> x32(static_cast<std::size_t>(m * k)), w32(static_cast<std::size_t>(n * k));
+  for (auto* v : {&x32, &w32}) {
+    for (auto& c : *v) c = ((rng() & 1u) << 31) | ((124u + rng() % 8u) << 23) | (rng() & 0x7FFFFFu);
+  }
+  matmul::AccumulationSchedule t;
+  ASSERT_TRUE(FindTensorCoreInstruction("mma.m16n8k8.f32.tf32.tf32", &t.instruction));
+  const auto y = ModelProduct(t, x32, w32, m, n, k);
+  const MatmulReport tf32 = CheckMatmul(MatmulOf(m, n, k, "fp32", x32, "fp32", w32, y, FormatId::kFp32, true));
+  EXPECT_TRUE(MatmulDiagnosedAs(tf32, "mma.m16n8k8.f32.tf32.tf32"));
+  EXPECT_TRUE(MatmulNotDiagnosedAs(tf32, "fp32 fma, K order"));
 }
 
 // The sampled path: a product above the small-product bound is pruned on 16 x

@@ -232,7 +232,7 @@ def gemlite_case(torch, case, title):
         import gemlite  # noqa: F401
         from gemlite.helper import A16W4_MXFP
     except ImportError as e:
-        say(f"#### {title}\n- not installed here ({e}); nothing to check\n")
+        say(f"#### {title}\n- gemlite or its A16W4_MXFP helper cannot be imported here ({e}); nothing to check\n")
         return
     n, k = 256, K
     g = torch.Generator(device="cpu").manual_seed(7)
