@@ -191,6 +191,10 @@ std::uint32_t ApplyEpilogue(const CandidateSpec& c, const MatmulOperands& o, lon
       if (!o.column_scales.empty()) v = v * column;
       if (o.has_alpha) v = v * o.alpha;
       break;
+    case Epilogue::kColumnFirst:
+      v = (v * column) * row;
+      if (o.has_alpha) v = v * o.alpha;
+      break;
     case Epilogue::kCombined: {
       float s = row * column;
       if (o.has_alpha) s = s * o.alpha;
@@ -359,6 +363,9 @@ std::vector<CandidateSpec> MatmulCandidateList(const MatmulOperands& o) {
     epilogues.push_back({Epilogue::kSequential, ""});
   } else {
     epilogues.push_back({Epilogue::kSequential, ", scales one after another"});
+    if (!o.row_scales.empty() && !o.column_scales.empty()) {
+      epilogues.push_back({Epilogue::kColumnFirst, ", column scale before row scale"});
+    }
     epilogues.push_back({Epilogue::kCombined, ", one combined scale"});
     if (o.d_type != FormatId::kFp32) epilogues.push_back({Epilogue::kAfterConversion, ", scale after the conversion"});
   }

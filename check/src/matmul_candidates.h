@@ -51,6 +51,7 @@ enum class Accumulation : std::uint8_t {
 
 enum class Epilogue : std::uint8_t {
   kSequential,       // ((acc * row) * column) * alpha, + C, converted once
+  kColumnFirst,      // ((acc * column) * row) * alpha, + C, converted once (both given)
   kCombined,         // acc * ((row * column) * alpha), + C, converted once
   kAfterConversion,  // acc converted to D's type, then times the combined scale, + C, converted again
   kIntoOperands,     // a * (alpha_a * row), w * (alpha_b * column) before the products (FP32 orders)

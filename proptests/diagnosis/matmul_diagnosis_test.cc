@@ -234,6 +234,18 @@ TEST(MatmulDiagnosis, ScalesAfterTheAccumulatorAreNamed) {
   const MatmulReport r = CheckMatmul(in);
   EXPECT_TRUE(MatmulDiagnosedAs(r, "fp32 fma, K order, scales one after another"));
   EXPECT_TRUE(MatmulNotDiagnosedAs(r, "fp32 fma, K order, scales on the operands"));
+  EXPECT_TRUE(MatmulNotDiagnosedAs(r, "fp32 fma, K order, column scale before row scale"));
+  const auto column_first = Fp32Kernel(p, [&](long i, long j) {
+    float acc = 0;
+    for (long k = 0; k < p.k; ++k) acc = std::fmaf(p.A(i, k), p.B(k, j), acc);
+    return (acc * cols[static_cast<std::size_t>(j)]) * rows[static_cast<std::size_t>(i)];
+  });
+  MatmulInputs in2 = MatmulOf(p.m, p.n, p.k, "bf16", p.a, "bf16", p.b, column_first);
+  in2.row_scales = rows;
+  in2.column_scales = cols;
+  const MatmulReport r2 = CheckMatmul(in2);
+  EXPECT_TRUE(MatmulDiagnosedAs(r2, "fp32 fma, K order, column scale before row scale"));
+  EXPECT_TRUE(MatmulNotDiagnosedAs(r2, "fp32 fma, K order, scales one after another"));
 }
 
 TEST(MatmulDiagnosis, ADroppedKTailIsNamed) {
