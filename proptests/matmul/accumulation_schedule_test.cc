@@ -252,5 +252,31 @@ TEST(AccumulationSchedule, ProblemsAreNamed) {
   EXPECT_EQ(matmul::ScheduleProblem(int8, 33), nullptr);
 }
 
+// +Inf and -Inf from two split-K parts: their FP32 sum is NaN, written as
+// the GPU's canonical 0x7FFFFFFF (the host's default NaN is 0xFFC00000, which
+// would become the BF16 code 0xFFC0): what a kernel's FADD gives, and what
+// the schedule's device run gives, on every host.
+TEST(AccumulationSchedule, FloatOperationsWriteTheCanonicalNan) {
+  matmul::AccumulationSchedule s;
+  s.instruction = TensorCoreId::kWgmmaF16F16;
+  s.split_k = 2;
+  std::vector<std::uint32_t> x(32, 0), w(32, 0);
+  x[0] = 0x7BFF;   // 65504 * 2 overflows the FP16 step: +Inf
+  x[16] = 0xFBFF;  // -65504 * 2: -Inf
+  w[0] = w[16] = 0x4000;
+  std::uint32_t y = 0;
+  for (FormatId out : {FormatId::kFp32, FormatId::kBf16, FormatId::kFp16}) {
+    s.output = out;
+    matmul::ModelMatmul(s, x.data(), w.data(), 1, 1, 32, nullptr, &y);
+    EXPECT_EQ(y, out == FormatId::kFp32 ? 0x7FFFFFFFu : 0x7FFFu) << static_cast<int>(out);
+  }
+  // Through the tree and the epilogue's multiplications too.
+  s.output = FormatId::kFp32;
+  s.split_reduction = matmul::SplitReduction::kPairwiseTree;
+  s.alpha = 3.0f;
+  matmul::ModelMatmul(s, x.data(), w.data(), 1, 1, 32, nullptr, &y);
+  EXPECT_EQ(y, 0x7FFFFFFFu);
+}
+
 }  // namespace
 }  // namespace lowbit

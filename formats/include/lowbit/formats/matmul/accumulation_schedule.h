@@ -25,7 +25,10 @@
 //      nearest even, to the output format (FP32, BF16 or FP16). With an FP16
 //      accumulator, no promotion, no split and FP16 output, D is the output.
 // Host and device; FP32 arithmetic is spelled as single + and * operations,
-// which are correctly rounded on both (no contraction of a lone operation).
+// which are correctly rounded on both (no contraction of a lone operation),
+// and a NaN result of any of them is the canonical 0x7FFFFFFF that NVIDIA's
+// FP32 units write (docs/formats-reference.md §3.3): the host's x87/SSE NaN
+// would keep an operand's payload and sign, the GPU's does not.
 #pragma once
 
 #include <cstdint>
@@ -93,6 +96,11 @@ struct TermRowPair {
 
 namespace detail {
 
+// One FP32 operation's result as the GPU writes it: NaN canonical.
+LOWBIT_HD_CONSTEXPR float CanonicalNan(float v) {
+  return v != v ? block::F32FromBits(0x7FFFFFFFu) : v;
+}
+
 LOWBIT_HD_CONSTEXPR float AccumulatorToF32(const TensorCoreArithmetic& arith, std::uint32_t d) {
   return block::F32FromBits(DecodeToF32Bits(arith.accumulator, d));
 }
@@ -128,7 +136,7 @@ LOWBIT_HD_CONSTEXPR float PartValue(const TensorCoreInstruction& inst, int fa, i
   float acc = 0.0f;
   for (std::int64_t begin = first; begin < last; begin += chunks_per_promotion) {
     const std::int64_t end = begin + chunks_per_promotion < last ? begin + chunks_per_promotion : last;
-    acc = acc + AccumulatorToF32(inst.arithmetic, ChainOfChunks(inst, fa, fb, rows, begin, end));
+    acc = CanonicalNan(acc + AccumulatorToF32(inst.arithmetic, ChainOfChunks(inst, fa, fb, rows, begin, end)));
   }
   return acc;
 }
@@ -180,15 +188,17 @@ LOWBIT_HD_CONSTEXPR std::uint32_t ScheduledDot(const AccumulationSchedule& s, co
   }
   float value = parts[0];
   if (s.split_reduction == SplitReduction::kInOrder) {
-    for (int p = 1; p < part_count; ++p) value = value + parts[p];
+    for (int p = 1; p < part_count; ++p) value = detail::CanonicalNan(value + parts[p]);
   } else {
     for (int width = 1; width < part_count; width *= 2) {
-      for (int p = 0; p + width < part_count; p += 2 * width) parts[p] = parts[p] + parts[p + width];
+      for (int p = 0; p + width < part_count; p += 2 * width) {
+        parts[p] = detail::CanonicalNan(parts[p] + parts[p + width]);
+      }
     }
     value = parts[0];
   }
-  if (s.scale_per_column) value = value * column_scale;
-  if (s.alpha != 1.0f) value = value * s.alpha;
+  if (s.scale_per_column) value = detail::CanonicalNan(value * column_scale);
+  if (s.alpha != 1.0f) value = detail::CanonicalNan(value * s.alpha);
   if (s.output == FormatId::kFp32) return block::F32Bits(value);
   const FormatSpec out = s.output == FormatId::kBf16 ? kBfloat : kHalf;
   EncodeOptions nearest;
