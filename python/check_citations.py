@@ -45,6 +45,9 @@ def resolves(root, path, files):
   folder = path.split("/", 1)[0]
   # A file configured by CMake (lowbitConfig.cmake) is cited by its output name.
   candidates = [path, path + ".in", f"{folder}/include/lowbit/{path}", f"formats/spec/include/lowbit/{path}"]
+  # The learners' site serves docs/*.md under reference/ (docs/mkdocs.yml).
+  if folder == "reference" and path.endswith(".md"):
+    candidates.append("docs/" + path.split("/", 1)[1])
   if "/.../" in path:
     pattern = re.compile(re.escape(path).replace(re.escape("/.../"), "/(?:.+/)?") + "$")
     return any(pattern.search(f) for f in files)

@@ -28,8 +28,9 @@ TEST_F(CliVerify, SmokeLevelPassesAndPrintsEveryRowWithRows) {
   // A checked row: scalar FP32 -> E4M3 ran on inputs and matched.
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\nscalar +encode-f32 +e4m3 +[1-9][0-9]* +0 +ok)")))
       << r.out;
-  // 256 codes x 10 decode option sets: 3 NaN sets and one per profile (7).
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\nscalar +decode-to-bf16 +e8m0 +2560 +0 +ok)")))
+  // 256 codes x 11 decode option sets: 3 NaN sets and one per profile (8,
+  // numpy included).
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\nscalar +decode-to-bf16 +e8m0 +2816 +0 +ok)")))
       << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\nmodel-vs-oracle +decode-exact +e5m2 +256 +0 +ok)")))
       << r.out;

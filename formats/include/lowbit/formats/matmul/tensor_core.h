@@ -74,7 +74,7 @@ LOWBIT_HD_CONSTEXPR TensorCoreTerm DecodeMultiplicand(const TensorCoreOperand& o
   std::uint64_t bits = code & operand.code_format.CodeMask();
   bits &= ~((std::uint64_t{1} << operand.ignored_low_bits) - 1);
   if (operand.widened_to_fp16) {
-    // Exact: every E4M3 and E5M2 value is an FP16 value (FORMAT-FACTS §13).
+    // Exact: every E4M3 and E5M2 value is an FP16 value (docs/formats-reference.md §1).
     constexpr FormatSpec kHalf = kFp16;
     EncodeOptions exact;
     bits = RoundPack(kHalf, Unpack(operand.code_format, bits), exact).code;
