@@ -1,8 +1,8 @@
 // Tensor-core results typed by hand from the published descriptions of
 // Hopper's arithmetic (docs/tensor-cores.md: MMA-Sim, arXiv 2511.10909; Khattak &
 // Mikaitis, arXiv 2512.07004; DeepSeek-V3, arXiv 2412.19437 §3.3; PTX ISA 9.0
-// §9.7.14.5.14 for the integer wrap; NVIDIA/cutlass issue 1986 and
-// docs/tensor-cores.md for FP8 mma.sync on sm_90), with the arithmetic in a
+// §9.7.14.5.14 for the integer wrap; docs/tensor-cores.md "FP8 mma.sync on
+// sm_90 is three instructions"), with the arithmetic in a
 // comment. Each code is checked against the model (TensorCoreDot) and, for
 // one-step instructions, against the oracle's bound; where no term loses bits
 // the oracle must fix the same code. These pin the spec's parameters

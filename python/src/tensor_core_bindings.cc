@@ -270,9 +270,8 @@ nb::dict StepDict(const TensorCoreInstruction& inst, int step, std::uint32_t acc
   return d;
 }
 
-// TensorCoreDot's steps with their traces: the instruction's lowering
-// (tensor_core.h TensorCoreLowering) run step by step, then checked against
-// TensorCoreDot itself so that the explanation is of the model's result.
+// TensorCoreDot's steps with their traces (tensor_core.h: the model's own
+// walk, in the instruction's lowering), rendered as a dict.
 nb::dict Explain(const std::string& name, const InArray& a, const InArray& b, std::uint32_t c) {
   const TensorCoreInstruction inst = Instruction(InstructionOrThrow(name));
   HostOnly("lowbit.mma_explain", {&a, &b});
@@ -282,30 +281,11 @@ nb::dict Explain(const std::string& name, const InArray& a, const InArray& b, st
     Fail("C is code " + Hex(c) + ", wider than " + inst.arithmetic.accumulator.name + "'s " +
          std::to_string(inst.arithmetic.accumulator.total_bits) + " bits");
   }
-  const int step = inst.arithmetic.products_per_step;
-  const int fa = matmul::DatapathFormat(inst.a).mantissa_bits;
-  const int fb = matmul::DatapathFormat(inst.b).mantissa_bits;
+  std::vector<matmul::FusedDotTrace> traces(static_cast<std::size_t>(inst.Steps()));
+  const std::uint32_t d = matmul::TensorCoreDot(inst, ap, bp, c, traces.data());
   nb::list steps;
-  std::uint32_t d = inst.lowering.c_added_after_steps ? 0u : c;
-  for (int s = 0; s < inst.Steps(); ++s) {
-    std::vector<matmul::TensorCoreTerm> ta(step), tb(step);
-    for (int i = 0; i < step; ++i) {
-      const int k = inst.KOfStepProduct(s, i);
-      ta[i] = matmul::DecodeMultiplicand(inst.a, ap[k]);
-      tb[i] = matmul::DecodeMultiplicand(inst.b, bp[k]);
-    }
-    matmul::FusedDotTrace trace;
-    const std::uint32_t in = d;
-    d = matmul::FusedDotStep(inst.arithmetic, fa, fb, ta.data(), tb.data(), step, d, &trace);
-    steps.append(StepDict(inst, s, in, trace));
-  }
-  const std::uint32_t steps_result = d;
-  if (inst.lowering.c_added_after_steps) d = matmul::AddRoundedNearest(inst.arithmetic, d, c);
-  const std::uint32_t model = matmul::TensorCoreDot(inst, ap, bp, c);
-  if (model != d) {
-    throw std::runtime_error("internal: the explained steps give " + Hex(d) + ", TensorCoreDot " + Hex(model) +
-                             " (please report)");
-  }
+  for (int s = 0; s < inst.Steps(); ++s) steps.append(StepDict(inst, s, traces[s].accumulator, traces[s]));
+  const std::uint32_t steps_result = traces.back().result;
   nb::dict out;
   out["instruction"] = inst.name;
   out["accumulator"] = inst.arithmetic.accumulator.name;

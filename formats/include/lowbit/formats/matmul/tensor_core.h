@@ -293,6 +293,7 @@ struct FusedDotTrace {
   std::int64_t aligned[kMaxTerms] = {};  // each term in units of the grid, truncated
   bool truncated[kMaxTerms] = {};        // whether step 4 dropped bits of the term
   std::int64_t sum = 0;          // step 5, in units of the grid
+  std::uint32_t accumulator = 0;  // the C code the step started from
   std::uint32_t result = 0;      // D's code
 };
 
@@ -305,6 +306,7 @@ LOWBIT_HD_CONSTEXPR std::uint32_t FusedDotStep(const TensorCoreArithmetic& arith
                                                const TensorCoreTerm* a, const TensorCoreTerm* b,
                                                int count, std::uint32_t c_code,
                                                FusedDotTrace* trace = nullptr) {
+  if (trace != nullptr) trace->accumulator = c_code;
   if (arith.rounding == FusedSumRounding::kWrapInteger) {
     std::int64_t sum = static_cast<std::int32_t>(c_code);
     for (int i = 0; i < count; ++i) {
@@ -410,10 +412,13 @@ LOWBIT_HD_CONSTEXPR std::uint32_t FusedDotStep(const TensorCoreArithmetic& arith
 
 // One output element of one instruction: the instruction's k products of
 // row `a` and column `b` (codes, contiguous, in K order) and c; the steps take
-// their products as the lowering says (inst.KOfStepProduct).
+// their products as the lowering says (inst.KOfStepProduct). `step_traces`,
+// when given, holds inst.Steps() traces, filled step by step: the one walk
+// that explaining an output renders (the CLI's `lowbit mma`, Python's
+// mma_explain).
 LOWBIT_HD_CONSTEXPR std::uint32_t TensorCoreDot(const TensorCoreInstruction& inst,
                                                 const std::uint32_t* a, const std::uint32_t* b,
-                                                std::uint32_t c) {
+                                                std::uint32_t c, FusedDotTrace* step_traces = nullptr) {
   constexpr int kMaxStep = 32;
   const int step = inst.arithmetic.products_per_step;
   const int fa = DatapathFormat(inst.a).mantissa_bits;
@@ -427,7 +432,7 @@ LOWBIT_HD_CONSTEXPR std::uint32_t TensorCoreDot(const TensorCoreInstruction& ins
       ta[i] = DecodeMultiplicand(inst.a, a[k]);
       tb[i] = DecodeMultiplicand(inst.b, b[k]);
     }
-    d = FusedDotStep(inst.arithmetic, fa, fb, ta, tb, step, d);
+    d = FusedDotStep(inst.arithmetic, fa, fb, ta, tb, step, d, step_traces != nullptr ? step_traces + s : nullptr);
   }
   return inst.lowering.c_added_after_steps ? AddRoundedNearest(inst.arithmetic, d, c) : d;
 }

@@ -133,9 +133,9 @@ inline constexpr TensorCoreOperand kE4m3Operand{kE4m3, 0, false};
 inline constexpr TensorCoreOperand kE5m2Operand{kE5m2, 0, false};
 inline constexpr TensorCoreOperand kInt8Operand{kInt8, 0, false};
 // mma.sync FP8 on sm_90 is not a native instruction: ptxas converts the
-// operands to FP16 and issues FP16 MMAs of k = 16 (NVIDIA's answer in
-// NVIDIA/cutlass issue 1986). CUDA 13.0's ptxas (docs/tensor-cores.md shows
-// the SASS) converts the low and the high two bytes of each operand register
+// operands to FP16 and issues FP16 MMAs of k = 16 (docs/tensor-cores.md
+// "FP8 mma.sync on sm_90 is three instructions", with NVIDIA's statement and
+// the SASS). CUDA 13.0's ptxas converts the low and the high two bytes of each operand register
 // separately (F2FP.F16.E4M3.UNPACK_B), so the first HMMA.16816 takes the k
 // with k mod 4 in {0, 1} and the second those in {2, 3}; the first starts
 // from +0 (RZ), and C is added to the second's result by FADD (HADD2 for an
