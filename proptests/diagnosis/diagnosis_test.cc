@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lowbit/check/user_outputs.h"
+#include "fp16_by_f16c.h"
 
 namespace lowbit::check {
 namespace {
@@ -336,9 +337,8 @@ TEST(Diagnosis, TruncatingFlushingE4m3KernelMatchesRtzAndFtz) {
   }
 }
 
-// Kind 16, two deviations at once: FP32 -> FP16 by the compiler's own
-// conversion (_Float16, round to nearest even), then E5M2 as the FP16's
-// high byte.
+// Kind 16, two deviations at once: FP32 -> FP16 by the CPU's own conversion
+// (F16C, round to nearest even), then E5M2 as the FP16's high byte.
 TEST(Diagnosis, Fp16HighByteE5m2KernelMatchesDetourThenTruncation) {
   std::vector<float> x;
   for (float v : Fp32Inputs()) {
@@ -346,9 +346,7 @@ TEST(Diagnosis, Fp16HighByteE5m2KernelMatchesDetourThenTruncation) {
   }
   std::vector<std::uint8_t> out;
   for (float v : x) {
-    const _Float16 h = static_cast<_Float16>(v);
-    std::uint16_t bits;
-    std::memcpy(&bits, &h, sizeof bits);
+    const std::uint16_t bits = lowbit::testing::Fp16ByCpu(v);
     out.push_back(static_cast<std::uint8_t>(bits >> 8));
   }
   Target t;

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include "fp16_by_f16c.h"
 #include "generators_at_level.h"
 #include "lowbit/formats/matmul/accumulation_schedule.h"
 #include "lowbit/formats/matmul/tensor_core.h"
@@ -58,7 +59,7 @@ std::uint32_t Bf16Of(float v) {
   if (std::isnan(v)) return 0x7FC0u;
   return (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
 }
-std::uint32_t Fp16Of(float v) { return std::bit_cast<std::uint16_t>(static_cast<_Float16>(v)); }
+std::uint32_t Fp16Of(float v) { return lowbit::testing::Fp16ByCpu(v); }
 
 bool IsNanCode(FormatId out, std::uint32_t code) {
   switch (out) {
