@@ -7,6 +7,7 @@
 // fails the caller's check loudly instead of skipping it.
 #pragma once
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstdint>
@@ -23,9 +24,11 @@ __attribute__((target("f16c"))) inline std::uint16_t Fp16ByF16cInstruction(float
 // FP32 -> FP16 round to nearest even by the CPU; aborts with one line when
 // the CPU lacks F16C (a witness that cannot run must not pass).
 inline std::uint16_t Fp16ByCpu(float v) {
+  // CPUID leaf 1, ECX bit 29 (Intel SDM vol. 2, "CPUID"); clang 14's
+  // __builtin_cpu_supports does not know "f16c".
   static const bool has_f16c = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("f16c") != 0;
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
   }();
   if (!has_f16c) {
     std::fprintf(stderr, "fp16_by_f16c.h: this CPU has no F16C; the FP16 witness cannot run\n");
