@@ -1,4 +1,4 @@
-// The exact mode of the matrix-product oracle (issue 12, docs/matmul.md
+// The exact mode of the matrix-product oracle (docs/matmul.md
 // "Exact mode"): y[l][m][n] = sum_k x[l][m][k] * W[l][n][k] computed with no
 // rounding at all from the exactly dequantized weights (dequantize.h) and
 // activations, then rounded ONCE, to nearest even, to the output type by the

@@ -7,8 +7,8 @@
 // channel scale t (e2m1 * ue4m3, e2m1 * 2^e, e4m3 * 2^e, (q - z) * s, e4m3),
 // x_k the BF16 activation (for W4A4 the exactly dequantized NVFP4 activation,
 // its tensor scale folded into t). The bound is a function of K and of the
-// magnitudes  S = sum_k |x_k| |w_k|  and  X = sum_k |x_k|  (issue 12: "within
-// a documented bound derived from K and the magnitudes").
+// magnitudes  S = sum_k |x_k| |w_k|  and  X = sum_k |x_k|  (docs/matmul.md
+// "The GEMM's bound").
 //
 // The kernel's arithmetic, one term each (GemmErrorModel):
 //  1. Weight into BF16: w~_k = w_k (1 + d_k) + e_k, |d_k| <= weight_rel,

@@ -1,6 +1,6 @@
 // The defined-order FP32 GEMV: the reduction order of lowbit's CUDA GEMV
 // kernels (cuda/src/gemv/), written once here so that a host computation
-// reproduces every output of the kernel bit for bit (issue 12).
+// reproduces every output of the kernel bit for bit (docs/matmul.md).
 //
 //   y[l, m, n] = sum_k x[l, m, k] * W[l, n, k],  x BF16 or FP16, W packed.
 //

@@ -1,5 +1,5 @@
 // The packed-weight view every matrix-product kernel takes (GEMV for M =
-// 1..16, GEMM for M >= 128, issue 12): y[l][m][n] = sum_k x[l][m][k] *
+// 1..16, GEMM for M >= 128; docs/matmul.md): y[l][m][n] = sum_k x[l][m][k] *
 // W[l][n][k], i.e. y = x * W^T per batch l, with W [N][K] (output features by
 // input features) held in one of the packed forms below, x [M][K] in BF16 or
 // FP16 and y [M][N] in BF16, FP16 or FP32.
@@ -174,7 +174,7 @@ LOWBIT_HD_CONSTEXPR FormatSpec OutputFormatOf(OutputType t) {
 }
 
 // Block sizes the formats fix (the catalog's, docs/formats-reference.md §5,
-// §6); INT4 groups default to 128 (issue 12, the g128 recipes).
+// §6); INT4 groups default to 128 (the g128 recipes).
 inline constexpr int kNvfp4Block = recipe::kNvfp4BlockSize;
 inline constexpr int kMxBlock = recipe::kMxBlockSize;
 inline constexpr int kDefaultIntGroup = 128;

@@ -411,7 +411,7 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseNvfp4Scale(const Recipe& r, float amax, con
       if (r.scale_rule == ScaleRule::kNvfp4Torchao018) {
         // torchao 0.18: reciprocal_scale = (1.0 / per_tensor_scale) /
         // fp8_scale, x * reciprocal_scale. For pts below ~2^-128 the
-        // reciprocal is Inf and so is the factor (issue 14).
+        // reciprocal is Inf and so is the factor.
         s.factor = (1.0f / t.decode) / DecodeToF32(r.scale_format, s.code);
       } else {
         // pts * fp8_scale. With two NaN operands (a NaN tensor scale and the

@@ -104,7 +104,7 @@ inline constexpr MxProfile kMxProfiles[] = {
     // torchao 0.18.0's eager fallback of the same function (CPU tensors, and
     // CUDA ones outside torch.compile on sm_100): FP32 ceil(log2(amax /
     // max_pos)), so a descale a few ulps above 2^k gets 2^k; Inf -> 0xFE;
-    // code 0 multiplies by 1.0 (issue 14).
+    // code 0 multiplies by 1.0 (docs/profiles.md, the MX table).
     {"ao-rceil-eager",
      "[AO] mx_tensor._to_mx_rceil eager fallback, torchao 0.18.0 (ceil(log2(descale)) in FP32; code 0 -> x * 1.0)",
      ScaleRule::kMxRceilEager, false, false, AmaxNan::kPropagate, ElementStep::kMultiply,
@@ -177,7 +177,7 @@ inline constexpr Nvfp4Profile kNvfp4Profiles[] = {
      ScaleRule::kNvfp4Torchao},
     {"modelopt", "[MO] NVFP4QTensor.quantize, scale >= 2^-9 only (nvidia-modelopt 0.47.0 also clamps to 448)",
      ScaleRule::kNvfp4ModelOpt},
-    // The versions measured live (issue 14): torchao 0.18.0 multiplies by
+    // The versions measured live (tests/peers/): torchao 0.18.0 multiplies by
     // (1 / pts) / fp8_scale (nvfp4_tensor.py nvfp4_quantize); ModelOpt 0.47.0
     // clamps the block scale to [2^-9, 448] (nvfp4_tensor.py
     // _cast_per_block_scale_to_fp8).
@@ -393,7 +393,8 @@ inline constexpr ScaledProfile kAmaxClampProfile{
     "DynamicInt8LMHeadMethod.process_weights_after_loading)",
     ScaleRule::kAmaxOverQmaxFloored, RoundingMode::kNearestEven, 1e-10f, false, false, 0};
 
-// GPTQ and AWQ as their checkpoints store them (issue 14): the FP32 scale of
+// GPTQ and AWQ as their checkpoints store them (docs/profiles.md
+// "FP16 scales (GPTQ and AWQ checkpoints)"): the FP32 scale of
 // the quantizer, stored as FP16 (`scales.clone().half()`), and the integers
 // the packer recomputes from the fake-quantized weight with that FP16 scale,
 // q = round((W + zeros * scales) / scales_fp16).to(int), no clamp:
@@ -443,7 +444,8 @@ inline constexpr ScaledPair kScaledPairs[] = {
     {kInt8, kCommonAwayProfile}, {kInt4, kCommonProfile},      {kInt4, kCommonAwayProfile},
 };
 
-// The scaled recipes added for issue 14's recipe families. Kept apart from
+// The scaled recipes of the serving libraries' profiles (vLLM FP8, INT8
+// amax.clamp; docs/profiles.md, the Scaled table). Kept apart from
 // kScaledPairs because block::kAllIntQuantRecipes (the SIMD and CUDA kernels'
 // view) is built from kScaledPairs and has no scheme for these rules yet.
 inline constexpr ScaledPair kServingScaledPairs[] = {

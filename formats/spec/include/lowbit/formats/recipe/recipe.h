@@ -67,7 +67,7 @@ enum class ScaleRule : std::uint8_t {
   // sm_100) fallback: descale = amax / max_elem, e = clamp(ceil(log2(descale))
   // in FP32, -127, 127); NaN -> 0xFF, Inf -> 0xFE; the element factor of
   // code 0 is 1.0, not 2^127. FP32 log2 of a descale a few ulps above 2^k
-  // rounds to k, so it picks the smaller scale there (issue 14).
+  // rounds to k, so it picks the smaller scale there (docs/profiles.md, the MX table).
   kMxRceilEager,
   // TransformerEngine: block_amax * (S_enc * fp32(1/6)), cvt.rn.satfinite.
   kNvfp4Te,
