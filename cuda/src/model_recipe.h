@@ -1,4 +1,4 @@
-// The recipe rows of issue 14's recipes on the GPU: the model's own
+// The GPU recipe rows of the newer library profiles: the model's own
 // whole-tensor steps (formats/include/lowbit/formats/recipe/tensor.h and
 // steps.h) compiled for the device, over the recipe passed by value, so
 // every maximum, scale formula and NaN rule is the model's. Used for the

@@ -147,8 +147,9 @@ FormatId ElementOf(const recipe::Recipe& r) {
 // Whether a GPU kernel implements (operation, target), and which: the MX
 // recipes of the TE and OCP profiles (mx.h), NVFP4's TE recipe (nvfp4.h), TE
 // current scaling of FP8 per tensor and per row, quantize only (fp8_scaled.h),
-// the integer recipes per row and per group (int_quantize.h), and issue 14's
-// recipes, both ways in every listed layout, through the model recipe
+// the integer recipes per row and per group (int_quantize.h), and the rest
+// of the catalog's recipes (the newer library profiles, docs/profiles.md),
+// both ways in every listed layout, through the model recipe
 // kernels (model_recipe.h).
 bool PlanRecipe(const recipe::Target& t, registry::RecipeOperation op, RecipePlan* plan) {
   if (t.recipe == nullptr) return false;
@@ -488,8 +489,8 @@ void RegisterCudaBackends(Registry& registry) {
   cuda::RegisterCudaRecipes(registry);
   cuda::RegisterCudaLayouts(registry);  // register_layouts.cc
   cuda::RegisterCudaTensorCore(registry);  // register_tensor_core.cc
-  cuda::gemm::RegisterCudaGemm(registry);  // gemm/register_gemm.cc (issue 12)
-  cuda::gemv::RegisterCudaGemv(registry);  // gemv/register_gemv.cc (issue 12)
+  cuda::gemm::RegisterCudaGemm(registry);  // gemm/register_gemm.cc
+  cuda::gemv::RegisterCudaGemv(registry);  // gemv/register_gemv.cc
 }
 
 }  // namespace registry

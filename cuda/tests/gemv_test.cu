@@ -1,4 +1,4 @@
-// The GEMV (cuda/src/gemv/, issue 12): every in-register decode equals the
+// The GEMV (cuda/src/gemv/): every in-register decode equals the
 // model on every code, and every GEMV output equals the defined-order FP32
 // reference (formats/include/lowbit/formats/matmul/gemv_order.h) bit for bit
 // (NaN compared as NaN: payloads are not part of the contract), over shapes

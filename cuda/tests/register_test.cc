@@ -57,7 +57,7 @@ TEST(CudaRegister, RecipeRowsAreTheKernelsRecipes) {
     dequantize.insert(r + "/g128");
     dequantize.insert(r + "/row");
   }
-  // Issue 14's recipes, both ways, through the model recipe kernels
+  // The newer profiles' recipes, both ways, through the model recipe kernels
   // (model_recipe.h): every MX float format under torchao's eager RCEIL,
   // the two NVFP4 versions, and the scaled ones in every listed layout.
   for (const char* r : {"mxfp8_e4m3:ao-rceil-eager", "mxfp8_e5m2:ao-rceil-eager", "mxfp6_e2m3:ao-rceil-eager",

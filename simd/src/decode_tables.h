@@ -1,7 +1,6 @@
 // Decode tables for formats of at most 8 bits, generated from the model
-// (issue 4: "decode <= 8-bit formats with table lookups generated from the
-// model"): entry c is DecodeToF32Bits / the BF16 decode of code c under the
-// given NaN policy. Built once, on first use, for every policy.
+// (never retyped): entry c is DecodeToF32Bits / the BF16 decode of code c
+// under the given NaN policy. Built once, on first use, for every policy.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Tensor-core GEMM with packed weights dequantized in shared memory
-// (issue 12). One kernel template per weight format and packing:
+// (docs/matmul.md). One kernel template per weight format and packing:
 //
 //  - CTA tile 128 x 128 x 32, 8 warps (2 along M x 4 along N), each warp a
 //    64 x 32 block of m16n8k16 mma.sync BF16 x BF16 -> FP32, fragments from

@@ -1,4 +1,4 @@
-// Tensor-core GEMM for M >= 128 (issue 12): y = x * W^T per batch, with W in
+// Tensor-core GEMM for M >= 128: y = x * W^T per batch, with W in
 // any packed form of formats/include/lowbit/formats/matmul/weights.h (NVFP4,
 // MXFP4, MXFP8 E4M3, INT4 / UINT4 groups in lowbit, GPTQ or AWQ packing with
 // FP32 / FP16 / BF16 scales and zero points, FP8 E4M3 per channel), BF16

@@ -2,7 +2,7 @@
 // weights (NVFP4, MXFP4, MXFP8, FP8 E4M3 per-channel, INT4/UINT4 groups in
 // the GPTQ and AWQ layouts), BF16 / FP16 activations, FP32 accumulation in
 // the defined order of formats/include/lowbit/formats/matmul/gemv_order.h
-// (bit for bit), BF16 / FP16 / FP32 output (issue 12).
+// (bit for bit), BF16 / FP16 / FP32 output (docs/matmul.md).
 #pragma once
 
 #include <cuda_runtime.h>

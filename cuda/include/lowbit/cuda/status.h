@@ -1,6 +1,5 @@
 // Status of a CUDA entry point: every argument problem and every CUDA error is
-// returned, never hidden in a wrong result (issue 5: "clear errors on bad
-// arguments").
+// returned, never hidden in a wrong result (docs/bad-input.md "CUDA").
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Matrix-product rows (issue 12): y = x * W^T per batch with W packed
+// Matrix-product rows (docs/matmul.md): y = x * W^T per batch with W packed
 // (formats/matmul/weights.h), one registry row per (operation, weight kind,
 // activation type, output type, backend), beside the element, recipe and
 // packing rows. The "scalar" rows are the model: GEMV rows the defined-order
@@ -42,7 +42,7 @@ constexpr const char* MatmulOperationName(MatmulOperation operation) {
 }
 bool ParseMatmulOperation(std::string_view name, MatmulOperation* out);
 
-// The largest M a GEMV row must take (issue 12: decode, M = 1..16); GEMM
+// The largest M a GEMV row must take (decode, M = 1..16); GEMM
 // rows take any M >= 1 (the harness tries M >= 128 and small M).
 inline constexpr std::int64_t kGemvMaxM = 16;
 

@@ -1,4 +1,4 @@
-// All cores for one registry call (issue 15 "CPU, all cores"): one process-wide
+// All cores for one registry call: one process-wide
 // pool of worker threads, started once, and the rules that split a registry
 // row's call into chunks whose results are bit for bit those of one call on
 // one thread.

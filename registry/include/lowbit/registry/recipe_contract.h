@@ -99,7 +99,9 @@ inline constexpr RecipeRowRule kRecipeRowContract[] = {
     // layout, so there is no per-tensor row.
     {BackendLibrary::kCuda, recipe::Family::kScaled, nullptr, ElementKind::kInteger, kGroupLayout | kRowLayout, true,
      true},
-    // Issue 14's recipes: the model recipe kernels (cuda/src/model_recipe.h,
+    // The recipes of the newer library versions (torchao 0.18's eager RCEIL
+    // and NVFP4, ModelOpt 0.47, vLLM FP8, INT8 amax.clamp; docs/profiles.md):
+    // the model recipe kernels (cuda/src/model_recipe.h,
     // the model's steps compiled for the device) run each both ways in every
     // listed layout; int8:amax-clamp's group and row rows are the integer
     // rule's above, its per-tensor rows are here.
@@ -127,12 +129,12 @@ inline constexpr RecipeRowRule kRecipeRowContract[] = {
 };
 
 // Catalog recipes ("format:profile") whose SIMD and CUDA kernels are still
-// being written (issue 14: the profiles and recipe families added with their
-// model, oracle and scalar rows first). For these the contract asks no SIMD
+// being written (a profile or recipe family lands with its model, oracle
+// and scalar rows first). For these the contract asks no SIMD
 // or CUDA row, and a row a backend registers anyway is not "unlisted"; the
 // scalar rows are required as for every recipe. Each entry leaves this list
 // when its kernels land, and a kRecipeRowContract rule then demands them.
-// Empty: the SIMD and CUDA rows of issue 14's recipes have landed (SIMD:
+// Empty: the SIMD and CUDA rows of every catalog recipe have landed (SIMD:
 // simd/src/register_simd_recipes.cc; CUDA: the rules above).
 inline constexpr std::array<const char*, 0> kRecipesAwaitingKernels{};
 
