@@ -81,7 +81,7 @@ TEST(RecipeRowContract, TheContractHasTheCountedRows) {
   EXPECT_EQ(RequiredRecipeRows({"simd:AVX2"}).size(), 278u);
   // CUDA: MX te (5 formats) and ocp (6) both ways = 22; nvfp4:te both ways
   // = 2; e4m3:te and e5m2:te quantize per tensor and per row = 4; the 18
-  // integer recipes per group and per row both ways = 72; issue 14's model
+  // integer recipes per group and per row both ways = 72; the newer profiles' model
   // recipe kernels: ao-rceil-eager (5 formats) both ways = 10, nvfp4:ao-0.18
   // and nvfp4:modelopt-0.47 both ways = 4, e4m3:vllm / vllm-token / vllm-kv
   // / vllm-kv-calc-k / vllm-kv-calc-v in 3 layouts both ways = 30,

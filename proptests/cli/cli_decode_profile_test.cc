@@ -1,4 +1,4 @@
-// `lowbit decode FORMAT CODE --profile P` (issue 14): which FP32 bits an
+// `lowbit decode FORMAT CODE --profile P` (docs/profiles.md): which FP32 bits an
 // implementation returns for a code, NaN sign and payload included. The
 // expected bits are typed from docs/formats-reference.md §4.1 (E4M3 decode:
 // NVIDIA's headers go through FP16 and `cvt.f32.f16`, so NaN -> 0x7FFFFFFF;

@@ -1,6 +1,7 @@
 // The lowbit CLI as a new user meets it: one regression test per finding of
-// issue 16 (files that are devices, pipes, directories, binary or huge; out
-// of memory; write errors; profiles with the default --from; negative
+// the bad-input review (docs/bad-input.md: files that are devices, pipes,
+// directories, binary or huge; out of memory; write errors; profiles with
+// the default --from; negative
 // values; absurd --threads; malformed codes, ranges, random bits and sizes;
 // the test-level switch; explain's name check; bare `lowbit` and --version;
 // powers of two; accepted values in --help). Each error must be one line

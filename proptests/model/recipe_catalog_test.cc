@@ -54,7 +54,7 @@ TEST(RecipeCatalogTest, EveryNameIsListedOnce) {
   for (const Recipe& r : kAllRecipes) EXPECT_TRUE(names.insert(RecipeName(r)).second) << RecipeName(r);
   // 10 MX profiles x 5 float MX formats + 3 (ocp, msx, msx-even) x MXINT8, 5
   // NVFP4, 18 scaled + 9 (vLLM FP8 five ways, INT8 amax-clamp, GPTQ / AWQ
-  // with FP16 scales three ways; issue 14).
+  // with FP16 scales three ways; docs/profiles.md).
   EXPECT_EQ(names.size(), 10u * 5 + 3 + 5 + 18 + 9);
 }
 
@@ -169,7 +169,7 @@ TEST(RecipeCatalogTest, EveryCatalogRecipeIsReachableThroughItsLegacyLookup) {
     const std::string name = RecipeName(r);
     std::string error;
     if (r.family() == Family::kScaled) {
-      // kServingScaledPairs (issue 14) have no kernel view yet, by design.
+      // kServingScaledPairs have no kernel view yet, by design.
       bool serving = false;
       for (const ScaledPair& p : kServingScaledPairs) {
         serving |= std::string(p.element.name) == r.name && std::string(p.profile.name) == r.profile;

@@ -1,4 +1,4 @@
-// GPTQ and AWQ as their checkpoints store them (issue 14): uint4:gptq-sym-fp16,
+// GPTQ and AWQ as their checkpoints store them: uint4:gptq-sym-fp16,
 // uint4:gptq-asym-fp16 and uint4:awq-fp16. The scale is the quantizer's
 // FP32 scale rounded to FP16 (`.half()`), the stored integer is the packer's
 // round((W + z * s) / fp16(s)) (AutoGPTQ qlinear_cuda_old.py

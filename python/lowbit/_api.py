@@ -1219,7 +1219,7 @@ def explain(values, recipe: str) -> Explanation:
     return Explanation(recipe=r, layout=d["layout"], tensor_scale=ts, groups=steps)
 
 
-# ---- matrix products on packed weights (issue 12) ----------------------------------
+# ---- matrix products on packed weights (docs/matmul.md) ----------------------
 #
 # y = x @ W.T with W in a packed form: a lowbit.quantize result of a weight
 # [N, K] (or [L, N, K]) quantized along its last axis, unchanged, or GPTQ /

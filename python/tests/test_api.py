@@ -18,7 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_tables():
-    assert len(lowbit.recipes) == 85  # 69 + issue 14: 5 ao-rceil-eager, 2 NVFP4, 6 scaled, 3 GPTQ/AWQ fp16
+    assert len(lowbit.recipes) == 85  # 69 + newer profiles: 5 ao-rceil-eager, 2 NVFP4, 6 scaled, 3 GPTQ/AWQ fp16
     assert lowbit.formats["float8_e4m3fn"] is lowbit.formats["e4m3"]
     assert lowbit.formats["fp8_e4m3"] is lowbit.formats["e4m3"]  # the CUDA spelling
     assert lowbit.recipes["mxfp8"].name == "mxfp8_e4m3:ocp"

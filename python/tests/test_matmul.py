@@ -1,4 +1,4 @@
-"""lowbit.gemv / lowbit.matmul on host arrays (issue 12): a lowbit.quantize
+"""lowbit.gemv / lowbit.matmul on host arrays (docs/matmul.md): a lowbit.quantize
 result feeds the matmul rows unchanged; the GEMM row on the host is the exact
 mode (checked against Python fractions, one rounding to the output type); the
 GEMV row is the defined-order FP32 reference (checked within the FP32

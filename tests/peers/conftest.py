@@ -1,4 +1,4 @@
-"""Shared set-up of the live-peer tests (issue 14): the peers must be
+"""Shared set-up of the live-peer tests (docs/profiles.md): the peers must be
 importable. scripts/setup.sh installs them (requirements-peers.txt), so in CI
 a missing peer is a failure, never a skip; only LOWBIT_NO_PEERS=1 (set by a
 developer who chose not to install them) turns it into a skip that names the

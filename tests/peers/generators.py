@@ -1,4 +1,4 @@
-"""Boundary-biased FP32 blocks for the live-peer tests (issue 14). Each
+"""Boundary-biased FP32 blocks for the live-peer tests (docs/profiles.md). Each
 generator returns a (rows, cols) float32 array whose rows are blocks of one
 kind; a seed (drawn by Hypothesis) picks the values. The kinds aim at the
 places where two implementations of a recipe part ways: the midpoints between

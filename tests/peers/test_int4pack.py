@@ -1,5 +1,5 @@
 """The packing layouts of docs/layouts.md against the live libraries on the
-CPU (issue 14):
+CPU:
 
 - torch's `_convert_weight_to_int4pack_for_cpu` under each instruction set
   torch dispatches to (ATEN_CPU_CAPABILITY=avx512 / avx2 / default, each in

@@ -1,5 +1,5 @@
 """The modelopt recipes against nvidia-modelopt 0.47.0's quantizer classes
-on the CPU (issue 14): NVFP4QTensor.quantize (its pure-PyTorch path; the
+on the CPU (docs/profiles.md): NVFP4QTensor.quantize (its pure-PyTorch path; the
 TensorRT-LLM kernel it tries first needs CUDA) and FP8QTensor.quantize.
 
 Known difference, asserted: ModelOpt 0.47 clamps NVFP4 block scales to

@@ -1,5 +1,5 @@
 """The pytorch-cpu-2.15 and pytorch-cpu profiles against torch's own CPU casts
-(issue 14): every code of each torch low-precision dtype decoded, every FP16
+(docs/profiles.md): every code of each torch low-precision dtype decoded, every FP16
 and BF16 value converted, and a class-complete FP32 sample (signed zeros,
 subnormals, each format's boundaries and rounding ties +-1 ulp, overflow, Inf,
 NaN with payloads) converted. Bits are compared, NaN payloads included.

@@ -1,5 +1,5 @@
 """Every ao-* recipe against torchao 0.18.0's own functions on the CPU
-(issue 14): to_mx under each ScaleCalculationMode, NVFP4Tensor.to_nvfp4 with
+(docs/profiles.md): to_mx under each ScaleCalculationMode, NVFP4Tensor.to_nvfp4 with
 and without a per-tensor scale, and choose_qparams_affine / quantize_affine /
 dequantize_affine, on boundary-biased blocks (generators.py, seeds drawn by
 Hypothesis, derandomized so that CI is repeatable).
@@ -471,7 +471,7 @@ def test_default_eps_2_pow_minus_126_differs_from_lowbit_2_pow_minus_23(recipe):
 
 @pytest.mark.parametrize("recipe", list(AFFINE))
 def test_nan_and_minus_inf_groups_differ_in_scale_sign_and_zero_point(recipe):
-    # Known differences of non-finite groups (issue 14). Symmetric: a NaN
+    # Known differences of non-finite groups (docs/profiles.md). Symmetric: a NaN
     # group's scale is torchao's NaN (the input's, positive here) but x86's
     # default NaN (sign set) in lowbit. Asymmetric: torchao's zero point of a
     # NaN or -Inf group is int32(NaN) = INT_MIN on x86; lowbit stores 0.

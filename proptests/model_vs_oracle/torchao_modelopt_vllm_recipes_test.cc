@@ -1,4 +1,4 @@
-// The profiles and recipe families added for issue 14 (torchao 0.18's NVFP4
+// The recipes of the newer library versions (torchao 0.18's NVFP4
 // reciprocal order, torchao's eager RCEIL, ModelOpt 0.47's block-scale clamp,
 // vLLM FP8 per tensor, per token, KV cache and its calibration, INT8
 // amax.clamp(1e-10) / 127): literal
@@ -81,7 +81,7 @@ ref::OracleQuantized Oracle(const recipe::Recipe& r, const recipe::Layout& layou
 // that goes to 4 (code 6) under nvfp4:ao; torchao 0.18.0's x * ((1 / pts) /
 // 448) is just above 5 and goes to 6 (code 7), as to_nvfp4 returns
 // (tests/peers/test_torchao.py).
-TEST(Issue14Nvfp4, TorchaoReciprocalOrderChangesATie) {
+TEST(Nvfp4LibraryVersions, TorchaoReciprocalOrderChangesATie) {
   const std::vector<float> x = {7.0f, FromBits(0x40BAAAACu)};
   for (const char* profile : {"ao", "ao-0.18"}) {
     const recipe::Recipe& r = Named("nvfp4", profile);
@@ -99,7 +99,7 @@ TEST(Issue14Nvfp4, TorchaoReciprocalOrderChangesATie) {
 // A per-tensor scale below 2^-128 has an infinite reciprocal: every
 // element's factor is Inf, so finite elements become +-Inf (clamped to +-6,
 // code 7 / 0xF) and zeros NaN (0 * Inf, which the E2M1 cast makes +6).
-TEST(Issue14Nvfp4, TinyPerTensorScaleMakesTheFactorInfinite) {
+TEST(Nvfp4LibraryVersions, TinyPerTensorScaleMakesTheFactorInfinite) {
   const recipe::Recipe& r = Named("nvfp4", "ao-0.18");
   recipe::TensorScale t;
   t.decode = FromBits(0x00000001u);  // 2^-149
@@ -117,7 +117,7 @@ TEST(Issue14Nvfp4, TinyPerTensorScaleMakesTheFactorInfinite) {
 // the block scale 100 * 448 / 6... = 44800 / 6 > 448: 0.47.0 clamps it to 448
 // (0x7E), the older rule gives the NaN code 0x7F (as NVFP4QTensor does live,
 // tests/peers/test_modelopt.py).
-TEST(Issue14Nvfp4, ModelOpt047ClampsTheBlockScaleAt448) {
+TEST(Nvfp4LibraryVersions, ModelOpt047ClampsTheBlockScaleAt448) {
   recipe::TensorScale t;
   const recipe::Recipe& old_rule = Named("nvfp4", "modelopt");
   const recipe::Recipe& clamped = Named("nvfp4", "modelopt-0.47");
@@ -140,7 +140,7 @@ TEST(Issue14Nvfp4, ModelOpt047ClampsTheBlockScaleAt448) {
 // 4.8e-7), so the eager path's ceiling is 4 (code 131), as to_mx returns on
 // the CPU. Element 0: 7168.0009765625 * 2^-4 clamps to 448 (0x7E); 1.0 *
 // 2^-4 = 0x18.
-TEST(Issue14RceilEager, OneUlpAboveAPowerOfTwoKeepsTheSmallerScale) {
+TEST(TorchaoRceilEager, OneUlpAboveAPowerOfTwoKeepsTheSmallerScale) {
   const std::vector<float> x = {7168.0009765625f, 1.0f};
   EXPECT_EQ(Bits(7168.0009765625f / 448.0f), 0x41800001u);
   const recipe::Recipe& eager = Named("mxfp8_e4m3", "ao-rceil-eager");
@@ -160,7 +160,7 @@ TEST(Issue14RceilEager, OneUlpAboveAPowerOfTwoKeepsTheSmallerScale) {
 // 2^j * ln 2 with half the spacing at k = 2^-(23 - j)); never at k = 1..3.
 // Negative k: the spacing below |k|, so -4 (|k| a power of two, spacing
 // 2^-22 below 4) keeps none, -5..-8 keep m <= 1.
-TEST(Issue14RceilEager, ThresholdsOfFp32Log2) {
+TEST(TorchaoRceilEager, ThresholdsOfFp32Log2) {
   const struct {
     int k;
     int last_kept;  // the largest m that keeps 2^k; 0: none
@@ -182,7 +182,7 @@ TEST(Issue14RceilEager, ThresholdsOfFp32Log2) {
 // of amax 2^-135 keeps its elements as they are, which round to 0 in E4M3;
 // the exact profile multiplies by 2^127 and gets 2^-8 (code 0x02). Inf gives
 // 0xFE, NaN 0xFF.
-TEST(Issue14RceilEager, CodeZeroInfAndNan) {
+TEST(TorchaoRceilEager, CodeZeroInfAndNan) {
   const recipe::Recipe& eager = Named("mxfp8_e4m3", "ao-rceil-eager");
   const std::vector<float> tiny = {std::ldexp(1.0f, -135)};
   EXPECT_EQ(Model(eager, tiny).scale_codes.at(0), 0);
@@ -197,7 +197,7 @@ TEST(Issue14RceilEager, CodeZeroInfAndNan) {
 // Model == oracle on blocks whose descale sits a few ulps either side of a
 // power of two (the only place the eager rule differs from the exact one),
 // for every MX float format.
-TEST(Issue14RceilEager, ModelMatchesOracleNearPowersOfTwo) {
+TEST(TorchaoRceilEager, ModelMatchesOracleNearPowersOfTwo) {
   for (const char* format : {"mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e2m3", "mxfp6_e3m2", "mxfp4"}) {
     const recipe::Recipe& r = Named(format, "ao-rceil-eager");
     const float max_elem = recipe::MaxFiniteF32(r.element);
@@ -222,7 +222,7 @@ TEST(Issue14RceilEager, ModelMatchesOracleNearPowersOfTwo) {
 // Per tensor: amax 896 -> scale 2, factor 1 / 2; 896 * 0.5 = 448 (0x7E);
 // -3 * 0.5 = -1.5 (0xBC); a NaN passes fminf as +448 (0x7E). The stored
 // scale is 2 (the dequant scale).
-TEST(Issue14Vllm, PerTensorScaleClampAndNan) {
+TEST(VllmFp8, PerTensorScaleClampAndNan) {
   const recipe::Recipe& r = Named("e4m3", "vllm");
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
   const std::vector<float> x = {896.0f, -3.0f, NAN, -INFINITY};
@@ -243,7 +243,7 @@ TEST(Issue14Vllm, PerTensorScaleClampAndNan) {
 // An all-zero tensor: scale 0 (no floor per tensor), factor 1 / 0 = +Inf,
 // 0 * Inf = NaN, which the clamp makes +448: every code 0x7E, dequantized to
 // 448 * 0 = 0. vLLM's dynamic_scaled_fp8_quant does exactly this.
-TEST(Issue14Vllm, PerTensorAllZeroGivesMaxCodes) {
+TEST(VllmFp8, PerTensorAllZeroGivesMaxCodes) {
   const recipe::Recipe& r = Named("e4m3", "vllm");
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
   const ModelResult m = Model(r, tensor, {0.0f, -0.0f}, 1, 2);
@@ -254,7 +254,7 @@ TEST(Issue14Vllm, PerTensorAllZeroGivesMaxCodes) {
 
 // Per token: the floor 1 / (448 * 512) = fp32(1 / 229376) for a zero row;
 // amax 896 -> 2, x / 2: 1 -> 0.5 (0x30).
-TEST(Issue14Vllm, PerTokenFloorAndDivision) {
+TEST(VllmFp8, PerTokenFloorAndDivision) {
   const recipe::Recipe& r = Named("e4m3", "vllm-token");
   const recipe::Layout row{recipe::Geometry::kPerRow, 0, 0};
   const std::vector<float> x = {0.0f, 0.0f, 896.0f, 1.0f};
@@ -271,7 +271,7 @@ TEST(Issue14Vllm, PerTokenFloorAndDivision) {
 // (1.0f / 0.5): 1 -> 2 (0x40), 300 -> 600 clamped to 448 (0x7E), NaN -> +448.
 // The same through the registry's scalar row (RecipeArgs::given_scale), and
 // refused for a recipe that derives its scale, and for dequantize.
-TEST(Issue14Vllm, StaticGivenScale) {
+TEST(VllmFp8, StaticGivenScale) {
   const recipe::Recipe& r = Named("e4m3", "vllm");
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
   const std::vector<float> x = {1.0f, 300.0f, NAN};
@@ -329,7 +329,7 @@ TEST(Issue14Vllm, StaticGivenScale) {
 // 448 (0x7E), -Inf -> -448 (0xFE), NaN -> 0x7F. Per head (g2 over rows of 4):
 // scales {1, 2, 4, 0.5}: 1 -> 0x38, 2 -> 0x40 | 4 / 2 -> 0x40, 8 / 2 -> 0x48 |
 // 1 / 4 -> 0x28 twice | 3 / 0.5 = 6 -> 0x4C, 0.25 / 0.5 -> 0x30.
-TEST(Issue14Vllm, KvCacheDefaultAndPerHeadScales) {
+TEST(VllmFp8, KvCacheDefaultAndPerHeadScales) {
   const recipe::Recipe& r = Named("e4m3", "vllm-kv");
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
   const std::vector<float> x = {1.0f, 500.0f, -INFINITY, NAN};
@@ -365,7 +365,7 @@ TEST(Issue14Vllm, KvCacheDefaultAndPerHeadScales) {
 // tie between 192 and 208, so 208 (0x75) where the CPU scale's exact 200
 // would go to 192 (0x74); -5 -> 0xF5; 2.5 -> 100.0000076, above the tie 100
 // between 96 and 104 -> 104 (0x6D); 1 -> 40.0000038 -> 40 (0x62).
-TEST(Issue14Vllm, KvCalibratedKeyScaleIsAmaxTimesTheReciprocal) {
+TEST(VllmFp8, KvCalibratedKeyScaleIsAmaxTimesTheReciprocal) {
   const recipe::Recipe& r = Named("e4m3", "vllm-kv-calc-k");
   EXPECT_EQ(r.amax_divisor, 200);
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
@@ -381,7 +381,7 @@ TEST(Issue14Vllm, KvCalibratedKeyScaleIsAmaxTimesTheReciprocal) {
 // The value rule divides by 100: fp32(1 / 100) = 0x3C23D70A, amax 5 ->
 // 0x3D4CCCCC; 5 / scale = 100.0000076 -> 104 (0x6D); 2.5 / scale =
 // 50.0000038, above the tie 50 between 48 and 52 -> 52 (0x65).
-TEST(Issue14Vllm, KvCalibratedValueScaleDividesBy100) {
+TEST(VllmFp8, KvCalibratedValueScaleDividesBy100) {
   const recipe::Recipe& r = Named("e4m3", "vllm-kv-calc-v");
   EXPECT_EQ(r.amax_divisor, 100);
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
@@ -395,7 +395,7 @@ TEST(Issue14Vllm, KvCalibratedValueScaleDividesBy100) {
 // is NaN for every element (0x7F under __NV_SATFINITE); a NaN anywhere makes
 // the scale NaN and every code 0x7F; an infinite amax makes the scale Inf,
 // so 1 / Inf = 0 (0x00) and -Inf / Inf = NaN (0x7F).
-TEST(Issue14Vllm, KvCalibratedZeroNanAndInfTensors) {
+TEST(VllmFp8, KvCalibratedZeroNanAndInfTensors) {
   const recipe::Recipe& r = Named("e4m3", "vllm-kv-calc-k");
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
   const struct {
@@ -422,7 +422,7 @@ TEST(Issue14Vllm, KvCalibratedZeroNanAndInfTensors) {
 
 // Row 0 all zero: scale fp32(1e-10) / 127, codes 0. Row 1: amax 254 -> 2;
 // 127 / 2 = 63.5 -> 64 (half-even); -254 / 2 = -127 (0x81); 1 / 2 -> 0.
-TEST(Issue14Int8, AmaxClampRows) {
+TEST(Int8AmaxClamp, AmaxClampRows) {
   const recipe::Recipe& r = Named("int8", "amax-clamp");
   const recipe::Layout row{recipe::Geometry::kPerRow, 0, 0};
   const std::vector<float> x = {0.0f, 0.0f, 0.0f, 127.0f, -254.0f, 1.0f};
@@ -437,7 +437,7 @@ TEST(Issue14Int8, AmaxClampRows) {
 
 // ---- the contract's list of recipes awaiting kernels ------------------------------
 
-TEST(Issue14Contract, EveryRecipeAwaitingKernelsIsACatalogRecipe) {
+TEST(RecipesAwaitingKernels, EveryRecipeAwaitingKernelsIsACatalogRecipe) {
   for (const char* name : registry::kRecipesAwaitingKernels) {
     recipe::Target t;
     std::string error;
