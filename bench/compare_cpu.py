@@ -136,7 +136,7 @@ def main():
         lib_name, py_in = py[(op, fmt, "in_cache")]
         _, py_out = py[(op, fmt, "out_of_cache")]
         xc = x_copy(byte_rates, rates, f"{key}/{best_out}/out_of_cache")
-        # Issue 15: FP8/FP16 decodes >= 8e9/s in cache and >= 15x ml_dtypes/numpy;
+        # The CPU goals: FP8/FP16 decodes >= 8e9/s in cache and >= 15x ml_dtypes/numpy;
         # encodes >= 20x in cache; every kernel >= 0.8x copy out of cache.
         if op == "decode-to-f32" and fmt in ("e4m3", "e5m2", "fp16"):
             checks = [(f">= 15x {lib_name} in cache", inc / py_in >= 15),

@@ -169,7 +169,7 @@ void RunCopy(benchmark::State& state, std::size_t element_bytes, std::size_t cou
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * input.size()));
 }
 
-// The "x copy" baseline (issue 15): a memcpy that moves `moved_bytes` bytes per
+// The "x copy" baseline: a memcpy that moves `moved_bytes` bytes per
 // element in all, read plus written, i.e. copies moved_bytes / 2 per element.
 // A kernel that reads I and writes O bytes per element is compared with
 // copy-rw/<I + O>B, the copy of the same number of bytes.
@@ -391,7 +391,7 @@ void RegisterBlockBenchmarks() {
   }
 }
 
-// All cores (issue 15): the same registry row on one thread and split by
+// All cores: the same registry row on one thread and split by
 // registry::RunParallel over the shared pool, at a size that fits each core's
 // L2 once split (256 Ki elements: 1 MiB of FP32 plus the codes, half per core
 // on two cores) and out of cache.

@@ -10,7 +10,7 @@
   per-element work, measured as a whole 1-element lowbit.encode call (a
   bound from above: it includes the kernel's own set-up), beside the
   4096-element call and the row called directly on those 4096 elements.
-  The last line is a summary against the goals of issue 10 (overhead under
+  The last line is a summary against the Python goals (overhead under
   5 us, within 1.2x of the C++ row, at least 10x faster than ml_dtypes).
   --cuda: torch CUDA tensors (64 Mi FP32 -> E4M3) timed with CUDA events,
   to compare with lowbit_cuda_bench's encode-f32 e4m3 row on the same machine.

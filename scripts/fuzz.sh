@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# libFuzzer (issue 16): builds the fuzz/ targets with clang
+# libFuzzer (docs/bad-input.md): builds the fuzz/ targets with clang
 # (-fsanitize=fuzzer,address,undefined) in the sanitizer build folder and runs
 # each for a bounded time over its corpus, fuzz/corpus/<target>/ (the seeds
 # kept in the repository; what the run adds goes to a scratch folder, so the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one GPU script (issue 5): builds the CUDA part (cuda/standalone: no
+# The one GPU script: builds the CUDA part (cuda/standalone: no
 # Highway, RapidCheck or CLI11 needed), runs every GPU test, compute-sanitizer
 # memcheck, racecheck and initcheck on every GPU test, the benchmark and its PyTorch
 # comparison, then every scripts/gpu/*.sh and *.py check, and prints a short
@@ -57,7 +57,7 @@ fi
 grep -q "SKIPPED \]" "$OUT/gtest.log" && row "gpu tests skipped" NOTE "$(grep -cE '^\[  SKIPPED \] Cuda.* \([0-9]+ ms\)$' "$OUT/gtest.log") skipped"
 else row "step tests" SKIP "not in LOWBIT_GPU_STEPS"; fi
 
-# compute-sanitizer (issue 16): memcheck (with leak check), racecheck and
+# compute-sanitizer: memcheck (with leak check), racecheck and
 # initcheck, each over every GPU test in the binary (no filter), so every
 # kernel and every layout variant the tests reach runs under each tool. The
 # exhaustive 2^32 tests make this the long part of the script;
@@ -111,7 +111,7 @@ else
 fi
 else row "step verify" SKIP "not in LOWBIT_GPU_STEPS"; fi
 
-# examples/check-a-kernel (issue 11): a user's kernel checked with
+# examples/check-a-kernel (docs/check-your-kernel.md): a user's kernel checked with
 # lowbit::testing, GPU half. RapidCheck is not on the GPU machine, so the
 # binary comes from elsewhere (ctest check_a_kernel_example leaves it in
 # <build>/tests/check_a_kernel/build/per_token_fp8_test); a GPU test that
@@ -195,7 +195,8 @@ printf '%s\n' "${ROWS[@]}"
 echo
 cat "$OUT/table.txt"
 # Every CUDA row of the registry on 256 MB (bench_cuda.cu BenchRegistryRows,
-# issue 15): how many meet their goal; the ROW lines of bench.log say which.
+# bench/RESULTS.md "GPU roofline"): how many meet their goal; the ROW lines
+# of bench.log say which.
 if grep -q '^ROW ' "$OUT/bench.log" 2>/dev/null; then
   echo "registry rows (256 MB): $(grep -c '^ROW .* MET$' "$OUT/bench.log") met, $(grep -c '^ROW .*NOT-MET$' "$OUT/bench.log") not met (ROW lines of bench.log)"
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# AddressSanitizer + UndefinedBehaviorSanitizer (issue 16): builds the
+# AddressSanitizer + UndefinedBehaviorSanitizer (docs/bad-input.md): builds the
 # library, the `lowbit` CLI and every C++ test with clang and
 # -fsanitize=address,undefined -fno-sanitize-recover=all in their own build
 # folder (CUDA, benchmarks and the Python extension off), then runs every

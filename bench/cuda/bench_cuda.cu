@@ -184,7 +184,7 @@ void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out,
     Report(pass, name, ms, static_cast<double>(n) * ((input == 0 ? 4.0 : 2.0) + code_bytes + 1.0 / 32),
            elem == FormatId::kE2m1 ? 0.85 : 0);
   }
-  if (variant == LayoutVariant::kCurrent) {  // new recipes (issue 5), one layout: no before/after
+  if (variant == LayoutVariant::kCurrent) {  // newer recipes, one layout: no before/after
     {  // MX dequantize: codes and scales from the quantizers above
       for (auto [name, elem] : {std::tuple{"mxfp4 -> bf16 dequantize", FormatId::kE2m1},
                                 std::tuple{"mxfp8 e4m3 -> bf16 dequantize", FormatId::kE4m3}}) {
@@ -232,7 +232,7 @@ void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out,
   cudaFree(scales);
 }
 
-// ---- every CUDA row of the registry, on 256 MB tensors (issue 15) ----
+// ---- every CUDA row of the registry, on 256 MB tensors ----
 //
 // The rows come from the registry (registry::RegisterCudaBackends), so a new
 // cuda-hw / cuda-sw conversion or a new "cuda" recipe row is measured here

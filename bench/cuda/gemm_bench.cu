@@ -1,4 +1,4 @@
-// GEMM benchmark (issue 12): lowbit's tensor-core GEMM for each weight
+// GEMM benchmark (docs/matmul.md): lowbit's tensor-core GEMM for each weight
 // format and W4A4 NVFP4 at M = N = K = 8192 and M = 4096, N = 28672,
 // K = 8192, timed with CUDA events (median of 20 after 3 warm-up runs).
 // Random codes and in-range scales, never all zeros (zeros can run faster

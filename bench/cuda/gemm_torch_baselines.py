@@ -1,4 +1,4 @@
-"""Same-run baselines for bench/cuda/gemm_bench.cu (issue 12): cuBLAS BF16
+"""Same-run baselines for bench/cuda/gemm_bench.cu: cuBLAS BF16
 (torch.matmul) and FP8 E4M3 torch._scaled_mm (per-tensor scales) at
 M = N = K = 8192 and M = 4096, N = 28672, K = 8192, timed with CUDA events
 (median of 20 after 3 warm-up runs), random non-zero inputs."""

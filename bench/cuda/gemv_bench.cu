@@ -1,4 +1,4 @@
-// GEMV benchmark (issue 12): every weight format on the issue's shapes at
+// GEMV benchmark (docs/matmul.md): every weight format on the decode shapes at
 // M = 1 and M = 16, each against a device-to-device copy measured in the same
 // run (bytes read plus written). Weights are random codes with moderate
 // scales (never zeros), rotated among enough copies that one pass does not

@@ -1,4 +1,4 @@
-"""Same-run torch baselines for the GEMV benchmark (issue 12).
+"""Same-run torch baselines for the GEMV benchmark (bench/cuda/gemv_bench.cu).
 
 On the shapes of bench/cuda/gemv_bench.cu, at M = 1 and M = 16: the device
 copy (bytes read plus written), torch's BF16 GEMV (F.linear; torch.bmm for a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nsight Compute counters of chosen registry rows' kernels (issue 15: the
+# Nsight Compute counters of chosen registry rows' kernels (the
 # evidence behind each missed roofline goal in bench/RESULTS.md, "GPU
 # roofline"). Usage on the GPU machine: bench/cuda/ncu_rows.sh
 # path/to/lowbit_cuda_bench. Each case is "row|kernel": LOWBIT_BENCH_ROWS

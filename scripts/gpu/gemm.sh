@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GEMM's GPU check (issue 12) in one call: builds the GEMM's test and
+# The GEMM's GPU check (docs/matmul.md) in one call: builds the GEMM's test and
 # benchmark (targets lowbit_gemm_test and lowbit_gemm_bench of the
 # cuda/standalone CMake build: a handful of files, not the whole CUDA
 # library), runs the test (every output within

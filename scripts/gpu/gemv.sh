@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GEMV's GPU check (issue 12) in one call: builds the GEMV's test and
+# The GEMV's GPU check (docs/matmul.md) in one call: builds the GEMV's test and
 # benchmark (targets lowbit_gemv_test and lowbit_gemv_bench of the
 # cuda/standalone CMake build: a handful of files, not the whole CUDA
 # library), runs the test (every decode against the model on every code,

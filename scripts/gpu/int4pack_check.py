@@ -1,5 +1,5 @@
 """lowbit's tinygemm int4pack layout against torch's CUDA op, on the GPU
-machine (issue 14; docs/layouts.md). For inner_k_tiles 2, 4 and 8 and
+machine (docs/layouts.md). For inner_k_tiles 2, 4 and 8 and
 shapes with and without a partial 8-row tile:
 
 1. the words of `torch.ops.aten._convert_weight_to_int4pack(w, t)` (w the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What lowbit reports for kernels users rely on (issue 11, "outside kernels").
+"""What lowbit reports for kernels users rely on (docs/outside-kernels.md).
 
 Runs on the GPU machine after scripts/gpu/python_check.sh has installed the
 `lowbit` package. Each kernel runs on the GPU and its outputs go through

@@ -60,7 +60,7 @@ else
   status=1
   summary+=("tests (test_gpu.py, test_torch.py): FAILED, $(grep -E '[0-9]+ (passed|failed)' "$logs/pytest" | tail -1 || true)")
 fi
-# The quantized linear layer (issue 12) on torch CUDA tensors: the CUDA GEMV
+# The quantized linear layer (docs/matmul.md) on torch CUDA tensors: the CUDA GEMV
 # rows (run_on_device, on the tensors' stream) bit for bit against the host
 # defined order, the CUDA GEMM rows within their bound of the exact mode.
 if "$python" "$root/examples/quantized-linear/quantized_linear.py" --device cuda 2>&1 | tee "$logs/linear"; then
