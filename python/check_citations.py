@@ -6,7 +6,17 @@ a heading of docs/design.md (`docs/design.md "Known traps (measured)"`) and a
 file of the repository (`simd/src/convert-inl.h`). This script reads every
 tracked text file and reports each citation whose target is missing, and every
 mention of the pre-repository documents (FORMAT-FACTS, DESIGN.md) that readers
-cannot open. Usage: check_citations.py [REPOSITORY_ROOT]
+cannot open.
+
+It also rejects every mention of an issue number ("issue 12", "issue #12",
+"Issue14Vllm", a file named issue14_*.cc) in any tracked file and in file
+names: no issue tracker ships with the code, so a reader cannot open one
+(CONTRIBUTING.md "Rules the review checks"). A link to another project's issue
+(https://github.com/jax-ml/ml_dtypes/issues/400) is a citation a reader can
+open and passes. The dated results archive (ISSUE_MENTIONS_EXEMPT) is history
+and keeps its words as they were written.
+
+Usage: check_citations.py [REPOSITORY_ROOT]
 """
 
 import os
@@ -22,19 +32,62 @@ FILE_CITATION = re.compile(
 SECTION_CITATION = re.compile(r"formats-reference\.md §(\d+(?:\.\d+)?)")
 HEADING_CITATION = re.compile(r'design\.md "([^"]+)"')
 UNREACHABLE = re.compile(r"FORMAT-FACTS|\bDESIGN\.md")
+# "issue 12", "issues 12 and 14", "issue #12", "(issue 12)", "Issue14Vllm",
+# "issue14_recipes": "issue" not inside a longer word or a URL path, then
+# digits after optional spaces, "#", "-" or "_".
+ISSUE_MENTION = re.compile(r"(?<![\w/.-])issues?[\s_#-]*\d+", re.IGNORECASE)
+# History, kept as written (bench/RESULTS.md says which results are current).
+ISSUE_MENTIONS_EXEMPT = ("bench/RESULTS.md", "bench/RESULTS-archive-2026.md")
+
+
+def all_tracked_files(root):
+  """Every tracked file that is still in the working tree (one being deleted
+  is not read); outside a git checkout, every file of the own folders and of
+  the top folder."""
+  try:
+    out = subprocess.run(["git", "-C", root, "ls-files"], check=True, capture_output=True, text=True)
+    found = out.stdout.splitlines()
+  except (OSError, subprocess.CalledProcessError):
+    found = [n for n in os.listdir(root) if os.path.isfile(os.path.join(root, n))]
+    for folder in OWN_FOLDERS + (".ci",):
+      for dirpath, _, names in os.walk(os.path.join(root, folder)):
+        found += [os.path.relpath(os.path.join(dirpath, n), root) for n in names]
+  return sorted(f for f in found if os.path.isfile(os.path.join(root, f)))
 
 
 def tracked_files(root):
+  return [f for f in all_tracked_files(root) if f.endswith(TEXT_SUFFIXES)]
+
+
+def text_lines(path):
+  """The lines of a text file, or None for a binary one (a NUL byte or not
+  UTF-8: the fuzz corpus)."""
+  with open(path, "rb") as f:
+    data = f.read()
+  if b"\0" in data:
+    return None
   try:
-    out = subprocess.run(["git", "-C", root, "ls-files"], check=True, capture_output=True, text=True)
-    return [f for f in out.stdout.splitlines() if f.endswith(TEXT_SUFFIXES)]
-  except (OSError, subprocess.CalledProcessError):
-    found = []
-    for folder in OWN_FOLDERS + (".ci",):
-      for dirpath, _, names in os.walk(os.path.join(root, folder)):
-        found += [os.path.relpath(os.path.join(dirpath, n), root) for n in names
-                  if n.endswith(TEXT_SUFFIXES)]
-    return found + ["README.md", "CMakeLists.txt"]
+    return data.decode("utf-8").splitlines()
+  except UnicodeDecodeError:
+    return None
+
+
+def issue_mention_problems(root):
+  """One line per mention of an issue number: in a file name, or in a line
+  of any tracked text file (code, docs, scripts, tests, build files)."""
+  problems = []
+  for rel in all_tracked_files(root):
+    if rel in ISSUE_MENTIONS_EXEMPT or rel == "python/check_citations.py":
+      continue
+    if any(ISSUE_MENTION.search(part) for part in rel.split("/")):
+      problems.append(f"{rel}: the file name cites an issue number; name it for what it holds")
+    lines = text_lines(os.path.join(root, rel))
+    for number, line in enumerate(lines or [], 1):
+      m = ISSUE_MENTION.search(line)
+      if m:
+        problems.append(f"{rel}:{number}: cites an issue number ({line[m.start():m.end()].strip()!r}), which no "
+                        "reader can open; cite a docs/ section, a spec section or a file instead")
+  return problems
 
 
 def resolves(root, path, files):
@@ -63,7 +116,7 @@ def main():
   root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
   sections = headings(os.path.join(root, "docs/formats-reference.md"), r"#+ (\d+(?:\.\d+)?)[. ]")
   design_headings = headings(os.path.join(root, "docs/design.md"), r"#+ (.+)$")
-  problems = []
+  problems = issue_mention_problems(root)
   files = tracked_files(root)
   for rel in files:
     if rel == "python/check_citations.py":
