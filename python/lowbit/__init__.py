@@ -7,9 +7,12 @@ CUDA). Every number comes from the C++ library's registry and model; see
 lowbit.build_info() for what this build has.
 """
 
-from ._api import (FLAG_INEXACT, FLAG_INVALID, FLAG_OVERFLOW, FLAG_UNDERFLOW, Explanation, Format, PackedWeight,
-                   Profile, QuantizedTensor, Recipe, Step, awq_weight, build_info, decode, dequantize, encode, explain,
-                   formats, gemv, gptq_weight, matmul, matmul_rows, profiles, quantize, recipes)
+from ._convert import decode, encode
+from ._explain import Explanation, Step, explain
+from ._formats import (FLAG_INEXACT, FLAG_INVALID, FLAG_OVERFLOW, FLAG_UNDERFLOW, Format, Profile, Recipe, build_info,
+                       formats, profiles, recipes)
+from ._matmul import PackedWeight, awq_weight, gemv, gptq_weight, matmul, matmul_rows
+from ._quantize import QuantizedTensor, dequantize, quantize
 from ._show import show
 from .tensor_core import AccumulationSchedule, matmul_model, mma, mma_dot, mma_explain, tensor_core_instructions
 

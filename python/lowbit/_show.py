@@ -23,7 +23,8 @@ from typing import Optional
 
 import numpy as np
 
-from ._api import Format, decode, encode, formats
+from ._convert import decode, encode
+from ._formats import Format, formats
 
 
 @dataclasses.dataclass(frozen=True)

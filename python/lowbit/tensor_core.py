@@ -33,7 +33,7 @@ from typing import Any, Mapping, Optional
 
 import numpy as np
 
-from . import _api, _lowbit
+from . import _arrays, _formats, _lowbit
 
 __all__ = ["AccumulationSchedule", "TensorCoreInstruction", "matmul_model", "mma", "mma_dot", "mma_explain",
            "tensor_core_instructions"]
@@ -112,28 +112,28 @@ def _dtype_format(dtype: np.dtype) -> Optional[str]:
         return _INT32
     if dtype.kind == "u" or dtype.kind == "b":
         return None
-    return _api._resolves_to(dtype.name)
+    return _formats._resolves_to(dtype.name)
 
 
 def _torch_dtype_format(t) -> Optional[str]:
-    torch = _api._torch()
+    torch = _arrays._torch()
     if t.dtype == torch.int32:
         return _INT32
     if t.dtype in (torch.uint8, torch.bool) or str(t.dtype).startswith("torch.uint"):
         return None
-    f = _api._torch_format_of(t)
+    f = _arrays._torch_format_of(t)
     return f.name if f is not None else None
 
 
 def _format_bits(name: str) -> int:
-    return 32 if name == _INT32 else _api.formats[name].bits
+    return 32 if name == _INT32 else _formats.formats[name].bits
 
 
 def _explicit_format(given, want: str, what: str, inst: TensorCoreInstruction) -> None:
     if given == _INT32 and want == _INT32:
         return
     try:
-        name = _api._format(given).name
+        name = _formats._format(given).name
     except (TypeError, ValueError) as e:
         raise ValueError(f"{what}_format: {e}") from None
     if name != want:
@@ -148,11 +148,11 @@ def _wrong_type(what: str, inst: TensorCoreInstruction, want: str, got: str, raw
 
 def _host_codes(x, what: str, want: str, given_format, inst: TensorCoreInstruction) -> np.ndarray:
     """A host array as one uint32 code per element (its shape kept)."""
-    if _api._is_torch(x):
+    if _arrays._is_torch(x):
         if x.is_cuda:
             raise ValueError(f"{what.upper()} is a CUDA tensor: lowbit.mma, mma_dot and mma_explain run on the "
                              "CPU (lowbit.matmul_model runs CUDA tensors)")
-        torch = _api._torch()
+        torch = _arrays._torch()
         fmt = _torch_dtype_format(x)
         if given_format is None and fmt != want:
             raise _wrong_type(what, inst, want, str(x.dtype), fmt is None)
@@ -199,12 +199,12 @@ def _output_dtype(fmt: str, torch_out: bool):
     """The array type of an output format: the torch / ml_dtypes / NumPy type
     lowbit.formats names for it (int32: the integer accumulator)."""
     if torch_out:
-        torch = _api._torch()
-        return torch.int32 if fmt == _INT32 else getattr(torch, _api.formats[fmt].torch_name)
+        torch = _arrays._torch()
+        return torch.int32 if fmt == _INT32 else getattr(torch, _formats.formats[fmt].torch_name)
     if fmt == _INT32:
         return np.dtype(np.int32)
-    numpy_types = {name: dtype for dtype, name in _api._NUMPY_INPUTS.items()}  # fp32, fp16
-    return numpy_types.get(fmt) or _api.formats[fmt].ml_dtype()
+    numpy_types = {name: dtype for dtype, name in _arrays._NUMPY_INPUTS.items()}  # fp32, fp16
+    return numpy_types.get(fmt) or _formats.formats[fmt].ml_dtype()
 
 
 def _codes_to_host(codes: np.ndarray, fmt: str, torch_out: bool):
@@ -213,7 +213,7 @@ def _codes_to_host(codes: np.ndarray, fmt: str, torch_out: bool):
         codes = codes.astype(np.uint16)
     if not torch_out:
         return codes.view(_output_dtype(fmt, False))
-    torch = _api._torch()
+    torch = _arrays._torch()
     signed = codes.view(np.dtype(f"i{codes.dtype.itemsize}"))
     return torch.from_numpy(signed.copy()).view(_output_dtype(fmt, True))
 
@@ -254,7 +254,7 @@ def mma(a, b, c=None, *, instruction: str, b_layout: str = "kn", a_format=None, 
     inst = _instruction(instruction)
     if b_layout not in ("kn", "nk"):
         raise ValueError(f"b_layout is 'kn' (k x n, as in A @ B) or 'nk' (n x k), got {b_layout!r}")
-    torch_out = _api._is_torch(a)
+    torch_out = _arrays._is_torch(a)
     ac = _host_codes(a, "a", inst.a_format, a_format, inst)
     bc = _host_codes(b, "b", inst.b_format, b_format, inst)
     if ac.ndim < 2 or ac.shape[-2:] != (inst.m, inst.k):
@@ -295,7 +295,7 @@ def mma_dot(a, b, c=None, *, instruction: str, a_format=None, b_format=None, c_f
     array([5.], dtype=float32)
     """
     inst = _instruction(instruction)
-    torch_out = _api._is_torch(a)
+    torch_out = _arrays._is_torch(a)
     ac = _host_codes(a, "a", inst.a_format, a_format, inst)
     bc = _host_codes(b, "b", inst.b_format, b_format, inst)
     for what, codes in (("A", ac), ("B", bc)):
@@ -423,7 +423,7 @@ def _int_field(value, name: str) -> int:
 
 def _device_codes(t, what: str, want: str, given_format, inst: TensorCoreInstruction):
     """A CUDA tensor as one int32 code per element, on its device."""
-    torch = _api._torch()
+    torch = _arrays._torch()
     bits = _format_bits(want)
     if given_format is not None:
         _explicit_format(given_format, want, what, inst)
@@ -476,16 +476,16 @@ def matmul_model(x, w, schedule, *, x_format=None, w_format=None, threads: Optio
     if threads < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
 
-    on_cuda = _api._is_torch(x) and x.is_cuda
-    torch_out = _api._is_torch(x)
+    on_cuda = _arrays._is_torch(x) and x.is_cuda
+    torch_out = _arrays._is_torch(x)
     if on_cuda:
-        torch = _api._torch()
-        if not (_api._is_torch(w) and w.is_cuda):
+        torch = _arrays._torch()
+        if not (_arrays._is_torch(w) and w.is_cuda):
             raise ValueError("x is a CUDA tensor, w is not: give both on one device")
         xc = _device_codes(x, "x", inst.a_format, x_format, inst)
         wc = _device_codes(w, "w", inst.b_format, w_format, inst)
     else:
-        if _api._is_torch(w) and w.is_cuda:
+        if _arrays._is_torch(w) and w.is_cuda:
             raise ValueError("w is a CUDA tensor, x is not: give both on one device")
         xc = _host_codes(x, "x", inst.a_format, x_format, inst)
         wc = _host_codes(w, "w", inst.b_format, w_format, inst)
@@ -505,14 +505,14 @@ def matmul_model(x, w, schedule, *, x_format=None, w_format=None, threads: Optio
     scales = s.column_scales
     if scales is not None:
         if on_cuda:
-            if not (_api._is_torch(scales) and scales.is_cuda):
+            if not (_arrays._is_torch(scales) and scales.is_cuda):
                 raise ValueError("column_scales must be a CUDA tensor on x's device when x is one")
-            if scales.dtype != _api._torch().float32 or tuple(scales.shape) != (n,):
+            if scales.dtype != _arrays._torch().float32 or tuple(scales.shape) != (n,):
                 raise ValueError(f"column_scales must be {n} float32 values, got {scales.dtype} of shape "
                                  f"{tuple(scales.shape)}")
             scales = scales.contiguous()
         else:
-            if _api._is_torch(scales):
+            if _arrays._is_torch(scales):
                 scales = scales.detach().cpu().numpy()
             scales = np.asarray(scales)
             if scales.dtype != np.float32 or scales.shape != (n,):
@@ -521,12 +521,12 @@ def matmul_model(x, w, schedule, *, x_format=None, w_format=None, threads: Optio
             scales = np.ascontiguousarray(scales)
 
     if on_cuda:
-        torch = _api._torch()
+        torch = _arrays._torch()
         xc = xc.reshape(m, k)
         y = torch.empty((m, n), dtype=torch.int32, device=x.device)
-        with _api._device_of(x):
+        with _arrays._device_of(x):
             _lowbit.tensor_core_matmul(inst.name, promotion, split_k, s.split_reduction, output, float(s.alpha),
-                                       xc, wc, m, n, k, scales, y, threads, _api._stream_of(x))
+                                       xc, wc, m, n, k, scales, y, threads, _arrays._stream_of(x))
         out_fmt = _canonical_output(output, inst)
         if _format_bits(out_fmt) == 16:
             y = y.view(torch.int16).reshape(m, n, 2)[..., 0].contiguous()  # the low half (little-endian)
@@ -540,4 +540,4 @@ def matmul_model(x, w, schedule, *, x_format=None, w_format=None, threads: Optio
 
 def _canonical_output(output: str, inst: TensorCoreInstruction) -> str:
     """The output's format name once the extension accepted it."""
-    return _INT32 if inst.accumulator == _INT32 else _api._format(output).name
+    return _INT32 if inst.accumulator == _INT32 else _formats._format(output).name

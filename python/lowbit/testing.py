@@ -32,7 +32,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from . import _lowbit
-from ._api import _is_torch, formats, recipes
+from ._arrays import _is_torch
+from ._formats import formats, recipes
 from ._matmul_check import MatmulReport, assert_matmul_matches, check_matmul  # noqa: F401 (re-exported)
 
 __all__ = ["Report", "check", "assert_matches", "values", "blocks", "matrices", "GROUP_SHAPES"]
@@ -199,7 +200,7 @@ def _grid(fmt: str) -> tuple:
 
 
 def _lowbit_decode(codes, name):
-    from ._api import decode
+    from ._convert import decode
     return decode(codes, name, dtype=np.float64)
 
 

@@ -1,7 +1,7 @@
 // The matmul rows (registry matmul_entry.h) from Python: y = x * W^T with W
 // in lowbit's packed layouts (formats/matmul/weights.h), on host arrays
 // (NumPy, the "scalar" rows or any host row) or CUDA arrays (torch via
-// DLPack, a row's run_on_device on the caller's stream). python/lowbit/_api.py
+// DLPack, a row's run_on_device on the caller's stream). python/lowbit/_arrays.py
 // maps a lowbit.quantize result onto these arguments unchanged.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>

@@ -7,7 +7,7 @@
 // go through the one grammar (formats/include/lowbit/formats/recipe/names.h),
 // so every error message is the CLI's.
 //
-// Buffers arrive C-contiguous from the Python layer (python/lowbit/_api.py
+// Buffers arrive C-contiguous from the Python layer (python/lowbit/_arrays.py
 // makes strided inputs contiguous and allocates the outputs); this file
 // checks what a kernel relies on (sizes, item sizes, device) before writing
 // anything, and releases the GIL while a kernel runs. The registry is filled
@@ -86,19 +86,14 @@ ProfileId ProfileOrThrow(const std::string& name) {
   return id;
 }
 
-// The CLI's rounding words (tools/parse.cc ParseRoundingMode), same message.
+// The CLI's rounding words and message (rounding_mode_list.h, as tools/parse.cc
+// ParseRoundingMode).
 RoundingMode RoundingOrThrow(const std::string& name) {
-  if (name == "rne" || name == "rn" || name == "nearest-even") return RoundingMode::kNearestEven;
-  if (name == "rna" || name == "nearest-away") return RoundingMode::kNearestAway;
-  if (name == "rtz" || name == "rz" || name == "zero") return RoundingMode::kTowardZero;
-  if (name == "up" || name == "rp" || name == "ru") return RoundingMode::kUp;
-  if (name == "down" || name == "rm" || name == "rd") return RoundingMode::kDown;
-  if (name == "odd" || name == "rto") return RoundingMode::kOdd;
-  if (name == "rnu" || name == "nearest-up") return RoundingMode::kNearestUp;
-  if (name == "rnd" || name == "nearest-down") return RoundingMode::kNearestDown;
-  if (name == "rnz" || name == "nearest-zero") return RoundingMode::kNearestTowardZero;
-  if (name == "stochastic" || name == "rs") return RoundingMode::kStochastic;
-  Fail("unknown rounding mode " + QuoteUserWord(name) + " (known: rne, rna, rtz, up, down, odd, rnu, rnd, rnz, stochastic)");
+  RoundingMode mode{};
+  if (FindRoundingMode(name, &mode)) return mode;
+  std::string known;
+  for (RoundingMode m : kAllRoundingModes) known += (known.empty() ? "" : ", ") + std::string(RoundingModeName(m));
+  Fail("unknown rounding mode " + QuoteUserWord(name) + " (known: " + known + ")");
 }
 
 // A recipe name (with an optional layout override in `layout`), as the CLI's
@@ -502,44 +497,6 @@ nb::list ProfileTable() {
   return l;
 }
 
-const char* ScaleRuleName(recipe::ScaleRule r) {
-  switch (r) {
-    case recipe::ScaleRule::kMxFloor: return "mx-floor";
-    case recipe::ScaleRule::kMxCeil: return "mx-ceil";
-    case recipe::ScaleRule::kMxEven: return "mx-even";
-    case recipe::ScaleRule::kMxRceil: return "mx-rceil";
-    case recipe::ScaleRule::kMxNearest: return "mx-nearest";
-    case recipe::ScaleRule::kMxRceilEager: return "mx-rceil-eager";
-    case recipe::ScaleRule::kNvfp4Te: return "nvfp4-te";
-    case recipe::ScaleRule::kNvfp4Torchao: return "nvfp4-torchao";
-    case recipe::ScaleRule::kNvfp4ModelOpt: return "nvfp4-modelopt";
-    case recipe::ScaleRule::kNvfp4Torchao018: return "nvfp4-torchao-0.18";
-    case recipe::ScaleRule::kNvfp4ModelOpt047: return "nvfp4-modelopt-0.47";
-    case recipe::ScaleRule::kTeFp8: return "te-fp8";
-    case recipe::ScaleRule::kAoSymmetric: return "ao-symmetric";
-    case recipe::ScaleRule::kAoAsymmetric: return "ao-asymmetric";
-    case recipe::ScaleRule::kGptqSymmetric: return "gptq-symmetric";
-    case recipe::ScaleRule::kGptqAsymmetric: return "gptq-asymmetric";
-    case recipe::ScaleRule::kAwqAsymmetric: return "awq-asymmetric";
-    case recipe::ScaleRule::kAmaxOverQmax: return "amax-over-qmax";
-    case recipe::ScaleRule::kVllmFp8PerTensor: return "vllm-fp8-per-tensor";
-    case recipe::ScaleRule::kVllmFp8PerToken: return "vllm-fp8-per-token";
-    case recipe::ScaleRule::kAmaxOverQmaxFloored: return "amax-clamp-over-qmax";
-    case recipe::ScaleRule::kVllmFp8KvCache: return "vllm-fp8-kv-cache";
-    case recipe::ScaleRule::kVllmFp8KvCalculated: return "vllm-fp8-kv-calculated";
-  }
-  return "?";
-}
-
-const char* FamilyName(recipe::Family f) {
-  switch (f) {
-    case recipe::Family::kMx: return "mx";
-    case recipe::Family::kNvfp4: return "nvfp4";
-    case recipe::Family::kScaled: return "scaled";
-  }
-  return "?";
-}
-
 const char* PackingName(recipe::Packing p) {
   switch (p) {
     case recipe::Packing::kOnePerByte: return "one-per-byte";
@@ -555,10 +512,10 @@ nb::dict RecipeInfo(const recipe::Recipe& r, const recipe::Layout& layout) {
   d["format"] = r.name;
   d["profile"] = r.profile;
   d["source"] = r.source;
-  d["family"] = FamilyName(r.family());
+  d["family"] = recipe::FamilyName(r.family());
   d["element"] = r.element.name;
   d["scale_format"] = r.scale_format.name;
-  d["scale_rule"] = ScaleRuleName(r.scale_rule);
+  d["scale_rule"] = recipe::ScaleRuleName(r.scale_rule);
   d["layout"] = recipe::LayoutName(layout);
   d["block_size"] = layout.size;
   d["packing"] = PackingName(r.packing);

@@ -227,13 +227,13 @@ def test_quantize_along_an_axis_equals_cpu():
 def kernel_arguments(monkeypatch, name):
     """Records the data pointers that lowbit hands to the extension."""
     seen = []
-    real = getattr(lowbit._api._lowbit, name)
+    real = getattr(lowbit._lowbit, name)
 
     def spy(*args, **kwargs):
         seen.append([a.data_ptr() if isinstance(a, torch.Tensor) else a for a in args])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(lowbit._api._lowbit, name, spy)
+    monkeypatch.setattr(lowbit._lowbit, name, spy)
     return seen
 
 

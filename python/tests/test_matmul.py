@@ -186,11 +186,11 @@ def test_bad_arguments_name_the_problem():
         lowbit.gemv(lowbit.quantize(np.ones((2, 128), np.float32), "int8:ao-sym/g128"), x)
     with pytest.raises(ValueError, match="M = 17 is more than a GEMV takes"):
         lowbit.gemv(q, np.zeros((17, 64), ml_dtypes.bfloat16))
-    pw = lowbit._api._packed_from_quantized(q)
+    pw = lowbit._matmul._packed_from_quantized(q)
     pw.scales = pw.scales[:-1]
     with pytest.raises(ValueError, match="scales holds 15 ue4m3, the shape needs 16"):
         lowbit.gemv(pw, x)
-    pw = lowbit._api._packed_from_quantized(q)
+    pw = lowbit._matmul._packed_from_quantized(q)
     pw.tensor_scale = None
     with pytest.raises(ValueError, match="tensor_scale is null"):
         lowbit.gemv(pw, x)
