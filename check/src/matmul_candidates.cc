@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/matmul/exact.h"
 #include "lowbit/formats/matmul/tensor_core_matrix.h"
 #include "lowbit/formats/tensor_core.h"

@@ -19,8 +19,8 @@
 #include "describe.h"
 #include "lowbit/check/check.h"
 #include "lowbit/check/progress.h"
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/registry/registry.h"
 

@@ -29,7 +29,7 @@
 #include "lowbit/formats/alternatives/fp6.h"
 #include "lowbit/formats/alternatives/mx_block.h"
 #include "lowbit/formats/alternatives/mxint8.h"
-#include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "recipes.cuh"
 #include "unit_store.cuh"

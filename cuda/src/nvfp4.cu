@@ -20,7 +20,7 @@
 #include "lowbit/cuda/nvfp4.h"
 #include "lowbit/formats/alternatives/e2m1.h"
 #include "lowbit/formats/alternatives/nvfp4_te_scale.h"
-#include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "map_kernel.cuh"
 #include "recipes.cuh"

@@ -18,7 +18,7 @@
 #include "gpu_test_util.h"
 #include "lowbit/formats/alternatives/f16_rounded.h"
 #include "lowbit/formats/alternatives/round_to_integer.h"
-#include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 
 namespace lowbit::cuda {

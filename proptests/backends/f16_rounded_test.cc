@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "lowbit/formats/alternatives/f16_rounded.h"
-#include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "test_level.h"
 

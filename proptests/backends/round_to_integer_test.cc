@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "lowbit/formats/alternatives/round_to_integer.h"
-#include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "test_level.h"
 

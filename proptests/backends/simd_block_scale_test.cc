@@ -43,9 +43,9 @@
 #include <tuple>
 #include <vector>
 
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/simd/block_scale.h"

@@ -1,4 +1,4 @@
-// block::F32IsNan (formats/include/lowbit/formats/block/fp32_bits.h) tests
+// block::F32IsNan (formats/include/lowbit/formats/fp32_bits.h) tests
 // "sign cleared, above +Inf" in one compare. It must be IEEE 754-2019 §3.4's
 // NaN: exponent field all ones and a mantissa not 0. Both forms, and the
 // host's std::isnan as an independent witness, on every FP32 bit pattern.
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/fp32_bits.h"
 
 namespace lowbit {
 namespace {

@@ -28,7 +28,7 @@
 
 #include "boundary_generators.h"
 #include "generators_at_level.h"
-#include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/steps.h"

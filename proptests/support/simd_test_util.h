@@ -24,10 +24,10 @@
 #include <tuple>
 #include <vector>
 
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/block/int_quant.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/simd/simd.h"
 
 namespace lowbit::testing {

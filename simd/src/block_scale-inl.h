@@ -38,7 +38,7 @@
 #include "convert-inl.h"
 #include "hwy/highway.h"
 #include "lowbit/formats/alternatives/e8m0_rceil.h"
-#include "lowbit/formats/block/fp32_bits.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/formats/recipe/steps.h"
 

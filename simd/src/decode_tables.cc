@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/fp32_bits.h"
 
 namespace lowbit::simd {
 namespace {

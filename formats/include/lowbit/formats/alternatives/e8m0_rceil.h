@@ -13,9 +13,9 @@
 
 #include <cstdint>
 
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/fp32_bits.h"
 
 namespace lowbit::alternatives {
 

@@ -21,8 +21,8 @@
 #include <cstdint>
 
 #include "lowbit/formats/alternatives/f32_f16_bf16.h"
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/config.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 
 namespace lowbit::alternatives {

@@ -34,9 +34,9 @@
 #include <cstdint>
 
 #include "lowbit/formats/alternatives/e2m1.h"
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/policy.h"
 #include "lowbit/formats/profiles/format_match.h"
 #include "lowbit/formats/recipe/recipe.h"

@@ -10,8 +10,8 @@
 // and scale_inv = reciprocal(scale) = __frcp_rn(scale), the stored factor.
 #pragma once
 
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/config.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 
 namespace lowbit::block {

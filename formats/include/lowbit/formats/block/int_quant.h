@@ -17,12 +17,12 @@
 
 #include <cstdint>
 
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/block/int_quant_layout.h"
 #include "lowbit/formats/block/int_quant_params.h"
 #include "lowbit/formats/block/int_quant_recipe.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/fp32_bits.h"
 
 namespace lowbit::block {
 

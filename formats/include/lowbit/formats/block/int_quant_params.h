@@ -7,12 +7,12 @@
 
 #include <cstdint>
 
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/block/fp8_scaled_scale.h"
 #include "lowbit/formats/block/int_quant_recipe.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/steps.h"
 

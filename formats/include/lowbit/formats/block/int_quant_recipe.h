@@ -19,9 +19,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/policy.h"
 #include "lowbit/formats/recipe/catalog.h"
 

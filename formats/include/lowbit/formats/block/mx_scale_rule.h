@@ -6,9 +6,9 @@
 #include <cstdint>
 
 #include "lowbit/formats/block/block_spec.h"
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 
 namespace lowbit::block {

@@ -16,9 +16,9 @@
 #include <string_view>
 
 #include "lowbit/formats/block/block_spec.h"
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"

@@ -33,10 +33,10 @@
 
 #include <cstdint>
 
-#include "lowbit/formats/block/fp32_bits.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/matmul/tensor_core.h"
 #include "lowbit/formats/tensor_core.h"
 
