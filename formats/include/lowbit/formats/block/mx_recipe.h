@@ -32,16 +32,6 @@ struct MxRecipe {
   EncodeOptions element;
 };
 
-// What one block went through, for `lowbit explain` and for tests that look
-// at intermediate steps. Filled only when the caller passes one.
-struct MxTrace {
-  float amax = 0;
-  MxScale scale;
-  // The FP32 value handed to the element conversion: x / X or x * 2^-e
-  // (MXINT8: that times 2^6, the integer grid).
-  float scaled[kMaxBlockSize] = {};
-};
-
 // The legacy (BlockSpec, MxRecipe) pair as the one recipe shape
 // (recipe/recipe.h). Every arithmetic step below is recipe/steps.h's; these
 // functions only keep the older call shape for callers not yet moved to it.
@@ -81,19 +71,13 @@ using recipe::E8m0ReciprocalF32;
 // in the low bits) and returns the E8M0 scale code. A last block shorter
 // than block_size behaves as if padded with zeros (zeros never raise amax).
 LOWBIT_HD_CONSTEXPR std::uint8_t QuantizeMxBlock(const BlockSpec& spec, const MxRecipe& mx,
-                                                 const float* x, int n, std::uint8_t* codes,
-                                                 MxTrace* trace = nullptr) {
+                                                 const float* x, int n, std::uint8_t* codes) {
   const recipe::Recipe r = ToRecipe(spec, mx);
   const recipe::GroupStats stats = recipe::StatsOf(r, x, n);
   const recipe::BlockScale s = recipe::ChooseScale(r, stats);
-  if (trace) {
-    trace->amax = stats.amax;
-    trace->scale = MxScale{s.code, s.exponent, s.rule_value};
-  }
   for (int i = 0; i < n; ++i) {
     const float y = recipe::ScaledElement(r, s, x[i]);
     codes[i] = recipe::EncodeScaled(r, s, y);
-    if (trace) trace->scaled[i] = y;
   }
   return s.code;
 }

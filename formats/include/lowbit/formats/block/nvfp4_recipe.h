@@ -105,14 +105,6 @@ static_assert(kNvfp4GlobalRange == 2688.0f);
 // weights_scaling_factor_2 (ModelOpt).
 using Nvfp4TensorScale = recipe::TensorScale;
 
-struct Nvfp4Trace {
-  float amax = 0;               // block amax
-  float block_scale_f32 = 0;    // the FP32 value handed to the E4M3 conversion
-  std::uint8_t scale_code = 0;  // UE4M3 byte
-  float element_factor = 0;     // TE: the multiplier enc_b; others: the divisor
-  float scaled[kMaxBlockSize] = {};
-};
-
 LOWBIT_HD_CONSTEXPR AmaxNan Nvfp4AmaxNan(Nvfp4Recipe r) { return ToRecipe(r).amax_nan; }
 
 LOWBIT_HD_CONSTEXPR Nvfp4TensorScale Nvfp4TensorScaleFromAmax(Nvfp4Recipe r, float amax) {
@@ -126,21 +118,13 @@ LOWBIT_HD_CONSTEXPR float ClampF32(float x, float lo, float hi) { return recipe:
 // Quantizes x[0..n), n <= 16, with the tensor scale already chosen; returns
 // the UE4M3 scale byte. A short last block behaves as zero-padded.
 LOWBIT_HD_CONSTEXPR std::uint8_t QuantizeNvfp4Block(Nvfp4Recipe nv, const Nvfp4TensorScale& t,
-                                                    const float* x, int n, std::uint8_t* codes,
-                                                    Nvfp4Trace* trace = nullptr) {
+                                                    const float* x, int n, std::uint8_t* codes) {
   const recipe::Recipe r = ToRecipe(nv);
   const recipe::GroupStats stats = recipe::StatsOf(r, x, n);
   const recipe::BlockScale s = recipe::ChooseScale(r, stats, t);
   for (int i = 0; i < n; ++i) {
     const float y = recipe::ScaledElement(r, s, x[i]);
     codes[i] = recipe::EncodeScaled(r, s, y);
-    if (trace) trace->scaled[i] = y;
-  }
-  if (trace) {
-    trace->amax = stats.amax;
-    trace->block_scale_f32 = s.rule_value;
-    trace->scale_code = s.code;
-    trace->element_factor = s.factor;
   }
   return s.code;
 }
