@@ -61,7 +61,11 @@ inline DecodedRows DecodeRows(const TensorCoreInstruction& inst, const TensorCor
 
 namespace detail {
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+// GCC only: clang 14 gives an inline target_clones function a strong
+// resolver symbol, so a header included by two objects fails to link
+// ("multiple definition of ... [clone .resolver]"). Under clang the loop is
+// compiled once, for the build's own target.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define LOWBIT_MATRIX_TARGET_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define LOWBIT_MATRIX_TARGET_CLONES
