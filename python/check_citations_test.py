@@ -1,7 +1,8 @@
 """Tests of check_citations.py's rule against issue numbers: a mention planted
 in a scratch repository fails the check with one line naming file:line, a
-file named after an issue fails it, a link to another project's issue and the
-dated results archive pass, and the repository itself passes.
+file named after an issue fails it, a link to another project's issue, a
+profiler's issue rate and the dated results archive pass, and the repository
+itself passes.
 
 Run by ctest (citations_checker); stdlib only. The planted words are built
 from pieces so that this file does not itself cite an issue number.
@@ -78,10 +79,11 @@ class IssueMentions(unittest.TestCase):
     self.assertEqual(rc, 1)
     self.assertEqual(lines[:-1], [f"{name}: the file name cites an {WORD} number; name it for what it holds"])
 
-  def test_links_other_words_the_archive_and_binary_files_pass(self):
+  def test_links_other_words_rates_the_archive_and_binary_files_pass(self):
     files = {
         "docs/page.md": (f"ml_dtypes confirms it (https://github.com/jax-ml/ml_dtypes/{WORD}s/400).\n"
-                         f"The {WORD}'s example; t{WORD} 3; {WORD}: none.\n"),
+                         f"The {WORD}'s example; t{WORD} 3; {WORD}: none.\n"
+                         f"ncu: {WORD} 64%, {WORD} 66–76%, warps active 12%.\n"),
         "bench/RESULTS-archive-2026.md": f"### Goals of {WORD} 4 (history, kept as written)\n",
         "fuzz/corpus/decode/seed": b"\0\xff" + f"{WORD} 9".encode(),
     }
