@@ -1,7 +1,7 @@
 // The single list of element formats. Every other list (typed tests, CLI
 // names, registry rows and coverage, decode tables, profile tables, the
 // ml_dtypes profile test, Python names) is derived from LOWBIT_FORMATS;
-// proptests/model/format_coverage_test.cc proves it for each format listed here.
+// proptests/backends/format_coverage_test.cc proves it for each format listed here.
 // docs/adding-a-format.md is the checklist for adding one.
 //
 // Field values are the layouts of docs/formats-reference.md §1; sources:
