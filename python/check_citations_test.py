@@ -84,7 +84,7 @@ class IssueMentions(unittest.TestCase):
         "docs/page.md": (f"ml_dtypes confirms it (https://github.com/jax-ml/ml_dtypes/{WORD}s/400).\n"
                          f"The {WORD}'s example; t{WORD} 3; {WORD}: none.\n"
                          f"ncu: {WORD} 64%, {WORD} 66–76%, warps active 12%.\n"),
-        "bench/RESULTS-archive-2026.md": f"### Goals of {WORD} 4 (history, kept as written)\n",
+        "bench/RESULTS-archive-2026.md": f"### Goals of {WORD} 4 (history, kept as written): cuda/src/gone.cu\n",
         "fuzz/corpus/decode/seed": b"\0\xff" + f"{WORD} 9".encode(),
     }
     with ScratchRepository(files) as root:
