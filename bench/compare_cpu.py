@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs the CPU kernel benchmark and ml_dtypes / numpy `astype` in one run and
-prints the ratios bench/RESULTS.md records against the issue's goals.
+prints the ratios bench/RESULTS.md records against the CPU goals.
 
 usage: compare_cpu.py BENCH_BINARY [--json OUT.json]
 

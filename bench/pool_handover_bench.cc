@@ -4,7 +4,7 @@
 // before blocking off (spin 0) and at its default (100 us). Two tasks
 // on two threads take 25 us plus the hand-over; the counters say when the
 // second task started (after the call began) and how often the caller ran it
-// itself because no worker had woken yet. bench/RESULTS.md, "the pool in cache".
+// itself because no worker had woken yet. bench/RESULTS-archive-2026.md, "the pool in cache".
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

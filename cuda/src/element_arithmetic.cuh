@@ -13,7 +13,7 @@
 // RoundPack in each of the 32 unrolled element steps of
 // ModelGroupsInRegistersKernel made ptxas put the thread's 32 elements in
 // local memory (a 208-byte stack frame; INT8 amax-clamp g128 1.31 ms on the
-// H200, bench/RESULTS.md "GPU roofline"). The rare values pay a call.
+// H200, bench/RESULTS-archive-2026.md "GPU roofline"). The rare values pay a call.
 // cuda/tests/element_arithmetic_alternatives_test.cu sweeps these functions
 // against the device model on every FP32 pattern.
 #pragma once

@@ -7,7 +7,7 @@
 // each computes the block's scale, and each stores its 8 codes as one 4-byte
 // word. One thread per block (ReplacedLayout) loaded 32 bytes per lane 32
 // bytes apart and measured 0.58x (NVFP4) / 0.57x (MXFP4) copy on the H200
-// (bench/RESULTS.md "CUDA").
+// (bench/RESULTS-archive-2026.md "CUDA").
 //
 // Steps is the recipe functor of the family: kBlock; Init() (per-thread
 // setup, e.g. the tensor scale); Amax(m, |x|); Scale(amax) -> a scale whose

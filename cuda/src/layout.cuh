@@ -5,7 +5,7 @@
 // through layout_variants.h for its same-run before/after rows, and the GPU
 // tests check every policy against the model.
 //
-// Each member selects one measured choice (bench/RESULTS.md "CUDA", H200):
+// Each member selects one measured choice (bench/RESULTS-archive-2026.md "CUDA", H200):
 //   kFlat             element maps and the NVFP4 dequantization in the flat
 //                     layout (map_kernel.cuh FlatMapKernel: no grid-stride
 //                     loop, 4 coalesced 16-byte units in flight per thread)

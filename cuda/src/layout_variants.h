@@ -1,7 +1,7 @@
 // Benchmark-only entry points: the public array and recipe calls with an
 // explicit kernel layout, so that bench/cuda/bench_cuda.cu can time the
 // layout a change replaced beside the current one in the same run
-// (bench/RESULTS.md "How these numbers were taken": before and after in the same run), and the GPU tests can
+// (bench/RESULTS-archive-2026.md "CUDA", "How these numbers were taken": before and after in the same run), and the GPU tests can
 // check every variant against the model. Nothing process-wide picks a layout:
 // each call names its own (docs/design.md "Inline PTX lives in one file":
 // layout policies that the benchmark chooses). Internal to lowbit::cuda (not
@@ -21,7 +21,7 @@ namespace lowbit::cuda {
 
 // Which layout policy (layout.cuh) the kernels of one call take.
 enum class LayoutVariant : std::uint8_t {
-  kCurrent,         // the layouts the last measurement chose (bench/RESULTS.md "CUDA")
+  kCurrent,         // the layouts the last measurement chose (bench/RESULTS-archive-2026.md "CUDA")
   kReplaced,        // the layouts those replaced: the "before: " rows
   kStreamingHints,  // the current layouts with ld.global.nc.L1::no_allocate / st.global.cs
 };

@@ -42,7 +42,7 @@ struct MapShape {
 
 // Narrowing (encodes): a thread takes kN = 16 / sizeof(Out) contiguous
 // elements, several 16-byte loads in flight and one 16-byte store. Measured on
-// an H200 (bench/RESULTS.md) this beat the coalesced unit layout below for
+// an H200 (bench/RESULTS-archive-2026.md) this beat the coalesced unit layout below for
 // FP32 -> FP8 (0.93x vs 0.85x copy), while widening (decodes) gained from it
 // (0.89x vs 0.63x): so each direction has its layout.
 template <typename F>
@@ -193,7 +193,7 @@ template <typename Layout, typename F>
 cudaError_t LaunchMap(const void* in, void* out, std::size_t count, const F& f, cudaStream_t stream) {
   const bool aligned = (reinterpret_cast<std::uintptr_t>(in) % 16 == 0) &&
                        (reinterpret_cast<std::uintptr_t>(out) % 16 == 0);
-  // Measured on the H200 (bench/RESULTS.md "CUDA", one run): the flat layout
+  // Measured on the H200 (bench/RESULTS-archive-2026.md "CUDA", one run): the flat layout
   // with ordinary loads and stores moved every element map at or above the
   // copy (FP32 -> E4M3 1.04x, FP32 -> BF16 1.03x, BF16 -> E4M3 1.01x,
   // E4M3 -> BF16 0.94x), ahead of the same layout with

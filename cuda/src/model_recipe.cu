@@ -20,7 +20,7 @@
 //
 // Compile-time recipes. Over a run-time Recipe the model's steps test every
 // field per element (14.8 warp instructions an element in the element pass,
-// bench/RESULTS.md "GPU roofline"). So each catalog recipe that
+// bench/RESULTS-archive-2026.md "GPU roofline"). So each catalog recipe that
 // RunsOnModelRecipeKernels takes has its own copy of the kernels
 // (CatalogRecipe<kIndex>), where the recipe is a constant the compiler folds
 // into the same model steps; a recipe equal to none of them
@@ -663,7 +663,7 @@ __global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelEleme
 // and the warp's 512 outputs go out through shared memory as four 16-byte
 // stores a thread, each store instruction of the warp one contiguous 512
 // bytes: a thread's own four stores of its run would leave 48-byte holes
-// between lanes (bench/RESULTS.md "GPU roofline": such stores were what held
+// between lanes (bench/RESULTS-archive-2026.md "GPU roofline": such stores were what held
 // the FP32 dequantize kernels back).
 template <class Src>
 __global__ __launch_bounds__(kModelThreads, kDequantizeBlocksPerSm) void ModelDequantizeKernel(
@@ -812,7 +812,7 @@ unsigned ModelGrid(long work) { return GridFor(static_cast<std::size_t>(work), k
 //
 // Runs of 16 and four blocks an SM: with runs of 32 the kernel took 66-84
 // registers, three blocks an SM (36% of warps active), and ncu found it
-// latency-bound, DRAM at 27-42% with issue at 47-59% (bench/RESULTS.md, "GPU
+// latency-bound, DRAM at 27-42% with issue at 47-59% (bench/RESULTS-archive-2026.md, "GPU
 // roofline", 2026-11-29); with 16 it takes 47-60 registers, no stack.
 // kGroupRegisterRun: model_recipe.h.
 constexpr int kGroupBlocksPerSm = 4;

@@ -298,7 +298,7 @@ constexpr int UnitOf() {
 // Eight units a thread for either output (32 elements for FP32, 64 for
 // BF16): with four BF16 units a thread the MXFP4 -> BF16 kernel ran at 33%
 // of DRAM bandwidth with 97% of warps active and 37% issue on the H200
-// (ncu, bench/RESULTS.md "GPU roofline"): too few loads in flight.
+// (ncu, bench/RESULTS-archive-2026.md "GPU roofline"): too few loads in flight.
 template <typename Out>
 constexpr int ElementsPerThreadOf() {
   return 8 * UnitOf<Out>();

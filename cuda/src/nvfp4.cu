@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(256, 4)
 // out, so a warp's loads and stores are contiguous spans; each thread issues
 // its 4 units' loads (and their block scales) before decoding. The
 // one-thread-per-block layout stored 2 x 16 bytes per lane 32 bytes apart and
-// moved 0.65x copy on the H200 (bench/RESULTS.md "CUDA").
+// moved 0.65x copy on the H200 (bench/RESULTS-archive-2026.md "CUDA").
 template <typename R>
 __device__ __forceinline__ uint4 DecodeUnit(std::uint32_t word, float s, float s_dec) {
   using D = Nvfp4DequantSteps<R>;
@@ -384,7 +384,7 @@ __global__ void __launch_bounds__(256)
 // byte, one 16-byte store (lane i of a warp takes unit base + i, so a warp's
 // stores are one contiguous run), and the tables in shared memory (indexed
 // at run time, the kernel-parameter tables above live in local memory). For
-// the registry's FP32 rows at the memory roofline (bench/RESULTS.md, "GPU
+// the registry's FP32 rows at the memory roofline (bench/RESULTS-archive-2026.md, "GPU
 // roofline": the one-pair kernel above was latency-bound at 0.30x copy).
 // Needs 2-byte aligned codes and 16-byte aligned output; the elements after
 // the last whole unit are done by block 0, one per thread.

@@ -16,7 +16,7 @@ namespace lowbit::cuda::detail {
 // releases everything at each synchronization (release threshold 0, CUDA
 // Runtime API, cudaMemPoolAttrReleaseThreshold), and re-mapping it cost the
 // table maps of table_map.cuh tens of microseconds a call on the H200
-// (bench/RESULTS.md "GPU roofline"). lowbit's own pool leaves the
+// (bench/RESULTS-archive-2026.md "GPU roofline"). lowbit's own pool leaves the
 // application's default pool as it set it.
 cudaError_t ScratchPool(cudaMemPool_t* pool);
 

@@ -6,7 +6,7 @@
 // shared memory, and the array is mapped through it.
 //
 // Why: the cuda-sw functors are the model's Convert with run-time options,
-// hundreds of instructions per element (bench/RESULTS.md "GPU roofline",
+// hundreds of instructions per element (bench/RESULTS-archive-2026.md "GPU roofline",
 // ncu: ALU-bound at 3.0-3.6 warp instructions per element), while a lookup
 // is one shared-memory load. The result is the same bits only when the
 // functor's output depends on the code alone: true of every cuda-sw
@@ -204,7 +204,7 @@ cudaError_t LaunchTableMap(const void* in, void* out, std::size_t count, const F
     // One code per thread: MapKernel's element loop with no 16-byte chunks
     // (the instantiation LaunchMap already has). LaunchMap's own layouts
     // give a thread 16 to 32 codes, and on the H200 that left ~100 us of
-    // model latency in every call (bench/RESULTS.md "GPU roofline").
+    // model latency in every call (bench/RESULTS-archive-2026.md "GPU roofline").
     MapKernel<F><<<static_cast<unsigned>(S::kEntries / kMapThreads), kMapThreads, 0, stream>>>(
         codes, table, 0, S::kEntries, f);
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;

@@ -3,7 +3,7 @@
 //
 // Why: a 2^32-entry table is out of reach (table_map.cuh covers sources of
 // at most 16 bits), and the model's Convert per element is ~100 instructions
-// (bench/RESULTS.md "GPU roofline": FP32 -> E4M3 at 3.6 warp instructions per
+// (bench/RESULTS-archive-2026.md "GPU roofline": FP32 -> E4M3 at 3.6 warp instructions per
 // element, ALU-bound at 0.23x copy). Under round to nearest even or toward
 // zero, the code of a finite FP32 input of one sign is a step function of its
 // magnitude bits: constant below about a quarter of the format's smallest

@@ -750,7 +750,7 @@ HWY_NOINLINE void EncodeLoop(const EncodePlan& plan, const void* input, void* ou
       // time on inputs with 3% NaN codes (every FP16 code uniformly, the
       // benchmark's input), and out of cache the pipeline flushes cost the
       // loads in flight: 2.1 G/s, against 3.3-3.6 G/s without the branch
-      // (bench/RESULTS.md, the FP16 decode out of cache).
+      // (bench/RESULTS-archive-2026.md, the quiet-machine CPU run of 2026-11-29 07:09 UTC).
       for (; i + 4 * lanes <= count; i += 4 * lanes) {
         const auto a0 = hn::And(hn::LoadU(du16, in16 + i), magnitude_mask);
         const auto a1 = hn::And(hn::LoadU(du16, in16 + i + lanes), magnitude_mask);

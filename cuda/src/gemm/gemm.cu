@@ -3,7 +3,7 @@
 //
 //  - CTA tile 128 x 128 x 32, 8 warps (2 along M x 4 along N), each warp a
 //    64 x 32 block of m16n8k16 mma.sync BF16 x BF16 -> FP32, fragments from
-//    ldmatrix (4 warps of 64 x 64 ran slower: bench/RESULTS.md "GEMM").
+//    ldmatrix (4 warps of 64 x 64 ran slower: bench/RESULTS-archive-2026.md "GEMM").
 //    Shared rows are padded to 40 BF16 (80 bytes) so that the 8 row
 //    addresses of one ldmatrix phase hit 8 different 16-byte bank groups.
 //  - Activations: cp.async 16-byte copies, two stages.
@@ -33,7 +33,7 @@
 // Why mma.sync and not wgmma: one kernel serves every format with one
 // dequantize-to-shared-memory path, and mma.sync's numerics are the ones the
 // bound's step model was written for; wgmma (sm_90a) is the path to the
-// issue's speed goal and is not written yet (bench/RESULTS.md "GEMM").
+// speed goal (0.7x cuBLAS BF16) and is not written yet (bench/RESULTS.md "GEMM").
 //
 // W4A4 NVFP4 x NVFP4 emulates Blackwell's block-scaled MMA
 // (PTX ISA "mma" with .kind::mxf4nvf4 and .block_scale: D = sum over blocks of

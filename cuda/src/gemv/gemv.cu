@@ -232,7 +232,7 @@ __device__ __forceinline__ void KMajorChunk(const KArgs& a, const std::uint8_t* 
 // block's activations are loaded and widened once and folded into all R
 // rows: x is read R times less often than with one row per warp (the M > 1
 // kernel was L1-bound on x: 16 reloads of each chunk of x per 16 bytes of
-// weights, bench/RESULTS.md "GEMV"). Each output's order is still
+// weights, bench/RESULTS-archive-2026.md "GEMV"). Each output's order is still
 // gemv_order.h's: partial_b from +0 over the block's k in increasing order,
 // then acc = fmaf(partial_b, scale_b, acc) over the lane's blocks in order.
 // Rows past the last (r >= rows) read row 0 again and are never stored.
@@ -423,7 +423,7 @@ __device__ __forceinline__ int AwqNibbleOfColumn(int j) { return (j % 2) * 4 + j
 
 // Word columns per block: GPTQ 16 (a half-warp reads 64 contiguous bytes of
 // a word row, 16 slots; 32 columns with 8 slots measured slower on 4 of the
-// 5 bench shapes on the H100, bench/RESULTS.md "GEMV"), AWQ 8 (one
+// 5 bench shapes on the H100, bench/RESULTS-archive-2026.md "GEMV"), AWQ 8 (one
 // 32-byte sector per word row, 32 slots: N / 64 blocks). The block's other
 // threads are group slots.
 template <GemvFormat F>
@@ -576,7 +576,7 @@ bool Aligned(const void* p, std::size_t a) { return reinterpret_cast<std::uintpt
 // chunk of x among that many rows) and the unroll of the chunk loop (2 by
 // default, or 4), from LOWBIT_GEMV_ROWS_PER_WARP and LOWBIT_GEMV_UNROLL: knobs
 // for bench/cuda/gemv_bench.cu. Every choice keeps the reduction order, so
-// the output bits (bench/RESULTS.md "GEMV" has the measurements).
+// the output bits (bench/RESULTS-archive-2026.md "GEMV" has the measurements).
 struct KTuning {
   int rows_per_warp = 1;
   int unroll = 2;
@@ -598,7 +598,7 @@ const KTuning& KMajorTuning() {
 // decoded block (R x block floats) and M x R accumulators in registers:
 // R = 4 for the 16-element blocks (NVFP4, FP8 per-channel), 2 for the
 // 32-element MX blocks (255 registers and small spills at R = 4, M = 16;
-// measured faster all the same, bench/RESULTS.md "GEMV", but not
+// measured faster all the same, bench/RESULTS-archive-2026.md "GEMV", but not
 // yet checked bit for bit, so not the default). LOWBIT_GEMV_ROWS_PER_WARP_M
 // = 2 or 4 overrides it (a knob for bench/cuda/gemv_bench.cu; every choice
 // keeps the order, so the output bits).

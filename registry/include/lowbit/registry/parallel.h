@@ -29,7 +29,7 @@ namespace lowbit::registry {
 // How long a worker waiting for a job, and a caller waiting for its workers,
 // poll before they block on a condition variable: LOWBIT_POOL_SPIN_US when
 // it is an integer in [0, 100000], else 100 us. A blocked thread took about
-// 20 us to wake on the project's 2-vCPU KVM machine (bench/RESULTS.md, "the
+// 20 us to wake on the project's 2-vCPU KVM machine (bench/RESULTS-archive-2026.md, "the
 // pool in cache"), as long as a whole in-cache call; polling first lets
 // back-to-back calls hand work over without that wake-up, at the price of
 // up to this long of one core's time after each call.

@@ -11,7 +11,7 @@
 // element encode of NVFP4 and, with the same meaning for E2M1, of the MX
 // recipes with E2M1 elements (docs/formats-reference.md §4.5, §6.1). The model's generic RoundPack takes about twice the
 // instructions, which made the FP4 recipes of BF16 input arithmetic-bound
-// (bench/RESULTS.md "CUDA").
+// (bench/RESULTS-archive-2026.md "CUDA").
 //
 // Both encoders read the grid of E2M1 ({0, 0.5, 1, 1.5, 2, 3, 4, 6}: one
 // mantissa bit, exponent bias 1, no Inf or NaN); the static_asserts below

@@ -4,7 +4,7 @@
 // MxScaleRule::kRceil (mx_scale_rule.h): EncodeF32(kE8m0, product, round up,
 // saturating or not, 0 -> 2^-127, |x|), where product = amax * fp32(1/max)
 // (docs/formats-reference.md §4.7, §5.3). The model's generic rounding was the
-// most expensive step of the lane-group MXFP4 kernel (bench/RESULTS.md
+// most expensive step of the lane-group MXFP4 kernel (bench/RESULTS-archive-2026.md
 // "CUDA"). proptests/backends/alternatives_test.cc compares the two on every FP32
 // input (LOWBIT_TEST_LEVEL=full; every exponent with its boundary
 // mantissas, every subnormal and every non-finite input at ci) for both

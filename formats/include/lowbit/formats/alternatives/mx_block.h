@@ -47,7 +47,7 @@ LOWBIT_HD_CONSTEXPR std::uint8_t ChooseMxScaleCode(const recipe::Recipe& r, floa
 // the code, the decoded scale X and the element factor, as the SIMD MX
 // quantizers take them once per block. RCEIL through the generic E8M0
 // rounding of the model made the SIMD MXFP8 / MXFP4 TE quantizers 1.2-1.3x
-// slower than the bit-level form (bench/RESULTS.md "Before and after the
+// slower than the bit-level form (bench/RESULTS-archive-2026.md "Before and after the
 // redesign"). `exponent` and `rule_value`, read only by explain and traces,
 // are left 0.
 LOWBIT_HD_CONSTEXPR recipe::BlockScale ChooseMxScaleFromBits(const recipe::Recipe& r, float amax) {

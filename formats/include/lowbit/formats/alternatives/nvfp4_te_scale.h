@@ -4,7 +4,7 @@
 // supplied by the caller. The CUDA kernel passes the cuda-hw instructions
 // cvt.rn.satfinite.e4m3x2.f32 and cvt.rn.f16x2.e4m3x2 (one instruction each,
 // where the model's generic rounding takes dozens once per 8 elements of an
-// arithmetic-bound kernel; bench/RESULTS.md "CUDA"); cuda/src/nvfp4.cu
+// arithmetic-bound kernel; bench/RESULTS-archive-2026.md "CUDA"); cuda/src/nvfp4.cu
 // static_asserts that their rule is the recipe's scale rule.
 // proptests/backends/alternatives_test.cc passes the model's own conversion and
 // checks code, factor and decode against recipe::ChooseScale on

@@ -6,7 +6,7 @@
 // The model rounds through its one RoundPack into a 16-bit integer grid,
 // saturating (kRoundingGrid16, Overflow::kSaturate): about 100 SASS
 // instructions an element on sm_90, most of an INT8 amax-clamp or GPTQ-fp16
-// element step on the H200 (bench/RESULTS.md "GPU roofline": 4.9 and 8.9
+// element step on the H200 (bench/RESULTS-archive-2026.md "GPU roofline": 4.9 and 8.9
 // warp instructions an element). Here: for a finite |y| < 2^22, y + 1.5 *
 // 2^23 lies in [2^23, 2^24), where the FP32 spacing is 1, so the addition
 // rounds y to an integer under the FP32 rounding (IEEE 754-2019 §4.3.1,
