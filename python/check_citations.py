@@ -2,8 +2,10 @@
 
 lowbit's comments and docs cite three kinds of place (docs/design.md "Build and
 layout"): a section of docs/formats-reference.md (`docs/formats-reference.md §4.1`),
-a heading of docs/design.md (`docs/design.md "Known traps (measured)"`) and a
-file of the repository (`simd/src/convert-inl.h`). This script reads every
+a heading of docs/design.md (`docs/design.md "Known traps (measured)"`), a
+section of the benchmark results by (part of) its title (`bench/RESULTS.md "GEMV"`,
+`bench/RESULTS-archive-2026.md "CUDA"`) and a file of the repository
+(`simd/src/convert-inl.h`). This script reads every
 tracked text file and reports each citation whose target is missing, and every
 mention of the pre-repository documents (FORMAT-FACTS, DESIGN.md) that readers
 cannot open.
@@ -31,6 +33,7 @@ FILE_CITATION = re.compile(
     r"(?<![\w./-])((?:%s)/[\w./-]*\w\.(?:h|cc|cu|cuh|py|sh|md|cmake|txt))\b" % "|".join(OWN_FOLDERS))
 SECTION_CITATION = re.compile(r"formats-reference\.md §(\d+(?:\.\d+)?)")
 HEADING_CITATION = re.compile(r'design\.md "([^"]+)"')
+RESULTS_CITATION = re.compile(r'(bench/RESULTS(?:-archive-\d{4})?\.md),? "(?:#+ )?([^"]+)"')
 UNREACHABLE = re.compile(r"FORMAT-FACTS|\bDESIGN\.md")
 # "issue 12", "issues 12 and 14", "issue #12", "(issue 12)", "Issue14Vllm",
 # "issue14_recipes": "issue" not inside a longer word or a URL path, then
@@ -120,6 +123,10 @@ def main():
   root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
   sections = headings(os.path.join(root, "docs/formats-reference.md"), r"#+ (\d+(?:\.\d+)?)[. ]")
   design_headings = headings(os.path.join(root, "docs/design.md"), r"#+ (.+)$")
+  results_headings = {}
+  for name in ("bench/RESULTS.md", "bench/RESULTS-archive-2026.md"):
+    if os.path.isfile(os.path.join(root, name)):
+      results_headings[name] = headings(os.path.join(root, name), r"#+ (.+)$")
   problems = issue_mention_problems(root)
   files = tracked_files(root)
   for rel in files:
@@ -136,6 +143,9 @@ def main():
         for heading in HEADING_CITATION.findall(line):
           if heading not in design_headings:
             problems.append(f'{where}: docs/design.md has no heading "{heading}"')
+        for name, title in RESULTS_CITATION.findall(line):
+          if name in results_headings and not any(title in h for h in results_headings[name]):
+            problems.append(f'{where}: {name} has no section titled "{title}"')
         for path in FILE_CITATION.findall(line):
           if not resolves(root, path, files):
             problems.append(f"{where}: no file {path}")

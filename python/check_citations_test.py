@@ -1,4 +1,5 @@
-"""Tests of check_citations.py's rule against issue numbers: a mention planted
+"""Tests of check_citations.py's rule against issue numbers (and of its check of
+cited results sections): a mention planted
 in a scratch repository fails the check with one line naming file:line, a
 file named after an issue fails it, a link to another project's issue, a
 profiler's issue rate and the dated results archive pass, and the repository
@@ -91,6 +92,16 @@ class IssueMentions(unittest.TestCase):
       rc, lines = run_checker(root)
     self.assertEqual(rc, 0, lines)
     self.assertEqual(lines, ["check_citations: 4 files read, 0 citations that do not resolve"])
+
+  def test_a_results_section_that_moved_fails(self):
+    files = {"bench/RESULTS.md": "# Results\n\n## GPU roofline\n",
+             "bench/RESULTS-archive-2026.md": "# Log\n\n## CUDA\n",
+             "cuda/a.cu": '// (bench/RESULTS.md "GPU roofline"; bench/RESULTS-archive-2026.md "CUDA")\n',
+             "cuda/b.cu": '// Measured: bench/RESULTS.md "CUDA".\n'}
+    with ScratchRepository(files) as root:
+      rc, lines = run_checker(root)
+    self.assertEqual(rc, 1)
+    self.assertEqual(lines[:-1], ['cuda/b.cu:1: bench/RESULTS.md has no section titled "CUDA"'])
 
   def test_the_repository_passes(self):
     rc, lines = run_checker(ROOT)
