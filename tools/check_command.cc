@@ -20,19 +20,15 @@
 #include <vector>
 
 #include "commands.h"
+#include "f32_values.h"
 #include "lowbit/check/user_outputs.h"
 #include "lowbit/formats/checked_size.h"
 #include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/user_word.h"
 #include "npy_file.h"
 #include "parse.h"
-#include "value_file.h"
 
 namespace lowbit::tools {
-
-// Shared with quantize_command.cc (defined there).
-std::vector<float> ReadF32Values(const std::vector<std::string>& texts, const std::string& file);
-// `lowbit check gemm` (check_gemm_command.cc).
-void AddCheckGemmCommand(CLI::App& app);
 
 namespace {
 

@@ -37,6 +37,7 @@ void AddQuantizeCommand(CLI::App& app);  // quantize_command.cc (block recipes)
 void AddExplainCommand(CLI::App& app);   // explain_command.cc (block recipes)
 void AddListCommand(CLI::App& app);      // list_command.cc (formats, profiles, recipes)
 void AddCheckCommand(CLI::App& app);     // check_command.cc (a user kernel's dumped outputs)
+void AddCheckGemmCommand(CLI::App& app);  // check_gemm_command.cc (`lowbit check gemm`, added by check)
 void AddMmaCommand(CLI::App& app);       // mma_command.cc (one tensor-core output, step by step)
 
 }  // namespace lowbit::tools

@@ -15,8 +15,8 @@
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/profiles/profiles.h"
+#include "lowbit/formats/user_word.h"
 #include "parse.h"
-#include "value_file.h"
 #include "value_parse.h"
 #include "value_text.h"
 

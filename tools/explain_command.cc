@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "f32_values.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/recipe.h"
@@ -27,11 +28,6 @@
 
 namespace lowbit::tools {
 
-// Defined in quantize_command.cc.
-recipe::Target ParseRecipeOrThrow(const std::string& name);
-std::vector<float> ReadF32Values(const std::vector<std::string>& texts, const std::string& file);
-std::string F32Text(float x);
-
 namespace {
 
 struct ExplainArgs {
@@ -39,67 +35,20 @@ struct ExplainArgs {
   std::vector<std::string> values;
 };
 
-// One line per rule, from the rule's comment in recipe.h (its source). The
-// switch has no default and -Wswitch is an error here, so a rule added
-// without a text does not compile; CliQuantizeTest.ExplainPrintsARuleForEveryRecipe
-// checks that every catalog recipe prints a non-empty rule line.
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic error "-Wswitch"
-#endif
+// One line per rule: its name and formula from the list of scale rules
+// (recipe/scale_rule_list.h, where every rule has both);
+// CliQuantizeTest.ExplainPrintsARuleForEveryRecipe checks that every catalog
+// recipe prints a non-empty rule line.
 const char* ScaleRuleText(recipe::ScaleRule rule) {
-  using recipe::ScaleRule;
-  switch (rule) {
-    case ScaleRule::kMxFloor: return "floor: e = floor(log2 amax) - emax, from the FP32 exponent bits";
-    case ScaleRule::kMxCeil: return "ceil: e = exponent(amax) + (mantissa != 0) - emax";
-    case ScaleRule::kMxEven: return "even: round amax to the element's mantissa width, then floor";
-    case ScaleRule::kMxRceil: return "RCEIL: X = round_up_pow2(fp32(amax * fp32(1/max_elem)))";
-    case ScaleRule::kMxNearest: return "nearest: X = nearest_pow2(fp32(amax * fp32(1/max_elem))), 1.5*2^k ties up";
-    case ScaleRule::kMxRceilEager:
-      return "RCEIL eager (torchao 0.18 CPU): descale = fp32(amax * fp32(1/max_elem)), e = clamp(ceil(log2f(descale)), "
-             "-127, 127) in FP32 (a few ulps above 2^k gives k); NaN -> 0xff, Inf -> 0xfe; code 0 scales by 1";
-    case ScaleRule::kNvfp4Te:
-      return "TE: block scale = E4M3 satfinite(block amax * (S_enc * fp32(1/6))), S_enc from the tensor amax "
-             "(2688 / amax); x * fminf(1 / (block scale * S_dec), FLT_MAX)";
-    case ScaleRule::kNvfp4Torchao:
-      return "torchao: block scale = E4M3(clamp((block amax / 6) / per_tensor_scale, 2^-6, 448)); "
-             "x / (per_tensor_scale * block scale)";
-    case ScaleRule::kNvfp4ModelOpt:
-      return "ModelOpt: block scale = E4M3(max(block amax / (6 * wsf2), 2^-9)), 0 -> 1; x / (block scale * wsf2)";
-    case ScaleRule::kNvfp4Torchao018:
-      return "torchao 0.18: block scale as torchao; x * fp32(fp32(1 / per_tensor_scale) / block scale)";
-    case ScaleRule::kNvfp4ModelOpt047:
-      return "ModelOpt 0.47: block scale = E4M3(clamp(block amax / (6 * wsf2), 2^-9, 448)), 0 -> 1; "
-             "x / (block scale * wsf2)";
-    case ScaleRule::kTeFp8: return "scale = max_fp8 / max(amax, eps) (amax 0/Inf/NaN -> 1, Inf -> FLT_MAX); y = x * scale; satfinite cvt";
-    case ScaleRule::kAoSymmetric: return "scale = max(amax / ((qmax - qmin) / 2), eps); y = x * fp32(1 / scale); q = clamp(round(y) + zp)";
-    case ScaleRule::kAoAsymmetric: return "scale = max((max+ - min-) / (qmax - qmin), eps); zp = clamp(qmin - round(min- / scale)); y = x * fp32(1 / scale)";
-    case ScaleRule::kGptqSymmetric: return "xmin = -xmax if any x < 0; scale = (xmax - xmin) / maxq; zero = (maxq + 1) / 2; y = x / scale";
-    case ScaleRule::kGptqAsymmetric: return "scale = (xmax - xmin) / maxq; zero = round(-xmin / scale); y = x / scale";
-    case ScaleRule::kAmaxOverQmax: return "scale = amax / qmax (0 -> 1); y = x / scale; q = clamp(round(y), -qmax, qmax)";
-    case ScaleRule::kVllmFp8PerTensor:
-      return "vLLM per tensor: scale = amax / 448 (stored, no floor; or the given scale); y = x * fp32(1 / scale); "
-             "fmaxf(-448, fminf(y, 448)) (NaN -> +448); E4M3 RNE";
-    case ScaleRule::kVllmFp8PerToken:
-      return "vLLM per token: scale = fmaxf(amax / 448, 1 / (448 * 512)) (or the given scale); y = x / scale; "
-             "fmaxf(-448, fminf(y, 448)); E4M3 RNE";
-    case ScaleRule::kAmaxOverQmaxFloored:
-      return "scale = max(amax, 1e-10) / 127; q = clamp(round(x / scale), -128, 127) (half even)";
-    case ScaleRule::kVllmFp8KvCache:
-      return "vLLM KV cache: a static scale (1.0, or the given k_scale / v_scale, per tensor or per head); "
-             "y = x / scale; __nv_cvt_float_to_fp8(y, __NV_SATFINITE) (NaN -> 0x7f, +-Inf -> +-448)";
-    case ScaleRule::kVllmFp8KvCalculated:
-      return "vLLM calc_kv_scales: scale = amax * fp32(1 / range) (torch on CUDA: abs(x).max() / the CPU range "
-             "tensor, NaN wins, no floor); y = x / scale; __nv_cvt_float_to_fp8(y, __NV_SATFINITE)";
-    case ScaleRule::kAwqAsymmetric:
-      return "AWQ (every step in FP16): scale = max(max - min, 1e-5) / maxq; zero = clamp(-round(min / scale), 0, "
-             "maxq); q = clamp(round(x / scale) + zero, 0, maxq)";
-  }
-  return "";
+  static const std::vector<std::string> texts = [] {
+    std::vector<std::string> t;
+    for (recipe::ScaleRule r : recipe::kAllScaleRules) {
+      t.push_back(std::string(recipe::ScaleRuleName(r)) + ": " + recipe::ScaleRuleFormula(r));
+    }
+    return t;
+  }();
+  return texts[static_cast<std::size_t>(rule)].c_str();
 }
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
 
 std::string Decimal(float x) { return ExactDecimal(kFp32, recipe::F32Bits(x)); }
 

@@ -7,8 +7,9 @@
 #include <utility>
 
 #include "commands.h"
-#include "value_file.h"
+#include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/user_word.h"
 
 namespace lowbit::tools {
 namespace {
@@ -28,6 +29,19 @@ FormatId ParseFormat(const std::string& name) {
   std::string error;
   if (!recipe::ParseFormatName(Lower(name), &id, &error)) throw CommandError(error);
   return id;
+}
+
+recipe::Target ParseRecipeOrThrow(const std::string& name) {
+  recipe::Target t;
+  std::string error;
+  if (!recipe::ParseTarget(name, &t, &error)) throw CommandError(error + " (lowbit list recipes)");
+  if (t.kind == recipe::Target::Kind::kRecipe) return t;
+  std::string recipes;
+  for (const recipe::Recipe& r : recipe::kAllRecipes) {
+    if (std::string(r.name) == Spec(t.format).name) recipes += (recipes.empty() ? "" : ", ") + recipe::RecipeName(r);
+  }
+  throw CommandError(QuoteUserWord(name) + " names a format, not a recipe" +
+                     (recipes.empty() ? std::string(" (lowbit list recipes)") : " (its recipes: " + recipes + ")"));
 }
 
 std::uint64_t ParseCode(const FormatSpec& spec, const std::string& text) {
@@ -94,75 +108,22 @@ std::uint64_t ParseUnsigned(const std::string& text, std::uint64_t max, const st
   return value;
 }
 
-namespace {
-
-// Every spelling of each mode: lowbit's own first, then the PTX and other
-// common names (cvt.rn, .rz, .rp, .rm).
-struct ModeSpelling {
-  const char* name;
-  RoundingMode mode;
-};
-constexpr ModeSpelling kModeSpellings[] = {
-    {"rne", RoundingMode::kNearestEven}, {"rna", RoundingMode::kNearestAway},
-    {"rtz", RoundingMode::kTowardZero},  {"up", RoundingMode::kUp},
-    {"down", RoundingMode::kDown},       {"odd", RoundingMode::kOdd},
-    {"stochastic", RoundingMode::kStochastic},
-    {"rn", RoundingMode::kNearestEven},  {"nearest-even", RoundingMode::kNearestEven},
-    {"nearest-away", RoundingMode::kNearestAway},
-    {"rz", RoundingMode::kTowardZero},   {"zero", RoundingMode::kTowardZero},
-    {"rp", RoundingMode::kUp},           {"ru", RoundingMode::kUp},
-    {"rm", RoundingMode::kDown},         {"rd", RoundingMode::kDown},
-    {"rto", RoundingMode::kOdd},         {"rs", RoundingMode::kStochastic},
-    {"rnu", RoundingMode::kNearestUp},   {"rnd", RoundingMode::kNearestDown},
-    {"rnz", RoundingMode::kNearestTowardZero},
-    {"nearest-up", RoundingMode::kNearestUp}, {"nearest-down", RoundingMode::kNearestDown},
-    {"nearest-zero", RoundingMode::kNearestTowardZero},
-};
-
-}  // namespace
-
 RoundingMode ParseRoundingMode(const std::string& name) {
-  const std::string s = Lower(name);
-  for (const ModeSpelling& m : kModeSpellings) {
-    if (s == m.name) return m.mode;
-  }
-  throw CommandError("unknown rounding mode " + QuoteUserWord(name) +
-                     " (known: rne, rna, rtz, up, down, odd, rnu, rnd, rnz, stochastic)");
+  RoundingMode mode{};
+  if (FindRoundingMode(name, &mode)) return mode;
+  std::string known;
+  for (RoundingMode m : kAllRoundingModes) known += (known.empty() ? "" : ", ") + std::string(RoundingModeName(m));
+  throw CommandError("unknown rounding mode " + QuoteUserWord(name) + " (known: " + known + ")");
 }
 
 const std::vector<std::string>& RoundingModeSpellings() {
   static const std::vector<std::string> spellings = [] {
     std::vector<std::string> v;
-    for (const ModeSpelling& m : kModeSpellings) v.push_back(m.name);
+    for (RoundingMode m : kAllRoundingModes) v.push_back(RoundingModeName(m));
+    for (const RoundingModeAlias& a : kRoundingModeAliases) v.emplace_back(a.alias);
     return v;
   }();
   return spellings;
-}
-
-const char* RoundingModeName(RoundingMode mode) {
-  switch (mode) {
-    case RoundingMode::kNearestEven:
-      return "rne";
-    case RoundingMode::kNearestAway:
-      return "rna";
-    case RoundingMode::kTowardZero:
-      return "rtz";
-    case RoundingMode::kUp:
-      return "up";
-    case RoundingMode::kDown:
-      return "down";
-    case RoundingMode::kOdd:
-      return "odd";
-    case RoundingMode::kNearestUp:
-      return "rnu";
-    case RoundingMode::kNearestDown:
-      return "rnd";
-    case RoundingMode::kNearestTowardZero:
-      return "rnz";
-    case RoundingMode::kStochastic:
-      return "stochastic";
-  }
-  return "?";
 }
 
 CLI::Validator GrammarValidator(std::string description, void (*parse)(const std::string&)) {

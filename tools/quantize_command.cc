@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "f32_values.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
@@ -35,12 +36,12 @@
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
 #include "lowbit/formats/round_pack.h"
+#include "lowbit/formats/user_word.h"
+#include "lowbit/registry/choose.h"
 #include "lowbit/registry/parallel.h"
 #include "lowbit/registry/recipe_entry.h"
 #include "lowbit/registry/registry.h"
 #include "parse.h"
-#include "value_file.h"
-#include "value_parse.h"
 #include "value_text.h"
 #if defined(LOWBIT_HAVE_REFERENCE)
 #include "lowbit/reference/block/error_metrics.h"
@@ -48,67 +49,12 @@
 
 namespace lowbit::tools {
 
-// Shared with explain_command.cc (declared there too).
-recipe::Target ParseRecipeOrThrow(const std::string& name);
-std::vector<float> ReadF32Values(const std::vector<std::string>& texts, const std::string& file);
-std::string F32Text(float x);
-
 std::string ScaledRecipeNames() {
   std::string names;
   for (const recipe::Recipe& r : recipe::kAllRecipes) {
     if (r.family() == recipe::Family::kScaled) names += (names.empty() ? "" : ", ") + recipe::RecipeName(r);
   }
   return names;
-}
-
-// A recipe name through the one grammar (recipe/names.h); its message names
-// the problem and, on a near miss, what was probably meant (group and tile
-// sizes: whole numbers from 1 to recipe::names_detail::kMaxLayoutSize, one
-// limit and one message for every spelling). A format name without a recipe
-// profile ("e4m3", "int8:nvidia") is refused with the format's recipes, if
-// it has any.
-recipe::Target ParseRecipeOrThrow(const std::string& name) {
-  recipe::Target t;
-  std::string error;
-  if (!recipe::ParseTarget(name, &t, &error)) throw CommandError(error + " (lowbit list recipes)");
-  if (t.kind == recipe::Target::Kind::kRecipe) return t;
-  std::string recipes;
-  for (const recipe::Recipe& r : recipe::kAllRecipes) {
-    if (std::string(r.name) == Spec(t.format).name) recipes += (recipes.empty() ? "" : ", ") + recipe::RecipeName(r);
-  }
-  throw CommandError(QuoteUserWord(name) + " names a format, not a recipe" +
-                     (recipes.empty() ? std::string(" (lowbit list recipes)") : " (its recipes: " + recipes + ")"));
-}
-
-// Each value read exactly, then rounded to nearest even into FP32; words of
-// a --file are read as value_file.h says (bounded, text only, read errors
-// named) and parsed one at a time, so memory holds floats, not words.
-std::vector<float> ReadF32Values(const std::vector<std::string>& texts, const std::string& file) {
-  std::vector<float> out;
-  const auto add = [&out](std::string_view text) {
-    const EncodeResult r = RoundPack(kFp32, ParseExactValue(std::string(text)), EncodeOptions{});
-    out.push_back(BitCast<float>(static_cast<std::uint32_t>(r.code)));
-  };
-  for (const std::string& t : texts) add(t);
-  if (!file.empty()) {
-    ForEachWordInFile(file, [&](std::string_view word, long index) {
-      try {
-        add(word);
-      } catch (const CommandError& e) {
-        throw CommandError("--file " + QuoteUserWord(file) + ", value " + std::to_string(index + 1) + ": " +
-                           e.what());
-      }
-    });
-  }
-  if (out.empty()) {
-    throw CommandError(file.empty() ? "no values (give them as arguments or with --file)"
-                                    : "no values (--file " + QuoteUserWord(file) + " holds no numbers)");
-  }
-  return out;
-}
-
-std::string F32Text(float x) {
-  return ExactDecimal(kFp32, recipe::F32Bits(x)) + " (" + Hex(recipe::F32Bits(x)) + ")";
 }
 
 namespace {
@@ -371,10 +317,11 @@ void RunModelRowsOnAllCores(const recipe::Recipe& r, const std::vector<float>& x
   args.target = target;
   args.rows = 1;
   args.cols = static_cast<std::size_t>(count);
-  const std::string name = recipe::RecipeName(r);
   for (registry::RecipeOperation op : registry::kAllRecipeOperations) {
-    const registry::RecipeEntry* row = rows->FindRecipe(op, name, "scalar");
     args.operation = op;
+    // The row the registry chooses for host buffers (registry/choose.h), as
+    // for the Python package; this table holds the model's rows only.
+    const registry::RecipeEntry* row = registry::ChooseRecipeRow(*rows, args, registry::Memory::kHost);
     const bool quantize = op == registry::RecipeOperation::kQuantizeRecipe;
     args.x = quantize ? x.data() : nullptr;
     args.q = q;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "commands.h"
-#include "value_parse.h"
+#include "value_limits.h"
 
 namespace lowbit::tools {
 namespace {

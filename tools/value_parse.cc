@@ -8,7 +8,7 @@
 #include <boost/multiprecision/cpp_int.hpp>
 
 #include "commands.h"
-#include "value_file.h"
+#include "lowbit/formats/user_word.h"
 
 namespace lowbit::tools {
 namespace {

@@ -8,16 +8,12 @@
 // p + 2 bits). FP64, the widest input type, has 53.
 #pragma once
 
-#include <cstddef>
 #include <string>
 
 #include "lowbit/formats/unpacked.h"
+#include "value_limits.h"
 
 namespace lowbit::tools {
-
-// Longer words are refused: every value that can round differently in any
-// format fits (FP64's smallest subnormal has 767 significant digits).
-inline constexpr std::size_t kMaxValueLength = 4096;
 
 // Accepts [+-] then a decimal (12, 0.25, 1e-3, .5), a hex float (0x1.cp+8,
 // 0x10), or inf / infinity / nan (any case), with optional blanks around.

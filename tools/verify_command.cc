@@ -29,9 +29,9 @@
 #include "lowbit/check/check.h"
 #include "lowbit/check/progress.h"
 #include "lowbit/check/text.h"
+#include "lowbit/formats/user_word.h"
 #include "lowbit/registry/registry.h"
 #include "parse.h"
-#include "value_file.h"
 
 namespace lowbit::tools {
 namespace {
