@@ -47,6 +47,7 @@
 #include "lowbit/formats/alternatives/x86_multiply.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/profiles/format_match.h"
 #include "lowbit/formats/profiles/nvidia.h"
 #include "lowbit/formats/recipe/catalog.h"
@@ -56,8 +57,8 @@
 namespace lowbit {
 namespace {
 
-std::uint32_t Bits(float f) { return block::F32Bits(f); }
-float FromBits(std::uint32_t b) { return block::F32FromBits(b); }
+using ::lowbit::block::F32Bits;
+using ::lowbit::block::F32FromBits;
 
 std::string Hex(std::uint64_t v) {
   char b[32];
@@ -182,8 +183,8 @@ TEST(AlternativeE2m1, EncodersEqualTheModelOnEveryInput) {
   std::vector<std::string> failures;
   const std::uint64_t checked = Sweep(plan, [&](std::uint32_t x, std::string* why) {
     const std::uint32_t want = static_cast<std::uint32_t>(EncodeF32Bits(kE2m1, x, model_options).code);
-    const std::uint32_t one = alternatives::EncodeE2m1OneAddition(FromBits(x));
-    const std::uint32_t two = alternatives::EncodeE2m1TwoPath(FromBits(x));
+    const std::uint32_t one = alternatives::EncodeE2m1OneAddition(F32FromBits(x));
+    const std::uint32_t two = alternatives::EncodeE2m1TwoPath(F32FromBits(x));
     if (one == want && two == want) return true;
     *why = "model " + Hex(want) + ", one-addition " + Hex(one) + ", two-path " + Hex(two);
     return false;
@@ -193,7 +194,7 @@ TEST(AlternativeE2m1, EncodersEqualTheModelOnEveryInput) {
 
 TEST(AlternativeE2m1, DecodeEqualsTheModelOnEveryCode) {
   for (std::uint32_t c = 0; c < 16; ++c) {
-    EXPECT_EQ(Bits(alternatives::DecodeE2m1FromBits(c)), DecodeToF32Bits(kE2m1, c)) << c;
+    EXPECT_EQ(F32Bits(alternatives::DecodeE2m1FromBits(c)), DecodeToF32Bits(kE2m1, c)) << c;
   }
 }
 
@@ -235,9 +236,9 @@ TEST(AlternativeE8m0Rceil, EqualsTheModelOnEveryInput) {
     std::vector<std::string> failures;
     const std::uint64_t checked = Sweep(plan, [&](std::uint32_t x, std::string* why) {
       recipe::GroupStats stats = recipe::EmptyStats();
-      stats.amax = FromBits(x);
+      stats.amax = F32FromBits(x);
       const std::uint32_t want = recipe::ChooseScale(r, stats).code;
-      const std::uint32_t got = alternatives::E8m0RceilFromBits(FromBits(x), saturate);
+      const std::uint32_t got = alternatives::E8m0RceilFromBits(F32FromBits(x), saturate);
       if (got == want) return true;
       *why = std::string(saturate ? "saturating" : "non-saturating") + ": model " + Hex(want) + ", bits " + Hex(got);
       return false;
@@ -260,8 +261,8 @@ TEST(AlternativeAmax, CombineEqualsTheModelOnEveryPairOfBoundaryValues) {
   for (AmaxNan rule : {AmaxNan::kIgnore, AmaxNan::kPropagate}) {
     for (std::uint32_t a : bits) {
       for (std::uint32_t b : bits) {
-        const std::uint32_t want = Bits(recipe::CombineAmax(rule, FromBits(a), FromBits(b)));
-        const std::uint32_t got = Bits(alternatives::CombineAmaxOfMagnitudes(rule, FromBits(a), FromBits(b)));
+        const std::uint32_t want = F32Bits(recipe::CombineAmax(rule, F32FromBits(a), F32FromBits(b)));
+        const std::uint32_t got = F32Bits(alternatives::CombineAmaxOfMagnitudes(rule, F32FromBits(a), F32FromBits(b)));
         // Both maxima of +0 and -0 are allowed by the model's rule only in
         // order; the kernels never see -0 (|x|), so compare magnitudes there.
         const bool zeros = (a & 0x7FFFFFFFu) == 0 && (b & 0x7FFFFFFFu) == 0;
@@ -291,7 +292,7 @@ std::vector<float> NonNegativeBoundaryValues(int random) {
   std::mt19937 rng(20261124);
   for (int i = 0; i < random; ++i) bits.push_back(rng() & 0x7FFFFFFFu);
   std::vector<float> v;
-  for (std::uint32_t b : bits) v.push_back(FromBits(b));
+  for (std::uint32_t b : bits) v.push_back(F32FromBits(b));
   return v;
 }
 
@@ -334,9 +335,9 @@ std::vector<float> ScaleBoundaryAmaxes(const recipe::Recipe& r) {
   const float rcp = recipe::MaxNormReciprocal(r);
   for (int c = 0; c < 255; ++c) {
     const float threshold = block::F32Pow2(c - 127) / rcp;
-    const std::uint32_t b = Bits(threshold);
+    const std::uint32_t b = F32Bits(threshold);
     for (std::uint32_t d : {b - 2, b - 1, b, b + 1, b + 2}) {
-      if (d < 0x7F800000u) v.push_back(FromBits(d));
+      if (d < 0x7F800000u) v.push_back(F32FromBits(d));
     }
   }
   return v;
@@ -344,10 +345,10 @@ std::vector<float> ScaleBoundaryAmaxes(const recipe::Recipe& r) {
 
 void ExpectSameScale(const recipe::BlockScale& want, const recipe::BlockScale& got, const std::string& what) {
   EXPECT_EQ(got.code, want.code) << what;
-  EXPECT_EQ(Bits(got.factor), Bits(want.factor)) << what;
-  EXPECT_EQ(Bits(got.decode), Bits(want.decode)) << what;
+  EXPECT_EQ(F32Bits(got.factor), F32Bits(want.factor)) << what;
+  EXPECT_EQ(F32Bits(got.decode), F32Bits(want.decode)) << what;
   EXPECT_EQ(got.exponent, want.exponent) << what;
-  EXPECT_EQ(Bits(got.rule_value), Bits(want.rule_value)) << what;
+  EXPECT_EQ(F32Bits(got.rule_value), F32Bits(want.rule_value)) << what;
 }
 
 TEST(AlternativeMxScale, ChooseMxScaleCodeEqualsTheModelForEveryMxRecipe) {
@@ -361,7 +362,7 @@ TEST(AlternativeMxScale, ChooseMxScaleCodeEqualsTheModelForEveryMxRecipe) {
       const int want = recipe::ChooseScale(r, stats).code;
       const int got = alternatives::ChooseMxScaleCode(r, amax);
       if (got != want && bad++ < 4) {
-        ADD_FAILURE() << NameOf(r) << " amax " << Hex(Bits(amax)) << ": model " << want << ", alternative " << got;
+        ADD_FAILURE() << NameOf(r) << " amax " << Hex(F32Bits(amax)) << ": model " << want << ", alternative " << got;
       }
     }
   }
@@ -378,11 +379,11 @@ TEST(AlternativeMxScale, ChooseMxScaleFromBitsEqualsTheModelForEveryMxRecipe) {
       const recipe::BlockScale want = recipe::ChooseScale(r, stats);
       const recipe::BlockScale got = alternatives::ChooseMxScaleFromBits(r, amax);
       ++compared;
-      if ((got.code != want.code || Bits(got.decode) != Bits(want.decode) || Bits(got.factor) != Bits(want.factor)) &&
+      if ((got.code != want.code || F32Bits(got.decode) != F32Bits(want.decode) || F32Bits(got.factor) != F32Bits(want.factor)) &&
           bad++ < 4) {
-        ADD_FAILURE() << NameOf(r) << " amax " << Hex(Bits(amax)) << ": model code " << int{want.code} << " decode "
-                      << Hex(Bits(want.decode)) << " factor " << Hex(Bits(want.factor)) << ", alternative code "
-                      << int{got.code} << " decode " << Hex(Bits(got.decode)) << " factor " << Hex(Bits(got.factor));
+        ADD_FAILURE() << NameOf(r) << " amax " << Hex(F32Bits(amax)) << ": model code " << int{want.code} << " decode "
+                      << Hex(F32Bits(want.decode)) << " factor " << Hex(F32Bits(want.factor)) << ", alternative code "
+                      << int{got.code} << " decode " << Hex(F32Bits(got.decode)) << " factor " << Hex(F32Bits(got.factor));
       }
     }
   }
@@ -409,11 +410,11 @@ TEST(AlternativeMxScale, ScaledElementByReciprocalEqualsTheModelForEveryMxRecipe
     int bad = 0;
     for (const recipe::BlockScale& s : scales) {
       for (float x : xs) {
-        const std::uint32_t want = Bits(recipe::ScaledElement(r, s, x));
+        const std::uint32_t want = F32Bits(recipe::ScaledElement(r, s, x));
         const std::uint32_t got =
-            Bits(alternatives::ScaledMxElementByReciprocal(r, alternatives::MxScaleByReciprocal(r, s.code), x));
+            F32Bits(alternatives::ScaledMxElementByReciprocal(r, alternatives::MxScaleByReciprocal(r, s.code), x));
         if (got != want && bad++ < 4) {
-          ADD_FAILURE() << NameOf(r) << " code " << int(s.code) << " x " << Hex(Bits(x)) << ": model " << Hex(want)
+          ADD_FAILURE() << NameOf(r) << " code " << int(s.code) << " x " << Hex(F32Bits(x)) << ": model " << Hex(want)
                         << ", by reciprocal " << Hex(got);
         }
       }
@@ -472,7 +473,7 @@ TEST(AlternativeMxScale, ScaledElementAnyNanGivesTheModelsCodes) {
         // Under a NaN-propagating amax a NaN or Inf element makes its block's
         // scale NaN (every MX rule maps a non-finite amax to 0xFF), so it
         // never meets a finite scale.
-        if (r.amax_nan == AmaxNan::kPropagate && !block::F32IsFinite(Bits(x)) && s.code != recipe::kE8m0NanCode) {
+        if (r.amax_nan == AmaxNan::kPropagate && !block::F32IsFinite(F32Bits(x)) && s.code != recipe::kE8m0NanCode) {
           continue;
         }
         const std::uint32_t want = recipe::EncodeScaled(r, s, recipe::ScaledElement(r, s, x));
@@ -481,7 +482,7 @@ TEST(AlternativeMxScale, ScaledElementAnyNanGivesTheModelsCodes) {
                                        : static_cast<std::uint32_t>(EncodeF32(r.element, y, hw).code);
         const std::uint32_t two = e2m1 ? alternatives::EncodeE2m1TwoPath(y) : got;
         if ((got != want || two != want) && bad++ < 4) {
-          ADD_FAILURE() << NameOf(r) << " code " << int(s.code) << " x " << Hex(Bits(x)) << ": model " << Hex(want)
+          ADD_FAILURE() << NameOf(r) << " code " << int(s.code) << " x " << Hex(F32Bits(x)) << ": model " << Hex(want)
                         << ", alternative " << Hex(got) << " / " << Hex(two);
         }
       }
@@ -543,7 +544,7 @@ void ExpectMxElementAlternativesEqualTheModel(const std::vector<recipe::Recipe>&
   EXPECT_GE(roundings[0], 1);
   EXPECT_GE(roundings[1], 1);
   const std::uint64_t checked = Sweep(plan, [&](std::uint32_t x, std::string* why) {
-    const float y = FromBits(x);
+    const float y = F32FromBits(x);
     for (const recipe::Recipe& r : rules) {
       const std::uint32_t want = recipe::EncodeScaled(r, recipe::BlockScale{}, y);
       const bool ties_away = r.element_encode.rounding == RoundingMode::kNearestAway;
@@ -860,8 +861,8 @@ TEST(AlternativeNvfp4TeScale, EqualsTheModelWithTheModelsConversion) {
     const recipe::TensorScale t = recipe::ChooseTensorScale(r, tensor);
     for (std::uint32_t code = 0; code < 0x7F; ++code) {
       const float v = DecodeToF32(r.scale_format, code) / (t.encode * (1.0f / recipe::MaxFiniteF32(r.element)));
-      const std::uint32_t b = Bits(v);
-      for (std::uint32_t d : {b - 1, b, b + 1}) amaxes.push_back(FromBits(d));
+      const std::uint32_t b = F32Bits(v);
+      for (std::uint32_t d : {b - 1, b, b + 1}) amaxes.push_back(F32FromBits(d));
     }
   }
   std::mt19937 rng(7);
@@ -878,10 +879,10 @@ TEST(AlternativeNvfp4TeScale, EqualsTheModelWithTheModelsConversion) {
       const recipe::BlockScale want = recipe::ChooseScale(r, stats, t);
       const recipe::BlockScale got = alternatives::ChooseNvfp4TeScale(r, amax, t, codec);
       ++checked;
-      const bool same = got.code == want.code && Bits(got.factor) == Bits(want.factor) &&
-                        Bits(got.decode) == Bits(want.decode) && Bits(got.rule_value) == Bits(want.rule_value);
+      const bool same = got.code == want.code && F32Bits(got.factor) == F32Bits(want.factor) &&
+                        F32Bits(got.decode) == F32Bits(want.decode) && F32Bits(got.rule_value) == F32Bits(want.rule_value);
       if (!same && bad++ < 4) {
-        ExpectSameScale(want, got, "tensor amax " + Hex(Bits(tensor)) + " amax " + Hex(Bits(amax)));
+        ExpectSameScale(want, got, "tensor amax " + Hex(F32Bits(tensor)) + " amax " + Hex(F32Bits(amax)));
       }
     }
   }
@@ -901,9 +902,9 @@ TEST(AlternativeX86Multiply, EqualsThisHostsMultiplyWithAtMostOneNan) {
   for (std::uint32_t a : bits) {
     for (std::uint32_t b : bits) {
       if (block::F32IsNan(a) && block::F32IsNan(b)) continue;  // which NaN is the compiler's operand order
-      volatile float va = FromBits(a), vb = FromBits(b);
-      const std::uint32_t host = Bits(va * vb);
-      const std::uint32_t got = Bits(alternatives::F32MulAsX86(FromBits(a), FromBits(b)));
+      volatile float va = F32FromBits(a), vb = F32FromBits(b);
+      const std::uint32_t host = F32Bits(va * vb);
+      const std::uint32_t got = F32Bits(alternatives::F32MulAsX86(F32FromBits(a), F32FromBits(b)));
       EXPECT_EQ(got, host) << Hex(a) << " * " << Hex(b);
       ++compared;
     }
@@ -924,12 +925,12 @@ TEST(AlternativeX86Multiply, ModelDivideAndSubtractEqualThisHostsOperators) {
   int compared = 0, nan_results = 0;
   for (std::uint32_t a : bits) {
     for (std::uint32_t b : bits) {
-      volatile float va = FromBits(a), vb = FromBits(b);
-      const std::uint32_t quotient = Bits(va / vb), difference = Bits(va - vb), product = Bits(va * vb);
-      EXPECT_EQ(Bits(block::F32DivAsX86(FromBits(a), FromBits(b))), quotient) << Hex(a) << " / " << Hex(b);
-      EXPECT_EQ(Bits(block::F32SubAsX86(FromBits(a), FromBits(b))), difference) << Hex(a) << " - " << Hex(b);
+      volatile float va = F32FromBits(a), vb = F32FromBits(b);
+      const std::uint32_t quotient = F32Bits(va / vb), difference = F32Bits(va - vb), product = F32Bits(va * vb);
+      EXPECT_EQ(F32Bits(block::F32DivAsX86(F32FromBits(a), F32FromBits(b))), quotient) << Hex(a) << " / " << Hex(b);
+      EXPECT_EQ(F32Bits(block::F32SubAsX86(F32FromBits(a), F32FromBits(b))), difference) << Hex(a) << " - " << Hex(b);
       // F32MulAsX86 (recipe/steps.h DecodeElement): as mulss with a first.
-      EXPECT_EQ(Bits(block::F32MulAsX86(FromBits(a), FromBits(b))), product) << Hex(a) << " * " << Hex(b);
+      EXPECT_EQ(F32Bits(block::F32MulAsX86(F32FromBits(a), F32FromBits(b))), product) << Hex(a) << " * " << Hex(b);
       nan_results += block::F32IsNan(quotient) + block::F32IsNan(difference) + block::F32IsNan(product);
       ++compared;
     }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "all_backends.h"
 #include "lowbit/check/backends.h"
 #include "lowbit/check/check.h"
 #include "lowbit/check/text.h"
@@ -25,14 +26,7 @@ namespace {
 using registry::KernelEntry;
 using registry::RecipeEntry;
 
-const registry::Registry& AllBackends() {
-  static const registry::Registry* registry = [] {
-    auto* r = new registry::Registry;  // outlives the parameters that point into it
-    RegisterAllBackends(*r);
-    return r;
-  }();
-  return *registry;
-}
+using ::lowbit::testing::AllBackends;
 
 Level CheckLevel() {
   switch (testing::CurrentTestLevel()) {

@@ -15,13 +15,15 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "all_backends.h"
+#include "catalog_recipe.h"
 #include "lowbit/check/backends.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/steps.h"
@@ -39,14 +41,10 @@ namespace {
 
 namespace ref = lowbit::reference::block;
 
-float FromBits(std::uint32_t b) { return std::bit_cast<float>(b); }
-std::uint32_t Bits(float f) { return std::bit_cast<std::uint32_t>(f); }
+using ::lowbit::block::F32Bits;
+using ::lowbit::block::F32FromBits;
 
-const recipe::Recipe& Named(const char* profile) {
-  const recipe::Recipe* r = recipe::FindRecipe("uint4", profile);
-  if (r == nullptr) throw std::logic_error(std::string("no recipe uint4:") + profile);
-  return *r;
-}
+using ::lowbit::testing::CatalogRecipe;
 
 constexpr const char* kProfiles[] = {"gptq-sym-fp16", "gptq-asym-fp16", "awq-fp16"};
 
@@ -93,7 +91,7 @@ Quantized Model(const recipe::Recipe& r, const recipe::Layout& layout, const std
 void ExpectGroup(const char* profile, const std::vector<float>& x, const std::vector<int>& codes,
                  std::uint32_t scale_bits, std::int32_t zero_point, const std::vector<std::uint16_t>& back16) {
   SCOPED_TRACE(profile);
-  const recipe::Recipe& r = Named(profile);
+  const recipe::Recipe& r = CatalogRecipe("uint4", profile);
   const recipe::Layout layout{recipe::Geometry::kGroup, 4, 0};
   const Quantized m = Model(r, layout, x, 1, 4);
   const ref::OracleQuantized o = ref::OracleQuantizeTensor(r, layout, x, 1, 4);
@@ -106,7 +104,7 @@ void ExpectGroup(const char* profile, const std::vector<float>& x, const std::ve
     EXPECT_TRUE(SameF16(m.back16[k], back16[k])) << "model fp16 " << k << ": " << std::hex << m.back16[k];
     EXPECT_TRUE(SameF16(o16[k], back16[k])) << "oracle fp16 " << k << ": " << std::hex << o16[k];
   }
-  EXPECT_TRUE(SameF32(Bits(m.scales[0]), scale_bits)) << std::hex << Bits(m.scales[0]);
+  EXPECT_TRUE(SameF32(F32Bits(m.scales[0]), scale_bits)) << std::hex << F32Bits(m.scales[0]);
   EXPECT_TRUE(SameF32(o.scales[0].decode_bits, scale_bits)) << std::hex << o.scales[0].decode_bits;
   EXPECT_EQ(m.zero_points[0], zero_point);
   EXPECT_EQ(o.scales[0].zero_point, zero_point);
@@ -120,14 +118,14 @@ void ExpectGroup(const char* profile, const std::vector<float>& x, const std::ve
 TEST(Fp16Scales, HalfRoundingOfAScale) {
   EXPECT_EQ(recipe::F16RoundedF32(65504.0f), 65504.0f);
   EXPECT_EQ(recipe::F16RoundedF32(std::nextafter(65520.0f, 0.0f)), 65504.0f);
-  EXPECT_EQ(Bits(recipe::F16RoundedF32(65520.0f)), 0x7F800000u);
+  EXPECT_EQ(F32Bits(recipe::F16RoundedF32(65520.0f)), 0x7F800000u);
   EXPECT_EQ(recipe::F16RoundedF32(0x1p-25f), 0.0f);
   EXPECT_EQ(recipe::F16RoundedF32(std::nextafter(0x1p-25f, 1.0f)), 0x1p-24f);
   EXPECT_EQ(recipe::F16RoundedF32(0x1.8p-24f), 0x1p-23f);
-  EXPECT_EQ(recipe::F16CodeOfScale(FromBits(0xFFC00001u)), 0xFE00u);  // NaN: sign kept, quiet
+  EXPECT_EQ(recipe::F16CodeOfScale(F32FromBits(0xFFC00001u)), 0xFE00u);  // NaN: sign kept, quiet
   // 0.2f = 0x3E4CCCCD -> 1.6 * 2^-3: mantissa 0.6 * 1024 = 614.4 -> 614:
   // 1.599609375 * 2^-3 = 0.199951171875 (0x3E4CC000).
-  EXPECT_EQ(Bits(recipe::F16RoundedF32(0.2f)), 0x3E4CC000u);
+  EXPECT_EQ(F32Bits(recipe::F16RoundedF32(0.2f)), 0x3E4CC000u);
 }
 
 // GPTQ asym on {-1, 0.1, 0.5, 2}: xmin -1, xmax 2, scale 3 / 15 = fp32(0.2)
@@ -144,7 +142,7 @@ TEST(Fp16Scales, HalfRoundingOfAScale) {
 TEST(Fp16Scales, GptqAsymLiteral) {
   const std::vector<float> x{-1.0f, 0.1f, 0.5f, 2.0f};
   ExpectGroup("gptq-asym-fp16", x, {0, 5, 7, 15}, 0x3E4CC000u, 5, {0xBC00, 0x0000, 0x3666, 0x4000});
-  const Quantized m = Model(Named("gptq-asym-fp16"), {recipe::Geometry::kGroup, 4, 0}, x, 1, 4);
+  const Quantized m = Model(CatalogRecipe("uint4", "gptq-asym-fp16"), {recipe::Geometry::kGroup, 4, 0}, x, 1, 4);
   EXPECT_EQ(m.back[0], -0.999755859375f);
   EXPECT_EQ(m.back[3], 1.99951171875f);
 }
@@ -220,7 +218,7 @@ TEST(Fp16Scales, ScaleBelowHalfSubnormalsIsZero) {
 // none, the model carries it as torch would), every integer 0, every value
 // NaN.
 TEST(Fp16Scales, NanGroup) {
-  const float nan = FromBits(0x7FC00000u);
+  const float nan = F32FromBits(0x7FC00000u);
   for (const char* profile : {"gptq-asym-fp16", "awq-fp16"}) {
     ExpectGroup(profile, {1.0f, nan, 2.0f, 3.0f}, {0, 0, 0, 0}, 0x7FC00000u, 0, {0x7E00, 0x7E00, 0x7E00, 0x7E00});
   }
@@ -263,7 +261,7 @@ void FillGroup(std::vector<float>* x, const std::vector<long>& members) {
     (*x)[static_cast<std::size_t>(k)] = v;
   }
   const long first = members.front();
-  if (kind == 3) (*x)[static_cast<std::size_t>(first)] = FromBits(0x7FC00000u);
+  if (kind == 3) (*x)[static_cast<std::size_t>(first)] = F32FromBits(0x7FC00000u);
   if (kind == 4) (*x)[static_cast<std::size_t>(first)] = *rc::gen::element(INFINITY, -INFINITY);
   if (kind == 5) (*x)[static_cast<std::size_t>(first)] = -0.0f;
   (*x)[static_cast<std::size_t>(members.back())] = s * static_cast<float>(15 - offset);  // the range edge
@@ -271,7 +269,7 @@ void FillGroup(std::vector<float>* x, const std::vector<long>& members) {
 
 TEST(Fp16Scales, ModelMatchesOracleOnBiasedGroups) {
   for (const char* profile : kProfiles) {
-    const recipe::Recipe& r = Named(profile);
+    const recipe::Recipe& r = CatalogRecipe("uint4", profile);
     CheckAtLevel(LevelCounts{20, 300, 5000}, [&] {
       const long rows = *rc::gen::inRange(1, 4);
       const recipe::Layout layout =
@@ -295,8 +293,8 @@ TEST(Fp16Scales, ModelMatchesOracleOnBiasedGroups) {
 // (|fp32 / fp16 - 1| <= 2^-11 and q0 <= 15): the FP16 recipe's codes equal
 // the FP32 GPTQ recipe's wherever the FP16 scale is a normal number.
 TEST(Fp16Scales, NormalHalfScaleKeepsTheQuantizerInteger) {
-  const recipe::Recipe& fp16 = Named("gptq-asym-fp16");
-  const recipe::Recipe& fp32 = Named("gptq-asym");
+  const recipe::Recipe& fp16 = CatalogRecipe("uint4", "gptq-asym-fp16");
+  const recipe::Recipe& fp32 = CatalogRecipe("uint4", "gptq-asym");
   const recipe::Layout layout{recipe::Geometry::kGroup, 8, 0};
   CheckAtLevel(LevelCounts{20, 300, 3000}, [&] {
     // A scale in FP16's normal range, at an FP16 tie or anywhere; finite
@@ -314,20 +312,13 @@ TEST(Fp16Scales, NormalHalfScaleKeepsTheQuantizerInteger) {
     const float s16 = a.scales[0];
     RC_PRE(s16 >= 0x1p-14f && s16 <= 65504.0f);  // a normal FP16 number
     RC_ASSERT(a.codes == b.codes);
-    RC_ASSERT(Bits(s16) == Bits(recipe::F16RoundedF32(b.scales[0])));
+    RC_ASSERT(F32Bits(s16) == F32Bits(recipe::F16RoundedF32(b.scales[0])));
   });
 }
 
 // ---- registry rows ---------------------------------------------------------------------
 
-registry::Registry& AllRows() {
-  static registry::Registry* reg = [] {
-    auto* r = new registry::Registry;
-    check::RegisterAllBackends(*r);
-    return r;
-  }();
-  return *reg;
-}
+using ::lowbit::testing::AllBackends;
 
 // Every available row of the three recipes in every listed layout equals
 // the scalar row (the model) on biased groups, quantize and dequantize (to
@@ -339,18 +330,18 @@ TEST(Fp16Scales, EveryRowEqualsTheScalarRow) {
     ASSERT_TRUE(registry::ParseRecipe(name, &target));
     if (target.recipe->element_quirk != recipe::ElementQuirk::kRepackWithFp16Scale) continue;
     const registry::RecipeEntry* scalar_q =
-        AllRows().FindRecipe(registry::RecipeOperation::kQuantizeRecipe, name, "scalar");
+        AllBackends().FindRecipe(registry::RecipeOperation::kQuantizeRecipe, name, "scalar");
     const registry::RecipeEntry* scalar_d =
-        AllRows().FindRecipe(registry::RecipeOperation::kDequantizeRecipe, name, "scalar");
+        AllBackends().FindRecipe(registry::RecipeOperation::kDequantizeRecipe, name, "scalar");
     ASSERT_NE(scalar_q, nullptr) << name;
     ASSERT_NE(scalar_d, nullptr) << name;
-    for (const registry::RecipeEntry& e : AllRows().RecipeEntries()) {
+    for (const registry::RecipeEntry& e : AllBackends().RecipeEntries()) {
       if (e.recipe != name || e.backend == "scalar" || e.operation != registry::RecipeOperation::kQuantizeRecipe ||
           !e.available()) {
         continue;
       }
       const registry::RecipeEntry* row_d =
-          AllRows().FindRecipe(registry::RecipeOperation::kDequantizeRecipe, name, e.backend);
+          AllBackends().FindRecipe(registry::RecipeOperation::kDequantizeRecipe, name, e.backend);
       ASSERT_NE(row_d, nullptr) << e.backend << " " << name;
       ++rows_checked;
       CheckAtLevel(LevelCounts{10, 100, 1000}, [&] {
@@ -375,7 +366,7 @@ TEST(Fp16Scales, EveryRowEqualsTheScalarRow) {
         RC_ASSERT(got.codes == want.codes);
         RC_ASSERT(got.zero_points == want.zero_points);
         for (std::size_t g = 0; g < want.scales.size(); ++g) {
-          RC_ASSERT(SameF32(Bits(got.scales[g]), Bits(want.scales[g])));
+          RC_ASSERT(SameF32(F32Bits(got.scales[g]), F32Bits(want.scales[g])));
         }
         std::vector<float> back_want(x.size()), back_got(x.size());
         a.operation = registry::RecipeOperation::kDequantizeRecipe;
@@ -384,7 +375,7 @@ TEST(Fp16Scales, EveryRowEqualsTheScalarRow) {
         RC_ASSERT(scalar_d->run(a).ok);
         a.out = back_got.data();
         RC_ASSERT(row_d->run(a).ok);
-        for (std::size_t i = 0; i < x.size(); ++i) RC_ASSERT(SameF32(Bits(back_got[i]), Bits(back_want[i])));
+        for (std::size_t i = 0; i < x.size(); ++i) RC_ASSERT(SameF32(F32Bits(back_got[i]), F32Bits(back_want[i])));
         if (e.backend.rfind("simd:", 0) != 0) return;  // FP16 output: scalar and SIMD rows
         std::vector<std::uint16_t> h_want(x.size()), h_got(x.size());
         a.out = nullptr;
@@ -400,7 +391,7 @@ TEST(Fp16Scales, EveryRowEqualsTheScalarRow) {
   // Scalar only is a valid build (no SIMD library); with one, the rows of
   // every SIMD target this CPU runs were checked (at least the baseline's).
   bool simd_built = false;
-  for (const registry::RecipeEntry& e : AllRows().RecipeEntries()) simd_built |= e.backend.rfind("simd:", 0) == 0;
+  for (const registry::RecipeEntry& e : AllBackends().RecipeEntries()) simd_built |= e.backend.rfind("simd:", 0) == 0;
   if (simd_built) EXPECT_GE(rows_checked, 3 * 3) << "each recipe in each listed layout on one target at least";
 }
 
@@ -423,7 +414,7 @@ TEST(Fp16Scales, Fp16OutputThroughTheRegistry) {
   a.x = x.data();
   a.q = q.View();
   const registry::RecipeEntry* scalar_q =
-      AllRows().FindRecipe(registry::RecipeOperation::kQuantizeRecipe, name, "scalar");
+      AllBackends().FindRecipe(registry::RecipeOperation::kQuantizeRecipe, name, "scalar");
   ASSERT_NE(scalar_q, nullptr);
   ASSERT_TRUE(scalar_q->run(a).ok);
 
@@ -432,7 +423,7 @@ TEST(Fp16Scales, Fp16OutputThroughTheRegistry) {
   a.output_format = FormatId::kFp16;
   a.out_f16 = out16.data();
   const registry::RecipeEntry* scalar_d =
-      AllRows().FindRecipe(registry::RecipeOperation::kDequantizeRecipe, name, "scalar");
+      AllBackends().FindRecipe(registry::RecipeOperation::kDequantizeRecipe, name, "scalar");
   ASSERT_NE(scalar_d, nullptr);
   const registry::Status ok = scalar_d->run(a);
   ASSERT_TRUE(ok.ok) << ok.message;
@@ -453,7 +444,7 @@ TEST(Fp16Scales, Fp16OutputThroughTheRegistry) {
   // The SIMD rows give the same FP16 bits; the CUDA rows (whose kernels
   // write FP32) refuse an FP16 output by name.
   int simd_rows = 0;
-  for (const registry::RecipeEntry& e : AllRows().RecipeEntries()) {
+  for (const registry::RecipeEntry& e : AllBackends().RecipeEntries()) {
     if (e.recipe != name || e.operation != registry::RecipeOperation::kDequantizeRecipe || e.backend == "scalar") {
       continue;
     }

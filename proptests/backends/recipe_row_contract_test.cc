@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "all_backends.h"
 #include "lowbit/check/backends.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
@@ -26,14 +27,7 @@
 namespace lowbit::registry {
 namespace {
 
-const Registry& AllBackends() {
-  static const Registry* registry = [] {
-    auto* r = new Registry;
-    check::RegisterAllBackends(*r);
-    return r;
-  }();
-  return *registry;
-}
+using ::lowbit::testing::AllBackends;
 
 bool Built(const char* library) {
   const std::vector<std::string> built = check::BuiltBackendLibraries();

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "all_backends.h"
 #include "lowbit/check/backends.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/registry/registry.h"
@@ -20,14 +21,7 @@
 namespace lowbit::registry {
 namespace {
 
-const Registry& All() {
-  static const Registry registry = [] {
-    Registry r;
-    check::RegisterAllBackends(r);
-    return r;
-  }();
-  return registry;
-}
+using ::lowbit::testing::AllBackends;
 
 TEST(RegistryCoverage, EveryApplicableRowHasAnAvailableScalarEntry) {
   int rows = 0;
@@ -35,7 +29,7 @@ TEST(RegistryCoverage, EveryApplicableRowHasAnAvailableScalarEntry) {
     for (FormatId format : kAllFormats) {
       if (!OperationApplies(operation, format)) continue;
       ++rows;
-      const KernelEntry* entry = All().Find(operation, format, "scalar");
+      const KernelEntry* entry = AllBackends().Find(operation, format, "scalar");
       ASSERT_NE(entry, nullptr) << "no scalar kernel for " << OperationName(operation) << " "
                                 << Spec(format).name;
       EXPECT_TRUE(entry->available());
@@ -48,7 +42,7 @@ TEST(RegistryCoverage, EveryApplicableRowHasAnAvailableScalarEntry) {
 
 TEST(RegistryCoverage, NoEntryClaimsARowThatDoesNotApply) {
   std::set<std::pair<std::string, std::pair<int, int>>> keys;
-  for (const KernelEntry& entry : All().Entries()) {
+  for (const KernelEntry& entry : AllBackends().Entries()) {
     EXPECT_TRUE(OperationApplies(entry.operation, entry.format))
         << entry.backend << " registered " << OperationName(entry.operation) << " "
         << Spec(entry.format).name;
@@ -138,7 +132,7 @@ TEST(RegistryBackends, RegisterAllBackendsCallsEachBuiltLibrary) {
   ASSERT_FALSE(built.empty());
   EXPECT_EQ(built.front(), "scalar");
   bool simd_rows = false, cuda_rows = false;
-  for (const KernelEntry& entry : All().Entries()) {
+  for (const KernelEntry& entry : AllBackends().Entries()) {
     simd_rows |= entry.backend.rfind("simd:", 0) == 0;
     cuda_rows |= entry.backend.rfind("cuda-", 0) == 0;
   }

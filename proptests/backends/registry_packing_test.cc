@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "all_backends.h"
 #include "lowbit/check/backends.h"
 #include "lowbit/check/check.h"
 #include "lowbit/check/text.h"
@@ -26,14 +27,7 @@
 namespace lowbit::registry {
 namespace {
 
-const Registry& AllBackends() {
-  static const Registry* registry = [] {
-    auto* r = new Registry;  // outlives the parameters that point into it
-    check::RegisterAllBackends(*r);
-    return r;
-  }();
-  return *registry;
-}
+using ::lowbit::testing::AllBackends;
 
 check::Level CheckLevel() {
   switch (testing::CurrentTestLevel()) {

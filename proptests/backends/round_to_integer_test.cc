@@ -7,10 +7,10 @@
 
 #include <cstdint>
 
+#include "f32_pattern_sweep.h"
 #include "lowbit/formats/alternatives/round_to_integer.h"
 #include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
-#include "test_level.h"
 
 namespace lowbit {
 namespace {
@@ -22,37 +22,23 @@ bool Same(std::uint32_t bits) {
 }
 
 TEST(AlternativeRoundToInteger, NearestEvenEqualsTheModel) {
-  const testing::TestLevel level = testing::CurrentTestLevel();
-  std::uint64_t checked = 0, wrong = 0;
-  std::uint32_t first_wrong = 0;
-  const auto check = [&](std::uint32_t bits) {
-    ++checked;
-    if (!Same(bits) && wrong++ == 0) first_wrong = bits;
-  };
-  if (level == testing::TestLevel::kFull) {
-    for (std::uint64_t p = 0; p < (std::uint64_t{1} << 32); ++p) check(static_cast<std::uint32_t>(p));
-  } else {
-    if (level != testing::TestLevel::kSmoke) {
-      // Every half-integer below 2^16 in magnitude and its two neighbours
-      // (the ties and the patterns either side), both signs, then every
-      // 16th pattern of magnitude below 2^16 (the range the model's callers
-      // reach after their clamp).
-      for (std::uint32_t k = 0; k < 65536; ++k) {
-        const std::uint32_t half = block::F32Bits(static_cast<float>(k) + 0.5f);
-        for (const std::uint32_t b : {half - 1, half, half + 1}) {
-          check(b);
-          check(b | 0x80000000u);
-        }
-      }
-      for (std::uint32_t m = 0; m < 0x47800000u; m += 16) {
-        check(m);
-        check(m | 0x80000000u);
+  testing::ExpectSameOnF32Patterns(Same, [](const auto& check) {
+    // Every half-integer below 2^16 in magnitude and its two neighbours
+    // (the ties and the patterns either side), both signs, then every
+    // 16th pattern of magnitude below 2^16 (the range the model's callers
+    // reach after their clamp).
+    for (std::uint32_t k = 0; k < 65536; ++k) {
+      const std::uint32_t half = block::F32Bits(static_cast<float>(k) + 0.5f);
+      for (const std::uint32_t b : {half - 1, half, half + 1}) {
+        check(b);
+        check(b | 0x80000000u);
       }
     }
-    for (std::uint64_t p = 0; p < (std::uint64_t{1} << 32); p += 65521) check(static_cast<std::uint32_t>(p));
-  }
-  EXPECT_EQ(wrong, 0u) << "first differing pattern 0x" << std::hex << first_wrong;
-  EXPECT_GT(checked, 65000u);
+    for (std::uint32_t m = 0; m < 0x47800000u; m += 16) {
+      check(m);
+      check(m | 0x80000000u);
+    }
+  });
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "all_backends.h"
 #include "generators_at_level.h"
 #include "lowbit/check/backends.h"
 #include "lowbit/formats/block/marlin_layout.h"
@@ -147,14 +148,7 @@ TEST_P(SimdPacking, AwqLiteralWord) {
   EXPECT_EQ(word, 0x75316420u);
 }
 
-const registry::Registry& AllBackends() {
-  static const registry::Registry* r = [] {
-    auto* reg = new registry::Registry;
-    check::RegisterAllBackends(*reg);
-    return reg;
-  }();
-  return *r;
-}
+using ::lowbit::testing::AllBackends;
 
 // One layout and shape through the target's pack and unpack rows against
 // the model's pack (and, for unpack, the model's unpack of that packing).

@@ -10,12 +10,13 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "catalog_recipe.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/steps.h"
@@ -32,14 +33,10 @@ namespace {
 
 namespace ref = lowbit::reference::block;
 
-float FromBits(std::uint32_t b) { return std::bit_cast<float>(b); }
-std::uint32_t Bits(float f) { return std::bit_cast<std::uint32_t>(f); }
+using ::lowbit::block::F32Bits;
+using ::lowbit::block::F32FromBits;
 
-const recipe::Recipe& Named(const char* format, const char* profile) {
-  const recipe::Recipe* r = recipe::FindRecipe(format, profile);
-  if (r == nullptr) throw std::logic_error(std::string("no recipe ") + format + ":" + profile);
-  return *r;
-}
+using ::lowbit::testing::CatalogRecipe;
 
 // The model's whole-tensor result under a layout, unpacked.
 struct ModelResult {
@@ -82,9 +79,9 @@ ref::OracleQuantized Oracle(const recipe::Recipe& r, const recipe::Layout& layou
 // 448) is just above 5 and goes to 6 (code 7), as to_nvfp4 returns
 // (tests/peers/test_torchao.py).
 TEST(Nvfp4LibraryVersions, TorchaoReciprocalOrderChangesATie) {
-  const std::vector<float> x = {7.0f, FromBits(0x40BAAAACu)};
+  const std::vector<float> x = {7.0f, F32FromBits(0x40BAAAACu)};
   for (const char* profile : {"ao", "ao-0.18"}) {
-    const recipe::Recipe& r = Named("nvfp4", profile);
+    const recipe::Recipe& r = CatalogRecipe("nvfp4", profile);
     const ModelResult m = Model(r, x);
     const ref::OracleQuantized o = Oracle(r, r.layout, x, 1, 2);
     EXPECT_EQ(o.tensor_scale.decode_bits, 0x3B2AAAABu) << profile;
@@ -100,9 +97,9 @@ TEST(Nvfp4LibraryVersions, TorchaoReciprocalOrderChangesATie) {
 // element's factor is Inf, so finite elements become +-Inf (clamped to +-6,
 // code 7 / 0xF) and zeros NaN (0 * Inf, which the E2M1 cast makes +6).
 TEST(Nvfp4LibraryVersions, TinyPerTensorScaleMakesTheFactorInfinite) {
-  const recipe::Recipe& r = Named("nvfp4", "ao-0.18");
+  const recipe::Recipe& r = CatalogRecipe("nvfp4", "ao-0.18");
   recipe::TensorScale t;
-  t.decode = FromBits(0x00000001u);  // 2^-149
+  t.decode = F32FromBits(0x00000001u);  // 2^-149
   t.encode = 0.0f;
   recipe::GroupStats st = recipe::EmptyStats();
   st = recipe::Accumulate(r, st, 1e-40f);
@@ -119,8 +116,8 @@ TEST(Nvfp4LibraryVersions, TinyPerTensorScaleMakesTheFactorInfinite) {
 // tests/peers/test_modelopt.py).
 TEST(Nvfp4LibraryVersions, ModelOpt047ClampsTheBlockScaleAt448) {
   recipe::TensorScale t;
-  const recipe::Recipe& old_rule = Named("nvfp4", "modelopt");
-  const recipe::Recipe& clamped = Named("nvfp4", "modelopt-0.47");
+  const recipe::Recipe& old_rule = CatalogRecipe("nvfp4", "modelopt");
+  const recipe::Recipe& clamped = CatalogRecipe("nvfp4", "modelopt-0.47");
   t = recipe::ChooseTensorScale(clamped, 1.0f);
   recipe::GroupStats st = recipe::EmptyStats();
   st = recipe::Accumulate(clamped, st, 100.0f);
@@ -142,9 +139,9 @@ TEST(Nvfp4LibraryVersions, ModelOpt047ClampsTheBlockScaleAt448) {
 // 2^-4 = 0x18.
 TEST(TorchaoRceilEager, OneUlpAboveAPowerOfTwoKeepsTheSmallerScale) {
   const std::vector<float> x = {7168.0009765625f, 1.0f};
-  EXPECT_EQ(Bits(7168.0009765625f / 448.0f), 0x41800001u);
-  const recipe::Recipe& eager = Named("mxfp8_e4m3", "ao-rceil-eager");
-  const recipe::Recipe& exact = Named("mxfp8_e4m3", "ao-rceil");
+  EXPECT_EQ(F32Bits(7168.0009765625f / 448.0f), 0x41800001u);
+  const recipe::Recipe& eager = CatalogRecipe("mxfp8_e4m3", "ao-rceil-eager");
+  const recipe::Recipe& exact = CatalogRecipe("mxfp8_e4m3", "ao-rceil");
   EXPECT_EQ(Model(exact, x).scale_codes.at(0), 132);
   const ModelResult m = Model(eager, x);
   const ref::OracleQuantized o = Oracle(eager, eager.layout, x, 1, 2);
@@ -183,12 +180,12 @@ TEST(TorchaoRceilEager, ThresholdsOfFp32Log2) {
 // the exact profile multiplies by 2^127 and gets 2^-8 (code 0x02). Inf gives
 // 0xFE, NaN 0xFF.
 TEST(TorchaoRceilEager, CodeZeroInfAndNan) {
-  const recipe::Recipe& eager = Named("mxfp8_e4m3", "ao-rceil-eager");
+  const recipe::Recipe& eager = CatalogRecipe("mxfp8_e4m3", "ao-rceil-eager");
   const std::vector<float> tiny = {std::ldexp(1.0f, -135)};
   EXPECT_EQ(Model(eager, tiny).scale_codes.at(0), 0);
   EXPECT_EQ(Model(eager, tiny).codes.at(0), 0x00);
   EXPECT_EQ(Oracle(eager, eager.layout, tiny, 1, 1).codes.at(0), 0x00);
-  EXPECT_EQ(Model(Named("mxfp8_e4m3", "ao-rceil"), tiny).codes.at(0), 0x02);
+  EXPECT_EQ(Model(CatalogRecipe("mxfp8_e4m3", "ao-rceil"), tiny).codes.at(0), 0x02);
   EXPECT_EQ(Model(eager, {INFINITY, 1.0f}).scale_codes.at(0), 0xFE);
   EXPECT_EQ(Oracle(eager, eager.layout, {INFINITY, 1.0f}, 1, 2).scales.at(0).code, 0xFE);
   EXPECT_EQ(Model(eager, {NAN, 1.0f}).scale_codes.at(0), 0xFF);
@@ -199,7 +196,7 @@ TEST(TorchaoRceilEager, CodeZeroInfAndNan) {
 // for every MX float format.
 TEST(TorchaoRceilEager, ModelMatchesOracleNearPowersOfTwo) {
   for (const char* format : {"mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e2m3", "mxfp6_e3m2", "mxfp4"}) {
-    const recipe::Recipe& r = Named(format, "ao-rceil-eager");
+    const recipe::Recipe& r = CatalogRecipe(format, "ao-rceil-eager");
     const float max_elem = recipe::MaxFiniteF32(r.element);
     CheckAtLevel(LevelCounts{20, 300, 5000}, [&] {
       const int k = *rc::gen::inRange(-149, 128);
@@ -223,7 +220,7 @@ TEST(TorchaoRceilEager, ModelMatchesOracleNearPowersOfTwo) {
 // -3 * 0.5 = -1.5 (0xBC); a NaN passes fminf as +448 (0x7E). The stored
 // scale is 2 (the dequant scale).
 TEST(VllmFp8, PerTensorScaleClampAndNan) {
-  const recipe::Recipe& r = Named("e4m3", "vllm");
+  const recipe::Recipe& r = CatalogRecipe("e4m3", "vllm");
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
   const std::vector<float> x = {896.0f, -3.0f, NAN, -INFINITY};
   const ModelResult m = Model(r, tensor, x, 1, 4);
@@ -244,7 +241,7 @@ TEST(VllmFp8, PerTensorScaleClampAndNan) {
 // 0 * Inf = NaN, which the clamp makes +448: every code 0x7E, dequantized to
 // 448 * 0 = 0. vLLM's dynamic_scaled_fp8_quant does exactly this.
 TEST(VllmFp8, PerTensorAllZeroGivesMaxCodes) {
-  const recipe::Recipe& r = Named("e4m3", "vllm");
+  const recipe::Recipe& r = CatalogRecipe("e4m3", "vllm");
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
   const ModelResult m = Model(r, tensor, {0.0f, -0.0f}, 1, 2);
   EXPECT_EQ(m.scales.at(0), 0.0f);
@@ -255,7 +252,7 @@ TEST(VllmFp8, PerTensorAllZeroGivesMaxCodes) {
 // Per token: the floor 1 / (448 * 512) = fp32(1 / 229376) for a zero row;
 // amax 896 -> 2, x / 2: 1 -> 0.5 (0x30).
 TEST(VllmFp8, PerTokenFloorAndDivision) {
-  const recipe::Recipe& r = Named("e4m3", "vllm-token");
+  const recipe::Recipe& r = CatalogRecipe("e4m3", "vllm-token");
   const recipe::Layout row{recipe::Geometry::kPerRow, 0, 0};
   const std::vector<float> x = {0.0f, 0.0f, 896.0f, 1.0f};
   const ModelResult m = Model(r, row, x, 2, 2);
@@ -264,7 +261,7 @@ TEST(VllmFp8, PerTokenFloorAndDivision) {
   EXPECT_EQ(m.codes, (std::vector<std::uint8_t>{0x00, 0x00, 0x7E, 0x30}));
   const ref::OracleQuantized o = Oracle(r, row, x, 2, 2);
   EXPECT_EQ(o.codes, m.codes);
-  EXPECT_EQ(o.scales.at(0).decode_bits, Bits(static_cast<float>(1.0 / 229376.0)));
+  EXPECT_EQ(o.scales.at(0).decode_bits, F32Bits(static_cast<float>(1.0 / 229376.0)));
 }
 
 // A given (static) scale, vLLM static_scaled_fp8_quant: 0.5 stored, x *
@@ -272,7 +269,7 @@ TEST(VllmFp8, PerTokenFloorAndDivision) {
 // The same through the registry's scalar row (RecipeArgs::given_scale), and
 // refused for a recipe that derives its scale, and for dequantize.
 TEST(VllmFp8, StaticGivenScale) {
-  const recipe::Recipe& r = Named("e4m3", "vllm");
+  const recipe::Recipe& r = CatalogRecipe("e4m3", "vllm");
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
   const std::vector<float> x = {1.0f, 300.0f, NAN};
   std::vector<std::uint8_t> codes(3);
@@ -285,10 +282,10 @@ TEST(VllmFp8, StaticGivenScale) {
   EXPECT_EQ(codes, (std::vector<std::uint8_t>{0x40, 0x7E, 0x7E}));
   // The oracle with the same stored scale: vLLM's factor is 1 / scale.
   ref::OracleScale given;
-  given.decode_bits = Bits(0.5f);
-  given.factor_bits = Bits(2.0f);
+  given.decode_bits = F32Bits(0.5f);
+  given.factor_bits = F32Bits(2.0f);
   EXPECT_EQ(ref::OracleQuantizeWithScales(r, tensor, x, 1, 3, {given}).codes, codes);
-  EXPECT_EQ(recipe::QuantizeTensorWithGivenScale(Named("int8", "ao-sym"), tensor, x.data(), 1, 3, 0.5f, q),
+  EXPECT_EQ(recipe::QuantizeTensorWithGivenScale(CatalogRecipe("int8", "ao-sym"), tensor, x.data(), 1, 3, 0.5f, q),
             recipe::TensorStatus::kLayoutNotForRecipe);
 
   registry::RecipeArgs a;
@@ -330,7 +327,7 @@ TEST(VllmFp8, StaticGivenScale) {
 // scales {1, 2, 4, 0.5}: 1 -> 0x38, 2 -> 0x40 | 4 / 2 -> 0x40, 8 / 2 -> 0x48 |
 // 1 / 4 -> 0x28 twice | 3 / 0.5 = 6 -> 0x4C, 0.25 / 0.5 -> 0x30.
 TEST(VllmFp8, KvCacheDefaultAndPerHeadScales) {
-  const recipe::Recipe& r = Named("e4m3", "vllm-kv");
+  const recipe::Recipe& r = CatalogRecipe("e4m3", "vllm-kv");
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
   const std::vector<float> x = {1.0f, 500.0f, -INFINITY, NAN};
   const ModelResult m = Model(r, tensor, x, 1, 4);
@@ -351,7 +348,7 @@ TEST(VllmFp8, KvCacheDefaultAndPerHeadScales) {
   EXPECT_EQ(codes, (std::vector<std::uint8_t>{0x38, 0x40, 0x40, 0x48, 0x28, 0x28, 0x4C, 0x30}));
   EXPECT_EQ(stored, head_scales);
   std::vector<ref::OracleScale> given(4);
-  for (std::size_t i = 0; i < 4; ++i) given[i].decode_bits = given[i].factor_bits = Bits(head_scales[i]);
+  for (std::size_t i = 0; i < 4; ++i) given[i].decode_bits = given[i].factor_bits = F32Bits(head_scales[i]);
   EXPECT_EQ(ref::OracleQuantizeWithScales(r, head, kv, 2, 4, given).codes, codes);
   // Three scales for four heads: refused, nothing written.
   EXPECT_EQ(recipe::QuantizeTensorWithGivenScales(r, head, kv.data(), 2, 4, head_scales.data(), 3, q),
@@ -366,12 +363,12 @@ TEST(VllmFp8, KvCacheDefaultAndPerHeadScales) {
 // would go to 192 (0x74); -5 -> 0xF5; 2.5 -> 100.0000076, above the tie 100
 // between 96 and 104 -> 104 (0x6D); 1 -> 40.0000038 -> 40 (0x62).
 TEST(VllmFp8, KvCalibratedKeyScaleIsAmaxTimesTheReciprocal) {
-  const recipe::Recipe& r = Named("e4m3", "vllm-kv-calc-k");
+  const recipe::Recipe& r = CatalogRecipe("e4m3", "vllm-kv-calc-k");
   EXPECT_EQ(r.amax_divisor, 200);
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
   const std::vector<float> x = {5.0f, -5.0f, 2.5f, 1.0f};
   const ModelResult m = Model(r, tensor, x, 1, 4);
-  EXPECT_EQ(Bits(m.scales.at(0)), 0x3CCCCCCCu);
+  EXPECT_EQ(F32Bits(m.scales.at(0)), 0x3CCCCCCCu);
   EXPECT_EQ(m.codes, (std::vector<std::uint8_t>{0x75, 0xF5, 0x6D, 0x62}));
   const ref::OracleQuantized o = Oracle(r, tensor, x, 1, 4);
   EXPECT_EQ(o.codes, m.codes);
@@ -382,11 +379,11 @@ TEST(VllmFp8, KvCalibratedKeyScaleIsAmaxTimesTheReciprocal) {
 // 0x3D4CCCCC; 5 / scale = 100.0000076 -> 104 (0x6D); 2.5 / scale =
 // 50.0000038, above the tie 50 between 48 and 52 -> 52 (0x65).
 TEST(VllmFp8, KvCalibratedValueScaleDividesBy100) {
-  const recipe::Recipe& r = Named("e4m3", "vllm-kv-calc-v");
+  const recipe::Recipe& r = CatalogRecipe("e4m3", "vllm-kv-calc-v");
   EXPECT_EQ(r.amax_divisor, 100);
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
   const ModelResult m = Model(r, tensor, {5.0f, 2.5f}, 1, 2);
-  EXPECT_EQ(Bits(m.scales.at(0)), 0x3D4CCCCCu);
+  EXPECT_EQ(F32Bits(m.scales.at(0)), 0x3D4CCCCCu);
   EXPECT_EQ(m.codes, (std::vector<std::uint8_t>{0x6D, 0x65}));
   EXPECT_EQ(Oracle(r, tensor, {5.0f, 2.5f}, 1, 2).codes, m.codes);
 }
@@ -396,7 +393,7 @@ TEST(VllmFp8, KvCalibratedValueScaleDividesBy100) {
 // the scale NaN and every code 0x7F; an infinite amax makes the scale Inf,
 // so 1 / Inf = 0 (0x00) and -Inf / Inf = NaN (0x7F).
 TEST(VllmFp8, KvCalibratedZeroNanAndInfTensors) {
-  const recipe::Recipe& r = Named("e4m3", "vllm-kv-calc-k");
+  const recipe::Recipe& r = CatalogRecipe("e4m3", "vllm-kv-calc-k");
   const recipe::Layout tensor{recipe::Geometry::kPerTensor, 0, 0};
   const struct {
     std::vector<float> x;
@@ -423,7 +420,7 @@ TEST(VllmFp8, KvCalibratedZeroNanAndInfTensors) {
 // Row 0 all zero: scale fp32(1e-10) / 127, codes 0. Row 1: amax 254 -> 2;
 // 127 / 2 = 63.5 -> 64 (half-even); -254 / 2 = -127 (0x81); 1 / 2 -> 0.
 TEST(Int8AmaxClamp, AmaxClampRows) {
-  const recipe::Recipe& r = Named("int8", "amax-clamp");
+  const recipe::Recipe& r = CatalogRecipe("int8", "amax-clamp");
   const recipe::Layout row{recipe::Geometry::kPerRow, 0, 0};
   const std::vector<float> x = {0.0f, 0.0f, 0.0f, 127.0f, -254.0f, 1.0f};
   const ModelResult m = Model(r, row, x, 2, 3);

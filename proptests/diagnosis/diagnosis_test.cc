@@ -10,12 +10,12 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "lowbit/check/user_outputs.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "fp16_by_f16c.h"
 
 namespace lowbit::check {
@@ -23,16 +23,8 @@ namespace {
 
 // ---- independent reference pieces of the buggy kernels -------------------------
 
-std::uint32_t Bits(float x) {
-  std::uint32_t b;
-  std::memcpy(&b, &x, 4);
-  return b;
-}
-float FromBits(std::uint32_t b) {
-  float x;
-  std::memcpy(&x, &b, 4);
-  return x;
-}
+using ::lowbit::block::F32Bits;
+using ::lowbit::block::F32FromBits;
 
 // E4M3 (OCP "FN") values typed from the OCP OFP8 spec's layout: 4 exponent
 // bits with bias 7, 3 mantissa bits, subnormals at exponent 0.
@@ -61,7 +53,7 @@ std::uint8_t E4m3ByTable(float x, bool toward_zero = false) {
 
 // FP32 -> BF16 with the bias trick for round-to-nearest-even, a quieted NaN.
 std::uint16_t Bf16RoundEven(float x) {
-  const std::uint32_t b = Bits(x);
+  const std::uint32_t b = F32Bits(x);
   if (std::isnan(x)) return static_cast<std::uint16_t>((b >> 16) | 0x40);
   return static_cast<std::uint16_t>((b + 0x7FFF + ((b >> 16) & 1)) >> 16);
 }
@@ -72,11 +64,11 @@ std::uint16_t Bf16RoundEven(float x) {
 // subnormals).
 std::vector<float> Fp32Inputs() {
   std::vector<float> x;
-  for (std::uint64_t w = 0; w < (std::uint64_t{1} << 32); w += 65537) x.push_back(FromBits(static_cast<std::uint32_t>(w)));
+  for (std::uint64_t w = 0; w < (std::uint64_t{1} << 32); w += 65537) x.push_back(F32FromBits(static_cast<std::uint32_t>(w)));
   for (std::uint32_t w : {0x7F800001u, 0xFF800001u, 0x7FC00000u, 0xFFC00000u, 0x7F800000u, 0xFF800000u, 0x0u,
                           0x80000000u, 0x7F7FFFFFu, 0xFF7FFFFFu, 0x7F7F8000u, 0x3F808000u, 0x3F818000u, 0xBF808000u,
                           0x00000001u, 0x007FFFFFu, 0x807FFFFFu, 0x00400000u, 0x43E00000u, 0x43E80000u, 0xC3F00000u}) {
-    x.push_back(FromBits(w));
+    x.push_back(F32FromBits(w));
   }
   return x;
 }
@@ -141,7 +133,7 @@ TEST(Diagnosis, SaturatingE4m3KernelMatchesProfileNvidia) {
 TEST(Diagnosis, ShiftingBf16KernelMatchesTruncation) {
   const std::vector<float> x = Fp32Inputs();
   std::vector<std::uint16_t> out;
-  for (float v : x) out.push_back(static_cast<std::uint16_t>(Bits(v) >> 16));
+  for (float v : x) out.push_back(static_cast<std::uint16_t>(F32Bits(v) >> 16));
   const Report r = CheckBf16("bf16", x, out);
   ExpectDiagnosis(r, "truncation (the input's top bits)");
   // The NaN whose payload sits in the low bits became an infinity: round
@@ -156,7 +148,7 @@ TEST(Diagnosis, HalfAwayBf16KernelMatchesRoundingRna) {
   const std::vector<float> x = Fp32Inputs();
   std::vector<std::uint16_t> out;
   for (float v : x) {
-    const std::uint32_t b = Bits(v);
+    const std::uint32_t b = F32Bits(v);
     out.push_back(std::isnan(v) ? static_cast<std::uint16_t>((b >> 16) | 0x40)
                                 : static_cast<std::uint16_t>((b + 0x8000) >> 16));
   }
@@ -241,7 +233,7 @@ TEST(Diagnosis, FloorOfHalfUpKernelMatchesRoundingRnu) {
 // With 0.49999997f among the inputs only the idiom itself matches.
 TEST(Diagnosis, FloorOfHalfUpKernelIsTheIdiomNotTheTieRule) {
   std::vector<float> extra = HalfIntegers();
-  extra.push_back(FromBits(0x3EFFFFFFu));  // 0.5 - 2^-25
+  extra.push_back(F32FromBits(0x3EFFFFFFu));  // 0.5 - 2^-25
   const std::vector<float> x = ModerateInputs(extra);
   std::vector<std::uint8_t> out;
   for (float v : x) out.push_back(Int8ByFloorOfHalfUp(v));
@@ -442,7 +434,7 @@ Report CheckMxKernel(const std::vector<float>& x, ExponentOf exponent_of) {
   return CheckRecipeOutputs(t, {FormatId::kFp32, x.data(), x.size()}, 1, static_cast<long>(x.size()), out);
 }
 
-int ExponentField(float amax) { return static_cast<int>((Bits(amax) >> 23) & 0xFF) - 127; }
+int ExponentField(float amax) { return static_cast<int>((F32Bits(amax) >> 23) & 0xFF) - 127; }
 
 TEST(Diagnosis, CorrectMxKernelMatches) {
   const Report r = CheckMxKernel(MxInputs(), [](float amax) { return ExponentField(amax) - kE4m3Emax; });
@@ -453,7 +445,7 @@ TEST(Diagnosis, CorrectMxKernelMatches) {
 // power of two (torchao's CEIL).
 TEST(Diagnosis, CeilingMxKernelMatchesScaleRuleCeil) {
   const Report r = CheckMxKernel(MxInputs(), [](float amax) {
-    return ExponentField(amax) + ((Bits(amax) & 0x7FFFFF) != 0 ? 1 : 0) - kE4m3Emax;
+    return ExponentField(amax) + ((F32Bits(amax) & 0x7FFFFF) != 0 ? 1 : 0) - kE4m3Emax;
   });
   ExpectDiagnosis(r, "scale rule ceil");
   // The first mismatch names its block, amax and both scales.
@@ -734,7 +726,7 @@ TEST(Diagnosis, DequantizeOrderIsNamed) {
   std::vector<std::uint8_t> codes(8);
   for (int i = 0; i < 8; ++i) codes[i] = static_cast<std::uint8_t>(((2 * i + 1) & 0xF) | (((2 * i + 2) & 0xF) << 4));
   const std::uint8_t block_scale = 0x39;
-  const float tensor_scale = FromBits(0x00012345u);
+  const float tensor_scale = F32FromBits(0x00012345u);
   // E2M1 values, typed from the OCP MX spec's table.
   const float e2m1[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
   const float scale_value = 1.125f;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lowbit/check/matmul_diagnosis.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/matmul/tensor_core_matrix.h"
 #include "lowbit/testing/matmul.h"
 
@@ -40,7 +41,7 @@ std::vector<std::uint16_t> NarrowBf16(std::size_t count, std::uint32_t seed) {
 }
 
 float Bf16Value(std::uint16_t c) { return std::bit_cast<float>(static_cast<std::uint32_t>(c) << 16); }
-std::uint32_t Bits(float f) { return std::bit_cast<std::uint32_t>(f); }
+using ::lowbit::block::F32Bits;
 
 // Row-major A (M x K) and B (K x N) values.
 struct Problem {
@@ -59,7 +60,7 @@ template <typename F>
 std::vector<std::uint32_t> Fp32Kernel(const Problem& p, F dot) {
   std::vector<std::uint32_t> d(static_cast<std::size_t>(p.m * p.n));
   for (long i = 0; i < p.m; ++i) {
-    for (long j = 0; j < p.n; ++j) d[static_cast<std::size_t>(i * p.n + j)] = Bits(dot(i, j));
+    for (long j = 0; j < p.n; ++j) d[static_cast<std::size_t>(i * p.n + j)] = F32Bits(dot(i, j));
   }
   return d;
 }
@@ -110,9 +111,9 @@ TEST(MatmulDiagnosis, MismatchesAreDecodedAgainstTheExactProduct) {
         s += static_cast<double>(p.A(i, k)) * static_cast<double>(p.B(k, j));
         acc = std::fmaf(p.A(i, k), p.B(k, j), acc);
       }
-      exact[static_cast<std::size_t>(i * 8 + j)] = Bits(static_cast<float>(s));
-      fma[static_cast<std::size_t>(i * 8 + j)] = Bits(acc);
-      differ += Bits(static_cast<float>(s)) != Bits(acc);
+      exact[static_cast<std::size_t>(i * 8 + j)] = F32Bits(static_cast<float>(s));
+      fma[static_cast<std::size_t>(i * 8 + j)] = F32Bits(acc);
+      differ += F32Bits(static_cast<float>(s)) != F32Bits(acc);
     }
   }
   ASSERT_GT(differ, 0u) << "the inputs must make the K-order sum differ from the exact one somewhere";
@@ -297,7 +298,7 @@ TEST(MatmulDiagnosis, AWrongBlockScaleIndexIsNamed) {
         const float w = e4m3(b[static_cast<std::size_t>(kk * n + j)]) * e8m0(scales[static_cast<std::size_t>((kk / 32) * n + j)]);
         acc = std::fmaf(base.A(i, kk), w, acc);
       }
-      d[static_cast<std::size_t>(i * n + j)] = Bits(acc);
+      d[static_cast<std::size_t>(i * n + j)] = F32Bits(acc);
     }
   }
   MatmulInputs in = MatmulOf(m, n, k, "bf16", base.a, "mxfp8", b, d);

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog_recipe.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/steps.h"
@@ -19,20 +20,12 @@
 namespace lowbit::recipe {
 namespace {
 
-const Recipe& Named(std::string_view format, std::string_view profile) {
-  const Recipe* r = FindRecipe(format, profile);
-  if (r == nullptr) {
-    std::fprintf(stderr, "no recipe %.*s:%.*s in the catalog\n", static_cast<int>(format.size()), format.data(),
-                 static_cast<int>(profile.size()), profile.data());
-    std::abort();
-  }
-  return *r;
-}
+using ::lowbit::testing::CatalogRecipe;
 
-const Recipe& kAoSymInt8 = Named("int8", "ao-sym");
-const Recipe& kCommonInt8 = Named("int8", "common");
-const Recipe& kTeFp8E4m3 = Named("e4m3", "te");
-const Recipe& kTeFp8E4m3Pow2 = Named("e4m3", "te-pow2");
+const Recipe& kAoSymInt8 = CatalogRecipe("int8", "ao-sym");
+const Recipe& kCommonInt8 = CatalogRecipe("int8", "common");
+const Recipe& kTeFp8E4m3 = CatalogRecipe("e4m3", "te");
+const Recipe& kTeFp8E4m3Pow2 = CatalogRecipe("e4m3", "te-pow2");
 
 using Codes = std::vector<std::uint8_t>;
 

@@ -5,7 +5,6 @@
 // one outlier, ties after scaling, all-zero blocks, subnormal amax, NaN and
 // Inf inside a block, lengths that are not a multiple of the block size, and
 // layouts that do not apply (both sides must refuse them alike).
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -16,7 +15,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include "catalog_recipe.h"
 #include "generators_at_level.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/reference/block/recipe_oracle.h"
@@ -25,7 +26,7 @@
 namespace lowbit::testing {
 namespace {
 
-float FromBits(std::uint32_t b) { return std::bit_cast<float>(b); }
+using ::lowbit::block::F32FromBits;
 
 // Multiples of 2^(k-4): every E2M1/FP6 value and midpoint at scale 2^k, and
 // many FP8 ones, so that ties after scaling are common.
@@ -49,19 +50,19 @@ rc::Gen<float> AnyFloatNear(int k) {
                       [k](std::pair<std::uint32_t, int> p) {
                         int e = k + p.second + 127;
                         e = e < 1 ? 1 : (e > 254 ? 254 : e);
-                        return FromBits((p.first & 0x807FFFFFu) | (static_cast<std::uint32_t>(e) << 23));
+                        return F32FromBits((p.first & 0x807FFFFFu) | (static_cast<std::uint32_t>(e) << 23));
                       });
 }
 
 rc::Gen<float> Special() {
   return rc::gen::element(0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(),
                           -std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
-                          -std::numeric_limits<float>::infinity(), FromBits(0x00000001u), FromBits(0x80400000u),
-                          FromBits(0x7F7FFFFFu));
+                          -std::numeric_limits<float>::infinity(), F32FromBits(0x00000001u), F32FromBits(0x80400000u),
+                          F32FromBits(0x7F7FFFFFu));
 }
 
 rc::Gen<float> Subnormal() {
-  return rc::gen::map(rc::gen::arbitrary<std::uint32_t>(), [](std::uint32_t b) { return FromBits(b & 0x807FFFFFu); });
+  return rc::gen::map(rc::gen::arbitrary<std::uint32_t>(), [](std::uint32_t b) { return F32FromBits(b & 0x807FFFFFu); });
 }
 
 // One block's values around 2^k in one of the biased shapes.
@@ -156,11 +157,7 @@ TEST(BlockModelVsOracleCoverage, EveryBlockRecipeIsChecked) {
 // They pin the oracle to the spec text independently of the model (a bug
 // shared by both would otherwise pass the properties above).
 
-const recipe::Recipe& Named(const char* format, const char* profile) {
-  const recipe::Recipe* r = recipe::FindRecipe(format, profile);
-  if (r == nullptr) throw std::logic_error(std::string("no recipe ") + format + ":" + profile);
-  return *r;
-}
+using ::lowbit::testing::CatalogRecipe;
 
 // One row of values under the recipe's own layout.
 ref::OracleQuantized Oracle(const recipe::Recipe& r, const std::vector<float>& x) {
@@ -168,40 +165,40 @@ ref::OracleQuantized Oracle(const recipe::Recipe& r, const std::vector<float>& x
 }
 
 TEST(BlockOracleTest, IssueExampleFloorVersusRceilOnMxfp4) {
-  const ref::OracleQuantized floor = Oracle(Named("mxfp4", "ocp"), {6.06f, 1.0f});
+  const ref::OracleQuantized floor = Oracle(CatalogRecipe("mxfp4", "ocp"), {6.06f, 1.0f});
   EXPECT_EQ(floor.scales.at(0).code, 127);
   EXPECT_EQ(floor.codes, (std::vector<std::uint8_t>{0x7, 0x2}));
   EXPECT_EQ(floor.packed, (std::vector<std::uint8_t>{0x27}));  // element 0 in the low nibble
-  const ref::OracleQuantized rceil = Oracle(Named("mxfp4", "te"), {6.06f, 1.0f});
+  const ref::OracleQuantized rceil = Oracle(CatalogRecipe("mxfp4", "te"), {6.06f, 1.0f});
   EXPECT_EQ(rceil.scales.at(0).code, 128);
   EXPECT_EQ(rceil.codes, (std::vector<std::uint8_t>{0x5, 0x1}));
   // docs/formats-reference.md §5.3: the RCEIL product rounds into the FP32 subnormals.
-  EXPECT_EQ(Oracle(Named("mxfp8_e4m3", "te"), {FromBits(0x04600001u)}).scales.at(0).code, 0x00);
+  EXPECT_EQ(Oracle(CatalogRecipe("mxfp8_e4m3", "te"), {F32FromBits(0x04600001u)}).scales.at(0).code, 0x00);
 }
 
 // The nearest rule's tie: MXFP4 amax 9 gives the product 1.5 exactly, which
 // goes up to 2^1; 8.9 stays at 2^0.
 TEST(BlockOracleTest, NearestRuleTieGoesUp) {
-  EXPECT_EQ(Oracle(Named("mxfp4", "nearest"), {9.0f}).scales.at(0).code, 128);
-  EXPECT_EQ(Oracle(Named("mxfp4", "nearest"), {8.9f}).scales.at(0).code, 127);
-  EXPECT_EQ(Oracle(Named("mxfp8_e4m3", "nearest"), {600.0f}).scales.at(0).code, 127);
-  EXPECT_EQ(Oracle(Named("mxfp8_e4m3", "nearest"), {700.0f}).scales.at(0).code, 128);
+  EXPECT_EQ(Oracle(CatalogRecipe("mxfp4", "nearest"), {9.0f}).scales.at(0).code, 128);
+  EXPECT_EQ(Oracle(CatalogRecipe("mxfp4", "nearest"), {8.9f}).scales.at(0).code, 127);
+  EXPECT_EQ(Oracle(CatalogRecipe("mxfp8_e4m3", "nearest"), {600.0f}).scales.at(0).code, 127);
+  EXPECT_EQ(Oracle(CatalogRecipe("mxfp8_e4m3", "nearest"), {700.0f}).scales.at(0).code, 128);
 }
 
 // [MSX]: an all-zero block takes FP32_MIN_NORMAL as amax: 2^(-126 - 2) for
 // MXFP4 clips to 2^-127; for MXINT8 (emax 0) it is 2^-126 (code 1). OCP:
 // 2^-127 either way. MXINT8 never gives -128 (+-127, §5.2).
 TEST(BlockOracleTest, MicroxcalingZeroBlockAndMxint8Range) {
-  EXPECT_EQ(Oracle(Named("mxint8", "msx"), {0.0f, -0.0f}).scales.at(0).code, 1);
-  EXPECT_EQ(Oracle(Named("mxfp4", "msx"), {0.0f}).scales.at(0).code, 0);
-  EXPECT_EQ(Oracle(Named("mxint8", "ocp"), {0.0f}).scales.at(0).code, 0);
+  EXPECT_EQ(Oracle(CatalogRecipe("mxint8", "msx"), {0.0f, -0.0f}).scales.at(0).code, 1);
+  EXPECT_EQ(Oracle(CatalogRecipe("mxfp4", "msx"), {0.0f}).scales.at(0).code, 0);
+  EXPECT_EQ(Oracle(CatalogRecipe("mxint8", "ocp"), {0.0f}).scales.at(0).code, 0);
   // amax 1 -> X = 1; -1 * 64 = -64 (0xC0); 1.0 -> 64.
-  const ref::OracleQuantized int8 = Oracle(Named("mxint8", "ocp"), {-1.0f, 1.0f, 1.0f / 128.0f});
+  const ref::OracleQuantized int8 = Oracle(CatalogRecipe("mxint8", "ocp"), {-1.0f, 1.0f, 1.0f / 128.0f});
   EXPECT_EQ(int8.scales.at(0).code, 127);
   EXPECT_EQ(int8.codes, (std::vector<std::uint8_t>{0xC0, 0x40, 0x00}));  // 0.5 ties to even 0
   // +-(2 - 2^-8): X = 1, the grid value +-127.75 rounds to +-128; +128
   // saturates to 127 and -128 is clamped to -127 (0x81).
-  EXPECT_EQ(Oracle(Named("mxint8", "ocp"), {-1.99609375f, 1.99609375f}).codes,
+  EXPECT_EQ(Oracle(CatalogRecipe("mxint8", "ocp"), {-1.99609375f, 1.99609375f}).codes,
             (std::vector<std::uint8_t>{0x81, 0x7F}));
 }
 
@@ -210,15 +207,15 @@ TEST(BlockOracleTest, Nvfp4TeReciprocalTie) {
   // (S_enc = 1): the 2688 sits in a second block.
   std::vector<float> x(17, 0.0f);
   x[0] = 0.17578125f;
-  x[1] = FromBits(0x3D960000u);
+  x[1] = F32FromBits(0x3D960000u);
   x[16] = 2688.0f;
-  const ref::OracleQuantized te = Oracle(Named("nvfp4", "te"), x);
+  const ref::OracleQuantized te = Oracle(CatalogRecipe("nvfp4", "te"), x);
   EXPECT_EQ(te.tensor_scale.encode_bits, 0x3F800000u);
   EXPECT_EQ(te.scales.at(0).code, 0x0F);
   EXPECT_EQ(te.codes[0], 0x7);
   EXPECT_EQ(te.codes[1], 0x5);
-  EXPECT_EQ(Oracle(Named("nvfp4", "te"), {5.0f}).tensor_scale.decode_bits, 0x3AF3CF3Eu);
-  EXPECT_EQ(Oracle(Named("nvfp4", "modelopt"), {5.0f}).tensor_scale.decode_bits, 0x3AF3CF3Du);
+  EXPECT_EQ(Oracle(CatalogRecipe("nvfp4", "te"), {5.0f}).tensor_scale.decode_bits, 0x3AF3CF3Eu);
+  EXPECT_EQ(Oracle(CatalogRecipe("nvfp4", "modelopt"), {5.0f}).tensor_scale.decode_bits, 0x3AF3CF3Du);
 }
 
 }  // namespace

@@ -7,7 +7,6 @@
 // a power of two for the recipe's divisor), amax just below a power of two,
 // NaN and Inf, subnormals, odd shapes and shapes that do not tile (the error
 // must agree too).
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,6 +16,7 @@
 #include <rapidcheck.h>
 
 #include "generators_at_level.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
@@ -26,8 +26,8 @@
 namespace lowbit::testing {
 namespace {
 
-float F32FromBits(std::uint32_t b) { return std::bit_cast<float>(b); }
-std::uint32_t F32Bits(float x) { return std::bit_cast<std::uint32_t>(x); }
+using ::lowbit::block::F32Bits;
+using ::lowbit::block::F32FromBits;
 
 // The amax that makes each recipe's scale 2^e exactly, so that multiples of
 // 2^(e-1) are ties after scaling: 127.5 (AO int8), 7.5 (AO int4 and GPTQ

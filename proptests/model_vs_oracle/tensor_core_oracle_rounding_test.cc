@@ -9,12 +9,12 @@
 #include <cfenv>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include <gtest/gtest.h>
 
 #include "generators_at_level.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/reference/oracle_encode.h"
 #include "lowbit/reference/tensor_core_bound.h"
 #include "tensor_core_step_cases.h"
@@ -70,11 +70,7 @@ float ToFloat(double v, int mode) {
   return out;
 }
 
-std::uint32_t Bits(float f) {
-  std::uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
+using ::lowbit::block::F32Bits;
 
 TEST(TensorCoreOracleRounding, Fp32NearestAndTruncationMatchTheFpu) {
   const FusedStepOracle fp32(tensor_core::kFp32Of16Bit, tensor_core::kBf16Operand, tensor_core::kBf16Operand);
@@ -89,15 +85,15 @@ TEST(TensorCoreOracleRounding, Fp32NearestAndTruncationMatchTheFpu) {
     const StepResult rn = reference::RoundIntoAccumulator(kFp32, 24, FusedSumRounding::kNearestEven, x);
     const StepResult rz = reference::RoundIntoAccumulator(kFp32, 24, FusedSumRounding::kTruncate, x);
     const StepResult r14 = reference::RoundIntoAccumulator(kFp32, 14, FusedSumRounding::kTruncate, x);
-    ASSERT_EQ(fp32.CodeOf(rn), Bits(nearest)) << v;
+    ASSERT_EQ(fp32.CodeOf(rn), F32Bits(nearest)) << v;
     // Truncation past the largest finite value is Inf (step 7), where the
     // FPU's toward-zero conversion stays at FLT_MAX.
     const bool beyond = std::fabs(v) >= std::ldexp(1.0, 128);
-    const std::uint32_t rz_expected = beyond ? (Bits(toward_zero) & 0x80000000u) | 0x7F800000u : Bits(toward_zero);
+    const std::uint32_t rz_expected = beyond ? (F32Bits(toward_zero) & 0x80000000u) | 0x7F800000u : F32Bits(toward_zero);
     ASSERT_EQ(fp32.CodeOf(rz), rz_expected) << v;
-    const std::uint32_t r14_expected = beyond ? rz_expected : Bits(toward_zero) & ~0x3FFu;
+    const std::uint32_t r14_expected = beyond ? rz_expected : F32Bits(toward_zero) & ~0x3FFu;
     ASSERT_EQ(fp32.CodeOf(r14), r14_expected) << v;
-    ties += Bits(nearest) != Bits(toward_zero);
+    ties += F32Bits(nearest) != F32Bits(toward_zero);
   }
   EXPECT_GT(ties, n / 10) << "values where the two roundings differ";
 }

@@ -5,47 +5,43 @@
 #include <cstdint>
 
 #include "lowbit/formats/profiles/profiles.h"
+#include "profile_encode.h"
 
 namespace lowbit {
 namespace {
 
-std::uint64_t Enc(ProfileId p, std::uint32_t bits, const FormatSpec& dst) {
-  EncodeResult r;
-  EXPECT_TRUE(ProfileEncode(p, kFp32, bits, dst, RoundingMode::kNearestEven, &r))
-      << ProfileName(p) << " " << dst.name;
-  return r.code;
-}
+using ::lowbit::testing::ProfileEncodeF32;
 
 constexpr std::uint32_t kNans[] = {0x7FC00000u, 0xFFC00000u, 0x7F800001u,
                                    0xFF800001u, 0x7FFFFFFFu, 0xFFFFFFFFu};
 
 TEST(NanOnBf16Encode, NvidiaGives7FFF) {
-  for (std::uint32_t x : kNans) EXPECT_EQ(Enc(ProfileId::kNvidia, x, kBf16), 0x7FFFu) << std::hex << x;
+  for (std::uint32_t x : kNans) EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, x, kBf16), 0x7FFFu) << std::hex << x;
 }
 TEST(NanOnBf16Encode, PytorchCudaGives7FFF) {
-  for (std::uint32_t x : kNans) EXPECT_EQ(Enc(ProfileId::kPytorchCuda, x, kBf16), 0x7FFFu) << std::hex << x;
+  for (std::uint32_t x : kNans) EXPECT_EQ(ProfileEncodeF32(ProfileId::kPytorchCuda, x, kBf16), 0x7FFFu) << std::hex << x;
 }
 TEST(NanOnBf16Encode, PytorchCpuGivesFFFF) {
-  for (std::uint32_t x : kNans) EXPECT_EQ(Enc(ProfileId::kPytorchCpu, x, kBf16), 0xFFFFu) << std::hex << x;
+  for (std::uint32_t x : kNans) EXPECT_EQ(ProfileEncodeF32(ProfileId::kPytorchCpu, x, kBf16), 0xFFFFu) << std::hex << x;
 }
 TEST(NanOnBf16Encode, MlDtypesGives7FC0WithSign) {
-  EXPECT_EQ(Enc(ProfileId::kMlDtypes, 0x7F800001u, kBf16), 0x7FC0u);
-  EXPECT_EQ(Enc(ProfileId::kMlDtypes, 0xFF800001u, kBf16), 0xFFC0u);
-  EXPECT_EQ(Enc(ProfileId::kMlDtypes, 0x7FFFFFFFu, kBf16), 0x7FC0u);
-  EXPECT_EQ(Enc(ProfileId::kMlDtypes, 0xFFFFFFFFu, kBf16), 0xFFC0u);
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, 0x7F800001u, kBf16), 0x7FC0u);
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, 0xFF800001u, kBf16), 0xFFC0u);
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, 0x7FFFFFFFu, kBf16), 0x7FC0u);
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, 0xFFFFFFFFu, kBf16), 0xFFC0u);
 }
 
 TEST(NanOnFp16Encode, NvidiaGives7FFF) {
-  for (std::uint32_t x : kNans) EXPECT_EQ(Enc(ProfileId::kNvidia, x, kFp16), 0x7FFFu) << std::hex << x;
+  for (std::uint32_t x : kNans) EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, x, kFp16), 0x7FFFu) << std::hex << x;
 }
 TEST(NanOnFp16Encode, PytorchCudaGives7FFF) {
-  for (std::uint32_t x : kNans) EXPECT_EQ(Enc(ProfileId::kPytorchCuda, x, kFp16), 0x7FFFu) << std::hex << x;
+  for (std::uint32_t x : kNans) EXPECT_EQ(ProfileEncodeF32(ProfileId::kPytorchCuda, x, kFp16), 0x7FFFu) << std::hex << x;
 }
 // 0x7F800001 -> 0x7E00, 0xFF800001 -> 0xFE00, 0x7F807FFF -> 0x7E03.
 TEST(NanOnFp16Encode, PytorchCpuKeepsSignAndTopPayload) {
-  EXPECT_EQ(Enc(ProfileId::kPytorchCpu, 0x7F800001u, kFp16), 0x7E00u);
-  EXPECT_EQ(Enc(ProfileId::kPytorchCpu, 0xFF800001u, kFp16), 0xFE00u);
-  EXPECT_EQ(Enc(ProfileId::kPytorchCpu, 0x7F807FFFu, kFp16), 0x7E03u);
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kPytorchCpu, 0x7F800001u, kFp16), 0x7E00u);
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kPytorchCpu, 0xFF800001u, kFp16), 0xFE00u);
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kPytorchCpu, 0x7F807FFFu, kFp16), 0x7E03u);
 }
 // docs/formats-reference.md §3.2, §4.1; measured (H200, torch 2.11.0+cu130, scripts/gpu/
 // pytorch_profile_check): torch casts other dtypes through float, so the
@@ -80,13 +76,13 @@ TEST(NanOnFp16Encode, MlDtypesHasNoConversion) {
 TEST(NanOnBf16Encode, NonNanResultsAgree) {
   for (ProfileId p : {ProfileId::kNvidia, ProfileId::kPytorchCpu, ProfileId::kPytorchCuda,
                       ProfileId::kMlDtypes}) {
-    EXPECT_EQ(Enc(p, 0x7F7FFFFFu, kBf16), 0x7F80u) << ProfileName(p);
-    EXPECT_EQ(Enc(p, 0x477FF000u, kBf16), 0x4780u) << ProfileName(p);
-    EXPECT_EQ(Enc(p, 0x80000001u, kBf16), 0x8000u) << ProfileName(p);
+    EXPECT_EQ(ProfileEncodeF32(p, 0x7F7FFFFFu, kBf16), 0x7F80u) << ProfileName(p);
+    EXPECT_EQ(ProfileEncodeF32(p, 0x477FF000u, kBf16), 0x4780u) << ProfileName(p);
+    EXPECT_EQ(ProfileEncodeF32(p, 0x80000001u, kBf16), 0x8000u) << ProfileName(p);
   }
   for (ProfileId p : {ProfileId::kNvidia, ProfileId::kPytorchCpu, ProfileId::kPytorchCuda}) {
-    EXPECT_EQ(Enc(p, 0x477FF000u, kFp16), 0x7C00u) << ProfileName(p);
-    EXPECT_EQ(Enc(p, 0x477FEFFFu, kFp16), 0x7BFFu) << ProfileName(p);
+    EXPECT_EQ(ProfileEncodeF32(p, 0x477FF000u, kFp16), 0x7C00u) << ProfileName(p);
+    EXPECT_EQ(ProfileEncodeF32(p, 0x477FEFFFu, kFp16), 0x7BFFu) << ProfileName(p);
   }
 }
 

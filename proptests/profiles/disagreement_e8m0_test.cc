@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "lowbit/formats/profiles/profiles.h"
+#include "profile_encode.h"
 
 namespace lowbit {
 namespace {
@@ -14,11 +15,7 @@ constexpr RoundingMode kRn = RoundingMode::kNearestEven;
 constexpr RoundingMode kRz = RoundingMode::kTowardZero;
 constexpr RoundingMode kRp = RoundingMode::kUp;
 
-std::uint64_t Enc(ProfileId p, std::uint32_t bits, RoundingMode mode) {
-  EncodeResult r;
-  EXPECT_TRUE(ProfileEncode(p, kFp32, bits, kE8m0, mode, &r)) << ProfileName(p);
-  return r.code;
-}
+using ::lowbit::testing::ProfileEncodeF32;
 
 // Inputs (FP32 bits) and the docs/formats-reference.md §4.7 columns.
 struct Row {
@@ -46,26 +43,26 @@ constexpr Row kRows[] = {
 
 TEST(E8m0Encode, NvidiaHasOnlyRzAndRpOnMagnitude) {
   for (const Row& r : kRows) {
-    EXPECT_EQ(Enc(ProfileId::kNvidia, r.x, kRz), r.rz_sat) << r.what;
-    EXPECT_EQ(Enc(ProfileId::kNvidia, r.x, kRp), r.rp_sat) << r.what;
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, r.x, kE8m0, kRz), r.rz_sat) << r.what;
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, r.x, kE8m0, kRp), r.rp_sat) << r.what;
   }
   EncodeResult out;
   EXPECT_FALSE(ProfileEncode(ProfileId::kNvidia, kFp32, 0x40400000u, kE8m0, kRn, &out));
 }
 TEST(E8m0Encode, NvidiaNosatOverflowsToNan) {
   for (const Row& r : kRows) {
-    EXPECT_EQ(Enc(ProfileId::kNvidiaNosat, r.x, kRz), r.rz_nosat) << r.what;
-    EXPECT_EQ(Enc(ProfileId::kNvidiaNosat, r.x, kRp), r.rp_nosat) << r.what;
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidiaNosat, r.x, kE8m0, kRz), r.rz_nosat) << r.what;
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidiaNosat, r.x, kE8m0, kRp), r.rp_nosat) << r.what;
   }
 }
 TEST(E8m0Encode, PytorchRoundsNearestTiesUpWithSubnormalQuirk) {
   for (const Row& r : kRows) {
-    EXPECT_EQ(Enc(ProfileId::kPytorchCpu, r.x, kRn), r.pytorch) << r.what;
-    EXPECT_EQ(Enc(ProfileId::kPytorchCuda, r.x, kRn), r.pytorch) << r.what;
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kPytorchCpu, r.x, kE8m0, kRn), r.pytorch) << r.what;
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kPytorchCuda, r.x, kE8m0, kRn), r.pytorch) << r.what;
   }
 }
 TEST(E8m0Encode, MlDtypesMapsZeroAndNegativesToNan) {
-  for (const Row& r : kRows) EXPECT_EQ(Enc(ProfileId::kMlDtypes, r.x, kRn), r.ml_dtypes) << r.what;
+  for (const Row& r : kRows) EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, r.x, kE8m0, kRn), r.ml_dtypes) << r.what;
 }
 
 // Row 14: code 0 is 2^-127 = FP32 0x00400000 (subnormal), BF16 0x0040; no

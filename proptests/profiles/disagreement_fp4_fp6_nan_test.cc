@@ -7,16 +7,12 @@
 #include <cstdint>
 
 #include "lowbit/formats/profiles/profiles.h"
+#include "profile_encode.h"
 
 namespace lowbit {
 namespace {
 
-std::uint64_t Enc(ProfileId p, std::uint32_t bits, const FormatSpec& dst) {
-  EncodeResult r;
-  EXPECT_TRUE(ProfileEncode(p, kFp32, bits, dst, RoundingMode::kNearestEven, &r))
-      << ProfileName(p) << " " << dst.name;
-  return r.code;
-}
+using ::lowbit::testing::ProfileEncodeF32;
 
 // +NaN, -NaN, -0.0, +Inf, -Inf.
 constexpr std::uint32_t kInputs[] = {0x7FC00000u, 0xFFC00000u, 0x80000000u, 0x7F800000u,
@@ -24,22 +20,22 @@ constexpr std::uint32_t kInputs[] = {0x7FC00000u, 0xFFC00000u, 0x80000000u, 0x7F
 
 TEST(NanIntoFp4, NvidiaGivesPositiveMax) {
   const std::uint64_t want[] = {0x7, 0x7, 0x8, 0x7, 0xF};
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(Enc(ProfileId::kNvidia, kInputs[i], kE2m1), want[i]) << i;
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, kInputs[i], kE2m1), want[i]) << i;
 }
 TEST(NanIntoFp4, MlDtypesGivesOppositeSignZero) {
   const std::uint64_t want[] = {0x8, 0x0, 0x8, 0x7, 0xF};
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(Enc(ProfileId::kMlDtypes, kInputs[i], kE2m1), want[i]) << i;
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, kInputs[i], kE2m1), want[i]) << i;
 }
 TEST(NanIntoFp6, NvidiaGivesPositiveMax) {
   for (const FormatSpec* f : {&kE2m3, &kE3m2}) {
     const std::uint64_t want[] = {0x1F, 0x1F, 0x20, 0x1F, 0x3F};
-    for (int i = 0; i < 5; ++i) EXPECT_EQ(Enc(ProfileId::kNvidia, kInputs[i], *f), want[i]) << f->name << i;
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, kInputs[i], *f), want[i]) << f->name << i;
   }
 }
 TEST(NanIntoFp6, MlDtypesGivesOppositeSignZero) {
   for (const FormatSpec* f : {&kE2m3, &kE3m2}) {
     const std::uint64_t want[] = {0x20, 0x00, 0x20, 0x1F, 0x3F};
-    for (int i = 0; i < 5; ++i) EXPECT_EQ(Enc(ProfileId::kMlDtypes, kInputs[i], *f), want[i]) << f->name << i;
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, kInputs[i], *f), want[i]) << f->name << i;
   }
 }
 TEST(NanIntoFp4, PytorchAndOcpHaveNoConversion) {
@@ -58,7 +54,7 @@ TEST(E2m1Ties, NvidiaAndMlDtypesRoundToEven) {
                              0x40200000u, 0x40600000u, 0x40A00000u};
   const std::uint64_t want[] = {0x0, 0x2, 0x2, 0x4, 0x4, 0x6, 0x6};
   for (ProfileId p : {ProfileId::kNvidia, ProfileId::kMlDtypes, ProfileId::kOcp}) {
-    for (int i = 0; i < 7; ++i) EXPECT_EQ(Enc(p, x[i], kE2m1), want[i]) << ProfileName(p) << " " << i;
+    for (int i = 0; i < 7; ++i) EXPECT_EQ(ProfileEncodeF32(p, x[i], kE2m1), want[i]) << ProfileName(p) << " " << i;
   }
 }
 

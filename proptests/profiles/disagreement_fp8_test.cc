@@ -7,16 +7,12 @@
 #include <cstdint>
 
 #include "lowbit/formats/profiles/profiles.h"
+#include "profile_encode.h"
 
 namespace lowbit {
 namespace {
 
-std::uint64_t Enc(ProfileId p, std::uint32_t bits, const FormatSpec& dst) {
-  EncodeResult r;
-  EXPECT_TRUE(ProfileEncode(p, kFp32, bits, dst, RoundingMode::kNearestEven, &r))
-      << ProfileName(p) << " " << dst.name;
-  return r.code;
-}
+using ::lowbit::testing::ProfileEncodeF32;
 
 // Row 1 inputs: just above the 464 tie, 480, FLT_MAX, +Inf, -Inf, -(464+ulp).
 constexpr std::uint32_t kE4m3Overflows[] = {0x43E80001u, 0x43F00000u, 0x7F7FFFFFu,
@@ -26,7 +22,7 @@ constexpr std::uint64_t kNanWithSign[] = {0x7F, 0x7F, 0x7F, 0x7F, 0xFF, 0xFF};
 
 void ExpectE4m3Overflow(ProfileId p, const std::uint64_t* expected) {
   for (int i = 0; i < 6; ++i) {
-    EXPECT_EQ(Enc(p, kE4m3Overflows[i], kE4m3), expected[i]) << std::hex << kE4m3Overflows[i];
+    EXPECT_EQ(ProfileEncodeF32(p, kE4m3Overflows[i], kE4m3), expected[i]) << std::hex << kE4m3Overflows[i];
   }
 }
 
@@ -51,10 +47,10 @@ TEST(E4m3Overflow, OcpNonSaturatingGivesNanWithSign) {
 TEST(E4m3Overflow, TieAt464RoundsTo448InEveryProfile) {
   for (ProfileId p : kAllProfiles) {
     if (p == ProfileId::kNumpy) continue;  // NumPy has no E4M3 (ml_dtypes' type)
-    EXPECT_EQ(Enc(p, 0x43E80000u, kE4m3), 0x7Eu) << ProfileName(p);
-    EXPECT_EQ(Enc(p, 0x43E7FFFFu, kE4m3), 0x7Eu) << ProfileName(p);
-    EXPECT_EQ(Enc(p, 0xC3E80000u, kE4m3), 0xFEu) << ProfileName(p);
-    EXPECT_EQ(Enc(p, 0x80000000u, kE4m3), 0x80u) << ProfileName(p);  // -0.0, §4.1 table
+    EXPECT_EQ(ProfileEncodeF32(p, 0x43E80000u, kE4m3), 0x7Eu) << ProfileName(p);
+    EXPECT_EQ(ProfileEncodeF32(p, 0x43E7FFFFu, kE4m3), 0x7Eu) << ProfileName(p);
+    EXPECT_EQ(ProfileEncodeF32(p, 0xC3E80000u, kE4m3), 0xFEu) << ProfileName(p);
+    EXPECT_EQ(ProfileEncodeF32(p, 0x80000000u, kE4m3), 0x80u) << ProfileName(p);  // -0.0, §4.1 table
   }
 }
 
@@ -64,8 +60,8 @@ constexpr std::uint32_t kNegativeNans[] = {0xFFC00000u, 0xFF800001u, 0xFFFFFFFFu
 
 void ExpectFp8Nan(ProfileId p, const FormatSpec& dst, std::uint64_t positive,
                   std::uint64_t negative) {
-  for (std::uint32_t x : kPositiveNans) EXPECT_EQ(Enc(p, x, dst), positive) << std::hex << x;
-  for (std::uint32_t x : kNegativeNans) EXPECT_EQ(Enc(p, x, dst), negative) << std::hex << x;
+  for (std::uint32_t x : kPositiveNans) EXPECT_EQ(ProfileEncodeF32(p, x, dst), positive) << std::hex << x;
+  for (std::uint32_t x : kNegativeNans) EXPECT_EQ(ProfileEncodeF32(p, x, dst), negative) << std::hex << x;
 }
 
 TEST(NanSignOnFp8Encode, NvidiaGivesPositive7F) {
@@ -96,7 +92,7 @@ constexpr std::uint32_t kE5m2Inputs[] = {0x476FFFFFu, 0x47700000u, 0x477FF000u,
 
 void ExpectE5m2(ProfileId p, const std::uint64_t (&expected)[6]) {
   for (int i = 0; i < 6; ++i) {
-    EXPECT_EQ(Enc(p, kE5m2Inputs[i], kE5m2), expected[i]) << std::hex << kE5m2Inputs[i];
+    EXPECT_EQ(ProfileEncodeF32(p, kE5m2Inputs[i], kE5m2), expected[i]) << std::hex << kE5m2Inputs[i];
   }
 }
 
@@ -120,14 +116,14 @@ TEST(E5m2Overflow, MlDtypesGivesInf) {
 // 248 is the E4M3FNUZ tie and goes to NaN; -0.0 -> 0x00.
 TEST(FnuzEncode, PytorchAndMlDtypesAgree) {
   for (ProfileId p : {ProfileId::kPytorchCpu, ProfileId::kPytorchCuda, ProfileId::kMlDtypes}) {
-    EXPECT_EQ(Enc(p, 0x43780000u, kE4m3Fnuz), 0x80u) << ProfileName(p);  // 248
-    EXPECT_EQ(Enc(p, 0x4377E666u, kE4m3Fnuz), 0x7Fu) << ProfileName(p);  // 247.9
-    EXPECT_EQ(Enc(p, 0x43E00000u, kE4m3Fnuz), 0x80u) << ProfileName(p);  // 448
-    EXPECT_EQ(Enc(p, 0x7F800000u, kE4m3Fnuz), 0x80u) << ProfileName(p);
-    EXPECT_EQ(Enc(p, 0xFFC00000u, kE4m3Fnuz), 0x80u) << ProfileName(p);
-    EXPECT_EQ(Enc(p, 0x80000000u, kE4m3Fnuz), 0x00u) << ProfileName(p);
-    EXPECT_EQ(Enc(p, 0x47700000u, kE5m2Fnuz), 0x80u) << ProfileName(p);  // 61440
-    EXPECT_EQ(Enc(p, 0x47600000u, kE5m2Fnuz), 0x7Fu) << ProfileName(p);  // 57344
+    EXPECT_EQ(ProfileEncodeF32(p, 0x43780000u, kE4m3Fnuz), 0x80u) << ProfileName(p);  // 248
+    EXPECT_EQ(ProfileEncodeF32(p, 0x4377E666u, kE4m3Fnuz), 0x7Fu) << ProfileName(p);  // 247.9
+    EXPECT_EQ(ProfileEncodeF32(p, 0x43E00000u, kE4m3Fnuz), 0x80u) << ProfileName(p);  // 448
+    EXPECT_EQ(ProfileEncodeF32(p, 0x7F800000u, kE4m3Fnuz), 0x80u) << ProfileName(p);
+    EXPECT_EQ(ProfileEncodeF32(p, 0xFFC00000u, kE4m3Fnuz), 0x80u) << ProfileName(p);
+    EXPECT_EQ(ProfileEncodeF32(p, 0x80000000u, kE4m3Fnuz), 0x00u) << ProfileName(p);
+    EXPECT_EQ(ProfileEncodeF32(p, 0x47700000u, kE5m2Fnuz), 0x80u) << ProfileName(p);  // 61440
+    EXPECT_EQ(ProfileEncodeF32(p, 0x47600000u, kE5m2Fnuz), 0x7Fu) << ProfileName(p);  // 57344
   }
 }
 

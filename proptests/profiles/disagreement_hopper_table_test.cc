@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "lowbit/formats/profiles/profiles.h"
+#include "profile_encode.h"
 
 namespace lowbit {
 namespace {
@@ -48,27 +49,23 @@ constexpr Row kTable[] = {
     {0xC3008000u, 0xF0, 0xD8, 0xC300, 0xC300, 0xC301, 0xC300, 0xD804, 0xD804, 0x80, 0x80},
 };
 
-std::uint64_t Enc(std::uint32_t x, const FormatSpec& dst, RoundingMode mode) {
-  EncodeResult r;
-  EXPECT_TRUE(ProfileEncode(ProfileId::kNvidia, kFp32, x, dst, mode, &r)) << dst.name;
-  return r.code;
-}
+using ::lowbit::testing::ProfileEncodeF32;
 
 TEST(HopperSpecialInputs, NvidiaProfileMatchesEveryCell) {
   constexpr RoundingMode kRn = RoundingMode::kNearestEven;
   constexpr RoundingMode kRz = RoundingMode::kTowardZero;
   for (const Row& r : kTable) {
     SCOPED_TRACE(::testing::Message() << "x=0x" << std::hex << r.x);
-    EXPECT_EQ(Enc(r.x, kE4m3, kRn), r.e4m3);
-    EXPECT_EQ(Enc(r.x, kE5m2, kRn), r.e5m2);
-    EXPECT_EQ(Enc(r.x, kBf16, kRn), r.bf16_rn);
-    EXPECT_EQ(Enc(r.x, kBf16, kRz), r.bf16_rz);
-    EXPECT_EQ(Enc(r.x, kBf16, RoundingMode::kDown), r.bf16_rm);
-    EXPECT_EQ(Enc(r.x, kBf16, RoundingMode::kUp), r.bf16_rp);
-    EXPECT_EQ(Enc(r.x, kFp16, kRn), r.f16_rn);
-    EXPECT_EQ(Enc(r.x, kFp16, kRz), r.f16_rz);
-    EXPECT_EQ(Enc(r.x, kInt8, kRn), r.s8);
-    EXPECT_EQ(Enc(r.x, kInt8, kRz), r.s8z);
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, r.x, kE4m3, kRn), r.e4m3);
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, r.x, kE5m2, kRn), r.e5m2);
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, r.x, kBf16, kRn), r.bf16_rn);
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, r.x, kBf16, kRz), r.bf16_rz);
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, r.x, kBf16, RoundingMode::kDown), r.bf16_rm);
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, r.x, kBf16, RoundingMode::kUp), r.bf16_rp);
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, r.x, kFp16, kRn), r.f16_rn);
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, r.x, kFp16, kRz), r.f16_rz);
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, r.x, kInt8, kRn), r.s8);
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, r.x, kInt8, kRz), r.s8z);
   }
 }
 

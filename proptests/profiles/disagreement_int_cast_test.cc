@@ -7,15 +7,12 @@
 #include <cstdint>
 
 #include "lowbit/formats/profiles/profiles.h"
+#include "profile_encode.h"
 
 namespace lowbit {
 namespace {
 
-std::uint64_t Enc(ProfileId p, std::uint32_t bits, const FormatSpec& dst, RoundingMode mode) {
-  EncodeResult r;
-  EXPECT_TRUE(ProfileEncode(p, kFp32, bits, dst, mode, &r)) << ProfileName(p) << " " << std::hex << bits;
-  return r.code;
-}
+using ::lowbit::testing::ProfileEncodeF32;
 
 // cvt.rni.s8.f32: RNE then saturate to [-128, 127], NaN -> 0 [HW-verified].
 TEST(IntCast, NvidiaRoundsEvenAndSaturates) {
@@ -36,8 +33,8 @@ TEST(IntCast, NvidiaRoundsEvenAndSaturates) {
       {0xFFFFFFFFu, 0x00, 0x00},  // -NaN
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(Enc(ProfileId::kNvidia, c.x, kInt8, RoundingMode::kNearestEven), c.rni) << std::hex << c.x;
-    EXPECT_EQ(Enc(ProfileId::kNvidia, c.x, kInt8, RoundingMode::kTowardZero), c.rzi) << std::hex << c.x;
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, c.x, kInt8, RoundingMode::kNearestEven), c.rni) << std::hex << c.x;
+    EXPECT_EQ(ProfileEncodeF32(ProfileId::kNvidia, c.x, kInt8, RoundingMode::kTowardZero), c.rzi) << std::hex << c.x;
   }
 }
 
@@ -45,12 +42,12 @@ TEST(IntCast, NvidiaRoundsEvenAndSaturates) {
 // 8.0 -> -8, 9.0 -> -7, 16 -> 0, -9 -> 7; uint4: -2.5 -> 14.
 TEST(IntCast, MlDtypesTruncatesAndWraps) {
   constexpr RoundingMode kRz = RoundingMode::kTowardZero;
-  EXPECT_EQ(Enc(ProfileId::kMlDtypes, 0x41000000u, kInt4, kRz), 0x8u);  // 8.0
-  EXPECT_EQ(Enc(ProfileId::kMlDtypes, 0x41100000u, kInt4, kRz), 0x9u);  // 9.0
-  EXPECT_EQ(Enc(ProfileId::kMlDtypes, 0x41800000u, kInt4, kRz), 0x0u);  // 16.0
-  EXPECT_EQ(Enc(ProfileId::kMlDtypes, 0xC1100000u, kInt4, kRz), 0x7u);  // -9.0
-  EXPECT_EQ(Enc(ProfileId::kMlDtypes, 0x40F00000u, kInt4, kRz), 0x7u);  // 7.5
-  EXPECT_EQ(Enc(ProfileId::kMlDtypes, 0xC0200000u, kUint4, kRz), 0xEu);  // -2.5
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, 0x41000000u, kInt4, kRz), 0x8u);  // 8.0
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, 0x41100000u, kInt4, kRz), 0x9u);  // 9.0
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, 0x41800000u, kInt4, kRz), 0x0u);  // 16.0
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, 0xC1100000u, kInt4, kRz), 0x7u);  // -9.0
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, 0x40F00000u, kInt4, kRz), 0x7u);  // 7.5
+  EXPECT_EQ(ProfileEncodeF32(ProfileId::kMlDtypes, 0xC0200000u, kUint4, kRz), 0xEu);  // -2.5
 }
 
 // torch .to(int8) truncates and wraps device-dependently (CPU 200 -> -56,

@@ -8,9 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/profiles/profiles.h"
 
 #if LOWBIT_HAVE_CUDA_HEADERS
@@ -26,11 +26,7 @@ namespace {
 
 #if LOWBIT_HAVE_CUDA_HEADERS
 
-std::uint32_t Bits(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, sizeof(u));
-  return u;
-}
+using ::lowbit::block::F32Bits;
 
 struct Witness {
   const char* name;
@@ -55,32 +51,32 @@ const Witness kWitnesses[] = {
     {"E4m3ToFp32", FormatId::kE4m3, FormatId::kFp32, [](std::uint32_t c) -> std::uint32_t {
        __nv_fp8_e4m3 v;
        v.__x = static_cast<__nv_fp8_storage_t>(c);
-       return Bits(static_cast<float>(v));
+       return F32Bits(static_cast<float>(v));
      }},
     {"E5m2ToFp32", FormatId::kE5m2, FormatId::kFp32, [](std::uint32_t c) -> std::uint32_t {
        __nv_fp8_e5m2 v;
        v.__x = static_cast<__nv_fp8_storage_t>(c);
-       return Bits(static_cast<float>(v));
+       return F32Bits(static_cast<float>(v));
      }},
     {"E8m0ToFp32", FormatId::kE8m0, FormatId::kFp32, [](std::uint32_t c) -> std::uint32_t {
        __nv_fp8_e8m0 v;
        v.__x = static_cast<__nv_fp8_storage_t>(c);
-       return Bits(static_cast<float>(v));
+       return F32Bits(static_cast<float>(v));
      }},
     {"E2m1ToFp32", FormatId::kE2m1, FormatId::kFp32, [](std::uint32_t c) -> std::uint32_t {
        __nv_fp4_e2m1 v;
        v.__x = static_cast<__nv_fp4_storage_t>(c);
-       return Bits(static_cast<float>(v));
+       return F32Bits(static_cast<float>(v));
      }},
     {"Fp16ToFp32", FormatId::kFp16, FormatId::kFp32, [](std::uint32_t c) -> std::uint32_t {
        __half_raw h;
        h.x = static_cast<unsigned short>(c);
-       return Bits(__half2float(__half(h)));
+       return F32Bits(__half2float(__half(h)));
      }},
     {"Bf16ToFp32", FormatId::kBf16, FormatId::kFp32, [](std::uint32_t c) -> std::uint32_t {
        __nv_bfloat16_raw b;
        b.x = static_cast<unsigned short>(c);
-       return Bits(__bfloat162float(__nv_bfloat16(b)));
+       return F32Bits(__bfloat162float(__nv_bfloat16(b)));
      }},
 };
 

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog_recipe.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/steps.h"
@@ -30,29 +31,21 @@ constexpr const Recipe* Lookup(std::string_view format, std::string_view profile
   return nullptr;
 }
 
-const Recipe& Named(std::string_view format, std::string_view profile) {
-  const Recipe* r = FindRecipe(format, profile);
-  if (r == nullptr) {
-    std::fprintf(stderr, "no recipe %.*s:%.*s in the catalog\n", static_cast<int>(format.size()), format.data(),
-                 static_cast<int>(profile.size()), profile.data());
-    std::abort();
-  }
-  return *r;
-}
+using ::lowbit::testing::CatalogRecipe;
 
-const Recipe& kAoSymInt8 = Named("int8", "ao-sym");
-const Recipe& kAoSymInt4 = Named("int4", "ao-sym");
-const Recipe& kAoAsymInt8 = Named("int8", "ao-asym");
-const Recipe& kAoAsymUint4 = Named("uint4", "ao-asym");
-const Recipe& kAoSymCudaInt8 = Named("int8", "ao-sym-cuda");
-const Recipe& kGptqSymUint4 = Named("uint4", "gptq-sym");
-const Recipe& kGptqAsymUint4 = Named("uint4", "gptq-asym");
-const Recipe& kCommonInt8 = Named("int8", "common");
-const Recipe& kCommonAwayInt8 = Named("int8", "common-away");
-const Recipe& kCommonInt4 = Named("int4", "common");
-const Recipe& kTeFp8E4m3 = Named("e4m3", "te");
-const Recipe& kTeFp8E4m3Pow2 = Named("e4m3", "te-pow2");
-const Recipe& kTeFp8E5m2 = Named("e5m2", "te");
+const Recipe& kAoSymInt8 = CatalogRecipe("int8", "ao-sym");
+const Recipe& kAoSymInt4 = CatalogRecipe("int4", "ao-sym");
+const Recipe& kAoAsymInt8 = CatalogRecipe("int8", "ao-asym");
+const Recipe& kAoAsymUint4 = CatalogRecipe("uint4", "ao-asym");
+const Recipe& kAoSymCudaInt8 = CatalogRecipe("int8", "ao-sym-cuda");
+const Recipe& kGptqSymUint4 = CatalogRecipe("uint4", "gptq-sym");
+const Recipe& kGptqAsymUint4 = CatalogRecipe("uint4", "gptq-asym");
+const Recipe& kCommonInt8 = CatalogRecipe("int8", "common");
+const Recipe& kCommonAwayInt8 = CatalogRecipe("int8", "common-away");
+const Recipe& kCommonInt4 = CatalogRecipe("int4", "common");
+const Recipe& kTeFp8E4m3 = CatalogRecipe("e4m3", "te");
+const Recipe& kTeFp8E4m3Pow2 = CatalogRecipe("e4m3", "te-pow2");
+const Recipe& kTeFp8E5m2 = CatalogRecipe("e5m2", "te");
 
 struct Quantized {
   std::vector<std::uint8_t> codes;  // one element code per entry (unpacked)

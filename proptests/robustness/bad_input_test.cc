@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "all_backends.h"
 #include "lowbit/check/backends.h"
 #include "lowbit/formats/block/int_quant.h"
 #include "lowbit/formats/block/mx_profiles.h"
@@ -39,14 +40,7 @@ constexpr std::size_t k2p32 = std::size_t{1} << 32;
 constexpr std::size_t k2p62 = std::size_t{1} << 62;
 constexpr std::size_t k2p63 = std::size_t{1} << 63;
 
-const Registry& AllBackends() {
-  static const Registry registry = [] {
-    Registry r;
-    check::RegisterAllBackends(r);
-    return r;
-  }();
-  return registry;
-}
+using ::lowbit::testing::AllBackends;
 
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

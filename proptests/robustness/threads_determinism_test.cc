@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "all_backends.h"
 #include "lowbit/check/backends.h"
 #include "lowbit/registry/registry.h"
 #include "test_level.h"
@@ -30,14 +31,7 @@ namespace {
 using testing::CurrentTestLevel;
 using testing::TestLevel;
 
-const Registry& AllBackends() {
-  static const Registry registry = [] {
-    Registry r;
-    check::RegisterAllBackends(r);
-    return r;
-  }();
-  return registry;
-}
+using ::lowbit::testing::AllBackends;
 
 // One call and the bytes it must produce (the scalar row's, computed first
 // on one thread). Run() returns the bytes this call produced.
