@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_files.h"
 #include "run_cli.h"
 
 namespace {
@@ -23,53 +24,9 @@ namespace {
 using lowbit::testing::CliResult;
 using lowbit::testing::RunCliWith;
 
-class CheckCommandTest : public ::testing::Test {
+class CheckCommandTest : public lowbit::testing::CliFilesTest {
  protected:
-  void SetUp() override {
-    if (!lowbit::testing::CliBuilt()) GTEST_SKIP() << "the lowbit CLI is not built (LOWBIT_BUILD_TOOLS=OFF)";
-    char dir[] = "/tmp/lowbit_check_test_XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    dir_ = dir;
-  }
-  void TearDown() override {
-    for (const std::string& f : files_) std::remove(f.c_str());
-    if (!dir_.empty()) rmdir(dir_.c_str());
-  }
-
-  std::string Path(const std::string& name) {
-    const std::string p = dir_ + "/" + name;
-    files_.push_back(p);
-    return p;
-  }
-
-  // A .npy file (format 1.0) exactly as numpy.save writes it: magic,
-  // version, header length, the dict padded with spaces to a multiple of 64
-  // bytes and ended by '\n', then the data.
-  std::string WriteNpy(const std::string& name, const std::string& descr, const std::string& shape,
-                       const void* data, std::size_t bytes, bool fortran = false) {
-    std::string header = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
-                         ", 'shape': " + shape + ", }";
-    while ((10 + header.size() + 1) % 64 != 0) header += ' ';
-    header += '\n';
-    std::string file = std::string("\x93NUMPY\x01\x00", 8);
-    file += static_cast<char>(header.size() & 0xFF);
-    file += static_cast<char>(header.size() >> 8);
-    file += header;
-    file.append(static_cast<const char*>(data), bytes);
-    return WriteRaw(name, file.data(), file.size());
-  }
-
-  std::string WriteRaw(const std::string& name, const void* data, std::size_t bytes) {
-    const std::string p = Path(name);
-    std::ofstream out(p, std::ios::binary);
-    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-    return p;
-  }
-
   CliResult Lowbit(const std::vector<std::string>& args) { return RunCliWith(args, {}); }
-
-  std::string dir_;
-  std::vector<std::string> files_;
 };
 
 // FP32 inputs and their E4M3 codes under ml_dtypes (non-saturating: 500 and

@@ -18,42 +18,14 @@
 #include <string>
 #include <vector>
 
+#include "cli_files.h"
 #include "run_cli.h"
 
 namespace lowbit::testing {
 namespace {
 
-class CliBadInput : public ::testing::Test {
+class CliBadInput : public CliFilesTest {
  protected:
-  void SetUp() override {
-    if (!CliBuilt()) GTEST_SKIP() << "the lowbit CLI is not built (LOWBIT_BUILD_TOOLS=OFF)";
-    char dir[] = "/tmp/lowbit_cli_bad_input_XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    dir_ = dir;
-  }
-  void TearDown() override {
-    for (const std::string& f : files_) std::remove(f.c_str());
-    if (!dir_.empty()) rmdir(dir_.c_str());
-  }
-  std::string Path(const std::string& name) {
-    files_.push_back(dir_ + "/" + name);
-    return files_.back();
-  }
-  // A .npy file (format 1.0) as numpy.save writes it.
-  std::string WriteNpy(const std::string& name, const std::string& descr, const std::string& shape,
-                       const void* data, std::size_t bytes) {
-    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-    while ((10 + header.size() + 1) % 64 != 0) header += ' ';
-    header += '\n';
-    std::string file = std::string("\x93NUMPY\x01\x00", 8);
-    file += static_cast<char>(header.size() & 0xFF);
-    file += static_cast<char>(header.size() >> 8);
-    file += header;
-    file.append(static_cast<const char*>(data), bytes);
-    const std::string path = Path(name);
-    std::ofstream(path, std::ios::binary) << file;
-    return path;
-  }
   // 32 ones and their MXFP8 (E4M3) quantization, which the model matches:
   // scale 2^-8 (E8M0 0x77), every element 256 (E4M3 0x78).
   void WriteMxfp8Block() {
@@ -64,8 +36,7 @@ class CliBadInput : public ::testing::Test {
     y_ = WriteNpy("y.npy", "|u1", "(32,)", codes.data(), 32);
     s_ = WriteNpy("s.npy", "|u1", "(1,)", &scale, 1);
   }
-  std::string dir_, x_, y_, s_;
-  std::vector<std::string> files_;
+  std::string x_, y_, s_;
 };
 
 int Lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }

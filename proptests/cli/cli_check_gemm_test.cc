@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_files.h"
 #include "run_cli.h"
 
 namespace {
@@ -23,13 +24,11 @@ using lowbit::testing::RunCli;
 
 constexpr long kM = 4, kN = 3, kK = 40;
 
-class CheckGemmCommand : public ::testing::Test {
+class CheckGemmCommand : public lowbit::testing::CliFilesTest {
  protected:
   void SetUp() override {
-    if (!lowbit::testing::CliBuilt()) GTEST_SKIP() << "the lowbit CLI is not built (LOWBIT_BUILD_TOOLS=OFF)";
-    char dir[] = "/tmp/lowbit_check_gemm_XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    dir_ = dir;
+    CliFilesTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     std::mt19937 rng(7);
     a_.resize(kM * kK);
     b_.resize(kK * kN);
@@ -41,28 +40,6 @@ class CheckGemmCommand : public ::testing::Test {
       for (long j = 0; j < kN; ++j) bt_[static_cast<std::size_t>(j * kK + k)] = b_[static_cast<std::size_t>(k * kN + j)];
     }
   }
-  void TearDown() override {
-    for (const std::string& f : files_) std::remove(f.c_str());
-    if (!dir_.empty()) rmdir(dir_.c_str());
-  }
-
-  // A .npy file (format 1.0) as numpy.save writes it.
-  std::string Npy(const std::string& name, const std::string& descr, const std::string& shape, const void* data,
-                  std::size_t bytes) {
-    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-    while ((10 + header.size() + 1) % 64 != 0) header += ' ';
-    header += '\n';
-    std::string file = std::string("\x93NUMPY\x01\x00", 8);
-    file += static_cast<char>(header.size() & 0xFF);
-    file += static_cast<char>(header.size() >> 8);
-    file += header;
-    file.append(static_cast<const char*>(data), bytes);
-    const std::string p = dir_ + "/" + name;
-    files_.push_back(p);
-    std::ofstream(p, std::ios::binary).write(file.data(), static_cast<std::streamsize>(file.size()));
-    return p;
-  }
-
   static float Bf16(std::uint16_t c) { return std::bit_cast<float>(static_cast<std::uint32_t>(c) << 16); }
 
   // D = A x B by fmaf in K order over the first `k_used` elements of K.
@@ -80,9 +57,9 @@ class CheckGemmCommand : public ::testing::Test {
     return d;
   }
 
-  std::string A() { return Npy("a.npy", "<V2", "(4, 40)", a_.data(), a_.size() * 2); }
-  std::string B() { return Npy("b.npy", "<V2", "(40, 3)", b_.data(), b_.size() * 2); }
-  std::string D(const std::vector<float>& d) { return Npy("d.npy", "<f4", "(4, 3)", d.data(), d.size() * 4); }
+  std::string A() { return WriteNpy("a.npy", "<V2", "(4, 40)", a_.data(), a_.size() * 2); }
+  std::string B() { return WriteNpy("b.npy", "<V2", "(40, 3)", b_.data(), b_.size() * 2); }
+  std::string D(const std::vector<float>& d) { return WriteNpy("d.npy", "<f4", "(4, 3)", d.data(), d.size() * 4); }
 
   void ExpectError(const CliResult& r, const std::string& message) {
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
@@ -90,8 +67,6 @@ class CheckGemmCommand : public ::testing::Test {
     EXPECT_EQ(r.err, "lowbit: error: " + message + "\n");
   }
 
-  std::string dir_;
-  std::vector<std::string> files_;
   std::vector<std::uint16_t> a_, b_, bt_;
 };
 
@@ -102,7 +77,7 @@ TEST_F(CheckGemmCommand, AnFmaLoopInKOrderIsAMatch) {
 }
 
 TEST_F(CheckGemmCommand, BGivenNByKWithTransposeB) {
-  const std::string b = Npy("bt.npy", "<V2", "(3, 40)", bt_.data(), bt_.size() * 2);
+  const std::string b = WriteNpy("bt.npy", "<V2", "(3, 40)", bt_.data(), bt_.size() * 2);
   const CliResult r = RunCli({"check", "gemm", "--a", A(), "--b", b, "--transpose-b", "--output", D(FmaProduct(kK)), "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.rfind("{\"error\": \"\"", 0), 0u) << r.out;
@@ -130,28 +105,28 @@ TEST_F(CheckGemmCommand, AnOutputNoCandidateGivesIsExitOneWithTheMismatchShown) 
 TEST_F(CheckGemmCommand, BadInputIsOneLineAndExitTwo) {
   const std::string a = A(), d = D(FmaProduct(kK));
   std::vector<std::uint16_t> b41(41 * 3, 0x3f80);
-  ExpectError(RunCli({"check", "gemm", "--a", a, "--b", Npy("b41.npy", "<V2", "(41, 3)", b41.data(), b41.size() * 2),
+  ExpectError(RunCli({"check", "gemm", "--a", a, "--b", WriteNpy("b41.npy", "<V2", "(41, 3)", b41.data(), b41.size() * 2),
                       "--output", d}),
               "A is (4, 40) and B is (41, 3) (K x N): A's K = 40 is not B's K = 41 (is B N x K? --transpose-b)");
   std::vector<std::uint16_t> flat(40, 0x3f80);
-  const std::string b1 = Npy("b1.npy", "<V2", "(40,)", flat.data(), flat.size() * 2);
+  const std::string b1 = WriteNpy("b1.npy", "<V2", "(40,)", flat.data(), flat.size() * 2);
   ExpectError(RunCli({"check", "gemm", "--a", a, "--b", b1, "--output", d}),
               "--b '" + b1 + "': a 1-dimensional array (40,); B must be a matrix");
   std::vector<float> d43(12);
-  const std::string wrong_d = Npy("d43.npy", "<f4", "(3, 4)", d43.data(), 48);
+  const std::string wrong_d = WriteNpy("d43.npy", "<f4", "(3, 4)", d43.data(), 48);
   ExpectError(RunCli({"check", "gemm", "--a", a, "--b", B(), "--output", wrong_d}),
               "--output '" + wrong_d + "': shape (3, 4), but A x B is M x N = 4 x 3");
   std::vector<std::uint8_t> d_bytes(12);
-  const std::string byte_d = Npy("d8.npy", "|u1", "(4, 3)", d_bytes.data(), 12);
+  const std::string byte_d = WriteNpy("d8.npy", "|u1", "(4, 3)", d_bytes.data(), 12);
   ExpectError(RunCli({"check", "gemm", "--a", a, "--b", B(), "--output", byte_d}),
               "--output '" + byte_d +
                   "': dtype '|u1' is not float32, float16 or bfloat16 (uint16 codes need --output-format bf16 or fp16)");
   std::vector<float> two = {1.0f, 2.0f};
-  const std::string scales = Npy("s.npy", "<f4", "(2,)", two.data(), 8);
+  const std::string scales = WriteNpy("s.npy", "<f4", "(2,)", two.data(), 8);
   ExpectError(RunCli({"check", "gemm", "--a", a, "--b", B(), "--b-scales", scales, "--output", d}),
               "--b-scales '" + scales + "': 2 scales; bf16 takes one (per tensor) or N = 3 (one per column of B)");
   std::vector<std::uint8_t> codes(4 * 40);
-  const std::string a8 = Npy("a8.npy", "|u1", "(4, 40)", codes.data(), codes.size());
+  const std::string a8 = WriteNpy("a8.npy", "|u1", "(4, 40)", codes.data(), codes.size());
   ExpectError(RunCli({"check", "gemm", "--a", a8, "--b", B(), "--output", d}),
               "--a '" + a8 + "': dtype '|u1' does not say the format; give --a-format (e4m3, e5m2, int8, nvfp4, mxfp4, mxfp8, bf16, fp16, fp32)");
   ExpectError(RunCli({"check", "gemm", "--a", a8, "--a-format", "e4m3\n", "--b", B(), "--output", d}),

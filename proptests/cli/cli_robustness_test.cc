@@ -23,37 +23,14 @@
 #include <thread>
 #include <vector>
 
+#include "cli_files.h"
 #include "run_cli.h"
 #include "test_level.h"
 
 namespace lowbit::testing {
 namespace {
 
-class CliRobustness : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!CliBuilt()) GTEST_SKIP() << "the lowbit CLI is not built (LOWBIT_BUILD_TOOLS=OFF)";
-    char dir[] = "/tmp/lowbit_cli_robust_XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    dir_ = dir;
-  }
-  void TearDown() override {
-    if (dir_.empty()) return;
-    for (const std::string& f : files_) unlink(f.c_str());
-    rmdir(dir_.c_str());
-  }
-  std::string Path(const std::string& name) {
-    files_.push_back(dir_ + "/" + name);
-    return files_.back();
-  }
-  std::string WriteFile(const std::string& name, const std::string& contents) {
-    const std::string path = Path(name);
-    std::ofstream(path, std::ios::binary) << contents;
-    return path;
-  }
-  std::string dir_;
-  std::vector<std::string> files_;
-};
+class CliRobustness : public CliFilesTest {};
 
 int Lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
