@@ -194,16 +194,7 @@ std::vector<FormatId> EncodableFormats() {
 // non-default random bit count.
 std::vector<EncodeOptions> OptionSets(const FormatSpec& dst) {
   std::vector<EncodeOptions> v;
-  for (const testing::PolicyBundle& bundle : testing::PolicyBundles()) {
-    for (RoundingMode mode : testing::kAllModes) {
-      for (Overflow overflow : testing::OverflowsFor(dst)) {
-        EncodeOptions o = bundle.options;
-        o.rounding = mode;
-        o.overflow = overflow;
-        v.push_back(o);
-      }
-    }
-  }
+  for (const testing::OptionSet& set : testing::OptionSetsFor(dst)) v.push_back(set.options);
   EncodeOptions few_random;
   few_random.rounding = RoundingMode::kStochastic;
   few_random.random_bit_count = 3;

@@ -138,38 +138,32 @@ TEST_P(SimdEncodeGroups, MixedGroupsMatchModel) {
     ASSERT_EQ(whole, kGroup) << dst.name;
     ASSERT_EQ(mixed, kGroup) << dst.name;
 
-    for (const testing::PolicyBundle& bundle : testing::PolicyBundles()) {
-      for (RoundingMode mode : testing::kAllModes) {
-        if (mode == RoundingMode::kStochastic) continue;  // no fast path; simd_convert_test
-        if (smoke && mode != RoundingMode::kNearestEven) continue;
-        for (Overflow overflow : testing::OverflowsFor(dst)) {
-          EncodeOptions o = bundle.options;
-          o.rounding = mode;
-          o.overflow = overflow;
-          std::vector<std::uint8_t> out(in.size() * registry::CodeBytes(dst), 0xCD);
-          ConvertArgs args{};
-          args.operation = Operation::kEncodeF32;
-          args.format = id;
-          args.input = in.data();
-          args.output = out.data();
-          args.count = in.size();
-          args.encode = o;
-          const registry::Status status = simd::ConvertOnTarget(target(), args);
-          ASSERT_TRUE(status.ok) << status.message;
-          std::size_t bad = 0;
-          for (std::size_t i = 0; i < in.size(); ++i) {
-            std::uint64_t got = 0;
-            std::memcpy(&got, out.data() + i * registry::CodeBytes(dst), registry::CodeBytes(dst));
-            const std::uint64_t want = EncodeF32Bits(dst, in[i], o).code;
-            if (got != want && ++bad <= 3) {
-              ADD_FAILURE() << dst.name << " on " << target_name() << " [" << testing::Describe(o)
-                            << "] input " << Hex(in[i]) << " at " << i << ": model " << Hex(want)
-                            << ", simd " << Hex(got);
-            }
-          }
-          EXPECT_EQ(bad, 0u);
+    for (const testing::OptionSet& set : testing::OptionSetsFor(dst)) {
+      if (set.options.rounding == RoundingMode::kStochastic) continue;  // no fast path; simd_convert_test
+      if (smoke && set.options.rounding != RoundingMode::kNearestEven) continue;
+      EncodeOptions o = set.options;
+      std::vector<std::uint8_t> out(in.size() * registry::CodeBytes(dst), 0xCD);
+      ConvertArgs args{};
+      args.operation = Operation::kEncodeF32;
+      args.format = id;
+      args.input = in.data();
+      args.output = out.data();
+      args.count = in.size();
+      args.encode = o;
+      const registry::Status status = simd::ConvertOnTarget(target(), args);
+      ASSERT_TRUE(status.ok) << status.message;
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        std::uint64_t got = 0;
+        std::memcpy(&got, out.data() + i * registry::CodeBytes(dst), registry::CodeBytes(dst));
+        const std::uint64_t want = EncodeF32Bits(dst, in[i], o).code;
+        if (got != want && ++bad <= 3) {
+          ADD_FAILURE() << dst.name << " on " << target_name() << " [" << testing::Describe(o)
+                        << "] input " << Hex(in[i]) << " at " << i << ": model " << Hex(want)
+                        << ", simd " << Hex(got);
         }
       }
+      EXPECT_EQ(bad, 0u);
     }
   }
 }

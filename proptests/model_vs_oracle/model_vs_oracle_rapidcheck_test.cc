@@ -35,24 +35,18 @@ std::string FirstMismatch(const FormatSpec& src, std::uint64_t bits, const Forma
   const Exact x = reference::ExactValue(src, bits);
   Location loc;
   if (x.value_class == ExactClass::kFinite) loc = reference::Locate(dst, x.magnitude);
-  for (const testing::PolicyBundle& bundle : testing::PolicyBundles()) {
-    for (RoundingMode mode : testing::kAllModes) {
-      for (Overflow overflow : testing::OverflowsFor(dst)) {
-        EncodeOptions o = bundle.options;
-        o.rounding = mode;
-        o.overflow = overflow;
-        o.random_bits = random_word;
-        o.random_bit_count = random_count;
-        const EncodeResult model = Convert(src, bits, dst, o);
-        const EncodeResult oracle = reference::Decide(dst, x, loc, o);
-        if (model.code != oracle.code || model.flags != oracle.flags) {
-          std::ostringstream m;
-          m << src.name << " 0x" << std::hex << bits << " -> " << dst.name << " [" << bundle.name
-            << " " << testing::Describe(o) << "]: model 0x" << model.code << " flags "
-            << int(model.flags) << ", oracle 0x" << oracle.code << " flags " << int(oracle.flags);
-          return m.str();
-        }
-      }
+  for (const testing::OptionSet& set : testing::OptionSetsFor(dst)) {
+    EncodeOptions o = set.options;
+    o.random_bits = random_word;
+    o.random_bit_count = random_count;
+    const EncodeResult model = Convert(src, bits, dst, o);
+    const EncodeResult oracle = reference::Decide(dst, x, loc, o);
+    if (model.code != oracle.code || model.flags != oracle.flags) {
+      std::ostringstream m;
+      m << src.name << " 0x" << std::hex << bits << " -> " << dst.name << " [" << set.bundle
+        << " " << testing::Describe(o) << "]: model 0x" << model.code << " flags "
+        << int(model.flags) << ", oracle 0x" << oracle.code << " flags " << int(oracle.flags);
+      return m.str();
     }
   }
   return "";

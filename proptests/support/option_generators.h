@@ -88,6 +88,30 @@ inline std::vector<PolicyBundle> PolicyBundles() {
   return v;
 }
 
+// One option set of the sweeps: a policy bundle with a rounding mode and an
+// overflow policy applied (the random fields left as the bundle has them).
+struct OptionSet {
+  const char* bundle;
+  EncodeOptions options;
+};
+
+// Every bundle x rounding mode x overflow policy that applies to `dst`, in
+// that nesting order (bundles outermost).
+inline std::vector<OptionSet> OptionSetsFor(const FormatSpec& dst) {
+  std::vector<OptionSet> v;
+  for (const PolicyBundle& bundle : PolicyBundles()) {
+    for (RoundingMode mode : kAllModes) {
+      for (Overflow overflow : OverflowsFor(dst)) {
+        OptionSet set{bundle.name, bundle.options};
+        set.options.rounding = mode;
+        set.options.overflow = overflow;
+        v.push_back(set);
+      }
+    }
+  }
+  return v;
+}
+
 // A fixed pseudo-random word derived from an input code (a 32-bit mix).
 inline std::uint32_t MixedWord(std::uint64_t x) {
   x ^= x >> 33;
