@@ -46,17 +46,6 @@ BlockScale FloatLog2MxScale(const Recipe& r, const GroupStats& stats) {
   return s;
 }
 
-const char* ScaleRuleName(ScaleRule rule) {
-  switch (rule) {
-    case ScaleRule::kMxFloor: return "floor";
-    case ScaleRule::kMxCeil: return "ceil";
-    case ScaleRule::kMxEven: return "even";
-    case ScaleRule::kMxRceil: return "rceil";
-    case ScaleRule::kMxNearest: return "nearest";
-    default: return "?";
-  }
-}
-
 }  // namespace
 
 RecipeRun RunRecipe(const RecipeVariant& v, const recipe::Layout& layout, const recipe::GroupGrid& grid,
@@ -166,8 +155,9 @@ Diagnosis DiagnoseRecipe(const Target& t, const recipe::GroupGrid& grid, const s
     for (ScaleRule rule : {ScaleRule::kMxFloor, ScaleRule::kMxCeil, ScaleRule::kMxEven, ScaleRule::kMxRceil,
                            ScaleRule::kMxNearest}) {
       if (rule == r.scale_rule) continue;
-      add(std::string("scale rule ") + ScaleRuleName(rule), "scale rule",
-          "the E8M0 exponent by the " + std::string(ScaleRuleName(rule)) + " rule (recipe.h ScaleRule)",
+      add(std::string("scale rule ") + recipe::ScaleRuleName(rule), "scale rule",
+          "the E8M0 exponent by the " + std::string(recipe::ScaleRuleName(rule)) + " rule (" +
+              recipe::ScaleRuleFormula(rule) + ")",
           variant([rule](RecipeVariant& v) { v.recipe.scale_rule = rule; }));
     }
     add("scale exponent from a float log2", "scale rule",

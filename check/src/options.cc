@@ -6,23 +6,20 @@
 namespace lowbit::check {
 
 std::vector<EncodeCombo> EncodeCombos(const FormatSpec& dst) {
-  static constexpr struct {
-    RoundingMode mode;
-    const char* name;
-  } kModes[] = {
-      {RoundingMode::kNearestEven, "rne"}, {RoundingMode::kNearestAway, "rna"},
-      {RoundingMode::kTowardZero, "rtz"},  {RoundingMode::kUp, "up"},
-      {RoundingMode::kDown, "down"},       {RoundingMode::kOdd, "odd"},
-      {RoundingMode::kStochastic, "stochastic"},
+  // The rounding modes the option sets run, named by rounding_mode_list.h;
+  // the tie variants rnu, rnd, rnz are not among them.
+  static constexpr RoundingMode kModes[] = {
+      RoundingMode::kNearestEven, RoundingMode::kNearestAway, RoundingMode::kTowardZero, RoundingMode::kUp,
+      RoundingMode::kDown,        RoundingMode::kOdd,         RoundingMode::kStochastic,
   };
   std::vector<EncodeCombo> combos;
-  for (const auto& mode : kModes) {
+  for (RoundingMode mode : kModes) {
     for (bool saturate : {false, true}) {
       EncodeCombo combo;
-      combo.name = std::string(mode.name) + (saturate ? "+sat" : "");
-      combo.options.rounding = mode.mode;
+      combo.name = std::string(RoundingModeName(mode)) + (saturate ? "+sat" : "");
+      combo.options.rounding = mode;
       combo.options.overflow = saturate ? Overflow::kSaturate : Overflow::kFormatDefault;
-      combo.exhaustive = mode.mode == RoundingMode::kNearestEven;
+      combo.exhaustive = mode == RoundingMode::kNearestEven;
       combos.push_back(combo);
     }
   }
@@ -59,13 +56,13 @@ std::vector<EncodeCombo> EncodeCombos(const FormatSpec& dst) {
   // hardware_rule.h HardwareEncodeRule) it is one more set.
   for (ProfileId profile : kAllProfiles) {
     const bool nvidia = profile == ProfileId::kNvidia || profile == ProfileId::kNvidiaNosat;
-    for (const auto& mode : kModes) {
-      const bool cvt_mode = mode.mode == RoundingMode::kNearestEven || mode.mode == RoundingMode::kTowardZero ||
-                            mode.mode == RoundingMode::kUp || mode.mode == RoundingMode::kDown;
-      if (mode.mode != RoundingMode::kNearestEven && !(nvidia && cvt_mode)) continue;
+    for (RoundingMode mode : kModes) {
+      const bool cvt_mode = mode == RoundingMode::kNearestEven || mode == RoundingMode::kTowardZero ||
+                            mode == RoundingMode::kUp || mode == RoundingMode::kDown;
+      if (mode != RoundingMode::kNearestEven && !(nvidia && cvt_mode)) continue;
       EncodeCombo combo;
-      if (!ProfileEncodeOptions(profile, dst, mode.mode, &combo.options)) continue;
-      combo.name = std::string("profile ") + ProfileName(profile) + "," + mode.name;
+      if (!ProfileEncodeOptions(profile, dst, mode, &combo.options)) continue;
+      combo.name = std::string("profile ") + ProfileName(profile) + "," + RoundingModeName(mode);
       combos.push_back(combo);
       if (profile == ProfileId::kNvidia && dst.total_bits == 16 && combo.options.overflow != Overflow::kSaturate) {
         combo.name += "+satfinite";

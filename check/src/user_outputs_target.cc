@@ -12,43 +12,10 @@
 namespace lowbit::check {
 namespace internal {
 
-namespace {
+// The names and aliases of rounding_mode_list.h (as the CLI's --round).
+const char* RoundingName(RoundingMode mode) { return RoundingModeName(mode); }
 
-struct ModeName {
-  RoundingMode mode;
-  const char* name;
-};
-// The spellings of tools/parse.h (rne, ... and PTX rn, rz, rp, rm).
-constexpr ModeName kModeNames[] = {
-    {RoundingMode::kNearestEven, "rne"}, {RoundingMode::kNearestAway, "rna"}, {RoundingMode::kTowardZero, "rtz"},
-    {RoundingMode::kUp, "up"},           {RoundingMode::kDown, "down"},       {RoundingMode::kOdd, "odd"},
-    {RoundingMode::kStochastic, "stochastic"},
-    {RoundingMode::kNearestUp, "rnu"},   {RoundingMode::kNearestDown, "rnd"},
-    {RoundingMode::kNearestTowardZero, "rnz"},
-    {RoundingMode::kNearestEven, "rn"},  {RoundingMode::kTowardZero, "rz"},   {RoundingMode::kUp, "rp"},
-    {RoundingMode::kDown, "rm"},
-};
-
-}  // namespace
-
-const char* RoundingName(RoundingMode mode) {
-  for (const ModeName& m : kModeNames) {
-    if (m.mode == mode) return m.name;
-  }
-  return "?";
-}
-
-bool ParseRounding(std::string_view text, RoundingMode* out) {
-  std::string lower(text);
-  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  for (const ModeName& m : kModeNames) {
-    if (lower == m.name) {
-      *out = m.mode;
-      return true;
-    }
-  }
-  return false;
-}
+bool ParseRounding(std::string_view text, RoundingMode* out) { return FindRoundingMode(text, out); }
 
 bool ProfileConverts(ProfileId profile, const FormatSpec& from, const FormatSpec& dst, RoundingMode mode) {
   EncodeResult ignored;  // a zero input is defined wherever the conversion is

@@ -347,7 +347,7 @@ TEST_F(CliRobustness, PowersOfTwoPrintTheExponentBesideTheDecimal) {
 
 TEST_F(CliRobustness, HelpListsTheAcceptedValues) {
   const CliResult encode = RunCli({"encode", "--help"});
-  EXPECT_NE(encode.out.find("{rne,rna,rtz,up,down,odd,stochastic"), std::string::npos) << encode.out;
+  EXPECT_NE(encode.out.find("{rne,rna,rtz,up,down,odd,rnu,rnd,rnz,stochastic"), std::string::npos) << encode.out;
   EXPECT_NE(encode.out.find("PROFILE in {ocp,nvidia"), std::string::npos) << encode.out;
   EXPECT_NE(encode.out.find("TYPE in {fp64,fp32,fp16,bf16}"), std::string::npos) << encode.out;
   EXPECT_NE(encode.out.find("INT in [0 - 32]"), std::string::npos) << encode.out;

@@ -447,7 +447,7 @@ TEST(Diagnosis, CeilingMxKernelMatchesScaleRuleCeil) {
   const Report r = CheckMxKernel(MxInputs(), [](float amax) {
     return ExponentField(amax) + ((F32Bits(amax) & 0x7FFFFF) != 0 ? 1 : 0) - kE4m3Emax;
   });
-  ExpectDiagnosis(r, "scale rule ceil");
+  ExpectDiagnosis(r, "scale rule mx-ceil");
   // The first mismatch names its block, amax and both scales.
   ASSERT_FALSE(r.first_mismatches.empty());
   ASSERT_TRUE(r.first_mismatches.front().block.has_value());

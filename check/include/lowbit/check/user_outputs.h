@@ -156,7 +156,7 @@ struct DifferenceClass {
 
 // A known convention re-run on the same inputs.
 struct Candidate {
-  std::string name;  // "profile ml_dtypes", "rounding rtz", "scale rule ceil", "packing nibbles high first"
+  std::string name;  // "profile ml_dtypes", "rounding rtz", "scale rule mx-ceil", "packing nibbles high first"
   std::string kind;  // "target", "profile", "rounding", "subnormals", "scale rule", "operation order", "packing", ...
   std::string detail;  // what the convention is, in a sentence
   std::uint64_t checked = 0;  // outputs compared (codes + scales)

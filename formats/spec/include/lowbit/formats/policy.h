@@ -6,26 +6,11 @@
 #include <cstdint>
 
 #include "lowbit/formats/config.h"
+#include "lowbit/formats/rounding_mode_list.h"
 
 namespace lowbit {
 
-enum class RoundingMode : std::uint8_t {
-  kNearestEven,  // IEEE 754 roundTiesToEven; PTX .rn / .rni
-  kNearestAway,  // IEEE 754 roundTiesToAway; C roundf, microxcaling "nearest"
-  kTowardZero,   // PTX .rz / .rzi
-  kUp,           // toward +Inf; PTX .rp
-  kDown,         // toward -Inf; PTX .rm
-  kOdd,          // round to odd ("von Neumann" / sticky jamming): truncate, then
-                 // set the last bit if anything was discarded
-  // Round to nearest with the other tie rules that kernels write (not IEEE
-  // 754 attributes; docs/check-your-kernel.md "Ties"):
-  kNearestUp,          // ties toward +Inf: floor(y + 0.5), "round half up"
-  kNearestDown,        // ties toward -Inf: argmin over a table sorted
-                       // ascending, which keeps the first of two equal distances
-  kNearestTowardZero,  // ties toward zero: the same argmin over magnitudes,
-                       // the sign put back after
-  kStochastic,   // carry of (discarded bits + caller random bits), PTX cvt.rs
-};
+// RoundingMode: one row per mode, with its name, in rounding_mode_list.h.
 
 // What happens when the rounded magnitude exceeds the largest finite value.
 enum class Overflow : std::uint8_t {

@@ -17,6 +17,7 @@
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/format_spec.h"
 #include "lowbit/formats/policy.h"
+#include "lowbit/formats/recipe/scale_rule_list.h"
 
 namespace lowbit::recipe {
 
@@ -45,102 +46,9 @@ struct Layout {
   int tile_rows = 0;  // kTile2d: rows per tile
 };
 
-// How the scale of a block or group is chosen from its statistics. The first
-// six give an E8M0 power of two (docs/formats-reference.md §5.3), the next
-// five NVFP4's UE4M3 block scale in each implementation's FP32 order (§6),
-// the rest an FP32 scale (and zero point) per group (§7, §8.2). FamilyOf
-// reads the family off this order: keep each family's rules together.
-enum class ScaleRule : std::uint8_t {
-  // [OCP-MX §6.3] largest power of two <= amax over 2^emax_elem, read from
-  // the FP32 exponent bits (never a float log2).
-  kMxFloor,
-  // torchao CEIL: the exponent field plus one when the mantissa is not 0.
-  kMxCeil,
-  // torchao EVEN: amax's significand rounded half-up to the element's
-  // mantissa width first, then as kMxFloor.
-  kMxEven,
-  // NVIDIA RCEIL: the E8M0 round-up conversion of amax * fp32(1/max_elem).
-  kMxRceil,
-  // The E8M0 round-to-nearest (ties up) conversion of the same product.
-  kMxNearest,
-  // torchao 0.18 _to_mx_rceil's eager (CPU, and CUDA without torch.compile on
-  // sm_100) fallback: descale = amax / max_elem, e = clamp(ceil(log2(descale))
-  // in FP32, -127, 127); NaN -> 0xFF, Inf -> 0xFE; the element factor of
-  // code 0 is 1.0, not 2^127. FP32 log2 of a descale a few ulps above 2^k
-  // rounds to k, so it picks the smaller scale there (docs/profiles.md, the MX table).
-  kMxRceilEager,
-  // TransformerEngine: block_amax * (S_enc * fp32(1/6)), cvt.rn.satfinite.
-  kNvfp4Te,
-  // torchao: clamp((amax / 6) / per_tensor_scale, 2^-6, 448), then E4M3.
-  kNvfp4Torchao,
-  // ModelOpt: amax / (6 * wsf2); 0 -> 1; at least 2^-9; then E4M3.
-  kNvfp4ModelOpt,
-  // torchao 0.18.0 nvfp4_quantize: the scale as kNvfp4Torchao, the element
-  // step x * ((1 / pts) / fp8_scale) ("to match the MSLK triton kernel").
-  kNvfp4Torchao018,
-  // nvidia-modelopt 0.47.0 _cast_per_block_scale_to_fp8: as kNvfp4ModelOpt,
-  // and the block scale clamped to at most 448 too (0x7E, never NaN).
-  kNvfp4ModelOpt047,
-  // TE current scaling: scale = max_fp8 / amax (recipe_common.cuh).
-  kTeFp8,
-  // torchao MappingType.SYMMETRIC / ASYMMETRIC (_choose_qparams_affine).
-  kAoSymmetric,
-  kAoAsymmetric,
-  // GPTQ Quantizer.find_params(sym=True / False).
-  kGptqSymmetric,
-  kGptqAsymmetric,
-  // The common kernel: scale = amax / qmax, an all-zero group gets scale 1.
-  kAmaxOverQmax,
-  // vLLM FP8, per tensor (dynamic_scaled_fp8_quant): scale = amax / 448
-  // (fmaxf amax, no floor), stored as the dequant scale; y = x * (1.0f /
-  // scale); fmaxf(-448, fminf(y, 448)) (NaN -> +448); E4M3 RNE.
-  kVllmFp8PerTensor,
-  // vLLM FP8, per token (dynamic_per_token_scaled_fp8_quant): scale =
-  // fmaxf(amax / 448, 1 / (448 * 512)); y = x / scale; the same clamp.
-  kVllmFp8PerToken,
-  // INT8 per-channel symmetric, the common PyTorch formulation: scale =
-  // amax / qmax clamped to >= eps (1e-10); q = clamp(round(x / scale), qmin,
-  // qmax) over the element's full range [-128, 127].
-  kAmaxOverQmaxFloored,
-  // vLLM FP8 KV cache (reshape_and_cache, scaled_convert): a static scale,
-  // 1.0 unless one is given (vLLM's k_scale / v_scale default); y = x /
-  // scale; __nv_cvt_float_to_fp8(y, __NV_SATFINITE) (NaN -> 0x7F, +-Inf ->
-  // +-448). Per tensor, or per head: groups of head_size along a row (gN).
-  kVllmFp8KvCache,
-  // AutoAWQ pseudo_quantize_tensor(zero_point=True) (casper-hansen/AutoAWQ
-  // @0222940 awq/quantize/quantizer.py) on the layer cast to FP16
-  // (_apply_quant: .half()), every operation rounded to FP16: max =
-  // amax(w), min = amin(w) (no clamp to 0, unlike GPTQ), scale = (max -
-  // min).clamp(min=1e-5) / maxq, zero = clamp(-round(min / scale), 0, maxq);
-  // q = clamp(round(w / scale) + zero, 0, maxq) (steps.h
-  // EncodeAwqElement).
-  kAwqAsymmetric,
-  // vLLM's KV-scale calibration (vllm-project/vllm @004a5da0
-  // vllm/attention/layer.py Attention.calc_kv_scales, run once when
-  // calculate_kv_scales is set): scale = torch.abs(x).max() / range, where
-  // range is a CPU float32 tensor of the integer Recipe::amax_divisor
-  // (K_SCALE_CONSTANT 200 for keys, V_SCALE_CONSTANT 100 for values). The
-  // amax is a CUDA tensor, so ATen's div_true_kernel_cuda sees a CPU scalar
-  // divisor and computes amax * fp32(1 / range), not amax / range
-  // (Recipe::scalar_divisor_as_reciprocal); torch.max lets a NaN win. The
-  // scale is then the KV cache's static one (kVllmFp8KvCache): y = x /
-  // scale, __NV_SATFINITE.
-  kVllmFp8KvCalculated,
-};
-
-// The three families differ in what a scale is stored as; each rule belongs
-// to exactly one.
-enum class Family : std::uint8_t {
-  kMx,      // one E8M0 byte per block
-  kNvfp4,   // one UE4M3 byte per block and one FP32 tensor scale
-  kScaled,  // one FP32 scale (and maybe an integer zero point) per group
-};
-
-constexpr Family FamilyOf(ScaleRule rule) {
-  if (rule <= ScaleRule::kMxRceilEager) return Family::kMx;
-  if (rule <= ScaleRule::kNvfp4ModelOpt047) return Family::kNvfp4;
-  return Family::kScaled;
-}
+// How the scale of a block or group is chosen (ScaleRule) and what the scale
+// is stored as (Family): one row per rule, the family stated in the row, in
+// scale_rule_list.h.
 
 // How an element is brought into the element range once its scale is known.
 enum class ElementStep : std::uint8_t {
