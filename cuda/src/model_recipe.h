@@ -35,30 +35,20 @@
 #include "lowbit/cuda/status.h"
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/formats/recipe/tensor.h"
+#include "scale_rule_kernels.h"
 
 namespace lowbit::cuda::detail {
 
 // Whether the registry's "cuda" rows of recipe `r` run these kernels
-// (register_backends.cc PlanRecipe asks it first): the recipes no tuned
-// kernel implements, by scale rule, and GPTQ / AWQ with FP16 scales (their
-// integers recomputed with the FP16 scale, recipe::RepackedInteger), which
-// int_quantize.cu does not do. Constant-evaluated too: model_recipe.cu
-// compiles a copy of its kernels for each catalog recipe it takes.
+// (register_backends.cc PlanRecipe asks it first): the recipes whose rule
+// scale_rule_kernels.h gives to the model kernels, and GPTQ / AWQ with FP16
+// scales (their integers recomputed with the FP16 scale,
+// recipe::RepackedInteger), which int_quantize.cu does not do.
+// Constant-evaluated too: model_recipe.cu compiles a copy of its kernels for
+// each catalog recipe it takes.
 constexpr bool RunsOnModelRecipeKernels(const recipe::Recipe& r) {
   if (r.element_quirk == recipe::ElementQuirk::kRepackWithFp16Scale) return true;
-  switch (r.scale_rule) {
-    case recipe::ScaleRule::kMxRceilEager:
-    case recipe::ScaleRule::kNvfp4Torchao018:
-    case recipe::ScaleRule::kNvfp4ModelOpt047:
-    case recipe::ScaleRule::kVllmFp8PerTensor:
-    case recipe::ScaleRule::kVllmFp8PerToken:
-    case recipe::ScaleRule::kVllmFp8KvCache:
-    case recipe::ScaleRule::kVllmFp8KvCalculated:
-    case recipe::ScaleRule::kAmaxOverQmaxFloored:
-      return true;
-    default:
-      return false;
-  }
+  return KernelsOf(r.scale_rule) == ScaleRuleKernels::kModel;
 }
 
 // Whether `r` gives the same results as one of the catalog recipes that

@@ -41,11 +41,13 @@ FormatId InputType(const std::string& name, const InArray& x) {
   return id;
 }
 
+// The packing names of recipe.h (LOWBIT_PACKINGS); none given is one per byte.
 recipe::Packing PackingOf(const std::string& name) {
-  if (name.empty() || name == "one-per-byte") return recipe::Packing::kOnePerByte;
-  if (name == "nibbles-low-first") return recipe::Packing::kNibblesLowFirst;
-  if (name == "nibbles-high-first") return recipe::Packing::kNibblesHighFirst;
-  Fail("unknown packing " + QuoteUserWord(name) + " (one-per-byte, nibbles-low-first, nibbles-high-first)");
+  recipe::Packing p = recipe::Packing::kOnePerByte;
+  if (name.empty() || recipe::FindPacking(name, &p)) return p;
+  std::string known;
+  for (recipe::Packing q : recipe::kAllPackings) known += (known.empty() ? "" : ", ") + std::string(recipe::PackingName(q));
+  Fail("unknown packing " + QuoteUserWord(name) + " (" + known + ")");
 }
 
 nb::dict ToDict(const check::Report& r) {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/format_spec.h"
@@ -99,12 +100,48 @@ enum class ZeroPoint : std::uint8_t {
   kInteger,  // one integer per group: q = round(x / scale) + zp
 };
 
-// How element codes are stored.
+// How element codes are stored: X(Id, name, description). The name is the
+// one Python's Recipe.packing and lowbit.testing's packing= use.
+#define LOWBIT_PACKINGS(X)                                                        \
+  X(OnePerByte, "one-per-byte", "a code in the low bits of each byte")            \
+  X(NibblesLowFirst, "nibbles-low-first", "two 4-bit codes per byte, element 0 in bits 3..0") \
+  X(NibblesHighFirst, "nibbles-high-first",                                       \
+    "two 4-bit codes per byte, element 0 in bits 7..4 (the tinygemm int4pack input)")
+
 enum class Packing : std::uint8_t {
-  kOnePerByte,        // a code in the low bits of each byte
-  kNibblesLowFirst,   // two 4-bit codes per byte, element 0 in bits 3..0
-  kNibblesHighFirst,  // element 0 in bits 7..4 (the tinygemm int4pack input)
+#define LOWBIT_PACKING_ENUM_ENTRY(Id, name, description) k##Id,
+  LOWBIT_PACKINGS(LOWBIT_PACKING_ENUM_ENTRY)
+#undef LOWBIT_PACKING_ENUM_ENTRY
 };
+
+inline constexpr Packing kAllPackings[] = {
+#define LOWBIT_PACKING_ID_ENTRY(Id, name, description) Packing::k##Id,
+    LOWBIT_PACKINGS(LOWBIT_PACKING_ID_ENTRY)
+#undef LOWBIT_PACKING_ID_ENTRY
+};
+
+// Host only (names are for printing and parsing).
+constexpr const char* PackingName(Packing packing) {
+  switch (packing) {
+#define LOWBIT_PACKING_NAME_CASE(Id, name, description) \
+  case Packing::k##Id:                                  \
+    return name;
+    LOWBIT_PACKINGS(LOWBIT_PACKING_NAME_CASE)
+#undef LOWBIT_PACKING_NAME_CASE
+  }
+  return "?";
+}
+
+// Looks a packing up by its name; false if unknown.
+constexpr bool FindPacking(std::string_view name, Packing* out) {
+  for (Packing p : kAllPackings) {
+    if (name == PackingName(p)) {
+      *out = p;
+      return true;
+    }
+  }
+  return false;
+}
 
 struct Recipe {
   // The name is "format:profile" (names.h): the block format or element
