@@ -4,9 +4,11 @@
 // catalog recipe a GPU recipe kernel implements, quantize and where it exists
 // dequantize; and the sweep rows of register.h ("cuda-hw-sweep"). A row's
 // `available` is false without a GPU, so tests and `lowbit verify` show it
-// as skipped. Element rows take host or device arrays (device arrays are used
-// in place); recipe rows take host buffers and copy them, and
-// cuda::RunRecipeOnDevice runs the same kernels on device buffers.
+// as skipped. Element and recipe rows take host or device buffers: device
+// buffers are used in place, asynchronously on RecipeArgs / ConvertArgs
+// `stream` (registry/stream.h), host buffers are copied and waited for (the
+// harness's way). They register for device memory (registry/choose.h), so a
+// caller with device buffers is given them, cuda-hw above cuda-sw.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "checks.h"
+#include "stream_scratch.h"
 #include "model_recipe.h"
 #include "gemm/gemm.h"
 #include "gemv/gemv.h"
@@ -77,12 +80,12 @@ registry::Status Run(cuda::Backend backend, const registry::ConvertArgs& args) {
   const bool device = cuda::detail::IsDevicePointer(args.input) && cuda::detail::IsDevicePointer(args.output) &&
                       (!stochastic || cuda::detail::IsDevicePointer(args.random_bits));
   if (device) {
+    // In place, asynchronous on the caller's stream (registry/stream.h).
     r.input = args.input;
     r.output = args.output;
     r.random_bits = stochastic ? args.random_bits : nullptr;
-    const cuda::Status s = cuda::Convert(r);
-    if (!s.ok) return ToRegistry(s);
-    return ToRegistry(cuda::detail::CudaStatus("cuda", cudaDeviceSynchronize()));
+    r.stream = static_cast<cudaStream_t>(args.stream);
+    return ToRegistry(cuda::Convert(r));
   }
   Scratch in, out, rb;
   cudaError_t e = cudaMalloc(&in.p, in_bytes);
@@ -387,6 +390,17 @@ registry::Status RunRecipe(const RecipePlan& plan, const registry::RecipeArgs& a
   if (a.rows == 0 || a.cols == 0) return registry::Status::Ok();  // empty, never a product that wraps to 0
   const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
   if (!cuda::GpuAvailable()) return registry::Status::Error("no CUDA device");
+  const bool quantize_call = a.operation == registry::RecipeOperation::kQuantizeRecipe;
+  if (cuda::detail::IsDevicePointer(quantize_call ? static_cast<const void*>(a.x) : a.q.codes)) {
+    // Device buffers: in place, asynchronous on the caller's stream, the
+    // workspace from the stream-ordered pool (freed in stream order).
+    const auto stream = static_cast<cudaStream_t>(a.stream);
+    cuda::detail::StreamScratch workspace(stream);
+    if (cudaError_t e = workspace.Allocate(sizeof(float) * cuda::kRecipeWorkspaceFloats); e != cudaSuccess) {
+      return ToRegistry(cuda::detail::CudaStatus("cuda", e));
+    }
+    return ToRegistry(LaunchOnDevice(plan, a, static_cast<float*>(workspace.get()), stream));
+  }
   const recipe::BufferSizes sizes = registry::RecipeBufferSizes(a.target, a.rows, a.cols).sizes;
   const bool quantize = a.operation == registry::RecipeOperation::kQuantizeRecipe;
   const std::size_t code_bytes = static_cast<std::size_t>(sizes.code_bytes);
@@ -456,8 +470,14 @@ void RegisterCudaRecipes(registry::Registry& registry) {
     for (registry::RecipeOperation op : registry::kAllRecipeOperations) {
       RecipePlan plan{};
       if (!PlanRecipe(target, op, &plan)) continue;
-      registry.AddRecipe(registry::RecipeEntry{op, name, "cuda", [] { return GpuAvailable(); },
-                                               [plan](const registry::RecipeArgs& a) { return RunRecipe(plan, a); }});
+      // Device memory; given (static) scales and FP16 output run on the
+      // host rows (RunRecipe refuses them by name when called directly).
+      registry.AddRecipe(registry::RecipeEntry{
+          op, name, "cuda", [] { return GpuAvailable(); },
+          [plan](const registry::RecipeArgs& a) { return RunRecipe(plan, a); }, registry::Memory::kDevice,
+          /*preference=*/0, /*any_layout=*/false, [](const registry::RecipeArgs& a) {
+            return a.given_scale == nullptr && a.output_format == FormatId::kFp32;
+          }});
     }
   }
 }
@@ -482,6 +502,8 @@ void RegisterCudaBackends(Registry& registry) {
         };
         entry.available = [] { return cuda::GpuAvailable(); };
         entry.run = [backend](const ConvertArgs& a) { return Run(backend, a); };
+        entry.memory = Memory::kDevice;
+        entry.preference = backend == cuda::Backend::kHardware ? 1 : 0;  // the instruction where it is exact
         registry.Add(std::move(entry));
       }
     }

@@ -242,8 +242,7 @@ def _quantize_cuda(x, recipe, layout, axis, tensor_scale, stream) -> "QuantizedT
         scales = torch.empty(sizes["scales"], dtype=torch.float32, device=dev) if sizes["scales"] else None
         zps = torch.empty(sizes["zero_points"], dtype=torch.int32, device=dev) if sizes["zero_points"] else None
         ts = torch.empty(2, dtype=torch.float32, device=dev) if sizes["tensor_scales"] else None
-        ws = torch.empty(max(1, _lowbit.cuda_recipe_workspace_floats()), dtype=torch.float32, device=dev)
-        _lowbit.quantize(x2, rows, cols, recipe.lower(), lay, packed, scale_codes, scales, zps, ts, amax, ws, s)
+        _lowbit.quantize(x2, rows, cols, recipe.lower(), lay, packed, scale_codes, scales, zps, ts, amax, stream=s)
         name = sizes["canonical"]
         r = recipes[name.split("/")[0]]
         scale_values = _decode_cuda_on(scale_codes, r.scale_format, s) if scale_codes is not None else scales
@@ -265,8 +264,7 @@ def _dequantize_cuda(rows, cols, name, packed, scale_codes, scales, zero_points,
     torch = _torch()
     with _OnDevice(packed, stream) as s:
         out = torch.empty(rows * cols, dtype=torch.float32, device=packed.device)
-        ws = torch.empty(max(1, _lowbit.cuda_recipe_workspace_floats()), dtype=torch.float32, device=packed.device)
-        _lowbit.dequantize(rows, cols, name, "", packed, scale_codes, scales, zero_points, tensor_scale, out, ws, s)
+        _lowbit.dequantize(rows, cols, name, "", packed, scale_codes, scales, zero_points, tensor_scale, out, stream=s)
     return out
 
 

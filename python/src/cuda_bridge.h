@@ -1,15 +1,10 @@
-// The CUDA side of the Python extension: element conversions on device
-// buffers (DLPack CUDA tensors, zero-copy) on the caller's stream, through
-// lowbit::cuda (cuda/include/lowbit/cuda/convert.h). In a build without
-// lowbit::cuda every call returns an error saying so.
+// What the Python extension needs to know about CUDA beyond the registry's
+// rows (which it runs on CUDA arrays through registry/choose.h): whether this
+// build has lowbit::cuda, how many GPUs the runtime sees, and, for a CUDA
+// array the registry has no row for, why.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
 #include <string>
-
-#include "lowbit/formats/policy.h"
-#include "lowbit/registry/recipe_entry.h"
 
 namespace lowbit::python {
 
@@ -18,21 +13,8 @@ namespace lowbit::python {
 bool CudaBuilt();
 int CudaDeviceCount();
 
-// `operation` is a registry::Operation, `format` a FormatId (both as int, so
-// this header needs neither the registry nor CUDA). `stream` is a
-// cudaStream_t as an integer (torch.cuda.current_stream().cuda_stream; 0 is
-// the legacy default stream). Returns "" on success, else the message.
-std::string CudaConvert(int operation, int format, const void* input, void* output, std::size_t count,
-                        const EncodeOptions& encode, const DecodeOptions& decode,
-                        const std::uint32_t* random_bits, std::uintptr_t stream);
-
-// A recipe's quantize or dequantize on device buffers (every pointer of
-// `args` device memory of the current device, q.tensor_scale two floats:
-// encode, decode), through cuda::RunRecipeOnDevice (lowbit/cuda/register.h):
-// the registry's CUDA recipe kernels, zero-copy, asynchronous on `stream`.
-// `workspace`: CudaRecipeWorkspaceFloats() device floats. Returns "" on
-// success, else the message.
-std::size_t CudaRecipeWorkspaceFloats();
-std::string CudaRecipe(const registry::RecipeArgs& args, float* workspace, std::uintptr_t stream);
+// Why no CUDA row can run here ("this lowbit build has no CUDA kernels ...",
+// "the CUDA runtime sees no GPU"), or "" when CUDA rows can run.
+std::string CudaUnavailable();
 
 }  // namespace lowbit::python

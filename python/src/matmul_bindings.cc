@@ -16,6 +16,7 @@
 
 #include "lowbit/check/backends.h"
 #include "lowbit/formats/matmul/weights.h"
+#include "lowbit/registry/choose.h"
 #include "lowbit/registry/registry.h"
 #include "matmul_bindings.h"
 
@@ -132,14 +133,9 @@ std::string Matmul(const std::string& operation, const std::string& weight, cons
     row = reg.FindMatmul(op, kind->name, a.x.type, a.y.type, backend);
     if (row == nullptr) Fail("no " + operation + " row '" + weight + "' " + activation + "->" + output + " for backend '" + backend + "'");
   } else {
-    for (const MatmulEntry& e : reg.MatmulEntries()) {
-      if (e.operation != op || e.weight != kind->name || e.activation != a.x.type || e.output != a.y.type) continue;
-      const bool device_row = static_cast<bool>(e.run_on_device);
-      if (cuda ? device_row : e.backend == "scalar") {
-        row = &e;
-        break;
-      }
-    }
+    // The registry chooses, for where x is (registry/choose.h).
+    row = registry::ChooseMatmulRow(reg, op, kind->name, a.x.type, a.y.type,
+                                    cuda ? registry::Memory::kDevice : registry::Memory::kHost);
     if (row == nullptr) {
       Fail(std::string("no ") + (cuda ? "CUDA " : "host ") + operation + " row for " + weight + " " + activation +
            "->" + output + (cuda ? " (this build has no CUDA matmul row for it; use host arrays)" : ""));

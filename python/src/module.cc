@@ -1,8 +1,10 @@
 // lowbit._lowbit: the nanobind extension under the Python package `lowbit`
 // (python/lowbit/). Everything that computes goes through the registry
 // (registry/include/lowbit/registry/registry.h: element conversions and
-// recipe rows, the best SIMD row when this CPU runs one, else the scalar
-// model) or through the model's own functions (formats/include/lowbit/...)
+// recipe rows, each chosen by the registry for where its buffers are,
+// registry/choose.h: the best SIMD row this CPU runs or the scalar model for
+// host arrays, the CUDA rows on the caller's stream for CUDA arrays) or
+// through the model's own functions (formats/include/lowbit/...)
 // for what has no registry row: FP64 inputs, flags, profiles, explain. Names
 // go through the one grammar (formats/include/lowbit/formats/recipe/names.h),
 // so every error message is the CLI's.
@@ -43,11 +45,9 @@
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
 #include "lowbit/formats/user_word.h"
+#include "lowbit/registry/choose.h"
 #include "lowbit/registry/parallel.h"
 #include "lowbit/registry/registry.h"
-#if defined(LOWBIT_HAVE_SIMD)
-#include "lowbit/simd/simd.h"
-#endif
 #if defined(LOWBIT_PY_HAVE_REFERENCE)
 #include "lowbit/reference/block/error_metrics.h"
 #endif
@@ -126,59 +126,51 @@ recipe::Target RecipeOrThrow(const std::string& name, const std::string& layout)
   return t;
 }
 
-// ---- the registry, filled once ------------------------------------------------
+// ---- the registry, filled once; it chooses every row ------------------------------
 
-struct Rows {
-  // [operation][format]: the best available SIMD row (or null) and the scalar row.
-  const KernelEntry* simd[std::size(registry::kAllOperations)][kFormatCount] = {};
-  const KernelEntry* scalar[std::size(registry::kAllOperations)][kFormatCount] = {};
-  std::string simd_backend;  // "simd:AVX2", or "" when none runs here
-};
-
-std::string BestSimdBackend() {
-#if defined(LOWBIT_HAVE_SIMD)
-  return std::string("simd:") + simd::TargetName(simd::TargetThatRuns(simd::kBestTarget));
-#else
-  return "";
-#endif
-}
-
-const Rows& TheRows() {
-  static const Rows rows = [] {
+const Registry& TheRegistry() {
+  static Registry& registry = []() -> Registry& {
     Registry& reg = Registry::Global();
     check::RegisterAllBackends(reg);
-    Rows r;
-    r.simd_backend = BestSimdBackend();
-    for (Operation op : registry::kAllOperations) {
-      for (FormatId f : kAllFormats) {
-        const auto o = static_cast<std::size_t>(op);
-        const auto i = static_cast<std::size_t>(f);
-        r.scalar[o][i] = reg.Find(op, f, "scalar");
-        if (!r.simd_backend.empty()) {
-          const KernelEntry* e = reg.Find(op, f, r.simd_backend);
-          if (e != nullptr && e->available()) r.simd[o][i] = e;
-        }
-      }
-    }
-    return r;
+    return reg;
   }();
-  return rows;
+  return registry;
 }
 
-// Runs a conversion on the best row that implements these options exactly.
-void RunRow(const ConvertArgs& args) {
-  const Rows& rows = TheRows();
-  const auto o = static_cast<std::size_t>(args.operation);
-  const auto i = static_cast<std::size_t>(args.format);
-  const KernelEntry* e = rows.simd[o][i];
-  if (e == nullptr || !e->supports(args)) e = rows.scalar[o][i];
+// The host backend the registry chooses here ("simd:AVX2"), or "" when its
+// choice is the scalar model (preference 0).
+std::string HostBackend() {
+  ConvertArgs probe;
+  probe.operation = Operation::kEncodeF32;
+  probe.format = FormatId::kE4m3;
+  const KernelEntry* e = registry::ChooseConvertRow(TheRegistry(), probe, registry::Memory::kHost);
+  return e != nullptr && e->preference > 0 ? e->backend : "";
+}
+
+// A CUDA array the registry has no row for: why (no CUDA build, no GPU), or
+// `what` when CUDA is there.
+[[noreturn]] void FailNoDeviceRow(const std::string& what) {
+  const std::string why = CudaUnavailable();
+  Fail(why.empty() ? what : why);
+}
+
+registry::StreamHandle StreamOf(std::uintptr_t stream) { return reinterpret_cast<registry::StreamHandle>(stream); }
+
+// Runs a conversion on the row the registry chooses for where its buffers
+// are: host rows on every core (registry/parallel.h), device rows on
+// `args.stream`, asynchronously.
+void RunRow(const ConvertArgs& args, registry::Memory memory) {
+  const KernelEntry* e = registry::ChooseConvertRow(TheRegistry(), args, memory);
   if (e == nullptr) {
-    Fail(std::string("no kernel for ") + registry::OperationName(args.operation) + " " + Spec(args.format).name);
+    const std::string what =
+        std::string("no kernel for ") + registry::OperationName(args.operation) + " " + Spec(args.format).name;
+    if (memory == registry::Memory::kDevice) FailNoDeviceRow(what + " on CUDA arrays with these options");
+    Fail(what);
   }
   registry::Status st;
   {
     nb::gil_scoped_release release;
-    st = registry::RunParallel(*e, args);  // all cores, one pool (registry/parallel.h)
+    st = memory == registry::Memory::kHost ? registry::RunParallel(*e, args) : e->run(args);
   }
   if (!st.ok) Fail(st.message);
 }
@@ -304,9 +296,17 @@ void Encode(const InArray& x, const std::string& from_name, OutArray out, const 
     if (pid || flags) Fail("profile= and flags= run on the CPU only (the CUDA kernels return no flags)");
     const auto op = EncodeOperation(from);
     if (!op) Fail("CUDA tensors: the input must be fp32, fp16 or bf16 (no FP64 kernel)");
-    std::string err = CudaConvert(static_cast<int>(*op), static_cast<int>(to), x.data(), out.data(), n, options,
-                                  DecodeOptions{}, rbits, stream);
-    if (!err.empty()) Fail(err);
+    ConvertArgs args;
+    args.operation = *op;
+    args.format = to;
+    args.input = x.data();
+    args.output = out.data();
+    args.count = n;
+    args.encode = options;
+    args.random_bits = rbits;
+    args.stream = StreamOf(stream);
+    if (const registry::Status st = registry::ValidateConvertArgs(args); !st.ok) Fail(st.message);
+    RunRow(args, registry::Memory::kDevice);
     return;
   }
 
@@ -322,7 +322,7 @@ void Encode(const InArray& x, const std::string& from_name, OutArray out, const 
     args.encode = options;
     args.random_bits = rbits;
     if (const registry::Status st = registry::ValidateConvertArgs(args); !st.ok) Fail(st.message);
-    RunRow(args);
+    RunRow(args, registry::Memory::kHost);
     return;
   }
 
@@ -392,9 +392,15 @@ void Decode(const InArray& codes, const std::string& from_name, OutArray out, co
     if (pid) Fail("profile= runs on the CPU only");
     if (!to_f32 && !to_bf16) Fail("CUDA tensors decode to float32, or to bfloat16 where it holds every value");
     const Operation op = to_f32 ? Operation::kDecodeToF32 : Operation::kDecodeToBf16;
-    std::string err = CudaConvert(static_cast<int>(op), static_cast<int>(from), codes.data(), out.data(), n,
-                                  EncodeOptions{}, DecodeOptions{}, nullptr, stream);
-    if (!err.empty()) Fail(err);
+    ConvertArgs args;
+    args.operation = op;
+    args.format = from;
+    args.input = codes.data();
+    args.output = out.data();
+    args.count = n;
+    args.stream = StreamOf(stream);
+    if (const registry::Status st = registry::ValidateConvertArgs(args); !st.ok) Fail(st.message);
+    RunRow(args, registry::Memory::kDevice);
     return;
   }
 
@@ -411,7 +417,7 @@ void Decode(const InArray& codes, const std::string& from_name, OutArray out, co
     args.output = out.data();
     args.count = n;
     if (const registry::Status st = registry::ValidateConvertArgs(args); !st.ok) Fail(st.message);
-    RunRow(args);
+    RunRow(args, registry::Memory::kHost);
     return;
   }
   if (pid) {
@@ -542,39 +548,13 @@ nb::dict ParseName(const std::string& name) {
 
 // ---- recipes: quantize / dequantize through the registry's recipe rows ------
 
-// The row to run a target on: the best SIMD row of the exact name when this
-// CPU runs one, else the scalar row (the model), which takes any layout the
-// recipe allows (registry/src/scalar_recipes.cc reads the layout from the
-// target).
-// The registry keys scaled recipes with their layout ("int8:ao-sym/tensor",
-// registry.h AllRecipeNames) and MX / NVFP4 without it ("mxfp4:ocp").
-std::string RowKey(const recipe::Target& t) {
-  const recipe::Recipe& r = *t.recipe;
-  return r.family() == recipe::Family::kScaled ? recipe::RecipeName(r) + "/" + recipe::LayoutName(t.layout)
-                                               : recipe::RecipeName(r);
-}
-
-// scalar_only: the scalar row even where a SIMD row exists (given scales,
-// which the SIMD rows refuse).
-const registry::RecipeEntry* RecipeRow(registry::RecipeOperation op, const recipe::Target& t,
-                                       bool scalar_only = false) {
-  const Registry& reg = Registry::Global();
-  TheRows();  // registered
-  const std::string name = RowKey(t);
-  const std::string simd_backend = TheRows().simd_backend;
-  if (!simd_backend.empty() && !scalar_only) {
-    const registry::RecipeEntry* e = reg.FindRecipe(op, name, simd_backend);
-    if (e != nullptr && e->available()) return e;
-  }
-  if (const registry::RecipeEntry* e = reg.FindRecipe(op, name, "scalar")) return e;
-  const std::string base = recipe::RecipeName(*t.recipe);
-  for (const registry::RecipeEntry& e : reg.RecipeEntries()) {
-    if (e.operation == op && e.backend == "scalar" && e.recipe.compare(0, base.size(), base) == 0 &&
-        (e.recipe.size() == base.size() || e.recipe[base.size()] == '/')) {
-      return &e;
-    }
-  }
-  Fail("no kernel row for " + name);
+// The recipe row the registry chooses for host buffers (registry/choose.h):
+// the best SIMD row this CPU runs where it takes the call, else the scalar
+// row (the model), which takes any layout the recipe allows and given scales.
+const registry::RecipeEntry* HostRecipeRow(const registry::RecipeArgs& args) {
+  const registry::RecipeEntry* e = registry::ChooseRecipeRow(TheRegistry(), args, registry::Memory::kHost);
+  if (e == nullptr) Fail("no kernel row for " + registry::RecipeRowName(args.target));
+  return e;
 }
 
 nb::dict BufferSizes(const std::string& name, const std::string& layout, std::size_t rows, std::size_t cols) {
@@ -623,25 +603,30 @@ void CheckSameDeviceAll(const InArray& x, std::initializer_list<const std::optio
   }
 }
 
-// A recipe on CUDA buffers through the bridge; `workspace` (float32, on the
-// device) holds what the kernels pass between launches.
-void RunCudaRecipe(const registry::RecipeArgs& args, std::optional<OutArray>& workspace, std::uintptr_t stream) {
-  const long want = static_cast<long>(CudaRecipeWorkspaceFloats());
-  float* ws = want > 0 ? BufferOrNull<float>(workspace, want, "workspace") : nullptr;
+// A recipe on CUDA buffers: the device row the registry chooses, in place,
+// asynchronously on the caller's stream.
+void RunCudaRecipe(registry::RecipeArgs args, std::uintptr_t stream) {
   if (const registry::Status st = registry::ValidateRecipeArgs(args); !st.ok) Fail(st.message);
-  std::string err;
+  args.stream = StreamOf(stream);
+  const char* cpu = " (the CPU path takes every recipe and layout: move the tensor to the CPU)";
+  const registry::RecipeEntry* row = registry::ChooseRecipeRow(TheRegistry(), args, registry::Memory::kDevice);
+  if (row == nullptr) {
+    FailNoDeviceRow("cuda: no GPU kernel for " + std::string(registry::RecipeOperationName(args.operation)) + " " +
+                    recipe::CanonicalName(args.target) + cpu);
+  }
+  registry::Status st;
   {
     nb::gil_scoped_release release;
-    err = CudaRecipe(args, ws, stream);
+    st = row->run(args);
   }
-  if (!err.empty()) Fail(err);
+  if (!st.ok) Fail(st.message + cpu);
 }
 
 void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::string& name,
               const std::string& layout, OutArray codes, std::optional<OutArray> scale_codes,
               std::optional<OutArray> scales, std::optional<OutArray> zero_points,
               std::optional<OutArray> tensor_scale, std::optional<double> given_tensor_amax,
-              std::optional<OutArray> workspace, std::uintptr_t stream, std::optional<InArray> given_scale) {
+              std::uintptr_t stream, std::optional<InArray> given_scale) {
   const recipe::Target t = RecipeOrThrow(name, layout);
   const recipe::Recipe& r = *t.recipe;
   if (x.itemsize() != 4) throw nb::type_error("quantize takes float32 input");
@@ -662,13 +647,13 @@ void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::s
 
   if (OnCuda(x)) {
     // Every buffer on x's device; the recipe's CUDA kernels write them in
-    // place on the caller's stream (cuda_bridge.h CudaRecipe).
+    // place on the caller's stream (RunCudaRecipe).
     if (given_tensor_amax) Fail("tensor_scale= (a calibrated tensor amax) runs on the CPU only");
     if (given_scale) {
       Fail("given_scale= runs on the CPU only: the CUDA recipe rows derive every scale from x (quantize a CPU "
            "array, where the scalar row takes it)");
     }
-    CheckSameDeviceAll(x, {&codes_opt, &scale_codes, &scales, &zero_points, &tensor_scale, &workspace});
+    CheckSameDeviceAll(x, {&codes_opt, &scale_codes, &scales, &zero_points, &tensor_scale});
     registry::RecipeArgs args;
     args.operation = registry::RecipeOperation::kQuantizeRecipe;
     args.target = t;
@@ -677,7 +662,7 @@ void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::s
     args.x = xp;
     args.q = q;
     args.q.tensor_scale = reinterpret_cast<recipe::TensorScale*>(ts);  // device: encode, decode
-    RunCudaRecipe(args, workspace, stream);
+    RunCudaRecipe(args, stream);
     return;
   }
 
@@ -730,10 +715,8 @@ void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::s
     }
     if (const registry::Status st = registry::ValidateRecipeArgs(args); !st.ok) Fail(st.message);
     // The SIMD rows refuse given scales (their kernels derive every scale
-    // from x): those run on the scalar row, the model's steps.
-    const registry::RecipeEntry* row = args.given_scale != nullptr
-                                           ? RecipeRow(args.operation, t, /*scalar_only=*/true)
-                                           : RecipeRow(args.operation, t);
+    // from x, RecipeEntry::supports): the registry then chooses the scalar row.
+    const registry::RecipeEntry* row = HostRecipeRow(args);
     registry::Status st;
     {
       nb::gil_scoped_release release;
@@ -750,7 +733,7 @@ void Quantize(const InArray& x, std::size_t rows, std::size_t cols, const std::s
 void Dequantize(std::size_t rows, std::size_t cols, const std::string& name, const std::string& layout,
                 const InArray& codes, std::optional<InArray> scale_codes, std::optional<InArray> scales,
                 std::optional<InArray> zero_points, std::optional<InArray> tensor_scale, OutArray out,
-                std::optional<OutArray> workspace, std::uintptr_t stream) {
+                std::uintptr_t stream) {
   const recipe::Target t = RecipeOrThrow(name, layout);
   if (out.itemsize() != 4 || out.size() != rows * cols) Fail("out must be float32 with rows * cols elements");
   const registry::RecipeBuffers b = registry::RecipeBufferSizes(t, rows, cols);
@@ -786,11 +769,11 @@ void Dequantize(std::size_t rows, std::size_t cols, const std::string& name, con
   args.out = static_cast<float*>(out.data());
   if (on_cuda) {
     args.q.tensor_scale = const_cast<recipe::TensorScale*>(reinterpret_cast<const recipe::TensorScale*>(ts));
-    RunCudaRecipe(args, workspace, stream);
+    RunCudaRecipe(args, stream);
     return;
   }
   if (const registry::Status st = registry::ValidateRecipeArgs(args); !st.ok) Fail(st.message);
-  const registry::RecipeEntry* row = RecipeRow(args.operation, t);
+  const registry::RecipeEntry* row = HostRecipeRow(args);
   registry::Status st;
   {
     nb::gil_scoped_release release;
@@ -923,8 +906,7 @@ void RunNamedRow(const std::string& operation, const std::string& format, const 
       output.itemsize() != registry::OutputBytes(*op, args.format)) {
     Fail("buffers do not fit " + operation + " " + format);
   }
-  TheRows();
-  const KernelEntry* e = Registry::Global().Find(*op, args.format, backend);
+  const KernelEntry* e = TheRegistry().Find(*op, args.format, backend);
   if (e == nullptr) Fail("no row (" + operation + ", " + format + ", " + backend + ")");
   if (!e->available() || !e->supports(args)) Fail("row " + backend + " cannot run these options here");
   registry::Status st = e->run(args);
@@ -954,10 +936,8 @@ void RunNamedRecipeRow(const std::string& name, const std::string& backend, cons
   float* ts = BufferOrNull<float>(tensor_scale, 2 * b.sizes.tensor_scales, "tensor_scale");
   recipe::TensorScale tscale;
   args.q.tensor_scale = ts != nullptr ? &tscale : nullptr;
-  TheRows();
-  const registry::RecipeEntry* e =
-      Registry::Global().FindRecipe(args.operation, RowKey(t), backend);
-  if (e == nullptr) Fail("no recipe row (" + RowKey(t) + ", " + backend + ")");
+  const registry::RecipeEntry* e = TheRegistry().FindRecipe(args.operation, registry::RecipeRowName(t), backend);
+  if (e == nullptr) Fail("no recipe row (" + registry::RecipeRowName(t) + ", " + backend + ")");
   if (!e->available()) Fail("recipe row " + backend + " is not available here");
   registry::Status st = e->run(args);
   if (!st.ok) Fail(st.message);
@@ -973,9 +953,8 @@ std::vector<std::string> RecipeRowNames() { return registry::AllRecipeNames(); }
 // ("quantize-recipe", "mxfp4:ocp"): which recipes a CUDA tensor runs on the
 // GPU, for the tests.
 std::vector<std::pair<std::string, std::string>> RecipeRowsOf(const std::string& backend) {
-  TheRows();
   std::vector<std::pair<std::string, std::string>> rows;
-  for (const registry::RecipeEntry& e : Registry::Global().RecipeEntries()) {
+  for (const registry::RecipeEntry& e : TheRegistry().RecipeEntries()) {
     if (e.backend == backend) rows.emplace_back(registry::RecipeOperationName(e.operation), e.recipe);
   }
   return rows;
@@ -983,10 +962,10 @@ std::vector<std::pair<std::string, std::string>> RecipeRowsOf(const std::string&
 
 nb::dict BuildInfo() {
   nb::dict d;
-  const Rows& rows = TheRows();
+  const std::string host_backend = HostBackend();
   std::vector<std::string> libs = check::BuiltBackendLibraries();
   d["backends"] = libs;
-  d["simd_backend"] = rows.simd_backend.empty() ? nb::none() : nb::cast(rows.simd_backend);
+  d["simd_backend"] = host_backend.empty() ? nb::none() : nb::cast(host_backend);
   d["cuda"] = CudaBuilt();
   d["cuda_devices"] = CudaDeviceCount();
 #if defined(LOWBIT_PY_HAVE_REFERENCE)
@@ -994,8 +973,8 @@ nb::dict BuildInfo() {
 #else
   d["oracle"] = false;
 #endif
-  d["registry_rows"] = Registry::Global().Entries().size();
-  d["recipe_rows"] = Registry::Global().RecipeEntries().size();
+  d["registry_rows"] = TheRegistry().Entries().size();
+  d["recipe_rows"] = TheRegistry().RecipeEntries().size();
   return d;
 }
 
@@ -1023,17 +1002,15 @@ NB_MODULE(_lowbit, m) {
         "The buffers of a quantized [rows, cols] tensor.");
   m.def("quantize", &Quantize, "x"_a, "rows"_a, "cols"_a, "recipe"_a, "layout"_a, "codes"_a,
         "scale_codes"_a.none(), "scales"_a.none(), "zero_points"_a.none(), "tensor_scale"_a.none(),
-        "tensor_amax"_a.none(), "workspace"_a.none() = nb::none(), "stream"_a = 0,
+        "tensor_amax"_a.none(), "stream"_a = 0,
         "given_scale"_a.none() = nb::none(),
-        "Quantizes x through the registry's recipe row (CUDA arrays: the CUDA recipe kernels on `stream`, "
-        "with `workspace` of cuda_recipe_workspace_floats() float32). given_scale: float32 stored scales "
-        "(1, or one per group; vLLM FP8 recipes only), run on the scalar row.");
+        "Quantizes x through the recipe row the registry chooses (CUDA arrays: its CUDA row, on `stream`). "
+        "given_scale: float32 stored scales (1, or one per group; vLLM FP8 recipes only), which only the "
+        "scalar row takes.");
   m.def("dequantize", &Dequantize, "rows"_a, "cols"_a, "recipe"_a, "layout"_a, "codes"_a,
         "scale_codes"_a.none(), "scales"_a.none(), "zero_points"_a.none(), "tensor_scale"_a.none(),
-        "out"_a, "workspace"_a.none() = nb::none(), "stream"_a = 0,
-        "Dequantizes through the registry's recipe row (CUDA arrays: the CUDA recipe kernels on `stream`).");
-  m.def("cuda_recipe_workspace_floats", &CudaRecipeWorkspaceFloats,
-        "The float32 workspace a CUDA quantize / dequantize takes (0 without CUDA).");
+        "out"_a, "stream"_a = 0,
+        "Dequantizes through the recipe row the registry chooses (CUDA arrays: its CUDA row, on `stream`).");
   m.def("error_metrics", &ErrorMetrics, "x"_a, "y"_a, "The exact error metrics (the oracle's).");
   m.def("unpack_codes", &UnpackCodes, "recipe"_a, "layout"_a, "packed"_a, "out"_a,
         "One code per element from a recipe's packing.");

@@ -189,7 +189,10 @@ Status RequireF32Output(const RecipeArgs& a, const char* backend) {
 void RegisterScalarRecipes(Registry& registry) {
   for (const std::string& name : AllRecipeNames()) {
     for (RecipeOperation op : kAllRecipeOperations) {
-      registry.AddRecipe(RecipeEntry{op, name, "scalar", [] { return true; }, RunScalarRecipe});
+      // The model reads the layout from the target: these rows run every
+      // layout the recipe allows, with given scales and FP16 output.
+      registry.AddRecipe(RecipeEntry{op, name, "scalar", [] { return true; }, RunScalarRecipe, Memory::kHost,
+                                     /*preference=*/0, /*any_layout=*/true});
     }
   }
 }

@@ -26,6 +26,8 @@ void RegisterSimdBackends(Registry& registry) {
             .supports = [](const ConvertArgs& args) { return simd::Supports(args); },
             .available = [target] { return simd::TargetAvailable(target); },
             .run = [target](const ConvertArgs& args) { return simd::ConvertOnTarget(target, args); },
+            .memory = Memory::kHost,
+            .preference = simd::TargetPreference(target),
         });
       }
     }

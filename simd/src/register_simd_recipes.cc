@@ -145,10 +145,14 @@ void RegisterSimdRecipes(registry::Registry& registry) {
   for (const std::int64_t target : CompiledTargets()) {
     for (const std::string& name : registry::AllRecipeNames()) {
       for (registry::RecipeOperation op : registry::kAllRecipeOperations) {
+        // Given (static) scales run on the scalar row: these kernels derive
+        // every scale from x.
         registry.AddRecipe(registry::RecipeEntry{
             op, name, std::string("simd:") + TargetName(target),
             [target] { return TargetAvailable(target); },
-            [target](const registry::RecipeArgs& a) { return RunOnTarget(target, a); }});
+            [target](const registry::RecipeArgs& a) { return RunOnTarget(target, a); }, registry::Memory::kHost,
+            TargetPreference(target), /*any_layout=*/false,
+            [](const registry::RecipeArgs& a) { return a.given_scale == nullptr; }});
       }
     }
   }

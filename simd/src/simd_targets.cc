@@ -1,6 +1,7 @@
 // The compiled Highway targets (simd.h CompiledTargets, TargetName,
 // TargetAvailable) and a probe kernel that says which target's code ran, so
 // that the tests can check the dispatch of target_dispatch.h.
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ HWY_AFTER_NAMESPACE();
 
 namespace lowbit::simd {
 HWY_EXPORT(CompiledFor);
+
+int TargetPreference(std::int64_t target) {
+  return 64 - std::countr_zero(static_cast<std::uint64_t>(target));  // 1 (bit 63) .. 64 (bit 0)
+}
 
 namespace detail {
 

@@ -16,6 +16,7 @@
 
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/tensor.h"
+#include "lowbit/registry/stream.h"
 
 namespace lowbit::registry {
 
@@ -99,6 +100,8 @@ struct RecipeArgs {
   // elsewhere.
   const float* given_scale = nullptr;
   std::size_t given_scale_count = 1;
+  // Device rows: the stream to launch on (stream.h); host rows ignore it.
+  StreamHandle stream = nullptr;
 };
 
 // What every backend checks first, so that each names the same problem the
@@ -120,6 +123,15 @@ struct RecipeEntry {
   std::string backend;  // "scalar", "simd:AVX2", "cuda", ...
   std::function<bool()> available;
   std::function<Status(const RecipeArgs&)> run;
+  // For ChooseRecipeRow (choose.h): the memory this row is chosen for, its
+  // rank among the rows of the same recipe (the highest wins; the scalar
+  // model is 0), whether it runs every layout the recipe allows (it reads
+  // the layout from RecipeArgs::target, as the scalar rows do) and which
+  // arguments it takes (empty: every valid call).
+  Memory memory = Memory::kHost;
+  int preference = 0;
+  bool any_layout = false;
+  std::function<bool(const RecipeArgs&)> supports;
 };
 
 }  // namespace lowbit::registry

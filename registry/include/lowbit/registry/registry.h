@@ -21,6 +21,7 @@
 #include "lowbit/registry/matmul_entry.h"
 #include "lowbit/registry/packing_entry.h"
 #include "lowbit/registry/recipe_entry.h"
+#include "lowbit/registry/stream.h"
 #include "lowbit/registry/tensor_core_entry.h"
 
 namespace lowbit::registry {
@@ -189,6 +190,8 @@ struct ConvertArgs {
   // kStochastic: one 32-bit word per element, its low bits used as the round
   // pack consumes them (round_pack.h). Null otherwise.
   const std::uint32_t* random_bits = nullptr;
+  // Device rows: the stream to launch on (stream.h); host rows ignore it.
+  StreamHandle stream = nullptr;
 };
 
 using ConvertFn = std::function<Status(const ConvertArgs&)>;
@@ -204,6 +207,11 @@ struct KernelEntry {
   // shown as skipped, never as passed.
   std::function<bool()> available;
   ConvertFn run;
+  // For ChooseConvertRow (choose.h): the memory this row is chosen for, and
+  // its rank among the rows that can run the same call (the highest wins;
+  // the scalar model is 0, the fallback).
+  Memory memory = Memory::kHost;
+  int preference = 0;
 };
 
 // Checks what every backend must reject before touching memory: an unknown

@@ -42,6 +42,11 @@ const char* TargetName(std::int64_t target);
 // Whether `target` is compiled in and the CPU runs it (hwy::SupportedTargets,
 // asked once).
 bool TargetAvailable(std::int64_t target);
+// A target's rank among the registry's rows (registry/choose.h): Highway
+// gives newer targets lower bits, so a lower bit ranks higher, and every
+// target ranks above the scalar model (0). The best available target is the
+// one kBestTarget dispatches to.
+int TargetPreference(std::int64_t target);
 // The target whose code a kernel call with `target` runs (HWY_TARGET inside
 // the kernel), or 0 for a target it cannot run: lets the tests check the
 // dispatch itself.
