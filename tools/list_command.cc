@@ -18,13 +18,9 @@
 namespace lowbit::tools {
 namespace {
 
-const char* FamilyName(recipe::Family f) {
-  switch (f) {
-    case recipe::Family::kMx: return "MX (E8M0 scale per block)";
-    case recipe::Family::kNvfp4: return "NVFP4 (UE4M3 per block, FP32 per tensor)";
-    case recipe::Family::kScaled: return "scaled (FP32 scale per group)";
-  }
-  return "?";
+// The family column: the family table's name and what its scales are.
+std::string FamilyColumn(recipe::Family f) {
+  return std::string(recipe::FamilyName(f)) + " (" + recipe::FamilyDescription(f) + ")";
 }
 
 void ListFormats() {
@@ -43,7 +39,7 @@ void ListProfiles() {
 
 void ListRecipes() {
   for (const recipe::Recipe& r : recipe::kAllRecipes) {
-    std::printf("%-22s %-42s %-8s %s\n", recipe::RecipeName(r).c_str(), FamilyName(r.family()),
+    std::printf("%-22s %-62s %-8s %s\n", recipe::RecipeName(r).c_str(), FamilyColumn(r.family()).c_str(),
                 recipe::LayoutName(r.layout).c_str(), r.source);
   }
   std::printf("\nRecipe names take a layout after '/': tensor, row (channel, token), gN (group:N), tile:RxG;\n"
