@@ -43,7 +43,6 @@
 #include <tuple>
 #include <vector>
 
-#include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/catalog.h"
@@ -314,7 +313,7 @@ std::vector<std::uint32_t> Nvfp4SampledInputs(const recipe::Recipe& r, const rec
 }
 
 // As CompareRange, for the NVFP4 step: codes and factor bits.
-std::uint64_t CompareNvfp4Range(block::Nvfp4Recipe id, const recipe::Recipe& r, const recipe::TensorScale& t,
+std::uint64_t CompareNvfp4Range(const recipe::Recipe& r, const recipe::TensorScale& t,
                                 const std::vector<std::int64_t>& targets, const std::vector<std::uint32_t>* inputs,
                                 std::uint64_t begin, std::uint64_t end, std::vector<std::string>* bad) {
   constexpr std::uint64_t kChunk = 1 << 16;
@@ -334,7 +333,7 @@ std::uint64_t CompareNvfp4Range(block::Nvfp4Recipe id, const recipe::Recipe& r, 
     for (std::int64_t target : targets) {
       std::fill(got.begin(), got.end(), std::uint8_t{0xCD});
       std::fill(got_factor.begin(), got_factor.end(), 0xCDCDCDCDu);
-      const registry::Status s = simd::Nvfp4ScalesOnTarget(target, id, t, amax.data(), n, got.data(), got_factor.data());
+      const registry::Status s = simd::Nvfp4ScalesOnTarget(target, r, t, amax.data(), n, got.data(), got_factor.data());
       if (!s.ok) {
         bad->push_back(std::string(simd::TargetName(target)) + ": " + s.message);
         return checked;
@@ -361,9 +360,7 @@ TEST(SimdBlockScale, VectorNvfp4ScaleEqualsTheModelOnEveryAmax) {
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int recipes = 0;
   for (const recipe::Nvfp4Profile& profile : recipe::kNvfp4Profiles) {
-    block::Nvfp4Recipe id{};
-    ASSERT_TRUE(block::Nvfp4RecipeOf(profile.rule, &id)) << profile.name;
-    const recipe::Recipe r = block::ToRecipe(id);
+    const recipe::Recipe r = recipe::MakeNvfp4Recipe(profile);
     ++recipes;
     for (const TensorScaleCase& c : kTensorScaleCases) {
       if (level == testing::TestLevel::kFull && !c.full) continue;
@@ -377,7 +374,7 @@ TEST(SimdBlockScale, VectorNvfp4ScaleEqualsTheModelOnEveryAmax) {
       for (int k = 0; k < threads; ++k) {
         pool.emplace_back([&, k] {
           const std::uint64_t begin = total * k / threads, end = total * (k + 1) / threads;
-          checked[k] = CompareNvfp4Range(id, r, t, targets, level == testing::TestLevel::kFull ? nullptr : &inputs,
+          checked[k] = CompareNvfp4Range(r, t, targets, level == testing::TestLevel::kFull ? nullptr : &inputs,
                                          begin, end, &bad[k]);
         });
       }
@@ -407,9 +404,7 @@ TEST(SimdBlockScale, VectorNvfp4ScaleEqualsTheModelOnEveryAmax) {
 TEST(SimdBlockScale, Nvfp4CasesReachEveryBranch) {
   int clamped_high = 0, floored = 0, factor_flt_max = 0, factor_inf = 0, nan_code = 0, nan_factor_pinned = 0;
   for (const recipe::Nvfp4Profile& profile : recipe::kNvfp4Profiles) {
-    block::Nvfp4Recipe id{};
-    ASSERT_TRUE(block::Nvfp4RecipeOf(profile.rule, &id));
-    const recipe::Recipe r = block::ToRecipe(id);
+    const recipe::Recipe r = recipe::MakeNvfp4Recipe(profile);
     const std::uint8_t max_code = static_cast<std::uint8_t>(r.scale_format.MaxFiniteCode());
     for (const TensorScaleCase& c : kTensorScaleCases) {
       const recipe::TensorScale t = TensorScaleOf(c, r);
@@ -443,13 +438,17 @@ TEST(SimdBlockScale, Nvfp4HookRejectsWhatIsWrong) {
   std::uint32_t amax = 0, factor = 0;
   std::uint8_t code = 0;
   const recipe::TensorScale t;
-  EXPECT_FALSE(simd::Nvfp4ScalesOnTarget(simd::kBestTarget, static_cast<block::Nvfp4Recipe>(200), t, &amax, 1, &code,
-                                         &factor)
-                   .ok);
-  EXPECT_FALSE(simd::Nvfp4ScalesOnTarget(simd::kBestTarget, block::Nvfp4Recipe::kTe, t, nullptr, 1, &code, &factor).ok);
-  EXPECT_TRUE(simd::Nvfp4ScalesOnTarget(simd::kBestTarget, block::Nvfp4Recipe::kTe, t, nullptr, 0, nullptr, nullptr).ok);
+  const recipe::Recipe te = recipe::MakeNvfp4Recipe(recipe::kNvfp4Profiles[0]);
+  // An MX recipe, and an NVFP4 recipe whose fields are not its rule's
+  // catalog recipe: the kernels would compute another recipe, so both are refused.
   EXPECT_FALSE(
-      simd::Nvfp4ScalesOnTarget(std::int64_t{1} << 60, block::Nvfp4Recipe::kTe, t, &amax, 1, &code, &factor).ok);
+      simd::Nvfp4ScalesOnTarget(simd::kBestTarget, recipe::kAllRecipes[0], t, &amax, 1, &code, &factor).ok);
+  recipe::Recipe changed = te;
+  changed.element_step = recipe::ElementStep::kDivide;
+  EXPECT_FALSE(simd::Nvfp4ScalesOnTarget(simd::kBestTarget, changed, t, &amax, 1, &code, &factor).ok);
+  EXPECT_FALSE(simd::Nvfp4ScalesOnTarget(simd::kBestTarget, te, t, nullptr, 1, &code, &factor).ok);
+  EXPECT_TRUE(simd::Nvfp4ScalesOnTarget(simd::kBestTarget, te, t, nullptr, 0, nullptr, nullptr).ok);
+  EXPECT_FALSE(simd::Nvfp4ScalesOnTarget(std::int64_t{1} << 60, te, t, &amax, 1, &code, &factor).ok);
 }
 
 }  // namespace

@@ -551,17 +551,29 @@ TEST(BadInput, PackersIndexPast2To31) {
 #if defined(LOWBIT_HAVE_SIMD)
 constexpr std::int64_t kT = simd::kBestTarget;
 
+// The recipes the SIMD calls below take (recipe/catalog.h), and their
+// default layouts; scaled recipes per row.
+const recipe::Recipe& kMxfp4 = *recipe::FindRecipe("mxfp4", "ocp");
+const recipe::Recipe& kMxfp8 = *recipe::FindRecipe("mxfp8_e4m3", "ocp");
+const recipe::Recipe& kNvfp4Te = *recipe::FindRecipe("nvfp4", "te");
+const recipe::Recipe& kInt8Sym = *recipe::FindRecipe("int8", "ao-sym");
+const recipe::Recipe& kInt4Sym = *recipe::FindRecipe("int4", "ao-sym");
+constexpr recipe::Layout kPerRow{recipe::Geometry::kPerRow, 0, 0};
+
 TEST(BadInput, SimdSizeOverflow) {
   float x[8] = {};
   std::uint8_t codes[8] = {}, scales[8] = {};
   std::uint32_t words[8] = {};
-  block::Nvfp4TensorScale ts{};
-  block::QuantParams params[8] = {};
-  EXPECT_ERROR(simd::QuantizeMx(kT, block::kMxfp4, block::kOcpMx, x, kSizeMax, codes, scales), "overflows");
-  EXPECT_ERROR(simd::QuantizeMx(kT, block::kMxfp8E4m3, block::kOcpMx, x, k2p62 + 1, codes, scales), "overflows");
-  EXPECT_ERROR(simd::QuantizeNvfp4(kT, block::Nvfp4Recipe::kTe, x, k2p62 + 1, codes, scales, &ts), "overflows");
-  EXPECT_ERROR(simd::DequantizeMx(kT, block::kMxfp4, codes, scales, k2p62 + 1, x), "overflows");
-  EXPECT_ERROR(simd::DequantizeNvfp4(kT, block::Nvfp4Recipe::kTe, ts, codes, scales, k2p62 + 1, x), "overflows");
+  float group_scales[8] = {};
+  recipe::TensorScale ts{};
+  const recipe::QuantizedTensor block{codes, scales, nullptr, nullptr, &ts};
+  const recipe::ConstQuantizedTensor const_block{codes, scales, nullptr, nullptr, &ts};
+  const recipe::QuantizedTensor groups{codes, nullptr, group_scales};
+  EXPECT_ERROR(simd::Quantize(kT, kMxfp4, kMxfp4.layout, x, 1, kSizeMax, block), "overflows");
+  EXPECT_ERROR(simd::Quantize(kT, kMxfp8, kMxfp8.layout, x, 1, k2p62 + 1, block), "overflows");
+  EXPECT_ERROR(simd::Quantize(kT, kNvfp4Te, kNvfp4Te.layout, x, 1, k2p62 + 1, block), "overflows");
+  EXPECT_ERROR(simd::Dequantize(kT, kMxfp4, kMxfp4.layout, const_block, 1, k2p62 + 1, x), "overflows");
+  EXPECT_ERROR(simd::Dequantize(kT, kNvfp4Te, kNvfp4Te.layout, const_block, 1, k2p62 + 1, x), "overflows");
   EXPECT_ERROR(simd::PackNibbles(kT, codes, kSizeMax, scales), "overflows");
   EXPECT_ERROR(simd::PackGptqQweight(kT, codes, k2p32, k2p32, words), "overflows");
   EXPECT_ERROR(simd::UnpackGptqQweight(kT, words, k2p32, k2p32, codes), "overflows");
@@ -569,106 +581,99 @@ TEST(BadInput, SimdSizeOverflow) {
   EXPECT_ERROR(simd::UnpackAwq(kT, words, 8, k2p63, codes), "overflows");
   EXPECT_ERROR(simd::PackGptqQzeros(kT, codes, k2p32, k2p32, words), "overflows");
   EXPECT_ERROR(simd::UnpackGptqQzeros(kT, words, k2p32, k2p32, codes), "overflows");
-  const block::QuantLayout per_row{block::Granularity::kPerRow, 0, 0};
-  EXPECT_ERROR(simd::QuantizeGroups(kT, block::kAoSymInt8, per_row, x, k2p32, k2p32, codes, params), "overflows");
-  EXPECT_ERROR(simd::QuantizeGroups(kT, block::kAoSymInt8, per_row, x, k2p31, k2p32, codes, params), "overflows");
-  EXPECT_ERROR(simd::DequantizeGroups(kT, block::kAoSymInt8, per_row, codes, k2p32, k2p32, params, x), "overflows");
-  EXPECT_ERROR(simd::QuantizeInt4Groups(kT, block::kAoSymInt4, per_row, x, k2p32, k2p32, codes, params), "overflows");
+  EXPECT_ERROR(simd::Quantize(kT, kInt8Sym, kPerRow, x, k2p32, k2p32, groups), "overflows");
+  EXPECT_ERROR(simd::Quantize(kT, kInt8Sym, kPerRow, x, k2p31, k2p32, groups), "overflows");
+  EXPECT_ERROR(simd::Dequantize(kT, kInt8Sym, kPerRow, recipe::AsConst(groups), k2p32, k2p32, x), "overflows");
+  EXPECT_ERROR(simd::Quantize(kT, kInt4Sym, kPerRow, x, k2p32, k2p32, groups), "overflows");
 }
 
 TEST(BadInput, SimdEmptyIsOk) {
-  const block::QuantLayout per_row{block::Granularity::kPerRow, 0, 0};
-  block::Nvfp4TensorScale ts{};
-  EXPECT_TRUE(simd::QuantizeMx(kT, block::kMxfp4, block::kOcpMx, nullptr, 0, nullptr, nullptr).ok);
-  EXPECT_TRUE(simd::QuantizeNvfp4(kT, block::Nvfp4Recipe::kTe, nullptr, 0, nullptr, nullptr, &ts).ok);
-  EXPECT_TRUE(simd::DequantizeMx(kT, block::kMxfp4, nullptr, nullptr, 0, nullptr).ok);
-  EXPECT_TRUE(simd::DequantizeNvfp4(kT, block::Nvfp4Recipe::kTe, ts, nullptr, nullptr, 0, nullptr).ok);
+  EXPECT_TRUE(simd::Quantize(kT, kMxfp4, kMxfp4.layout, nullptr, 1, 0, {}).ok);
+  EXPECT_TRUE(simd::Quantize(kT, kNvfp4Te, kNvfp4Te.layout, nullptr, 0, 16, {}).ok);
+  EXPECT_TRUE(simd::Dequantize(kT, kMxfp4, kMxfp4.layout, {}, 1, 0, nullptr).ok);
+  EXPECT_TRUE(simd::Dequantize(kT, kNvfp4Te, kNvfp4Te.layout, {}, 0, 16, nullptr).ok);
   EXPECT_TRUE(simd::PackNibbles(kT, nullptr, 0, nullptr).ok);
   EXPECT_TRUE(simd::UnpackNibbles(kT, block::NibbleOrder::kHighFirst, nullptr, 0, nullptr).ok);
   for (auto [r, c] : {std::pair<std::size_t, std::size_t>{0, 8}, {8, 0}, {0, k2p63}}) {
     EXPECT_TRUE(simd::PackGptqQweight(kT, nullptr, r, c, nullptr).ok) << r << "x" << c;
     EXPECT_TRUE(simd::UnpackAwq(kT, nullptr, r, c, nullptr).ok) << r << "x" << c;
     EXPECT_TRUE(simd::PackGptqQzeros(kT, nullptr, r, c, nullptr).ok) << r << "x" << c;
-    // rows = 0 is empty for the group kernels too (it was "empty shape" before).
-    EXPECT_TRUE(simd::QuantizeGroups(kT, block::kAoSymInt8, per_row, nullptr, r, c, nullptr, nullptr).ok);
-    EXPECT_TRUE(simd::DequantizeInt4Groups(kT, block::kAoSymInt4, per_row, nullptr, r, c, nullptr, nullptr).ok);
+    EXPECT_TRUE(simd::Quantize(kT, kInt8Sym, kPerRow, nullptr, r, c, {}).ok) << r << "x" << c;
+    EXPECT_TRUE(simd::Dequantize(kT, kInt4Sym, kPerRow, {}, r, c, nullptr).ok) << r << "x" << c;
   }
 }
 
 TEST(BadInput, SimdNullPointers) {
   float x[32] = {};
   std::uint8_t codes[32] = {}, scales[32] = {};
-  block::QuantParams params[4] = {};
-  const block::QuantLayout per_row{block::Granularity::kPerRow, 0, 0};
-  EXPECT_ERROR(simd::QuantizeMx(kT, block::kMxfp4, block::kOcpMx, nullptr, 4, codes, scales), "null input");
-  EXPECT_ERROR(simd::QuantizeNvfp4(kT, block::Nvfp4Recipe::kTe, x, 4, codes, scales, nullptr), "null tensor_scale");
-  EXPECT_ERROR(simd::DequantizeMx(kT, block::kMxfp4, codes, nullptr, 4, x), "null codes, scales or output");
+  float group_scales[4] = {};
+  EXPECT_ERROR(simd::Quantize(kT, kMxfp4, kMxfp4.layout, nullptr, 1, 4, {codes, scales}), "null input");
+  EXPECT_ERROR(simd::Quantize(kT, kNvfp4Te, kNvfp4Te.layout, x, 1, 4, {codes, scales}), "null tensor scale");
+  EXPECT_ERROR(simd::Dequantize(kT, kMxfp4, kMxfp4.layout, {codes, nullptr}, 1, 4, x), "null scale codes");
   EXPECT_ERROR(simd::PackNibbles(kT, nullptr, 4, codes), "null");
   EXPECT_ERROR(simd::PackAwq(kT, codes, 1, 8, nullptr), "null");
-  EXPECT_ERROR(simd::QuantizeGroups(kT, block::kAoSymInt8, per_row, x, 1, 8, nullptr, params), "null");
+  EXPECT_ERROR(simd::Quantize(kT, kInt8Sym, kPerRow, x, 1, 8, {nullptr, nullptr, group_scales}), "null codes");
 }
 
-TEST(BadInput, SimdEnumsAndPairingsRefused) {
+TEST(BadInput, SimdEnumsAndRecipesRefused) {
   float x[32] = {};
   std::uint8_t codes[32] = {}, scales[32] = {};
-  block::Nvfp4TensorScale ts{};
+  recipe::TensorScale ts{};
   EXPECT_ERROR(simd::PackNibbles(kT, static_cast<block::NibbleOrder>(7), codes, 4, scales), "nibble order 7");
   EXPECT_ERROR(simd::UnpackNibbles(kT, static_cast<block::NibbleOrder>(7), codes, 4, scales), "nibble order 7");
-  EXPECT_ERROR(simd::QuantizeNvfp4(kT, static_cast<block::Nvfp4Recipe>(9), x, 4, codes, scales, &ts),
-               "NVFP4 recipe id 9");
-  EXPECT_ERROR(simd::DequantizeNvfp4(kT, static_cast<block::Nvfp4Recipe>(9), ts, codes, scales, 4, x),
-               "NVFP4 recipe id 9");
-  block::MxRecipe bad = block::kOcpMx;
-  bad.element.rounding = static_cast<RoundingMode>(99);
-  EXPECT_ERROR(simd::QuantizeMx(kT, block::kMxfp4, bad, x, 4, codes, scales), "rounding 99");
-  // Pairings the name parser rejects: TE and torchao have no MXINT8.
-  EXPECT_ERROR(simd::QuantizeMx(kT, block::kMxint8, block::kTeMx, x, 4, codes, scales), "mxint8:te");
-  EXPECT_ERROR(simd::QuantizeMx(kT, block::kMxint8, block::kAoMxFloor, x, 4, codes, scales), "not a catalog MX recipe");
-  block::MxRecipe unnamed = block::kOcpMx;
-  unnamed.name = "my-own";
-  EXPECT_ERROR(simd::QuantizeMx(kT, block::kMxfp4, unnamed, x, 4, codes, scales), "mxfp4:my-own");
-  EXPECT_TRUE(simd::QuantizeMx(kT, block::kMxint8, block::kMsxMx, x, 4, codes, scales).ok);
-  // A scaled-group recipe with an out-of-range rounding has no kernel.
-  block::IntQuantRecipe r = block::kAoSymInt8;
-  r.rounding = static_cast<RoundingMode>(99);
-  block::QuantParams params[4] = {};
-  EXPECT_ERROR(simd::QuantizeGroups(kT, r, {block::Granularity::kPerRow, 0, 0}, x, 1, 8, codes, params),
-               "has no group kernel");
+  // An element policy outside its enum: named by the check of the options.
+  recipe::Recipe bad = kMxfp4;
+  bad.element_encode.rounding = static_cast<RoundingMode>(99);
+  EXPECT_ERROR(simd::Quantize(kT, bad, bad.layout, x, 1, 4, {codes, scales}), "rounding 99");
+  // An NVFP4 recipe that is not its rule's catalog recipe in every field:
+  // the kernels fold that recipe in, so they refuse this one.
+  recipe::Recipe nvfp4 = kNvfp4Te;
+  nvfp4.element_encode.rounding = static_cast<RoundingMode>(99);
+  EXPECT_ERROR(simd::Quantize(kT, nvfp4, nvfp4.layout, x, 1, 16, {codes, scales, nullptr, nullptr, &ts}),
+               "no kernel for nvfp4:te");
+  // A recipe that is not in the catalog runs where its fields allow it.
+  recipe::Recipe own = *recipe::FindRecipe("mxint8", "msx");
+  own.profile = "my-own";
+  EXPECT_TRUE(simd::Quantize(kT, own, own.layout, x, 1, 4, {codes, scales}).ok);
+  // A scaled recipe with an out-of-range rounding has no kernel.
+  recipe::Recipe r = kInt8Sym;
+  r.element_encode.rounding = static_cast<RoundingMode>(99);
+  float group_scales[4] = {};
+  EXPECT_ERROR(simd::Quantize(kT, r, kPerRow, x, 1, 8, {codes, nullptr, group_scales}), "no kernel for int8:");
 }
 
 TEST(BadInput, SimdAliasedRefused) {
   alignas(16) float x[64] = {};
   auto* bytes = reinterpret_cast<std::uint8_t*>(x);
   std::uint8_t scales[8] = {};
-  block::Nvfp4TensorScale ts{};
-  block::QuantParams params[8] = {};
-  const block::QuantLayout per_row{block::Granularity::kPerRow, 0, 0};
-  EXPECT_ERROR(simd::QuantizeMx(kT, block::kMxfp4, block::kOcpMx, x, 32, bytes, scales), "codes overlaps x");
-  EXPECT_ERROR(simd::QuantizeMx(kT, block::kMxfp4, block::kOcpMx, x, 32, bytes + 200, bytes + 100), "");
-  EXPECT_ERROR(simd::QuantizeNvfp4(kT, block::Nvfp4Recipe::kTe, x, 16, bytes + 4, scales, &ts), "codes overlaps x");
-  EXPECT_ERROR(simd::DequantizeMx(kT, block::kMxfp4, bytes, scales, 32, x), "out overlaps codes");
-  EXPECT_ERROR(simd::DequantizeNvfp4(kT, block::Nvfp4Recipe::kTe, ts, bytes, scales, 16, x), "out overlaps codes");
+  float group_scales[8] = {};
+  recipe::TensorScale ts{};
+  EXPECT_ERROR(simd::Quantize(kT, kMxfp8, kMxfp8.layout, x, 1, 32, {bytes, scales}), "codes overlaps x");
+  EXPECT_ERROR(simd::Quantize(kT, kMxfp8, kMxfp8.layout, x, 1, 32, {bytes + 200, bytes + 100}), "");
+  EXPECT_ERROR(simd::Quantize(kT, kNvfp4Te, kNvfp4Te.layout, x, 1, 16, {bytes + 4, scales, nullptr, nullptr, &ts}),
+               "codes overlaps x");
+  EXPECT_ERROR(simd::Dequantize(kT, kMxfp8, kMxfp8.layout, {bytes, scales}, 1, 32, x), "out overlaps codes");
+  EXPECT_ERROR(simd::Dequantize(kT, kNvfp4Te, kNvfp4Te.layout, {bytes, scales, nullptr, nullptr, &ts}, 1, 16, x),
+               "out overlaps codes");
   EXPECT_ERROR(simd::PackNibbles(kT, bytes, 32, bytes), "overlaps");
   EXPECT_ERROR(simd::UnpackNibbles(kT, block::NibbleOrder::kHighFirst, bytes, 32, bytes + 8), "overlaps");
   EXPECT_ERROR(simd::PackGptqQweight(kT, bytes, 8, 8, reinterpret_cast<std::uint32_t*>(x)), "overlaps");
   EXPECT_ERROR(simd::UnpackAwq(kT, reinterpret_cast<std::uint32_t*>(x), 1, 8, bytes), "overlaps");
   EXPECT_ERROR(simd::PackGptqQzeros(kT, bytes, 1, 8, reinterpret_cast<std::uint32_t*>(x)), "overlaps");
-  EXPECT_ERROR(simd::QuantizeGroups(kT, block::kAoSymInt8, per_row, x, 2, 8, bytes + 8, params), "codes overlaps x");
-  EXPECT_ERROR(simd::DequantizeGroups(kT, block::kAoSymInt8, per_row, bytes, 2, 8, params, x), "out overlaps codes");
+  EXPECT_ERROR(simd::Quantize(kT, kInt8Sym, kPerRow, x, 2, 8, {bytes + 8, nullptr, group_scales}), "codes overlaps x");
+  EXPECT_ERROR(simd::Dequantize(kT, kInt8Sym, kPerRow, {bytes, nullptr, group_scales}, 2, 8, x), "out overlaps codes");
 }
 
 TEST(BadInput, SimdNonFiniteScales) {
-  // DequantizeGroups with NaN / Inf / zero decode scales: the model's bits.
+  // Dequantize with NaN / Inf / zero scales: the model's bits.
   const float kScales[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 0.0f,
                            -0.0f};
-  const block::QuantLayout per_row{block::Granularity::kPerRow, 0, 0};
   std::uint8_t codes[4 * 8];
   for (int i = 0; i < 32; ++i) codes[i] = static_cast<std::uint8_t>(i * 37);
-  block::QuantParams params[4];
-  for (int g = 0; g < 4; ++g) params[g] = {kScales[g], kScales[g], 0};
+  const recipe::ConstQuantizedTensor q{codes, nullptr, kScales};
   float want[32], have[32];
-  ASSERT_EQ(block::DequantizeMatrix(block::kAoSymInt8, per_row, codes, 4, 8, params, want), block::QuantStatus::kOk);
-  ASSERT_TRUE(simd::DequantizeGroups(kT, block::kAoSymInt8, per_row, codes, 4, 8, params, have).ok);
+  ASSERT_EQ(recipe::DequantizeTensor(kInt8Sym, kPerRow, q, 4, 8, want), recipe::TensorStatus::kOk);
+  ASSERT_TRUE(simd::Dequantize(kT, kInt8Sym, kPerRow, q, 4, 8, have).ok);
   EXPECT_EQ(0, std::memcmp(want, have, sizeof(want)));
 }
 #endif  // LOWBIT_HAVE_SIMD

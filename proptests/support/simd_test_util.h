@@ -24,7 +24,9 @@
 #include <tuple>
 #include <vector>
 
-#include "lowbit/formats/block/int_quant.h"
+#include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/recipe/tensor.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/fp32_bits.h"
@@ -191,16 +193,119 @@ bool GuardIntact(const std::vector<T>& v, T fill) {
   return std::memcmp(&v.back(), &fill, sizeof(T)) == 0;
 }
 
-// ---- scaled groups (formats/block/int_quant.h) -----------------------------
+// ---- one quantized tensor (recipe/tensor.h) ---------------------------------
 
-inline std::string RecipeName(const block::IntQuantRecipe& r) {
-  return std::string(r.element->name) + ":" + r.name;
+// The buffers of one quantized tensor (recipe::SizesOf), each followed by a
+// guard element; a kernel must leave every guard alone (GuardsIntact).
+struct GuardedTensor {
+  std::vector<std::uint8_t> codes, scale_codes;
+  std::vector<float> scales;
+  std::vector<std::int32_t> zero_points;
+  std::vector<recipe::TensorScale> tensor_scale;
+  recipe::BufferSizes sizes;
+  explicit GuardedTensor(const recipe::BufferSizes& s)
+      : codes(Guarded(static_cast<std::size_t>(s.code_bytes), kGuardByte)),
+        scale_codes(Guarded(static_cast<std::size_t>(s.scale_codes), kGuardByte)),
+        scales(Guarded(static_cast<std::size_t>(s.scales), kGuardFloat)),
+        zero_points(Guarded(static_cast<std::size_t>(s.zero_points), kGuardInt)),
+        tensor_scale(Guarded(static_cast<std::size_t>(s.tensor_scales), kGuardTensorScale)),
+        sizes(s) {}
+  recipe::QuantizedTensor View() {
+    return {sizes.code_bytes > 0 ? codes.data() : nullptr, sizes.scale_codes > 0 ? scale_codes.data() : nullptr,
+            sizes.scales > 0 ? scales.data() : nullptr, sizes.zero_points > 0 ? zero_points.data() : nullptr,
+            sizes.tensor_scales > 0 ? tensor_scale.data() : nullptr};
+  }
+  bool GuardsIntact() const {
+    return GuardIntact(codes, kGuardByte) && GuardIntact(scale_codes, kGuardByte) &&
+           GuardIntact(scales, kGuardFloat) && GuardIntact(zero_points, kGuardInt) &&
+           GuardIntact(tensor_scale, kGuardTensorScale);
+  }
+  static constexpr std::int32_t kGuardInt = -12345;
+  static constexpr recipe::TensorScale kGuardTensorScale{-1.0f, -1.0f};
+};
+
+inline std::string NameOf(const recipe::Recipe& r, const recipe::Layout& layout) {
+  return recipe::RecipeName(r) + "/" + recipe::LayoutName(layout);
 }
 
+inline recipe::BufferSizes SizesFor(const recipe::Recipe& r, const recipe::Layout& layout, std::size_t rows,
+                                    std::size_t cols) {
+  recipe::GroupGrid grid;
+  RC_ASSERT(recipe::MakeGroupGrid(r, layout, static_cast<long>(rows), static_cast<long>(cols), &grid) ==
+            recipe::TensorStatus::kOk);
+  return recipe::SizesOf(r, grid);
+}
+
+// simd::Quantize on `target` of x (at an unaligned start `offset` floats in)
+// gives the model's buffers (recipe::QuantizeTensor) bit for bit and leaves
+// every guard alone.
+inline void CheckQuantizeMatchesModel(std::int64_t target, const recipe::Recipe& r, const recipe::Layout& layout,
+                                      const std::vector<float>& x, std::size_t rows, std::size_t cols,
+                                      std::size_t offset) {
+  const recipe::BufferSizes sizes = SizesFor(r, layout, rows, cols);
+  GuardedTensor model(sizes), simd(sizes);
+  RC_ASSERT(recipe::QuantizeTensor(r, layout, x.data(), static_cast<long>(rows), static_cast<long>(cols),
+                                   model.View()) == recipe::TensorStatus::kOk);
+  const std::vector<float> shifted = Shifted(x, offset);
+  const registry::Status s = simd::Quantize(target, r, layout, shifted.data() + offset, rows, cols, simd.View());
+  if (!s.ok) RC_FAIL(NameOf(r, layout) + ": " + s.message);
+  for (std::size_t g = 0; g < static_cast<std::size_t>(sizes.scale_codes); ++g) {
+    RC_ASSERT(simd.scale_codes[g] == model.scale_codes[g]);
+  }
+  for (std::size_t g = 0; g < static_cast<std::size_t>(sizes.scales); ++g) {
+    RC_ASSERT(block::F32Bits(simd.scales[g]) == block::F32Bits(model.scales[g]));
+  }
+  for (std::size_t g = 0; g < static_cast<std::size_t>(sizes.zero_points); ++g) {
+    RC_ASSERT(simd.zero_points[g] == model.zero_points[g]);
+  }
+  if (sizes.tensor_scales > 0) {
+    RC_ASSERT(block::F32Bits(simd.tensor_scale[0].decode) == block::F32Bits(model.tensor_scale[0].decode));
+    RC_ASSERT(block::F32Bits(simd.tensor_scale[0].encode) == block::F32Bits(model.tensor_scale[0].encode));
+  }
+  for (std::size_t i = 0; i < static_cast<std::size_t>(sizes.code_bytes); ++i) {
+    if (simd.codes[i] != model.codes[i]) {
+      RC_FAIL(NameOf(r, layout) + " code byte " + std::to_string(i) + " model " + std::to_string(model.codes[i]) +
+              " simd " + std::to_string(simd.codes[i]));
+    }
+  }
+  RC_ASSERT(simd.GuardsIntact());
+}
+
+// simd::Dequantize on `target` of the buffers `q` gives the model's values
+// (recipe::DequantizeTensor) bit for bit and leaves the guard alone.
+inline void CheckDequantizeMatchesModel(std::int64_t target, const recipe::Recipe& r, const recipe::Layout& layout,
+                                        const recipe::ConstQuantizedTensor& q, std::size_t rows, std::size_t cols) {
+  const std::size_t count = rows * cols;
+  std::vector<float> expected(count);
+  RC_ASSERT(recipe::DequantizeTensor(r, layout, q, static_cast<long>(rows), static_cast<long>(cols),
+                                     expected.data()) == recipe::TensorStatus::kOk);
+  std::vector<float> out = Guarded(count, kGuardFloat);
+  const registry::Status s = simd::Dequantize(target, r, layout, q, rows, cols, out.data());
+  if (!s.ok) RC_FAIL(NameOf(r, layout) + ": " + s.message);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (block::F32Bits(out[i]) != block::F32Bits(expected[i])) {
+      RC_FAIL(NameOf(r, layout) + " element " + std::to_string(i) + " model " + F32Hex(expected[i]) + " simd " +
+              F32Hex(out[i]));
+    }
+  }
+  RC_ASSERT(GuardIntact(out, kGuardFloat));
+}
+
+// The catalog's recipes of one family.
+inline std::vector<const recipe::Recipe*> CatalogRecipes(recipe::Family family) {
+  std::vector<const recipe::Recipe*> v;
+  for (const recipe::Recipe& r : recipe::kAllRecipes) {
+    if (r.family() == family) v.push_back(&r);
+  }
+  return v;
+}
+
+// ---- scaled groups ------------------------------------------------------------
+
 // The largest |code value| a recipe scales a group's range to: the integer
-// range, or the FP8 element's max (TE scales amax to it), from the model.
-inline float ScaledRange(const block::IntQuantRecipe& r) {
-  return r.scheme == block::QuantScheme::kTeFp8 ? MaxFinite(*r.element) : static_cast<float>(r.qmax);
+// range, or the FP8 element's max (TE and vLLM scale amax to it), from the model.
+inline float ScaledRange(const recipe::Recipe& r) {
+  return r.element.IsFloat() ? MaxFinite(r.element) : static_cast<float>(r.qmax);
 }
 
 // One run of n values of a biased kind (a group, or a row of one): all zero
@@ -209,7 +314,7 @@ inline float ScaledRange(const block::IntQuantRecipe& r) {
 // with some specials; or any biased value. The ties' run pins its range:
 // amax qmax * 2^k (common: scale 2^k), (qmax + 0.5) * 2^k (AO sym: scale
 // 2^k), the FP8 max (TE: scale 2^-k), or an outlier.
-inline void FillBiasedRun(const block::IntQuantRecipe& r, float* x, std::size_t n) {
+inline void FillBiasedRun(const recipe::Recipe& r, float* x, std::size_t n) {
   const int kind = *rc::gen::inRange(0, 5);
   const int k = *rc::gen::inRange(-20, 20);
   const float q = ScaledRange(r);
@@ -239,17 +344,17 @@ inline void FillBiasedRun(const block::IntQuantRecipe& r, float* x, std::size_t 
 }
 
 // The layouts the group tests draw: 0 per group along K, 1 per row, 2 per
-// tensor, 3 2-D blocks of block_rows x group.
-inline block::QuantLayout LayoutOfKind(int kind, int group, int block_rows) {
+// tensor, 3 2-D tiles of tile_rows x group.
+inline recipe::Layout LayoutOfKind(int kind, int group, int tile_rows) {
   switch (kind) {
     case 0:
-      return {block::Granularity::kPerGroup, group, 0};
+      return {recipe::Geometry::kGroup, group, 0};
     case 1:
-      return {block::Granularity::kPerRow, 0, 0};
+      return {recipe::Geometry::kPerRow, 0, 0};
     case 2:
-      return {block::Granularity::kPerTensor, 0, 0};
+      return {recipe::Geometry::kPerTensor, 0, 0};
     default:
-      return {block::Granularity::kBlock2d, group, block_rows};
+      return {recipe::Geometry::kTile2d, group, tile_rows};
   }
 }
 

@@ -6,7 +6,7 @@
 
 #include "encode_plan.h"
 #include "lowbit/formats/block/block_spec.h"
-#include "lowbit/formats/block/mx_recipe.h"
+#include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/formats/recipe/steps.h"
 
@@ -22,7 +22,7 @@ inline bool VectorMxScaleRule(const recipe::Recipe& r) {
 }
 
 struct MxJob {
-  const recipe::Recipe* recipe;    // an MX recipe (block::ToRecipe(spec, mx))
+  const recipe::Recipe* recipe;    // an MX recipe
   const EncodePlan* element_plan;  // MakeEncodePlan(recipe->element, recipe->element_encode)
   const float* x;
   std::size_t count;
@@ -40,8 +40,6 @@ struct MxJob {
 };
 
 }  // namespace lowbit::simd
-
-#include "lowbit/formats/block/nvfp4_recipe.h"
 
 namespace lowbit::simd {
 

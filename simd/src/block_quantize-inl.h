@@ -28,8 +28,8 @@
 #include "block_scale-inl.h"
 #include "convert-inl.h"
 #include "hwy/highway.h"
-#include "lowbit/formats/block/mx_recipe.h"
-#include "lowbit/formats/block/nvfp4_recipe.h"
+#include "lowbit/formats/block/block_spec.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -342,8 +342,8 @@ HWY_INLINE float ArrayAbsMax(D32 d, const float* x, std::size_t count, block::Am
 // (ScaledElement) and converted by the E2M1 kernel.
 //
 // The loop is instantiated per NVFP4 scale rule with that recipe as a
-// compile-time constant (block_scale-inl.h kNvfp4Recipe, the recipe
-// block::ToRecipe gives every NVFP4 caller), so that the scale step is
+// compile-time constant (block_scale-inl.h kNvfp4Recipe, which
+// simd.h Runs requires the caller's recipe to equal in semantics), so that the scale step is
 // compiled with its formats and maxima folded in.
 template <recipe::ScaleRule kRule>
 HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {

@@ -15,6 +15,7 @@
 #include <iterator>
 #include <mutex>
 
+#include "block_entry.h"
 #include "block_job.h"
 #include "decode_tables.h"
 #include "encode_plan.h"
@@ -22,7 +23,7 @@
 #include "lowbit/simd/simd.h"
 #include "entry_checks.h"
 #include "lowbit/formats/alternatives/mx_block.h"
-#include "lowbit/formats/block/mx_profiles.h"
+#include "lowbit/formats/recipe/same_semantics.h"
 #include "target_dispatch.h"
 
 namespace lowbit::simd {
@@ -52,28 +53,31 @@ registry::Status CheckLanes(std::int64_t target, const recipe::Recipe& r) {
                                  std::to_string(block_size));
 }
 
-// MX element decode tables with MXINT8's implied 2^-6 folded in (exact: a
-// power of two times an integer below 2^8), built once per spec.
-const std::int32_t* MxElementTable(const block::BlockSpec& spec) {
-  struct Tables {
-    std::int32_t t[std::size(block::kAllBlockSpecs)][kDecodeTableSize];
-    Tables() {
-      for (std::size_t s = 0; s < std::size(block::kAllBlockSpecs); ++s) {
-        for (int c = 0; c < kDecodeTableSize; ++c) {
-          t[s][c] = static_cast<std::int32_t>(block::F32Bits(block::DecodeMxElement(
-              *block::kAllBlockSpecs[s], static_cast<std::uint8_t>(c & spec_mask(s)))));
-        }
-      }
-    }
-    static int spec_mask(std::size_t s) {
-      return static_cast<int>(block::kAllBlockSpecs[s]->element->CodeMask());
-    }
+// MX element decode tables: the model's value of every element code with a
+// unit scale (recipe::DecodeElement: MXINT8's implied 2^-6 folded in, exact),
+// built once per (element format, implied exponent); null for an element
+// outside the format list or wider than a byte.
+const std::int32_t* MxElementTable(const recipe::Recipe& r) {
+  struct Slot {
+    std::once_flag built;
+    std::int32_t t[kDecodeTableSize];
   };
-  static const Tables* const kTables = new Tables();
-  for (std::size_t s = 0; s < std::size(block::kAllBlockSpecs); ++s) {
-    if (std::strcmp(block::kAllBlockSpecs[s]->name, spec.name) == 0) return kTables->t[s];
-  }
-  return nullptr;
+  constexpr int kExponents = 16;  // implied exponents -15 .. 0 (MXINT8: -6)
+  static Slot slots[kFormatCount][kExponents];
+  FormatId id{};
+  if (!FindFormat(r.element.name, &id) || r.element.total_bits > 8) return nullptr;
+  const int implied = r.element.IsFloat() ? 0 : -r.element_implied_exponent;
+  if (implied < 0 || implied >= kExponents) return nullptr;
+  Slot& slot = slots[static_cast<int>(id)][implied];
+  std::call_once(slot.built, [&] {
+    recipe::BlockScale unit;
+    unit.decode = 1.0f;
+    for (int c = 0; c < kDecodeTableSize; ++c) {
+      const auto code = static_cast<std::uint8_t>(c & static_cast<int>(r.element.CodeMask()));
+      slot.t[c] = static_cast<std::int32_t>(block::F32Bits(recipe::DecodeElement(r, unit, {}, code)));
+    }
+  });
+  return slot.t;
 }
 
 // The model's decode of every stored scale byte (recipe/steps.h StoredScale)
@@ -133,6 +137,20 @@ const MxScaleTables* MxScaleTablesOf(const recipe::Recipe& r) {
   return &slot.t;
 }
 
+// The NVFP4 kernels are compiled per scale rule with the catalog's recipe of
+// that rule (block_scale-inl.h kNvfp4Recipe): a recipe with other semantics
+// would be computed as that one, so it is refused.
+registry::Status CheckNvfp4(const recipe::Recipe& r) {
+  bool listed = false;
+  for (const recipe::Nvfp4Profile& p : recipe::kNvfp4Profiles) listed = listed || p.rule == r.scale_rule;
+  if (r.family() == recipe::Family::kNvfp4 && listed &&
+      recipe::SameSemantics(r, recipe::MakeNvfp4Recipe(r.name, r.profile, r.scale_rule))) {
+    return registry::Status::Ok();
+  }
+  return registry::Status::Error("simd: " + recipe::RecipeName(r) +
+                                 " is not an NVFP4 recipe of the catalog's semantics (no kernel for it)");
+}
+
 // The model's UE4M3 conversion of an NVFP4 block scale as an encode plan
 // (recipe/steps.h ChooseNvfp4Scale's EncodeF32(r.scale_format, value,
 // Nvfp4ScaleOptions(r))). block_scale-inl.h VectorNvfp4Scale runs it as a
@@ -150,17 +168,18 @@ registry::Status Nvfp4ScalePlan(const recipe::Recipe& r, EncodePlan* plan) {
 // the scale plan beside the element plan on every call would rebuild the
 // E2M1 element thresholds (hundreds of model calls, as much as the kernel
 // itself for 4096 elements under callgrind) on every call.
-registry::Status Nvfp4ScalePlanOf(block::Nvfp4Recipe nvfp4, const EncodePlan** plan) {
+registry::Status Nvfp4ScalePlanOf(const recipe::Recipe& r, const EncodePlan** plan) {
   struct Slot {
     std::once_flag built;
     EncodePlan plan;
     registry::Status status;
   };
   static Slot slots[std::size(recipe::kNvfp4Profiles)];
-  const auto index = static_cast<std::size_t>(nvfp4);
-  if (index >= std::size(slots)) return detail::CheckNvfp4Recipe(nvfp4);
+  std::size_t index = 0;
+  while (index < std::size(slots) && recipe::kNvfp4Profiles[index].rule != r.scale_rule) ++index;
+  if (index >= std::size(slots)) return CheckNvfp4(r);
   Slot& slot = slots[index];
-  std::call_once(slot.built, [&] { slot.status = Nvfp4ScalePlan(block::ToRecipe(nvfp4), &slot.plan); });
+  std::call_once(slot.built, [&] { slot.status = Nvfp4ScalePlan(r, &slot.plan); });
   *plan = &slot.plan;
   return slot.status;
 }
@@ -172,27 +191,22 @@ registry::Status NoScaleTable(const recipe::Recipe& r) {
 
 }  // namespace
 
-registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
-                            const block::MxRecipe& mx, const float* x, std::size_t count,
-                            std::uint8_t* codes, std::uint8_t* scales) {
+namespace detail {
+
+registry::Status QuantizeMxArray(std::int64_t target, const recipe::Recipe& r, const float* x, std::size_t count,
+                                 std::uint8_t* codes, std::uint8_t* scales) {
   const auto kernel = LOWBIT_SIMD_KERNEL(QuantizeMx, target);
   if (kernel == nullptr) return detail::TargetError(target);
-  if (spec.has_tensor_scale) {
-    return registry::Status::Error(std::string("simd: ") + spec.name +
-                                   " is not an MX format (use the NVFP4 recipes)");
+  if (r.family() != recipe::Family::kMx || r.layout.size < 1 || r.layout.size > block::kMaxBlockSize) {
+    return registry::Status::Error("simd: " + recipe::RecipeName(r) + " is not an MX recipe with blocks of 1 to " +
+                                   std::to_string(block::kMaxBlockSize));
   }
-  if (registry::Status s = registry::ValidateEncodeOptions(mx.element); !s.ok) {
+  if (registry::Status s = registry::ValidateEncodeOptions(r.element_encode); !s.ok) {
     return registry::Status::Error("simd: MX element options: " + s.message);
   }
-  if (mx.element.rounding == RoundingMode::kStochastic) {
+  if (r.element_encode.rounding == RoundingMode::kStochastic) {
     return registry::Status::Error("simd: stochastic element rounding needs random bits, which "
                                    "the MX recipes do not take");
-  }
-  // The pairings the name parser takes (recipe::ParseTarget lists the
-  // catalog's): a known profile, over MXINT8 only where the catalog has it.
-  if (block::FindMxRecipe(mx.name == nullptr ? "" : mx.name) == nullptr || !block::MxRecipeApplies(spec, mx)) {
-    return registry::Status::Error(std::string("simd: ") + spec.name + ":" + (mx.name == nullptr ? "?" : mx.name) +
-                                   " is not a catalog MX recipe (lowbit list recipes)");
   }
   if (count == 0) return registry::Status::Ok();
   if (x == nullptr) return registry::Status::Error("null input with count " + std::to_string(count));
@@ -201,13 +215,12 @@ registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
   }
   std::size_t x_bytes = 0;
   if (registry::Status s = detail::CheckedBytes(count, sizeof(float), &x_bytes); !s.ok) return s;
-  const std::size_t blocks = CeilDiv(count, static_cast<std::size_t>(spec.block_size));
+  const std::size_t blocks = CeilDiv(count, static_cast<std::size_t>(r.layout.size));
   if (registry::Status s = registry::CheckNoOverlap("simd: QuantizeMx", {{x, x_bytes, "x"}},
                                                     {{codes, count, "codes"}, {scales, blocks, "scales"}});
       !s.ok) {
     return s;
   }
-  const recipe::Recipe r = block::ToRecipe(spec, mx);
   const registry::Status lanes = CheckLanes(target, r);
   if (!lanes.ok) return lanes;
   const EncodePlan plan = MakeEncodePlan(r.element, r.element_encode);
@@ -224,14 +237,13 @@ registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
   return registry::Status::Ok();
 }
 
-registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4, const float* x,
-                               std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
-                               block::Nvfp4TensorScale* tensor_scale) {
+registry::Status QuantizeNvfp4Array(std::int64_t target, const recipe::Recipe& r, const float* x,
+                                    std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
+                                    recipe::TensorScale* tensor_scale) {
   const auto kernel = LOWBIT_SIMD_KERNEL(QuantizeNvfp4, target);
   if (kernel == nullptr) return detail::TargetError(target);
-  if (registry::Status s = detail::CheckNvfp4Recipe(nvfp4); !s.ok) return s;
+  if (registry::Status s = CheckNvfp4(r); !s.ok) return s;
   if (tensor_scale == nullptr) return registry::Status::Error("null tensor_scale");
-  const recipe::Recipe r = block::ToRecipe(nvfp4);
   if (count == 0) {
     *tensor_scale = recipe::ChooseTensorScale(r, 0.0f);
     return registry::Status::Ok();
@@ -253,21 +265,21 @@ registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4, co
   if (!lanes.ok) return lanes;
   const EncodePlan plan = MakeEncodePlan(r.element, r.element_encode);
   const EncodePlan* scale_plan = nullptr;
-  if (registry::Status s = Nvfp4ScalePlanOf(nvfp4, &scale_plan); !s.ok) return s;
+  if (registry::Status s = Nvfp4ScalePlanOf(r, &scale_plan); !s.ok) return s;
   const float* scale_decode = ScaleTable(r);
   if (scale_decode == nullptr) return NoScaleTable(r);
   kernel(Nvfp4Job{&r, &plan, scale_plan, scale_decode, x, count, codes, scales, tensor_scale});
   return registry::Status::Ok();
 }
 
-registry::Status DequantizeMx(std::int64_t target, const block::BlockSpec& spec,
-                              const std::uint8_t* codes, const std::uint8_t* scales,
-                              std::size_t count, float* out) {
+registry::Status DequantizeMxArray(std::int64_t target, const recipe::Recipe& r, const std::uint8_t* codes,
+                                   const std::uint8_t* scales, std::size_t count, float* out) {
   const auto kernel = LOWBIT_SIMD_KERNEL(DequantizeMx, target);
   if (kernel == nullptr) return detail::TargetError(target);
-  const std::int32_t* table = MxElementTable(spec);
-  if (table == nullptr || spec.has_tensor_scale) {
-    return registry::Status::Error(std::string("simd: ") + spec.name + " is not an MX format");
+  const std::int32_t* table = MxElementTable(r);
+  if (table == nullptr || r.family() != recipe::Family::kMx || r.layout.size < 1 ||
+      r.layout.size > block::kMaxBlockSize) {
+    return registry::Status::Error("simd: " + recipe::RecipeName(r) + " is not an MX recipe with a decode table");
   }
   if (count == 0) return registry::Status::Ok();
   if (codes == nullptr || scales == nullptr || out == nullptr) {
@@ -278,13 +290,11 @@ registry::Status DequantizeMx(std::int64_t target, const block::BlockSpec& spec,
   if (registry::Status s = detail::CheckedBytes(count, sizeof(float), &out_bytes); !s.ok) return s;
   if (registry::Status s = registry::CheckNoOverlap(
           "simd: DequantizeMx",
-          {{codes, count, "codes"}, {scales, CeilDiv(count, static_cast<std::size_t>(spec.block_size)), "scales"}},
+          {{codes, count, "codes"}, {scales, CeilDiv(count, static_cast<std::size_t>(r.layout.size)), "scales"}},
           {{out, out_bytes, "out"}});
       !s.ok) {
     return s;
   }
-  const block::MxRecipe any{};
-  const recipe::Recipe r = block::ToRecipe(spec, any);  // dequantization reads no profile field
   const registry::Status lanes = CheckLanes(target, r);
   if (!lanes.ok) return lanes;
   const float* scale_table = ScaleTable(r);
@@ -293,13 +303,12 @@ registry::Status DequantizeMx(std::int64_t target, const block::BlockSpec& spec,
   return registry::Status::Ok();
 }
 
-registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4,
-                                 const block::Nvfp4TensorScale& tensor_scale,
-                                 const std::uint8_t* codes, const std::uint8_t* scales,
-                                 std::size_t count, float* out) {
+registry::Status DequantizeNvfp4Array(std::int64_t target, const recipe::Recipe& r,
+                                      const recipe::TensorScale& tensor_scale, const std::uint8_t* codes,
+                                      const std::uint8_t* scales, std::size_t count, float* out) {
   const auto kernel = LOWBIT_SIMD_KERNEL(DequantizeNvfp4, target);
   if (kernel == nullptr) return detail::TargetError(target);
-  if (registry::Status s = detail::CheckNvfp4Recipe(nvfp4); !s.ok) return s;
+  if (registry::Status s = CheckNvfp4(r); !s.ok) return s;
   if (count == 0) return registry::Status::Ok();
   if (codes == nullptr || scales == nullptr || out == nullptr) {
     return registry::Status::Error("null codes, scales or output with count " +
@@ -313,7 +322,6 @@ registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4,
       !s.ok) {
     return s;
   }
-  const recipe::Recipe r = block::ToRecipe(nvfp4);
   const registry::Status lanes = CheckLanes(target, r);
   if (!lanes.ok) return lanes;
   FormatId element{};
@@ -326,6 +334,8 @@ registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe nvfp4,
                             DecodeTable(element, false, DecodeOptions{}), codes, scales, count, out});
   return registry::Status::Ok();
 }
+
+}  // namespace detail
 
 bool HasVectorMxScale(const recipe::Recipe& r) { return VectorMxScaleRule(r); }
 
@@ -345,19 +355,18 @@ registry::Status MxScaleCodesOnTarget(std::int64_t target, const recipe::Recipe&
   return registry::Status::Ok();
 }
 
-registry::Status Nvfp4ScalesOnTarget(std::int64_t target, block::Nvfp4Recipe nvfp4,
+registry::Status Nvfp4ScalesOnTarget(std::int64_t target, const recipe::Recipe& r,
                                      const recipe::TensorScale& tensor, const std::uint32_t* amax_bits,
                                      std::size_t count, std::uint8_t* codes, std::uint32_t* factor_bits) {
   const auto kernel = LOWBIT_SIMD_KERNEL(Nvfp4ScalesArray, target);
   if (kernel == nullptr) return detail::TargetError(target);
-  if (registry::Status s = detail::CheckNvfp4Recipe(nvfp4); !s.ok) return s;
+  if (registry::Status s = CheckNvfp4(r); !s.ok) return s;
   if (count == 0) return registry::Status::Ok();
   if (amax_bits == nullptr || codes == nullptr || factor_bits == nullptr) {
     return registry::Status::Error("null amax, codes or factors with count " + std::to_string(count));
   }
-  const recipe::Recipe r = block::ToRecipe(nvfp4);
   const EncodePlan* scale_plan = nullptr;
-  if (registry::Status s = Nvfp4ScalePlanOf(nvfp4, &scale_plan); !s.ok) return s;
+  if (registry::Status s = Nvfp4ScalePlanOf(r, &scale_plan); !s.ok) return s;
   const float* scale_decode = ScaleTable(r);
   if (scale_decode == nullptr) return NoScaleTable(r);
   kernel(Nvfp4ScaleArrayJob{&r, scale_plan, scale_decode, tensor, amax_bits, count, codes, factor_bits});

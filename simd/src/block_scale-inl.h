@@ -167,8 +167,8 @@ inline void MxScaleCodesArray(const recipe::Recipe& r, const std::uint32_t* amax
 // scales on every compiled target (LOWBIT_TEST_LEVEL=full; a
 // boundary-biased sample at ci and smoke).
 
-// The catalog's NVFP4 recipe of one rule (recipe/catalog.h MakeNvfp4Recipe,
-// the recipe block::ToRecipe gives every NVFP4 caller) as a compile-time
+// The catalog's NVFP4 recipe of one rule (recipe/catalog.h MakeNvfp4Recipe;
+// simd.h Runs takes only recipes with its semantics) as a compile-time
 // constant, so that the kernels fold its formats and maxima.
 template <recipe::ScaleRule kRule>
 inline constexpr recipe::Recipe kNvfp4Recipe = recipe::MakeNvfp4Recipe("nvfp4", "", kRule);

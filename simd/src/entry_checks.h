@@ -10,7 +10,6 @@
 #include <string>
 
 #include "lowbit/formats/block/block_spec.h"
-#include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/checked_size.h"
 #include "lowbit/registry/registry.h"
 
@@ -41,16 +40,6 @@ inline registry::Status CheckNibbleOrder(block::NibbleOrder order) {
   }
   return registry::Status::Error("simd: nibble order " + std::to_string(static_cast<int>(order)) +
                                  " is not a NibbleOrder (0 low first, 1 high first)");
-}
-
-// An enumerator of block::Nvfp4Recipe is one whose scale rule maps back to
-// it (nvfp4_recipe.h ScaleRuleOf / Nvfp4RecipeOf), so a new recipe there is
-// accepted here without another list.
-inline registry::Status CheckNvfp4Recipe(block::Nvfp4Recipe recipe) {
-  block::Nvfp4Recipe back{};
-  if (block::Nvfp4RecipeOf(block::ScaleRuleOf(recipe), &back) && back == recipe) return registry::Status::Ok();
-  return registry::Status::Error("simd: NVFP4 recipe id " + std::to_string(static_cast<int>(recipe)) +
-                                 " is not an Nvfp4Recipe (0 te, 1 torchao, 2 modelopt, 3 ao-0.18, 4 modelopt-0.47)");
 }
 
 }  // namespace lowbit::simd::detail

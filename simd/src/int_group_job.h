@@ -1,7 +1,6 @@
 // What the non-target code hands a per-target scaled-group kernel
-// (int_group_quantize.cc), already validated: every recipe of
-// int_quant_recipe.h (INT8, INT4, UINT4, TE FP8) as a recipe::Recipe
-// (block::ToRecipe), over any layout of
+// (int_group_quantize.cc), already validated: every scaled recipe simd.h
+// Runs takes (INT8, INT4, UINT4, FP8 elements), over any layout of
 // int_quant_layout.h. A group is group_rows segments of group_cols
 // consecutive elements of the row-major matrix (one segment when a group
 // spans whole rows: per row, per tensor).
@@ -13,7 +12,6 @@
 #include "encode_plan.h"
 #include "lowbit/formats/block/int_quant_layout.h"
 #include "lowbit/formats/block/int_quant_params.h"
-#include "lowbit/formats/block/int_quant_recipe.h"
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/registry/registry.h"
 
@@ -46,12 +44,10 @@ struct IntGroupDequantizeJob {
   float* out;
 };
 
-// The group kernels over a catalog recipe itself, for the scaled recipes
-// that have no block::IntQuantRecipe view (recipe/catalog.h
-// kServingScaledPairs: vLLM FP8, INT8 amax-clamp): the same checks and
-// kernels as simd.h QuantizeGroups / DequantizeGroups, with the recipe's
-// packing (one code per byte, or INT4 / UINT4 two per byte low nibble
-// first). int_group_quantize.cc; called by register_simd_recipes.cc.
+// The group kernels over a scaled recipe, with the recipe's packing (one
+// code per byte, or INT4 / UINT4 two per byte low nibble first):
+// int_group_quantize.cc; called by simd.h Quantize / Dequantize
+// (recipe_quantize.cc).
 registry::Status QuantizeRecipeGroups(std::int64_t target, const recipe::Recipe& recipe,
                                       const block::QuantLayout& layout, const float* x, std::size_t rows,
                                       std::size_t cols, std::uint8_t* codes, block::QuantParams* params);

@@ -140,9 +140,12 @@ HWY_INLINE V RepackedIntCodes(DF32 df, hn::Vec<DF32> x, hn::Vec<DF32> factor, hn
 }
 
 // packing.h PackNibbles(kLowFirst) of m codes that land at element `pos` of
-// the packed array: an odd pos completes the byte the previous chunk left
-// half full; an odd last code stands alone with a zero high nibble (the
-// next chunk, if any, fills it).
+// the packed array: a code at an odd pos or an odd last code shares its byte
+// with a code of another run, so it keeps that byte's other nibble. Runs of
+// one group are not in element order under 2-D tiles (a tile's second row
+// comes before the next tile of its first row), so the neighbour may have
+// been written before or after; the caller zeroes the last byte of an odd
+// count, whose high nibble no code fills.
 HWY_INLINE void PackCodesAt(const std::uint8_t* codes, std::size_t m, std::size_t pos,
                             std::uint8_t* packed) {
   if (m == 0) return;
@@ -170,7 +173,7 @@ HWY_INLINE void PackCodesAt(const std::uint8_t* codes, std::size_t m, std::size_
   for (; i < pairs; ++i) {
     out[i] = static_cast<std::uint8_t>(codes[k + 2 * i] | (codes[k + 2 * i + 1] << 4));
   }
-  if ((m - k) % 2) out[pairs] = codes[m - 1];
+  if ((m - k) % 2) out[pairs] = static_cast<std::uint8_t>((out[pairs] & 0xF0) | codes[m - 1]);
 }
 
 // packing.h PackNibbles(kLowFirst) of one vector of codes (each < 16) into

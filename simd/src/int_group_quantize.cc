@@ -1,6 +1,6 @@
 // Run-time dispatch (target_dispatch.h) and argument checks of the
-// scaled-group kernels (int_group_quantize-inl.h): every recipe of
-// int_quant_recipe.h, one code per byte, and INT4 / UINT4 also packed two
+// scaled-group kernels (int_group_quantize-inl.h): every scaled recipe
+// simd.h Runs takes, one code per byte, and INT4 / UINT4 also packed two
 // per byte.
 #include <cstdint>
 #include <string>
@@ -30,7 +30,8 @@
 #include "decode_tables.h"
 #include "encode_plan.h"
 #include "int_group_job.h"
-#include "lowbit/formats/block/int_quant.h"
+#include "lowbit/formats/block/int_quant_layout.h"
+#include "lowbit/formats/block/int_quant_params.h"
 #include "lowbit/simd/simd.h"
 #include "entry_checks.h"
 #include "target_dispatch.h"
@@ -40,10 +41,6 @@ HWY_EXPORT(QuantizeGroups);
 HWY_EXPORT(DequantizeGroups);
 
 namespace {
-
-bool IsTeFp8(const block::IntQuantRecipe& recipe) {
-  return recipe.scheme == block::QuantScheme::kTeFp8;
-}
 
 // FP32 bits of the model's decode of every code of the recipe's FP8 element
 // (recipe/steps.h DecodeElement decodes with default options): that
@@ -107,6 +104,10 @@ registry::Status Quantize(std::int64_t target, const recipe::Recipe& r, const bl
       !o.ok) {
     return o;
   }
+  // Packed codes keep the other nibble of a byte they share
+  // (int_group_quantize-inl.h PackCodesAt); the high nibble of an odd
+  // count's last byte belongs to no code and is 0, as the model stores it.
+  if (packed && n % 2 != 0) codes[n / 2] = 0;
   std::vector<std::uint8_t> scratch(packed ? kIntGroupScratchCodes : 0);
   EncodePlan plan;
   if (r.element.IsFloat()) {
@@ -146,29 +147,6 @@ registry::Status Dequantize(std::int64_t target, const recipe::Recipe& r, const 
   return registry::Status::Ok();
 }
 
-// The recipe an IntQuantRecipe view stands for.
-registry::Status Quantize(std::int64_t target, const block::IntQuantRecipe& recipe, const block::QuantLayout& layout,
-                          const float* x, std::size_t rows, std::size_t cols, bool packed, std::uint8_t* codes,
-                          block::QuantParams* params) {
-  if (!SupportsScaledGroups(recipe, layout) || (packed && !SupportsInt4Groups(recipe, layout))) {
-    return registry::Status::Error(std::string("simd: ") + recipe.element->name + ":" + recipe.name +
-                                   " with this layout has no " + (packed ? "packed INT4 " : "") + "group kernel");
-  }
-  const recipe::Recipe r = block::ToRecipe(recipe);
-  return Quantize(target, r, layout, x, rows, cols, packed, codes, params);
-}
-
-registry::Status Dequantize(std::int64_t target, const block::IntQuantRecipe& recipe,
-                            const block::QuantLayout& layout, const std::uint8_t* codes, std::size_t rows,
-                            std::size_t cols, bool packed, const block::QuantParams* params, float* out) {
-  if (!SupportsScaledGroups(recipe, layout) || (packed && !SupportsInt4Groups(recipe, layout))) {
-    return registry::Status::Error(std::string("simd: ") + recipe.element->name + ":" + recipe.name +
-                                   " with this layout has no " + (packed ? "packed INT4 " : "") + "group kernel");
-  }
-  const recipe::Recipe r = block::ToRecipe(recipe);
-  return Dequantize(target, r, layout, codes, rows, cols, packed, params, out);
-}
-
 // The recipe's packing as the kernels' flag: two codes per byte, low nibble
 // first, or one per byte; false with an error for any other packing.
 bool PackedFlag(const recipe::Recipe& r, registry::Status* error) {
@@ -180,51 +158,6 @@ bool PackedFlag(const recipe::Recipe& r, registry::Status* error) {
 }
 
 }  // namespace
-
-bool SupportsScaledGroups(const block::IntQuantRecipe& recipe, const block::QuantLayout& layout) {
-  (void)layout;  // every layout of int_quant_layout.h, 2-D blocks included
-  const bool rounding = recipe.rounding == RoundingMode::kNearestEven ||
-                        recipe.rounding == RoundingMode::kNearestAway;
-  const bool element = IsTeFp8(recipe) ? recipe.element->kind == FormatKind::kFloat &&
-                                             recipe.element->total_bits == 8
-                                       : recipe.element->kind == FormatKind::kInteger &&
-                                             recipe.element->total_bits <= 8;
-  return rounding && element;
-}
-
-bool SupportsInt4Groups(const block::IntQuantRecipe& recipe, const block::QuantLayout& layout) {
-  return recipe.element->kind == FormatKind::kInteger && recipe.element->total_bits == 4 &&
-         SupportsScaledGroups(recipe, layout);
-}
-
-registry::Status QuantizeGroups(std::int64_t target, const block::IntQuantRecipe& recipe,
-                                const block::QuantLayout& layout, const float* x,
-                                std::size_t rows, std::size_t cols, std::uint8_t* codes,
-                                block::QuantParams* params) {
-  return Quantize(target, recipe, layout, x, rows, cols, false, codes, params);
-}
-
-registry::Status DequantizeGroups(std::int64_t target, const block::IntQuantRecipe& recipe,
-                                  const block::QuantLayout& layout, const std::uint8_t* codes,
-                                  std::size_t rows, std::size_t cols,
-                                  const block::QuantParams* params, float* out) {
-  return Dequantize(target, recipe, layout, codes, rows, cols, false, params, out);
-}
-
-registry::Status QuantizeInt4Groups(std::int64_t target, const block::IntQuantRecipe& recipe,
-                                    const block::QuantLayout& layout, const float* x,
-                                    std::size_t rows, std::size_t cols, std::uint8_t* packed,
-                                    block::QuantParams* params) {
-  return Quantize(target, recipe, layout, x, rows, cols, true, packed, params);
-}
-
-registry::Status DequantizeInt4Groups(std::int64_t target, const block::IntQuantRecipe& recipe,
-                                      const block::QuantLayout& layout,
-                                      const std::uint8_t* packed, std::size_t rows,
-                                      std::size_t cols, const block::QuantParams* params,
-                                      float* out) {
-  return Dequantize(target, recipe, layout, packed, rows, cols, true, params, out);
-}
 
 registry::Status QuantizeRecipeGroups(std::int64_t target, const recipe::Recipe& recipe,
                                       const block::QuantLayout& layout, const float* x, std::size_t rows,

@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/registry/registry.h"
@@ -32,9 +31,9 @@ registry::Status MxScaleCodesOnTarget(std::int64_t target, const recipe::Recipe&
 // quantizers on `target` (or kBestTarget) give a block whose amax has the
 // FP32 bits amax_bits[i], under the tensor scale `tensor` (any values: the
 // quantizers pass recipe::ChooseTensorScale's). Every NVFP4 rule has a
-// vector form. Errors: an id that is no Nvfp4Recipe, null pointers with
+// vector form. Errors: a recipe simd.h Runs refuses, null pointers with
 // count > 0, a target not compiled in or not supported.
-registry::Status Nvfp4ScalesOnTarget(std::int64_t target, block::Nvfp4Recipe recipe,
+registry::Status Nvfp4ScalesOnTarget(std::int64_t target, const recipe::Recipe& r,
                                      const recipe::TensorScale& tensor, const std::uint32_t* amax_bits,
                                      std::size_t count, std::uint8_t* codes, std::uint32_t* factor_bits);
 

@@ -9,11 +9,10 @@
 #include <vector>
 
 #include "lowbit/formats/block/block_spec.h"
-#include "lowbit/formats/block/int_quant_layout.h"
-#include "lowbit/formats/block/int_quant_params.h"
-#include "lowbit/formats/block/int_quant_recipe.h"
-#include "lowbit/formats/block/mx_recipe.h"
-#include "lowbit/formats/block/nvfp4_recipe.h"
+#include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/recipe.h"
+#include "lowbit/formats/recipe/same_semantics.h"
+#include "lowbit/formats/recipe/tensor.h"
 #include "lowbit/registry/registry.h"
 
 namespace lowbit::simd {
@@ -63,36 +62,57 @@ registry::Status Convert(const registry::ConvertArgs& args);
 // Runs on the named `target` (not kBestTarget).
 registry::Status ConvertOnTarget(std::int64_t target, const registry::ConvertArgs& args);
 
-// MX block quantization (formats/block/mx_recipe.h QuantizeMx, bit for bit):
-// `count` FP32 values -> `count` element codes (one per byte, low bits) and
-// ceil(count / block_size) E8M0 scale codes; a short last block behaves as
-// zero-padded. Any count and alignment. Errors: null pointers with count > 0, an NVFP4 spec, stochastic
-// element rounding, an option outside its enum, a (spec, recipe) pair the
-// catalog does not list (as recipe::ParseTarget refuses it: mxint8:te), a
-// target not compiled in or not supported.
-registry::Status QuantizeMx(std::int64_t target, const block::BlockSpec& spec,
-                            const block::MxRecipe& recipe, const float* x, std::size_t count,
-                            std::uint8_t* codes, std::uint8_t* scales);
+// Whether the SIMD kernels run recipe `r` over `layout`, read off the
+// recipe's fields (never its name or profile):
+//   MX: any scale rule, element step and element policy of the model but
+//     stochastic rounding (the recipes take no random bits), elements of at
+//     most 8 bits, blocks of at most block::kMaxBlockSize elements (the
+//     kernels' block buffers), at a layout the recipe allows (recipe/tensor.h
+//     LayoutApplies);
+//   NVFP4: the kernels are compiled per scale rule with the catalog's recipe
+//     of that rule folded in (simd/src/block_scale-inl.h kNvfp4Recipe), so
+//     the recipe must have its semantics (recipe/same_semantics.h);
+//   scaled: half-even or half-away rounding, an 8-bit float or an integer
+//     element of at most 8 bits, one code per byte or 4-bit integers two per
+//     byte low nibble first, any grid layout.
+constexpr bool Runs(const recipe::Recipe& r, const recipe::Layout& layout) {
+  if (!recipe::LayoutApplies(r, layout)) return false;
+  const RoundingMode rounding = r.element_encode.rounding;
+  switch (r.family()) {
+    case recipe::Family::kMx:
+      return rounding != RoundingMode::kStochastic && r.element.total_bits <= 8 && r.layout.size > 0 &&
+             r.layout.size <= block::kMaxBlockSize;
+    case recipe::Family::kNvfp4:
+      return recipe::SameSemantics(r, recipe::MakeNvfp4Recipe(r.name, r.profile, r.scale_rule));
+    case recipe::Family::kScaled: {
+      const bool rounds = rounding == RoundingMode::kNearestEven || rounding == RoundingMode::kNearestAway;
+      const bool integer4 = !r.element.IsFloat() && r.element.total_bits == 4;
+      const bool element = r.element.IsFloat()
+                               ? r.element.kind == FormatKind::kFloat && r.element.total_bits == 8
+                               : r.element.kind == FormatKind::kInteger && r.element.total_bits <= 8;
+      const bool packing = r.packing == recipe::Packing::kOnePerByte ||
+                           (r.packing == recipe::Packing::kNibblesLowFirst && integer4);
+      return rounds && element && packing;
+    }
+  }
+  return false;
+}
 
-// NVFP4 quantization (formats/block/nvfp4_recipe.h QuantizeNvfp4, bit for
-// bit): the tensor scale from the whole array's amax, then 16-element blocks:
-// `count` E2M1 codes (one per byte), ceil(count / 16) UE4M3 scale bytes and
-// the tensor scale.
-registry::Status QuantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe, const float* x,
-                               std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
-                               block::Nvfp4TensorScale* tensor_scale);
-
-// MX dequantization (mx_recipe.h DequantizeMx, bit for bit): element value
-// times the block's 2^e as one FP32 multiply; a NaN scale gives NaN.
-registry::Status DequantizeMx(std::int64_t target, const block::BlockSpec& spec,
-                              const std::uint8_t* codes, const std::uint8_t* scales,
-                              std::size_t count, float* out);
-
-// NVFP4 dequantization (nvfp4_recipe.h DequantizeNvfp4, bit for bit).
-registry::Status DequantizeNvfp4(std::int64_t target, block::Nvfp4Recipe recipe,
-                                 const block::Nvfp4TensorScale& tensor_scale,
-                                 const std::uint8_t* codes, const std::uint8_t* scales,
-                                 std::size_t count, float* out);
+// One call per direction for every recipe: a row-major [rows, cols] FP32
+// tensor `x` in `layout` into the typed buffers of recipe/tensor.h
+// QuantizedTensor (sized by recipe::SizesOf: codes in the recipe's packing,
+// scale codes or FP32 scales, zero points, the tensor scale), bit for bit
+// recipe::QuantizeTensor; and back (recipe::DequantizeTensor). Every scale
+// is derived from x (given, static scales run on the scalar model). The
+// `target` picks the kernels' code, as a stream picks a device's queue.
+// Errors: registry::ValidateRecipeArgs's (a shape the layout does not tile,
+// sizes that overflow, null or misaligned buffers, overlaps), a recipe Runs
+// refuses, a target not compiled in or not supported. rows or cols 0 is ok
+// and writes nothing.
+registry::Status Quantize(std::int64_t target, const recipe::Recipe& r, const recipe::Layout& layout,
+                          const float* x, std::size_t rows, std::size_t cols, const recipe::QuantizedTensor& q);
+registry::Status Dequantize(std::int64_t target, const recipe::Recipe& r, const recipe::Layout& layout,
+                            const recipe::ConstQuantizedTensor& q, std::size_t rows, std::size_t cols, float* out);
 
 // Two 4-bit codes per byte, element 0 in the low nibble (packing.h
 // PackNibbles with NibbleOrder::kLowFirst: ONNX, PyTorch, CUDA __nv_fp4x2,
@@ -128,38 +148,5 @@ registry::Status PackAwq(std::int64_t target, const std::uint8_t* q, std::size_t
                          std::uint32_t* words);
 registry::Status UnpackAwq(std::int64_t target, const std::uint32_t* words, std::size_t rows,
                            std::size_t n_cols, std::uint8_t* q);
-
-// Scaled quantization of a row-major [rows, cols] FP32 matrix with any
-// recipe of int_quant_recipe.h (INT8, INT4 and UINT4 AO / GPTQ / common,
-// half-even or half-away; TE FP8 E4M3 / E5M2, with or without power-of-two
-// scales) over any layout of int_quant_layout.h (per tensor, per row =
-// per channel / per token, per group along K, 2-D blocks): int_quant.h
-// QuantizeMatrix bit for bit, rows * cols codes one per byte (low bits) and
-// one QuantParams per group (GroupGrid::Count()). Errors: a shape the layout does not tile (the model's
-// QuantStatus), null pointers, a rounding other than half-even / half-away.
-bool SupportsScaledGroups(const block::IntQuantRecipe& recipe, const block::QuantLayout& layout);
-registry::Status QuantizeGroups(std::int64_t target, const block::IntQuantRecipe& recipe,
-                                const block::QuantLayout& layout, const float* x,
-                                std::size_t rows, std::size_t cols, std::uint8_t* codes,
-                                block::QuantParams* params);
-// The inverse (int_quant.h DequantizeMatrix).
-registry::Status DequantizeGroups(std::int64_t target, const block::IntQuantRecipe& recipe,
-                                  const block::QuantLayout& layout, const std::uint8_t* codes,
-                                  std::size_t rows, std::size_t cols,
-                                  const block::QuantParams* params, float* out);
-
-// INT4 / UINT4 recipes as above, followed by packing.h PackNibbles(kLowFirst)
-// of all rows * cols codes: (rows * cols + 1) / 2 bytes (INT4-g128 weights).
-bool SupportsInt4Groups(const block::IntQuantRecipe& recipe, const block::QuantLayout& layout);
-registry::Status QuantizeInt4Groups(std::int64_t target, const block::IntQuantRecipe& recipe,
-                                    const block::QuantLayout& layout, const float* x,
-                                    std::size_t rows, std::size_t cols, std::uint8_t* packed,
-                                    block::QuantParams* params);
-// The inverse (int_quant.h DequantizeMatrix of the unpacked codes).
-registry::Status DequantizeInt4Groups(std::int64_t target, const block::IntQuantRecipe& recipe,
-                                      const block::QuantLayout& layout,
-                                      const std::uint8_t* packed, std::size_t rows,
-                                      std::size_t cols, const block::QuantParams* params,
-                                      float* out);
 
 }  // namespace lowbit::simd
