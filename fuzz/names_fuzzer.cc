@@ -1,11 +1,9 @@
 // Fuzzes the one name grammar, formats/include/lowbit/formats/recipe/names.h
-// (ParseTarget: FORMAT[:PROFILE][/LAYOUT]) and its pieces (ParseFormatName,
-// ParseProfileName, ParseLayout), the block views over it
-// (block/recipe_name.h ParseRecipeName, FindIntQuantRecipe) and the CLI's
-// format reader (tools/parse.h ParseFormat). Properties: a rejected name comes
-// with a message; an accepted target's CanonicalName parses back to the same
-// target (names.h promises that); a recipe's layout has a size the grammar
-// allows; a refusal's message is one bounded line of printable ASCII, the
+// (ParseTarget: FORMAT[:PROFILE][/LAYOUT]), its pieces (ParseFormatName,
+// ParseProfileName, ParseLayout) and the CLI's format reader (tools/parse.h
+// ParseFormat). Properties: a rejected name comes with a message; an
+// accepted target's CanonicalName parses back to the same target (names.h
+// promises that); a recipe's layout has a size the grammar allows; a refusal's message is one bounded line of printable ASCII, the
 // user's words quoted (formats/user_word.h). Anything else (a crash, a
 // sanitizer report, an exception other than CommandError) is a finding.
 #include <cstddef>
@@ -15,7 +13,6 @@
 #include <string_view>
 
 #include "commands.h"
-#include "lowbit/formats/block/recipe_name.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/user_word.h"
 #include "parse.h"
@@ -95,16 +92,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else {
     CheckMessage("ParseLayout", error, text);
   }
-
-  block::NamedRecipe named;
-  error.clear();
-  if (block::ParseRecipeName(text, &named, &error)) {
-    if (named.spec == nullptr) Trap("ParseRecipeName gave no block spec", text);
-  } else {
-    CheckMessage("ParseRecipeName", error, text);
-  }
-  error.clear();
-  if (block::FindIntQuantRecipe(text, &error) == nullptr) CheckMessage("FindIntQuantRecipe", error, text);
 
   try {
     tools::ParseFormat(text);

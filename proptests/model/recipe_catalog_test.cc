@@ -1,9 +1,8 @@
 // The one recipe shape (formats/.../recipe/): the catalog holds every named
 // recipe exactly once; the older per-family shapes (MxRecipe over a
-// BlockSpec, Nvfp4Recipe, IntQuantRecipe) are views computed from it, and
-// each legacy name is the catalog entry of its (format, profile), every
-// catalog recipe is reachable through the legacy lookup its kernels use, and
-// converting a view back (the legacy ToRecipe functions, which read
+// BlockSpec, Nvfp4Recipe, IntQuantRecipe) are views computed from it: each
+// legacy name is the catalog entry of its (format, profile), and converting
+// a view back (the legacy ToRecipe functions, which read
 // block_spec.h and derive steps on their own) gives the catalog entry; the one name
 // grammar round-trips every name and answers the spellings users type; the
 // whole-tensor model (recipe/tensor.h: groups, typed buffers, packing) equals
@@ -27,7 +26,6 @@
 #include "lowbit/formats/block/mx_profiles.h"
 #include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/block/packing.h"
-#include "lowbit/formats/block/recipe_name.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/same_semantics.h"
@@ -133,7 +131,6 @@ TEST(RecipeCatalogTest, EveryLegacyNameIsTheCatalogEntryItNames) {
     const std::string name = std::string(n.element) + ":" + n.profile;
     EXPECT_EQ(std::string(n.view->element->name), n.element) << name;
     EXPECT_EQ(std::string(n.view->name), n.profile) << name;
-    EXPECT_EQ(block::FindIntQuantRecipe(name), n.view) << name;
     const Recipe* r = FindRecipe(n.element, n.profile);
     ASSERT_NE(r, nullptr) << name;
     EXPECT_TRUE(SameRecipe(*r, block::ToRecipe(*n.view)));
@@ -156,71 +153,6 @@ TEST(RecipeCatalogTest, EveryLegacyNameIsTheCatalogEntryItNames) {
   }
   block::Nvfp4Recipe unused{};
   EXPECT_FALSE(block::FindNvfp4Recipe("torchao", &unused));  // an alias of the grammar, not a profile
-}
-
-// From the catalog side: every catalog recipe is reachable through the
-// lookup its kernels' callers use (ParseRecipeName for MX and NVFP4,
-// FindIntQuantRecipe for scaled), and the view it reaches converts back to
-// that very entry. Together with the counts above, the views and the
-// catalog are the same set.
-TEST(RecipeCatalogTest, EveryCatalogRecipeIsReachableThroughItsLegacyLookup) {
-  int mx = 0, nvfp4 = 0, scaled = 0;
-  for (const Recipe& r : kAllRecipes) {
-    const std::string name = RecipeName(r);
-    std::string error;
-    if (r.family() == Family::kScaled) {
-      // kServingScaledPairs have no kernel view yet, by design.
-      bool serving = false;
-      for (const ScaledPair& p : kServingScaledPairs) {
-        serving |= std::string(p.element.name) == r.name && std::string(p.profile.name) == r.profile;
-      }
-      if (serving) {
-        EXPECT_EQ(block::FindIntQuantRecipe(name, &error), nullptr) << name;
-        continue;
-      }
-      const block::IntQuantRecipe* q = block::FindIntQuantRecipe(name, &error);
-      ASSERT_NE(q, nullptr) << name << ": " << error;
-      EXPECT_NE(std::find(std::begin(block::kAllIntQuantRecipes), std::end(block::kAllIntQuantRecipes), q),
-                std::end(block::kAllIntQuantRecipes))
-          << name;
-      EXPECT_TRUE(SameRecipe(r, block::ToRecipe(*q)));
-      ++scaled;
-      continue;
-    }
-    block::NamedRecipe named;
-    ASSERT_TRUE(block::ParseRecipeName(name, &named, &error)) << name << ": " << error;
-    ASSERT_NE(named.spec, nullptr) << name;
-    EXPECT_EQ(std::string(named.spec->name), r.name);
-    if (r.family() == Family::kNvfp4) {
-      EXPECT_EQ(named.spec, &block::kNvfp4) << name;
-      EXPECT_TRUE(SameRecipe(r, block::ToRecipe(named.nvfp4)));
-      ++nvfp4;
-    } else {
-      ASSERT_NE(named.mx, nullptr) << name;
-      EXPECT_TRUE(block::MxRecipeApplies(*named.spec, *named.mx)) << name;
-      EXPECT_TRUE(SameRecipe(r, block::ToRecipe(*named.spec, *named.mx)));
-      ++mx;
-    }
-  }
-  EXPECT_EQ(mx, 10 * 5 + 3);
-  EXPECT_EQ(nvfp4, 5);
-  EXPECT_EQ(scaled, 18);
-  // And the other way: every (MX format, view) pair MxRecipeApplies admits is
-  // a catalog entry, so the API offers no MX recipe the catalog lacks.
-  int applies = 0;
-  for (const block::BlockSpec* spec : block::kAllBlockSpecs) {
-    if (spec == &block::kNvfp4) continue;
-    for (const block::MxRecipe* m : block::kAllMxRecipes) {
-      if (!block::MxRecipeApplies(*spec, *m)) continue;
-      EXPECT_NE(FindRecipe(spec->name, m->name), nullptr) << spec->name << ":" << m->name;
-      ++applies;
-    }
-  }
-  EXPECT_EQ(applies, mx);
-  // torchao has no MXINT8 and TE's MX kernels take float elements only.
-  EXPECT_FALSE(block::MxRecipeApplies(block::kMxint8, block::kTeMx));
-  EXPECT_FALSE(block::MxRecipeApplies(block::kMxint8, block::kAoMxFloor));
-  EXPECT_TRUE(block::MxRecipeApplies(block::kMxint8, block::kMsxMx));
 }
 
 TEST(RecipeCatalogTest, DerivedConstantsAreTheSpecValues) {

@@ -108,15 +108,4 @@ constexpr const MxRecipe* FindMxRecipe(std::string_view name) {
   return nullptr;
 }
 
-// Whether the catalog lists this profile over this MX format: every profile
-// over the float elements, only those marked integer_elements over MXINT8
-// (torchao has no MXINT8 and TE's MX kernels take float elements only).
-constexpr bool MxRecipeApplies(const BlockSpec& spec, const MxRecipe& recipe) {
-  if (spec.element->IsFloat()) return true;
-  for (const recipe::MxProfile& p : recipe::kMxProfiles) {
-    if (std::string_view(recipe.name) == p.name) return p.integer_elements;
-  }
-  return false;
-}
-
 }  // namespace lowbit::block
