@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "lowbit/formats/matmul/weight_kind.h"
 #include "lowbit/formats/matmul/weights.h"
 #include "lowbit/registry/registry.h"
 
@@ -21,6 +22,16 @@ bool ParseMatmulOperation(std::string_view name, MatmulOperation* out) {
 const MatmulWeightKind* FindMatmulWeightKind(std::string_view name) {
   for (const MatmulWeightKind& kind : kMatmulWeightKinds) {
     if (name == kind.name) return &kind;
+  }
+  // The model's names in the recipe grammar and their one alias table
+  // (formats/matmul/weight_kind.h): the row of the same format, packing and
+  // scale storage.
+  if (const matmul::WeightKind* k = matmul::FindWeightKind(name)) {
+    for (const MatmulWeightKind& kind : kMatmulWeightKinds) {
+      if (kind.format == matmul::FormatOf(*k) && kind.packing == k->packing && kind.scale_type == k->scale_storage) {
+        return &kind;
+      }
+    }
   }
   return nullptr;
 }

@@ -59,9 +59,11 @@ enum class GemvFormat : std::uint8_t {
   kInt4Awq,         // AWQ qweight [K][N/8] words (order_map), scales [groups][N], qzeros [groups][N/8]
 };
 
-enum class GemvScaleType : std::uint8_t { kFp16, kBf16 };   // INT4 group scales
-enum class GemvActType : std::uint8_t { kBf16, kFp16 };     // activations x
-enum class GemvOutType : std::uint8_t { kBf16, kFp16, kFp32 };
+// The scale, activation and output types are weights.h's, under the names
+// the CUDA GEMV spells them (INT4 group scales are kFp16 or kBf16).
+using GemvScaleType = ScaleType;
+using GemvActType = ActivationType;
+using GemvOutType = OutputType;
 
 // One batch entry's packed weight W[n, k] (N output channels, K inputs).
 // Only the pointers the format uses are read.
@@ -317,12 +319,8 @@ LOWBIT_HD_CONSTEXPR const char* GemvViewOf(const WeightView& w, std::int64_t l, 
   return nullptr;
 }
 
-LOWBIT_HD_CONSTEXPR GemvActType GemvActOf(ActivationType t) {
-  return t == ActivationType::kFp16 ? GemvActType::kFp16 : GemvActType::kBf16;
-}
-LOWBIT_HD_CONSTEXPR GemvOutType GemvOutOf(OutputType t) {
-  return t == OutputType::kFp32 ? GemvOutType::kFp32 : t == OutputType::kFp16 ? GemvOutType::kFp16 : GemvOutType::kBf16;
-}
+LOWBIT_HD_CONSTEXPR GemvActType GemvActOf(ActivationType t) { return t; }
+LOWBIT_HD_CONSTEXPR GemvOutType GemvOutOf(OutputType t) { return t; }
 
 #if !defined(__CUDA_ARCH__)
 // The defined-order GEMV of a whole problem (host), for the registry's GEMV
