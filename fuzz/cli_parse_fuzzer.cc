@@ -45,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     const RoundingMode mode = tools::ParseRoundingMode(text);
-    if (tools::RoundingModeName(mode) == nullptr) Trap("rounding mode without a name", text);
+    // A parsed mode's table name must parse back to the same mode.
+    if (tools::ParseRoundingMode(RoundingModeName(mode)) != mode) Trap("rounding mode name does not round-trip", text);
   } catch (const tools::CommandError& e) {
     if (std::string_view(e.what()).empty()) Trap("ParseRoundingMode threw without a message", text);
   }
