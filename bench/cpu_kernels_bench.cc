@@ -19,11 +19,10 @@
 
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
-#include "lowbit/formats/block/int_quant.h"
-#include "lowbit/formats/block/mx_profiles.h"
-#include "lowbit/formats/block/mx_recipe.h"
-#include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/block/packing.h"
+#include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/recipe/tensor.h"
 #include "lowbit/check/backends.h"
 #include "lowbit/registry/choose.h"
 #include "lowbit/registry/parallel.h"
@@ -186,119 +185,79 @@ void RunCopyReadWrite(benchmark::State& state, std::size_t moved_bytes, std::siz
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * input.size()));
 }
 
-// MX quantization of `count` Gaussian FP32 values (FillActivations): the model
-// (block::QuantizeMx) when target < 0, else simd::QuantizeMx on that target.
-void RunMxQuantize(benchmark::State& state, const block::BlockSpec* spec,
-                   const block::MxRecipe* recipe, std::int64_t target, std::size_t count) {
-  std::vector<std::uint8_t> input(count * 4), codes(count), scales(count / 32 + 1);
+// The bytes a quantize or dequantize of one tensor moves: FP32 values one
+// way, the recipe's buffers (recipe::SizesOf: codes in its packing, scale
+// codes, FP32 scales, zero points) the other. A recipe with a tensor scale
+// reads its input twice (the tensor amax first); that second read is not
+// counted here.
+std::size_t TensorBytes(const recipe::Recipe& r, const recipe::Layout& layout, std::size_t rows, std::size_t cols) {
+  recipe::GroupGrid grid;
+  if (recipe::MakeGroupGrid(r, layout, static_cast<long>(rows), static_cast<long>(cols), &grid) !=
+      recipe::TensorStatus::kOk) {
+    return 0;
+  }
+  const recipe::BufferSizes b = recipe::SizesOf(r, grid);
+  return rows * cols * 4 + static_cast<std::size_t>(b.code_bytes + b.scale_codes) +
+         static_cast<std::size_t>(b.scales + b.zero_points) * 4;
+}
+
+// Quantization of a [rows, cols] tensor of Gaussian FP32 values
+// (FillActivations) with one recipe and layout: the model
+// (recipe::QuantizeTensor) when target < 0, else simd::Quantize on that
+// target.
+void RunRecipeQuantize(benchmark::State& state, const recipe::Recipe* r, recipe::Layout layout,
+                       std::int64_t target, std::size_t rows, std::size_t cols) {
+  const std::size_t count = rows * cols;
+  recipe::GroupGrid grid;
+  if (recipe::MakeGroupGrid(*r, layout, static_cast<long>(rows), static_cast<long>(cols), &grid) !=
+      recipe::TensorStatus::kOk) {
+    state.SkipWithError("the layout does not tile the shape");
+    return;
+  }
+  registry::RecipeStorage storage(recipe::SizesOf(*r, grid));
+  const recipe::QuantizedTensor q = storage.View();
+  std::vector<std::uint8_t> input(count * 4);
   FillActivations(input, count);
   const float* x = reinterpret_cast<const float*>(input.data());
   for (auto _ : state) {
     if (target < 0) {
-      block::QuantizeMx(*spec, *recipe, x, static_cast<long>(count), codes.data(), scales.data());
+      recipe::QuantizeTensor(*r, layout, x, static_cast<long>(rows), static_cast<long>(cols), q);
     } else {
 #if defined(LOWBIT_HAVE_SIMD)
-      const registry::Status status =
-          simd::QuantizeMx(target, *spec, *recipe, x, count, codes.data(), scales.data());
+      const registry::Status status = simd::Quantize(target, *r, layout, x, rows, cols, q);
       if (!status.ok) {
         state.SkipWithError(status.message.c_str());
         break;
       }
 #endif
     }
-    benchmark::DoNotOptimize(codes.data());
+    benchmark::DoNotOptimize(q.codes);
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
-  // Read FP32, write one code byte per element (simd.h QuantizeMx) and one scale per block.
-  state.SetBytesProcessed(static_cast<std::int64_t>(
-      state.iterations() *
-      (count * 4 + count + count / static_cast<std::size_t>(spec->block_size))));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * TensorBytes(*r, layout, rows, cols)));
 }
 
-// NVFP4 quantization (tensor amax pass included): the model when target < 0.
-void RunNvfp4Quantize(benchmark::State& state, block::Nvfp4Recipe recipe, std::int64_t target,
-                      std::size_t count) {
-  std::vector<std::uint8_t> input(count * 4), codes(count), scales(count / 16 + 1);
-  FillActivations(input, count);
-  const float* x = reinterpret_cast<const float*>(input.data());
-  for (auto _ : state) {
-    block::Nvfp4TensorScale t;
-    if (target < 0) {
-      t = block::QuantizeNvfp4(recipe, x, static_cast<long>(count), codes.data(), scales.data());
-    } else {
-#if defined(LOWBIT_HAVE_SIMD)
-      const registry::Status status =
-          simd::QuantizeNvfp4(target, recipe, x, count, codes.data(), scales.data(), &t);
-      if (!status.ok) {
-        state.SkipWithError(status.message.c_str());
-        break;
-      }
-#endif
-    }
-    benchmark::DoNotOptimize(t);
-    benchmark::DoNotOptimize(codes.data());
-    benchmark::ClobberMemory();
+// The inverse on the SIMD kernels: the recipe's buffers -> FP32.
+void RunRecipeDequantize(benchmark::State& state, const recipe::Recipe* r, recipe::Layout layout,
+                         std::int64_t target, std::size_t rows, std::size_t cols) {
+  const std::size_t count = rows * cols;
+  recipe::GroupGrid grid;
+  if (recipe::MakeGroupGrid(*r, layout, static_cast<long>(rows), static_cast<long>(cols), &grid) !=
+      recipe::TensorStatus::kOk) {
+    state.SkipWithError("the layout does not tile the shape");
+    return;
   }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
-  // Read FP32 (counted once, though the tensor amax pass reads it twice), write
-  // one code byte per element (simd.h QuantizeNvfp4) and one UE4M3 scale per 16.
-  state.SetBytesProcessed(
-      static_cast<std::int64_t>(state.iterations() * (count * 4 + count + count / 16)));
-}
-
-// INT4 per-group quantization (group 128 along K, packed two codes per byte,
-// low nibble first) of a [count / 4096, 4096] matrix: the model
-// (QuantizeMatrix + PackNibbles) when target < 0.
-void RunInt4Quantize(benchmark::State& state, const block::IntQuantRecipe* recipe,
-                     std::int64_t target, std::size_t count) {
-  constexpr std::size_t kCols = 4096;
-  const block::QuantLayout layout{block::Granularity::kPerGroup, 128, 0};
-  std::vector<std::uint8_t> input(count * 4), codes(count), packed(count / 2);
-  std::vector<block::QuantParams> params(count / 128);
-  FillActivations(input, count);
-  const float* x = reinterpret_cast<const float*>(input.data());
-  for (auto _ : state) {
-    if (target < 0) {
-      block::QuantizeMatrix(*recipe, layout, x, static_cast<long>(count / kCols),
-                            static_cast<long>(kCols), codes.data(), params.data());
-      block::PackNibbles(codes.data(), static_cast<long>(count), block::NibbleOrder::kLowFirst,
-                         packed.data());
-    } else {
-#if defined(LOWBIT_HAVE_SIMD)
-      const registry::Status status = simd::QuantizeInt4Groups(
-          target, *recipe, layout, x, count / kCols, kCols, packed.data(), params.data());
-      if (!status.ok) {
-        state.SkipWithError(status.message.c_str());
-        break;
-      }
-#endif
-    }
-    benchmark::DoNotOptimize(packed.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
-  state.SetBytesProcessed(static_cast<std::int64_t>(
-      state.iterations() * (count * 4 + count / 2 + params.size() * sizeof(block::QuantParams))));
-}
-
-// The inverse: packed INT4 codes and per-group parameters -> FP32.
-void RunInt4Dequantize(benchmark::State& state, const block::IntQuantRecipe* recipe,
-                       std::int64_t target, std::size_t count) {
-  constexpr std::size_t kCols = 4096;
-  const block::QuantLayout layout{block::Granularity::kPerGroup, 128, 0};
-  std::vector<std::uint8_t> input(count * 4), packed(count / 2);
+  registry::RecipeStorage storage(recipe::SizesOf(*r, grid));
+  const recipe::QuantizedTensor q = storage.View();
+  std::vector<std::uint8_t> input(count * 4);
   std::vector<float> out(count);
-  std::vector<block::QuantParams> params(count / 128);
   FillActivations(input, count);
-#if defined(LOWBIT_HAVE_SIMD)
-  simd::QuantizeInt4Groups(0, *recipe, layout, reinterpret_cast<const float*>(input.data()),
-                           count / kCols, kCols, packed.data(), params.data());
-#endif
+  recipe::QuantizeTensor(*r, layout, reinterpret_cast<const float*>(input.data()), static_cast<long>(rows),
+                         static_cast<long>(cols), q);
   for (auto _ : state) {
 #if defined(LOWBIT_HAVE_SIMD)
-    const registry::Status status = simd::DequantizeInt4Groups(
-        target, *recipe, layout, packed.data(), count / kCols, kCols, params.data(), out.data());
+    const registry::Status status = simd::Dequantize(target, *r, layout, recipe::AsConst(q), rows, cols, out.data());
     if (!status.ok) {
       state.SkipWithError(status.message.c_str());
       break;
@@ -308,86 +267,61 @@ void RunInt4Dequantize(benchmark::State& state, const block::IntQuantRecipe* rec
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
-  state.SetBytesProcessed(static_cast<std::int64_t>(
-      state.iterations() * (count * 4 + count / 2 + params.size() * sizeof(block::QuantParams))));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * TensorBytes(*r, layout, rows, cols)));
 }
 
-void RegisterInt4Benchmarks() {
-  for (const block::IntQuantRecipe* recipe :
-       {&block::kAoSymInt4, &block::kGptqAsymUint4, &block::kCommonInt4}) {
-    const std::string base = std::string("quantize/") + recipe->element->name + "-g128-" +
-                             recipe->name + "/";
-    benchmark::RegisterBenchmark((base + "scalar/in_cache").c_str(), RunInt4Quantize, recipe,
-                                 std::int64_t{-1}, kInCache)
-        ->MinTime(0.05);
+// One recipe's quantize benchmarks: the model in cache, each SIMD target in
+// and out of cache (and the dequantize where asked). `name` is the
+// benchmark's recipe part ("mxfp4-ocp", "int4-g128-ao-sym").
+void RegisterRecipeBenchmarks(const std::string& name, const recipe::Recipe* r, recipe::Layout layout,
+                              std::size_t cols, bool dequantize) {
+  const std::string base = "quantize/" + name + "/";
+  benchmark::RegisterBenchmark((base + "scalar/in_cache").c_str(), RunRecipeQuantize, r, layout, std::int64_t{-1},
+                               kInCache / cols, cols)
+      ->MinTime(0.05);
 #if defined(LOWBIT_HAVE_SIMD)
-    for (std::int64_t target : simd::CompiledTargets()) {
-      if (!simd::TargetAvailable(target)) continue;
-      const std::string name = base + "simd:" + simd::TargetName(target);
-      benchmark::RegisterBenchmark((name + "/in_cache").c_str(), RunInt4Quantize, recipe, target,
-                                   kInCache)
-          ->MinTime(0.05);
-      benchmark::RegisterBenchmark((name + "/out_of_cache").c_str(), RunInt4Quantize, recipe,
-                                   target, kOutOfCache)
-          ->MinTime(0.3)
-          ->UseRealTime();
-      if (recipe == &block::kAoSymInt4) {
-        const std::string de = std::string("dequantize/") + recipe->element->name + "-g128-" +
-                               recipe->name + "/simd:" + simd::TargetName(target);
-        benchmark::RegisterBenchmark((de + "/in_cache").c_str(), RunInt4Dequantize, recipe,
-                                     target, kInCache)
-            ->MinTime(0.05);
-        benchmark::RegisterBenchmark((de + "/out_of_cache").c_str(), RunInt4Dequantize, recipe,
-                                     target, kOutOfCache)
-            ->MinTime(0.3)
-            ->UseRealTime();
-      }
-    }
-#endif
+  for (std::int64_t target : simd::CompiledTargets()) {
+    if (!simd::TargetAvailable(target)) continue;
+    const std::string simd_name = std::string("simd:") + simd::TargetName(target);
+    benchmark::RegisterBenchmark((base + simd_name + "/in_cache").c_str(), RunRecipeQuantize, r, layout, target,
+                                 kInCache / cols, cols)
+        ->MinTime(0.05);
+    benchmark::RegisterBenchmark((base + simd_name + "/out_of_cache").c_str(), RunRecipeQuantize, r, layout, target,
+                                 kOutOfCache / cols, cols)
+        ->MinTime(0.3)
+        ->UseRealTime();
+    if (!dequantize) continue;
+    const std::string de = "dequantize/" + name + "/" + simd_name;
+    benchmark::RegisterBenchmark((de + "/in_cache").c_str(), RunRecipeDequantize, r, layout, target,
+                                 kInCache / cols, cols)
+        ->MinTime(0.05);
+    benchmark::RegisterBenchmark((de + "/out_of_cache").c_str(), RunRecipeDequantize, r, layout, target,
+                                 kOutOfCache / cols, cols)
+        ->MinTime(0.3)
+        ->UseRealTime();
   }
+#endif
 }
 
 void RegisterBlockBenchmarks() {
-  RegisterInt4Benchmarks();
-  for (const auto& [recipe, name] : {std::pair{block::Nvfp4Recipe::kTe, "te"},
-                                     std::pair{block::Nvfp4Recipe::kTorchao, "ao"}}) {
-    const std::string base = std::string("quantize/nvfp4-") + name + "/";
-    benchmark::RegisterBenchmark((base + "scalar/in_cache").c_str(), RunNvfp4Quantize, recipe,
-                                 std::int64_t{-1}, kInCache)
-        ->MinTime(0.05);
-#if defined(LOWBIT_HAVE_SIMD)
-    for (std::int64_t target : simd::CompiledTargets()) {
-      if (!simd::TargetAvailable(target)) continue;
-      const std::string full = base + "simd:" + simd::TargetName(target);
-      benchmark::RegisterBenchmark((full + "/in_cache").c_str(), RunNvfp4Quantize, recipe, target,
-                                   kInCache)
-          ->MinTime(0.05);
-      benchmark::RegisterBenchmark((full + "/out_of_cache").c_str(), RunNvfp4Quantize, recipe,
-                                   target, kOutOfCache)
-          ->MinTime(0.3)
-          ->UseRealTime();
-    }
-#endif
+  // INT4 / UINT4 per group of 128 along K of a [count / 4096, 4096] matrix,
+  // packed two codes per byte, low nibble first.
+  constexpr std::size_t kInt4Cols = 4096;
+  const recipe::Layout g128{recipe::Geometry::kGroup, 128, 0};
+  for (const auto& [element, profile] : {std::pair{"int4", "ao-sym"}, {"uint4", "gptq-asym"}, {"int4", "common"}}) {
+    const recipe::Recipe* r = recipe::FindRecipe(element, profile);
+    RegisterRecipeBenchmarks(std::string(element) + "-g128-" + profile, r, g128, kInt4Cols,
+                             /*dequantize=*/std::string(profile) == "ao-sym");
   }
-  for (const block::BlockSpec* spec : {&block::kMxfp4, &block::kMxfp8E4m3}) {
-    for (const block::MxRecipe* recipe : {&block::kOcpMx, &block::kTeMx}) {
-      const std::string base = std::string("quantize/") + spec->name + "-" + recipe->name + "/";
-      benchmark::RegisterBenchmark((base + "scalar/in_cache").c_str(), RunMxQuantize, spec,
-                                   recipe, std::int64_t{-1}, kInCache)
-          ->MinTime(0.05);
-#if defined(LOWBIT_HAVE_SIMD)
-      for (std::int64_t target : simd::CompiledTargets()) {
-        if (!simd::TargetAvailable(target)) continue;
-        const std::string name = base + "simd:" + simd::TargetName(target);
-        benchmark::RegisterBenchmark((name + "/in_cache").c_str(), RunMxQuantize, spec, recipe,
-                                     target, kInCache)
-            ->MinTime(0.05);
-        benchmark::RegisterBenchmark((name + "/out_of_cache").c_str(), RunMxQuantize, spec, recipe,
-                                     target, kOutOfCache)
-            ->MinTime(0.3)
-            ->UseRealTime();
-      }
-#endif
+  // NVFP4 (the tensor amax pass included) and MX over the flattened tensor.
+  for (const auto& [profile, name] : {std::pair{"te", "te"}, {"ao", "ao"}}) {
+    const recipe::Recipe* r = recipe::FindRecipe("nvfp4", profile);
+    RegisterRecipeBenchmarks(std::string("nvfp4-") + name, r, r->layout, kInCache, false);
+  }
+  for (const char* format : {"mxfp4", "mxfp8_e4m3"}) {
+    for (const char* profile : {"ocp", "te"}) {
+      const recipe::Recipe* r = recipe::FindRecipe(format, profile);
+      RegisterRecipeBenchmarks(std::string(format) + "-" + profile, r, r->layout, kInCache, false);
     }
   }
 }
