@@ -92,14 +92,18 @@ TEST(ChooseRecipeRow, ExactNameFirstThenAnyLayoutRowsOfTheRecipe) {
                             [] { return true; }, OkRecipe, Memory::kHost, 3, false});
   reg.AddRecipe(RecipeEntry{RecipeOperation::kQuantizeRecipe, "int8:ao-sym/row", "device", [] { return true; },
                             OkRecipe, Memory::kDevice, 0, false});
+  // Reads any layout and ranks highest, but a row of the exact name wins.
+  reg.AddRecipe(RecipeEntry{RecipeOperation::kQuantizeRecipe, "int8:ao-sym/tensor", "any-layout-fast",
+                            [] { return true; }, OkRecipe, Memory::kHost, 5, /*any_layout=*/true});
   EXPECT_EQ(Chosen(ChooseRecipeRow(reg, Call("int8:ao-sym/row"), Memory::kHost)), "fast");
   RecipeArgs given = Call("int8:ao-sym/row");
   const float scale = 0.5f;
   given.given_scale = &scale;
   EXPECT_EQ(Chosen(ChooseRecipeRow(reg, given, Memory::kHost)), "model");  // "fast" does not take it
-  // g128 has a row of its own; g64 only the row that reads any layout.
+  // g128 has a row of its own; g64 only the rows that read any layout, the
+  // highest ranked of them.
   EXPECT_EQ(Chosen(ChooseRecipeRow(reg, Call("int8:ao-sym/g128"), Memory::kHost)), "fast-g128");
-  EXPECT_EQ(Chosen(ChooseRecipeRow(reg, Call("int8:ao-sym/g64"), Memory::kHost)), "model");
+  EXPECT_EQ(Chosen(ChooseRecipeRow(reg, Call("int8:ao-sym/g64"), Memory::kHost)), "any-layout-fast");
   // Another recipe whose name starts the same is not a row of this one.
   EXPECT_EQ(Chosen(ChooseRecipeRow(reg, Call("int8:ao-asym/g64"), Memory::kHost)), "none");
   EXPECT_EQ(Chosen(ChooseRecipeRow(reg, Call("int8:ao-sym/row"), Memory::kDevice)), "device");
