@@ -9,7 +9,8 @@
 // walked the same way over the values as one group: amax 127.5 shows
 // torchao's amax/127.5 reaching -128 where the common amax/127 kernel stops
 // at -127. Names go through the one grammar (recipe::ParseTarget); every
-// number printed comes from the model's steps (formats/.../recipe/steps.h).
+// number printed is read from the model's trace of the block
+// (formats/.../recipe/trace.h, trace_tensor.h).
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/formats/recipe/steps.h"
+#include "lowbit/formats/recipe/trace_tensor.h"
 #include "lowbit/formats/user_word.h"
 #include "parse.h"
 #include "value_text.h"
@@ -60,35 +62,35 @@ struct Largest {
   std::string scale;
 };
 
-// One block's element codes and the values they dequantize to, through the
-// model's element steps (one code per entry, unpacked).
-struct Walk {
-  std::vector<float> scaled;
-  std::vector<std::uint8_t> codes;
-  std::vector<float> back;
-};
+// The model's trace of the values as one block (MX, NVFP4: the recipe's
+// 1-D block, the values at most one block long) or one group (scaled
+// recipes: per tensor). For NVFP4 the values are then the whole tensor too,
+// so its tensor amax and block amax are the same statistics.
+recipe::TraceTensor TraceOneBlock(const recipe::Recipe& r, const std::vector<float>& x) {
+  const recipe::Layout layout = r.family() == recipe::Family::kScaled ? recipe::Layout{} : r.layout;
+  recipe::TraceTensor trace;
+  const recipe::TensorStatus st = recipe::TraceTensorOf(r, layout, x.data(), 1, static_cast<long>(x.size()), &trace);
+  if (st != recipe::TensorStatus::kOk || trace.blocks.size() != 1) throw CommandError(recipe::TensorStatusText(st));
+  return trace;
+}
 
-Walk WalkElements(const recipe::Recipe& r, const recipe::BlockScale& s, const recipe::TensorScale& t,
-                  const std::vector<float>& x) {
-  Walk w;
-  // Dequantization sees only what was stored (scale byte or FP32 scale and
-  // zero point), not the quantize-side factor.
-  const recipe::BlockScale stored = recipe::StoredScale(r, s.code, s.decode, s.zero_point);
-  for (float v : x) {
-    const float y = recipe::ScaledElement(r, s, v);
-    const std::uint8_t code = recipe::EncodeScaled(r, s, y);
-    w.scaled.push_back(y);
-    w.codes.push_back(code);
-    w.back.push_back(recipe::DecodeElement(r, stored, t, code));
+// One line per element: input -> scaled value -> code = its value -> the
+// dequantized value.
+void PrintElements(const recipe::Recipe& r, const recipe::TraceBlock& b, int largest) {
+  for (const recipe::TraceElement& e : b.elements) {
+    const std::string value = r.family() == recipe::Family::kScaled && !r.element.IsFloat()
+                                  ? std::to_string(recipe::IntegerOfCode(r.element, e.code))
+                                  : ExactDecimal(r.element, e.code);
+    std::printf("   [%ld] %s -> %s -> code %s = %s -> %s%s\n", e.index, Decimal(e.input).c_str(), Decimal(e.scaled).c_str(),
+                Hex(e.code).c_str(), value.c_str(), Decimal(e.decoded).c_str(), e.index == largest ? "   <- largest" : "");
   }
-  return w;
 }
 
 Largest ExplainMx(const recipe::Recipe& r, const std::vector<float>& x, int largest) {
-  const int n = static_cast<int>(x.size());
-  const recipe::GroupStats stats = recipe::StatsOf(r, x.data(), n);
-  const recipe::BlockScale s = recipe::ChooseScale(r, stats);
-  const Walk w = WalkElements(r, s, {}, x);
+  const recipe::TraceTensor trace = TraceOneBlock(r, x);
+  const recipe::TraceBlock& b = trace.blocks[0];
+  const recipe::GroupStats& stats = b.stats;
+  const recipe::BlockScale& s = b.scale;
   std::printf("== %s  %s\n", recipe::RecipeName(r).c_str(), r.source);
   std::printf("1. amax = %s  (NaN %s)\n", F32Text(stats.amax).c_str(),
               r.amax_nan == AmaxNan::kIgnore ? "ignored, fmaxf" : "propagates, torch.amax");
@@ -116,24 +118,17 @@ Largest ExplainMx(const recipe::Recipe& r, const std::vector<float>& x, int larg
       r.element.IsFloat() ? "" : ", times 2^" + std::to_string(-r.element_implied_exponent) + " onto the integer grid";
   std::printf("4. scaled elements (%s X%s):\n", r.element_step == recipe::ElementStep::kDivide ? "x /" : "x * 1/",
               integer_grid.c_str());
-  for (int i = 0; i < n; ++i) {
-    const std::size_t k = static_cast<std::size_t>(i);
-    std::printf("   [%d] %s -> %s -> code %s = %s -> %s%s\n", i, Decimal(x[k]).c_str(), Decimal(w.scaled[k]).c_str(),
-                Hex(w.codes[k]).c_str(), ExactDecimal(r.element, w.codes[k]).c_str(), Decimal(w.back[k]).c_str(),
-                i == largest ? "   <- largest" : "");
-  }
-  const std::size_t l = static_cast<std::size_t>(largest);
-  return {r.profile, x[l], w.codes[l], w.back[l], scale_text};
+  PrintElements(r, b, largest);
+  const recipe::TraceElement& l = b.elements[static_cast<std::size_t>(largest)];
+  return {r.profile, l.input, l.code, l.decoded, scale_text};
 }
 
 Largest ExplainNvfp4(const recipe::Recipe& r, const std::string& name, const std::vector<float>& x, int largest) {
-  const int n = static_cast<int>(x.size());
-  // The values are the whole tensor and its one block: the tensor amax and
-  // the block amax are the same statistics.
-  const recipe::GroupStats stats = recipe::StatsOf(r, x.data(), n);
-  const recipe::TensorScale t = recipe::ChooseTensorScale(r, stats.amax);
-  const recipe::BlockScale s = recipe::ChooseScale(r, stats, t);
-  const Walk w = WalkElements(r, s, t, x);
+  const recipe::TraceTensor trace = TraceOneBlock(r, x);
+  const recipe::TraceBlock& b = trace.blocks[0];
+  const recipe::GroupStats& stats = b.stats;
+  const recipe::TensorScale& t = trace.tensor_scale;
+  const recipe::BlockScale& s = b.scale;
   std::printf("== %s (the values are the whole tensor)  %s\n", name.c_str(), r.source);
   std::printf("   scale rule: %s\n", ScaleRuleText(r.scale_rule));
   std::printf("1. tensor amax = %s; tensor scale: encode %s, stored decode %s\n", F32Text(stats.amax).c_str(),
@@ -143,21 +138,16 @@ Largest ExplainNvfp4(const recipe::Recipe& r, const std::string& name, const std
   std::printf("3. block scale code %s = %s\n", Hex(s.code).c_str(), ExactDecimal(r.scale_format, s.code).c_str());
   std::printf("4. elements %s %s:\n", r.element_step == recipe::ElementStep::kMultiply ? "x *" : "x /",
               F32Text(s.factor).c_str());
-  for (int i = 0; i < n; ++i) {
-    const std::size_t k = static_cast<std::size_t>(i);
-    std::printf("   [%d] %s -> %s -> code %s = %s -> %s%s\n", i, Decimal(x[k]).c_str(), Decimal(w.scaled[k]).c_str(),
-                Hex(w.codes[k]).c_str(), ExactDecimal(r.element, w.codes[k]).c_str(), Decimal(w.back[k]).c_str(),
-                i == largest ? "   <- largest" : "");
-  }
-  const std::size_t l = static_cast<std::size_t>(largest);
-  return {name, x[l], w.codes[l], w.back[l], ExactDecimal(r.scale_format, s.code)};
+  PrintElements(r, b, largest);
+  const recipe::TraceElement& l = b.elements[static_cast<std::size_t>(largest)];
+  return {name, l.input, l.code, l.decoded, ExactDecimal(r.scale_format, s.code)};
 }
 
 Largest ExplainScaled(const recipe::Recipe& r, const std::vector<float>& x, int largest) {
-  const long n = static_cast<long>(x.size());
-  const recipe::GroupStats stats = recipe::StatsOf(r, x.data(), n);
-  const recipe::BlockScale s = recipe::ChooseScale(r, stats);
-  const Walk w = WalkElements(r, s, {}, x);
+  const recipe::TraceTensor trace = TraceOneBlock(r, x);
+  const recipe::TraceBlock& b = trace.blocks[0];
+  const recipe::GroupStats& stats = b.stats;
+  const recipe::BlockScale& s = b.scale;
   std::printf("== %s  %s\n", recipe::RecipeName(r).c_str(), r.source);
   std::printf("1. min = %s, max = %s, amax = %s  (NaN %s)\n", F32Text(stats.min).c_str(), F32Text(stats.max).c_str(),
               F32Text(stats.amax).c_str(), r.amax_nan == AmaxNan::kIgnore ? "ignored, fmaxf" : "propagates, torch");
@@ -171,15 +161,9 @@ Largest ExplainScaled(const recipe::Recipe& r, const std::vector<float>& x, int 
   } else {
     std::printf("3. elements (%s, range [%d, %d]):\n", rounding, r.qmin, r.qmax);
   }
-  for (long i = 0; i < n; ++i) {
-    const std::size_t k = static_cast<std::size_t>(i);
-    const std::string value = r.element.IsFloat() ? ExactDecimal(r.element, w.codes[k])
-                                                  : std::to_string(recipe::IntegerOfCode(r.element, w.codes[k]));
-    std::printf("   [%ld] %s -> %s -> code %s = %s -> %s%s\n", i, Decimal(x[k]).c_str(), Decimal(w.scaled[k]).c_str(),
-                Hex(w.codes[k]).c_str(), value.c_str(), Decimal(w.back[k]).c_str(), i == largest ? "   <- largest" : "");
-  }
-  const std::size_t l = static_cast<std::size_t>(largest);
-  return {r.profile, x[l], w.codes[l], w.back[l], Decimal(s.decode)};
+  PrintElements(r, b, largest);
+  const recipe::TraceElement& l = b.elements[static_cast<std::size_t>(largest)];
+  return {r.profile, l.input, l.code, l.decoded, Decimal(s.decode)};
 }
 
 int LargestMagnitude(const std::vector<float>& x) {

@@ -4,8 +4,11 @@
 // element codes, then the dequantized values and the exact error metrics of
 // the oracle (when lowbit::reference is built). Values are read exactly and
 // rounded to nearest even into FP32, the recipes' input type. Every number
-// printed comes from the model's steps and tensor functions
-// (formats/.../recipe/steps.h, tensor.h).
+// printed comes from the model: for scaled recipes read from its trace of
+// the tensor (formats/.../recipe/trace.h, trace_tensor.h); for MX and NVFP4,
+// whose inputs can be whole files, from the registry's scalar recipe rows
+// (the model's tensor.h functions over the shared thread pool), which store
+// scale codes and codes and no trace.
 //
 // MX and NVFP4 recipes take the values as one flat vector in 1-D blocks.
 // Scaled INT8/INT4/UINT4/FP8 recipes (e.g. int8:ao-sym, uint4:gptq-sym,
@@ -35,6 +38,7 @@
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
+#include "lowbit/formats/recipe/trace_tensor.h"
 #include "lowbit/formats/round_pack.h"
 #include "lowbit/formats/user_word.h"
 #include "lowbit/registry/choose.h"
@@ -247,52 +251,35 @@ void RunScaledQuantize(const recipe::Recipe& r, const recipe::Target& t, const Q
                        layout_text + ")");
   }
 
-  // Each group's scale: from its own statistics (dynamic), from the
-  // calibrated range (static, the same for every group), or given (one for
-  // every group or one per group, recipe::GivenScale as
-  // recipe::QuantizeTensorWithGivenScales stores it).
-  std::vector<recipe::BlockScale> scales(static_cast<std::size_t>(grid.Count()));
+  // The model's trace, each group's scale from its own statistics
+  // (dynamic), from the calibrated range (static, the same for every group),
+  // or given (one for every group or one per group).
+  recipe::TraceTensor trace;
   const bool given = !args.given_scale.empty() || !args.scale_file.empty();
+  recipe::TensorStatus traced = recipe::TensorStatus::kOk;
   if (given) {
     const std::vector<float> given_scales = GivenScales(r, args, grid.Count(), layout_text);
-    for (long g = 0; g < grid.Count(); ++g) {
-      scales[static_cast<std::size_t>(g)] =
-          recipe::GivenScale(r, given_scales[given_scales.size() == 1 ? 0 : static_cast<std::size_t>(g)]);
-    }
+    traced = recipe::TraceTensorWithGivenScales(r, layout, x.data(), rows, cols, given_scales.data(),
+                                                static_cast<long>(given_scales.size()), &trace);
   } else if (args.static_range.empty()) {
-    for (long g = 0; g < grid.Count(); ++g) {
-      recipe::GroupStats stats = recipe::EmptyStats();
-      recipe::ForEachInGroup(grid, g, [&](long k) { stats = recipe::Accumulate(r, stats, x[static_cast<std::size_t>(k)]); });
-      scales[static_cast<std::size_t>(g)] = recipe::ChooseScale(r, stats);
-    }
+    traced = recipe::TraceTensorOf(r, layout, x.data(), rows, cols, &trace);
   } else {
-    const recipe::GroupStats range = StaticRange(args.static_range);
-    for (recipe::BlockScale& s : scales) s = recipe::ChooseScale(r, range);
+    traced = recipe::TraceTensorWithRange(r, layout, x.data(), rows, cols, StaticRange(args.static_range), &trace);
   }
-
-  // The typed buffers of the quantized tensor: codes in the recipe's
-  // packing, the FP32 scales and the zero points it stores.
-  const recipe::BufferSizes sizes = recipe::SizesOf(r, grid);
-  std::vector<std::uint8_t> codes(static_cast<std::size_t>(sizes.code_bytes));
-  std::vector<float> stored_scales(static_cast<std::size_t>(sizes.scales));
-  std::vector<std::int32_t> zero_points(static_cast<std::size_t>(sizes.zero_points));
-  recipe::QuantizedTensor q;
-  q.codes = codes.data();
-  q.scales = stored_scales.data();
-  q.zero_points = zero_points.empty() ? nullptr : zero_points.data();
-  for (long g = 0; g < grid.Count(); ++g) recipe::StoreScale(r, q, g, scales[static_cast<std::size_t>(g)]);
-  recipe::QuantizeWithScales(r, layout, x.data(), rows, cols,
-                             [&](long g) { return scales[static_cast<std::size_t>(g)]; }, codes.data());
+  if (traced != recipe::TensorStatus::kOk) throw CommandError(StatusText(traced));
   std::vector<float> back(x.size());
-  recipe::DequantizeTensor(r, layout, recipe::AsConst(q), rows, cols, back.data());
+  for (const recipe::TraceBlock& b : trace.blocks) {
+    for (const recipe::TraceElement& e : b.elements) back[static_cast<std::size_t>(e.index)] = e.decoded;
+  }
 
   std::printf("recipe %s  %s\n", recipe::RecipeName(r).c_str(), r.source);
   std::printf("shape %ldx%ld, %s, %ld group%s, %s scales\n", rows, cols, LayoutText(layout).c_str(), grid.Count(),
               grid.Count() == 1 ? "" : "s", given ? "given" : args.static_range.empty() ? "dynamic" : "static");
-  for (long g = 0; g < grid.Count(); ++g) {
-    const recipe::BlockScale& s = scales[static_cast<std::size_t>(g)];
-    std::printf("group %ld: scale %s  encode %s  zero point %d\n  codes: %s\n", g, F32Text(s.decode).c_str(),
-                F32Text(s.factor).c_str(), s.zero_point, GroupCodes(r, grid, g, codes).c_str());
+  for (const recipe::TraceBlock& b : trace.blocks) {
+    std::string codes;
+    for (const recipe::TraceElement& e : b.elements) codes += (codes.empty() ? "" : " ") + Hex(e.code);
+    std::printf("group %ld: scale %s  encode %s  zero point %d\n  codes: %s\n", b.index, F32Text(b.scale.decode).c_str(),
+                F32Text(b.scale.factor).c_str(), b.scale.zero_point, codes.c_str());
   }
   PrintDequantized(back);
   PrintErrorMetrics(x, back);

@@ -107,7 +107,9 @@ struct RecipeVariant {
 };
 
 // One quantization of x: a code per element (unpacked), the stored scale
-// per group, zero points, the tensor scale, and each group's amax.
+// per group, zero points, the tensor scale, and each group's amax, read from
+// the model's trace under the variant (recipe/trace_tensor.h
+// TraceTensorWithScales).
 struct RecipeRun {
   std::vector<std::uint8_t> codes;
   std::vector<std::uint8_t> scale_codes;  // MX, NVFP4

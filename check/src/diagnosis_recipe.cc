@@ -11,6 +11,7 @@
 #include "diagnosis.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/recipe/trace_tensor.h"
 #include "user_outputs_internal.h"
 
 namespace lowbit::check::internal {
@@ -50,52 +51,48 @@ BlockScale FloatLog2MxScale(const Recipe& r, const GroupStats& stats) {
 
 RecipeRun RunRecipe(const RecipeVariant& v, const recipe::Layout& layout, const recipe::GroupGrid& grid,
                     const std::vector<float>& x) {
-  (void)layout;
   const Recipe& r = v.recipe;
-  RecipeRun run;
-  const long n = static_cast<long>(x.size());
-  run.codes.assign(x.size(), 0);
-  const long groups = grid.Count();
-  if (r.family() == Family::kScaled) {
-    run.scales.assign(static_cast<std::size_t>(groups), 0.0f);
-  } else {
-    run.scale_codes.assign(static_cast<std::size_t>(groups), 0);
-  }
-  if (r.zero_point == recipe::ZeroPoint::kInteger) run.zero_points.assign(static_cast<std::size_t>(groups), 0);
-  run.amax.assign(static_cast<std::size_t>(groups), 0.0f);
-  run.tensor = recipe::TensorScaleOf(r, x.data(), n);
-  recipe::TensorScale block_tensor = run.tensor;
-  if (v.scale == RecipeVariant::Scale::kNoTensorScale) block_tensor = recipe::TensorScale{};
+  // A flipped element step encodes with the other ElementStep and the
+  // factor below; the scale stays the one the recipe chooses and stores.
   Recipe element_recipe = r;
-  for (long g = 0; g < groups; ++g) {
-    GroupStats stats = recipe::EmptyStats();
-    recipe::ForEachInGroup(grid, g, [&](long k) { stats = recipe::Accumulate(r, stats, x[static_cast<std::size_t>(k)]); });
+  if (v.flip_step) {
+    element_recipe.element_step = r.element_step == recipe::ElementStep::kDivide ? recipe::ElementStep::kMultiply
+                                                                                 : recipe::ElementStep::kDivide;
+  }
+  const auto choose = [&](const GroupStats& stats, const recipe::TensorScale& t, long) {
     BlockScale s = v.scale == RecipeVariant::Scale::kFloatLog2 && r.family() == Family::kMx
                        ? FloatLog2MxScale(r, stats)
-                       : recipe::ChooseScale(r, stats, block_tensor);
-    const std::size_t gi = static_cast<std::size_t>(g);
-    run.amax[gi] = stats.amax;
-    if (r.family() == Family::kScaled) {
-      run.scales[gi] = s.decode;
-    } else {
-      run.scale_codes[gi] = s.code;
-    }
-    if (!run.zero_points.empty()) run.zero_points[gi] = s.zero_point;
+                       : recipe::ChooseScale(r, stats,
+                                             v.scale == RecipeVariant::Scale::kNoTensorScale ? recipe::TensorScale{} : t);
     if (v.flip_step) {
       // Multiply by fp32(1 / factor) where the recipe divides; divide by the
       // stored dequantization scale (times the tensor scale) where it
       // multiplies by a reciprocal.
-      if (r.element_step == recipe::ElementStep::kDivide) {
-        s.factor = 1.0f / s.factor;
-        element_recipe.element_step = recipe::ElementStep::kMultiply;
-      } else {
-        s.factor = r.family() == Family::kNvfp4 ? s.decode * run.tensor.decode : s.decode;
-        element_recipe.element_step = recipe::ElementStep::kDivide;
-      }
+      s.factor = r.element_step == recipe::ElementStep::kDivide ? 1.0f / s.factor
+                 : r.family() == Family::kNvfp4                 ? s.decode * t.decode
+                                                                : s.decode;
     }
-    recipe::ForEachInGroup(grid, g, [&](long k) {
-      run.codes[static_cast<std::size_t>(k)] = recipe::EncodeElement(element_recipe, s, x[static_cast<std::size_t>(k)]);
-    });
+    return s;
+  };
+  // The model's trace under the variant; a deviation differs from the
+  // model only in the scale it chooses and the element step.
+  recipe::TraceTensor trace;
+  RecipeRun run;
+  if (recipe::TraceTensorWithScales(element_recipe, layout, x.data(), grid.rows, grid.cols, choose, &trace) !=
+      recipe::TensorStatus::kOk) {
+    return run;  // no outputs: DiagnoseRecipe leaves a variant of another size out
+  }
+  run.codes.assign(x.size(), 0);
+  run.tensor = trace.tensor_scale;
+  for (const recipe::TraceBlock& b : trace.blocks) {
+    if (r.family() == Family::kScaled) {
+      run.scales.push_back(b.scale.decode);
+    } else {
+      run.scale_codes.push_back(b.scale.code);
+    }
+    if (r.zero_point == recipe::ZeroPoint::kInteger) run.zero_points.push_back(b.scale.zero_point);
+    run.amax.push_back(b.stats.amax);
+    for (const recipe::TraceElement& e : b.elements) run.codes[static_cast<std::size_t>(e.index)] = e.code;
   }
   return run;
 }

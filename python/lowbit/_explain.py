@@ -83,11 +83,13 @@ def explain(values, recipe: str) -> Explanation:
     """Walk values through a recipe step by step (as `lowbit explain` does):
     amax, the scale rule's value, the scale code, the scaled elements, the
     codes and the dequantized values, per block or group. The values are one
-    row (FP32)."""
+    row (FP32). Every number is the model's trace
+    (formats/include/lowbit/formats/recipe/trace.h) as the binding hands it
+    over; this only renders it."""
     x = np.ascontiguousarray(np.asarray(values, dtype=np.float32).reshape(-1))
     if not isinstance(recipe, str):
         raise TypeError(f"a recipe is a name (str), got {type(recipe).__name__}")
-    d = _lowbit.explain(x, recipe.lower())
+    d = _lowbit.trace(x, recipe.lower())
     r = recipes[d["name"]]
     fields = [f.name for f in dataclasses.fields(Step)]
     steps = [Step(**{k: g[k] for k in fields}) for g in d["groups"]]

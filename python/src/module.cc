@@ -44,6 +44,7 @@
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
+#include "lowbit/formats/recipe/trace_tensor.h"
 #include "lowbit/formats/user_word.h"
 #include "lowbit/registry/choose.h"
 #include "lowbit/registry/parallel.h"
@@ -810,53 +811,47 @@ nb::dict ErrorMetrics(const InArray& x, const InArray& y) {
 #endif
 }
 
-// ---- explain: the steps of each block / group as data --------------------------
+// ---- trace: the model's walk of each block / group as data -------------------
 
-nb::dict Explain(const InArray& x, const std::string& name) {
+// The model's trace (recipe/trace_tensor.h TraceTensorOf) of the values as
+// one row, as `lowbit explain` walks them, field by field: lowbit.explain
+// only renders it.
+nb::dict Trace(const InArray& x, const std::string& name) {
   const recipe::Target t = RecipeOrThrow(name, "");
   const recipe::Recipe& r = *t.recipe;
   if (x.itemsize() != 4) throw nb::type_error("explain takes float32 values");
   const long n = static_cast<long>(x.size());
-  const float* xp = static_cast<const float*>(x.data());
-  // The values as one row, as `lowbit explain` walks them.
-  recipe::GroupGrid g;
-  const recipe::TensorStatus st = recipe::MakeGroupGrid(r, t.layout, 1, n, &g);
+  recipe::TraceTensor trace;
+  const recipe::TensorStatus st =
+      recipe::TraceTensorOf(r, t.layout, static_cast<const float*>(x.data()), 1, n, &trace);
   if (st != recipe::TensorStatus::kOk) Fail(recipe::TensorStatusText(st));
-  const recipe::TensorScale ts = recipe::TensorScaleOf(r, xp, n);
   nb::dict out = RecipeInfo(r, t.layout);
-  out["tensor_scale_encode"] = ts.encode;
-  out["tensor_scale_decode"] = ts.decode;
+  out["tensor_scale_encode"] = trace.tensor_scale.encode;
+  out["tensor_scale_decode"] = trace.tensor_scale.decode;
   nb::list groups;
-  for (long group = 0; group < g.Count(); ++group) {
-    recipe::GroupStats stats = recipe::EmptyStats();
-    std::vector<long> idx;
-    recipe::ForEachInGroup(g, group, [&](long k) {
-      stats = recipe::Accumulate(r, stats, xp[k]);
-      idx.push_back(k);
-    });
-    const recipe::BlockScale s = recipe::ChooseScale(r, stats, ts);
+  for (const recipe::TraceBlock& b : trace.blocks) {
     nb::dict d;
-    d["index"] = group;
-    d["elements"] = idx;
-    d["amax"] = stats.amax;
-    d["min"] = stats.min;
-    d["max"] = stats.max;
-    d["rule_value"] = s.rule_value;
-    d["scale_code"] = r.family() == recipe::Family::kScaled ? nb::none() : nb::cast(static_cast<int>(s.code));
-    d["scale_exponent"] = r.family() == recipe::Family::kMx ? nb::cast(s.exponent) : nb::none();
-    d["scale"] = s.decode;
-    d["factor"] = s.factor;
-    d["zero_point"] = s.zero_point;
+    d["index"] = b.index;
+    d["amax"] = b.stats.amax;
+    d["min"] = b.stats.min;
+    d["max"] = b.stats.max;
+    d["rule_value"] = b.scale.rule_value;
+    d["scale_code"] = r.family() == recipe::Family::kScaled ? nb::none() : nb::cast(static_cast<int>(b.scale.code));
+    d["scale_exponent"] = r.family() == recipe::Family::kMx ? nb::cast(b.scale.exponent) : nb::none();
+    d["scale"] = b.scale.decode;
+    d["factor"] = b.scale.factor;
+    d["zero_point"] = b.scale.zero_point;
+    std::vector<long> elements;
     std::vector<float> inputs, scaled, dequantized;
     std::vector<int> codes;
-    for (long k : idx) {
-      const float y = recipe::ScaledElement(r, s, xp[k]);
-      const std::uint8_t c = recipe::EncodeScaled(r, s, y);
-      inputs.push_back(xp[k]);
-      scaled.push_back(y);
-      codes.push_back(c);
-      dequantized.push_back(recipe::DecodeElement(r, s, ts, c));
+    for (const recipe::TraceElement& e : b.elements) {
+      elements.push_back(e.index);
+      inputs.push_back(e.input);
+      scaled.push_back(e.scaled);
+      codes.push_back(e.code);
+      dequantized.push_back(e.decoded);
     }
+    d["elements"] = elements;
     d["inputs"] = inputs;
     d["scaled"] = scaled;
     d["codes"] = codes;
@@ -1026,5 +1021,5 @@ NB_MODULE(_lowbit, m) {
   m.attr("FLAG_UNDERFLOW") = static_cast<int>(lowbit::kFlagUnderflow);
   m.attr("FLAG_OVERFLOW") = static_cast<int>(lowbit::kFlagOverflow);
   m.attr("FLAG_INVALID") = static_cast<int>(lowbit::kFlagInvalid);
-  m.def("explain", &Explain, "values"_a, "recipe"_a, "The steps of each block, as data.");
+  m.def("trace", &Trace, "values"_a, "recipe"_a, "The model's trace of each block, as data.");
 }
