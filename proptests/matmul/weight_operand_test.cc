@@ -346,6 +346,50 @@ TEST(WeightOperand, Int4OffsetTimesEvery16BitScaleIsRoundedOnce) {
   }
 }
 
+// INT4 / UINT4 with FP32 scales: (q - z) * s has up to 28 bits, and rounding it to
+// FP32 first could land on a BF16 / FP16 tie that the exact product is
+// above or below. The cases where that double rounding differs from the one
+// rounding are searched for here (q in 3..15, s within 4096 FP32 steps of
+// (1 + 2^-8) / q and (1 + 2^-11) / q, the BF16 and FP16 ties above 1), and
+// the model must give the one rounding for each.
+TEST(WeightOperand, Int4WithFp32ScaleIsNotRoundedThroughFp32) {
+  std::vector<std::uint8_t> codes;
+  std::vector<float> scales;
+  std::vector<double> products;
+  for (const Operand& op : kOperands) {
+    const double tie = 1.0 + std::ldexp(1.0, op.spec.exponent_bits == 8 ? -8 : -11);
+    for (int q = 3; q <= 15; ++q) {
+      float s = static_cast<float>(tie / q);
+      for (int i = 0; i < 4096; ++i) s = std::nextafter(s, 0.0f);
+      for (int i = 0; i < 8192; ++i, s = std::nextafter(s, 2.0f)) {
+        const double exact = q * static_cast<double>(s);  // exact: 4 + 24 bits
+        const double twice = op.round(static_cast<float>(exact));
+        if (twice == op.round(exact)) continue;
+        codes.push_back(static_cast<std::uint8_t>(q));
+        scales.push_back(s);
+        products.push_back(exact);
+      }
+    }
+  }
+  ASSERT_GT(codes.size(), 10u);  // the search finds double-rounding cases
+  // One row per case: a group of 8 holding the code once, then zeros.
+  const auto n = static_cast<std::int64_t>(codes.size());
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(n * 4), 0);
+  for (std::int64_t r = 0; r < n; ++r) bytes[static_cast<std::size_t>(r * 4)] = codes[static_cast<std::size_t>(r)];
+  const matmul::WeightView w =
+      matmul::DenseWeights(WeightFormat::kUint4, WeightPacking::kLowbit, ScaleGeometry::kRowGroups, ScaleType::kFp32, n,
+                           8, 8, 1, bytes.data(), scales.data(), nullptr, nullptr);
+  ASSERT_TRUE(matmul::ValidateWeights(w).ok) << matmul::ValidateWeights(w).error;
+  for (const Operand& op : kOperands) {
+    int failures = 0;
+    for (std::int64_t r = 0; r < n; ++r) {
+      CheckOperand(op, matmul::WeightOperand(w, 0, r, 0, op.spec), products[static_cast<std::size_t>(r)], "int4 fp32",
+                   codes[static_cast<std::size_t>(r)], static_cast<unsigned>(r), &failures);
+    }
+    EXPECT_EQ(failures, 0) << op.name;
+  }
+}
+
 // FP8 per channel: the E4M3 element is the operand, exact in both types;
 // the channel scale stays outside (the epilogue's).
 TEST(WeightOperand, Fp8PerChannelElementIsTheOperand) {
