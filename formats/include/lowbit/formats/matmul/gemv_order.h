@@ -59,9 +59,10 @@ enum class GemvFormat : std::uint8_t {
   kInt4Awq,         // AWQ qweight [K][N/8] words (order_map), scales [groups][N], qzeros [groups][N/8]
 };
 
-// The scale, activation and output types are weights.h's, under the names
-// the CUDA GEMV spells them (INT4 group scales are kFp16 or kBf16).
-using GemvScaleType = ScaleType;
+// The activation and output types are weights.h's, under the names the
+// CUDA GEMV spells them. The INT4 group-scale type stays its own two-value
+// enum: cuda/src/gemv/gemv.cu validates it by its numeric range.
+enum class GemvScaleType : std::uint8_t { kFp16, kBf16 };
 using GemvActType = ActivationType;
 using GemvOutType = OutputType;
 
