@@ -249,6 +249,9 @@ std::uint8_t EncodeElement(const Recipe& r, const OracleScale& s, const F32& x) 
       y = F32Max(F32Negate(max), F32Min(y, max));
       break;
     }
+    case recipe::ElementQuirk::kRepackWithFp16Scale:
+      // GPTQ / AWQ packers: applied to the rounded integer below.
+      break;
   }
   if (r.element.IsFloat()) {
     return static_cast<std::uint8_t>(OracleEncode(r.element, y, r.element_encode).code);

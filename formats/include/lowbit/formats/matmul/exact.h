@@ -1,5 +1,5 @@
-// The exact mode of the matrix-product oracle (docs/matmul.md
-// "Exact mode"): y[l][m][n] = sum_k x[l][m][k] * W[l][n][k] computed with no
+// The exact mode of the matrix-product oracle (docs/matmul.md "The two
+// modes of the oracle"): y[l][m][n] = sum_k x[l][m][k] * W[l][n][k] computed with no
 // rounding at all from the exactly dequantized weights (dequantize.h) and
 // activations, then rounded ONCE, to nearest even, to the output type by the
 // model's encoder (convert.h EncodeF64). Host only.
