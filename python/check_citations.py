@@ -10,9 +10,9 @@ tracked text file and reports each citation whose target is missing, and every
 mention of the pre-repository documents (FORMAT-FACTS, DESIGN.md) that readers
 cannot open.
 
-It also rejects every mention of an issue number ("issue 12", "issue #12",
-"Issue14Vllm", a file named issue14_*.cc) in any tracked file and in file
-names: no issue tracker ships with the code, so a reader cannot open one
+It also rejects every mention of an issue number ("issue N", "issue #N",
+"IssueNVllm", a file named issueN_*.cc, N being digits) in any tracked file
+and in file names: no issue tracker ships with the code, so a reader cannot open one
 (CONTRIBUTING.md "Rules the review checks"). A link to another project's issue
 (https://github.com/jax-ml/ml_dtypes/issues/400) is a citation a reader can
 open and passes. The dated results archive (HISTORY_FILES) is history: kept as
@@ -35,8 +35,8 @@ SECTION_CITATION = re.compile(r"formats-reference\.md §(\d+(?:\.\d+)?)")
 HEADING_CITATION = re.compile(r'design\.md "([^"]+)"')
 RESULTS_CITATION = re.compile(r'(bench/RESULTS(?:-archive-\d{4})?\.md),? "(?:#+ )?([^"]+)"')
 UNREACHABLE = re.compile(r"FORMAT-FACTS|\bDESIGN\.md")
-# "issue 12", "issues 12 and 14", "issue #12", "(issue 12)", "Issue14Vllm",
-# "issue14_recipes": "issue" not inside a longer word or a URL path, then
+# "issue N", "issues N and M", "issue #N", "(issue N)", "IssueNVllm",
+# "issueN_recipes" (N, M digits): "issue" not inside a longer word or a URL path, then
 # digits after optional spaces, "#", "-" or "_". A percentage is a profiler's
 # instruction issue rate ("issue 64%", "issue 66–76%"), not a citation.
 ISSUE_MENTION = re.compile(r"(?<![\w/.-])issues?[\s_#-]*\d+(?![\d.]*(?:\s*[–-]\s*[\d.]+)?\s*%)", re.IGNORECASE)
