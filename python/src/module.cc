@@ -293,26 +293,14 @@ void Encode(const InArray& x, const std::string& from_name, OutArray out, const 
     if (flags->itemsize() != 1) throw nb::type_error("flags must be uint8");
   }
 
-  if (OnCuda(x)) {
-    if (pid || flags) Fail("profile= and flags= run on the CPU only (the CUDA kernels return no flags)");
-    const auto op = EncodeOperation(from);
-    if (!op) Fail("CUDA tensors: the input must be fp32, fp16 or bf16 (no FP64 kernel)");
-    ConvertArgs args;
-    args.operation = *op;
-    args.format = to;
-    args.input = x.data();
-    args.output = out.data();
-    args.count = n;
-    args.encode = options;
-    args.random_bits = rbits;
-    args.stream = StreamOf(stream);
-    if (const registry::Status st = registry::ValidateConvertArgs(args); !st.ok) Fail(st.message);
-    RunRow(args, registry::Memory::kDevice);
-    return;
-  }
-
-  // The registry's kernels: FP32/BF16/FP16 inputs, no flags, no profile.
+  // The registry's kernels: FP32/BF16/FP16 inputs, no flags, no profile;
+  // CUDA tensors have no other path.
   const auto op = EncodeOperation(from);
+  const bool on_cuda = OnCuda(x);
+  if (on_cuda) {
+    if (pid || flags) Fail("profile= and flags= run on the CPU only (the CUDA kernels return no flags)");
+    if (!op) Fail("CUDA tensors: the input must be fp32, fp16 or bf16 (no FP64 kernel)");
+  }
   if (op && !pid && !flags) {
     ConvertArgs args;
     args.operation = *op;
@@ -322,8 +310,9 @@ void Encode(const InArray& x, const std::string& from_name, OutArray out, const 
     args.count = n;
     args.encode = options;
     args.random_bits = rbits;
+    if (on_cuda) args.stream = StreamOf(stream);
     if (const registry::Status st = registry::ValidateConvertArgs(args); !st.ok) Fail(st.message);
-    RunRow(args, registry::Memory::kHost);
+    RunRow(args, on_cuda ? registry::Memory::kDevice : registry::Memory::kHost);
     return;
   }
 
