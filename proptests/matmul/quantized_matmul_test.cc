@@ -62,14 +62,6 @@ Exact Zero(bool negative) {
   e.negative = negative;
   return e;
 }
-Exact FromRational(const Rational& v) {
-  if (v == 0) return Zero(false);
-  Exact e;
-  e.value_class = ExactClass::kFinite;
-  e.negative = v < 0;
-  e.magnitude = v < 0 ? Rational(-v) : v;
-  return e;
-}
 
 Exact Multiply(const Exact& a, const Exact& b) {
   const bool negative = a.negative != b.negative;
@@ -78,7 +70,7 @@ Exact Multiply(const Exact& a, const Exact& b) {
     return a.value_class == ExactClass::kZero || b.value_class == ExactClass::kZero ? Nan() : Inf(negative);
   }
   if (a.value_class == ExactClass::kZero || b.value_class == ExactClass::kZero) return Zero(negative);
-  Exact r = FromRational(a.magnitude * b.magnitude);
+  Exact r = reference::ExactFromRational(a.magnitude * b.magnitude);
   r.negative = negative;
   return r;
 }
@@ -122,7 +114,7 @@ Exact RoundNearest(const Exact& v, const Binary& f) {
   Rational r;
   if (!Round(v.magnitude, f, false, &r)) return Inf(v.negative);
   if (r == 0) return Zero(v.negative);
-  Exact out = FromRational(r);
+  Exact out = reference::ExactFromRational(r);
   out.negative = v.negative;
   return out;
 }
@@ -135,7 +127,7 @@ Exact Add32(const Exact& a, const Exact& b) {
     return Inf(a.value_class == ExactClass::kInf ? a.negative : b.negative);
   }
   if (a.value_class == ExactClass::kZero && b.value_class == ExactClass::kZero) return Zero(a.negative && b.negative);
-  return RoundNearest(FromRational(a.Signed() + b.Signed()), kBinary32);
+  return RoundNearest(reference::ExactFromRational(a.Signed() + b.Signed()), kBinary32);
 }
 
 // ---- the weights: logical data, the packed buffers made from it ------------------
@@ -380,7 +372,7 @@ struct Reference {
         z = p.Words() ? p.zeros[static_cast<std::size_t>(l * p.Groups() * p.n + (kk / p.block) * p.n + nn)]
                       : p.zeros[static_cast<std::size_t>(l * p.ScalesPerBatch() + p.Slot(nn, kk))];
       }
-      inner = Multiply(FromRational(Rational(q - z)), reference::ExactValue(p.kind.scale, scale_bits));
+      inner = Multiply(reference::ExactFromRational(Rational(q - z)), reference::ExactValue(p.kind.scale, scale_bits));
     } else {
       inner = Multiply(reference::ExactValue(p.kind.element, code), reference::ExactValue(p.kind.scale, scale_bits));
     }
@@ -454,7 +446,7 @@ struct Reference {
     Rational r;
     Round(magnitude, Binary{arith.kept_significand_bits, kBinary32.emin, kBinary32.emax}, true, &r);
     if (r == 0) return Zero(false);
-    Exact out = FromRational(r);
+    Exact out = reference::ExactFromRational(r);
     out.negative = negative;
     return out;
   }
