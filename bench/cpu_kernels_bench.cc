@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -201,6 +202,29 @@ std::size_t TensorBytes(const recipe::Recipe& r, const recipe::Layout& layout, s
          static_cast<std::size_t>(b.scales + b.zero_points) * 4;
 }
 
+// The buffers of one recipe benchmark: Gaussian FP32 input
+// (FillActivations) and the recipe's storage for its grid on the shape.
+struct RecipeBenchBuffers {
+  std::vector<std::uint8_t> input;
+  std::unique_ptr<registry::RecipeStorage> storage;
+  const float* x() const { return reinterpret_cast<const float*>(input.data()); }
+};
+
+// False (and the benchmark skipped) when the layout does not tile the shape.
+bool MakeRecipeBenchBuffers(benchmark::State& state, const recipe::Recipe& r, recipe::Layout layout,
+                            std::size_t rows, std::size_t cols, RecipeBenchBuffers* b) {
+  recipe::GroupGrid grid;
+  if (recipe::MakeGroupGrid(r, layout, static_cast<long>(rows), static_cast<long>(cols), &grid) !=
+      recipe::TensorStatus::kOk) {
+    state.SkipWithError("the layout does not tile the shape");
+    return false;
+  }
+  b->storage = std::make_unique<registry::RecipeStorage>(recipe::SizesOf(r, grid));
+  b->input.resize(rows * cols * 4);
+  FillActivations(b->input, rows * cols);
+  return true;
+}
+
 // Quantization of a [rows, cols] tensor of Gaussian FP32 values
 // (FillActivations) with one recipe and layout: the model
 // (recipe::QuantizeTensor) when target < 0, else simd::Quantize on that
@@ -208,17 +232,10 @@ std::size_t TensorBytes(const recipe::Recipe& r, const recipe::Layout& layout, s
 void RunRecipeQuantize(benchmark::State& state, const recipe::Recipe* r, recipe::Layout layout,
                        std::int64_t target, std::size_t rows, std::size_t cols) {
   const std::size_t count = rows * cols;
-  recipe::GroupGrid grid;
-  if (recipe::MakeGroupGrid(*r, layout, static_cast<long>(rows), static_cast<long>(cols), &grid) !=
-      recipe::TensorStatus::kOk) {
-    state.SkipWithError("the layout does not tile the shape");
-    return;
-  }
-  registry::RecipeStorage storage(recipe::SizesOf(*r, grid));
-  const recipe::QuantizedTensor q = storage.View();
-  std::vector<std::uint8_t> input(count * 4);
-  FillActivations(input, count);
-  const float* x = reinterpret_cast<const float*>(input.data());
+  RecipeBenchBuffers b;
+  if (!MakeRecipeBenchBuffers(state, *r, layout, rows, cols, &b)) return;
+  const recipe::QuantizedTensor q = b.storage->View();
+  const float* x = b.x();
   for (auto _ : state) {
     if (target < 0) {
       recipe::QuantizeTensor(*r, layout, x, static_cast<long>(rows), static_cast<long>(cols), q);
@@ -242,19 +259,11 @@ void RunRecipeQuantize(benchmark::State& state, const recipe::Recipe* r, recipe:
 void RunRecipeDequantize(benchmark::State& state, const recipe::Recipe* r, recipe::Layout layout,
                          std::int64_t target, std::size_t rows, std::size_t cols) {
   const std::size_t count = rows * cols;
-  recipe::GroupGrid grid;
-  if (recipe::MakeGroupGrid(*r, layout, static_cast<long>(rows), static_cast<long>(cols), &grid) !=
-      recipe::TensorStatus::kOk) {
-    state.SkipWithError("the layout does not tile the shape");
-    return;
-  }
-  registry::RecipeStorage storage(recipe::SizesOf(*r, grid));
-  const recipe::QuantizedTensor q = storage.View();
-  std::vector<std::uint8_t> input(count * 4);
+  RecipeBenchBuffers b;
+  if (!MakeRecipeBenchBuffers(state, *r, layout, rows, cols, &b)) return;
+  const recipe::QuantizedTensor q = b.storage->View();
   std::vector<float> out(count);
-  FillActivations(input, count);
-  recipe::QuantizeTensor(*r, layout, reinterpret_cast<const float*>(input.data()), static_cast<long>(rows),
-                         static_cast<long>(cols), q);
+  recipe::QuantizeTensor(*r, layout, b.x(), static_cast<long>(rows), static_cast<long>(cols), q);
   for (auto _ : state) {
 #if defined(LOWBIT_HAVE_SIMD)
     const registry::Status status = simd::Dequantize(target, *r, layout, recipe::AsConst(q), rows, cols, out.data());
