@@ -1,0 +1,251 @@
+// NOT REGISTERED: this kernel is in no registry row and no Python door until
+// cuda/tests/tc_gemv_test.cu has passed on the hardware (it was written in a
+// session without a GPU; its lane logic is proven on the host by
+// cuda/tests/tc_gemv_warp_simulation_test.cc, the code around it is not).
+//
+// The tensor-core GEMV: y = x * W^T for NVFP4 / MXFP4 weights (packed once by
+// tc_gemv_pack.h PackForTcGemv) and BF16 x, M = 1..16, on
+// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` with the weights as
+// the A operand. Its output is matmul::QuantizedMatmulModel under the
+// schedule tc_gemv_lanes.h ScheduleOf declares, bit for bit.
+//
+// Work: a block of kWarpsPerBlock warps, each warp one tile of 16 output
+// channels, all warps sharing x; blockIdx.y is the split-K part (the chunks
+// PartChunks gives it), blockIdx.z the batch. Per part the block stages x
+// into shared memory kStageTiles K tiles at a time (zero past K and past M),
+// and each warp walks its part's chunks in increasing K, one chain of MMAs
+// from C = +0 (the schedule's step 3, no promotion). Per K tile a lane loads
+// two 16-byte words of codes (.nc, L1::no_allocate: read once) and one 16-
+// or 8-byte word of scale codes, decodes each pair of weights with the scale
+// folded in (DecodePair) and reads x with one 8-byte shared-memory load per
+// chunk and n-tile. The next tile's loads are issued before the current
+// tile's MMAs. With one part the epilogue runs here; with more, each part's
+// FP32 value goes to the workspace and TcGemvReduceKernel adds the parts in
+// order and runs the epilogue.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "lowbit/formats/matmul/accumulation_schedule.h"
+#include "../ptx.cuh"
+#include "tc_gemv.h"
+#include "tc_gemv_lanes.h"
+#include "../tensor_core_ptx.cuh"
+
+namespace lowbit::cuda::tc_gemv {
+namespace {
+
+inline constexpr int kThreads = kWarpsPerBlock * kWarpSize;
+inline constexpr int kStageTiles = 8;                 // K tiles of x per shared-memory stage
+inline constexpr int kStageK = kStageTiles * kKTile;  // 1024 elements of K
+
+struct KernelParams {
+  const std::uint8_t* codes;
+  const std::uint8_t* scales;
+  const float* column_scales;
+  const std::uint16_t* x;
+  void* y;
+  float* workspace;
+  std::int64_t m, n, k, row_tiles, k_tiles;
+  ScaleType scale_type;
+  AccumulationSchedule schedule;
+};
+
+__device__ inline void StoreOutput(const KernelParams& p, std::int64_t index, std::uint32_t code) {
+  if (p.schedule.output == FormatId::kFp32) {
+    static_cast<std::uint32_t*>(p.y)[index] = code;
+  } else {
+    static_cast<std::uint16_t*>(p.y)[index] = static_cast<std::uint16_t>(code);
+  }
+}
+
+// One lane's loads for one K tile.
+template <int kBlock>
+struct TileWords {
+  uint4 codes[2];  // row half 0 (rows g), 1 (rows g + 8)
+  std::uint32_t scales[2 * kKTile / kBlock / 4];  // 16 (NVFP4) or 8 (MX) bytes
+};
+
+template <int kBlock>
+__device__ inline TileWords<kBlock> LoadTile(const KernelParams& p, std::int64_t l, std::int64_t r, std::int64_t j,
+                                             int lane, int g) {
+  TileWords<kBlock> w;
+  const std::uint8_t* codes = p.codes + CodeTileOffset(l, r, j, p.row_tiles, p.k_tiles);
+  w.codes[0] = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(codes + CodeLaneOffset(0, lane)));
+  w.codes[1] = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(codes + CodeLaneOffset(1, lane)));
+  const std::uint8_t* scales =
+      p.scales + ScaleTileOffset(l, r, j, p.row_tiles, p.k_tiles, kBlock) + ScaleLaneOffset(g, kBlock);
+  if constexpr (kBlock == 16) {
+    const uint4 s = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(scales));
+    w.scales[0] = s.x, w.scales[1] = s.y, w.scales[2] = s.z, w.scales[3] = s.w;
+  } else {
+    const uint2 s = ptx::LdNcNoAllocate(reinterpret_cast<const uint2*>(scales));
+    w.scales[0] = s.x, w.scales[1] = s.y;
+  }
+  return w;
+}
+
+__device__ inline std::uint32_t Word(const uint4& v, int i) {
+  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+template <int kNTiles, int kBlock>
+__global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
+  static_assert(kBlock == 16 || kBlock == 32, "NVFP4 (16) or MX (32) blocks");
+  __shared__ std::uint16_t scale_table[256];
+  extern __shared__ __align__(16) std::uint16_t xs[];  // [8 kNTiles][SharedXStride(kStageK)]
+  constexpr int kXRows = kTileColumns * kNTiles;
+  constexpr int kStride = SharedXStride(kStageK);
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const LanePosition pos = LaneOf(lane);
+  const std::int64_t l = blockIdx.z;
+  const int part = static_cast<int>(blockIdx.y);
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock + warp;
+  const bool active = r < p.row_tiles;  // idle warps still stage x and meet the barriers
+
+  for (int i = threadIdx.x; i < 256; i += kThreads) {
+    scale_table[i] = ScaleOperandCode(p.scale_type, static_cast<std::uint8_t>(i));
+  }
+  const ChunkRange range = PartChunks(p.k, p.schedule.split_k, part);
+  const std::int64_t tile_first = range.first / kChunksPerKTile;
+  const std::int64_t tile_last = matmul::CeilDiv(range.last, kChunksPerKTile);
+  const std::uint16_t* x = p.x + l * p.m * p.k;
+
+  std::uint32_t acc[kNTiles][4] = {};
+  TileWords<kBlock> next{};
+  if (active && tile_first < tile_last) next = LoadTile<kBlock>(p, l, r, tile_first, lane, pos.group);
+
+  for (std::int64_t stage = tile_first; stage < tile_last; stage += kStageTiles) {
+    const std::int64_t stage_end = stage + kStageTiles < tile_last ? stage + kStageTiles : tile_last;
+    const std::int64_t k_begin = stage * kKTile;
+    __syncthreads();  // the previous stage is consumed
+    const int stage_k = static_cast<int>((stage_end - stage) * kKTile);
+    for (int i = threadIdx.x; i < kXRows * stage_k; i += kThreads) {
+      const int row = i / stage_k, col = i % stage_k;
+      const std::int64_t kk = k_begin + col;
+      xs[row * kStride + col] = row < p.m && kk < p.k ? x[row * p.k + kk] : std::uint16_t{0};
+    }
+    __syncthreads();  // x staged (and, the first time, the scale table)
+    if (!active) continue;
+    for (std::int64_t j = stage; j < stage_end; ++j) {
+      const TileWords<kBlock> cur = next;
+      if (j + 1 < tile_last) next = LoadTile<kBlock>(p, l, r, j + 1, lane, pos.group);
+      const std::int64_t c_first = range.first - j * kChunksPerKTile;
+      const std::int64_t c_last = range.last - j * kChunksPerKTile;
+#pragma unroll
+      for (int c = 0; c < kChunksPerKTile; ++c) {
+        if (c < c_first || c >= c_last) continue;  // the part's edges (warp-uniform)
+        std::uint32_t a[4];
+#pragma unroll
+        for (int reg = 0; reg < 4; ++reg) {
+          const int half = reg % 2, slot = reg / 2;
+          const int sb = ScaleByteOf(half, c, kBlock);
+          const std::uint32_t byte = (cur.scales[sb / 4] >> (8 * (sb % 4))) & 0xFFu;
+          a[reg] = DecodePair(Word(cur.codes[half], c / 2), PairOf(c % 2, slot), Bf16PairOf(scale_table[byte]));
+        }
+        const int k0 = static_cast<int>((j - stage) * kKTile) + c * kChunk;
+#pragma unroll
+        for (int tile = 0; tile < kNTiles; ++tile) {
+          const uint2 bx = *reinterpret_cast<const uint2*>(xs + SharedXOffset(kStageK, tile, pos.group, pos.index, k0));
+          const std::uint32_t b[2] = {bx.x, bx.y};
+          tensor_core_ptx::MmaSync<kInstruction>(a, b, acc[tile]);
+        }
+      }
+    }
+  }
+  if (!active) return;
+#pragma unroll
+  for (int tile = 0; tile < kNTiles; ++tile) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const std::int64_t n = r * kTileRows + DRowOf(pos.group, i);
+      const std::int64_t row = tile * kTileColumns + DColumnOf(pos.index, i);
+      if (n >= p.n || row >= p.m) continue;
+      const float value = __uint_as_float(acc[tile][i]);
+      if (p.schedule.split_k == 1) {
+        const float scale = p.column_scales[(l * p.row_tiles + r) * kTileRows + DRowOf(pos.group, i)];
+        StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, value, scale));
+      } else {
+        p.workspace[((l * p.schedule.split_k + part) * p.m + row) * p.n + n] = value;
+      }
+    }
+  }
+}
+
+// Step 4 and 5 for split > 1: one thread per output, the parts in order.
+__global__ void TcGemvReduceKernel(KernelParams p, std::int64_t batch) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= batch * p.m * p.n) return;
+  const std::int64_t n = i % p.n, row = (i / p.n) % p.m, l = i / (p.n * p.m);
+  float parts[matmul::kMaxSplitK];
+  for (int q = 0; q < p.schedule.split_k; ++q) parts[q] = p.workspace[((l * p.schedule.split_k + q) * p.m + row) * p.n + n];
+  const float scale = p.column_scales[(l * p.row_tiles + n / kTileRows) * kTileRows + n % kTileRows];
+  StoreOutput(p, i, Epilogue(p.schedule, AddPartsInOrder(parts, p.schedule.split_k), scale));
+}
+
+template <int kNTiles, int kBlock>
+cudaError_t Launch(const KernelParams& p, std::int64_t batch, cudaStream_t stream) {
+  const std::size_t shared = static_cast<std::size_t>(kTileColumns * kNTiles) * SharedXStride(kStageK) * sizeof(std::uint16_t);
+  const dim3 grid(static_cast<unsigned>(matmul::CeilDiv(p.row_tiles, kWarpsPerBlock)),
+                  static_cast<unsigned>(p.schedule.split_k), static_cast<unsigned>(batch));
+  TcGemvKernel<kNTiles, kBlock><<<grid, kThreads, shared, stream>>>(p);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k) {
+  return split_k > 1 ? w.batch * split_k * m * w.n : 0;
+}
+
+const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64_t m,
+                      const AccumulationSchedule& schedule, void* y, float* workspace, std::int64_t workspace_floats,
+                      cudaStream_t stream) {
+  if (w.format != WeightFormat::kNvfp4 && w.format != WeightFormat::kMxfp4) return "the tensor-core GEMV takes nvfp4 or mxfp4 weights";
+  if (w.block != (w.format == WeightFormat::kNvfp4 ? 16 : 32)) return "the block size is not the format's";
+  if (w.n < 1 || w.k < 1 || w.batch < 1) return "N, K and the batch must be positive";
+  if (w.row_tiles != matmul::CeilDiv(w.n, kTileRows) || w.k_tiles != matmul::CeilDiv(w.k, kKTile)) {
+    return "the packed tiles do not match N and K (pack with PackForTcGemv)";
+  }
+  if (m < 1 || m > kMaxM) return "the tensor-core GEMV takes M = 1..16";
+  if (w.codes == nullptr || w.scales == nullptr || w.column_scales == nullptr || x == nullptr || y == nullptr) {
+    return "a buffer is null";
+  }
+  if (reinterpret_cast<std::uintptr_t>(w.codes) % 16 != 0 || reinterpret_cast<std::uintptr_t>(w.scales) % 16 != 0) {
+    return "the packed codes and scales must be 16-byte aligned";
+  }
+  const OutputType output = schedule.output == FormatId::kFp32 ? OutputType::kFp32
+                            : schedule.output == FormatId::kBf16 ? OutputType::kBf16 : OutputType::kFp16;
+  AccumulationSchedule declared = ScheduleOf(w.format, w.n, w.k, output);
+  declared.split_k = schedule.split_k;
+  if (const char* why = matmul::ScheduleProblem(schedule, w.k)) return why;
+  if (schedule.instruction != declared.instruction || schedule.promotion_interval != 0 ||
+      schedule.split_reduction != declared.split_reduction || schedule.alpha != 1.0f ||
+      schedule.scale_per_column != declared.scale_per_column ||
+      (schedule.output != FormatId::kFp32 && schedule.output != FormatId::kBf16 && schedule.output != FormatId::kFp16)) {
+    return "the schedule is not the tensor-core GEMV's (ScheduleOf; only split_k may differ)";
+  }
+  if (schedule.split_k > 1 && (workspace == nullptr || workspace_floats < WorkspaceFloats(w, m, schedule.split_k))) {
+    return "split-K needs a workspace of WorkspaceFloats floats";
+  }
+  KernelParams p{w.codes, w.scales, w.column_scales, x, y, workspace, m, w.n, w.k, w.row_tiles, w.k_tiles,
+                 w.scale_type, schedule};
+  const bool two_tiles = m > kTileColumns;
+  cudaError_t e = cudaSuccess;
+  if (w.block == 16) {
+    e = two_tiles ? Launch<2, 16>(p, w.batch, stream) : Launch<1, 16>(p, w.batch, stream);
+  } else {
+    e = two_tiles ? Launch<2, 32>(p, w.batch, stream) : Launch<1, 32>(p, w.batch, stream);
+  }
+  if (e != cudaSuccess) return "the tensor-core GEMV kernel did not launch";
+  if (schedule.split_k > 1) {
+    const std::int64_t outputs = w.batch * m * w.n;
+    constexpr int kReduceThreads = 256;
+    TcGemvReduceKernel<<<static_cast<unsigned>(matmul::CeilDiv(outputs, kReduceThreads)), kReduceThreads, 0, stream>>>(
+        p, w.batch);
+    if (cudaGetLastError() != cudaSuccess) return "the tensor-core GEMV's split-K reduction did not launch";
+  }
+  return nullptr;
+}
+
+}  // namespace lowbit::cuda::tc_gemv

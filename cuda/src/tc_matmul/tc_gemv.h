@@ -1,0 +1,40 @@
+// The tensor-core GEMV for NVFP4 / MXFP4 weights times BF16 activations,
+// M = 1..16 (tc_gemv.cu; the per-lane steps and the schedule it declares are
+// in tc_gemv_lanes.h). Not registered in the registry or Python: it has not
+// yet run on a GPU (see tc_gemv.cu).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "lowbit/formats/matmul/accumulation_schedule.h"
+#include "lowbit/formats/matmul/weights.h"
+
+namespace lowbit::cuda::tc_gemv {
+
+// Device copies of PackedWeights' buffers (tc_gemv_pack.h) and its shape.
+struct DeviceWeights {
+  matmul::WeightFormat format = matmul::WeightFormat::kNvfp4;
+  matmul::ScaleType scale_type = matmul::ScaleType::kUe4m3;
+  int block = 16;
+  std::int64_t n = 0, k = 0, batch = 1;
+  std::int64_t row_tiles = 0, k_tiles = 0;
+  const std::uint8_t* codes = nullptr;   // 16-byte aligned
+  const std::uint8_t* scales = nullptr;  // 16-byte aligned
+  const float* column_scales = nullptr;
+};
+
+// FP32 workspace elements RunTcGemv needs for `split_k` parts (0 for one).
+std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k);
+
+// y = x * W^T on `stream`: x BF16 codes [batch][m][k] on the device, y
+// [batch][m][n] of the schedule's output type (FP32, BF16 or FP16 codes).
+// `schedule` must be ScheduleOf(w.format, w.n, w.k, output) with any split_k
+// in 1..64 (each split is its own declared order). Returns nullptr, or one
+// line naming what is wrong (nothing is launched then).
+const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64_t m,
+                      const matmul::AccumulationSchedule& schedule, void* y, float* workspace,
+                      std::int64_t workspace_floats, cudaStream_t stream);
+
+}  // namespace lowbit::cuda::tc_gemv

@@ -1,0 +1,307 @@
+// The tensor-core GEMV for 4-bit float weights (NVFP4, MXFP4) times BF16
+// activations, M = 1..16, step by step as one lane runs it: every function
+// here is host and device, so that the kernel (tc_gemv.cu) and the host
+// simulation of one warp (cuda/tests/tc_gemv_warp_simulation_test.cc) run the
+// same code. Only the instruction itself differs: the kernel issues
+// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`, the simulation runs
+// the tensor-core model (formats/.../matmul/tensor_core.h TensorCoreMma).
+//
+// The product is y = x * W^T with the weights as the A operand: 16 output
+// channels fill A's 16 rows, and the rows of x fill the instruction's n = 8
+// columns (M <= 8: one n-tile; M = 9..16: two). Each lane holds, per K chunk
+// of 16, the fragments that PTX ISA 9.0 §9.7.14.5 "Matrix multiply-accumulate
+// operation using mma instruction", subsection "Matrix Fragments for
+// mma.m16n8k16 with floating point type", assigns it (the same placement the
+// hardware-verified probe uses: cuda/src/tensor_core_probe.cu MmaAElement,
+// MmaBElement, AccumulatorElement):
+//   group g = lane / 4, index t = lane % 4;
+//   A register i (0..3), half e (0: low 16 bits): row g + 8 (i % 2),
+//     fragment column 2 t + e + 8 (i / 2);
+//   B register i (0..1), half e: fragment row 2 t + e + 8 i, column g;
+//   C / D element i (0..3): row g + 8 (i / 2), column 2 t + i % 2.
+// A fragment column and the B fragment row of the same number meet in one
+// product. Which K a fragment column holds is the kernel's choice, as long
+// as A and B agree and one instruction takes exactly the 16 K of one chunk:
+// the fused step adds its 16 products after aligning each to the largest
+// exponent, an order-free sum (docs/tensor-cores.md "One fused step"). Here
+// fragment column 2 t + e + 8 j holds K = 4 t + 2 j + e of the chunk
+// (KOfFragmentColumn), so a lane's four K of a row are consecutive: two
+// bytes of codes per row and chunk, one 8-byte shared-memory load of x.
+//
+// The schedule this kernel declares (ScheduleOf): the BF16 instruction
+// above, K in chunks of 16 in increasing order padded with zeros, no
+// promotion, split-K into SplitKOf(N, K) parts (a function of the shape only,
+// never of M, so a row of y has the same bits whatever M was) added in
+// order, p0 + p1 + ..., the FP32 tensor scale (NVFP4) in the epilogue, one
+// conversion to the output type (accumulation_schedule.h steps 1-5).
+#pragma once
+
+#include <cstdint>
+
+#include "lowbit/formats/config.h"
+#include "lowbit/formats/convert.h"
+#include "lowbit/formats/format_list.h"
+#include "lowbit/formats/matmul/accumulation_schedule.h"
+#include "lowbit/formats/matmul/weight_operand.h"
+#include "lowbit/formats/matmul/weights.h"
+#include "lowbit/formats/tensor_core.h"
+
+#if defined(__CUDA_ARCH__)
+#include <cuda_bf16.h>
+#endif
+
+namespace lowbit::cuda::tc_gemv {
+
+using matmul::AccumulationSchedule;
+using matmul::OutputType;
+using matmul::ScaleType;
+using matmul::WeightFormat;
+
+// ---- the instruction and the tiles --------------------------------------------
+
+inline constexpr TensorCoreId kInstruction = TensorCoreId::kMmaBf16F32;
+inline constexpr int kTileRows = 16;        // A's m: output channels per warp
+inline constexpr int kTileColumns = 8;      // the instruction's n: rows of x per n-tile
+inline constexpr int kChunk = 16;           // the instruction's k: one chunk of K
+inline constexpr int kChunksPerKTile = 8;   // chunks per 16-byte load of one row
+inline constexpr int kKTile = kChunk * kChunksPerKTile;  // 128 elements of K
+inline constexpr int kMaxM = 2 * kTileColumns;           // two n-tiles
+inline constexpr int kWarpSize = 32;
+static_assert(Instruction(kInstruction).m == kTileRows && Instruction(kInstruction).n == kTileColumns &&
+                  Instruction(kInstruction).k == kChunk,
+              "the tile constants are the instruction's m16n8k16");
+static_assert(Instruction(kInstruction).arithmetic.products_per_step == kChunk,
+              "one fused step per chunk: the K order inside a chunk is free (see the header comment)");
+
+// The packed weights (PackForTcGemv in tc_gemv_pack.h writes them): for
+// batch l, row tile r (16 output channels) and K tile j (128 of K), one
+// 1024-byte record of codes, two halves of 512 bytes (h = 0: rows g, h = 1:
+// rows g + 8), lane L's 16 bytes at h * 512 + 16 L: one coalesced 16-byte
+// load per lane and half. Word w (0..3) of those 16 bytes holds chunks 2 w
+// and 2 w + 1 of its row (PairNibble says which nibble holds which K).
+inline constexpr int kCodeBytesPerLaneHalf = 16;
+inline constexpr int kCodeBytesPerHalf = kWarpSize * kCodeBytesPerLaneHalf;  // 512
+inline constexpr int kCodeBytesPerTile = 2 * kCodeBytesPerHalf;             // 1024
+static_assert(kCodeBytesPerTile * 2 == kTileRows * kKTile, "two 4-bit codes per byte");
+
+// Scales per row and K tile: 8 (NVFP4, 16 per block) or 4 (MX, 32).
+LOWBIT_HD_CONSTEXPR int ScalesPerRowTile(int block) { return kKTile / block; }
+// Per (l, r, j) a scale record of 16 rows: group g's two rows side by side,
+// [row g: S bytes][row g + 8: S bytes] at g * 2 S, so the four lanes of a
+// group load the same 2 S bytes (one 16- or 8-byte load).
+LOWBIT_HD_CONSTEXPR int ScaleBytesPerTile(int block) { return kTileRows * ScalesPerRowTile(block); }
+
+struct LanePosition {
+  int group;  // g = lane / 4
+  int index;  // t = lane % 4
+};
+LOWBIT_HD_CONSTEXPR LanePosition LaneOf(int lane) { return {lane / 4, lane % 4}; }
+
+// The fragment placement (PTX ISA, cited above).
+LOWBIT_HD_CONSTEXPR int ARowOf(int g, int reg) { return g + 8 * (reg % 2); }
+LOWBIT_HD_CONSTEXPR int AFragmentColumnOf(int t, int reg, int half) { return 2 * t + half + 8 * (reg / 2); }
+LOWBIT_HD_CONSTEXPR int BFragmentRowOf(int t, int reg, int half) { return 2 * t + half + 8 * reg; }
+LOWBIT_HD_CONSTEXPR int BColumnOf(int g) { return g; }
+LOWBIT_HD_CONSTEXPR int DRowOf(int g, int i) { return g + 8 * (i / 2); }
+LOWBIT_HD_CONSTEXPR int DColumnOf(int t, int i) { return 2 * t + i % 2; }
+
+// The kernel's labelling: the K (within a chunk) that fragment column / row
+// `c` carries; a bijection of 0..15.
+LOWBIT_HD_CONSTEXPR int KOfFragmentColumn(int c) { return 4 * ((c % 8) / 2) + 2 * (c / 8) + c % 2; }
+// The K of A register `reg` half `half` in lane index t, and of B's.
+LOWBIT_HD_CONSTEXPR int AKOf(int t, int reg, int half) { return KOfFragmentColumn(AFragmentColumnOf(t, reg, half)); }
+LOWBIT_HD_CONSTEXPR int BKOf(int t, int reg, int half) { return KOfFragmentColumn(BFragmentRowOf(t, reg, half)); }
+
+constexpr bool KLabellingIsABijection() {
+  bool seen[kChunk] = {};
+  for (int c = 0; c < kChunk; ++c) {
+    const int k = KOfFragmentColumn(c);
+    if (k < 0 || k >= kChunk || seen[k]) return false;
+    seen[k] = true;
+  }
+  return true;
+}
+static_assert(KLabellingIsABijection(), "every K of a chunk in exactly one fragment column");
+// A register 2 s + h holds row half h, K 4 t + 2 s + {0, 1}; B register s
+// holds K 4 t + 2 s + {0, 1}: a lane's 4 K of a chunk are consecutive.
+static_assert(AKOf(3, 0, 0) == 12 && AKOf(3, 0, 1) == 13 && AKOf(3, 2, 0) == 14 && AKOf(3, 3, 1) == 15 &&
+                  BKOf(3, 0, 0) == 12 && BKOf(3, 1, 1) == 15,
+              "lane t holds K 4t .. 4t + 3");
+
+// ---- the codes: which nibble holds which K ------------------------------------
+
+// A word of the packed codes holds 8 nibbles: 4 pairs, each the two halves of
+// one A register. Pair p of word w: chunk 2 w + p / 2, slot s = p % 2 (K 4 t
+// + 2 s + half); its low half in nibble 3 - p, its high half in nibble 7 - p,
+// so that shifting the word left by 4 p brings both to bits 12..15 and 28..31
+// (DecodePairScaledDown).
+LOWBIT_HD_CONSTEXPR int PairNibble(int pair, int half) { return 3 - pair + 4 * half; }
+LOWBIT_HD_CONSTEXPR int PairOf(int chunk_in_word, int slot) { return 2 * chunk_in_word + slot; }
+// Byte offset inside the packed codes of (batch l, row tile r, K tile j).
+LOWBIT_HD_CONSTEXPR std::int64_t CodeTileOffset(std::int64_t l, std::int64_t r, std::int64_t j,
+                                                 std::int64_t row_tiles, std::int64_t k_tiles) {
+  return ((l * row_tiles + r) * k_tiles + j) * kCodeBytesPerTile;
+}
+LOWBIT_HD_CONSTEXPR int CodeLaneOffset(int half, int lane) {
+  return half * kCodeBytesPerHalf + lane * kCodeBytesPerLaneHalf;
+}
+LOWBIT_HD_CONSTEXPR std::int64_t ScaleTileOffset(std::int64_t l, std::int64_t r, std::int64_t j,
+                                                  std::int64_t row_tiles, std::int64_t k_tiles, int block) {
+  return ((l * row_tiles + r) * k_tiles + j) * ScaleBytesPerTile(block);
+}
+LOWBIT_HD_CONSTEXPR int ScaleLaneOffset(int g, int block) { return g * 2 * ScalesPerRowTile(block); }
+// Within a lane's scale bytes: row half h, chunk c of the K tile.
+LOWBIT_HD_CONSTEXPR int ScaleByteOf(int half, int chunk, int block) {
+  return half * ScalesPerRowTile(block) + chunk * kChunk / block;
+}
+
+// ---- the decode: E2M1 pair -> BF16 pair, the scale folded in ------------------
+
+// The two E2M1 codes of pair p as BF16 bits whose values are the E2M1 values
+// times 2^-126: sign to bit 15, exponent and mantissa (3 bits) to bits 8..6.
+// Exact for all 16 codes: E2M1's bias is 1 and BF16's 127, and E2M1's
+// subnormal 0.5 lands on BF16's subnormal 0.5 * 2^-126 (formats-reference
+// §2, pinned exhaustively by the decode test).
+LOWBIT_HD_CONSTEXPR std::uint32_t DecodePairScaledDown(std::uint32_t word, int pair) {
+  const std::uint32_t q = word << (4 * pair);
+  return (q & 0x80008000u) | ((q & 0x70007000u) >> 6);
+}
+
+// 2^126 in BF16, twice: multiplies the scaled-down pair back, exactly (the
+// values are at most 6 and BF16 keeps subnormal inputs).
+LOWBIT_HD_CONSTEXPR std::uint32_t Bf16PairOf(std::uint16_t code) {
+  return static_cast<std::uint32_t>(code) | (static_cast<std::uint32_t>(code) << 16);
+}
+LOWBIT_HD_CONSTEXPR std::uint16_t Bf16Code(double value) {
+  constexpr FormatSpec kBfloat = kBf16;
+  return static_cast<std::uint16_t>(matmul::RoundIntoOperand(kBfloat, value).code);
+}
+inline constexpr std::uint16_t kBf16TwoTo126 = 0x7E80;
+static_assert(Bf16Code(0x1p126) == kBf16TwoTo126, "2^126 in BF16");
+
+// The BF16 operand of one scale byte: the model's decode of the scale
+// (E8M0 or UE4M3) rounded into BF16 — exact for every UE4M3 and E8M0 code
+// (3 mantissa bits; exponents 2^-127 .. 2^127 within BF16's range), checked
+// by the decode test, so the one rounding of the weight is the multiply.
+// The kernel builds a 256-entry table of these in shared memory.
+LOWBIT_HD_CONSTEXPR std::uint16_t ScaleOperandCode(ScaleType type, std::uint8_t byte) {
+  return Bf16Code(DecodeToF64(matmul::ScaleFormatOf(type), byte));
+}
+
+// a * b, each half one BF16 multiplication rounded to nearest even (IEEE 754
+// with subnormals): on the device `mul.rn.bf16x2` through __hmul2_rn; on the
+// host the exact product (at most 16 significant bits, exact in binary64)
+// rounded once by the model. The two agree wherever the hardware multiplies
+// as IEEE 754 says — the GPU test checks every code x scale pair on the
+// device.
+LOWBIT_HD inline std::uint32_t MultiplyBf16Pairs(std::uint32_t a, std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  const __nv_bfloat162 p = __hmul2_rn(*reinterpret_cast<const __nv_bfloat162*>(&a),
+                                      *reinterpret_cast<const __nv_bfloat162*>(&b));
+  return *reinterpret_cast<const std::uint32_t*>(&p);
+#else
+  constexpr FormatSpec kBfloat = kBf16;
+  std::uint32_t out = 0;
+  for (int h = 0; h < 2; ++h) {
+    const double x = DecodeToF64(kBfloat, (a >> (16 * h)) & 0xFFFFu);
+    const double y = DecodeToF64(kBfloat, (b >> (16 * h)) & 0xFFFFu);
+    out |= static_cast<std::uint32_t>(Bf16Code(x * y)) << (16 * h);
+  }
+  return out;
+#endif
+}
+
+// The A register of pair p of `word`: both weights times the scale pair
+// (`scale_pair`: one scale's BF16 code in both halves), rounded once — the
+// model's weight operand (weight_operand.h WeightOperand) for every code and
+// scale; a NaN scale gives NaN halves.
+LOWBIT_HD inline std::uint32_t DecodePair(std::uint32_t word, int pair, std::uint32_t scale_pair) {
+  const std::uint32_t exact = MultiplyBf16Pairs(DecodePairScaledDown(word, pair), Bf16PairOf(kBf16TwoTo126));
+  return MultiplyBf16Pairs(exact, scale_pair);
+}
+
+// The K tail needs no mask: the model pads K with +0 operands (accumulation_
+// schedule.h step 1) and the packed tiles pad with code 0, whose operand is
+// +0 under every scale but a NaN one (checked for every scale code by the
+// decode test); a NaN scale covers a block that holds at least one real
+// element of the same row, whose NaN operand makes that output NaN either
+// way (the simulation's cases put NaN scales on the tail blocks).
+
+// ---- x in shared memory ----------------------------------------------------------
+
+// x staged as [kMaxM or 8 rows][stage K + pad] BF16 codes; a row's stride in
+// elements. The pad of 16 elements (32 bytes) makes the 8-byte loads of a
+// half warp (4 groups, rows g apart) fall in distinct banks.
+LOWBIT_HD_CONSTEXPR int SharedXStride(int stage_k) { return stage_k + 16; }
+// B registers 0 and 1 of n-tile `tile` for the chunk at local K k0: x row
+// 8 tile + g, K k0 + 4 t .. k0 + 4 t + 3, one 8-byte load.
+LOWBIT_HD_CONSTEXPR int SharedXOffset(int stage_k, int tile, int g, int t, int k0) {
+  return (kTileColumns * tile + BColumnOf(g)) * SharedXStride(stage_k) + k0 + BKOf(t, 0, 0);
+}
+
+// ---- split-K and the epilogue -----------------------------------------------------
+
+// Parts of K: enough blocks of 8 warps to give every SM of an H100 / H200
+// (132) two, never fewer than 8 chunks (one K tile) per part, never more
+// than the schedule allows. A function of N and K only (batch invariance).
+inline constexpr int kWarpsPerBlock = 8;
+inline constexpr std::int64_t kTargetBlocks = 264;
+LOWBIT_HD_CONSTEXPR int SplitKOf(std::int64_t n, std::int64_t k) {
+  const std::int64_t row_groups = matmul::CeilDiv(matmul::CeilDiv(n, kTileRows), kWarpsPerBlock);
+  std::int64_t split = matmul::CeilDiv(kTargetBlocks, row_groups);
+  const std::int64_t chunks = matmul::CeilDiv(k, kChunk);
+  const std::int64_t most = chunks / kChunksPerKTile > 1 ? chunks / kChunksPerKTile : 1;
+  if (split > most) split = most;
+  if (split > matmul::kMaxSplitK) split = matmul::kMaxSplitK;
+  return split < 1 ? 1 : static_cast<int>(split);
+}
+
+// The schedule the kernel declares for W [N][K] of `format` and `output`.
+LOWBIT_HD_CONSTEXPR AccumulationSchedule ScheduleOf(WeightFormat format, std::int64_t n, std::int64_t k,
+                                                    OutputType output) {
+  AccumulationSchedule s;
+  s.instruction = kInstruction;
+  s.promotion_interval = 0;
+  s.split_k = SplitKOf(n, k);
+  s.split_reduction = matmul::SplitReduction::kInOrder;
+  s.output = output == OutputType::kFp32 ? FormatId::kFp32 : output == OutputType::kBf16 ? FormatId::kBf16
+                                                                                          : FormatId::kFp16;
+  s.alpha = 1.0f;
+  s.scale_per_column = matmul::HasOuterScale(format);
+  return s;
+}
+
+// Chunks [first, last) of part p (accumulation_schedule.h step 2).
+struct ChunkRange {
+  std::int64_t first;
+  std::int64_t last;
+};
+LOWBIT_HD_CONSTEXPR ChunkRange PartChunks(std::int64_t k, int split_k, int part) {
+  const std::int64_t chunks = matmul::CeilDiv(k, kChunk);
+  const std::int64_t per_part = matmul::CeilDiv(chunks, split_k);
+  const std::int64_t first = part * per_part < chunks ? part * per_part : chunks;
+  const std::int64_t last = first + per_part < chunks ? first + per_part : chunks;
+  return {first, last};
+}
+
+// Step 4, in order: parts[0] + parts[1] + ..., each one FP32 addition, NaN
+// canonical (the model's own CanonicalNan).
+LOWBIT_HD_CONSTEXPR float AddPartsInOrder(const float* parts, int count) {
+  float value = parts[0];
+  for (int p = 1; p < count; ++p) value = matmul::detail::CanonicalNan(value + parts[p]);
+  return value;
+}
+
+// Step 5: the column (tensor) scale when the schedule applies it, then the
+// one conversion to the output type; returns the output's code.
+LOWBIT_HD_CONSTEXPR std::uint32_t Epilogue(const AccumulationSchedule& s, float value, float column_scale) {
+  if (s.scale_per_column) value = matmul::detail::CanonicalNan(value * column_scale);
+  if (s.alpha != 1.0f) value = matmul::detail::CanonicalNan(value * s.alpha);
+  if (s.output == FormatId::kFp32) return block::F32Bits(value);
+  constexpr FormatSpec kHalf = kFp16;
+  constexpr FormatSpec kBfloat = kBf16;
+  EncodeOptions nearest;
+  return static_cast<std::uint32_t>(EncodeF32(s.output == FormatId::kBf16 ? kBfloat : kHalf, value, nearest).code);
+}
+
+}  // namespace lowbit::cuda::tc_gemv

@@ -1,0 +1,151 @@
+// Random NVFP4 / MXFP4 GEMV problems for the tensor-core GEMV's tests (the
+// host warp simulation and the GPU test draw the same cases), biased to where
+// bugs live: K not a multiple of the chunk (16), of the K tile (128) or of
+// the block, M = 1, 3, 8, 9, 16, odd N, L = 2, blocks of zeros (+0 and -0
+// codes), NaN scales, the extreme scales of each scale format, the largest
+// codes, activations with zeros, infinities, NaNs and wide exponent spreads.
+// Plain gtest and <random> (the GPU machine has no RapidCheck).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lowbit/formats/matmul/weights.h"
+#include "lowbit/formats/recipe/tensor_scale.h"
+
+namespace lowbit::cuda::tc_gemv::testing {
+
+struct GemvCase {
+  matmul::WeightFormat format = matmul::WeightFormat::kNvfp4;
+  matmul::ScaleGeometry geometry = matmul::ScaleGeometry::kRowGroups;
+  std::int64_t n = 1, k = 1, m = 1, batch = 1;
+  std::vector<std::uint8_t> codes;
+  std::vector<std::uint8_t> scales;
+  std::vector<recipe::TensorScale> tensor_scales;
+  std::vector<std::uint16_t> x;  // BF16 [batch][m][k]
+
+  matmul::WeightView View() const {
+    const bool nvfp4 = format == matmul::WeightFormat::kNvfp4;
+    return matmul::DenseWeights(format, matmul::WeightPacking::kLowbit, geometry,
+                                nvfp4 ? matmul::ScaleType::kUe4m3 : matmul::ScaleType::kE8m0, n, k,
+                                nvfp4 ? matmul::kNvfp4Block : matmul::kMxBlock, batch, codes.data(), scales.data(),
+                                nullptr, nvfp4 ? tensor_scales.data() : nullptr);
+  }
+  std::string Describe() const {
+    return std::string(matmul::WeightFormatName(format)) + " N=" + std::to_string(n) + " K=" + std::to_string(k) +
+           " M=" + std::to_string(m) + " L=" + std::to_string(batch) +
+           (geometry == matmul::ScaleGeometry::kRowGroups ? " row groups" : " flat blocks");
+  }
+};
+
+// A scale byte: the format's extremes and NaN often, otherwise a value near
+// 1 (so products stay finite and the sums meaningful) or any code.
+inline std::uint8_t DrawScale(std::mt19937& rng, bool nvfp4, bool extremes) {
+  const int pick = extremes ? static_cast<int>(rng() % 32) : 8 + static_cast<int>(rng() % 24);
+  if (nvfp4) {  // UE4M3: 7 bits, 0x7F NaN
+    static constexpr std::uint8_t kEdges[] = {0x00, 0x01, 0x07, 0x08, 0x7E, 0x7F, 0x38, 0x37};
+    if (pick < 3) return kEdges[rng() % 8];
+    if (pick < 8) return static_cast<std::uint8_t>(rng() % 0x7F);
+    return static_cast<std::uint8_t>(0x30 + rng() % 16);  // 2^-1 .. 2^1
+  }
+  static constexpr std::uint8_t kEdges[] = {0x00, 0x01, 0x7F, 0x80, 0xFD, 0xFE, 0xFF, 0x7E};
+  if (pick < 3) return kEdges[rng() % 8];
+  if (pick < 6) return static_cast<std::uint8_t>(rng() % 256);
+  return static_cast<std::uint8_t>(0x7C + rng() % 8);  // 2^-3 .. 2^4
+}
+
+// A BF16 activation: mostly moderate values, sometimes zeros, -0, +-Inf,
+// NaN, subnormals, the largest finite, or a wide exponent.
+inline std::uint16_t DrawActivation(std::mt19937& rng, bool specials, bool wild) {
+  const int pick = static_cast<int>(rng() % 64);
+  if (!wild && pick != 0 && pick != 3) {
+    const std::uint16_t exponent = static_cast<std::uint16_t>(127 - 8 + rng() % 16);
+    return static_cast<std::uint16_t>(((rng() & 1) << 15) | (exponent << 7) | (rng() & 0x7F));
+  }
+  const std::uint16_t sign = static_cast<std::uint16_t>((rng() & 1) << 15);
+  if (pick == 0) return sign;                                     // +-0
+  if (specials && pick == 1) return static_cast<std::uint16_t>(sign | 0x7F80);  // +-Inf
+  if (specials && pick == 2) return 0x7FC1;                        // NaN
+  if (pick == 3) return static_cast<std::uint16_t>(sign | (rng() % 0x7F) + 1);  // subnormal
+  if (pick == 4) return static_cast<std::uint16_t>(sign | 0x7F7F);  // largest finite
+  if (pick < 10) return static_cast<std::uint16_t>(sign | (rng() % 0x7F80));  // any finite
+  const std::uint16_t exponent = static_cast<std::uint16_t>(127 - 8 + rng() % 16);
+  return static_cast<std::uint16_t>(sign | (exponent << 7) | (rng() & 0x7F));
+}
+
+// One case of `format`; `specials` lets NaN / Inf activations and NaN
+// scales in (some cases keep them out so that the finite arithmetic is
+// checked on whole outputs, not only on NaN propagation).
+inline GemvCase DrawCase(std::mt19937& rng, matmul::WeightFormat format, std::int64_t n, std::int64_t k,
+                         std::int64_t m, std::int64_t batch, bool specials) {
+  GemvCase c;
+  c.format = format;
+  c.n = n;
+  c.k = k;
+  c.m = m;
+  c.batch = batch;
+  const bool nvfp4 = format == matmul::WeightFormat::kNvfp4;
+  const std::int64_t block = nvfp4 ? matmul::kNvfp4Block : matmul::kMxBlock;
+  c.geometry = k % block == 0 && (rng() & 1) ? matmul::ScaleGeometry::kFlatBlocks : matmul::ScaleGeometry::kRowGroups;
+  const matmul::WeightView shape = c.View();  // sizes only (null buffers)
+  const matmul::WeightBufferSizes sizes = matmul::PerBatchSizes(shape);
+  c.codes.resize(static_cast<std::size_t>(sizes.codes * batch));
+  c.scales.resize(static_cast<std::size_t>(sizes.scales * batch));
+  // A third of the cases draw the scale codes' extremes (products that
+  // overflow to Inf, fall to BF16 subnormals or vanish); the rest keep the
+  // outputs finite, so that most outputs test the arithmetic, not the specials.
+  const bool extremes = rng() % 3 == 0;
+  for (auto& s : c.scales) {
+    s = DrawScale(rng, nvfp4, extremes);
+    const bool nan = nvfp4 ? s == 0x7F : s == 0xFF;
+    if (nan && !specials) s = nvfp4 ? 0x38 : 0x7F;
+  }
+  // The last block of each row is where the K tail is masked: make its
+  // scale NaN often, so that a padding element that is not masked to +0
+  // (0 x NaN = NaN) shows.
+  if (specials && c.geometry == matmul::ScaleGeometry::kRowGroups && k % 16 != 0) {
+    for (std::size_t i = static_cast<std::size_t>(sizes.groups_along_k) - 1; i < c.scales.size();
+         i += static_cast<std::size_t>(sizes.groups_along_k)) {
+      if (rng() % 2) c.scales[i] = nvfp4 ? 0x7F : 0xFF;
+    }
+  }
+  // Codes block by block of 16 elements of the flat tensor: all zero, all
+  // -0, all the largest magnitude, or random.
+  const std::int64_t elements = n * k;
+  for (std::int64_t l = 0; l < batch; ++l) {
+    for (std::int64_t e0 = 0; e0 < elements; e0 += 16) {
+      const int kind = static_cast<int>(rng() % 8);
+      for (std::int64_t e = e0; e < e0 + 16 && e < elements; ++e) {
+        std::uint8_t code = static_cast<std::uint8_t>(rng() % 16);
+        if (kind == 0) code = 0x0;
+        if (kind == 1) code = 0x8;
+        if (kind == 2) code = static_cast<std::uint8_t>(0x7 | (rng() % 2) * 8);
+        std::uint8_t& byte = c.codes[static_cast<std::size_t>(l * sizes.codes + e / 2)];
+        byte = static_cast<std::uint8_t>(byte | (code << (4 * (e % 2))));
+      }
+    }
+  }
+  if (nvfp4) {
+    // Mostly ordinary tensor scales; sometimes one that overflows the
+    // output, one that makes it subnormal, or an FP32 subnormal itself.
+    static constexpr float kTensorScales[] = {1.0f, 0.0078125f, 0.3f, 3.0f, 1.0f, 0.3f, 3.0e-6f, 1.5e30f, 1.0e-40f};
+    for (std::int64_t l = 0; l < batch; ++l) {
+      recipe::TensorScale t;
+      t.decode = kTensorScales[rng() % (extremes ? 9 : 6)];
+      c.tensor_scales.push_back(t);
+    }
+  }
+  c.x.resize(static_cast<std::size_t>(batch * m * k));
+  // A quarter of the rows of x are wild (any finite value, the largest,
+  // Inf and NaN when `specials`); the others hold moderate values with
+  // zeros and subnormals.
+  for (std::int64_t row = 0; row < batch * m; ++row) {
+    const bool wild = rng() % 4 == 0;
+    for (std::int64_t i = 0; i < k; ++i) c.x[static_cast<std::size_t>(row * k + i)] = DrawActivation(rng, specials, wild);
+  }
+  return c;
+}
+
+}  // namespace lowbit::cuda::tc_gemv::testing

@@ -1,0 +1,330 @@
+// The tensor-core GEMV (cuda/src/tc_matmul/tc_gemv.cu) simulated on the
+// host, one warp at a time: every lane runs the kernel's own per-lane steps
+// (tc_gemv_lanes.h: packed-code offsets, the E2M1 -> BF16 decode with the
+// scale folded in, the x fragment offsets, the split-K
+// parts, the in-order reduction, the epilogue); the registers of the 32
+// lanes are placed into the 16 x 16 A, 8 x 16 B and 16 x 8 C matrices as
+// PTX ISA 9.0 §9.7.14.5 "Matrix Fragments for mma.m16n8k16 with floating
+// point type" lays them out (typed here from the ISA's element tables,
+// independently of the kernel's placement functions), and the instruction is
+// the host tensor-core model (TensorCoreMma), the model the H100 sweep
+// matched bit for bit (docs/tensor-cores.md "Verified on the hardware").
+// Every output must equal QuantizedMatmulModel under the schedule the kernel
+// declares, bit for bit.
+//
+// What this proves: the kernel's lane logic and data layout compute the
+// model's product, given that the hardware instruction behaves as the model
+// and the ISA layout say, and that BF16 multiplication on the device rounds
+// as IEEE 754 says. What only the GPU can prove (cuda/tests/tc_gemv_test.cu):
+// the CUDA code around these steps (the x staging in shared memory, the load
+// and loop structure, the split-K workspace and the reduction launch) and the
+// device's BF16 multiply.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "lowbit/formats/matmul/quantized_matmul.h"
+#include "lowbit/formats/matmul/tensor_core.h"
+#include "tc_gemv_cases.h"
+#include "tc_matmul/tc_gemv_lanes.h"
+#include "tc_matmul/tc_gemv_pack.h"
+
+namespace lowbit::cuda::tc_gemv {
+namespace {
+
+using matmul::WeightFormat;
+
+// ---- the ISA's fragment tables, element by element (a0..a7, b0..b3, c0..c3) ----
+// For .bf16 A: row = groupID for a0, a1, a4, a5, groupID + 8 otherwise; col =
+// threadID_in_group * 2 + (i & 1) for a0..a3, + 8 for a4..a7. B: row =
+// threadID_in_group * 2 + (i & 1) for b0, b1, + 8 for b2, b3; col = groupID.
+// C: row = groupID for c0, c1, + 8 for c2, c3; col = threadID_in_group * 2 +
+// (i & 1). Element i sits in register i / 2, half i % 2.
+struct Place {
+  int row, col;
+};
+Place IsaA(int lane, int i) {
+  const int group = lane >> 2, thread = lane % 4;
+  const bool upper = i == 2 || i == 3 || i == 6 || i == 7;
+  return {group + (upper ? 8 : 0), thread * 2 + (i & 1) + (i >= 4 ? 8 : 0)};
+}
+Place IsaB(int lane, int i) {  // (k row, n column)
+  const int group = lane >> 2, thread = lane % 4;
+  return {thread * 2 + (i & 1) + (i >= 2 ? 8 : 0), group};
+}
+Place IsaC(int lane, int i) {
+  const int group = lane >> 2, thread = lane % 4;
+  return {group + (i >= 2 ? 8 : 0), thread * 2 + (i & 1)};
+}
+
+// The kernel's B registers of one lane from x staged as the kernel stages it
+// (here one stage holding the whole zero-padded K).
+struct StagedX {
+  int stage_k = 0;
+  std::vector<std::uint16_t> codes;  // [kMaxM][SharedXStride(stage_k)]
+};
+StagedX StageX(const std::uint16_t* x, std::int64_t m, std::int64_t k, std::int64_t k_tiles) {
+  StagedX s;
+  s.stage_k = static_cast<int>(k_tiles * kKTile);
+  s.codes.assign(static_cast<std::size_t>(kMaxM * SharedXStride(s.stage_k)), 0);
+  for (std::int64_t r = 0; r < m; ++r) {
+    for (std::int64_t i = 0; i < k; ++i) {
+      s.codes[static_cast<std::size_t>(r * SharedXStride(s.stage_k) + i)] = x[r * k + i];
+    }
+  }
+  return s;
+}
+
+// One mma.sync of the warp: lanes' a[4], b[2], c/d[4] registers.
+void WarpMma(const std::uint32_t (&a)[kWarpSize][4], const std::uint32_t (&b)[kWarpSize][2],
+             std::uint32_t (&d)[kWarpSize][4]) {
+  std::uint32_t am[16 * 16] = {}, bm[8 * 16] = {}, cm[16 * 8] = {}, dm[16 * 8] = {};
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    for (int i = 0; i < 8; ++i) {
+      const Place pa = IsaA(lane, i);
+      am[pa.row * 16 + pa.col] = (a[lane][i / 2] >> (16 * (i % 2))) & 0xFFFFu;
+    }
+    for (int i = 0; i < 4; ++i) {
+      const Place pb = IsaB(lane, i);
+      bm[pb.col * 16 + pb.row] = (b[lane][i / 2] >> (16 * (i % 2))) & 0xFFFFu;  // B as n x k
+      const Place pc = IsaC(lane, i);
+      cm[pc.row * 8 + pc.col] = d[lane][i];
+    }
+  }
+  matmul::TensorCoreMma(Instruction(kInstruction), 8, am, bm, cm, dm);
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    for (int i = 0; i < 4; ++i) {
+      const Place pc = IsaC(lane, i);
+      d[lane][i] = dm[pc.row * 8 + pc.col];
+    }
+  }
+}
+
+// The whole product as the kernel computes it: y codes [batch][m][n].
+std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uint16_t* x, std::int64_t m,
+                                          const matmul::AccumulationSchedule& schedule) {
+  std::uint16_t scale_table[256];
+  for (int b = 0; b < 256; ++b) scale_table[b] = ScaleOperandCode(p.scale_type, static_cast<std::uint8_t>(b));
+  const int n_tiles = m > kTileColumns ? 2 : 1;
+  const int split = schedule.split_k;
+  std::vector<float> parts(static_cast<std::size_t>(split * m * p.n));
+  std::vector<std::uint32_t> y(static_cast<std::size_t>(p.batch * m * p.n));
+  for (std::int64_t l = 0; l < p.batch; ++l) {
+    const StagedX xs = StageX(x + l * m * p.k, m, p.k, p.k_tiles);
+    for (int part = 0; part < split; ++part) {
+      const ChunkRange range = PartChunks(p.k, split, part);
+      for (std::int64_t r = 0; r < p.row_tiles; ++r) {  // one warp per row tile
+        std::uint32_t acc[2][kWarpSize][4] = {};
+        for (std::int64_t chunk = range.first; chunk < range.last; ++chunk) {
+          const std::int64_t j = chunk / kChunksPerKTile;
+          const int c = static_cast<int>(chunk % kChunksPerKTile);
+          std::uint32_t a[kWarpSize][4];
+          for (int lane = 0; lane < kWarpSize; ++lane) {
+            const LanePosition pos = LaneOf(lane);
+            const std::uint8_t* tile_codes = p.codes.data() + CodeTileOffset(l, r, j, p.row_tiles, p.k_tiles);
+            const std::uint8_t* lane_scales = p.scales.data() +
+                                              ScaleTileOffset(l, r, j, p.row_tiles, p.k_tiles, p.block) +
+                                              ScaleLaneOffset(pos.group, p.block);
+            for (int reg = 0; reg < 4; ++reg) {
+              const int half = reg % 2, slot = reg / 2;
+              const std::uint8_t* bytes = tile_codes + CodeLaneOffset(half, lane) + 4 * (c / 2);
+              const std::uint32_t word = static_cast<std::uint32_t>(bytes[0]) | (bytes[1] << 8) |
+                                         (bytes[2] << 16) | (static_cast<std::uint32_t>(bytes[3]) << 24);
+              const std::uint32_t scale = Bf16PairOf(scale_table[lane_scales[ScaleByteOf(half, c, p.block)]]);
+              a[lane][reg] = DecodePair(word, PairOf(c % 2, slot), scale);
+            }
+          }
+          for (int tile = 0; tile < n_tiles; ++tile) {
+            std::uint32_t b[kWarpSize][2];
+            for (int lane = 0; lane < kWarpSize; ++lane) {
+              const LanePosition pos = LaneOf(lane);
+              const std::uint16_t* q = xs.codes.data() +
+                                       SharedXOffset(xs.stage_k, tile, pos.group, pos.index,
+                                                     static_cast<int>(chunk * kChunk));
+              b[lane][0] = q[0] | (static_cast<std::uint32_t>(q[1]) << 16);
+              b[lane][1] = q[2] | (static_cast<std::uint32_t>(q[3]) << 16);
+            }
+            WarpMma(a, b, acc[tile]);
+          }
+        }
+        for (int tile = 0; tile < n_tiles; ++tile) {
+          for (int lane = 0; lane < kWarpSize; ++lane) {
+            const LanePosition pos = LaneOf(lane);
+            for (int i = 0; i < 4; ++i) {
+              const std::int64_t n = r * kTileRows + DRowOf(pos.group, i);
+              const std::int64_t row = tile * kTileColumns + DColumnOf(pos.index, i);
+              if (n < p.n && row < m) {
+                parts[static_cast<std::size_t>((part * m + row) * p.n + n)] = block::F32FromBits(acc[tile][lane][i]);
+              }
+            }
+          }
+        }
+      }
+    }
+    for (std::int64_t row = 0; row < m; ++row) {
+      for (std::int64_t n = 0; n < p.n; ++n) {
+        float column[matmul::kMaxSplitK];
+        for (int part = 0; part < split; ++part) column[part] = parts[static_cast<std::size_t>((part * m + row) * p.n + n)];
+        const float scale =
+            p.column_scales[static_cast<std::size_t>((l * p.row_tiles + n / kTileRows) * kTileRows + n % kTileRows)];
+        y[static_cast<std::size_t>((l * m + row) * p.n + n)] = Epilogue(schedule, AddPartsInOrder(column, split), scale);
+      }
+    }
+  }
+  return y;
+}
+
+struct Compared {
+  std::int64_t outputs = 0;
+  std::int64_t finite_nonzero = 0;  // so that a run of NaNs or zeros cannot pass alone
+  void operator+=(const Compared& o) {
+    outputs += o.outputs;
+    finite_nonzero += o.finite_nonzero;
+  }
+};
+
+bool FiniteNonzero(std::uint32_t code, matmul::OutputType output) {
+  const FormatSpec spec = matmul::OutputFormatOf(output);
+  const double v = DecodeToF64(spec, code);
+  return v == v && v != 0.0 && v - v == 0.0;
+}
+
+// Runs one case under the kernel's schedule with split `split` (0: the
+// kernel's own SplitKOf) and output type.
+Compared ExpectSimulationEqualsModel(const testing::GemvCase& c, int split, matmul::OutputType output) {
+  const matmul::WeightView w = c.View();
+  matmul::AccumulationSchedule schedule = ScheduleOf(c.format, c.n, c.k, output);
+  if (split > 0) schedule.split_k = split;
+  const matmul::QuantizedMatmulResult model =
+      matmul::QuantizedMatmulModel(w, c.x.data(), matmul::ActivationType::kBf16, c.m, schedule);
+  EXPECT_EQ(model.error, "") << c.Describe();
+  const PackedWeights packed = PackForTcGemv(w);
+  EXPECT_EQ(packed.error, "") << c.Describe();
+  Compared compared;
+  if (!model.error.empty() || !packed.error.empty()) return compared;
+  const std::vector<std::uint32_t> y = SimulateKernel(packed, c.x.data(), c.m, schedule);
+  EXPECT_EQ(y.size(), model.y.size());
+  int shown = 0;
+  for (std::size_t i = 0; i < y.size() && i < model.y.size(); ++i) {
+    ++compared.outputs;
+    compared.finite_nonzero += FiniteNonzero(model.y[i], output) ? 1 : 0;
+    if (y[i] != model.y[i] && shown++ < 5) {
+      ADD_FAILURE() << c.Describe() << " split " << schedule.split_k << ": output " << i << " (l, m, n = "
+                    << i / (c.m * c.n) << ", " << (i / c.n) % c.m << ", " << i % c.n << ") simulated 0x" << std::hex
+                    << y[i] << ", model 0x" << model.y[i];
+    }
+  }
+  return compared;
+}
+
+struct Shape {
+  std::int64_t n, k, m, batch;
+};
+
+TEST(TcGemvWarpSimulation, EqualsTheQuantizedMatmulModel) {
+  // K: below a chunk, chunk and tile tails, several tiles with a tail; N:
+  // one row, odd, a tile and one more; M: 1, 3, one n-tile full, two n-tiles.
+  static constexpr Shape kShapes[] = {
+      {1, 16, 1, 1},   {7, 20, 3, 1},   {17, 128, 16, 1}, {33, 136, 1, 2}, {16, 300, 9, 1},
+      {5, 520, 8, 1},  {70, 96, 3, 1},  {3, 1000, 16, 1}, {40, 256, 1, 1}, {9, 33, 16, 2},
+  };
+  std::mt19937 rng(20261205);
+  Compared compared;
+  for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
+    for (const Shape& s : kShapes) {
+      for (const bool specials : {false, true}) {
+        const testing::GemvCase c = testing::DrawCase(rng, format, s.n, s.k, s.m, s.batch, specials);
+        compared += ExpectSimulationEqualsModel(c, 0, matmul::OutputType::kFp32);
+      }
+    }
+  }
+  EXPECT_GT(compared.finite_nonzero * 2, compared.outputs) << compared.finite_nonzero << " of " << compared.outputs;
+}
+
+TEST(TcGemvWarpSimulation, EverySplitAndOutputType) {
+  // The kernel takes any split the schedule allows; each is its own order.
+  std::mt19937 rng(7);
+  Compared compared;
+  for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
+    for (const int split : {1, 2, 3, 5, 64}) {
+      for (const matmul::OutputType out : {matmul::OutputType::kFp32, matmul::OutputType::kBf16,
+                                           matmul::OutputType::kFp16}) {
+        const testing::GemvCase c = testing::DrawCase(rng, format, 19, 392, split % 2 ? 3 : 16, 1, split == 3);
+        compared += ExpectSimulationEqualsModel(c, split, out);
+      }
+    }
+  }
+  EXPECT_GT(compared.finite_nonzero * 2, compared.outputs) << compared.finite_nonzero << " of " << compared.outputs;
+}
+
+// The decode, exhaustively: every E2M1 code in every nibble position of a
+// word, times every scale byte, equals the model's weight operand (one
+// rounding of the exact product into BF16; NaN equals NaN).
+TEST(TcGemvDecode, EveryCodeTimesEveryScaleIsTheModelsOperand) {
+  constexpr FormatSpec kBfloat = kBf16;
+  std::int64_t checked = 0;
+  for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
+    const ScaleType type = format == WeightFormat::kNvfp4 ? ScaleType::kUe4m3 : ScaleType::kE8m0;
+    const int scale_codes = format == WeightFormat::kNvfp4 ? 128 : 256;  // UE4M3 is a 7-bit code
+    for (int s = 0; s < scale_codes; ++s) {
+      const std::uint32_t scale = Bf16PairOf(ScaleOperandCode(type, static_cast<std::uint8_t>(s)));
+      const double scale_value = DecodeToF64(matmul::ScaleFormatOf(type), static_cast<std::uint64_t>(s));
+      for (int code = 0; code < 16; ++code) {
+        const double exact = DecodeToF64(matmul::ElementFormatOf(format), static_cast<std::uint64_t>(code)) * scale_value;
+        const matmul::OperandWeight expected = matmul::RoundIntoOperand(kBfloat, exact);
+        for (int pair = 0; pair < 4; ++pair) {
+          for (int half = 0; half < 2; ++half) {
+            const std::uint32_t word = static_cast<std::uint32_t>(code) << (4 * PairNibble(pair, half));
+            const std::uint32_t got = (DecodePair(word, pair, scale) >> (16 * half)) & 0xFFFFu;
+            const double got_value = DecodeToF64(kBfloat, got);
+            if (exact != exact) {
+              EXPECT_NE(got_value, got_value) << "code " << code << " scale " << s;
+            } else {
+              EXPECT_EQ(got, expected.code) << WeightFormatName(format) << " code " << code << " scale " << s
+                                            << " pair " << pair << " half " << half;
+            }
+            // The other half of the register is the zero code's operand.
+            const std::uint32_t other = (DecodePair(word, pair, scale) >> (16 * (1 - half))) & 0xFFFFu;
+            const double other_value = DecodeToF64(kBfloat, other);
+            EXPECT_TRUE(scale_value != scale_value ? other_value != other_value : other_value == 0.0);
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, (128 + 256) * 16 * 8);
+}
+
+// The scale table is exact: every scale code's BF16 operand has the scale's
+// value (so the weight's one rounding is the multiply).
+TEST(TcGemvDecode, EveryScaleCodeIsExactInBf16) {
+  constexpr FormatSpec kBfloat = kBf16;
+  for (const ScaleType type : {ScaleType::kUe4m3, ScaleType::kE8m0}) {
+    for (int s = 0; s < (type == ScaleType::kUe4m3 ? 128 : 256); ++s) {
+      const double v = DecodeToF64(matmul::ScaleFormatOf(type), static_cast<std::uint64_t>(s));
+      const double got = DecodeToF64(kBfloat, ScaleOperandCode(type, static_cast<std::uint8_t>(s)));
+      if (v != v) {
+        EXPECT_NE(got, got);
+      } else {
+        EXPECT_EQ(got, v) << ScaleTypeName(type) << " code " << s;
+      }
+    }
+  }
+}
+
+TEST(TcGemvPack, RefusesWhatTheKernelCannotRun) {
+  std::mt19937 rng(3);
+  testing::GemvCase c = testing::DrawCase(rng, WeightFormat::kNvfp4, 4, 40, 1, 1, false);
+  c.geometry = matmul::ScaleGeometry::kFlatBlocks;  // 40 % 16 != 0: blocks run across rows
+  c.scales.resize(static_cast<std::size_t>(matmul::PerBatchSizes(c.View()).scales));
+  EXPECT_NE(PackForTcGemv(c.View()).error.find("flat blocks"), std::string::npos);
+  matmul::WeightView w = c.View();
+  w.n = 0;
+  EXPECT_NE(PackForTcGemv(w).error.find("N = 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lowbit::cuda::tc_gemv
