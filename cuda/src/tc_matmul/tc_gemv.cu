@@ -12,7 +12,8 @@
 // Work: a block of kWarpsPerBlock warps, each warp one tile of 16 output
 // channels, all warps sharing x; blockIdx.y is the split-K part (the chunks
 // PartChunks gives it), blockIdx.z the batch. Per part the block stages x
-// into shared memory kStageTiles K tiles at a time (zero past K and past M),
+// into shared memory kStageTiles K tiles at a time (zero past K; rows past M
+// zeroed once),
 // and each warp walks its part's chunks in increasing K, one chain of MMAs
 // from C = +0 (the schedule's step 3, no promotion). Per K tile a lane loads
 // two 16-byte words of codes (.nc, L1::no_allocate: read once) and one 16-
@@ -106,6 +107,13 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
   for (int i = threadIdx.x; i < 256; i += kThreads) {
     scale_table[i] = ScaleOperandCode(p.scale_type, static_cast<std::uint8_t>(i));
   }
+  // Rows of x at or past M feed only columns of D that are never stored;
+  // they are zeroed once so that every shared-memory read is of written data.
+  for (int i = threadIdx.x; i < (kXRows - static_cast<int>(p.m)) * kStride; i += kThreads) {
+    xs[static_cast<int>(p.m) * kStride + i] = 0;
+  }
+  // 16-byte loads of x when every row starts 16-byte aligned.
+  const bool vector_x = p.k % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0;
   const ChunkRange range = PartChunks(p.k, p.schedule.split_k, part);
   const std::int64_t tile_first = range.first / kChunksPerKTile;
   const std::int64_t tile_last = matmul::CeilDiv(range.last, kChunksPerKTile);
@@ -120,10 +128,21 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
     const std::int64_t k_begin = stage * kKTile;
     __syncthreads();  // the previous stage is consumed
     const int stage_k = static_cast<int>((stage_end - stage) * kKTile);
-    for (int i = threadIdx.x; i < kXRows * stage_k; i += kThreads) {
-      const int row = i / stage_k, col = i % stage_k;
-      const std::int64_t kk = k_begin + col;
-      xs[row * kStride + col] = row < p.m && kk < p.k ? x[row * p.k + kk] : std::uint16_t{0};
+    const int rows = static_cast<int>(p.m);
+    if (vector_x) {  // K % 8 == 0: a vector is all before K or all past it
+      const int vectors = stage_k / 8;
+      for (int i = threadIdx.x; i < rows * vectors; i += kThreads) {
+        const int row = i / vectors, col = 8 * (i % vectors);
+        const std::int64_t kk = k_begin + col;
+        *reinterpret_cast<uint4*>(xs + row * kStride + col) =
+            kk < p.k ? *reinterpret_cast<const uint4*>(x + row * p.k + kk) : make_uint4(0, 0, 0, 0);
+      }
+    } else {
+      for (int i = threadIdx.x; i < rows * stage_k; i += kThreads) {
+        const int row = i / stage_k, col = i % stage_k;
+        const std::int64_t kk = k_begin + col;
+        xs[row * kStride + col] = kk < p.k ? x[row * p.k + kk] : std::uint16_t{0};  // zeros past K: the padding
+      }
     }
     __syncthreads();  // x staged (and, the first time, the scale table)
     if (!active) continue;
@@ -192,7 +211,21 @@ cudaError_t Launch(const KernelParams& p, std::int64_t batch, cudaStream_t strea
   return cudaGetLastError();
 }
 
+__global__ void DecodeEveryPairKernel(ScaleType type, std::uint32_t* out) {
+  const int s = blockIdx.x;   // scale code
+  const int i = threadIdx.x;  // 16 codes x 4 pairs x 2 halves
+  const int code = i % 16, pair = (i / 16) % 4, half = i / 64;
+  const std::uint32_t word = static_cast<std::uint32_t>(code) << (4 * PairNibble(pair, half));
+  const std::uint32_t scale = Bf16PairOf(ScaleOperandCode(type, static_cast<std::uint8_t>(s)));
+  out[s * 128 + i] = (DecodePair(word, pair, scale) >> (16 * half)) & 0xFFFFu;
+}
+
 }  // namespace
+
+cudaError_t DecodeEveryPairOnDevice(ScaleType type, int scale_codes, std::uint32_t* out) {
+  DecodeEveryPairKernel<<<scale_codes, 128>>>(type, out);
+  return cudaGetLastError();
+}
 
 std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k) {
   return split_k > 1 ? w.batch * split_k * m * w.n : 0;

@@ -37,4 +37,11 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
                       const matmul::AccumulationSchedule& schedule, void* y, float* workspace,
                       std::int64_t workspace_floats, cudaStream_t stream);
 
+// For the GPU test of the decode: out[s * 128 + i] = the BF16 operand code
+// the kernel's decode (DecodePair, the device's BF16 multiplies) gives for
+// E2M1 code i % 16 placed in pair (i / 16) % 4, half i / 64 of a word, times
+// scale code s of `type`, for s < scale_codes; out holds scale_codes * 128
+// words on the device. Launches on the default stream.
+cudaError_t DecodeEveryPairOnDevice(matmul::ScaleType type, int scale_codes, std::uint32_t* out);
+
 }  // namespace lowbit::cuda::tc_gemv

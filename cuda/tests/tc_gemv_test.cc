@@ -1,0 +1,208 @@
+// The tensor-core GEMV on the GPU (cuda/src/tc_matmul/tc_gemv.cu): every
+// output bit for bit against matmul::QuantizedMatmulModel under the schedule
+// the kernel declares, on the cases the host warp simulation draws
+// (tc_gemv_cases.h) plus larger shapes; and the device's decode of every code
+// x scale against the model's weight operand. Without a GPU these report
+// SKIPPED (the bad-input test runs everywhere: it launches nothing).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "gpu_test_util.h"
+#include "lowbit/formats/matmul/quantized_matmul.h"
+#include "tc_gemv_cases.h"
+#include "tc_matmul/tc_gemv.h"
+#include "tc_matmul/tc_gemv_lanes.h"
+#include "tc_matmul/tc_gemv_pack.h"
+
+namespace lowbit::cuda::tc_gemv {
+namespace {
+
+using ::lowbit::cuda::testing::DeviceVector;
+using matmul::WeightFormat;
+
+// Runs the kernel on one case with split `split` (0: ScheduleOf's) and
+// checks every output; returns the kernel's outputs (empty when it failed to run).
+std::vector<std::uint32_t> RunAndExpectModel(const testing::GemvCase& c, int split, matmul::OutputType output) {
+  const matmul::WeightView w = c.View();
+  matmul::AccumulationSchedule schedule = ScheduleOf(c.format, c.n, c.k, output);
+  if (split > 0) schedule.split_k = split;
+  const int threads = static_cast<int>(std::thread::hardware_concurrency() > 0 ? std::thread::hardware_concurrency() : 1);
+  const matmul::QuantizedMatmulResult model =
+      matmul::QuantizedMatmulModel(w, c.x.data(), matmul::ActivationType::kBf16, c.m, schedule, threads);
+  EXPECT_EQ(model.error, "") << c.Describe();
+  const PackedWeights packed = PackForTcGemv(w);
+  EXPECT_EQ(packed.error, "") << c.Describe();
+  if (!model.error.empty() || !packed.error.empty()) return {};
+
+  DeviceVector<std::uint8_t> codes(packed.codes);
+  DeviceVector<std::uint8_t> scales(packed.scales);
+  DeviceVector<float> column_scales(packed.column_scales);
+  DeviceVector<std::uint16_t> x(c.x);
+  const std::int64_t outputs = c.batch * c.m * c.n;
+  DeviceVector<std::uint32_t> y32(static_cast<std::size_t>(outputs));
+  DeviceWeights dw;
+  dw.format = packed.format;
+  dw.scale_type = packed.scale_type;
+  dw.block = packed.block;
+  dw.n = packed.n;
+  dw.k = packed.k;
+  dw.batch = packed.batch;
+  dw.row_tiles = packed.row_tiles;
+  dw.k_tiles = packed.k_tiles;
+  dw.codes = codes.p;
+  dw.scales = scales.p;
+  dw.column_scales = column_scales.p;
+  const std::int64_t workspace_floats = WorkspaceFloats(dw, c.m, schedule.split_k);
+  DeviceVector<float> workspace(static_cast<std::size_t>(workspace_floats > 0 ? workspace_floats : 1));
+  const char* error = RunTcGemv(dw, x.p, c.m, schedule, y32.p, workspace.p, workspace_floats, nullptr);
+  EXPECT_EQ(error, nullptr) << c.Describe() << ": " << (error ? error : "");
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << c.Describe();
+  if (error != nullptr) return {};
+  std::vector<std::uint32_t> y(static_cast<std::size_t>(outputs));
+  if (output == matmul::OutputType::kFp32) {
+    y = y32.Get(static_cast<std::size_t>(outputs));
+  } else {
+    std::vector<std::uint16_t> y16(static_cast<std::size_t>(outputs));
+    EXPECT_EQ(cudaMemcpy(y16.data(), y32.p, y16.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (std::size_t i = 0; i < y16.size(); ++i) y[i] = y16[i];
+  }
+  int shown = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    if (y[i] != model.y[i] && shown++ < 5) {
+      ADD_FAILURE() << c.Describe() << " split " << schedule.split_k << ": output " << i << " (l, m, n = "
+                    << i / (c.m * c.n) << ", " << (i / c.n) % c.m << ", " << i % c.n << ") GPU 0x" << std::hex << y[i]
+                    << ", model 0x" << model.y[i];
+    }
+  }
+  return y;
+}
+
+std::int64_t ExpectKernelEqualsModel(const testing::GemvCase& c, int split, matmul::OutputType output) {
+  return static_cast<std::int64_t>(RunAndExpectModel(c, split, output).size());
+}
+
+struct Shape {
+  std::int64_t n, k, m, batch;
+};
+
+TEST(TcGemvGpu, EveryOutputEqualsTheModel) {
+  LOWBIT_REQUIRE_GPU();
+  static constexpr Shape kShapes[] = {
+      {1, 16, 1, 1},    {7, 20, 3, 1},      {17, 128, 16, 1},  {33, 136, 1, 2},   {16, 300, 9, 1},
+      {5, 520, 8, 1},   {70, 96, 3, 1},     {3, 1000, 16, 1},  {40, 256, 1, 1},   {9, 33, 16, 2},
+      {257, 2100, 1, 1}, {1000, 3000, 16, 1}, {4100, 2064, 1, 1}, {129, 5000, 3, 2}, {2048, 1024, 16, 1},
+  };
+  std::mt19937 rng(20261206);
+  std::int64_t compared = 0;
+  for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
+    for (const Shape& s : kShapes) {
+      for (const bool specials : {false, true}) {
+        const testing::GemvCase c = testing::DrawCase(rng, format, s.n, s.k, s.m, s.batch, specials);
+        compared += ExpectKernelEqualsModel(c, 0, matmul::OutputType::kFp32);
+      }
+    }
+  }
+  EXPECT_GT(compared, 0);
+}
+
+TEST(TcGemvGpu, EverySplitAndOutputType) {
+  LOWBIT_REQUIRE_GPU();
+  std::mt19937 rng(11);
+  for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
+    for (const int split : {1, 2, 3, 5, 64}) {
+      for (const matmul::OutputType out :
+           {matmul::OutputType::kFp32, matmul::OutputType::kBf16, matmul::OutputType::kFp16}) {
+        const testing::GemvCase c = testing::DrawCase(rng, format, 300, 2600, split % 2 ? 3 : 16, 1, split == 3);
+        EXPECT_GT(ExpectKernelEqualsModel(c, split, out), 0);
+      }
+    }
+  }
+}
+
+// Batch invariance: a row of y has the same bits at M = 1 as inside M = 16
+// (the GPU's own outputs compared, beside each against the model).
+TEST(TcGemvGpu, RowsDoNotDependOnM) {
+  LOWBIT_REQUIRE_GPU();
+  std::mt19937 rng(5);
+  const testing::GemvCase c16 = testing::DrawCase(rng, WeightFormat::kNvfp4, 500, 3000, 16, 1, false);
+  const std::vector<std::uint32_t> y16 = RunAndExpectModel(c16, 0, matmul::OutputType::kFp32);
+  ASSERT_EQ(y16.size(), 16u * 500u);
+  for (const std::int64_t row : {0, 5, 15}) {
+    testing::GemvCase c1 = c16;
+    c1.m = 1;
+    c1.x.assign(c16.x.begin() + row * c16.k, c16.x.begin() + (row + 1) * c16.k);
+    const std::vector<std::uint32_t> y1 = RunAndExpectModel(c1, 0, matmul::OutputType::kFp32);
+    ASSERT_EQ(y1.size(), 500u);
+    for (std::size_t n = 0; n < y1.size(); ++n) {
+      ASSERT_EQ(y1[n], y16[static_cast<std::size_t>(row) * 500 + n]) << "row " << row << " n " << n;
+    }
+  }
+}
+
+// The device's decode (the BF16 multiplies) for every code in every nibble
+// position times every scale code, against the model's weight operand.
+TEST(TcGemvGpu, DecodeOfEveryCodeAndScaleIsTheModelsOperand) {
+  LOWBIT_REQUIRE_GPU();
+  constexpr FormatSpec kBfloat = kBf16;
+  for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
+    const ScaleType type = format == WeightFormat::kNvfp4 ? ScaleType::kUe4m3 : ScaleType::kE8m0;
+    const int scale_codes = format == WeightFormat::kNvfp4 ? 128 : 256;
+    DeviceVector<std::uint32_t> out(static_cast<std::size_t>(scale_codes * 128));
+    ASSERT_EQ(DecodeEveryPairOnDevice(type, scale_codes, out.p), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<std::uint32_t> got = out.Get(static_cast<std::size_t>(scale_codes * 128));
+    for (int s = 0; s < scale_codes; ++s) {
+      const double scale = DecodeToF64(matmul::ScaleFormatOf(type), static_cast<std::uint64_t>(s));
+      for (int i = 0; i < 128; ++i) {
+        // Entry i: code i % 16 in pair (i / 16) % 4, half i / 64 (tc_gemv.h).
+        const double exact = DecodeToF64(matmul::ElementFormatOf(format), static_cast<std::uint64_t>(i % 16)) * scale;
+        const std::uint32_t g = got[static_cast<std::size_t>(s * 128 + i)];
+        if (exact != exact) {
+          const double v = DecodeToF64(kBfloat, g);
+          EXPECT_NE(v, v) << "code " << i % 16 << " scale " << s;
+        } else {
+          EXPECT_EQ(g, matmul::RoundIntoOperand(kBfloat, exact).code)
+              << WeightFormatName(format) << " code " << i % 16 << " scale " << s;
+        }
+      }
+    }
+  }
+}
+
+// Bad input: one line each, nothing launched (runs without a GPU).
+TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
+  DeviceWeights w;
+  w.n = 16;
+  w.k = 128;
+  w.row_tiles = 1;
+  w.k_tiles = 1;
+  alignas(16) static std::uint8_t fake[16];
+  static float fake_scale = 1.0f;
+  static std::uint16_t fake_x[16];
+  static std::uint32_t fake_y[16];
+  w.codes = fake;
+  w.scales = fake;
+  w.column_scales = &fake_scale;
+  const matmul::AccumulationSchedule s = ScheduleOf(w.format, w.n, w.k, matmul::OutputType::kFp32);
+  EXPECT_STREQ(RunTcGemv(w, fake_x, 17, s, fake_y, nullptr, 0, nullptr), "the tensor-core GEMV takes M = 1..16");
+  EXPECT_STREQ(RunTcGemv(w, nullptr, 1, s, fake_y, nullptr, 0, nullptr), "a buffer is null");
+  matmul::AccumulationSchedule other = s;
+  other.alpha = 2.0f;
+  EXPECT_STREQ(RunTcGemv(w, fake_x, 1, other, fake_y, nullptr, 0, nullptr),
+               "the schedule is not the tensor-core GEMV's (ScheduleOf; only split_k may differ)");
+  other = s;
+  other.split_k = 2;
+  EXPECT_STREQ(RunTcGemv(w, fake_x, 1, other, fake_y, nullptr, 0, nullptr),
+               "split-K needs a workspace of WorkspaceFloats floats");
+  DeviceWeights wrong = w;
+  wrong.k_tiles = 2;
+  EXPECT_STREQ(RunTcGemv(wrong, fake_x, 1, s, fake_y, nullptr, 0, nullptr),
+               "the packed tiles do not match N and K (pack with PackForTcGemv)");
+}
+
+}  // namespace
+}  // namespace lowbit::cuda::tc_gemv
