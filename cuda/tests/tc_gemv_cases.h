@@ -68,7 +68,7 @@ inline std::uint16_t DrawActivation(std::mt19937& rng, bool specials, bool wild)
   if (pick == 0) return sign;                                     // +-0
   if (specials && pick == 1) return static_cast<std::uint16_t>(sign | 0x7F80);  // +-Inf
   if (specials && pick == 2) return 0x7FC1;                        // NaN
-  if (pick == 3) return static_cast<std::uint16_t>(sign | (rng() % 0x7F) + 1);  // subnormal
+  if (pick == 3) return static_cast<std::uint16_t>(sign | ((rng() % 0x7F) + 1));  // subnormal
   if (pick == 4) return static_cast<std::uint16_t>(sign | 0x7F7F);  // largest finite
   if (pick < 10) return static_cast<std::uint16_t>(sign | (rng() % 0x7F80));  // any finite
   const std::uint16_t exponent = static_cast<std::uint16_t>(127 - 8 + rng() % 16);

@@ -59,8 +59,8 @@ Place IsaC(int lane, int i) {
   return {group + (i >= 2 ? 8 : 0), thread * 2 + (i & 1)};
 }
 
-// The kernel's B registers of one lane from x staged as the kernel stages it
-// (here one stage holding the whole zero-padded K).
+// x staged as the kernel stages it, but in one stage holding the whole
+// zero-padded K (the kernel's stages of kStageTiles tiles are not simulated).
 struct StagedX {
   int stage_k = 0;
   std::vector<std::uint16_t> codes;  // [kMaxM][SharedXStride(stage_k)]
@@ -102,6 +102,23 @@ void WarpMma(const std::uint32_t (&a)[kWarpSize][4], const std::uint32_t (&b)[kW
   }
 }
 
+std::uint32_t LittleEndianWord(const std::uint8_t* bytes) {
+  return static_cast<std::uint32_t>(bytes[0]) | (static_cast<std::uint32_t>(bytes[1]) << 8) |
+         (static_cast<std::uint32_t>(bytes[2]) << 16) | (static_cast<std::uint32_t>(bytes[3]) << 24);
+}
+// The words of a tile held in the NVFP4-sized struct (the larger); MX uses
+// the first two scale words.
+constexpr int kMaxBlock = 16;
+LaneTileWords<32> AsMx(const LaneTileWords<kMaxBlock>& w) {
+  LaneTileWords<32> mx{};
+  for (int h = 0; h < 2; ++h) {
+    for (int i = 0; i < 4; ++i) mx.codes[h][i] = w.codes[h][i];
+  }
+  mx.scales[0] = w.scales[0];
+  mx.scales[1] = w.scales[1];
+  return mx;
+}
+
 // The whole product as the kernel computes it: y codes [batch][m][n].
 std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uint16_t* x, std::int64_t m,
                                           const matmul::AccumulationSchedule& schedule) {
@@ -117,36 +134,42 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
       const ChunkRange range = PartChunks(p.k, split, part);
       for (std::int64_t r = 0; r < p.row_tiles; ++r) {  // one warp per row tile
         std::uint32_t acc[2][kWarpSize][4] = {};
-        for (std::int64_t chunk = range.first; chunk < range.last; ++chunk) {
-          const std::int64_t j = chunk / kChunksPerKTile;
-          const int c = static_cast<int>(chunk % kChunksPerKTile);
-          std::uint32_t a[kWarpSize][4];
+        const TileSpan tiles = TilesOfPart(range);
+        for (std::int64_t j = tiles.first; j < tiles.last; ++j) {
+          // Each lane's loads of the tile, as little-endian words.
+          std::vector<LaneTileWords<kMaxBlock>> words(kWarpSize);
           for (int lane = 0; lane < kWarpSize; ++lane) {
-            const LanePosition pos = LaneOf(lane);
             const std::uint8_t* tile_codes = p.codes.data() + CodeTileOffset(l, r, j, p.row_tiles, p.k_tiles);
+            for (int half = 0; half < 2; ++half) {
+              for (int w = 0; w < 4; ++w) words[lane].codes[half][w] = LittleEndianWord(tile_codes + CodeLaneOffset(half, lane) + 4 * w);
+            }
             const std::uint8_t* lane_scales = p.scales.data() +
                                               ScaleTileOffset(l, r, j, p.row_tiles, p.k_tiles, p.block) +
-                                              ScaleLaneOffset(pos.group, p.block);
-            for (int reg = 0; reg < 4; ++reg) {
-              const int half = reg % 2, slot = reg / 2;
-              const std::uint8_t* bytes = tile_codes + CodeLaneOffset(half, lane) + 4 * (c / 2);
-              const std::uint32_t word = static_cast<std::uint32_t>(bytes[0]) | (bytes[1] << 8) |
-                                         (bytes[2] << 16) | (static_cast<std::uint32_t>(bytes[3]) << 24);
-              const std::uint32_t scale = Bf16PairOf(scale_table[lane_scales[ScaleByteOf(half, c, p.block)]]);
-              a[lane][reg] = DecodePair(word, PairOf(c % 2, slot), scale);
-            }
+                                              ScaleLaneOffset(LaneOf(lane).group, p.block);
+            for (int w = 0; w < 2 * ScalesPerRowTile(p.block) / 4; ++w) words[lane].scales[w] = LittleEndianWord(lane_scales + 4 * w);
           }
-          for (int tile = 0; tile < n_tiles; ++tile) {
-            std::uint32_t b[kWarpSize][2];
+          for (int c = 0; c < kChunksPerKTile; ++c) {
+            if (!ChunkInPart(range, j, c)) continue;
+            std::uint32_t a[kWarpSize][4];
             for (int lane = 0; lane < kWarpSize; ++lane) {
-              const LanePosition pos = LaneOf(lane);
-              const std::uint16_t* q = xs.codes.data() +
-                                       SharedXOffset(xs.stage_k, tile, pos.group, pos.index,
-                                                     static_cast<int>(chunk * kChunk));
-              b[lane][0] = q[0] | (static_cast<std::uint32_t>(q[1]) << 16);
-              b[lane][1] = q[2] | (static_cast<std::uint32_t>(q[3]) << 16);
+              if (p.block == 16) {
+                AFragmentOfChunk<16>(words[lane], scale_table, c, a[lane]);
+              } else {
+                AFragmentOfChunk<32>(AsMx(words[lane]), scale_table, c, a[lane]);
+              }
             }
-            WarpMma(a, b, acc[tile]);
+            for (int tile = 0; tile < n_tiles; ++tile) {
+              std::uint32_t b[kWarpSize][2];
+              for (int lane = 0; lane < kWarpSize; ++lane) {
+                const LanePosition pos = LaneOf(lane);
+                const std::uint16_t* q = xs.codes.data() +
+                                         SharedXOffset(xs.stage_k, tile, pos.group, pos.index,
+                                                       static_cast<int>(j * kKTile + c * kChunk));
+                b[lane][0] = q[0] | (static_cast<std::uint32_t>(q[1]) << 16);
+                b[lane][1] = q[2] | (static_cast<std::uint32_t>(q[3]) << 16);
+              }
+              WarpMma(a, b, acc[tile]);
+            }
           }
         }
         for (int tile = 0; tile < n_tiles; ++tile) {

@@ -60,20 +60,17 @@ __device__ inline void StoreOutput(const KernelParams& p, std::int64_t index, st
   }
 }
 
-// One lane's loads for one K tile.
+// One lane's loads for one K tile: two 16-byte words of codes, one 16-byte
+// (NVFP4) or 8-byte (MX) word of scale codes.
 template <int kBlock>
-struct TileWords {
-  uint4 codes[2];  // row half 0 (rows g), 1 (rows g + 8)
-  std::uint32_t scales[2 * kKTile / kBlock / 4];  // 16 (NVFP4) or 8 (MX) bytes
-};
-
-template <int kBlock>
-__device__ inline TileWords<kBlock> LoadTile(const KernelParams& p, std::int64_t l, std::int64_t r, std::int64_t j,
-                                             int lane, int g) {
-  TileWords<kBlock> w;
+__device__ inline LaneTileWords<kBlock> LoadTile(const KernelParams& p, std::int64_t l, std::int64_t r, std::int64_t j,
+                                                 int lane, int g) {
+  LaneTileWords<kBlock> w;
   const std::uint8_t* codes = p.codes + CodeTileOffset(l, r, j, p.row_tiles, p.k_tiles);
-  w.codes[0] = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(codes + CodeLaneOffset(0, lane)));
-  w.codes[1] = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(codes + CodeLaneOffset(1, lane)));
+  for (int half = 0; half < 2; ++half) {
+    const uint4 v = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(codes + CodeLaneOffset(half, lane)));
+    w.codes[half][0] = v.x, w.codes[half][1] = v.y, w.codes[half][2] = v.z, w.codes[half][3] = v.w;
+  }
   const std::uint8_t* scales =
       p.scales + ScaleTileOffset(l, r, j, p.row_tiles, p.k_tiles, kBlock) + ScaleLaneOffset(g, kBlock);
   if constexpr (kBlock == 16) {
@@ -84,10 +81,6 @@ __device__ inline TileWords<kBlock> LoadTile(const KernelParams& p, std::int64_t
     w.scales[0] = s.x, w.scales[1] = s.y;
   }
   return w;
-}
-
-__device__ inline std::uint32_t Word(const uint4& v, int i) {
-  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
 }
 
 template <int kNTiles, int kBlock>
@@ -115,12 +108,12 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
   // 16-byte loads of x when every row starts 16-byte aligned.
   const bool vector_x = p.k % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0;
   const ChunkRange range = PartChunks(p.k, p.schedule.split_k, part);
-  const std::int64_t tile_first = range.first / kChunksPerKTile;
-  const std::int64_t tile_last = matmul::CeilDiv(range.last, kChunksPerKTile);
+  const TileSpan tiles = TilesOfPart(range);
+  const std::int64_t tile_first = tiles.first, tile_last = tiles.last;
   const std::uint16_t* x = p.x + l * p.m * p.k;
 
   std::uint32_t acc[kNTiles][4] = {};
-  TileWords<kBlock> next{};
+  LaneTileWords<kBlock> next{};
   if (active && tile_first < tile_last) next = LoadTile<kBlock>(p, l, r, tile_first, lane, pos.group);
 
   for (std::int64_t stage = tile_first; stage < tile_last; stage += kStageTiles) {
@@ -147,21 +140,13 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
     __syncthreads();  // x staged (and, the first time, the scale table)
     if (!active) continue;
     for (std::int64_t j = stage; j < stage_end; ++j) {
-      const TileWords<kBlock> cur = next;
+      const LaneTileWords<kBlock> cur = next;
       if (j + 1 < tile_last) next = LoadTile<kBlock>(p, l, r, j + 1, lane, pos.group);
-      const std::int64_t c_first = range.first - j * kChunksPerKTile;
-      const std::int64_t c_last = range.last - j * kChunksPerKTile;
 #pragma unroll
       for (int c = 0; c < kChunksPerKTile; ++c) {
-        if (c < c_first || c >= c_last) continue;  // the part's edges (warp-uniform)
+        if (!ChunkInPart(range, j, c)) continue;  // the part's edges (warp-uniform)
         std::uint32_t a[4];
-#pragma unroll
-        for (int reg = 0; reg < 4; ++reg) {
-          const int half = reg % 2, slot = reg / 2;
-          const int sb = ScaleByteOf(half, c, kBlock);
-          const std::uint32_t byte = (cur.scales[sb / 4] >> (8 * (sb % 4))) & 0xFFu;
-          a[reg] = DecodePair(Word(cur.codes[half], c / 2), PairOf(c % 2, slot), Bf16PairOf(scale_table[byte]));
-        }
+        AFragmentOfChunk(cur, scale_table, c, a);
         const int k0 = static_cast<int>((j - stage) * kKTile) + c * kChunk;
 #pragma unroll
         for (int tile = 0; tile < kNTiles; ++tile) {

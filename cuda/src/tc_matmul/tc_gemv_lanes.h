@@ -220,6 +220,29 @@ LOWBIT_HD inline std::uint32_t DecodePair(std::uint32_t word, int pair, std::uin
   return MultiplyBf16Pairs(exact, scale_pair);
 }
 
+// A lane's words of one K tile as its loads deliver them: codes[half][w] the
+// four little-endian words of row half `half` (CodeLaneOffset), scales the
+// scale bytes (ScaleLaneOffset) as little-endian words: 4 (NVFP4) or 2 (MX).
+template <int kBlock>
+struct LaneTileWords {
+  std::uint32_t codes[2][4];
+  std::uint32_t scales[2 * kKTile / kBlock / 4];
+};
+
+// The four A registers of chunk c of the tile: A register 2 s + h is row
+// half h, K 4 t + 2 s + {0, 1} (AKOf), decoded with its row's block scale
+// through `scale_table` (256 ScaleOperandCode entries).
+template <int kBlock>
+LOWBIT_HD inline void AFragmentOfChunk(const LaneTileWords<kBlock>& words, const std::uint16_t* scale_table, int c,
+                                       std::uint32_t (&a)[4]) {
+  for (int reg = 0; reg < 4; ++reg) {
+    const int half = reg % 2, slot = reg / 2;
+    const int sb = ScaleByteOf(half, c, kBlock);
+    const std::uint32_t byte = (words.scales[sb / 4] >> (8 * (sb % 4))) & 0xFFu;
+    a[reg] = DecodePair(words.codes[half][c / 2], PairOf(c % 2, slot), Bf16PairOf(scale_table[byte]));
+  }
+}
+
 // The K tail needs no mask: the model pads K with +0 operands (accumulation_
 // schedule.h step 1) and the packed tiles pad with code 0, whose operand is
 // +0 under every scale but a NaN one (checked for every scale code by the
@@ -282,6 +305,20 @@ LOWBIT_HD_CONSTEXPR ChunkRange PartChunks(std::int64_t k, int split_k, int part)
   const std::int64_t first = part * per_part < chunks ? part * per_part : chunks;
   const std::int64_t last = first + per_part < chunks ? first + per_part : chunks;
   return {first, last};
+}
+
+// The K tiles a part touches, and the chunks of tile j inside the part
+// ([first, last) within the tile, possibly empty at the part's edges).
+struct TileSpan {
+  std::int64_t first;
+  std::int64_t last;
+};
+LOWBIT_HD_CONSTEXPR TileSpan TilesOfPart(const ChunkRange& range) {
+  return {range.first / kChunksPerKTile, matmul::CeilDiv(range.last, kChunksPerKTile)};
+}
+LOWBIT_HD_CONSTEXPR bool ChunkInPart(const ChunkRange& range, std::int64_t j, int c) {
+  const std::int64_t chunk = j * kChunksPerKTile + c;
+  return chunk >= range.first && chunk < range.last;
 }
 
 // Step 4, in order: parts[0] + parts[1] + ..., each one FP32 addition, NaN
