@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -21,11 +22,14 @@
 #include "lowbit/cuda/device.h"
 #include "layout_variants.h"  // cuda/src: the entry points that name a layout
 #include "lowbit/cuda/quantize.h"
+#include "lowbit/cuda/recipe_plan.h"
 #include "lowbit/cuda/register.h"
 #include "lowbit/cuda/verify.h"
+#include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/registry/recipe_entry.h"
 #include "lowbit/registry/registry.h"
+#include "spec_value.h"  // cuda/src: FormatIdOf
 
 namespace {
 
@@ -118,6 +122,17 @@ void Report(const Pass& pass, const std::string& label, float ms, double bytes, 
 
 
 // Quantization recipes: bytes = input read once + codes + scales written.
+// The recipe of mx.cu's kernels for one MX format of the catalog
+// (recipe::kMxFormats, by name) under one of the two profiles they compile,
+// built as the catalog builds MX recipes (MXINT8 under TE's rule too).
+recipe::Recipe MxKernelRecipe(std::string_view format, int profile) {
+  for (const recipe::MxFormat& f : recipe::kMxFormats) {
+    if (format == f.name) return recipe::MakeMxRecipe(f, recipe::kMxProfiles[profile]);
+  }
+  std::fprintf(stderr, "bench: no MX format %.*s\n", static_cast<int>(format.size()), format.data());
+  std::exit(1);
+}
+
 void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out, void* out2, std::size_t n) {
   const LayoutVariant variant = pass.variant;
   float* small = nullptr;
@@ -167,15 +182,18 @@ void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out,
     });
     Report(pass, "nvfp4 -> bf16 dequantize", ms, static_cast<double>(n) * (0.5 + 1.0 / 16 + 2), 0.9);
   }
-  for (auto [name, elem, rid, input] :
-       {std::tuple{"mxfp4 te(rceil) f32", FormatId::kE2m1, MxRecipeId::kTe, 0},
-        std::tuple{"mxfp4 te(rceil) bf16", FormatId::kE2m1, MxRecipeId::kTe, 1},
-        std::tuple{"mxfp4 ocp(floor) bf16", FormatId::kE2m1, MxRecipeId::kOcp, 1},
-        std::tuple{"mxfp8 e4m3 te bf16", FormatId::kE4m3, MxRecipeId::kTe, 1},
-        std::tuple{"mxfp6 e2m3 te bf16 (model elements)", FormatId::kE2m3, MxRecipeId::kTe, 1},
-        std::tuple{"mxint8 te bf16 (model elements)", FormatId::kInt8, MxRecipeId::kTe, 1}}) {
+  const int te = cuda::detail::kMxTeProfile, ocp = cuda::detail::kMxOcpProfile;
+  for (auto [name, format, profile, input] :
+       {std::tuple{"mxfp4 te(rceil) f32", "mxfp4", te, 0},
+        std::tuple{"mxfp4 te(rceil) bf16", "mxfp4", te, 1},
+        std::tuple{"mxfp4 ocp(floor) bf16", "mxfp4", ocp, 1},
+        std::tuple{"mxfp8 e4m3 te bf16", "mxfp8_e4m3", te, 1},
+        std::tuple{"mxfp6 e2m3 te bf16 (model elements)", "mxfp6_e2m3", te, 1},
+        std::tuple{"mxint8 te bf16 (model elements)", "mxint8", te, 1}}) {
+    const recipe::Recipe r = MxKernelRecipe(format, profile);
+    const FormatId elem = cuda::detail::FormatIdOf(r.element);
     MxArgs a;
-    a.element = elem; a.recipe = rid;
+    a.recipe = &r;
     a.input_type = input == 0 ? InputType::kF32 : InputType::kBf16;
     a.input = input == 0 ? static_cast<const void*>(f32) : bf16;
     a.count = n; a.codes = static_cast<std::uint8_t*>(out); a.scales = scales;
@@ -186,10 +204,12 @@ void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out,
   }
   if (variant == LayoutVariant::kCurrent) {  // newer recipes, one layout: no before/after
     {  // MX dequantize: codes and scales from the quantizers above
-      for (auto [name, elem] : {std::tuple{"mxfp4 -> bf16 dequantize", FormatId::kE2m1},
-                                std::tuple{"mxfp8 e4m3 -> bf16 dequantize", FormatId::kE4m3}}) {
+      for (auto [name, format] : {std::tuple{"mxfp4 -> bf16 dequantize", "mxfp4"},
+                                  std::tuple{"mxfp8 e4m3 -> bf16 dequantize", "mxfp8_e4m3"}}) {
+        const recipe::Recipe r = MxKernelRecipe(format, te);
+        const FormatId elem = cuda::detail::FormatIdOf(r.element);
         MxArgs q;
-        q.element = elem; q.input_type = InputType::kBf16; q.input = bf16; q.count = n;
+        q.recipe = &r; q.input_type = InputType::kBf16; q.input = bf16; q.count = n;
         q.codes = static_cast<std::uint8_t*>(out); q.scales = scales;
         CHECK_OK(QuantizeMx(q));
         MxDequantArgs d;
@@ -206,7 +226,7 @@ void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out,
       CHECK_CUDA(cudaMalloc(&qscales, n / 32 * 4));
       for (int c = 0; c < 2; ++c) {
         IntQuantArgs a;
-        a.recipe = c == 0 ? &block::kAoSymInt8 : &block::kAoAsymUint4;
+        a.recipe = c == 0 ? recipe::FindRecipe("int8", "ao-sym") : recipe::FindRecipe("uint4", "ao-asym");
         a.layout = c == 0 ? block::QuantLayout{block::Granularity::kPerRow}
                           : block::QuantLayout{block::Granularity::kPerGroup, 128};
         a.input = f32; a.rows = n / 4096; a.cols = 4096;

@@ -19,6 +19,7 @@
 
 #include "bench_timing.cuh"
 #include "gemm/gemm.h"
+#include "lowbit/formats/recipe/names.h"
 
 namespace matmul = lowbit::matmul;
 using matmul::OutputType;
@@ -152,7 +153,7 @@ int main(int argc, char** argv) {
       p.x = {matmul::ActivationType::kBf16, x, s.m * s.k, s.k, 0};
       p.y = {OutputType::kBf16, y, s.m * s.n, s.n, 0};
       auto run = [&] {
-        const lowbit::cuda::Status st = w4a4 ? lowbit::cuda::gemm::GemmW4A4Nvfp4(p, lowbit::block::Nvfp4Recipe::kTe, ws)
+        const lowbit::cuda::Status st = w4a4 ? lowbit::cuda::gemm::GemmW4A4Nvfp4(p, *lowbit::recipe::FindRecipe("nvfp4", "te"), ws)
                                              : lowbit::cuda::gemm::Gemm(p);
         if (!st.ok) {
           std::fprintf(stderr, "gemm failed: %s\n", st.message.c_str());

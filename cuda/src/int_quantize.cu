@@ -1,8 +1,8 @@
 // Integer quantization kernels of int_quantize.h. Scale and zero point are
-// the model's own function (int_quant_params.h QuantParamsFromStats)
-// compiled for the device, and so is the element step of the warp-per-group
-// kernel (int_quant.h ScaledElement, then the clamp-then-round of
-// IntegerOfScaled). The kernel that holds a group in registers writes
+// the model's own function (int_quant_params.h QuantParamsFromStats:
+// recipe::ChooseScale over the caller's recipe) compiled for the device, and so is the element step of
+// the warp-per-group kernel (recipe::ScaledElement, then the
+// clamp-then-round of recipe::IntegerOfScaled). The kernel that holds a group in registers writes
 // ScaledElement as its one multiply or divide and is taken only for recipes
 // whose model ScaledElement is that (ChunkedGroupThreadsLog2). Only the
 // reduction order of the statistics differs from the model's, which min /
@@ -20,11 +20,13 @@
 #include "checks.h"
 #include "fast_divide.h"
 #include "lowbit/formats/alternatives/x86_multiply.h"
-#include "lowbit/formats/block/int_quant.h"
+#include "lowbit/formats/block/int_quant_layout.h"
 #include "lowbit/formats/block/int_quant_params.h"
 #include "launch.cuh"
 #include "lowbit/formats/block/packing.h"
+#include "lowbit/formats/recipe/steps.h"
 #include "ptx.cuh"
+#include "lowbit/cuda/recipe_plan.h"
 #include "unit_store.cuh"
 
 namespace lowbit::cuda {
@@ -32,11 +34,11 @@ namespace {
 
 constexpr int kWarpsPerBlock = 8;
 
-// The recipe as a kernel parameter: the host recipe with its element spec
-// copied by value (device code cannot read the host constant it points to).
+// The recipe as a kernel parameter: the caller's recipe by value (its
+// element spec is a value too; its name strings are never read on the
+// device).
 struct DeviceRecipe {
-  block::IntQuantRecipe recipe;
-  FormatSpec element;
+  recipe::Recipe recipe;
 };
 
 // Group geometry of block::MakeGroupGrid for kPerRow / kPerGroup.
@@ -98,11 +100,10 @@ __device__ __forceinline__ std::uint32_t CodeOfScaled(float y, float lo, float h
 
 // The code of one element: y = x * fp32(1/scale) or x / scale
 // (ScaledElement), then CodeOfScaled.
-__device__ __forceinline__ std::uint32_t QuantizeOne(const block::IntQuantRecipe& r,
-                                                     const block::QuantParams& p, float x,
+__device__ __forceinline__ std::uint32_t QuantizeOne(const recipe::Recipe& r, const block::QuantParams& p, float x,
                                                      std::uint32_t mask) {
-  return CodeOfScaled(block::ScaledElement(r, p, x), static_cast<float>(r.qmin - p.zero_point),
-                      static_cast<float>(r.qmax - p.zero_point), p.zero_point, r.rounding, mask);
+  return CodeOfScaled(recipe::ScaledElement(r, block::ToBlockScale(p), x), static_cast<float>(r.qmin - p.zero_point),
+                      static_cast<float>(r.qmax - p.zero_point), p.zero_point, r.element_encode.rounding, mask);
 }
 
 __device__ __forceinline__ block::GroupStats WarpStats(block::GroupStats s, block::AmaxNan rule) {
@@ -149,9 +150,8 @@ template <typename In, int kPer>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     QuantizeIntKernel(const In* __restrict__ x, Geometry geo, DeviceRecipe dr, void* __restrict__ codes,
                       float* __restrict__ scales, std::int32_t* __restrict__ zero_points) {
-  block::IntQuantRecipe r = dr.recipe;
-  r.element = &dr.element;
-  const std::uint32_t mask = static_cast<std::uint32_t>(dr.element.CodeMask());
+  const recipe::Recipe& r = dr.recipe;
+  const std::uint32_t mask = static_cast<std::uint32_t>(r.element.CodeMask());
   const std::size_t groups = geo.rows * geo.grid_cols;
   const std::size_t g = static_cast<std::size_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
   if (g >= groups) return;
@@ -296,9 +296,8 @@ __global__ void __launch_bounds__(kChunkedMaxGroupThreads)
   __shared__ float partial_min[kChunkedMaxPartials];
   __shared__ float partial_max[kChunkedMaxPartials];
   __shared__ block::QuantParams group_params[kChunkedMinBlock];
-  block::IntQuantRecipe r = dr.recipe;
-  r.element = &dr.element;
-  const std::uint32_t mask = static_cast<std::uint32_t>(dr.element.CodeMask());
+  const recipe::Recipe& r = dr.recipe;
+  const std::uint32_t mask = static_cast<std::uint32_t>(r.element.CodeMask());
   const int group_threads = 1 << group_threads_log2;
   const Index groups = static_cast<Index>(geo.rows) * static_cast<Index>(geo.grid_cols);
   const Index first_group = (static_cast<Index>(blockIdx.x) * blockDim.x) >> group_threads_log2;
@@ -364,9 +363,10 @@ __global__ void __launch_bounds__(kChunkedMaxGroupThreads)
   const float lo = static_cast<float>(r.qmin - p.zero_point);
   const float hi = static_cast<float>(r.qmax - p.zero_point);
   std::uint32_t q[kPerThread];
-  if (r.rounding == RoundingMode::kNearestEven) CodesOf<kDivide, kPerThread>(v, p, lo, hi, RoundingMode::kNearestEven, mask, q);
-  else if (r.rounding == RoundingMode::kNearestAway) CodesOf<kDivide, kPerThread>(v, p, lo, hi, RoundingMode::kNearestAway, mask, q);
-  else CodesOf<kDivide, kPerThread>(v, p, lo, hi, r.rounding, mask, q);
+  const RoundingMode rounding = r.element_encode.rounding;
+  if (rounding == RoundingMode::kNearestEven) CodesOf<kDivide, kPerThread>(v, p, lo, hi, RoundingMode::kNearestEven, mask, q);
+  else if (rounding == RoundingMode::kNearestAway) CodesOf<kDivide, kPerThread>(v, p, lo, hi, RoundingMode::kNearestAway, mask, q);
+  else CodesOf<kDivide, kPerThread>(v, p, lo, hi, rounding, mask, q);
 #pragma unroll
   for (int i = 0; i < kChunksPerThread; ++i) {
     const std::uint32_t* c = q + i * kChunk;
@@ -561,12 +561,17 @@ unsigned GridOf(std::size_t items, std::size_t per_block) {
 }
 
 // Checks shared by both directions; fills `geo`.
-Status CheckShape(const char* what, const block::IntQuantRecipe* recipe, const block::QuantLayout& layout,
+Status CheckShape(const char* what, const recipe::Recipe* recipe, const block::QuantLayout& layout,
                   IntPacking packing, std::size_t rows, std::size_t cols, Geometry* geo) {
   const std::string w(what);
   if (recipe == nullptr) return Status::Error(w + ": null recipe");
-  if (recipe->element->IsFloat()) {
-    return Status::Error(w + ": recipe '" + recipe->name + "' has a float element (use the FP8 recipes)");
+  if (recipe->element.IsFloat()) {
+    return Status::Error(w + ": recipe '" + detail::RecipeLabel(*recipe) + "' has a float element (use the FP8 recipes)");
+  }
+  if (!detail::RunsOnIntKernels(*recipe)) {
+    return Status::Error(w + ": no GPU kernel for the recipe '" + detail::RecipeLabel(*recipe) +
+                         "' (the integer kernels take the semantics of a catalog integer recipe, "
+                         "cuda/include/lowbit/cuda/recipe_plan.h RunsOnIntKernels)");
   }
   if (layout.granularity != block::Granularity::kPerRow && layout.granularity != block::Granularity::kPerGroup) {
     return Status::Error(w + ": layout must be per-row or per-group");
@@ -576,7 +581,7 @@ Status CheckShape(const char* what, const block::IntQuantRecipe* recipe, const b
   const block::QuantStatus st =
       block::MakeGroupGrid(layout, static_cast<long>(rows), static_cast<long>(cols), &grid);
   if (st != block::QuantStatus::kOk) return Status::Error(w + ": " + block::QuantStatusText(st));
-  const bool four_bit = recipe->element->total_bits == 4;
+  const bool four_bit = recipe->element.total_bits == 4;
   if (packing != IntPacking::kBytes && !four_bit) return Status::Error(w + ": nibble packings need a 4-bit element");
   if ((packing == IntPacking::kLowFirst || packing == IntPacking::kHighFirst) &&
       (cols % 2 != 0 || grid.group_cols % 2 != 0)) {
@@ -633,10 +638,9 @@ Status QuantizeInt(const IntQuantArgs& a) {
   if (a.zero_points && !detail::IsDevicePointer(a.zero_points)) {
     return Status::Error("int quantize: buffers must be device memory");
   }
-  DeviceRecipe dr{*a.recipe, *a.recipe->element};
-  dr.recipe.element = nullptr;
+  const DeviceRecipe dr{*a.recipe};
   const bool f32 = a.input_type == InputType::kF32;
-  const recipe::Recipe model = block::ToRecipe(*a.recipe);  // the recipe shape of the model's steps
+  const recipe::Recipe& model = *a.recipe;
   if (const int log2_threads = ChunkedGroupThreadsLog2(a, model, geo); log2_threads >= 0) {
     const std::size_t group_threads = std::size_t{1} << log2_threads;
     const std::size_t threads = geo.rows * geo.grid_cols * group_threads;
@@ -702,10 +706,10 @@ Status DequantizeInt(const IntDequantArgs& a) {
     const detail::FastDivider quads_per_group = detail::FastDivider::For(static_cast<std::uint32_t>(geo.group_cols / 4));
     if (n < (std::size_t{1} << 31)) {  // 32-bit indices while every element index fits
       DequantizeIntQuadsKernel<std::uint32_t><<<quad_blocks, kDequantQuadThreads, 0, a.stream>>>(
-          a.codes, geo, *a.recipe->element, a.scales, a.zero_points, quads_per_group, static_cast<float*>(a.output));
+          a.codes, geo, a.recipe->element, a.scales, a.zero_points, quads_per_group, static_cast<float*>(a.output));
     } else {
       DequantizeIntQuadsKernel<std::size_t><<<quad_blocks, kDequantQuadThreads, 0, a.stream>>>(
-          a.codes, geo, *a.recipe->element, a.scales, a.zero_points, quads_per_group, static_cast<float*>(a.output));
+          a.codes, geo, a.recipe->element, a.scales, a.zero_points, quads_per_group, static_cast<float*>(a.output));
     }
     return detail::LastLaunchStatus("int dequantize");
   }
@@ -720,7 +724,7 @@ Status DequantizeInt(const IntDequantArgs& a) {
       using Index = decltype(index);
       using Out = std::remove_pointer_t<decltype(out)>;
       DequantizeIntUnitsKernel<Index, Out><<<blocks, kDequantUnitThreads, 0, a.stream>>>(
-          a.codes, geo, *a.recipe->element, a.scales, a.zero_points, out);
+          a.codes, geo, a.recipe->element, a.scales, a.zero_points, out);
     };
     // 32-bit indices while every element index fits (the unit index times 8).
     const bool small = n < (std::size_t{1} << 31);
@@ -736,10 +740,10 @@ Status DequantizeInt(const IntDequantArgs& a) {
   const int per = a.packing == IntPacking::kBytes ? 1 : a.packing == IntPacking::kAwq ? 8 : 2;
   const unsigned grid = GridOf(geo.rows * geo.cols / per, 256);
   if (a.output_type == OutputType::kF32) {
-    DequantizeIntKernel<float><<<grid, 256, 0, a.stream>>>(a.codes, geo, *a.recipe->element, a.scales,
+    DequantizeIntKernel<float><<<grid, 256, 0, a.stream>>>(a.codes, geo, a.recipe->element, a.scales,
                                                            a.zero_points, static_cast<float*>(a.output));
   } else {
-    DequantizeIntKernel<std::uint16_t><<<grid, 256, 0, a.stream>>>(a.codes, geo, *a.recipe->element, a.scales,
+    DequantizeIntKernel<std::uint16_t><<<grid, 256, 0, a.stream>>>(a.codes, geo, a.recipe->element, a.scales,
                                                                    a.zero_points,
                                                                    static_cast<std::uint16_t*>(a.output));
   }

@@ -3,7 +3,7 @@
 // steps.h) compiled for the device, over the recipe passed by value, so
 // every maximum, scale formula and NaN rule is the model's. Used for the
 // recipes no tuned kernel of mx.cu / nvfp4.cu / fp8_scaled.cu /
-// int_quantize.cu implements (register_backends.cc PlanRecipe): torchao's
+// int_quantize.cu implements (recipe_plan.h KernelOf): torchao's
 // eager RCEIL, torchao 0.18 and ModelOpt 0.47 NVFP4, vLLM FP8, INT8
 // amax-clamp, and GPTQ / AWQ with FP16 scales (uint4:gptq-sym-fp16,
 // gptq-asym-fp16, awq-fp16: the FP16 rounding of the scale and the packer's
@@ -35,21 +35,12 @@
 #include "lowbit/cuda/status.h"
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/formats/recipe/tensor.h"
-#include "scale_rule_kernels.h"
+#include "lowbit/cuda/recipe_plan.h"
 
 namespace lowbit::cuda::detail {
 
-// Whether the registry's "cuda" rows of recipe `r` run these kernels
-// (register_backends.cc PlanRecipe asks it first): the recipes whose rule
-// scale_rule_kernels.h gives to the model kernels, and GPTQ / AWQ with FP16
-// scales (their integers recomputed with the FP16 scale,
-// recipe::RepackedInteger), which int_quantize.cu does not do.
-// Constant-evaluated too: model_recipe.cu compiles a copy of its kernels for
-// each catalog recipe it takes.
-constexpr bool RunsOnModelRecipeKernels(const recipe::Recipe& r) {
-  if (r.element_quirk == recipe::ElementQuirk::kRepackWithFp16Scale) return true;
-  return KernelsOf(r.scale_rule) == ScaleRuleKernels::kModel;
-}
+// RunsOnModelRecipeKernels (recipe_plan.h) says which recipes these kernels
+// take.
 
 // Whether `r` gives the same results as one of the catalog recipes that
 // RunsOnModelRecipeKernels takes, and so runs that recipe's compiled copy

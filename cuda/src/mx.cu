@@ -1,4 +1,5 @@
-// The MX recipes of mx.h ("<format>:te", "<format>:ocp"), quantize and
+// The MX recipes of mx.h (those with the semantics of "<format>:te" or
+// "<format>:ocp", recipe_plan.h MxKernelProfile), quantize and
 // dequantize. The kernels are templates over the recipe (recipes.cuh) and its
 // functor MxSteps, which calls the model's steps (recipe/steps.h) or a named
 // alternative proven equal to one (formats/include/lowbit/formats/
@@ -202,22 +203,24 @@ void LaunchMx(const MxArgs& a) {
   LaunchMxKernel<Steps>(a);
 }
 
+// The copy compiled for the profile that runs the recipe (recipe_plan.h
+// MxKernelProfile, checked by QuantizeMx before any launch).
 template <typename Layout, FormatId kElement>
 void LaunchMxRecipe(const MxArgs& a) {
-  if (a.recipe == MxRecipeId::kTe) LaunchMx<Layout, MxRecipeOf<kElement, MxRecipeId::kTe>>(a);
-  else LaunchMx<Layout, MxRecipeOf<kElement, MxRecipeId::kOcp>>(a);
+  if (MxKernelProfile(*a.recipe) == kMxTeProfile) LaunchMx<Layout, MxRecipeOf<kElement, kMxTeProfile>>(a);
+  else LaunchMx<Layout, MxRecipeOf<kElement, kMxOcpProfile>>(a);
 }
 
 template <typename Layout>
 Status Quantize(const MxArgs& a) {
-  switch (a.element) {
+  switch (FormatIdOf(a.recipe->element)) {
     case FormatId::kE2m1: LaunchMxRecipe<Layout, FormatId::kE2m1>(a); break;
     case FormatId::kE2m3: LaunchMxRecipe<Layout, FormatId::kE2m3>(a); break;
     case FormatId::kE3m2: LaunchMxRecipe<Layout, FormatId::kE3m2>(a); break;
     case FormatId::kE4m3: LaunchMxRecipe<Layout, FormatId::kE4m3>(a); break;
     case FormatId::kE5m2: LaunchMxRecipe<Layout, FormatId::kE5m2>(a); break;
     case FormatId::kInt8: LaunchMxRecipe<Layout, FormatId::kInt8>(a); break;
-    default: return Status::Error(std::string("mx: no MX format has element ") + Spec(a.element).name);
+    default: return Status::Error(std::string("mx: no MX format has element ") + a.recipe->element.name);
   }
   return LastLaunchStatus("mx");
 }
@@ -376,7 +379,7 @@ __global__ void __launch_bounds__(kDequantUnitThreads)
 // format decodes alike; the OCP one stands for them.
 template <FormatId kElement>
 DecodeTables MakeDecodeTables() {
-  constexpr recipe::Recipe r = MxRecipeOf<kElement, MxRecipeId::kOcp>::Get();
+  constexpr recipe::Recipe r = MxRecipeOf<kElement, kMxOcpProfile>::Get();
   static_assert(r.layout.size == kMxBlock && r.layout.size % 2 == 0, "pairs of elements share a block");
   DecodeTables t{};
   const std::uint32_t codes = static_cast<std::uint32_t>(r.element.CodeMask()) + 1;
@@ -453,9 +456,10 @@ Status Dequantize(const MxDequantArgs& a) {
 }  // namespace detail
 
 Status QuantizeMx(const MxArgs& args, LayoutVariant variant) {
-  if (args.recipe != MxRecipeId::kTe && args.recipe != MxRecipeId::kOcp) {
-    return Status::Error("mx: recipe id " + std::to_string(static_cast<int>(args.recipe)) +
-                         " is not an MxRecipeId (0 te, 1 ocp)");
+  if (args.recipe == nullptr) return Status::Error("mx: null recipe");
+  if (detail::MxKernelProfile(*args.recipe) < 0) {
+    return Status::Error("mx: no GPU kernel for the recipe '" + detail::RecipeLabel(*args.recipe) +
+                         "' (the MX kernels take the semantics of \"<format>:te\" and \"<format>:ocp\")");
   }
   if (args.input_type != InputType::kF32 && args.input_type != InputType::kBf16) {
     return Status::Error("mx: input type " + std::to_string(static_cast<int>(args.input_type)) +

@@ -9,11 +9,11 @@
 #include <iterator>
 #include <string_view>
 
-#include "lowbit/cuda/mx.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/recipe.h"
+#include "lowbit/cuda/recipe_plan.h"
 #include "spec_value.h"
 
 namespace lowbit::cuda::detail {
@@ -43,27 +43,20 @@ constexpr int MxFormatIndex() {
   }
   return -1;
 }
-// The catalog's MX profile (recipe::kMxProfiles) named `name`, -1 if none.
-constexpr int MxProfileIndex(std::string_view name) {
-  for (int i = 0; i < static_cast<int>(std::size(recipe::kMxProfiles)); ++i) {
-    if (recipe::kMxProfiles[i].name == name) return i;
-  }
-  return -1;
-}
-
 // "nvfp4:te".
 using Nvfp4TeRecipe = CatalogRecipe<CatalogIndex("nvfp4", "te")>;
 // "e4m3:te" / "e5m2:te": TE current scaling of FP8.
 template <FormatId kFp8>
 using Fp8TeRecipe = CatalogRecipe<CatalogIndex(SpecValue<kFp8>().name, "te")>;
-// "<mx format>:te" / "<mx format>:ocp", built as the catalog builds its MX
-// recipes (recipe::MakeMxRecipe). The catalog lists only the profiles an
-// implementation has for MXINT8 (not TE's), but the API has always offered
-// both rules for every MX element, and the recipe is the same data either way.
-template <FormatId kElement, MxRecipeId kId>
+// The MX kernels' recipes (mx.cu): "<mx format>:<profile>" built as the
+// catalog builds its MX recipes (recipe::MakeMxRecipe), for the profiles
+// mx.cu compiles, TE's RCEIL and OCP's floor. The catalog lists only the
+// profiles an implementation has for MXINT8 (not TE's); the kernels compile
+// TE's rule for every MX element alike, and a caller's recipe reaches a copy
+// only when it has that copy's semantics (recipe_plan.h MxKernelProfile).
+template <FormatId kElement, int kProfile>
 struct MxRecipeOf {
   static constexpr int kFormat = MxFormatIndex<kElement>();
-  static constexpr int kProfile = MxProfileIndex(kId == MxRecipeId::kTe ? "te" : "ocp");
   static_assert(kFormat >= 0 && kProfile >= 0, "no such MX format or profile in recipe/catalog.h");
   LOWBIT_HD_CONSTEXPR static recipe::Recipe Get() {
     constexpr recipe::Recipe kRecipe = recipe::MakeMxRecipe(recipe::kMxFormats[kFormat], recipe::kMxProfiles[kProfile]);

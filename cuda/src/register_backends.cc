@@ -1,8 +1,10 @@
 // Registry rows of lowbit::cuda: the element conversions of the two CUDA
 // backends (registry.h): "cuda-hw" (PTX cvt) and "cuda-sw" (the model compiled
 // for the device); the recipe rows (recipe_entry.h, backend "cuda"): every
-// catalog recipe a GPU recipe kernel implements, quantize and where it exists
-// dequantize; and the sweep rows of register.h ("cuda-hw-sweep"). A row's
+// catalog recipe a GPU recipe kernel implements (recipe_plan.h KernelOf),
+// quantize and where it exists dequantize, and the one call per direction
+// of recipe_quantize.h over the same launcher; and the sweep rows of
+// register.h ("cuda-hw-sweep"). A row's
 // `available` is false without a GPU, so tests and `lowbit verify` show it
 // as skipped. Element and recipe rows take host or device buffers: device
 // buffers are used in place, asynchronously on RecipeArgs / ConvertArgs
@@ -21,15 +23,16 @@
 #include "checks.h"
 #include "stream_scratch.h"
 #include "model_recipe.h"
+#include "spec_value.h"
 #include "gemm/gemm.h"
 #include "gemv/gemv.h"
 #include "lowbit/cuda/convert.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/quantize.h"
+#include "lowbit/cuda/recipe_plan.h"
+#include "lowbit/cuda/recipe_quantize.h"
 #include "lowbit/cuda/register.h"
 #include "lowbit/cuda/verify.h"
-#include "lowbit/formats/block/int_quant_recipe.h"
-#include "lowbit/formats/profiles/format_match.h"
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/formats/recipe/tensor.h"
 #include "lowbit/registry/recipe_entry.h"
@@ -132,66 +135,19 @@ std::vector<cuda::SweepOptionSet> InstructionOptionSets(cuda::ElementOp op, Form
 
 // ---- recipe rows -----------------------------------------------------------
 
-// The GPU kernel that implements a recipe row.
-enum class RecipeKernel : std::uint8_t { kMx, kNvfp4, kFp8PerTensor, kFp8PerRow, kInt, kModel };
-
+// Which kernel runs a recipe row (lowbit/cuda/recipe_plan.h KernelOf, read
+// off the recipe's fields), and its element.
 struct RecipePlan {
-  RecipeKernel kernel;
-  FormatId element;
-  const block::IntQuantRecipe* int_recipe = nullptr;  // kInt
+  cuda::detail::RecipeKernel kernel = cuda::detail::RecipeKernel::kNone;
+  FormatId element = FormatId::kFp32;
 };
 
-FormatId ElementOf(const recipe::Recipe& r) {
-  FormatId id = FormatId::kFp32;
-  profile_detail::IdentifyFormat(r.element, &id);
-  return id;
-}
-
-// Whether a GPU kernel implements (operation, target), and which: the MX
-// recipes of the TE and OCP profiles (mx.h), NVFP4's TE recipe (nvfp4.h), TE
-// current scaling of FP8 per tensor and per row, quantize only (fp8_scaled.h),
-// the integer recipes per row and per group (int_quantize.h), and the rest
-// of the catalog's recipes (the newer library profiles, docs/profiles.md),
-// both ways in every listed layout, through the model recipe
-// kernels (model_recipe.h).
 bool PlanRecipe(const recipe::Target& t, registry::RecipeOperation op, RecipePlan* plan) {
   if (t.recipe == nullptr) return false;
   const recipe::Recipe& r = *t.recipe;
-  const std::string_view profile = r.profile;
-  const bool dequantize = op == registry::RecipeOperation::kDequantizeRecipe;
-  plan->element = ElementOf(r);
-  if (cuda::detail::RunsOnModelRecipeKernels(r)) {
-    plan->kernel = RecipeKernel::kModel;
-    return recipe::LayoutApplies(r, t.layout);
-  }
-  switch (r.family()) {
-    case recipe::Family::kMx:
-      plan->kernel = RecipeKernel::kMx;
-      return profile == "te" || profile == "ocp";
-    case recipe::Family::kNvfp4:
-      plan->kernel = RecipeKernel::kNvfp4;
-      return r.scale_rule == recipe::ScaleRule::kNvfp4Te;
-    case recipe::Family::kScaled:
-      if (r.scale_rule == recipe::ScaleRule::kTeFp8) {
-        if (dequantize || r.pow2_scale) return false;
-        if (t.layout.geometry == recipe::Geometry::kPerTensor) plan->kernel = RecipeKernel::kFp8PerTensor;
-        else if (t.layout.geometry == recipe::Geometry::kPerRow) plan->kernel = RecipeKernel::kFp8PerRow;
-        else return false;
-        return plan->element == FormatId::kE4m3 || plan->element == FormatId::kE5m2;
-      }
-      if (t.layout.geometry != recipe::Geometry::kPerRow && t.layout.geometry != recipe::Geometry::kGroup) {
-        return false;
-      }
-      for (const block::IntQuantRecipe* q : block::kAllIntQuantRecipes) {
-        if (!q->element->IsFloat() && profile_detail::SameLayout(*q->element, r.element) && profile == q->name) {
-          plan->kernel = RecipeKernel::kInt;
-          plan->int_recipe = q;
-          return true;
-        }
-      }
-      return false;
-  }
-  return false;
+  plan->kernel = cuda::detail::KernelOf(r, t.layout, op == registry::RecipeOperation::kQuantizeRecipe);
+  plan->element = cuda::detail::FormatIdOf(r.element);
+  return plan->kernel != cuda::detail::RecipeKernel::kNone;
 }
 
 // Device copies of a recipe row's buffers, freed on every path.
@@ -248,13 +204,13 @@ cuda::Status LaunchKernels(const RecipePlan& plan, const registry::RecipeArgs& a
   const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
   const bool quantize = a.operation == registry::RecipeOperation::kQuantizeRecipe;
   auto* tensor_scale = reinterpret_cast<float*>(a.q.tensor_scale);  // [0] encode, [1] decode
+  using cuda::detail::RecipeKernel;
   switch (plan.kernel) {
+    case RecipeKernel::kNone: break;
     case RecipeKernel::kMx: {
-      const cuda::MxRecipeId id = std::string_view(r.profile) == "te" ? cuda::MxRecipeId::kTe : cuda::MxRecipeId::kOcp;
       if (quantize) {
         cuda::MxArgs m;
-        m.element = plan.element;
-        m.recipe = id;
+        m.recipe = &r;
         m.input = a.x;
         m.count = count;
         m.codes = a.q.codes;
@@ -316,7 +272,7 @@ cuda::Status LaunchKernels(const RecipePlan& plan, const registry::RecipeArgs& a
     case RecipeKernel::kInt:
       if (quantize) {
         cuda::IntQuantArgs q;
-        q.recipe = plan.int_recipe;
+        q.recipe = &r;
         q.layout = IntLayoutOf(a.target.layout);
         q.input = a.x;
         q.rows = a.rows;
@@ -329,7 +285,7 @@ cuda::Status LaunchKernels(const RecipePlan& plan, const registry::RecipeArgs& a
         return cuda::QuantizeInt(q);
       }
       cuda::IntDequantArgs q;
-      q.recipe = plan.int_recipe;
+      q.recipe = &r;
       q.layout = IntLayoutOf(a.target.layout);
       q.packing = IntPackingOf(r.packing);
       q.codes = a.q.codes;
@@ -461,6 +417,73 @@ Status RunRecipeOnDevice(const registry::RecipeArgs& args, float* workspace, cud
                          " " + recipe::CanonicalName(args.target));
   }
   return LaunchOnDevice(plan, args, workspace, stream);
+}
+
+namespace {
+
+// The registry's arguments of one Quantize / Dequantize call, checked as
+// every backend checks them; `empty` for rows or cols 0.
+Status CheckCall(registry::RecipeOperation op, const recipe::Recipe& r, const recipe::Layout& layout,
+                 const float* x, std::size_t rows, std::size_t cols, const recipe::QuantizedTensor& q, float* out,
+                 registry::RecipeArgs* a, RecipePlan* plan, bool* empty) {
+  if (r.name == nullptr || r.profile == nullptr) return Status::Error("cuda: a recipe without a name");
+  a->operation = op;
+  a->target.kind = recipe::Target::Kind::kRecipe;
+  a->target.recipe = &r;
+  a->target.layout = layout;
+  a->rows = rows;
+  a->cols = cols;
+  a->x = x;
+  a->q = q;
+  a->out = out;
+  if (registry::Status s = registry::ValidateRecipeArgs(*a); !s.ok) return Status::Error(s.message);
+  if (!PlanRecipe(a->target, op, plan)) {
+    return Status::Error("cuda: no GPU kernel for " + std::string(registry::RecipeOperationName(op)) + " " +
+                         recipe::CanonicalName(a->target) + " (recipe_quantize.h RunsQuantize / RunsDequantize)");
+  }
+  *empty = rows == 0 || cols == 0;
+  return Status::Ok();
+}
+
+Status RunCall(const RecipePlan& plan, const registry::RecipeArgs& a, cudaStream_t stream) {
+  detail::StreamScratch workspace(stream);
+  if (cudaError_t e = workspace.Allocate(sizeof(float) * kRecipeWorkspaceFloats); e != cudaSuccess) {
+    return detail::CudaStatus("cuda", e);
+  }
+  return LaunchOnDevice(plan, a, static_cast<float*>(workspace.get()), stream);
+}
+
+}  // namespace
+
+Status Quantize(const recipe::Recipe& r, const recipe::Layout& layout, const float* x, std::size_t rows,
+                std::size_t cols, const recipe::QuantizedTensor& q, cudaStream_t stream) {
+  registry::RecipeArgs a;
+  RecipePlan plan;
+  bool empty = false;
+  if (Status s = CheckCall(registry::RecipeOperation::kQuantizeRecipe, r, layout, x, rows, cols, q, nullptr, &a,
+                           &plan, &empty);
+      !s.ok || empty) {
+    return s;
+  }
+  return RunCall(plan, a, stream);
+}
+
+Status Dequantize(const recipe::Recipe& r, const recipe::Layout& layout, const recipe::ConstQuantizedTensor& q,
+                  std::size_t rows, std::size_t cols, float* out, cudaStream_t stream) {
+  // The registry's arguments hold one QuantizedTensor for both directions;
+  // dequantization only reads it.
+  const recipe::QuantizedTensor buffers{const_cast<std::uint8_t*>(q.codes), const_cast<std::uint8_t*>(q.scale_codes),
+                                        const_cast<float*>(q.scales), const_cast<std::int32_t*>(q.zero_points),
+                                        const_cast<recipe::TensorScale*>(q.tensor_scale)};
+  registry::RecipeArgs a;
+  RecipePlan plan;
+  bool empty = false;
+  if (Status s = CheckCall(registry::RecipeOperation::kDequantizeRecipe, r, layout, nullptr, rows, cols, buffers, out,
+                           &a, &plan, &empty);
+      !s.ok || empty) {
+    return s;
+  }
+  return RunCall(plan, a, stream);
 }
 
 void RegisterCudaRecipes(registry::Registry& registry) {

@@ -44,12 +44,12 @@ using Msx = MxRecipeAt<kElement, detail::MxProfileIndex("msx")>;
 
 // The kernels' recipes take the alternatives (mx.cu MxSteps), with ties to
 // even; msx is the ties-away rule.
-static_assert(alternatives::Fp6AlternativeApplies(detail::MxRecipeOf<FormatId::kE2m3, MxRecipeId::kTe>::Get()) &&
-              alternatives::Fp6AlternativeApplies(detail::MxRecipeOf<FormatId::kE2m3, MxRecipeId::kOcp>::Get()) &&
-              alternatives::Fp6AlternativeApplies(detail::MxRecipeOf<FormatId::kE3m2, MxRecipeId::kTe>::Get()) &&
-              alternatives::Fp6AlternativeApplies(detail::MxRecipeOf<FormatId::kE3m2, MxRecipeId::kOcp>::Get()));
-static_assert(alternatives::MxInt8AlternativeApplies(detail::MxRecipeOf<FormatId::kInt8, MxRecipeId::kTe>::Get()) &&
-              alternatives::MxInt8AlternativeApplies(detail::MxRecipeOf<FormatId::kInt8, MxRecipeId::kOcp>::Get()));
+static_assert(alternatives::Fp6AlternativeApplies(detail::MxRecipeOf<FormatId::kE2m3, detail::kMxTeProfile>::Get()) &&
+              alternatives::Fp6AlternativeApplies(detail::MxRecipeOf<FormatId::kE2m3, detail::kMxOcpProfile>::Get()) &&
+              alternatives::Fp6AlternativeApplies(detail::MxRecipeOf<FormatId::kE3m2, detail::kMxTeProfile>::Get()) &&
+              alternatives::Fp6AlternativeApplies(detail::MxRecipeOf<FormatId::kE3m2, detail::kMxOcpProfile>::Get()));
+static_assert(alternatives::MxInt8AlternativeApplies(detail::MxRecipeOf<FormatId::kInt8, detail::kMxTeProfile>::Get()) &&
+              alternatives::MxInt8AlternativeApplies(detail::MxRecipeOf<FormatId::kInt8, detail::kMxOcpProfile>::Get()));
 static_assert(Te<FormatId::kE2m3>::Get().element_encode.rounding == kEven &&
               Ocp<FormatId::kE2m3>::Get().element_encode.rounding == kEven &&
               Msx<FormatId::kE2m3>::Get().element_encode.rounding == kAway);

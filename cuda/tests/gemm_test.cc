@@ -3,8 +3,8 @@
 // NaN exactly where a NaN weight reaches an output, every output written
 // (the output is poisoned with NaN first), and the largest observed
 // error / bound ratio printed per format (bench/RESULTS.md "GEMM" records
-// them). The W4A4 path's quantized activations equal the model's
-// block::QuantizeNvfp4Block bit for bit. Skipped without a GPU.
+// them). The W4A4 path's quantized activations equal the model's block
+// steps for "nvfp4:te" (recipe/steps.h) bit for bit. Skipped without a GPU.
 //
 // The exact value is the exact mode of the matrix-product oracle
 // (formats/include/lowbit/formats/matmul/exact.h ExactMatmul, its `nearest`:
@@ -25,7 +25,8 @@
 
 #include "gemm/gemm.h"
 #include "gpu_test_util.h"
-#include "lowbit/formats/block/nvfp4_recipe.h"
+#include "lowbit/formats/recipe/names.h"
+#include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/block/packing.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
@@ -50,6 +51,9 @@ std::uint16_t Bf16Bits(float f) {  // f already a BF16 value
   std::memcpy(&u, &f, 4);
   return static_cast<std::uint16_t>(u >> 16);
 }
+// The activations' recipe of the W4A4 tests: the catalog's "nvfp4:te".
+const recipe::Recipe& Nvfp4Te() { return *recipe::FindRecipe("nvfp4", "te"); }
+
 float Bf16Value(std::uint16_t b) {
   const std::uint32_t u = static_cast<std::uint32_t>(b) << 16;
   float f;
@@ -260,7 +264,7 @@ CheckResult RunAndCheck(const std::vector<std::uint16_t>& x, std::int64_t m, con
   Status st;
   if (w4a4) {
     ws = std::make_unique<DeviceBuffer>(GemmW4A4WorkspaceBytes(m, k));
-    st = GemmW4A4Nvfp4(p, block::Nvfp4Recipe::kTe, ws->get());
+    st = GemmW4A4Nvfp4(p, Nvfp4Te(), ws->get());
   } else {
     st = Gemm(p);
   }
@@ -427,12 +431,16 @@ TEST(Gemm, W4A4Nvfp4MatchesModelAndBound) {
       xf[i] = Bf16Value(x[i]);
       amax = std::max(amax, std::fabs(xf[i]));
     }
-    const block::Nvfp4TensorScale t = block::Nvfp4TensorScaleFromAmax(block::Nvfp4Recipe::kTe, amax);
+    const recipe::Recipe& te = Nvfp4Te();
+    const recipe::TensorScale t = recipe::ChooseTensorScale(te, amax);
     EXPECT_EQ(ta, t.decode);
     std::int64_t mismatches = 0;
     for (std::size_t b = 0; b < x.size() / 16; ++b) {
       std::uint8_t codes[16];
-      const std::uint8_t sc = block::QuantizeNvfp4Block(block::Nvfp4Recipe::kTe, t, xf.data() + b * 16, 16, codes);
+      const float* block_x = xf.data() + b * 16;
+      const recipe::BlockScale scale = recipe::ChooseScale(te, recipe::StatsOf(te, block_x, 16), t);
+      for (int i = 0; i < 16; ++i) codes[i] = recipe::EncodeElement(te, scale, block_x[i]);
+      const std::uint8_t sc = scale.code;
       for (int i = 0; i < 16; ++i) {
         const float want = static_cast<float>(DecodeToF64(kE2m1, codes[i]) * DecodeToF64(kUe4m3, sc & 0x7F));
         if (a[b * 16 + i] != Bf16Bits(want) && ++mismatches <= 5) {
@@ -510,8 +518,9 @@ TEST(Gemm, BadArgumentsAreErrors) {
   bad.y.count = m * n / 2;
   EXPECT_FALSE(Gemm(bad).ok);
   std::vector<std::uint8_t> ws_host(16);
-  EXPECT_FALSE(GemmW4A4Nvfp4(p, block::Nvfp4Recipe::kTe, ws_host.data()).ok);
-  EXPECT_TRUE(GemmW4A4Nvfp4(p, block::Nvfp4Recipe::kTe, ws.get()).ok);
+  EXPECT_FALSE(GemmW4A4Nvfp4(p, Nvfp4Te(), ws_host.data()).ok);
+  EXPECT_FALSE(GemmW4A4Nvfp4(p, *recipe::FindRecipe("mxfp4", "te"), ws.get()).ok);  // not an NVFP4 recipe
+  EXPECT_TRUE(GemmW4A4Nvfp4(p, Nvfp4Te(), ws.get()).ok);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 

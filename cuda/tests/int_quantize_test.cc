@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "block_model.h"
 #include "gpu_test_util.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/int_quantize.h"
+#include "lowbit/cuda/recipe_plan.h"
 #include "lowbit/formats/block/int_quant.h"
 #include "lowbit/formats/block/packing.h"
 #include "lowbit/formats/convert.h"
@@ -109,9 +111,9 @@ struct Shape {
 // ways (FP32 and BF16 out).
 // `shift`: the input and the codes start `shift` elements / bytes past an
 // allocation's start (misaligned for 16-byte loads and 4-byte stores).
-void CheckCase(const block::IntQuantRecipe& r, const block::QuantLayout& layout, Shape sh, IntPacking packing,
+void CheckCase(const recipe::Recipe& r, const block::QuantLayout& layout, Shape sh, IntPacking packing,
                bool bf16, std::uint32_t seed, std::size_t shift = 0) {
-  const std::string what = std::string(r.element->name) + ":" + r.name + " " + PackingName(packing) +
+  const std::string what = recipe::RecipeName(r) + " " + PackingName(packing) +
                            (bf16 ? " bf16 " : " f32 ") + std::to_string(sh.rows) + "x" + std::to_string(sh.cols) +
                            " group " + std::to_string(layout.group) + " shift " + std::to_string(shift);
   std::vector<float> x = Generate(sh.rows, sh.cols, seed);
@@ -225,14 +227,29 @@ void CheckCase(const block::IntQuantRecipe& r, const block::QuantLayout& layout,
   }
 }
 
-bool IsInteger(const block::IntQuantRecipe& r) { return !r.element->IsFloat(); }
+// The catalog's integer recipes the tuned integer kernels are written for:
+// scaled, an integer element, and not given to the model recipe kernels
+// (their rule's row in scale_rule_kernels.h, or GPTQ's FP16 scales). 14:
+// [AO] symmetric and asymmetric (and their CUDA-division twins) on INT8 and
+// INT4 / UINT4, [GPTQ] both ways on UINT4, the common kernel both roundings
+// on INT8 and INT4 (recipe/catalog.h kScaledPairs).
+std::vector<const recipe::Recipe*> IntegerRecipes() {
+  std::vector<const recipe::Recipe*> all;
+  for (const recipe::Recipe& r : recipe::kAllRecipes) {
+    if (r.family() == recipe::Family::kScaled && !r.element.IsFloat() && !detail::RunsOnModelRecipeKernels(r)) {
+      all.push_back(&r);
+    }
+  }
+  EXPECT_EQ(all.size(), 14u);
+  return all;
+}
 
 TEST(CudaIntQuantize, PerChannelEveryInt8RecipeEqualsModel) {
   LOWBIT_REQUIRE_GPU();
   const block::QuantLayout per_row{block::Granularity::kPerRow};
   std::uint32_t seed = 1;
-  for (const block::IntQuantRecipe* r : block::kAllIntQuantRecipes) {
-    if (!IsInteger(*r) || r->element->total_bits != 8) continue;
+  for (const recipe::Recipe* r : IntegerRecipes()) {
+    if (r->element.total_bits != 8) continue;
     for (Shape sh : {Shape{16, 1000}, Shape{9, 3}, Shape{3, 4097}}) {
       for (bool bf16 : {false, true}) CheckCase(*r, per_row, sh, IntPacking::kBytes, bf16, seed++);
     }
@@ -242,8 +259,8 @@ TEST(CudaIntQuantize, PerChannelEveryInt8RecipeEqualsModel) {
 TEST(CudaIntQuantize, PerGroupEveryInt4RecipeAndPackingEqualsModel) {
   LOWBIT_REQUIRE_GPU();
   std::uint32_t seed = 100;
-  for (const block::IntQuantRecipe* r : block::kAllIntQuantRecipes) {
-    if (!IsInteger(*r) || r->element->total_bits != 4) continue;
+  for (const recipe::Recipe* r : IntegerRecipes()) {
+    if (r->element.total_bits != 4) continue;
     for (int group : {32, 64, 128}) {
       const block::QuantLayout layout{block::Granularity::kPerGroup, group};
       for (IntPacking p : {IntPacking::kLowFirst, IntPacking::kHighFirst, IntPacking::kAwq, IntPacking::kBytes}) {
@@ -280,9 +297,8 @@ TEST(CudaIntQuantize, GroupsHeldInRegistersEveryThreadCountEqualsModel) {
       {block::QuantLayout{block::Granularity::kPerGroup, 2048}, {2, 4096}},
   };
   std::uint32_t seed = 500;
-  for (const block::IntQuantRecipe* r : block::kAllIntQuantRecipes) {
-    if (!IsInteger(*r)) continue;
-    const bool four_bit = r->element->total_bits == 4;
+  for (const recipe::Recipe* r : IntegerRecipes()) {
+    const bool four_bit = r->element.total_bits == 4;
     for (const Case& c : cases) {
       for (bool bf16 : {false, true}) {
         for (std::size_t shift : {std::size_t{0}, std::size_t{1}}) {
@@ -300,8 +316,8 @@ TEST(CudaIntQuantize, GroupsHeldInRegistersEveryThreadCountEqualsModel) {
 TEST(CudaIntQuantize, PerRowInt4PackedEqualsModel) {
   LOWBIT_REQUIRE_GPU();
   const block::QuantLayout per_row{block::Granularity::kPerRow};
-  CheckCase(block::kAoAsymUint4, per_row, Shape{11, 1000}, IntPacking::kLowFirst, false, 7);
-  CheckCase(block::kGptqSymUint4, per_row, Shape{8, 256}, IntPacking::kAwq, true, 8);
+  CheckCase(testing::CatalogRecipeNamed("uint4", "ao-asym"), per_row, Shape{11, 1000}, IntPacking::kLowFirst, false, 7);
+  CheckCase(testing::CatalogRecipeNamed("uint4", "gptq-sym"), per_row, Shape{8, 256}, IntPacking::kAwq, true, 8);
 }
 
 TEST(CudaIntQuantize, BadArgumentsReturnErrors) {
@@ -315,12 +331,12 @@ TEST(CudaIntQuantize, BadArgumentsReturnErrors) {
   a.cols = 32;
   a.codes = q.p;
   a.scales = s.p;
-  a.recipe = &block::kTeFp8E4m3;
+  a.recipe = &testing::CatalogRecipeNamed("e4m3", "te");
   EXPECT_FALSE(QuantizeInt(a).ok);  // float element
-  a.recipe = &block::kAoSymInt8;
+  a.recipe = &testing::CatalogRecipeNamed("int8", "ao-sym");
   a.packing = IntPacking::kLowFirst;
   EXPECT_FALSE(QuantizeInt(a).ok);  // nibbles of an 8-bit element
-  a.recipe = &block::kAoSymInt4;
+  a.recipe = &testing::CatalogRecipeNamed("int4", "ao-sym");
   a.layout = {block::Granularity::kPerGroup, 48};
   EXPECT_FALSE(QuantizeInt(a).ok);  // 32 columns are not a multiple of 48
   a.layout = {block::Granularity::kPerGroup, 32};

@@ -1,4 +1,5 @@
-// MX dequantization on the GPU (mx.h DequantizeMx) equals block::DequantizeMx
+// MX dequantization on the GPU (mx.h DequantizeMx) equals the model's
+// (recipe::DecodeElement of the stored scale, as recipe::DequantizeTensor)
 // bit for bit, FP32 out, and its RN BF16 rounding: every MX element format,
 // every code, every scale byte (0 = 2^-127 and 0xFF = NaN included), odd
 // counts (a partial last block), and the codes QuantizeMx writes for
@@ -12,12 +13,15 @@
 #include <random>
 #include <vector>
 
+#include "block_model.h"
 #include "gpu_test_util.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/mx.h"
-#include "lowbit/formats/block/mx_recipe.h"
+#include "lowbit/cuda/recipe_plan.h"
 #include "lowbit/formats/block/packing.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/recipe/catalog.h"
+#include "spec_value.h"
 
 namespace lowbit::cuda {
 namespace {
@@ -26,13 +30,29 @@ using testing::BitsF32;
 using testing::DeviceVector;
 using testing::F32Bits;
 
+// Every MX format of the catalog; dequantization reads no profile field, so
+// OCP's recipe stands for every profile's.
 struct Case {
   FormatId element;
-  const block::BlockSpec* spec;
+  const recipe::MxFormat* format;
+  recipe::Recipe recipe;
 };
-constexpr Case kCases[] = {{FormatId::kE2m1, &block::kMxfp4},     {FormatId::kE2m3, &block::kMxfp6E2m3},
-                           {FormatId::kE3m2, &block::kMxfp6E3m2}, {FormatId::kE4m3, &block::kMxfp8E4m3},
-                           {FormatId::kE5m2, &block::kMxfp8E5m2}, {FormatId::kInt8, &block::kMxint8}};
+std::vector<Case> AllCases() {
+  std::vector<Case> cases;
+  for (const recipe::MxFormat& f : recipe::kMxFormats) {
+    cases.push_back({detail::FormatIdOf(f.element), &f, recipe::MakeMxRecipe(f, recipe::kMxProfiles[detail::kMxOcpProfile])});
+  }
+  return cases;
+}
+const std::vector<Case> kCases = AllCases();
+
+// An element's value alone (MXINT8 with its 2^-6), as the model decodes it
+// under the scale 1 (mx.cu's decode tables do the same).
+float ElementValue(const recipe::Recipe& r, std::uint8_t code) {
+  recipe::BlockScale unit;
+  unit.decode = 1.0f;
+  return recipe::DecodeElement(r, unit, recipe::TensorScale{}, code);
+}
 
 // Runs the GPU on (codes, scales) and compares with the model, FP32 and BF16.
 void Check(const Case& c, const std::vector<std::uint8_t>& codes, const std::vector<std::uint8_t>& scales,
@@ -44,7 +64,9 @@ void Check(const Case& c, const std::vector<std::uint8_t>& codes, const std::vec
     block::PackNibbles(codes.data(), static_cast<long>(n), block::NibbleOrder::kLowFirst, stored.data());
   }
   std::vector<float> want(n);
-  block::DequantizeMx(*c.spec, codes.data(), scales.data(), static_cast<long>(n), want.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    want[i] = testing::DequantizeBlockElementByModel(c.recipe, recipe::TensorScale{}, scales[i / 32], codes[i]);
+  }
   DeviceVector<std::uint8_t> dc(stored), ds(scales);
   EncodeOptions bo;
   bo.nan_sign = NanSign::kPositive;
@@ -69,7 +91,7 @@ void Check(const Case& c, const std::vector<std::uint8_t>& codes, const std::vec
       std::uint32_t expect = F32Bits(want[i]);
       // Element and scale both NaN: which NaN x86 returns depends on the
       // operand order the host compiler chose; the GPU returns the element's.
-      const float element = block::DecodeMxElement(*c.spec, codes[i]);
+      const float element = ElementValue(c.recipe, codes[i]);
       if (std::isnan(element) && scales[i / 32] == 0xFF) expect = F32Bits(element) | 0x00400000u;
       if (ot == OutputType::kBf16) {
         got = reinterpret_cast<const std::uint16_t*>(raw.data())[i];
@@ -77,7 +99,7 @@ void Check(const Case& c, const std::vector<std::uint8_t>& codes, const std::vec
       }
       if (got != expect) {
         ++bad;
-        ADD_FAILURE() << c.spec->name << (ot == OutputType::kF32 ? " f32" : " bf16") << " n=" << n << " i=" << i
+        ADD_FAILURE() << c.format->name << (ot == OutputType::kF32 ? " f32" : " bf16") << " n=" << n << " i=" << i
                       << " code " << int(codes[i]) << " scale " << int(scales[i / 32]) << " got " << std::hex << got
                       << " want " << expect;
       }
@@ -89,7 +111,7 @@ void Check(const Case& c, const std::vector<std::uint8_t>& codes, const std::vec
 TEST(CudaMxDequantize, EveryCodeEveryScaleEqualsModel) {
   LOWBIT_REQUIRE_GPU();
   for (const Case& c : kCases) {
-    const std::uint32_t codes_per = static_cast<std::uint32_t>(c.spec->element->CodeMask()) + 1;
+    const std::uint32_t codes_per = static_cast<std::uint32_t>(c.recipe.element.CodeMask()) + 1;
     // Block b holds every code (cycled) under scale byte b: 256 blocks.
     const std::size_t n = 256 * 32;
     std::vector<std::uint8_t> codes(n), scales(256);
@@ -117,13 +139,13 @@ TEST(CudaMxDequantize, RoundTripOfGpuQuantizedTensorsEqualsModel) {
   for (std::size_t i = 320; i < 352; ++i) x[i] = 0.0f;
   DeviceVector<float> dx(x);
   for (const Case& c : kCases) {
-    for (MxRecipeId rid : {MxRecipeId::kTe, MxRecipeId::kOcp}) {
+    for (int profile : {detail::kMxTeProfile, detail::kMxOcpProfile}) {
+      const recipe::Recipe quantize_recipe = recipe::MakeMxRecipe(*c.format, recipe::kMxProfiles[profile]);
       const bool packed = c.element == FormatId::kE2m1;
       const std::size_t blocks = (n + 31) / 32;
       DeviceVector<std::uint8_t> codes(packed ? (n + 1) / 2 : n), scales(blocks);
       MxArgs q;
-      q.element = c.element;
-      q.recipe = rid;
+      q.recipe = &quantize_recipe;
       q.input = dx.p;
       q.count = n;
       q.codes = codes.p;

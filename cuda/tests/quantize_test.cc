@@ -17,12 +17,12 @@
 #include <string_view>
 #include <vector>
 
+#include "block_model.h"
 #include "gpu_test_util.h"
 #include "layout_variants.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/quantize.h"
-#include "lowbit/formats/block/mx_profiles.h"
-#include "lowbit/formats/block/nvfp4_recipe.h"
+#include "lowbit/cuda/recipe_plan.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/steps.h"
@@ -238,9 +238,11 @@ void CheckNvfp4(LayoutVariant variant) {
       const Status s = QuantizeNvfp4(a, variant);
       ASSERT_TRUE(s.ok) << s.message;
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      std::vector<std::uint8_t> codes(n), want_scales(blocks);
-      const block::Nvfp4TensorScale t =
-          block::QuantizeNvfp4(block::Nvfp4Recipe::kTe, x.data(), static_cast<long>(n), codes.data(), want_scales.data());
+      const recipe::Recipe& te = testing::CatalogRecipeNamed("nvfp4", "te");
+      const testing::ModelBlocks model = testing::QuantizeBlocksByModel(te, x.data(), n);
+      const std::vector<std::uint8_t>& codes = model.codes;
+      const std::vector<std::uint8_t>& want_scales = model.scale_codes;
+      const recipe::TensorScale t = model.tensor_scale;
       EXPECT_EQ(F32Bits(sdec.Get(1)[0]), F32Bits(t.decode)) << "n=" << n;
       const auto got_scales = scales.Get(blocks);
       const auto got_packed = packed.Get((n + 1) / 2);
@@ -267,7 +269,7 @@ void CheckNvfp4(LayoutVariant variant) {
       bo.nan_sign = NanSign::kPositive;
       bo.nan_payload = NanPayload::kAllOnes;
       for (std::size_t i = 0; i < n && bad < 15; ++i) {
-        const float v = block::DequantizeNvfp4Element(block::Nvfp4Recipe::kTe, t, want_scales[i / 16], codes[i]);
+        const float v = testing::DequantizeBlockElementByModel(te, t, want_scales[i / 16], codes[i]);
         const auto want = EncodeF32(kBf16, v, bo).code;
         if (got_bf[i] != want) {
           ++bad;
@@ -298,8 +300,9 @@ TEST(CudaQuantize, Nvfp4DequantizeEveryScaleByteAndCodeEqualsModel) {
   EncodeOptions bo;  // cvt.rn.bf16x2.f32: every NaN -> 0x7FFF
   bo.nan_sign = NanSign::kPositive;
   bo.nan_payload = NanPayload::kAllOnes;
+  const recipe::Recipe& te = testing::CatalogRecipeNamed("nvfp4", "te");
   for (float tensor_amax : {2688.0f, 1.0f, 1e-30f, 3e38f}) {
-    const block::Nvfp4TensorScale t = block::Nvfp4TensorScaleFromAmax(block::Nvfp4Recipe::kTe, tensor_amax);
+    const recipe::TensorScale t = recipe::ChooseTensorScale(te, tensor_amax);
     DeviceVector<float> sdec(std::vector<float>{t.decode});
     for (LayoutVariant variant : kAllLayoutVariants) {
       DeviceVector<std::uint16_t> out(n);
@@ -308,7 +311,7 @@ TEST(CudaQuantize, Nvfp4DequantizeEveryScaleByteAndCodeEqualsModel) {
       const auto got = out.Get(n);
       int bad = 0;
       for (std::size_t i = 0; i < n && bad < 8; ++i) {
-        const float v = block::DequantizeNvfp4Element(block::Nvfp4Recipe::kTe, t, scales[i / 16], codes[i]);
+        const float v = testing::DequantizeBlockElementByModel(te, t, scales[i / 16], codes[i]);
         const auto want = EncodeF32(kBf16, v, bo).code;
         if (got[i] != want) {
           ++bad;
@@ -333,8 +336,9 @@ TEST(CudaQuantize, Nvfp4DequantizeToF32EveryScaleByteAndCodeEqualsModel) {
   std::vector<std::uint8_t> packed((n + 1) / 2, 0);
   for (std::size_t i = 0; i < n; ++i) packed[i / 2] |= static_cast<std::uint8_t>(codes[i] << (4 * (i % 2)));
   DeviceVector<std::uint8_t> dp(packed), ds(scales);
+  const recipe::Recipe& te = testing::CatalogRecipeNamed("nvfp4", "te");
   for (float tensor_amax : {2688.0f, 1.0f, 1e-30f, 3e38f}) {
-    const block::Nvfp4TensorScale t = block::Nvfp4TensorScaleFromAmax(block::Nvfp4Recipe::kTe, tensor_amax);
+    const recipe::TensorScale t = recipe::ChooseTensorScale(te, tensor_amax);
     DeviceVector<float> sdec(std::vector<float>{t.decode});
     for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
       DeviceVector<float> out(n + 1);
@@ -343,7 +347,7 @@ TEST(CudaQuantize, Nvfp4DequantizeToF32EveryScaleByteAndCodeEqualsModel) {
       const auto got = out.Get(n + 1);
       int bad = 0;
       for (std::size_t i = 0; i < n && bad < 8; ++i) {
-        const float want = block::DequantizeNvfp4Element(block::Nvfp4Recipe::kTe, t, scales[i / 16], codes[i]);
+        const float want = testing::DequantizeBlockElementByModel(te, t, scales[i / 16], codes[i]);
         if (std::memcmp(&got[i + offset], &want, 4) != 0) {
           ++bad;
           std::uint32_t g = 0, w = 0;
@@ -360,13 +364,13 @@ TEST(CudaQuantize, Nvfp4DequantizeToF32EveryScaleByteAndCodeEqualsModel) {
 
 void CheckMx(LayoutVariant variant) {
   SCOPED_TRACE(LayoutVariantName(variant));
-  struct Case { FormatId element; const block::BlockSpec* spec; };
-  const Case cases[] = {{FormatId::kE2m1, &block::kMxfp4},      {FormatId::kE4m3, &block::kMxfp8E4m3},
-                        {FormatId::kE5m2, &block::kMxfp8E5m2},  {FormatId::kE2m3, &block::kMxfp6E2m3},
-                        {FormatId::kE3m2, &block::kMxfp6E3m2},  {FormatId::kInt8, &block::kMxint8}};
-  for (const Case& c : cases) {
-    for (MxRecipeId rid : {MxRecipeId::kTe, MxRecipeId::kOcp}) {
-      const block::MxRecipe& recipe = rid == MxRecipeId::kTe ? block::kTeMx : block::kOcpMx;
+  // Every MX format under both profiles the kernels compile, built as the
+  // catalog builds MX recipes (MXINT8 under TE's too, which the catalog
+  // does not list).
+  for (const recipe::MxFormat& f : recipe::kMxFormats) {
+    for (int profile : {detail::kMxTeProfile, detail::kMxOcpProfile}) {
+      const recipe::Recipe recipe = recipe::MakeMxRecipe(f, recipe::kMxProfiles[profile]);
+      const std::string name = f.name + std::string(":") + recipe.profile;
       for (bool bf16 : {false, true}) {
         for (std::size_t n : {std::size_t{32 * 999 + 17}, std::size_t{1 << 18}}) {
           std::vector<float> x = Generate(n, 32, 9, true);
@@ -375,12 +379,11 @@ void CheckMx(LayoutVariant variant) {
           DeviceVector<float> dx(x);
           DeviceVector<std::uint16_t> dxb(xb);
           const std::size_t blocks = (n + 31) / 32;
-          const bool packed = c.element == FormatId::kE2m1;
+          const bool packed = recipe.packing != recipe::Packing::kOnePerByte;
           const std::size_t code_bytes = packed ? (n + 1) / 2 : n;
           DeviceVector<std::uint8_t> codes(code_bytes), scales(blocks);
           MxArgs a;
-          a.element = c.element;
-          a.recipe = rid;
+          a.recipe = &recipe;
           a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
           a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
           a.count = n;
@@ -389,22 +392,23 @@ void CheckMx(LayoutVariant variant) {
           const Status s = QuantizeMx(a, variant);
           ASSERT_TRUE(s.ok) << s.message;
           ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          std::vector<std::uint8_t> want_codes(n), want_scales(blocks);
-          block::QuantizeMx(*c.spec, recipe, x.data(), static_cast<long>(n), want_codes.data(), want_scales.data());
+          const testing::ModelBlocks model = testing::QuantizeBlocksByModel(recipe, x.data(), n);
+          const std::vector<std::uint8_t>& want_codes = model.codes;
+          const std::vector<std::uint8_t>& want_scales = model.scale_codes;
           const auto got_codes = codes.Get(code_bytes);
           const auto got_scales = scales.Get(blocks);
           int bad = 0;
           for (std::size_t b = 0; b < blocks && bad < 5; ++b) {
             if (got_scales[b] != want_scales[b]) {
               ++bad;
-              ADD_FAILURE() << c.spec->name << " " << recipe.name << " block " << b << " scale " << int(got_scales[b]) << " want " << int(want_scales[b]);
+              ADD_FAILURE() << name << " block " << b << " scale " << int(got_scales[b]) << " want " << int(want_scales[b]);
             }
           }
           for (std::size_t i = 0; i < n && bad < 10; ++i) {
             const int got = packed ? (got_codes[i / 2] >> (4 * (i % 2))) & 0xF : got_codes[i];
             if (got != want_codes[i]) {
               ++bad;
-              ADD_FAILURE() << c.spec->name << " " << recipe.name << (bf16 ? " bf16" : " f32") << " i=" << i << " x=" << x[i] << " code " << got << " want " << int(want_codes[i]);
+              ADD_FAILURE() << name << (bf16 ? " bf16" : " f32") << " i=" << i << " x=" << x[i] << " code " << got << " want " << int(want_codes[i]);
             }
           }
         }
@@ -423,13 +427,13 @@ TEST(CudaQuantize, BadArgumentsReturnErrors) {
   DeviceVector<float> x(64);
   DeviceVector<std::uint8_t> q(64), s(4);
   MxArgs a;
-  a.element = FormatId::kFp16;
+  a.recipe = &testing::CatalogRecipeNamed("e4m3", "te");  // not an MX recipe
   a.input = x.p;
   a.count = 64;
   a.codes = q.p;
   a.scales = s.p;
   EXPECT_FALSE(QuantizeMx(a).ok);
-  a.element = FormatId::kE2m1;
+  a.recipe = &testing::CatalogRecipeNamed("mxfp4", "te");
   std::vector<float> host(64);
   a.input = host.data();
   EXPECT_FALSE(QuantizeMx(a).ok);

@@ -1,4 +1,4 @@
-// The GPU's row of every scale rule (cuda/src/scale_rule_kernels.h) against
+// The GPU's row of every scale rule (cuda/include/lowbit/cuda/scale_rule_kernels.h) against
 // the registry's "cuda" recipe rows: a rule given to the model recipe
 // kernels has rows for every catalog recipe of the rule, both ways, in every
 // listed layout that applies; a tuned rule has rows for at least one of its
@@ -20,7 +20,7 @@
 #include "lowbit/registry/recipe_contract.h"
 #include "lowbit/registry/recipe_entry.h"
 #include "lowbit/registry/registry.h"
-#include "scale_rule_kernels.h"
+#include "lowbit/cuda/scale_rule_kernels.h"
 
 namespace lowbit::cuda::detail {
 namespace {

@@ -18,6 +18,8 @@
 #include "lowbit/cuda/int_quantize.h"
 #include "lowbit/cuda/mx.h"
 #include "lowbit/cuda/nvfp4.h"
+#include "lowbit/cuda/recipe_quantize.h"
+#include "lowbit/formats/recipe/names.h"
 #endif
 
 namespace {
@@ -57,6 +59,7 @@ TEST(CudaHostChecks, SizeOverflowBeforeAnyDeviceCall) {
   p.cols = k2p32;  // wraps to 0
   EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeFp8PerToken(p), "overflow");
   lowbit::cuda::IntQuantArgs q;
+  q.recipe = lowbit::recipe::FindRecipe("int8", "ao-sym");
   q.input = host;
   q.codes = bytes;
   q.scales = host;
@@ -65,6 +68,7 @@ TEST(CudaHostChecks, SizeOverflowBeforeAnyDeviceCall) {
   q.layout = {lowbit::block::Granularity::kPerRow, 0, 0};
   EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeInt(q), "overflow");
   lowbit::cuda::IntDequantArgs d;
+  d.recipe = q.recipe;
   d.codes = bytes;
   d.scales = host;
   d.output = host;
@@ -76,6 +80,7 @@ TEST(CudaHostChecks, SizeOverflowBeforeAnyDeviceCall) {
   m.input = host;
   m.codes = bytes;
   m.scales = bytes;
+  m.recipe = lowbit::recipe::FindRecipe("mxfp4", "te");
   m.count = kSizeMax;
   EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeMx(m), "overflow");
   lowbit::cuda::MxDequantArgs md;
@@ -127,9 +132,13 @@ TEST(CudaHostChecks, EnumsOutOfRange) {
   m.codes = bytes;
   m.scales = bytes;
   m.count = 4;
-  m.recipe = static_cast<lowbit::cuda::MxRecipeId>(7);
-  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeMx(m), "recipe id 7");
-  m.recipe = lowbit::cuda::MxRecipeId::kOcp;
+  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeMx(m), "null recipe");
+  // torchao's ceil rule: an MX recipe, but not the semantics of the TE or
+  // OCP recipe the kernels compile.
+  m.recipe = lowbit::recipe::FindRecipe("mxfp4", "ao-ceil");
+  ASSERT_NE(m.recipe, nullptr);
+  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeMx(m), "no GPU kernel for the recipe 'mxfp4:ao-ceil'");
+  m.recipe = lowbit::recipe::FindRecipe("mxfp4", "ocp");
   m.input_type = static_cast<lowbit::cuda::InputType>(5);
   EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeMx(m), "input type 5");
   lowbit::cuda::Fp8PerTensorArgs t;
@@ -142,6 +151,35 @@ TEST(CudaHostChecks, EnumsOutOfRange) {
   EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeInt(q), "null recipe");
 }
 
+// The one call per direction (recipe_quantize.h) checks its arguments as
+// the registry's rows do, and refuses a recipe no kernel runs by its name,
+// before asking for a device.
+TEST(CudaHostChecks, RecipeQuantizeRefusesBeforeTheDevice) {
+  float host[64] = {};
+  std::uint8_t bytes[64] = {};
+  const lowbit::recipe::Recipe& ceil = *lowbit::recipe::FindRecipe("mxfp4", "ao-ceil");
+  lowbit::recipe::QuantizedTensor q;
+  q.codes = bytes;
+  q.scale_codes = bytes + 32;
+  EXPECT_CUDA_ERROR(lowbit::cuda::Quantize(ceil, ceil.layout, host, 2, 32, q, nullptr),
+                    "no GPU kernel for quantize-recipe mxfp4:ao-ceil");
+  EXPECT_CUDA_ERROR(lowbit::cuda::Dequantize(ceil, ceil.layout, lowbit::recipe::AsConst(q), 2, 32, host, nullptr),
+                    "no GPU kernel for dequantize-recipe mxfp4:ao-ceil");
+  const lowbit::recipe::Recipe& te = *lowbit::recipe::FindRecipe("e4m3", "te");
+  const lowbit::recipe::Layout per_row{lowbit::recipe::Geometry::kPerRow, 0, 0};
+  lowbit::recipe::QuantizedTensor fp8;
+  fp8.codes = bytes;
+  fp8.scales = host + 32;
+  EXPECT_CUDA_ERROR(lowbit::cuda::Dequantize(te, per_row, lowbit::recipe::AsConst(fp8), 2, 8, host, nullptr),
+                    "no GPU kernel for dequantize-recipe");  // TE's FP8 kernels quantize only
+  fp8.codes = nullptr;
+  EXPECT_FALSE(lowbit::cuda::Quantize(te, per_row, host, 2, 8, fp8, nullptr).ok);  // null codes
+  lowbit::recipe::Recipe unnamed = te;
+  unnamed.name = nullptr;
+  EXPECT_CUDA_ERROR(lowbit::cuda::Quantize(unnamed, per_row, host, 2, 8, fp8, nullptr), "without a name");
+  EXPECT_TRUE(lowbit::cuda::Quantize(te, per_row, host, 0, 8, fp8, nullptr).ok);  // empty
+}
+
 TEST(CudaHostChecks, EmptyIsOk) {
   lowbit::cuda::ConvertRequest c;
   EXPECT_TRUE(lowbit::cuda::Convert(c).ok);
@@ -150,16 +188,20 @@ TEST(CudaHostChecks, EmptyIsOk) {
   p.cols = kSizeMax;
   EXPECT_TRUE(lowbit::cuda::QuantizeFp8PerToken(p).ok);
   lowbit::cuda::IntQuantArgs q;
+  q.recipe = lowbit::recipe::FindRecipe("int8", "ao-sym");
   q.rows = 0;
   q.cols = 128;
   q.layout = {lowbit::block::Granularity::kPerRow, 0, 0};
   const Status s = lowbit::cuda::QuantizeInt(q);
   EXPECT_TRUE(s.ok) << s.message << " (rows = 0 was 'empty shape' before; empty is ok everywhere)";
   lowbit::cuda::IntDequantArgs d;
+  d.recipe = q.recipe;
   d.rows = 4;
   d.cols = 0;
   EXPECT_TRUE(lowbit::cuda::DequantizeInt(d).ok);
-  EXPECT_TRUE(lowbit::cuda::QuantizeMx(lowbit::cuda::MxArgs{}).ok);
+  lowbit::cuda::MxArgs m;
+  m.recipe = lowbit::recipe::FindRecipe("mxfp4", "te");
+  EXPECT_TRUE(lowbit::cuda::QuantizeMx(m).ok);
   EXPECT_TRUE(lowbit::cuda::QuantizeNvfp4(lowbit::cuda::Nvfp4Args{}).ok);
 }
 #else

@@ -58,6 +58,8 @@
 
 #include "../checks.h"
 #include "../gemv/decode.cuh"
+#include "lowbit/formats/recipe/steps.h"
+#include "lowbit/formats/recipe/tensor.h"
 
 namespace lowbit::cuda::gemm {
 namespace {
@@ -409,22 +411,23 @@ __global__ void AmaxKernel(const std::uint16_t* __restrict__ x, std::int64_t m, 
 }
 
 // W4A4 step 2: the activation tensor scale from the model's recipe.
-__global__ void TensorScaleKernel(block::Nvfp4Recipe recipe, const unsigned int* amax_bits,
-                                  block::Nvfp4TensorScale* t, float* decode) {
-  *t = block::Nvfp4TensorScaleFromAmax(recipe, __uint_as_float(*amax_bits));
+__global__ void TensorScaleKernel(recipe::Recipe r, const unsigned int* amax_bits, recipe::TensorScale* t,
+                                  float* decode) {
+  *t = recipe::ChooseTensorScale(r, __uint_as_float(*amax_bits));
   *decode = t->decode;
 }
 
-// W4A4 step 3: one thread per 16-element block: the model's block quantizer,
-// then the BF16 values e2m1 * ue4m3 (exact) for the GEMM's A operand.
+// W4A4 step 3: one thread per 16-element block: the model's block steps
+// (statistics, scale with the tensor scale, scaled element, code), then the
+// BF16 values e2m1 * ue4m3 (exact) for the GEMM's A operand.
 __global__ void QuantizeActivationsKernel(const std::uint16_t* __restrict__ x, std::int64_t m, std::int64_t k,
-                                          std::int64_t row, block::Nvfp4Recipe recipe,
-                                          const block::Nvfp4TensorScale* t_ptr, __nv_bfloat16* __restrict__ a) {
+                                          std::int64_t row, recipe::Recipe recipe,
+                                          const recipe::TensorScale* t_ptr, __nv_bfloat16* __restrict__ a) {
   const std::int64_t b = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   const std::int64_t blocks_per_row = k / 16;
   if (b >= m * blocks_per_row) return;
   const std::int64_t r = b / blocks_per_row, c = (b % blocks_per_row) * 16;
-  const block::Nvfp4TensorScale t = *t_ptr;
+  const recipe::TensorScale t = *t_ptr;
   float v[16];
   const uint4* src = reinterpret_cast<const uint4*>(x + r * row + c);
   const uint4 w0 = src[0], w1 = src[1];
@@ -435,7 +438,10 @@ __global__ void QuantizeActivationsKernel(const std::uint16_t* __restrict__ x, s
     v[2 * i + 1] = __uint_as_float(words[i] & 0xFFFF0000u);
   }
   std::uint8_t codes[16];
-  const std::uint8_t scale_code = block::QuantizeNvfp4Block(recipe, t, v, 16, codes);
+  const recipe::BlockScale s = recipe::ChooseScale(recipe, recipe::StatsOf(recipe, v, 16), t);
+#pragma unroll
+  for (int i = 0; i < 16; ++i) codes[i] = recipe::EncodeScaled(recipe, s, recipe::ScaledElement(recipe, s, v[i]));
+  const std::uint8_t scale_code = s.code;
   const float scale = gemv::Ue4m3ToF32(scale_code);
   std::uint32_t packed[8];
 #pragma unroll
@@ -525,8 +531,12 @@ std::size_t GemmW4A4WorkspaceBytes(std::int64_t m, std::int64_t k) {
   return GemmW4A4TensorScaleOffset(m, k) + 64;
 }
 
-Status GemmW4A4Nvfp4(const matmul::MatmulProblem& p, block::Nvfp4Recipe recipe, void* workspace, cudaStream_t stream) {
+Status GemmW4A4Nvfp4(const matmul::MatmulProblem& p, const recipe::Recipe& recipe, void* workspace,
+                     cudaStream_t stream) {
   const char* what = "gemm_w4a4_nvfp4";
+  if (recipe.family() != recipe::Family::kNvfp4) {
+    return Status::Error("gemm_w4a4_nvfp4: the activation recipe must be an NVFP4 recipe");
+  }
   if (p.w.format != WeightFormat::kNvfp4) return Status::Error("gemm_w4a4_nvfp4: the weight must be NVFP4");
   if (Status st = ValidateGemm(p); !st.ok) return st;
   if (Status st = detail::CheckDeviceBuffers(what, {workspace, p.w.tensor_scale}); !st.ok) return st;
@@ -537,10 +547,10 @@ Status GemmW4A4Nvfp4(const matmul::MatmulProblem& p, block::Nvfp4Recipe recipe, 
   const std::int64_t m = p.m, k = p.w.k;
   auto* a = static_cast<__nv_bfloat16*>(workspace);
   auto* tail = static_cast<std::uint8_t*>(workspace) + GemmW4A4TensorScaleOffset(m, k);
-  auto* t = reinterpret_cast<block::Nvfp4TensorScale*>(tail);
+  auto* t = reinterpret_cast<recipe::TensorScale*>(tail);
   auto* decode = reinterpret_cast<float*>(tail + 32);
   auto* amax_bits = reinterpret_cast<unsigned int*>(tail + 48);
-  static_assert(sizeof(block::Nvfp4TensorScale) <= 32);
+  static_assert(sizeof(recipe::TensorScale) <= 32);
   if (Status st = detail::CudaStatus(what, cudaMemsetAsync(amax_bits, 0, sizeof(unsigned int), stream)); !st.ok) return st;
   const auto* x = static_cast<const std::uint16_t*>(p.x.data);
   AmaxKernel<<<1024, 256, 0, stream>>>(x, m, k, p.x.row_stride, amax_bits);

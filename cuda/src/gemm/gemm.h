@@ -20,9 +20,9 @@
 #include <cstdint>
 
 #include "lowbit/cuda/status.h"
-#include "lowbit/formats/block/nvfp4_recipe.h"
 #include "lowbit/formats/matmul/gemm_bound.h"
 #include "lowbit/formats/matmul/weights.h"
+#include "lowbit/formats/recipe/recipe.h"
 
 namespace lowbit::registry {
 class Registry;
@@ -44,14 +44,14 @@ bool UsesTensorCores(const matmul::MatmulProblem& p);
 Status Gemm(const matmul::MatmulProblem& p, cudaStream_t stream = nullptr);
 
 // W4A4: x (BF16, batch 1, K a multiple of 32) is quantized to NVFP4 by
-// `recipe` (the model's block::QuantizeNvfp4Block with the tensor scale of
-// all of x), then multiplied with the NVFP4 weight p.w. `workspace` (device,
+// `recipe`, an NVFP4 recipe (the model's block steps, recipe/steps.h, with
+// the tensor scale of all of x), then multiplied with the NVFP4 weight p.w. `workspace` (device,
 // GemmW4A4WorkspaceBytes(m, k)) receives the quantized activations as BF16
 // values e2m1 * ue4m3 (exact) and, at GemmW4A4TensorScaleOffset, their
 // recipe::TensorScale.
 std::size_t GemmW4A4WorkspaceBytes(std::int64_t m, std::int64_t k);
 std::size_t GemmW4A4TensorScaleOffset(std::int64_t m, std::int64_t k);
-Status GemmW4A4Nvfp4(const matmul::MatmulProblem& p, block::Nvfp4Recipe recipe, void* workspace,
+Status GemmW4A4Nvfp4(const matmul::MatmulProblem& p, const recipe::Recipe& recipe, void* workspace,
                      cudaStream_t stream = nullptr);
 
 // The error model of this kernel for a weight kind and output type

@@ -1,8 +1,10 @@
-// Integer quantization on the GPU, equal bit for bit to the model of
-// formats/include/lowbit/formats/block/int_quant.h (QuantizeMatrix,
-// DequantizeMatrix) for every integer recipe of int_quant_recipe.h (INT8,
-// INT4, UINT4 elements: [AO] symmetric / asymmetric, their CUDA-division
-// variants, [GPTQ], the docs/formats-reference.md §8.2 common kernel) over a row-major
+// Integer quantization on the GPU, equal bit for bit to the model
+// (formats/include/lowbit/formats/recipe/tensor.h QuantizeTensor,
+// DequantizeTensor) for every recipe with the semantics of an integer recipe
+// of formats/spec/include/lowbit/formats/recipe/catalog.h that
+// cuda/include/lowbit/cuda/recipe_plan.h RunsOnIntKernels takes (INT8, INT4, UINT4
+// elements: [AO] symmetric / asymmetric, their CUDA-division variants,
+// [GPTQ], the docs/formats-reference.md §8.2 common kernel) over a row-major
 // [rows, cols] matrix, per row (per-channel weights, per-token activations)
 // or per group of `group` consecutive elements along K (INT4 g = 32/64/128).
 //
@@ -23,7 +25,7 @@
 #include "lowbit/cuda/status.h"
 #include "lowbit/cuda/tensor_types.h"
 #include "lowbit/formats/block/int_quant_layout.h"
-#include "lowbit/formats/block/int_quant_recipe.h"
+#include "lowbit/formats/recipe/recipe.h"
 
 namespace lowbit::cuda {
 
@@ -42,23 +44,23 @@ enum class IntPacking : std::uint8_t { kBytes, kLowFirst, kHighFirst, kAwq };
 std::size_t IntPackedBytes(IntPacking packing, std::size_t rows, std::size_t cols);
 
 struct IntQuantArgs {
-  const block::IntQuantRecipe* recipe = &block::kAoSymInt8;  // an integer-element recipe
+  const recipe::Recipe* recipe = nullptr;  // an integer-element recipe (above)
   block::QuantLayout layout{block::Granularity::kPerRow};      // kPerRow or kPerGroup
   InputType input_type = InputType::kF32;
   const void* input = nullptr;  // device, [rows, cols] row-major
   std::size_t rows = 0, cols = 0;
   IntPacking packing = IntPacking::kBytes;
   void* codes = nullptr;               // device, IntPackedBytes(...)
-  float* scales = nullptr;             // device, one per group: QuantParams::decode
+  float* scales = nullptr;             // device, one per group: recipe::BlockScale::decode
   std::int32_t* zero_points = nullptr; // device, one per group; may be null
   cudaStream_t stream = nullptr;
 };
 Status QuantizeInt(const IntQuantArgs& args);
 
-// x = fp32(q - zero_point) * scale (DequantizeElement), written as FP32 or,
+// x = fp32(q - zero_point) * scale (recipe::DecodeElement), written as FP32 or,
 // rounded to nearest even, as BF16 (NaN -> 0x7FFF, as cvt.rn.bf16x2.f32).
 struct IntDequantArgs {
-  const block::IntQuantRecipe* recipe = &block::kAoSymInt8;
+  const recipe::Recipe* recipe = nullptr;
   block::QuantLayout layout{block::Granularity::kPerRow};
   IntPacking packing = IntPacking::kBytes;
   const void* codes = nullptr;

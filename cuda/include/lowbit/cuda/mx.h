@@ -1,8 +1,9 @@
 // MX on the GPU (MXFP4, MXFP6, MXFP8, MXINT8): blocks of 32 elements sharing
-// an E8M0 scale, quantized with the recipe "<format>:te" (RCEIL, NaN-skipping
-// amax) or "<format>:ocp" (FLOOR, NaN-propagating amax) of
-// formats/spec/include/lowbit/formats/recipe/catalog.h (docs/formats-reference.md
-// §5.3), and dequantized as the model does: x_i = element_i * X as one FP32
+// an E8M0 scale, quantized with a recipe (formats/spec/include/lowbit/
+// formats/recipe/recipe.h) that has the semantics of "<format>:te" (RCEIL,
+// NaN-skipping amax) or "<format>:ocp" (FLOOR, NaN-propagating amax) as
+// formats/spec/include/lowbit/formats/recipe/catalog.h builds them
+// (docs/formats-reference.md §5.3), whatever its name, and dequantized as the model does: x_i = element_i * X as one FP32
 // multiply, X = 2^(code - 127) (code 0 is the FP32 subnormal 2^-127), a NaN
 // scale (0xFF) making every element NaN. Codes: E2M1 packed two per byte,
 // element 0 in the low nibble (§4.5); every other element one code per byte.
@@ -19,16 +20,16 @@
 #include "lowbit/cuda/status.h"
 #include "lowbit/cuda/tensor_types.h"
 #include "lowbit/formats/format_list.h"
+#include "lowbit/formats/recipe/recipe.h"
 
 namespace lowbit::cuda {
 
-enum class MxRecipeId : std::uint8_t { kTe, kOcp };
-
-// element: kE2m1 (packed two per byte, low nibble first), kE2m3 / kE3m2 (one
-// code per byte), kE4m3 / kE5m2, kInt8.
+// The recipe's element: E2M1 (packed two per byte, low nibble first), E2M3 /
+// E3M2 (one code per byte), E4M3 / E5M2, INT8. A recipe with other semantics
+// is refused by name (the registry's "cuda" rows run the other MX recipes
+// the catalog lists on the model recipe kernels, or on the host).
 struct MxArgs {
-  FormatId element = FormatId::kE2m1;
-  MxRecipeId recipe = MxRecipeId::kTe;
+  const recipe::Recipe* recipe = nullptr;
   InputType input_type = InputType::kF32;
   const void* input = nullptr;
   std::size_t count = 0;

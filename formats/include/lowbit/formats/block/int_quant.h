@@ -1,9 +1,10 @@
 // Quantize / dequantize a row-major [rows, cols] FP32 matrix with a scaled
-// recipe (int_quant_recipe.h) over a layout (int_quant_layout.h). Codes are
+// recipe (recipe/recipe.h, Family::kScaled) over a layout
+// (int_quant_layout.h), one QuantParams per group. Codes are
 // one per byte in the low bits: INT8 and INT4 two's complement, UINT4 0..15,
 // FP8 the format's byte. params has one entry per group (GroupGrid::Count()).
 //
-// Element step, per scheme (docs/formats-reference.md §7, §8.2):
+// Element step, per scale rule (docs/formats-reference.md §7, §8.2):
 //   TE FP8   y = x * scale;            code = cvt.rn.satfinite(y)   (NaN -> 0x7F)
 //   AO       y = x * fp32(1 / scale);  q = clamp(round(y) + zp, qmin, qmax)
 //   GPTQ     y = x / scale;            q = clamp(round(y) + zero, 0, maxq)
@@ -19,10 +20,11 @@
 
 #include "lowbit/formats/block/int_quant_layout.h"
 #include "lowbit/formats/block/int_quant_params.h"
-#include "lowbit/formats/block/int_quant_recipe.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/fp32_bits.h"
+#include "lowbit/formats/recipe/recipe.h"
+#include "lowbit/formats/recipe/steps.h"
 
 namespace lowbit::block {
 
@@ -30,40 +32,39 @@ namespace lowbit::block {
 LOWBIT_HD_CONSTEXPR EncodeOptions TeFp8ElementOptions() { return recipe::SatfiniteElements(); }
 
 // The FP32 value handed to the element conversion (before rounding).
-LOWBIT_HD_CONSTEXPR float ScaledElement(const IntQuantRecipe& r, const QuantParams& p, float x) {
-  return recipe::ScaledElement(ToRecipe(r), ToBlockScale(p), x);
+LOWBIT_HD_CONSTEXPR float ScaledElement(const recipe::Recipe& r, const QuantParams& p, float x) {
+  return recipe::ScaledElement(r, ToBlockScale(p), x);
 }
 
 // The integer q (with zero point) of a scaled value.
-LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaled(const IntQuantRecipe& r, const QuantParams& p, float y) {
-  return recipe::IntegerOfScaled(ToRecipe(r), p.zero_point, y);
+LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaled(const recipe::Recipe& r, const QuantParams& p, float y) {
+  return recipe::IntegerOfScaled(r, p.zero_point, y);
 }
 
-LOWBIT_HD_CONSTEXPR std::uint8_t QuantizeElement(const IntQuantRecipe& r, const QuantParams& p, float x) {
-  return recipe::EncodeElement(ToRecipe(r), ToBlockScale(p), x);
+LOWBIT_HD_CONSTEXPR std::uint8_t QuantizeElement(const recipe::Recipe& r, const QuantParams& p, float x) {
+  return recipe::EncodeElement(r, ToBlockScale(p), x);
 }
 
 using recipe::IntegerOfCode;
 
-LOWBIT_HD_CONSTEXPR float DequantizeElement(const IntQuantRecipe& r, const QuantParams& p, std::uint8_t code) {
-  return recipe::DecodeElement(ToRecipe(r), ToBlockScale(p), {}, code);
+LOWBIT_HD_CONSTEXPR float DequantizeElement(const recipe::Recipe& r, const QuantParams& p, std::uint8_t code) {
+  return recipe::DecodeElement(r, ToBlockScale(p), {}, code);
 }
 
 // Statistics of group g (elements in row-major order within the group).
-LOWBIT_HD_CONSTEXPR GroupStats StatsOfGroup(const IntQuantRecipe& r, const GroupGrid& grid, const float* x, long cols,
+LOWBIT_HD_CONSTEXPR GroupStats StatsOfGroup(const recipe::Recipe& r, const GroupGrid& grid, const float* x, long cols,
                                            long g) {
   const long r0 = (g / grid.grid_cols) * grid.group_rows;
   const long c0 = (g % grid.grid_cols) * grid.group_cols;
-  const recipe::Recipe rr = ToRecipe(r);
   GroupStats s = recipe::EmptyStats();
   for (long i = r0; i < r0 + grid.group_rows; ++i) {
-    for (long j = c0; j < c0 + grid.group_cols; ++j) s = recipe::Accumulate(rr, s, x[i * cols + j]);
+    for (long j = c0; j < c0 + grid.group_cols; ++j) s = recipe::Accumulate(r, s, x[i * cols + j]);
   }
   return s;
 }
 
 // Dynamic quantization: parameters from the data itself.
-LOWBIT_HD_CONSTEXPR QuantStatus ChooseQuantParams(const IntQuantRecipe& r, const QuantLayout& layout, const float* x,
+LOWBIT_HD_CONSTEXPR QuantStatus ChooseQuantParams(const recipe::Recipe& r, const QuantLayout& layout, const float* x,
                                                   long rows, long cols, QuantParams* params) {
   GroupGrid grid;
   const QuantStatus st = MakeGroupGrid(layout, rows, cols, &grid);
@@ -74,7 +75,7 @@ LOWBIT_HD_CONSTEXPR QuantStatus ChooseQuantParams(const IntQuantRecipe& r, const
 
 // Static or dynamic: codes from given parameters (static: from a calibrated
 // range through QuantParamsFromStats(r, StatsOfRange(lo, hi))).
-LOWBIT_HD_CONSTEXPR QuantStatus QuantizeWithParams(const IntQuantRecipe& r, const QuantLayout& layout, const float* x,
+LOWBIT_HD_CONSTEXPR QuantStatus QuantizeWithParams(const recipe::Recipe& r, const QuantLayout& layout, const float* x,
                                                    long rows, long cols, const QuantParams* params,
                                                    std::uint8_t* codes) {
   GroupGrid grid;
@@ -86,14 +87,14 @@ LOWBIT_HD_CONSTEXPR QuantStatus QuantizeWithParams(const IntQuantRecipe& r, cons
   return QuantStatus::kOk;
 }
 
-LOWBIT_HD_CONSTEXPR QuantStatus QuantizeMatrix(const IntQuantRecipe& r, const QuantLayout& layout, const float* x,
+LOWBIT_HD_CONSTEXPR QuantStatus QuantizeMatrix(const recipe::Recipe& r, const QuantLayout& layout, const float* x,
                                                long rows, long cols, std::uint8_t* codes, QuantParams* params) {
   const QuantStatus st = ChooseQuantParams(r, layout, x, rows, cols, params);
   if (st != QuantStatus::kOk) return st;
   return QuantizeWithParams(r, layout, x, rows, cols, params, codes);
 }
 
-LOWBIT_HD_CONSTEXPR QuantStatus DequantizeMatrix(const IntQuantRecipe& r, const QuantLayout& layout,
+LOWBIT_HD_CONSTEXPR QuantStatus DequantizeMatrix(const recipe::Recipe& r, const QuantLayout& layout,
                                                  const std::uint8_t* codes, long rows, long cols,
                                                  const QuantParams* params, float* out) {
   GroupGrid grid;

@@ -44,7 +44,7 @@
 //     smallest subnormal (2^-150, 2^-134, 2^-25) and 2^-150 for each
 //     epilogue multiply that lands among FP32's subnormals.
 //  5. The reference: reference_rel covers an oracle that dequantizes each
-//     factor to FP32 first (model DequantizeNvfp4Element: e2m1 * s * t rounded
+//     factor to FP32 first (model recipe::DecodeElement: e2m1 * s * t rounded
 //     once): 2^-24 per dequantized factor that carries t. Zero against the
 //     exact value above.
 //

@@ -3,10 +3,9 @@
 // names the implementation it reproduces (docs/formats-reference.md §0 keys:
 // [OCP-MX], [MSX], [TE], [AO], [MO], [GPTQ]). Data only, like recipe.h.
 //
-// This is the one place recipe data is typed. The older per-family shapes
-// that kernels still take (block::MxRecipe in mx_profiles.h,
-// block::IntQuantRecipe in int_quant_recipe.h, the block::Nvfp4Recipe enum
-// in nvfp4_recipe.h) are views computed from the tables below.
+// This is the one place recipe data is typed: the model, the oracle and
+// every backend take these recipes (or ones built by the functions below)
+// and nothing else.
 #pragma once
 
 #include <array>
@@ -165,7 +164,7 @@ inline constexpr int kNvfp4BlockSize = 16;
 
 // The three implementations differ only in their scale rule (and what it
 // implies: element step, tensor scale, dequantize order, quirks); one row
-// each, read by the catalog and by block::ToRecipe(Nvfp4Recipe).
+// each, read by the catalog.
 struct Nvfp4Profile {
   const char* name;
   const char* source;
@@ -446,8 +445,10 @@ inline constexpr ScaledPair kScaledPairs[] = {
 
 // The scaled recipes of the serving libraries' profiles (vLLM FP8, INT8
 // amax.clamp; docs/profiles.md, the Scaled table). Kept apart from
-// kScaledPairs because block::kAllIntQuantRecipes (the SIMD and CUDA kernels'
-// view) is built from kScaledPairs and has no scheme for these rules yet.
+// kScaledPairs because the tuned GPU integer kernels and the matrix
+// functions of block/int_quant.h were written for kScaledPairs' rules; the
+// GPU runs these on the model recipe kernels (cuda/include/lowbit/cuda/
+// scale_rule_kernels.h).
 inline constexpr ScaledPair kServingScaledPairs[] = {
     {kE4m3, kVllmFp8Profile},
     {kE4m3, kVllmFp8TokenProfile},

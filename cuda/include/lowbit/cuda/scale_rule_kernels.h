@@ -3,9 +3,8 @@
 // decision here, never a silent gap. The static_assert below fails to
 // compile while a rule of the list has no row; cuda/tests/
 // scale_rule_kernels_test.cc checks the registry's "cuda" rows against each
-// row (docs/adding-a-recipe.md). Host code only (register_backends.cc
-// PlanRecipe, model_recipe.h RunsOnModelRecipeKernels, tests); it includes
-// no CUDA header.
+// row (docs/adding-a-recipe.md). Host code only (recipe_plan.h KernelOf,
+// tests); it includes no CUDA header.
 #pragma once
 
 #include <cstdint>
