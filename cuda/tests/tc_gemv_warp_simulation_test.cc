@@ -15,7 +15,7 @@
 // What this proves: the kernel's lane logic and data layout compute the
 // model's product, given that the hardware instruction behaves as the model
 // and the ISA layout say, and that BF16 multiplication on the device rounds
-// as IEEE 754 says. What only the GPU can prove (cuda/tests/tc_gemv_test.cu):
+// as IEEE 754 says. What only the GPU can prove (cuda/tests/tc_gemv_test.cc):
 // the CUDA code around these steps (the x staging in shared memory, the load
 // and loop structure, the split-K workspace and the reduction launch) and the
 // device's BF16 multiply.

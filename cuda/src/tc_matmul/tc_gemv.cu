@@ -1,5 +1,5 @@
 // NOT REGISTERED: this kernel is in no registry row and no Python door until
-// cuda/tests/tc_gemv_test.cu has passed on the hardware (it was written in a
+// cuda/tests/tc_gemv_test.cc has passed on the hardware (it was written in a
 // session without a GPU; its lane logic is proven on the host by
 // cuda/tests/tc_gemv_warp_simulation_test.cc, the code around it is not).
 //
@@ -39,6 +39,10 @@ namespace {
 inline constexpr int kThreads = kWarpsPerBlock * kWarpSize;
 inline constexpr int kStageTiles = 8;                 // K tiles of x per shared-memory stage
 inline constexpr int kStageK = kStageTiles * kKTile;  // 1024 elements of K
+// The 8-byte x loads of a half warp (groups g, g + 1, g + 2, g + 3; index
+// t) hit 16 distinct 8-byte slots of the 128-byte bank line: rows are 32
+// bytes apart modulo 128, the four lanes of a group 8 bytes apart.
+static_assert(SharedXStride(kStageK) * 2 % 128 == 32, "x rows 32 bytes apart modulo the 32 banks");
 
 struct KernelParams {
   const std::uint8_t* codes;
