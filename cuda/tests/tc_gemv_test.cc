@@ -150,7 +150,7 @@ TEST(TcGemvGpu, DecodeOfEveryCodeAndScaleIsTheModelsOperand) {
   constexpr FormatSpec kBfloat = kBf16;
   for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
     const ScaleType type = format == WeightFormat::kNvfp4 ? ScaleType::kUe4m3 : ScaleType::kE8m0;
-    const int scale_codes = format == WeightFormat::kNvfp4 ? 128 : 256;
+    const int scale_codes = 256;  // every byte, as the host decode test
     DeviceVector<std::uint32_t> out(static_cast<std::size_t>(scale_codes * 128));
     ASSERT_EQ(DecodeEveryPairOnDevice(type, scale_codes, out.p), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -198,6 +198,9 @@ TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
   other.split_k = 2;
   EXPECT_STREQ(RunTcGemv(w, fake_x, 1, other, fake_y, nullptr, 0, nullptr),
                "split-K needs a workspace of WorkspaceFloats floats");
+  DeviceWeights many = w;
+  many.batch = 70000;
+  EXPECT_STREQ(RunTcGemv(many, fake_x, 1, s, fake_y, nullptr, 0, nullptr), "the batch L must be at most 65535");
   DeviceWeights wrong = w;
   wrong.k_tiles = 2;
   EXPECT_STREQ(RunTcGemv(wrong, fake_x, 1, s, fake_y, nullptr, 0, nullptr),

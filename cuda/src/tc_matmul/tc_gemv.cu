@@ -230,6 +230,7 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
     return "the packed tiles do not match N and K (pack with PackForTcGemv)";
   }
   if (m < 1 || m > kMaxM) return "the tensor-core GEMV takes M = 1..16";
+  if (w.batch > 65535) return "the batch L must be at most 65535";  // gridDim.z
   if (w.codes == nullptr || w.scales == nullptr || w.column_scales == nullptr || x == nullptr || y == nullptr) {
     return "a buffer is null";
   }
