@@ -159,13 +159,29 @@ LOWBIT_HD_CONSTEXPR int ScaleByteOf(int half, int chunk, int block) {
 
 // The two E2M1 codes of pair p as BF16 bits whose values are the E2M1 values
 // times 2^-126: sign to bit 15, exponent and mantissa (3 bits) to bits 8..6.
-// Exact for all 16 codes: E2M1's bias is 1 and BF16's 127, and E2M1's
-// subnormal 0.5 lands on BF16's subnormal 0.5 * 2^-126 (formats-reference
-// §2, pinned exhaustively by the decode test).
+// Exact for all 16 codes: E2M1's bias is 1 and BF16's 127 (docs/formats-
+// reference.md §1 "Format table"), and E2M1's subnormal 0.5 lands on BF16's
+// subnormal 0.5 * 2^-126 (the static_assert below checks every code in
+// both halves against the model's decode).
 LOWBIT_HD_CONSTEXPR std::uint32_t DecodePairScaledDown(std::uint32_t word, int pair) {
   const std::uint32_t q = word << (4 * pair);
   return (q & 0x80008000u) | ((q & 0x70007000u) >> 6);
 }
+constexpr bool ScaledDownDecodeIsExact() {
+  constexpr FormatSpec kBfloat = kBf16;
+  constexpr FormatSpec kFp4 = kE2m1;
+  for (int code = 0; code < 16; ++code) {
+    for (int half = 0; half < 2; ++half) {
+      const std::uint32_t r = DecodePairScaledDown(static_cast<std::uint32_t>(code) << (4 * (3 + 4 * half)), 0);
+      const double got = DecodeToF64(kBfloat, (r >> (16 * half)) & 0xFFFFu);
+      const double want = DecodeToF64(kFp4, static_cast<std::uint64_t>(code)) * 0x1p-126;
+      if (got != want || ((r >> (16 * half)) & 0x8000u) != ((code & 8u) << 12)) return false;
+      if (((r >> (16 * (1 - half))) & 0xFFFFu) != 0) return false;
+    }
+  }
+  return true;
+}
+static_assert(ScaledDownDecodeIsExact(), "every E2M1 code, either half: its value times 2^-126, its sign");
 
 // 2^126 in BF16, twice: multiplies the scaled-down pair back, exactly (the
 // values are at most 6 and BF16 keeps subnormal inputs).
