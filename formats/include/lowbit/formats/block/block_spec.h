@@ -1,7 +1,8 @@
 // BlockSpec: one aggregate per block format (docs/design.md "A format is data").
 // The data here is what the specifications fix; how a scale is chosen and in
-// which FP32 order the elements are scaled is a recipe (mx_recipe.h,
-// nvfp4_recipe.h), because real implementations differ exactly there.
+// which FP32 order the elements are scaled is a recipe (recipe/recipe.h, the
+// named ones in recipe/catalog.h), because real implementations differ
+// exactly there.
 #pragma once
 
 #include <cstdint>
