@@ -280,20 +280,43 @@ LOWBIT_HD_CONSTEXPR int SharedXOffset(int stage_k, int tile, int g, int t, int k
 
 // ---- split-K and the epilogue -----------------------------------------------------
 
-// Parts of K: enough blocks of 8 warps to give every SM of an H100 / H200
-// (132) two, never fewer than 8 chunks (one K tile) per part, never more
-// than the schedule allows. A function of N and K only (batch invariance).
+// Parts of K. The grid is row groups (8 warps, 128 output channels) times
+// parts, all resident at once on an H100 / H200 (132 SMs, at most
+// kBlocksPerSm blocks each at the 60-64 registers ptxas reports for the
+// kernel; scripts/gpu/tc_gemv.sh prints them). The split is the one, among
+// those that leave at least one K tile (8 chunks) per part, whose grid
+// loads the SMs most evenly (blocks over 132 times the most blocks any SM
+// gets), counting a grid of fewer than two blocks per SM as only that
+// fraction useful (too few loads in flight); the smallest such split wins
+// ties. A function of N and K only (batch invariance), whatever the device.
 inline constexpr int kWarpsPerBlock = 8;
-inline constexpr std::int64_t kTargetBlocks = 264;
+inline constexpr std::int64_t kSms = 132;
+inline constexpr std::int64_t kBlocksPerSm = 4;
 LOWBIT_HD_CONSTEXPR int SplitKOf(std::int64_t n, std::int64_t k) {
   const std::int64_t row_groups = matmul::CeilDiv(matmul::CeilDiv(n, kTileRows), kWarpsPerBlock);
-  std::int64_t split = matmul::CeilDiv(kTargetBlocks, row_groups);
   const std::int64_t chunks = matmul::CeilDiv(k, kChunk);
-  const std::int64_t most = chunks / kChunksPerKTile > 1 ? chunks / kChunksPerKTile : 1;
-  if (split > most) split = most;
-  if (split > matmul::kMaxSplitK) split = matmul::kMaxSplitK;
-  return split < 1 ? 1 : static_cast<int>(split);
+  std::int64_t most = chunks / kChunksPerKTile;
+  if (most > matmul::kMaxSplitK) most = matmul::kMaxSplitK;
+  int best = 1;
+  double best_score = -1.0;
+  for (std::int64_t split = 1; split <= most; ++split) {
+    const std::int64_t blocks = row_groups * split;
+    const std::int64_t per_sm = matmul::CeilDiv(blocks, kSms);
+    if (per_sm > kBlocksPerSm) break;
+    const double even = static_cast<double>(blocks) / static_cast<double>(kSms * per_sm);
+    const double enough = blocks >= 2 * kSms ? 1.0 : static_cast<double>(blocks) / static_cast<double>(2 * kSms);
+    if (even * enough > best_score) {
+      best_score = even * enough;
+      best = static_cast<int>(split);
+    }
+  }
+  return best;
 }
+// The shapes of the benchmark: 8192 x 8192 (64 row groups) takes 6 parts,
+// 384 blocks, 3 on all but 12 SMs; 7168 x 16384 (56 row groups) takes 7,
+// 392 blocks; one K tile or less takes 1.
+static_assert(SplitKOf(8192, 8192) == 6 && SplitKOf(7168, 16384) == 7 && SplitKOf(7168, 2048) == 7 &&
+              SplitKOf(100, 128) == 1 && SplitKOf(1, 20) == 1);
 
 // The schedule the kernel declares for W [N][K] of `format` and `output`.
 LOWBIT_HD_CONSTEXPR AccumulationSchedule ScheduleOf(WeightFormat format, std::int64_t n, std::int64_t k,
