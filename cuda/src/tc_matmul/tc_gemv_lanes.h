@@ -283,18 +283,23 @@ LOWBIT_HD_CONSTEXPR int SharedXOffset(int stage_k, int tile, int g, int t, int k
 // Parts of K. The grid is row groups (8 warps, 128 output channels) times
 // parts, all resident at once on an H100 / H200 (132 SMs, at most
 // kBlocksPerSm blocks each at the 60-64 registers ptxas reports for the
-// kernel; scripts/gpu/tc_gemv.sh prints them). The split is the one, among
-// those that leave at least one K tile (8 chunks) per part, whose grid
-// loads the SMs most evenly (blocks over 132 times the most blocks any SM
-// gets), counting a grid of fewer than two blocks per SM as only that
-// fraction useful (too few loads in flight); the smallest such split wins
-// ties. A function of N and K only (batch invariance), whatever the device.
+// kernel; scripts/gpu/tc_gemv.sh prints them). Among the splits that leave
+// at least one K tile (8 chunks) per part, the split chosen maximises the
+// product of: how evenly the grid loads the SMs (blocks over 132 times the
+// most blocks any SM gets); the fraction of two blocks per SM the grid
+// reaches (fewer keep too few loads in flight); and K tiles over the tiles
+// the parts load (a part that starts or ends inside a K tile loads it too,
+// so a split whose parts are not whole tiles streams some weights twice).
+// The smallest split wins ties. A function of N and K only (batch
+// invariance), whatever the device.
 inline constexpr int kWarpsPerBlock = 8;
 inline constexpr std::int64_t kSms = 132;
 inline constexpr std::int64_t kBlocksPerSm = 4;
+LOWBIT_HD_CONSTEXPR std::int64_t TilesLoaded(std::int64_t k, int split);
 LOWBIT_HD_CONSTEXPR int SplitKOf(std::int64_t n, std::int64_t k) {
   const std::int64_t row_groups = matmul::CeilDiv(matmul::CeilDiv(n, kTileRows), kWarpsPerBlock);
   const std::int64_t chunks = matmul::CeilDiv(k, kChunk);
+  const std::int64_t k_tiles = matmul::CeilDiv(chunks, kChunksPerKTile);
   std::int64_t most = chunks / kChunksPerKTile;
   if (most > matmul::kMaxSplitK) most = matmul::kMaxSplitK;
   int best = 1;
@@ -305,18 +310,14 @@ LOWBIT_HD_CONSTEXPR int SplitKOf(std::int64_t n, std::int64_t k) {
     if (per_sm > kBlocksPerSm) break;
     const double even = static_cast<double>(blocks) / static_cast<double>(kSms * per_sm);
     const double enough = blocks >= 2 * kSms ? 1.0 : static_cast<double>(blocks) / static_cast<double>(2 * kSms);
-    if (even * enough > best_score) {
-      best_score = even * enough;
+    const double once = static_cast<double>(k_tiles) / static_cast<double>(TilesLoaded(k, static_cast<int>(split)));
+    if (even * enough * once > best_score) {
+      best_score = even * enough * once;
       best = static_cast<int>(split);
     }
   }
   return best;
 }
-// The shapes of the benchmark: 8192 x 8192 (64 row groups) takes 6 parts,
-// 384 blocks, 3 on all but 12 SMs; 7168 x 16384 (56 row groups) takes 7,
-// 392 blocks; one K tile or less takes 1.
-static_assert(SplitKOf(8192, 8192) == 6 && SplitKOf(7168, 16384) == 7 && SplitKOf(7168, 2048) == 7 &&
-              SplitKOf(100, 128) == 1 && SplitKOf(1, 20) == 1);
 
 // The schedule the kernel declares for W [N][K] of `format` and `output`.
 LOWBIT_HD_CONSTEXPR AccumulationSchedule ScheduleOf(WeightFormat format, std::int64_t n, std::int64_t k,
@@ -359,6 +360,22 @@ LOWBIT_HD_CONSTEXPR bool ChunkInPart(const ChunkRange& range, std::int64_t j, in
   const std::int64_t chunk = j * kChunksPerKTile + c;
   return chunk >= range.first && chunk < range.last;
 }
+
+// K tiles one row tile's parts load in all (tiles shared by two parts count
+// twice).
+LOWBIT_HD_CONSTEXPR std::int64_t TilesLoaded(std::int64_t k, int split) {
+  std::int64_t tiles = 0;
+  for (int part = 0; part < split; ++part) {
+    const TileSpan span = TilesOfPart(PartChunks(k, split, part));
+    tiles += span.last - span.first;
+  }
+  return tiles;
+}
+// The benchmark's shapes: 8192 x 8192 (64 row groups) takes 8 parts of 8
+// whole K tiles, 512 blocks, 4 per SM on all but 4 SMs; 7168 x 16384 (56
+// row groups) 7 parts, 392 blocks; K of one tile or less one part.
+static_assert(SplitKOf(8192, 8192) == 8 && SplitKOf(7168, 16384) == 7 && SplitKOf(100, 128) == 1 &&
+              SplitKOf(1, 20) == 1);
 
 // Step 4, in order: parts[0] + parts[1] + ..., each one FP32 addition, NaN
 // canonical (the model's own CanonicalNan).
