@@ -16,6 +16,7 @@
 
 #include "gpu_test_util.h"
 #include "lowbit/cuda/device.h"
+#include "lowbit/cuda/recipe_quantize.h"
 #include "lowbit/cuda/register.h"
 #include "lowbit/registry/recipe_entry.h"
 #include "lowbit/registry/registry.h"
@@ -220,6 +221,108 @@ TEST(CudaRegister, RecipeRowsEqualTheScalarRows) {
     }
   }
   EXPECT_GT(compared, 100);
+}
+
+// The registry's "cuda" rows are exactly the (recipe, layout, direction)
+// that RunsQuantize / RunsDequantize (recipe_quantize.h) take: the rows and
+// the one call per direction ask the same constexpr plan. Host only.
+TEST(CudaRegister, RowsAreWhatTheOneCallRuns) {
+  int rows = 0;
+  for (const std::string& name : registry::AllRecipeNames()) {
+    recipe::Target target;
+    ASSERT_TRUE(registry::ParseRecipe(name, &target)) << name;
+    const bool quantize_row =
+        Registered().FindRecipe(registry::RecipeOperation::kQuantizeRecipe, name, "cuda") != nullptr;
+    const bool dequantize_row =
+        Registered().FindRecipe(registry::RecipeOperation::kDequantizeRecipe, name, "cuda") != nullptr;
+    EXPECT_EQ(RunsQuantize(*target.recipe, target.layout), quantize_row) << name;
+    EXPECT_EQ(RunsDequantize(*target.recipe, target.layout), dequantize_row) << name;
+    rows += quantize_row + dequantize_row;
+  }
+  EXPECT_EQ(rows, 78 + 74);  // lowbit verify --backend cuda --rows lists them
+}
+
+// The one call per direction (recipe_quantize.h) on device buffers, for
+// every recipe row name whose recipe and layout RunsQuantize or
+// RunsDequantize takes: quantize against the scalar row's buffers, and
+// dequantize of the scalar row's buffers against its output.
+TEST(CudaRegister, OneCallPerDirectionOnDeviceMemoryEqualsTheScalarRows) {
+  LOWBIT_REQUIRE_GPU();
+  using testing::DeviceVector;
+  const std::size_t rows = 4, cols = 256;
+  int quantized = 0, dequantized = 0;
+  for (const std::string& name : registry::AllRecipeNames()) {
+    recipe::Target target;
+    ASSERT_TRUE(registry::ParseRecipe(name, &target)) << name;
+    const recipe::Recipe& r = *target.recipe;
+    const bool quantizes = RunsQuantize(r, target.layout), dequantizes = RunsDequantize(r, target.layout);
+    if (!quantizes && !dequantizes) continue;
+    const registry::RecipeBuffers b = registry::RecipeBufferSizes(target, rows, cols);
+    if (!b.ok) continue;  // the layout does not tile this shape
+    const registry::RecipeEntry* scalar_quantize =
+        Registered().FindRecipe(registry::RecipeOperation::kQuantizeRecipe, name, "scalar");
+    const registry::RecipeEntry* scalar_dequantize =
+        Registered().FindRecipe(registry::RecipeOperation::kDequantizeRecipe, name, "scalar");
+    ASSERT_TRUE(scalar_quantize != nullptr && scalar_dequantize != nullptr) << name;
+    const std::vector<float> x = Tensor(rows * cols, 11);
+    registry::RecipeStorage want(b.sizes);
+    registry::RecipeArgs a;
+    a.target = target;
+    a.rows = rows;
+    a.cols = cols;
+    a.x = x.data();
+    a.q = want.View();
+    ASSERT_TRUE(scalar_quantize->run(a).ok) << name;
+    if (quantizes) {
+      DeviceVector<float> dx(x);
+      DeviceVector<std::uint8_t> codes(want.codes.size()), scale_codes(want.scale_codes.size());
+      DeviceVector<float> scales(want.scales.size());
+      DeviceVector<std::int32_t> zero_points(want.zero_points.size());
+      DeviceVector<recipe::TensorScale> tensor_scale(want.tensor_scale.size());
+      recipe::QuantizedTensor q;
+      q.codes = want.codes.empty() ? nullptr : codes.p;
+      q.scale_codes = want.scale_codes.empty() ? nullptr : scale_codes.p;
+      q.scales = want.scales.empty() ? nullptr : scales.p;
+      q.zero_points = want.zero_points.empty() ? nullptr : zero_points.p;
+      q.tensor_scale = want.tensor_scale.empty() ? nullptr : tensor_scale.p;
+      const Status s = Quantize(r, target.layout, dx.p, rows, cols, q, nullptr);
+      ASSERT_TRUE(s.ok) << name << ": " << s.message;
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << name;
+      EXPECT_EQ(Differences(want.codes, codes.Get(want.codes.size())), "") << name << " codes";
+      EXPECT_EQ(Differences(want.scale_codes, scale_codes.Get(want.scale_codes.size())), "") << name << " scale codes";
+      EXPECT_EQ(Differences(want.scales, scales.Get(want.scales.size())), "") << name << " scales";
+      EXPECT_EQ(Differences(want.zero_points, zero_points.Get(want.zero_points.size())), "") << name << " zero points";
+      EXPECT_EQ(Differences(want.tensor_scale, tensor_scale.Get(want.tensor_scale.size())), "")
+          << name << " tensor scale";
+      ++quantized;
+    }
+    if (dequantizes) {
+      std::vector<float> expected(rows * cols);
+      a.operation = registry::RecipeOperation::kDequantizeRecipe;
+      a.out = expected.data();
+      ASSERT_TRUE(scalar_dequantize->run(a).ok) << name;
+      DeviceVector<std::uint8_t> codes(want.codes), scale_codes(want.scale_codes);
+      DeviceVector<float> scales(want.scales);
+      DeviceVector<std::int32_t> zero_points(want.zero_points);
+      DeviceVector<recipe::TensorScale> tensor_scale(want.tensor_scale);
+      DeviceVector<float> out(rows * cols);
+      recipe::ConstQuantizedTensor q;
+      q.codes = want.codes.empty() ? nullptr : codes.p;
+      q.scale_codes = want.scale_codes.empty() ? nullptr : scale_codes.p;
+      q.scales = want.scales.empty() ? nullptr : scales.p;
+      q.zero_points = want.zero_points.empty() ? nullptr : zero_points.p;
+      q.tensor_scale = want.tensor_scale.empty() ? nullptr : tensor_scale.p;
+      const Status s = Dequantize(r, target.layout, q, rows, cols, out.p, nullptr);
+      ASSERT_TRUE(s.ok) << name << ": " << s.message;
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << name;
+      EXPECT_EQ(Differences(expected, out.Get(rows * cols)), "") << name << " dequantized";
+      ++dequantized;
+    }
+  }
+  // Of the 78 quantize and 74 dequantize rows, those whose layout tiles
+  // 4 x 256 (all but the 128 x 128 tiles and the like): the body ran.
+  EXPECT_GT(quantized, 50);
+  EXPECT_GT(dequantized, 50);
 }
 
 }  // namespace
