@@ -37,6 +37,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/convert.h"
@@ -212,9 +213,13 @@ LOWBIT_HD_CONSTEXPR std::uint16_t ScaleOperandCode(ScaleType type, std::uint8_t 
 // device.
 LOWBIT_HD inline std::uint32_t MultiplyBf16Pairs(std::uint32_t a, std::uint32_t b) {
 #if defined(__CUDA_ARCH__)
-  const __nv_bfloat162 p = __hmul2_rn(*reinterpret_cast<const __nv_bfloat162*>(&a),
-                                      *reinterpret_cast<const __nv_bfloat162*>(&b));
-  return *reinterpret_cast<const std::uint32_t*>(&p);
+  __nv_bfloat162 x, y;
+  std::memcpy(&x, &a, sizeof(x));
+  std::memcpy(&y, &b, sizeof(y));
+  const __nv_bfloat162 p = __hmul2_rn(x, y);
+  std::uint32_t out;
+  std::memcpy(&out, &p, sizeof(out));
+  return out;
 #else
   constexpr FormatSpec kBfloat = kBf16;
   std::uint32_t out = 0;
