@@ -12,10 +12,9 @@
 // Work: a block of kWarpsPerBlock warps, each warp one tile of 16 output
 // channels, all warps sharing x; blockIdx.y is the split-K part (the chunks
 // PartChunks gives it), blockIdx.z the batch. Per part the block stages x
-// into shared memory kStageTiles K tiles at a time (zero past K; rows past M
-// zeroed once),
-// and each warp walks its part's chunks in increasing K, one chain of MMAs
-// from C = +0 (the schedule's step 3, no promotion). Per K tile a lane loads
+// into shared memory kStageTiles K tiles at a time (zero past K; rows past
+// M zeroed once), and each warp walks its part's chunks in increasing K, one
+// chain of MMAs from C = +0 (the schedule's step 3, no promotion). Per K tile a lane loads
 // two 16-byte words of codes (.nc, L1::no_allocate: read once) and one 16-
 // or 8-byte word of scale codes, decodes each pair of weights with the scale
 // folded in (DecodePair) and reads x with one 8-byte shared-memory load per
