@@ -1,14 +1,14 @@
 // Integer quantization kernels of int_quantize.h. Scale and zero point are
-// the model's own function (int_quant_params.h QuantParamsFromStats:
-// recipe::ChooseScale over the caller's recipe) compiled for the device, and so is the element step of
-// the warp-per-group kernel (recipe::ScaledElement, then the
-// clamp-then-round of recipe::IntegerOfScaled). The kernel that holds a group in registers writes
-// ScaledElement as its one multiply or divide and is taken only for recipes
-// whose model ScaledElement is that (ChunkedGroupThreadsLog2). Only the
-// reduction order of the statistics differs from the model's, which min /
-// max / amax do not see (a group with a NaN redoes them in element order;
-// +-0 only ever reach a scale through a clamp to eps or a rounded zero point,
-// where both give the same bits).
+// the model's own function (recipe::ChooseScale over the caller's recipe)
+// compiled for the device, and so is the element step of the
+// warp-per-group kernel (recipe::ScaledElement, then the clamp-then-round
+// of recipe::IntegerOfScaled). The kernel that holds a group in registers
+// writes ScaledElement as its one multiply or divide and is taken only for
+// recipes whose model ScaledElement is that (ChunkedGroupThreadsLog2). Only
+// the reduction order of the statistics differs from the model's, which
+// min / max / amax do not see (a group with a NaN redoes them in element
+// order; +-0 only ever reach a scale through a clamp to eps or a rounded
+// zero point, where both give the same bits).
 #include "lowbit/cuda/int_quantize.h"
 
 #include <cuda_runtime.h>
@@ -21,7 +21,6 @@
 #include "fast_divide.h"
 #include "lowbit/formats/alternatives/x86_multiply.h"
 #include "lowbit/formats/block/int_quant_layout.h"
-#include "lowbit/formats/block/int_quant_params.h"
 #include "launch.cuh"
 #include "lowbit/formats/block/packing.h"
 #include "lowbit/formats/recipe/steps.h"
@@ -40,6 +39,29 @@ constexpr int kWarpsPerBlock = 8;
 struct DeviceRecipe {
   recipe::Recipe recipe;
 };
+
+// What the kernels keep of a group's scale (recipe::BlockScale): the factor
+// of the element step, the stored scale and the zero point.
+struct GroupParams {
+  float encode = 1;             // BlockScale::factor
+  float decode = 1;             // BlockScale::decode: the stored scale
+  std::int32_t zero_point = 0;  // BlockScale::zero_point
+};
+
+// The model's scale of a group from its statistics (recipe::ChooseScale).
+__device__ __forceinline__ GroupParams ParamsFromStats(const recipe::Recipe& r, const recipe::GroupStats& s) {
+  const recipe::BlockScale b = recipe::ChooseScale(r, s);
+  return {b.factor, b.decode, b.zero_point};
+}
+
+// The scale the model's element step reads back.
+__device__ __forceinline__ recipe::BlockScale ScaleOf(const GroupParams& p) {
+  recipe::BlockScale s;
+  s.factor = p.encode;
+  s.decode = p.decode;
+  s.zero_point = p.zero_point;
+  return s;
+}
 
 // Group geometry of block::MakeGroupGrid for kPerRow / kPerGroup.
 struct Geometry {
@@ -82,7 +104,7 @@ __device__ __forceinline__ float LoadF32(const In* x, std::size_t i) {
 // The model's rounding to an integer in the modes no instruction here does
 // (toward zero, down, up): rare, so out of line, one copy, not one a call site.
 __device__ __noinline__ std::int32_t RoundOtherMode(float c, RoundingMode rounding) {
-  return static_cast<std::int32_t>(block::RoundToIntegerF32(c, rounding));
+  return static_cast<std::int32_t>(recipe::RoundToIntegerF32(c, rounding));
 }
 
 __device__ __forceinline__ std::uint32_t CodeOfScaled(float y, float lo, float hi, std::int32_t zero_point,
@@ -100,20 +122,20 @@ __device__ __forceinline__ std::uint32_t CodeOfScaled(float y, float lo, float h
 
 // The code of one element: y = x * fp32(1/scale) or x / scale
 // (ScaledElement), then CodeOfScaled.
-__device__ __forceinline__ std::uint32_t QuantizeOne(const recipe::Recipe& r, const block::QuantParams& p, float x,
+__device__ __forceinline__ std::uint32_t QuantizeOne(const recipe::Recipe& r, const GroupParams& p, float x,
                                                      std::uint32_t mask) {
-  return CodeOfScaled(recipe::ScaledElement(r, block::ToBlockScale(p), x), static_cast<float>(r.qmin - p.zero_point),
+  return CodeOfScaled(recipe::ScaledElement(r, ScaleOf(p), x), static_cast<float>(r.qmin - p.zero_point),
                       static_cast<float>(r.qmax - p.zero_point), p.zero_point, r.element_encode.rounding, mask);
 }
 
-__device__ __forceinline__ block::GroupStats WarpStats(block::GroupStats s, block::AmaxNan rule) {
+__device__ __forceinline__ recipe::GroupStats WarpStats(recipe::GroupStats s, block::AmaxNan rule) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     const float mn = __shfl_xor_sync(0xFFFFFFFFu, s.min, o);
     const float mx = __shfl_xor_sync(0xFFFFFFFFu, s.max, o);
     const float am = __shfl_xor_sync(0xFFFFFFFFu, s.amax, o);
-    s.min = block::detail::TorchMin(s.min, mn);
-    s.max = block::detail::TorchMax(s.max, mx);
+    s.min = recipe::TorchMin(s.min, mn);
+    s.max = recipe::TorchMax(s.max, mx);
     s.amax = rule == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, am)
                                              : block::MaxPropagatingNan(s.amax, am);
   }
@@ -127,16 +149,16 @@ __device__ __forceinline__ block::GroupStats WarpStats(block::GroupStats s, bloc
 // (simd/src/int_group_quantize-inl.h ModelStats). Rare, and out of line so
 // that the common path keeps its registers.
 template <typename In>
-__device__ __noinline__ block::GroupStats StatsInElementOrder(const In* __restrict__ x, std::size_t start,
+__device__ __noinline__ recipe::GroupStats StatsInElementOrder(const In* __restrict__ x, std::size_t start,
                                                                std::size_t n, block::AmaxNan rule) {
-  block::GroupStats s;
+  recipe::GroupStats s;
   s.min = __int_as_float(0x7F800000);
   s.max = __int_as_float(0xFF800000);
   s.amax = 0.0f;
   for (std::size_t j = 0; j < n; ++j) {
     const float v = LoadF32(x, start + j);
-    s.min = block::detail::TorchMin(s.min, v);
-    s.max = block::detail::TorchMax(s.max, v);
+    s.min = recipe::TorchMin(s.min, v);
+    s.max = recipe::TorchMax(s.max, v);
     s.amax = rule == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, block::F32Abs(v))
                                              : block::MaxPropagatingNan(s.amax, block::F32Abs(v));
   }
@@ -160,7 +182,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   const std::size_t start = row * geo.cols + (g % geo.grid_cols) * geo.group_cols;  // flat index
   const std::size_t n = geo.group_cols;
 
-  block::GroupStats s;
+  recipe::GroupStats s;
   s.min = __int_as_float(0x7F800000);   // +Inf: the identity of TorchMin on numbers
   s.max = __int_as_float(0xFF800000);   // -Inf
   s.amax = 0.0f;
@@ -169,8 +191,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     for (int i = 0; i < kPer; ++i) {
       if (j + i < n) {
         const float v = LoadF32(x, start + j + i);
-        s.min = block::detail::TorchMin(s.min, v);
-        s.max = block::detail::TorchMax(s.max, v);
+        s.min = recipe::TorchMin(s.min, v);
+        s.max = recipe::TorchMax(s.max, v);
         s.amax = r.amax_nan == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, block::F32Abs(v))
                                                        : block::MaxPropagatingNan(s.amax, block::F32Abs(v));
       }
@@ -180,13 +202,13 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   if (block::F32IsNan(block::F32Bits(s.min)) || block::F32IsNan(block::F32Bits(s.max)) ||
       block::F32IsNan(block::F32Bits(s.amax))) {
     // Warp-uniform: every lane saw the same reduction.
-    block::GroupStats ordered = s;
+    recipe::GroupStats ordered = s;
     if (lane == 0) ordered = StatsInElementOrder(x, start, n, r.amax_nan);
     s.min = __shfl_sync(0xFFFFFFFFu, ordered.min, 0);
     s.max = __shfl_sync(0xFFFFFFFFu, ordered.max, 0);
     s.amax = __shfl_sync(0xFFFFFFFFu, ordered.amax, 0);
   }
-  const block::QuantParams p = block::QuantParamsFromStats(r, s);
+  const GroupParams p = ParamsFromStats(r, s);
   if (lane == 0) {
     scales[g] = p.decode;
     if (zero_points) zero_points[g] = p.zero_point;
@@ -230,7 +252,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 // A block (max(T, 256) threads) holds whole groups. Their statistics meet
 // through shuffles among min(T, 32) lanes, then in shared memory, where
 // thread j of the block turns group j's into its parameters (the model's
-// QuantParamsFromStats) for every thread of the group to read: the
+// ParamsFromStats) for every thread of the group to read: the
 // parameter step, a few hundred instructions, runs once per group and, with
 // up to 32 groups a warp, in parallel lanes.
 //
@@ -271,7 +293,7 @@ __device__ __forceinline__ void LoadChunk(const std::uint16_t* x, std::size_t e,
 // CodeOfScaled over a thread's 16 values. Called with a constant rounding
 // for the common modes, so that the mode is tested once, outside the loop.
 template <bool kDivide, int kCount>
-__device__ __forceinline__ void CodesOf(const float v[kCount], const block::QuantParams& p, float lo, float hi,
+__device__ __forceinline__ void CodesOf(const float v[kCount], const GroupParams& p, float lo, float hi,
                                         RoundingMode rounding, std::uint32_t mask, std::uint32_t q[kCount]) {
 #pragma unroll
   for (int j = 0; j < kCount; ++j) {
@@ -295,7 +317,7 @@ __global__ void __launch_bounds__(kChunkedMaxGroupThreads)
                             std::int32_t* __restrict__ zero_points) {
   __shared__ float partial_min[kChunkedMaxPartials];
   __shared__ float partial_max[kChunkedMaxPartials];
-  __shared__ block::QuantParams group_params[kChunkedMinBlock];
+  __shared__ GroupParams group_params[kChunkedMinBlock];
   const recipe::Recipe& r = dr.recipe;
   const std::uint32_t mask = static_cast<std::uint32_t>(r.element.CodeMask());
   const int group_threads = 1 << group_threads_log2;
@@ -342,7 +364,7 @@ __global__ void __launch_bounds__(kChunkedMaxGroupThreads)
     const Index gj = first_group + static_cast<Index>(j);
     if (gj < groups) {
       const int per_group = group_threads / lanes;  // partials of a group
-      block::GroupStats s;
+      recipe::GroupStats s;
       s.min = partial_min[j * per_group];
       s.max = partial_max[j * per_group];
       for (int w = 1; w < per_group; ++w) {
@@ -351,7 +373,7 @@ __global__ void __launch_bounds__(kChunkedMaxGroupThreads)
       }
       s.amax = fmaxf(fabsf(s.min), fabsf(s.max));
       if (s.max != s.max) s = StatsInElementOrder(x, static_cast<std::size_t>(GroupStart(geo, gj)), geo.group_cols, r.amax_nan);
-      const block::QuantParams p = block::QuantParamsFromStats(r, s);
+      const GroupParams p = ParamsFromStats(r, s);
       group_params[j] = p;
       scales[gj] = p.decode;
       if (zero_points) zero_points[gj] = p.zero_point;
@@ -359,7 +381,7 @@ __global__ void __launch_bounds__(kChunkedMaxGroupThreads)
   }
   __syncthreads();
   if (!valid) return;
-  const block::QuantParams p = group_params[slot];
+  const GroupParams p = group_params[slot];
   const float lo = static_cast<float>(r.qmin - p.zero_point);
   const float hi = static_cast<float>(r.qmax - p.zero_point);
   std::uint32_t q[kPerThread];

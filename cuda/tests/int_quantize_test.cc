@@ -1,5 +1,5 @@
-// The GPU integer recipes (int_quantize.h) equal the model of
-// formats/.../block/int_quant.h bit for bit: every integer recipe, per row
+// The GPU integer recipes (int_quantize.h) equal the model
+// (formats/.../recipe/tensor.h QuantizeTensor, DequantizeTensor) bit for bit: every integer recipe, per row
 // (odd and wide shapes) and per group of 32 / 64 / 128, FP32 and BF16
 // input, every packing of packing.h that the GPU writes, on rows that hold
 // NaN, +-Inf, all zeros, an outlier, subnormal-range and huge values. The
@@ -21,9 +21,10 @@
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/int_quantize.h"
 #include "lowbit/cuda/recipe_plan.h"
-#include "lowbit/formats/block/int_quant.h"
+#include "lowbit/formats/block/int_quant_layout.h"
 #include "lowbit/formats/block/packing.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/recipe/tensor.h"
 
 namespace lowbit::cuda {
 namespace {
@@ -120,15 +121,28 @@ void CheckCase(const recipe::Recipe& r, const block::QuantLayout& layout, Shape 
   const std::vector<std::uint16_t> xb = ToBf16(x);
   if (!bf16) x = Generate(sh.rows, sh.cols, seed);
   const std::size_t n = sh.rows * sh.cols;
-  block::GroupGrid grid;
-  ASSERT_EQ(block::MakeGroupGrid(layout, static_cast<long>(sh.rows), static_cast<long>(sh.cols), &grid),
-            block::QuantStatus::kOk);
+  // The model: the whole-tensor steps in the recipe's own packing, read
+  // back one code per element.
+  const recipe::Layout model_layout = layout.granularity == block::Granularity::kPerGroup
+                                          ? recipe::Layout{recipe::Geometry::kGroup, layout.group, 0}
+                                          : recipe::Layout{recipe::Geometry::kPerRow, 0, 0};
+  recipe::GroupGrid grid;
+  ASSERT_EQ(recipe::MakeGroupGrid(r, model_layout, static_cast<long>(sh.rows), static_cast<long>(sh.cols), &grid),
+            recipe::TensorStatus::kOk);
   const std::size_t groups = static_cast<std::size_t>(grid.Count());
+  const recipe::BufferSizes sizes = recipe::SizesOf(r, grid);
+  std::vector<std::uint8_t> model_codes(static_cast<std::size_t>(sizes.code_bytes));
+  std::vector<float> want_scales(groups);
+  std::vector<std::int32_t> want_zps(groups, 0);  // 0 where the recipe stores none
+  recipe::QuantizedTensor model;
+  model.codes = model_codes.data();
+  model.scales = want_scales.data();
+  model.zero_points = sizes.zero_points > 0 ? want_zps.data() : nullptr;
+  ASSERT_EQ(recipe::QuantizeTensor(r, model_layout, x.data(), static_cast<long>(sh.rows), static_cast<long>(sh.cols),
+                                   model),
+            recipe::TensorStatus::kOk);
   std::vector<std::uint8_t> want_codes(n);
-  std::vector<block::QuantParams> want(groups);
-  ASSERT_EQ(block::QuantizeMatrix(r, layout, x.data(), static_cast<long>(sh.rows), static_cast<long>(sh.cols),
-                                  want_codes.data(), want.data()),
-            block::QuantStatus::kOk);
+  for (std::size_t i = 0; i < n; ++i) want_codes[i] = recipe::LoadCode(r.packing, model_codes.data(), static_cast<long>(i));
   const std::vector<std::uint8_t> want_packed = Pack(packing, want_codes, sh.rows, sh.cols);
 
   std::vector<float> x_shifted(shift, 0.0f);
@@ -163,11 +177,11 @@ void CheckCase(const recipe::Recipe& r, const block::QuantLayout& layout, Shape 
   const auto got_zps = zps.Get(groups);
   int bad = 0;
   for (std::size_t g = 0; g < groups && bad < 5; ++g) {
-    const bool nan_both = std::isnan(want[g].decode) && F32Bits(got_scales[g]) == 0x7FFFFFFFu;
-    if (!(F32Bits(got_scales[g]) == F32Bits(want[g].decode) || nan_both) || got_zps[g] != want[g].zero_point) {
+    const bool nan_both = std::isnan(want_scales[g]) && F32Bits(got_scales[g]) == 0x7FFFFFFFu;
+    if (!(F32Bits(got_scales[g]) == F32Bits(want_scales[g]) || nan_both) || got_zps[g] != want_zps[g]) {
       ++bad;
       ADD_FAILURE() << what << " group " << g << " scale " << std::hex << F32Bits(got_scales[g]) << " want "
-                    << F32Bits(want[g].decode) << std::dec << " zp " << got_zps[g] << " want " << want[g].zero_point;
+                    << F32Bits(want_scales[g]) << std::dec << " zp " << got_zps[g] << " want " << want_zps[g];
     }
   }
   for (std::size_t i = 0; i < bytes && bad < 10; ++i) {
@@ -180,12 +194,14 @@ void CheckCase(const recipe::Recipe& r, const block::QuantLayout& layout, Shape 
   ASSERT_EQ(bad, 0) << what;
 
   // Dequantize: the model with the GPU's parameters (the same NaN scale bits).
-  std::vector<block::QuantParams> used(groups);
-  for (std::size_t g = 0; g < groups; ++g) used[g] = {1.0f, got_scales[g], got_zps[g]};
+  recipe::ConstQuantizedTensor used;
+  used.codes = model_codes.data();
+  used.scales = got_scales.data();
+  used.zero_points = got_zps.data();
   std::vector<float> want_x(n);
-  ASSERT_EQ(block::DequantizeMatrix(r, layout, want_codes.data(), static_cast<long>(sh.rows),
-                                    static_cast<long>(sh.cols), used.data(), want_x.data()),
-            block::QuantStatus::kOk);
+  ASSERT_EQ(recipe::DequantizeTensor(r, model_layout, used, static_cast<long>(sh.rows), static_cast<long>(sh.cols),
+                                     want_x.data()),
+            recipe::TensorStatus::kOk);
   EncodeOptions bo;
   bo.nan_sign = NanSign::kPositive;
   bo.nan_payload = NanPayload::kAllOnes;
