@@ -15,12 +15,15 @@
 // What this proves: the kernel's lane logic and data layout compute the
 // model's product, given that the hardware instruction behaves as the model
 // and the ISA layout say, and that BF16 multiplication on the device rounds
-// as IEEE 754 says. What only the GPU can prove (cuda/tests/tc_gemv_test.cc):
-// the CUDA code around these steps (the x staging in shared memory, the load
-// and loop structure, the split-K workspace and the reduction launch) and the
-// device's BF16 multiply.
+// as IEEE 754 says. x is staged stage by stage as the kernel stages it
+// (StageFirstTile, StagedXIndex, StageLocalK). What only the GPU can prove
+// (cuda/tests/tc_gemv_test.cc): the CUDA code around these steps (the
+// cooperative staging loops and their barriers, the loads and the prefetch,
+// the split-K workspace and the reduction launch) and the device's BF16
+// multiply.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -59,22 +62,17 @@ Place IsaC(int lane, int i) {
   return {group + (i >= 2 ? 8 : 0), thread * 2 + (i & 1)};
 }
 
-// x staged as the kernel stages it, but in one stage holding the whole
-// zero-padded K (the kernel's stages of kStageTiles tiles are not simulated).
-struct StagedX {
-  int stage_k = 0;
-  std::vector<std::uint16_t> codes;  // [kMaxM][SharedXStride(stage_k)]
-};
-StagedX StageX(const std::uint16_t* x, std::int64_t m, std::int64_t k, std::int64_t k_tiles) {
-  StagedX s;
-  s.stage_k = static_cast<int>(k_tiles * kKTile);
-  s.codes.assign(static_cast<std::size_t>(kMaxM * SharedXStride(s.stage_k)), 0);
-  for (std::int64_t r = 0; r < m; ++r) {
-    for (std::int64_t i = 0; i < k; ++i) {
-      s.codes[static_cast<std::size_t>(r * SharedXStride(s.stage_k) + i)] = x[r * k + i];
+// x of one stage as the kernel stages it: tiles [stage, stage_end) of K,
+// zero past K, rows past M zero.
+std::vector<std::uint16_t> StageX(const std::uint16_t* x, std::int64_t m, std::int64_t k, std::int64_t stage,
+                                  std::int64_t stage_end) {
+  std::vector<std::uint16_t> xs(static_cast<std::size_t>(kMaxM * SharedXStride(kStageK)), 0);
+  for (std::int64_t row = 0; row < m; ++row) {
+    for (std::int64_t kk = stage * kKTile; kk < stage_end * kKTile; ++kk) {
+      xs[static_cast<std::size_t>(StagedXIndex(static_cast<int>(row), kk, stage))] = kk < k ? x[row * k + kk] : 0;
     }
   }
-  return s;
+  return xs;
 }
 
 // One mma.sync of the warp: lanes' a[4], b[2], c/d[4] registers.
@@ -129,13 +127,20 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
   std::vector<float> parts(static_cast<std::size_t>(split * m * p.n));
   std::vector<std::uint32_t> y(static_cast<std::size_t>(p.batch * m * p.n));
   for (std::int64_t l = 0; l < p.batch; ++l) {
-    const StagedX xs = StageX(x + l * m * p.k, m, p.k, p.k_tiles);
     for (int part = 0; part < split; ++part) {
       const ChunkRange range = PartChunks(p.k, split, part);
       for (std::int64_t r = 0; r < p.row_tiles; ++r) {  // one warp per row tile
         std::uint32_t acc[2][kWarpSize][4] = {};
         const TileSpan tiles = TilesOfPart(range);
+        std::int64_t staged = -1;
+        std::vector<std::uint16_t> xs;
         for (std::int64_t j = tiles.first; j < tiles.last; ++j) {
+          const std::int64_t stage = StageFirstTile(tiles.first, j);
+          if (stage != staged) {
+            const std::int64_t stage_end = std::min<std::int64_t>(stage + kStageTiles, tiles.last);
+            xs = StageX(x + l * m * p.k, m, p.k, stage, stage_end);
+            staged = stage;
+          }
           // Each lane's loads of the tile, as little-endian words.
           std::vector<LaneTileWords<kMaxBlock>> words(kWarpSize);
           for (int lane = 0; lane < kWarpSize; ++lane) {
@@ -162,9 +167,7 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
               std::uint32_t b[kWarpSize][2];
               for (int lane = 0; lane < kWarpSize; ++lane) {
                 const LanePosition pos = LaneOf(lane);
-                const std::uint16_t* q = xs.codes.data() +
-                                         SharedXOffset(xs.stage_k, tile, pos.group, pos.index,
-                                                       static_cast<int>(j * kKTile + c * kChunk));
+                const std::uint16_t* q = xs.data() + SharedXOffset(tile, pos.group, pos.index, StageLocalK(stage, j, c));
                 b[lane][0] = q[0] | (static_cast<std::uint32_t>(q[1]) << 16);
                 b[lane][1] = q[2] | (static_cast<std::uint32_t>(q[3]) << 16);
               }
@@ -268,13 +271,14 @@ TEST(TcGemvWarpSimulation, EqualsTheQuantizedMatmulModel) {
 
 TEST(TcGemvWarpSimulation, EverySplitAndOutputType) {
   // The kernel takes any split the schedule allows; each is its own order.
+  // K = 2600 is 21 K tiles: split 1 and 2 run parts over several x stages.
   std::mt19937 rng(7);
   Compared compared;
   for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
     for (const int split : {1, 2, 3, 5, 64}) {
       for (const matmul::OutputType out : {matmul::OutputType::kFp32, matmul::OutputType::kBf16,
                                            matmul::OutputType::kFp16}) {
-        const testing::GemvCase c = testing::DrawCase(rng, format, 19, 392, split % 2 ? 3 : 16, 1, split == 3);
+        const testing::GemvCase c = testing::DrawCase(rng, format, 19, 2600, split % 2 ? 3 : 16, 1, split == 3);
         compared += ExpectSimulationEqualsModel(c, split, out);
       }
     }

@@ -36,8 +36,6 @@ namespace lowbit::cuda::tc_gemv {
 namespace {
 
 inline constexpr int kThreads = kWarpsPerBlock * kWarpSize;
-inline constexpr int kStageTiles = 8;                 // K tiles of x per shared-memory stage
-inline constexpr int kStageK = kStageTiles * kKTile;  // 1024 elements of K
 // The 8-byte x loads of a half warp (groups g, g + 1, g + 2, g + 3; index
 // t) hit 16 distinct 8-byte slots of the 128-byte bank line: rows are 32
 // bytes apart modulo 128, the four lanes of a group 8 bytes apart.
@@ -130,14 +128,14 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
       for (int i = threadIdx.x; i < rows * vectors; i += kThreads) {
         const int row = i / vectors, col = 8 * (i % vectors);
         const std::int64_t kk = k_begin + col;
-        *reinterpret_cast<uint4*>(xs + row * kStride + col) =
+        *reinterpret_cast<uint4*>(xs + StagedXIndex(row, kk, stage)) =
             kk < p.k ? *reinterpret_cast<const uint4*>(x + row * p.k + kk) : make_uint4(0, 0, 0, 0);
       }
     } else {
       for (int i = threadIdx.x; i < rows * stage_k; i += kThreads) {
         const int row = i / stage_k, col = i % stage_k;
         const std::int64_t kk = k_begin + col;
-        xs[row * kStride + col] = kk < p.k ? x[row * p.k + kk] : std::uint16_t{0};  // zeros past K: the padding
+        xs[StagedXIndex(row, kk, stage)] = kk < p.k ? x[row * p.k + kk] : std::uint16_t{0};  // zeros past K: the padding
       }
     }
     __syncthreads();  // x staged (and, the first time, the scale table)
@@ -150,10 +148,10 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
         if (!ChunkInPart(range, j, c)) continue;  // the part's edges (warp-uniform)
         std::uint32_t a[4];
         AFragmentOfChunk(cur, scale_table, c, a);
-        const int k0 = static_cast<int>((j - stage) * kKTile) + c * kChunk;
+        const int k0 = StageLocalK(stage, j, c);
 #pragma unroll
         for (int tile = 0; tile < kNTiles; ++tile) {
-          const uint2 bx = *reinterpret_cast<const uint2*>(xs + SharedXOffset(kStageK, tile, pos.group, pos.index, k0));
+          const uint2 bx = *reinterpret_cast<const uint2*>(xs + SharedXOffset(tile, pos.group, pos.index, k0));
           const std::uint32_t b[2] = {bx.x, bx.y};
           tensor_core_ptx::MmaSync<kInstruction>(a, b, acc[tile]);
         }

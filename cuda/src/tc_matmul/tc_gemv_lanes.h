@@ -273,14 +273,30 @@ LOWBIT_HD inline void AFragmentOfChunk(const LaneTileWords<kBlock>& words, const
 
 // ---- x in shared memory ----------------------------------------------------------
 
-// x staged as [kMaxM or 8 rows][stage K + pad] BF16 codes; a row's stride in
-// elements. The pad of 16 elements (32 bytes) makes the 8-byte loads of a
-// half warp (4 groups, rows g apart) fall in distinct banks.
+// A block stages x for kStageTiles K tiles of its part at a time: stage s
+// of a part whose tiles start at `first` holds tiles first + s kStageTiles
+// onwards, as [8 or 16 rows][SharedXStride(kStageK)] BF16 codes, zero past
+// K. The pad of 16 elements (32 bytes) makes the 8-byte loads of a half warp
+// (4 groups, rows g apart) fall in distinct banks (tc_gemv.cu asserts it).
+inline constexpr int kStageTiles = 8;
+inline constexpr int kStageK = kStageTiles * kKTile;  // 1024 elements of K
 LOWBIT_HD_CONSTEXPR int SharedXStride(int stage_k) { return stage_k + 16; }
-// B registers 0 and 1 of n-tile `tile` for the chunk at local K k0: x row
-// 8 tile + g, K k0 + 4 t .. k0 + 4 t + 3, one 8-byte load.
-LOWBIT_HD_CONSTEXPR int SharedXOffset(int stage_k, int tile, int g, int t, int k0) {
-  return (kTileColumns * tile + BColumnOf(g)) * SharedXStride(stage_k) + k0 + BKOf(t, 0, 0);
+// The first K tile of the stage that holds tile j.
+LOWBIT_HD_CONSTEXPR std::int64_t StageFirstTile(std::int64_t first, std::int64_t j) {
+  return first + (j - first) / kStageTiles * kStageTiles;
+}
+// Where x[row][k] sits in the stage starting at tile `stage`.
+LOWBIT_HD_CONSTEXPR int StagedXIndex(int row, std::int64_t k, std::int64_t stage) {
+  return row * SharedXStride(kStageK) + static_cast<int>(k - stage * kKTile);
+}
+// K of chunk c of tile j inside the stage starting at tile `stage`.
+LOWBIT_HD_CONSTEXPR int StageLocalK(std::int64_t stage, std::int64_t j, int c) {
+  return static_cast<int>((j - stage) * kKTile) + c * kChunk;
+}
+// B registers 0 and 1 of n-tile `tile` for the chunk at stage-local K k0:
+// x row 8 tile + g, K k0 + 4 t .. k0 + 4 t + 3, one 8-byte load.
+LOWBIT_HD_CONSTEXPR int SharedXOffset(int tile, int g, int t, int k0) {
+  return (kTileColumns * tile + BColumnOf(g)) * SharedXStride(kStageK) + k0 + BKOf(t, 0, 0);
 }
 
 // ---- split-K and the epilogue -----------------------------------------------------
