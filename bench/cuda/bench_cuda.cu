@@ -14,7 +14,6 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
-#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -22,7 +21,6 @@
 #include "lowbit/cuda/device.h"
 #include "layout_variants.h"  // cuda/src: the entry points that name a layout
 #include "lowbit/cuda/quantize.h"
-#include "lowbit/cuda/recipe_plan.h"
 #include "lowbit/cuda/register.h"
 #include "lowbit/cuda/verify.h"
 #include "lowbit/formats/recipe/catalog.h"
@@ -122,15 +120,15 @@ void Report(const Pass& pass, const std::string& label, float ms, double bytes, 
 
 
 // Quantization recipes: bytes = input read once + codes + scales written.
-// The recipe of mx.cu's kernels for one MX format of the catalog
-// (recipe::kMxFormats, by name) under one of the two profiles they compile,
-// built as the catalog builds MX recipes (MXINT8 under TE's rule too).
-recipe::Recipe MxKernelRecipe(std::string_view format, int profile) {
-  for (const recipe::MxFormat& f : recipe::kMxFormats) {
-    if (format == f.name) return recipe::MakeMxRecipe(f, recipe::kMxProfiles[profile]);
+// The catalog recipe "format:profile" (recipe/names.h FindRecipe); a
+// benchmark that names one the catalog lacks stops.
+const recipe::Recipe& CatalogRecipeNamed(const char* format, const char* profile) {
+  const recipe::Recipe* r = recipe::FindRecipe(format, profile);
+  if (r == nullptr) {
+    std::fprintf(stderr, "bench: no recipe %s:%s in the catalog\n", format, profile);
+    std::exit(1);
   }
-  std::fprintf(stderr, "bench: no MX format %.*s\n", static_cast<int>(format.size()), format.data());
-  std::exit(1);
+  return *r;
 }
 
 void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out, void* out2, std::size_t n) {
@@ -182,15 +180,15 @@ void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out,
     });
     Report(pass, "nvfp4 -> bf16 dequantize", ms, static_cast<double>(n) * (0.5 + 1.0 / 16 + 2), 0.9);
   }
-  const int te = cuda::detail::kMxTeProfile, ocp = cuda::detail::kMxOcpProfile;
+  // MXINT8 under OCP's rule: the catalog has no TE MXINT8.
   for (auto [name, format, profile, input] :
-       {std::tuple{"mxfp4 te(rceil) f32", "mxfp4", te, 0},
-        std::tuple{"mxfp4 te(rceil) bf16", "mxfp4", te, 1},
-        std::tuple{"mxfp4 ocp(floor) bf16", "mxfp4", ocp, 1},
-        std::tuple{"mxfp8 e4m3 te bf16", "mxfp8_e4m3", te, 1},
-        std::tuple{"mxfp6 e2m3 te bf16 (model elements)", "mxfp6_e2m3", te, 1},
-        std::tuple{"mxint8 te bf16 (model elements)", "mxint8", te, 1}}) {
-    const recipe::Recipe r = MxKernelRecipe(format, profile);
+       {std::tuple{"mxfp4 te(rceil) f32", "mxfp4", "te", 0},
+        std::tuple{"mxfp4 te(rceil) bf16", "mxfp4", "te", 1},
+        std::tuple{"mxfp4 ocp(floor) bf16", "mxfp4", "ocp", 1},
+        std::tuple{"mxfp8 e4m3 te bf16", "mxfp8_e4m3", "te", 1},
+        std::tuple{"mxfp6 e2m3 te bf16 (model elements)", "mxfp6_e2m3", "te", 1},
+        std::tuple{"mxint8 ocp bf16 (model elements)", "mxint8", "ocp", 1}}) {
+    const recipe::Recipe& r = CatalogRecipeNamed(format, profile);
     const FormatId elem = cuda::detail::FormatIdOf(r.element);
     MxArgs a;
     a.recipe = &r;
@@ -206,7 +204,7 @@ void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out,
     {  // MX dequantize: codes and scales from the quantizers above
       for (auto [name, format] : {std::tuple{"mxfp4 -> bf16 dequantize", "mxfp4"},
                                   std::tuple{"mxfp8 e4m3 -> bf16 dequantize", "mxfp8_e4m3"}}) {
-        const recipe::Recipe r = MxKernelRecipe(format, te);
+        const recipe::Recipe& r = CatalogRecipeNamed(format, "te");
         const FormatId elem = cuda::detail::FormatIdOf(r.element);
         MxArgs q;
         q.recipe = &r; q.input_type = InputType::kBf16; q.input = bf16; q.count = n;
@@ -226,7 +224,7 @@ void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out,
       CHECK_CUDA(cudaMalloc(&qscales, n / 32 * 4));
       for (int c = 0; c < 2; ++c) {
         IntQuantArgs a;
-        a.recipe = c == 0 ? recipe::FindRecipe("int8", "ao-sym") : recipe::FindRecipe("uint4", "ao-asym");
+        a.recipe = c == 0 ? &CatalogRecipeNamed("int8", "ao-sym") : &CatalogRecipeNamed("uint4", "ao-asym");
         a.layout = c == 0 ? block::QuantLayout{block::Granularity::kPerRow}
                           : block::QuantLayout{block::Granularity::kPerGroup, 128};
         a.input = f32; a.rows = n / 4096; a.cols = 4096;

@@ -207,8 +207,10 @@ void LaunchMx(const MxArgs& a) {
 // MxKernelProfile, checked by QuantizeMx before any launch).
 template <typename Layout, FormatId kElement>
 void LaunchMxRecipe(const MxArgs& a) {
-  if (MxKernelProfile(*a.recipe) == kMxTeProfile) LaunchMx<Layout, MxRecipeOf<kElement, kMxTeProfile>>(a);
-  else LaunchMx<Layout, MxRecipeOf<kElement, kMxOcpProfile>>(a);
+  if constexpr (kMxKernelCompiled<kElement, kMxTeProfile>) {
+    if (MxKernelProfile(*a.recipe) == kMxTeProfile) return LaunchMx<Layout, MxRecipeOf<kElement, kMxTeProfile>>(a);
+  }
+  LaunchMx<Layout, MxRecipeOf<kElement, kMxOcpProfile>>(a);
 }
 
 template <typename Layout>

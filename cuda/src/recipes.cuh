@@ -48,20 +48,17 @@ using Nvfp4TeRecipe = CatalogRecipe<CatalogIndex("nvfp4", "te")>;
 // "e4m3:te" / "e5m2:te": TE current scaling of FP8.
 template <FormatId kFp8>
 using Fp8TeRecipe = CatalogRecipe<CatalogIndex(SpecValue<kFp8>().name, "te")>;
-// The MX kernels' recipes (mx.cu): "<mx format>:<profile>" built as the
-// catalog builds its MX recipes (recipe::MakeMxRecipe), for the profiles
-// mx.cu compiles, TE's RCEIL and OCP's floor. The catalog lists only the
-// profiles an implementation has for MXINT8 (not TE's); the kernels compile
-// TE's rule for every MX element alike, and a caller's recipe reaches a copy
-// only when it has that copy's semantics (recipe_plan.h MxKernelProfile).
+// The MX kernels' recipes (mx.cu): the catalog's "<mx format>:<profile>"
+// for the profiles mx.cu compiles, TE's RCEIL and OCP's floor, where the
+// catalog has that recipe (recipe_plan.h MxRecipeInCatalog: MXINT8 only
+// under OCP's). A caller's recipe reaches a copy only when it has that
+// copy's semantics (recipe_plan.h MxKernelProfile).
 template <FormatId kElement, int kProfile>
-struct MxRecipeOf {
-  static constexpr int kFormat = MxFormatIndex<kElement>();
-  static_assert(kFormat >= 0 && kProfile >= 0, "no such MX format or profile in recipe/catalog.h");
-  LOWBIT_HD_CONSTEXPR static recipe::Recipe Get() {
-    constexpr recipe::Recipe kRecipe = recipe::MakeMxRecipe(recipe::kMxFormats[kFormat], recipe::kMxProfiles[kProfile]);
-    return kRecipe;
-  }
-};
+inline constexpr bool kMxKernelCompiled =
+    MxFormatIndex<kElement>() >= 0 && MxRecipeInCatalog(recipe::kMxFormats[MxFormatIndex<kElement>()], kProfile);
+
+template <FormatId kElement, int kProfile>
+using MxRecipeOf = CatalogRecipe<CatalogIndex(recipe::kMxFormats[MxFormatIndex<kElement>()].name,
+                                              recipe::kMxProfiles[kProfile].name)>;
 
 }  // namespace lowbit::cuda::detail

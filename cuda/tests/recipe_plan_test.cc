@@ -55,6 +55,11 @@ constexpr recipe::Recipe kMxfp4TeTowardZero = [] {
   return r;
 }();
 static_assert(KernelOf(kMxfp4TeTowardZero, kMxfp4Te.layout, true) == RecipeKernel::kNone);
+// TE's rule on MXINT8 is a recipe the catalog does not list: no copy of the
+// kernels is compiled for it.
+constexpr recipe::Recipe kMxint8Te = recipe::MakeMxRecipe(recipe::kMxFormats[5], recipe::kMxProfiles[detail::kMxTeProfile]);
+static_assert(std::string_view(recipe::kMxFormats[5].name) == "mxint8" &&
+              KernelOf(kMxint8Te, kMxint8Te.layout, true) == RecipeKernel::kNone);
 
 // NVFP4: TE's recipe only; torchao 0.18's runs on the model recipe kernels.
 static_assert(KernelOf(Renamed(Catalog("nvfp4", "te")), Catalog("nvfp4", "te").layout, true) == RecipeKernel::kNvfp4);

@@ -506,9 +506,9 @@ bool SameElementRule(const recipe::Recipe& a, const recipe::Recipe& b) {
 
 // The element rules an MX element alternative is proven for: one recipe for
 // each distinct rule among the catalog's MX recipes with this element and
-// "<format>:te", which the CUDA kernels build for every MX element, MXINT8
-// included (cuda/src/recipes.cuh MxRecipeOf; the catalog lists no TE
-// MXINT8). Every one of them must be a rule the alternatives apply to.
+// "<format>:te" built for every MX element, MXINT8 included (the catalog
+// lists no TE MXINT8; the rule is covered all the same). Every one of them
+// must be a rule the alternatives apply to.
 std::vector<recipe::Recipe> MxElementRules(const FormatSpec& element, bool (*applies)(const recipe::Recipe&),
                                            int expected_recipes) {
   std::vector<recipe::Recipe> all;

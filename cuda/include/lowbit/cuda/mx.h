@@ -1,12 +1,14 @@
 // MX on the GPU (MXFP4, MXFP6, MXFP8, MXINT8): blocks of 32 elements sharing
 // an E8M0 scale, quantized with a recipe (formats/spec/include/lowbit/
-// formats/recipe/recipe.h) that has the semantics of "<format>:te" (RCEIL,
-// NaN-skipping amax) or "<format>:ocp" (FLOOR, NaN-propagating amax) as
-// formats/spec/include/lowbit/formats/recipe/catalog.h builds them
-// (docs/formats-reference.md §5.3), whatever its name, and dequantized as the model does: x_i = element_i * X as one FP32
-// multiply, X = 2^(code - 127) (code 0 is the FP32 subnormal 2^-127), a NaN
-// scale (0xFF) making every element NaN. Codes: E2M1 packed two per byte,
-// element 0 in the low nibble (§4.5); every other element one code per byte.
+// formats/recipe/recipe.h) that has the semantics of the catalog's
+// "<format>:te" (RCEIL, NaN-skipping amax; float elements) or
+// "<format>:ocp" (FLOOR, NaN-propagating amax; MXINT8 too)
+// (formats/spec/include/lowbit/formats/recipe/catalog.h,
+// docs/formats-reference.md §5.3), whatever its name, and dequantized as the
+// model does: x_i = element_i * X as one FP32 multiply, X = 2^(code - 127)
+// (code 0 is the FP32 subnormal 2^-127), a NaN scale (0xFF) making every
+// element NaN. Codes: E2M1 packed two per byte, element 0 in the low nibble
+// (§4.5); every other element one code per byte.
 // Equal bit for bit to the model's steps (cuda/tests/quantize_test.cc,
 // mx_dequantize_test.cc). All buffers are device memory; calls are
 // asynchronous on `stream`.

@@ -47,15 +47,25 @@ inline constexpr int kMxTeProfile = MxProfileIndex("te");
 inline constexpr int kMxOcpProfile = MxProfileIndex("ocp");
 static_assert(kMxTeProfile >= 0 && kMxOcpProfile >= 0, "mx.cu's profiles are in recipe/catalog.h");
 
+// Whether the catalog has the MX recipe of format `f` and profile `p`: every
+// profile on the float elements, MXINT8 only under the profiles that say
+// they apply to it (recipe/catalog.h BuildCatalog's rule).
+constexpr bool MxRecipeInCatalog(const recipe::MxFormat& f, int p) {
+  return f.element.IsFloat() || recipe::kMxProfiles[p].integer_elements;
+}
+
 // The profile of the copy of mx.cu's kernels that runs `r` (kMxTeProfile or
-// kMxOcpProfile): the one whose recipe for r's element (recipe::MakeMxRecipe)
-// has r's semantics; -1 when neither has.
+// kMxOcpProfile): the one whose catalog recipe for r's element has r's
+// semantics; -1 when neither has (MXINT8 has no TE recipe in the catalog,
+// so no TE copy either).
 constexpr int MxKernelProfile(const recipe::Recipe& r) {
   if (r.family() != recipe::Family::kMx) return -1;
   for (const recipe::MxFormat& f : recipe::kMxFormats) {
     if (!profile_detail::SameLayout(f.element, r.element)) continue;
     for (int p : {kMxTeProfile, kMxOcpProfile}) {
-      if (recipe::SameSemantics(r, recipe::MakeMxRecipe(f, recipe::kMxProfiles[p]))) return p;
+      if (MxRecipeInCatalog(f, p) && recipe::SameSemantics(r, recipe::MakeMxRecipe(f, recipe::kMxProfiles[p]))) {
+        return p;
+      }
     }
   }
   return -1;
