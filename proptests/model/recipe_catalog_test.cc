@@ -1,27 +1,17 @@
 // The one recipe shape (formats/.../recipe/): the catalog holds every named
 // recipe exactly once, with the constants it derives equal to the spec
 // values; the one name grammar round-trips every name and answers the
-// spellings users type; and the whole-tensor model (recipe/tensor.h: groups,
-// typed buffers, packing) equals the matrix functions of
-// block/int_quant.h, which take the layout in the older QuantLayout shape,
-// on boundary-biased tensors of every shape class, so a kernel compared with
-// either is compared with the same thing.
+// spellings users type; and the whole-tensor model (recipe/tensor.h) refuses
+// shapes that do not tile.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <iterator>
-#include <limits>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <rapidcheck.h>
-#include <rapidcheck/gtest.h>
 
-#include "lowbit/formats/block/int_quant.h"
-#include "lowbit/formats/block/packing.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/formats/recipe/tensor.h"
@@ -140,131 +130,7 @@ TEST(RecipeNamesTest, MistakesGetAMessageThatNamesThem) {
   EXPECT_NE(Canonical("mxfp4:").find("empty profile"), std::string::npos);
 }
 
-// ---- whole tensors: recipe/tensor.h against the per-family functions ---------
-
-// Values where the scale rules and roundings disagree: ties on the element
-// grid, amax just below / at powers of two, zeros of both signs, NaN, Inf,
-// subnormals, huge and tiny magnitudes.
-rc::Gen<float> BoundaryValue() {
-  return rc::gen::exec([] {
-    const int e = *rc::gen::weightedOneOf<int>({{8, rc::gen::inRange(-12, 12)}, {1, rc::gen::inRange(-149, 128)}});
-    switch (*rc::gen::inRange(0, 8)) {
-      case 0: return std::ldexp(static_cast<float>(*rc::gen::inRange(-64, 65)) / 2.0f, e);  // half-grid ties
-      case 1: return std::ldexp(1.0f - std::ldexp(1.0f, -24), e);                        // just below 2^e
-      case 2: return *rc::gen::element(0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(),
-                                       -std::numeric_limits<float>::quiet_NaN(),
-                                       std::numeric_limits<float>::infinity(),
-                                       -std::numeric_limits<float>::infinity());
-      case 3: return block::F32FromBits(*rc::gen::arbitrary<std::uint32_t>() & 0x807FFFFFu);  // subnormal
-      case 4: return block::F32FromBits(*rc::gen::arbitrary<std::uint32_t>());                // any bits
-      default: return std::ldexp(*rc::gen::inRange(-1000, 1001) / 100.0f, e);
-    }
-  });
-}
-
-struct Shape {
-  long rows, cols;
-  Layout layout;
-};
-
-rc::Gen<Shape> ShapeFor(const Recipe& r) {
-  return rc::gen::exec([&r] {
-    Shape s{*rc::gen::inRange(1, 4), *rc::gen::inRange(1, 70), r.layout};
-    if (r.family() == Family::kScaled) {
-      switch (*rc::gen::inRange(0, 4)) {
-        case 0: s.layout = {Geometry::kPerTensor, 0, 0}; break;
-        case 1: s.layout = {Geometry::kPerRow, 0, 0}; break;
-        case 2:
-          s.layout = {Geometry::kGroup, *rc::gen::element(2, 8, 32), 0};
-          s.cols = s.layout.size * *rc::gen::inRange(1, 3);
-          break;
-        default:
-          s.layout = {Geometry::kTile2d, *rc::gen::element(2, 4), *rc::gen::element(1, 2)};
-          s.cols = s.layout.size * *rc::gen::inRange(1, 3);
-          s.rows = s.layout.tile_rows * *rc::gen::inRange(1, 3);
-          break;
-      }
-    }
-    return s;
-  });
-}
-
-std::vector<std::uint32_t> Bits(const std::vector<float>& v) {
-  std::vector<std::uint32_t> b(v.size());
-  std::memcpy(b.data(), v.data(), v.size() * sizeof(float));
-  return b;
-}
-
-void CheckTensorAgainstMatrixFunctions(const Recipe& r, const Shape& shape, const std::vector<float>& x) {
-  const long count = shape.rows * shape.cols;
-  GroupGrid grid;
-  RC_ASSERT(MakeGroupGrid(r, shape.layout, shape.rows, shape.cols, &grid) == TensorStatus::kOk);
-  const BufferSizes sizes = SizesOf(r, grid);
-  std::vector<std::uint8_t> codes(static_cast<std::size_t>(sizes.code_bytes));
-  std::vector<float> scales(static_cast<std::size_t>(sizes.scales));
-  std::vector<std::int32_t> zero_points(static_cast<std::size_t>(sizes.zero_points));
-  TensorScale tensor_scale;
-  const QuantizedTensor q{codes.data(), nullptr, scales.data(), zero_points.data(), &tensor_scale};
-  RC_ASSERT(QuantizeTensor(r, shape.layout, x.data(), shape.rows, shape.cols, q) == TensorStatus::kOk);
-  std::vector<float> back(static_cast<std::size_t>(count));
-  RC_ASSERT(DequantizeTensor(r, shape.layout, AsConst(q), shape.rows, shape.cols, back.data()) == TensorStatus::kOk);
-
-  std::vector<std::uint8_t> matrix_codes(static_cast<std::size_t>(count));
-  std::vector<float> matrix_back(static_cast<std::size_t>(count));
-  block::QuantLayout layout;
-  layout.granularity = shape.layout.geometry == Geometry::kPerTensor ? block::Granularity::kPerTensor
-                       : shape.layout.geometry == Geometry::kPerRow  ? block::Granularity::kPerRow
-                       : shape.layout.geometry == Geometry::kGroup   ? block::Granularity::kPerGroup
-                                                                     : block::Granularity::kBlock2d;
-  layout.group = shape.layout.size;
-  layout.block_rows = shape.layout.tile_rows;
-  std::vector<block::QuantParams> params(static_cast<std::size_t>(grid.Count()));
-  RC_ASSERT(block::QuantizeMatrix(r, layout, x.data(), shape.rows, shape.cols, matrix_codes.data(), params.data()) ==
-            block::QuantStatus::kOk);
-  RC_ASSERT(block::DequantizeMatrix(r, layout, matrix_codes.data(), shape.rows, shape.cols, params.data(),
-                                    matrix_back.data()) == block::QuantStatus::kOk);
-  for (long g = 0; g < grid.Count(); ++g) {
-    RC_ASSERT(block::F32Bits(scales[static_cast<std::size_t>(g)]) ==
-              block::F32Bits(params[static_cast<std::size_t>(g)].decode));
-    if (r.zero_point == ZeroPoint::kInteger) {
-      RC_ASSERT(zero_points[static_cast<std::size_t>(g)] == params[static_cast<std::size_t>(g)].zero_point);
-    }
-  }
-  // Codes in the recipe's packing.
-  std::vector<std::uint8_t> matrix_packed = matrix_codes;
-  if (r.packing != Packing::kOnePerByte) {
-    matrix_packed.assign(static_cast<std::size_t>(PackedBytes(r.packing, count)), 0);
-    block::PackNibbles(matrix_codes.data(), count,
-                       r.packing == Packing::kNibblesLowFirst ? block::NibbleOrder::kLowFirst
-                                                              : block::NibbleOrder::kHighFirst,
-                       matrix_packed.data());
-  }
-  RC_ASSERT(codes == matrix_packed);
-  RC_ASSERT(Bits(back) == Bits(matrix_back));
-}
-
-TEST(RecipeTensorTest, WholeTensorModelEqualsTheMatrixFunctionsForEveryScaledRecipe) {
-  int checked = 0;
-  for (const Recipe& r : kAllRecipes) {
-    if (r.family() != Family::kScaled) continue;
-    // The recipes of kServingScaledPairs (FP16 scales, given scales) store
-    // what QuantParams does not hold; model vs oracle covers them.
-    bool serving = false;
-    for (const ScaledPair& p : kServingScaledPairs) {
-      serving |= std::string(p.element.name) == r.name && std::string(p.profile.name) == r.profile;
-    }
-    if (serving) continue;
-    ++checked;
-    const bool ok = rc::check(RecipeName(r), [&r] {
-      const Shape shape = *ShapeFor(r);
-      const std::vector<float> x =
-          *rc::gen::container<std::vector<float>>(static_cast<std::size_t>(shape.rows * shape.cols), BoundaryValue());
-      CheckTensorAgainstMatrixFunctions(r, shape, x);
-    });
-    EXPECT_TRUE(ok) << RecipeName(r);
-  }
-  EXPECT_EQ(checked, 18);  // kScaledPairs
-}
+// ---- whole tensors ----------------------------------------------------------
 
 TEST(RecipeTensorTest, ShapesThatDoNotTileAreErrorsNotPadding) {
   const Recipe& int4 = *FindRecipe("int4", "ao-sym");

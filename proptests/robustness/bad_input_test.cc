@@ -20,7 +20,7 @@
 
 #include "all_backends.h"
 #include "lowbit/check/backends.h"
-#include "lowbit/formats/block/int_quant.h"
+#include "lowbit/formats/block/int_quant_layout.h"
 #include "lowbit/formats/block/packing.h"
 #include "lowbit/formats/checked_size.h"
 #include "lowbit/formats/recipe/names.h"

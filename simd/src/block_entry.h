@@ -1,7 +1,7 @@
 // The block kernels' entries (block_quantize.cc) that simd.h Quantize and
 // Dequantize (recipe_quantize.cc) call for MX and NVFP4 recipes: flat arrays
 // of `count` elements in blocks of the recipe's size, one element code per
-// byte (4-bit recipes are packed after, unpacked before), one scale byte per
+// byte (4-bit recipes are packed after and unpacked before, a chunk at a time), one scale byte per
 // block, the last block short and zero-padded. Each checks its own
 // arguments (null buffers, overflowing sizes, overlaps) before any kernel runs.
 #pragma once
@@ -22,10 +22,15 @@ registry::Status DequantizeMxArray(std::int64_t target, const recipe::Recipe& r,
                                    const std::uint8_t* scales, std::size_t count, float* out);
 
 // An NVFP4 recipe with the semantics of the catalog's recipe of its scale
-// rule (simd.h Runs): codes, UE4M3 scale codes and the tensor scale.
+// rule (simd.h Runs): codes, UE4M3 scale codes and the tensor scale, chosen
+// from x's amax, or `given` (then also written to *tensor_scale) when x is
+// one chunk of a larger tensor whose scale Nvfp4TensorScaleOfArray chose.
 registry::Status QuantizeNvfp4Array(std::int64_t target, const recipe::Recipe& r, const float* x,
                                     std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
-                                    recipe::TensorScale* tensor_scale);
+                                    recipe::TensorScale* tensor_scale, const recipe::TensorScale* given = nullptr);
+// The model's tensor scale (recipe/steps.h ChooseTensorScale) of x's amax.
+registry::Status Nvfp4TensorScaleOfArray(std::int64_t target, const recipe::Recipe& r, const float* x,
+                                         std::size_t count, recipe::TensorScale* tensor_scale);
 registry::Status DequantizeNvfp4Array(std::int64_t target, const recipe::Recipe& r,
                                       const recipe::TensorScale& tensor_scale, const std::uint8_t* codes,
                                       const std::uint8_t* scales, std::size_t count, float* out);

@@ -58,6 +58,19 @@ struct Nvfp4Job {
   std::uint8_t* codes;   // count bytes
   std::uint8_t* scales;  // ceil(count / 16) UE4M3 codes
   recipe::TensorScale* tensor_scale;  // out
+  // Null: the tensor scale comes from x's own amax (the tensor amax pass);
+  // else this one, chosen over the whole tensor of which x is a part
+  // (simd.h Quantize quantizes 4-bit recipes a chunk at a time).
+  const recipe::TensorScale* given_tensor_scale;
+};
+
+// The amax of a whole array under the recipe's NaN rule (recipe/steps.h
+// CombineAmax), for the tensor scale of a tensor quantized in chunks.
+struct ArrayAmaxJob {
+  const float* x;
+  std::size_t count;
+  block::AmaxNan rule;
+  float* amax;  // out
 };
 
 // The NVFP4 vector scale step over an array of amaxes (the test hook

@@ -354,8 +354,9 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
   const EncodePlan scale_plan = *job.scale_plan;
   constexpr std::size_t kBlock = static_cast<std::size_t>(r.layout.size);
   const std::size_t lanes = hn::Lanes(d);
-  const recipe::TensorScale t =
-      recipe::ChooseTensorScale(r, ArrayAbsMax(d, job.x, job.count, r.amax_nan));
+  const recipe::TensorScale t = job.given_tensor_scale != nullptr
+                                    ? *job.given_tensor_scale
+                                    : recipe::ChooseTensorScale(r, ArrayAbsMax(d, job.x, job.count, r.amax_nan));
   *job.tensor_scale = t;
   const bool multiply = r.element_step == recipe::ElementStep::kMultiply;
   const bool negative_zero_as_positive =
@@ -425,6 +426,8 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
   }
   if (tail != 0) std::memcpy(job.codes + full_blocks * kBlock, codes_buffer, tail);
 }
+
+inline void ArrayAmax(const ArrayAmaxJob& job) { *job.amax = ArrayAbsMax(D32(), job.x, job.count, job.rule); }
 
 inline void QuantizeNvfp4(const Nvfp4Job& job) {
   WithNvfp4Rule(job.recipe->scale_rule, [&job](auto rule) { QuantizeNvfp4Loop<decltype(rule)::value>(job); });

@@ -29,6 +29,7 @@
 namespace lowbit::simd {
 HWY_EXPORT(QuantizeMx);
 HWY_EXPORT(QuantizeNvfp4);
+HWY_EXPORT(ArrayAmax);
 HWY_EXPORT(DequantizeMx);
 HWY_EXPORT(PackNibblesLowFirst);
 HWY_EXPORT(DequantizeNvfp4);
@@ -237,15 +238,28 @@ registry::Status QuantizeMxArray(std::int64_t target, const recipe::Recipe& r, c
   return registry::Status::Ok();
 }
 
+registry::Status Nvfp4TensorScaleOfArray(std::int64_t target, const recipe::Recipe& r, const float* x,
+                                         std::size_t count, recipe::TensorScale* tensor_scale) {
+  const auto kernel = LOWBIT_SIMD_KERNEL(ArrayAmax, target);
+  if (kernel == nullptr) return detail::TargetError(target);
+  if (registry::Status s = CheckNvfp4(r); !s.ok) return s;
+  if (tensor_scale == nullptr) return registry::Status::Error("null tensor_scale");
+  if (count != 0 && x == nullptr) return registry::Status::Error("null input with count " + std::to_string(count));
+  float amax = 0.0f;
+  if (count != 0) kernel(ArrayAmaxJob{x, count, r.amax_nan, &amax});
+  *tensor_scale = recipe::ChooseTensorScale(r, amax);
+  return registry::Status::Ok();
+}
+
 registry::Status QuantizeNvfp4Array(std::int64_t target, const recipe::Recipe& r, const float* x,
                                     std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
-                                    recipe::TensorScale* tensor_scale) {
+                                    recipe::TensorScale* tensor_scale, const recipe::TensorScale* given) {
   const auto kernel = LOWBIT_SIMD_KERNEL(QuantizeNvfp4, target);
   if (kernel == nullptr) return detail::TargetError(target);
   if (registry::Status s = CheckNvfp4(r); !s.ok) return s;
   if (tensor_scale == nullptr) return registry::Status::Error("null tensor_scale");
   if (count == 0) {
-    *tensor_scale = recipe::ChooseTensorScale(r, 0.0f);
+    *tensor_scale = given != nullptr ? *given : recipe::ChooseTensorScale(r, 0.0f);
     return registry::Status::Ok();
   }
   if (x == nullptr) return registry::Status::Error("null input with count " + std::to_string(count));
@@ -268,7 +282,7 @@ registry::Status QuantizeNvfp4Array(std::int64_t target, const recipe::Recipe& r
   if (registry::Status s = Nvfp4ScalePlanOf(r, &scale_plan); !s.ok) return s;
   const float* scale_decode = ScaleTable(r);
   if (scale_decode == nullptr) return NoScaleTable(r);
-  kernel(Nvfp4Job{&r, &plan, scale_plan, scale_decode, x, count, codes, scales, tensor_scale});
+  kernel(Nvfp4Job{&r, &plan, scale_plan, scale_decode, x, count, codes, scales, tensor_scale, given});
   return registry::Status::Ok();
 }
 

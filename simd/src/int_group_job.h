@@ -11,7 +11,6 @@
 
 #include "encode_plan.h"
 #include "lowbit/formats/block/int_quant_layout.h"
-#include "lowbit/formats/block/int_quant_params.h"
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/registry/registry.h"
 
@@ -29,7 +28,10 @@ struct IntGroupJob {
   // (packing.h PackNibbles kLowFirst); false: one code per byte (low bits).
   bool packed;
   std::uint8_t* codes;
-  block::QuantParams* params;  // grid.Count() entries
+  // grid.Count() entries each: the stored scale of every group (BlockScale
+  // decode) and, when the recipe has one, its zero point (else null).
+  float* scales;
+  std::int32_t* zero_points;
   std::uint8_t* scratch;       // kIntGroupScratchCodes bytes (packed only)
 };
 
@@ -40,7 +42,8 @@ struct IntGroupDequantizeJob {
   std::size_t cols;
   block::GroupGrid grid;
   bool packed;
-  const block::QuantParams* params;
+  const float* scales;              // grid.Count() stored scales
+  const std::int32_t* zero_points;  // grid.Count() zero points, or null: 0
   float* out;
 };
 
@@ -50,11 +53,12 @@ struct IntGroupDequantizeJob {
 // (recipe_quantize.cc).
 registry::Status QuantizeRecipeGroups(std::int64_t target, const recipe::Recipe& recipe,
                                       const block::QuantLayout& layout, const float* x, std::size_t rows,
-                                      std::size_t cols, std::uint8_t* codes, block::QuantParams* params);
+                                      std::size_t cols, std::uint8_t* codes, float* scales,
+                                      std::int32_t* zero_points);
 registry::Status DequantizeRecipeGroups(std::int64_t target, const recipe::Recipe& recipe,
                                         const block::QuantLayout& layout, const std::uint8_t* codes,
-                                        std::size_t rows, std::size_t cols, const block::QuantParams* params,
-                                        float* out);
+                                        std::size_t rows, std::size_t cols, const float* scales,
+                                        const std::int32_t* zero_points, float* out);
 
 // Codes of one chunk of a segment wait here (one per byte) before packing: a
 // multiple of every target's lane count, small enough for L1.

@@ -1,16 +1,16 @@
-// Per-target scaled-group quantization and dequantization for every recipe
-// of int_quant_recipe.h (formats/block/int_quant.h QuantizeMatrix /
-// DequantizeMatrix, i.e. formats/recipe/steps.h over the recipe's
-// recipe::Recipe, step for step; INT4 / UINT4 optionally followed by
-// packing.h PackNibbles with NibbleOrder::kLowFirst). Per group: min / max /
-// amax in vectors over its segments (a group holding a NaN takes the model's
-// recipe::Accumulate in element order, whose NaN payload reaches the scale),
-// the scale and zero point from the model's recipe::ChooseScale (one call
-// per group), then the elements in vectors:
-//   integers: y = x * encode (AO) or x / encode (GPTQ, common),
+// Per-target scaled-group quantization and dequantization for every scaled
+// recipe of the catalog (formats/recipe/tensor.h QuantizeTensor /
+// DequantizeTensor over the recipe's steps, formats/recipe/steps.h, step for
+// step; INT4 / UINT4 optionally followed by packing.h PackNibbles with
+// NibbleOrder::kLowFirst). Per group: min / max / amax in vectors over its
+// segments (a group holding a NaN takes the model's recipe::Accumulate in
+// element order, whose NaN payload reaches the scale), the scale and zero
+// point from the model's recipe::ChooseScale (one call per group), then the
+// elements in vectors:
+//   integers: y = x * factor (AO) or x / factor (GPTQ, common),
 //             q = round(clamp(y, qmin - zp, qmax - zp)) + zp, NaN -> 0,
 //             code = q & CodeMask
-//   FP8:      y = x * encode (TE, vLLM per tensor) or x / encode (vLLM per
+//   FP8:      y = x * factor (TE, vLLM per tensor) or x / factor (vLLM per
 //             token), vLLM's fminf/fmaxf clamp, code = the convert-inl.h
 //             encoder of y under the recipe's element options
 //             (cvt.rn.satfinite)
@@ -29,7 +29,6 @@
 #include "convert-inl.h"
 #include "hwy/highway.h"
 #include "int_group_job.h"
-#include "lowbit/formats/block/int_quant.h"
 #include "lowbit/formats/recipe/steps.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -37,36 +36,36 @@ namespace lowbit::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// min, max and amax of x[0..n) as int_quant.h StatsOfGroup computes them,
+// min, max and amax of x[0..n) as recipe::Accumulate computes them,
 // or false when a NaN is present. Without NaN the model's strict-compare
 // loops and vector Min / Max agree except on which zero (+0 or -0) is kept,
 // and no scale rule sees the sign of a zero min or max (TE FP8 reads only
 // amax; each integer rule either subtracts it from a non-zero value, floors
 // a zero scale to eps, maps an all-zero group to fixed bounds, or rounds a
-// zero ratio to integer 0: int_quant_params.h QuantParamsFromStats).
-HWY_INLINE bool GroupStatsWithoutNan(const float* x, std::size_t n, block::GroupStats* s) {
+// zero ratio to integer 0: recipe/scaled_scale.h ChooseScaledScale).
+HWY_INLINE bool GroupStatsWithoutNan(const float* x, std::size_t n, recipe::GroupStats* s) {
   const D32 d;
   const DF32 df;
   const std::size_t lanes = hn::Lanes(d);
   const V abs_mask = hn::Set(d, ~kSignBit32);
-  const V inf = hn::Set(d, kInf32);
   auto vmin = hn::Set(df, x[0]);
   auto vmax = vmin;
+  // The magnitudes' bits, compared as unsigned integers, order as the
+  // magnitudes, and every NaN's lie above Inf's: one maximum is both the
+  // amax and the NaN test (a NaN lane leaves vmin / vmax unspecified, but
+  // then they are not used).
   V amax = hn::Zero(d);
-  V nan_seen = hn::Zero(d);
   std::size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
     const auto v = hn::LoadU(df, x + i);
-    const V a = hn::And(hn::BitCast(d, v), abs_mask);
-    nan_seen = hn::Or(nan_seen, hn::VecFromMask(d, hn::Gt(a, inf)));
-    amax = hn::Max(amax, a);  // magnitudes order as their bits
+    amax = hn::Max(amax, hn::And(hn::BitCast(d, v), abs_mask));
     vmin = hn::Min(vmin, v);
     vmax = hn::Max(vmax, v);
   }
-  if (!hn::AllFalse(d, hn::Ne(nan_seen, hn::Zero(d)))) return false;
+  std::uint32_t ab = hn::GetLane(hn::MaxOfLanes(d, amax));
+  if (ab > kInf32) return false;
   float mn = hn::GetLane(hn::MinOfLanes(df, vmin));
   float mx = hn::GetLane(hn::MaxOfLanes(df, vmax));
-  std::uint32_t ab = hn::GetLane(hn::MaxOfLanes(d, amax));
   for (; i < n; ++i) {
     const std::uint32_t bits = block::F32Bits(x[i]);
     if (block::F32IsNan(bits)) return false;
@@ -94,7 +93,8 @@ HWY_INLINE hn::Vec<DF32> RoundIntegral(DF32 df, hn::Vec<DF32> c) {
   }
 }
 
-// int_quant.h QuantizeElement for an integer element: the code in each lane.
+// recipe/element_encode.h EncodeElement for an integer element: the code in
+// each lane.
 template <bool kAway, bool kDivide>
 HWY_INLINE V IntCodes(DF32 df, hn::Vec<DF32> x, hn::Vec<DF32> factor, hn::Vec<DF32> lo,
                       hn::Vec<DF32> hi, VI zero_point, V code_mask) {
@@ -108,6 +108,25 @@ HWY_INLINE V IntCodes(DF32 df, hn::Vec<DF32> x, hn::Vec<DF32> factor, hn::Vec<DF
   const VI q = hn::Add(hn::ConvertTo(di, RoundIntegral<kAway>(df, c)), zero_point);
   const V code = hn::And(hn::BitCast(d, q), code_mask);
   return hn::IfThenZeroElse(is_nan, code);
+}
+
+// IntCodes with half-even rounding for a group where no y can be NaN (its
+// elements hold no NaN and no Inf, and the factor is finite and not zero:
+// QuantizeGroupsLoop checks). The clamped c lies in [qmin - zp, qmax - zp],
+// |c| <= 255, so c + 1.5 * 2^23 lies in [2^23, 2^24), where FP32's unit in
+// the last place is 1: the addition rounds c to an integer n, half to even
+// (1.5 * 2^23 is even), and the sum's bits are 0x4B400000 + n. Its low 22
+// bits are n's two's complement, and the code mask keeps at most 8 of them,
+// so the code is (bits + zp) & mask: no Round, no float-to-int conversion.
+template <bool kDivide>
+HWY_INLINE V IntCodesHalfEvenWithoutNan(DF32 df, hn::Vec<DF32> x, hn::Vec<DF32> factor, hn::Vec<DF32> lo,
+                                        hn::Vec<DF32> hi, VI zero_point, V code_mask) {
+  const D32 d;
+  const DI32 di;
+  const auto y = kDivide ? hn::Div(x, factor) : hn::Mul(x, factor);
+  const auto c = hn::Min(hn::Max(y, lo), hi);
+  const auto shifted = hn::Add(c, hn::Set(df, 12582912.0f));  // 1.5 * 2^23
+  return hn::And(hn::BitCast(d, hn::Add(hn::BitCast(di, shifted), zero_point)), code_mask);
 }
 
 // GPTQ / AWQ with FP16 scales (recipe/steps.h EncodeScaled with
@@ -186,6 +205,40 @@ HWY_INLINE void StorePackedPairs(D32 d, V codes, std::uint8_t* out) {
   hn::StoreU(hn::TruncateTo(d8, hn::Or(pairs, hn::ShiftRight<28>(pairs))), d8, out);
 }
 
+// Packed INT4 / UINT4 codes of m elements from an even element on, by
+// IntCodesHalfEvenWithoutNan, straight to their bytes; returns how many it
+// wrote (a multiple of the lane count). Every value it reads is a local or
+// an argument: the byte stores may alias anything, so values read through a
+// reference would be loaded again after each store.
+template <bool kDivide>
+HWY_INLINE std::size_t PackedIntCodesHalfEvenWithoutNan(const float* HWY_RESTRICT x, std::size_t m, float factor_f,
+                                                        float lo_f, float hi_f, std::int32_t zp, std::uint32_t mask,
+                                                        std::uint8_t* HWY_RESTRICT packed) {
+  const D32 d;
+  const DF32 df;
+  const DI32 di;
+  const std::size_t lanes = hn::Lanes(d);
+  const auto factor = hn::Set(df, factor_f);
+  const auto lo = hn::Set(df, lo_f);
+  const auto hi = hn::Set(df, hi_f);
+  const VI zero_point = hn::Set(di, zp);
+  const V code_mask = hn::Set(d, mask);
+  std::size_t i = 0;
+  for (; i + 2 * lanes <= m; i += 2 * lanes) {
+    const V c0 = IntCodesHalfEvenWithoutNan<kDivide>(df, hn::LoadU(df, x + i), factor, lo, hi, zero_point, code_mask);
+    const V c1 =
+        IntCodesHalfEvenWithoutNan<kDivide>(df, hn::LoadU(df, x + i + lanes), factor, lo, hi, zero_point, code_mask);
+    StorePackedPairs(d, c0, packed + i / 2);
+    StorePackedPairs(d, c1, packed + (i + lanes) / 2);
+  }
+  for (; i + lanes <= m; i += lanes) {
+    StorePackedPairs(d, IntCodesHalfEvenWithoutNan<kDivide>(df, hn::LoadU(df, x + i), factor, lo, hi, zero_point,
+                                                           code_mask),
+                     packed + i / 2);
+  }
+  return i;
+}
+
 // Where group g lies in the flattened matrix: `count` runs of `length`
 // elements, `stride` apart (int_quant_layout.h GroupOf); one run when the
 // group spans whole rows (per row, per tensor).
@@ -206,13 +259,34 @@ HWY_INLINE Segments SegmentsOf(const block::GroupGrid& grid, std::size_t cols, s
   return {r0 * cols + c0, group_cols, group_rows, cols};
 }
 
+// SegmentsOf of groups g0 .. g0 + n - 1: one division for the first, then
+// the grid column steps and wraps to the next band of group_rows rows
+// (groups are numbered along K first), so a batch costs no division per
+// group.
+HWY_INLINE void SegmentsOfRun(const block::GroupGrid& grid, std::size_t cols, std::size_t g0, std::size_t n,
+                              Segments* out) {
+  const std::size_t grid_cols = static_cast<std::size_t>(grid.grid_cols);
+  const std::size_t group_rows = static_cast<std::size_t>(grid.group_rows);
+  const std::size_t group_cols = static_cast<std::size_t>(grid.group_cols);
+  std::size_t r0 = g0 / grid_cols * group_rows;
+  std::size_t column = g0 % grid_cols;
+  for (std::size_t b = 0; b < n; ++b) {
+    out[b] = group_cols == cols ? Segments{r0 * cols, group_rows * cols, 1, cols}
+                                : Segments{r0 * cols + column * group_cols, group_cols, group_rows, cols};
+    if (++column == grid_cols) {
+      column = 0;
+      r0 += group_rows;
+    }
+  }
+}
+
 // GroupStatsWithoutNan over every run of a group; false when a NaN is
 // present. Combining runs reorders the model's comparisons, which (without
 // NaN) changes at most the sign of a zero min or max (see above).
-HWY_INLINE bool SegmentStatsWithoutNan(const float* x, const Segments& s, block::GroupStats* out) {
-  block::GroupStats acc;
+HWY_INLINE bool SegmentStatsWithoutNan(const float* x, const Segments& s, recipe::GroupStats* out) {
+  recipe::GroupStats acc;
   for (std::size_t k = 0; k < s.count; ++k) {
-    block::GroupStats part;
+    recipe::GroupStats part;
     if (!GroupStatsWithoutNan(x + s.first + k * s.stride, s.length, &part)) return false;
     if (k == 0) {
       acc = part;
@@ -227,7 +301,7 @@ HWY_INLINE bool SegmentStatsWithoutNan(const float* x, const Segments& s, block:
 }
 
 // The model's statistics of a group (recipe/steps.h Accumulate over the
-// group's elements in row-major order, as int_quant.h StatsOfGroup).
+// group's elements in row-major order, as recipe/tensor.h does).
 HWY_INLINE recipe::GroupStats ModelStats(const recipe::Recipe& r, const float* x, const Segments& s) {
   recipe::GroupStats stats = recipe::EmptyStats();
   for (std::size_t k = 0; k < s.count; ++k) {
@@ -267,7 +341,11 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   const auto element_max = hn::Set(df, kFp8 ? recipe::MaxFiniteF32(r.element) : 0.0f);
   const std::size_t groups = static_cast<std::size_t>(job.grid.Count());
   // One group's elements, after its scale.
-  auto elements = [&](const Segments& seg, const recipe::BlockScale& scale) {
+  // without_nan: the group's elements hold no NaN and no Inf (its vector
+  // statistics say so); with a finite non-zero factor no y is then NaN.
+  auto elements = [&](const Segments& seg, const recipe::BlockScale& scale, bool without_nan) {
+    const std::uint32_t factor_bits = block::F32Bits(scale.factor) & ~kSignBit32;
+    const bool no_nan_y = without_nan && factor_bits != 0 && factor_bits < kInf32;
     const auto factor = hn::Set(df, scale.factor);
     const auto lo = hn::Set(df, static_cast<float>(r.qmin - scale.zero_point));
     const auto hi = hn::Set(df, static_cast<float>(r.qmax - scale.zero_point));
@@ -287,6 +365,12 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
           // the scratch and PackCodesAt; the rest of the chunk (an odd
           // start, the last codes) takes the scratch below.
           if (job.packed && !model_elements && (start + c0) % 2 == 0) {
+            if (!kAway && !repack && no_nan_y) {
+              i = PackedIntCodesHalfEvenWithoutNan<kDivide>(
+                  x, m, scale.factor, static_cast<float>(r.qmin - scale.zero_point),
+                  static_cast<float>(r.qmax - scale.zero_point), scale.zero_point,
+                  static_cast<std::uint32_t>(r.element.CodeMask()), job.codes + (start + c0) / 2);
+            }
             for (; i + lanes <= m; i += lanes) {
               const auto v = hn::LoadU(df, x + i);
               const V code = repack ? RepackedIntCodes<kAway, kDivide>(df, v, factor, lo, hi, zero_point, decode,
@@ -340,17 +424,25 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   while (batch_groups > 1 && batch_groups * group_elements > kBatchElements) batch_groups /= 2;
   recipe::GroupStats batch_stats[kBatch];
   recipe::BlockScale batch_scales[kBatch];
+  bool batch_without_nan[kBatch];
+  Segments batch_segments[kBatch];
   for (std::size_t g0 = 0; g0 < groups; g0 += batch_groups) {
     const std::size_t batch = groups - g0 < batch_groups ? groups - g0 : batch_groups;
+    SegmentsOfRun(job.grid, job.cols, g0, batch, batch_segments);
     for (std::size_t b = 0; b < batch; ++b) {
-      const Segments seg = SegmentsOf(job.grid, job.cols, g0 + b);
-      if (!SegmentStatsWithoutNan(job.x, seg, &batch_stats[b])) batch_stats[b] = ModelStats(r, job.x, seg);
+      const Segments& seg = batch_segments[b];
+      batch_without_nan[b] = SegmentStatsWithoutNan(job.x, seg, &batch_stats[b]);
+      if (!batch_without_nan[b]) batch_stats[b] = ModelStats(r, job.x, seg);
+      batch_without_nan[b] = batch_without_nan[b] && (block::F32Bits(batch_stats[b].amax) & ~kSignBit32) < kInf32;
     }
     for (std::size_t b = 0; b < batch; ++b) {
       batch_scales[b] = GroupScale(r, batch_stats[b]);
-      job.params[g0 + b] = block::ToQuantParams(batch_scales[b]);
+      job.scales[g0 + b] = batch_scales[b].decode;
+      if (job.zero_points != nullptr) job.zero_points[g0 + b] = batch_scales[b].zero_point;
     }
-    for (std::size_t b = 0; b < batch; ++b) elements(SegmentsOf(job.grid, job.cols, g0 + b), batch_scales[b]);
+    for (std::size_t b = 0; b < batch; ++b) {
+      elements(batch_segments[b], batch_scales[b], batch_without_nan[b]);
+    }
   }
 }
 
@@ -391,7 +483,7 @@ HWY_INLINE std::uint8_t CodeAt(const std::uint8_t* packed, std::size_t i) {
 
 enum class CodeSource : int { kPackedInt, kByteInt, kFp8 };
 
-// int_quant.h DequantizeElement: integers fp32(q - zp) * scale, q
+// recipe/element_decode.h DecodeElement: integers fp32(q - zp) * scale, q
 // sign-extended for INT8 / INT4 (shift the code to the top, arithmetic
 // shift back), masked for UINT4; TE FP8 the model's decode of the code
 // (a table) times scale_inv.
@@ -408,7 +500,8 @@ HWY_NOINLINE void DequantizeGroupsLoop(const IntGroupDequantizeJob& job) {
   const std::size_t groups = static_cast<std::size_t>(job.grid.Count());
   for (std::size_t g = 0; g < groups; ++g) {
     const Segments seg = SegmentsOf(job.grid, job.cols, g);
-    const recipe::BlockScale p = block::ToBlockScale(job.params[g]);
+    const recipe::BlockScale p =
+        recipe::StoredScale(r, 0, job.scales[g], job.zero_points != nullptr ? job.zero_points[g] : 0);
     const VI zero_point = hn::Set(di, p.zero_point);
     const auto scale = hn::Set(df, p.decode);
     // A NaN scale (rare): every product is NaN, and where an FP8 code is a

@@ -31,7 +31,6 @@
 #include "encode_plan.h"
 #include "int_group_job.h"
 #include "lowbit/formats/block/int_quant_layout.h"
-#include "lowbit/formats/block/int_quant_params.h"
 #include "lowbit/simd/simd.h"
 #include "entry_checks.h"
 #include "target_dispatch.h"
@@ -87,20 +86,22 @@ registry::Status CheckGroups(const recipe::Recipe& recipe, const block::QuantLay
 
 registry::Status Quantize(std::int64_t target, const recipe::Recipe& r, const block::QuantLayout& layout,
                           const float* x, std::size_t rows, std::size_t cols, bool packed, std::uint8_t* codes,
-                          block::QuantParams* params) {
+                          float* scales, std::int32_t* zero_points) {
   const auto kernel = LOWBIT_SIMD_KERNEL(QuantizeGroups, target);
   if (kernel == nullptr) return detail::TargetError(target);
   block::GroupGrid grid;
   const registry::Status s = CheckGroups(r, layout, rows, cols, packed, &grid);
   if (!s.ok || rows == 0 || cols == 0) return s;  // empty input is ok (docs/bad-input.md)
-  if (x == nullptr || codes == nullptr || params == nullptr) {
-    return registry::Status::Error("simd: null input, codes or parameters");
+  if (x == nullptr || codes == nullptr || scales == nullptr) {
+    return registry::Status::Error("simd: null input, codes or scales");
   }
   const std::size_t n = rows * cols;  // CheckGroups checked the product
   if (registry::Status o = registry::CheckNoOverlap(
           "simd: QuantizeGroups", {{x, n * sizeof(float), "x"}},
           {{codes, packed ? CeilDiv(n, 2) : n, "codes"},
-           {params, static_cast<std::size_t>(grid.Count()) * sizeof(block::QuantParams), "params"}});
+           {scales, static_cast<std::size_t>(grid.Count()) * sizeof(float), "scales"},
+           {zero_points, zero_points != nullptr ? static_cast<std::size_t>(grid.Count()) * sizeof(std::int32_t) : 0,
+            "zero points"}});
       !o.ok) {
     return o;
   }
@@ -115,26 +116,28 @@ registry::Status Quantize(std::int64_t target, const recipe::Recipe& r, const bl
     // E4M3 / E5M2 have more than kMaxThresholds magnitudes: a float plan.
     if (plan.kind != PlanKind::kFloat) return registry::Status::Error("simd: unexpected FP8 plan");
   }
-  kernel(IntGroupJob{&r, &plan, x, cols, grid, packed, codes, params, scratch.data()});
+  kernel(IntGroupJob{&r, &plan, x, cols, grid, packed, codes, scales, zero_points, scratch.data()});
   return registry::Status::Ok();
 }
 
 registry::Status Dequantize(std::int64_t target, const recipe::Recipe& r, const block::QuantLayout& layout,
                             const std::uint8_t* codes, std::size_t rows, std::size_t cols, bool packed,
-                            const block::QuantParams* params, float* out) {
+                            const float* scales, const std::int32_t* zero_points, float* out) {
   const auto kernel = LOWBIT_SIMD_KERNEL(DequantizeGroups, target);
   if (kernel == nullptr) return detail::TargetError(target);
   block::GroupGrid grid;
   const registry::Status s = CheckGroups(r, layout, rows, cols, packed, &grid);
   if (!s.ok || rows == 0 || cols == 0) return s;  // empty input is ok (docs/bad-input.md)
-  if (codes == nullptr || params == nullptr || out == nullptr) {
-    return registry::Status::Error("simd: null codes, parameters or output");
+  if (codes == nullptr || scales == nullptr || out == nullptr) {
+    return registry::Status::Error("simd: null codes, scales or output");
   }
   const std::size_t n = rows * cols;  // CheckGroups checked the product
   if (registry::Status o = registry::CheckNoOverlap(
           "simd: DequantizeGroups",
           {{codes, packed ? CeilDiv(n, 2) : n, "codes"},
-           {params, static_cast<std::size_t>(grid.Count()) * sizeof(block::QuantParams), "params"}},
+           {scales, static_cast<std::size_t>(grid.Count()) * sizeof(float), "scales"},
+           {zero_points, zero_points != nullptr ? static_cast<std::size_t>(grid.Count()) * sizeof(std::int32_t) : 0,
+            "zero points"}},
           {{out, n * sizeof(float), "out"}});
       !o.ok) {
     return o;
@@ -143,7 +146,7 @@ registry::Status Dequantize(std::int64_t target, const recipe::Recipe& r, const 
   if (r.element.IsFloat() && table == nullptr) {
     return registry::Status::Error(std::string("simd: no decode table for ") + r.element.name);
   }
-  kernel(IntGroupDequantizeJob{&r, table, codes, cols, grid, packed, params, out});
+  kernel(IntGroupDequantizeJob{&r, table, codes, cols, grid, packed, scales, zero_points, out});
   return registry::Status::Ok();
 }
 
@@ -161,21 +164,22 @@ bool PackedFlag(const recipe::Recipe& r, registry::Status* error) {
 
 registry::Status QuantizeRecipeGroups(std::int64_t target, const recipe::Recipe& recipe,
                                       const block::QuantLayout& layout, const float* x, std::size_t rows,
-                                      std::size_t cols, std::uint8_t* codes, block::QuantParams* params) {
+                                      std::size_t cols, std::uint8_t* codes, float* scales,
+                                      std::int32_t* zero_points) {
   registry::Status error;
   const bool packed = PackedFlag(recipe, &error);
   if (!error.ok) return error;
-  return Quantize(target, recipe, layout, x, rows, cols, packed, codes, params);
+  return Quantize(target, recipe, layout, x, rows, cols, packed, codes, scales, zero_points);
 }
 
 registry::Status DequantizeRecipeGroups(std::int64_t target, const recipe::Recipe& recipe,
                                         const block::QuantLayout& layout, const std::uint8_t* codes,
-                                        std::size_t rows, std::size_t cols, const block::QuantParams* params,
-                                        float* out) {
+                                        std::size_t rows, std::size_t cols, const float* scales,
+                                        const std::int32_t* zero_points, float* out) {
   registry::Status error;
   const bool packed = PackedFlag(recipe, &error);
   if (!error.ok) return error;
-  return Dequantize(target, recipe, layout, codes, rows, cols, packed, params, out);
+  return Dequantize(target, recipe, layout, codes, rows, cols, packed, scales, zero_points, out);
 }
 
 }  // namespace lowbit::simd

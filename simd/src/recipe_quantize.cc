@@ -3,8 +3,9 @@
 // recipe/tensor.h. The arguments are checked as every backend checks them
 // (registry ValidateRecipeArgs); the family then picks the kernels: the block
 // kernels of block_quantize.cc for MX and NVFP4 (over the flattened tensor,
-// one code per byte, packed after for 4-bit recipes), the group kernels of
-// int_group_quantize.cc for scaled recipes.
+// one code per byte, packed a chunk at a time for 4-bit recipes), the group kernels of
+// int_group_quantize.cc for scaled recipes. 4-bit block recipes go through
+// the block kernels a chunk at a time (PackChunkElements).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,7 +13,6 @@
 #include "block_entry.h"
 #include "int_group_job.h"
 #include "lowbit/formats/block/int_quant_layout.h"
-#include "lowbit/formats/block/int_quant_params.h"
 #include "lowbit/formats/recipe/names.h"
 #include "lowbit/registry/registry.h"
 #include "lowbit/simd/simd.h"
@@ -68,31 +68,26 @@ registry::Status Check(registry::RecipeOperation operation, const recipe::Recipe
   return registry::Status::Ok();
 }
 
+// Elements per chunk of a 4-bit block recipe: whole blocks, an even count
+// (so every chunk but the last starts on a byte of the packed codes), and
+// about 32 KiB of one-byte codes, which stay in cache between the kernel
+// that writes them and the packing that reads them.
+std::size_t PackChunkElements(std::size_t block) {
+  constexpr std::size_t kTargetBytes = std::size_t{32} << 10;
+  const std::size_t pairs = kTargetBytes / (2 * block);
+  return 2 * block * (pairs < 1 ? 1 : pairs);
+}
+
 registry::Status QuantizeScaled(std::int64_t target, const recipe::Recipe& r, const recipe::Layout& layout,
                                 const float* x, std::size_t rows, std::size_t cols,
                                 const recipe::QuantizedTensor& q) {
-  const registry::RecipeBuffers b = registry::RecipeBufferSizes(TargetOf(r, layout), rows, cols);
-  std::vector<block::QuantParams> params(static_cast<std::size_t>(b.sizes.scales));
-  const registry::Status s = QuantizeRecipeGroups(target, r, GroupLayoutOf(layout), x, rows, cols, q.codes,
-                                                  params.data());
-  if (!s.ok) return s;
-  for (std::size_t g = 0; g < params.size(); ++g) {
-    q.scales[g] = params[g].decode;
-    if (q.zero_points != nullptr) q.zero_points[g] = params[g].zero_point;
-  }
-  return s;
+  return QuantizeRecipeGroups(target, r, GroupLayoutOf(layout), x, rows, cols, q.codes, q.scales, q.zero_points);
 }
 
 registry::Status DequantizeScaled(std::int64_t target, const recipe::Recipe& r, const recipe::Layout& layout,
                                   const recipe::ConstQuantizedTensor& q, std::size_t rows, std::size_t cols,
                                   float* out) {
-  const registry::RecipeBuffers b = registry::RecipeBufferSizes(TargetOf(r, layout), rows, cols);
-  std::vector<block::QuantParams> params(static_cast<std::size_t>(b.sizes.scales));
-  for (std::size_t g = 0; g < params.size(); ++g) {  // dequantize reads decode and the zero point
-    params[g].decode = q.scales[g];
-    params[g].zero_point = q.zero_points != nullptr ? q.zero_points[g] : 0;
-  }
-  return DequantizeRecipeGroups(target, r, GroupLayoutOf(layout), q.codes, rows, cols, params.data(), out);
+  return DequantizeRecipeGroups(target, r, GroupLayoutOf(layout), q.codes, rows, cols, q.scales, q.zero_points, out);
 }
 
 }  // namespace
@@ -107,16 +102,35 @@ registry::Status Quantize(std::int64_t target, const recipe::Recipe& r, const re
   }
   if (r.family() == recipe::Family::kScaled) return QuantizeScaled(target, r, layout, x, rows, cols, q);
   const std::size_t count = rows * cols;  // ValidateRecipeArgs checked the product
-  // The block kernels keep one code per byte; 4-bit recipes pack them after.
-  const bool packed = r.packing != recipe::Packing::kOnePerByte;
-  std::vector<std::uint8_t> unpacked(packed ? count : 0);
-  std::uint8_t* codes = packed ? unpacked.data() : q.codes;
-  const registry::Status s =
-      r.family() == recipe::Family::kNvfp4
-          ? detail::QuantizeNvfp4Array(target, r, x, count, codes, q.scale_codes, q.tensor_scale)
-          : detail::QuantizeMxArray(target, r, x, count, codes, q.scale_codes);
-  if (!s.ok || !packed) return s;
-  return PackNibbles(target, NibbleOrderOf(r.packing), codes, count, q.codes);
+  const bool nvfp4 = r.family() == recipe::Family::kNvfp4;
+  if (r.packing == recipe::Packing::kOnePerByte) {
+    return nvfp4 ? detail::QuantizeNvfp4Array(target, r, x, count, q.codes, q.scale_codes, q.tensor_scale)
+                 : detail::QuantizeMxArray(target, r, x, count, q.codes, q.scale_codes);
+  }
+  // The block kernels write one code per byte: a 4-bit recipe is quantized
+  // a chunk of whole blocks at a time into a buffer that stays in cache and
+  // packed from there, so the codes never cross memory unpacked. NVFP4's
+  // tensor scale is chosen over the whole tensor first.
+  recipe::TensorScale tensor_scale;
+  if (nvfp4) {
+    if (registry::Status s = detail::Nvfp4TensorScaleOfArray(target, r, x, count, &tensor_scale); !s.ok) return s;
+  }
+  const std::size_t block = static_cast<std::size_t>(r.layout.size);
+  const std::size_t chunk = PackChunkElements(block);
+  std::vector<std::uint8_t> unpacked(count < chunk ? count : chunk);
+  for (std::size_t first = 0; first < count; first += chunk) {
+    const std::size_t n = count - first < chunk ? count - first : chunk;
+    const registry::Status s =
+        nvfp4 ? detail::QuantizeNvfp4Array(target, r, x + first, n, unpacked.data(), q.scale_codes + first / block,
+                                           q.tensor_scale, &tensor_scale)
+              : detail::QuantizeMxArray(target, r, x + first, n, unpacked.data(), q.scale_codes + first / block);
+    if (!s.ok) return s;
+    if (registry::Status p = PackNibbles(target, NibbleOrderOf(r.packing), unpacked.data(), n, q.codes + first / 2);
+        !p.ok) {
+      return p;
+    }
+  }
+  return registry::Status::Ok();
 }
 
 registry::Status Dequantize(std::int64_t target, const recipe::Recipe& r, const recipe::Layout& layout,
@@ -132,18 +146,28 @@ registry::Status Dequantize(std::int64_t target, const recipe::Recipe& r, const 
   }
   if (r.family() == recipe::Family::kScaled) return DequantizeScaled(target, r, layout, q, rows, cols, out);
   const std::size_t count = rows * cols;
-  const bool packed = r.packing != recipe::Packing::kOnePerByte;
-  std::vector<std::uint8_t> unpacked(packed ? count : 0);
-  const std::uint8_t* codes = q.codes;
-  if (packed) {
-    if (registry::Status s = UnpackNibbles(target, NibbleOrderOf(r.packing), q.codes, count, unpacked.data()); !s.ok) {
+  const bool nvfp4 = r.family() == recipe::Family::kNvfp4;
+  if (r.packing == recipe::Packing::kOnePerByte) {
+    return nvfp4 ? detail::DequantizeNvfp4Array(target, r, *q.tensor_scale, q.codes, q.scale_codes, count, out)
+                 : detail::DequantizeMxArray(target, r, q.codes, q.scale_codes, count, out);
+  }
+  // 4-bit codes are unpacked a chunk of whole blocks at a time (as Quantize).
+  const std::size_t block = static_cast<std::size_t>(r.layout.size);
+  const std::size_t chunk = PackChunkElements(block);
+  std::vector<std::uint8_t> unpacked(count < chunk ? count : chunk);
+  for (std::size_t first = 0; first < count; first += chunk) {
+    const std::size_t n = count - first < chunk ? count - first : chunk;
+    if (registry::Status s = UnpackNibbles(target, NibbleOrderOf(r.packing), q.codes + first / 2, n, unpacked.data());
+        !s.ok) {
       return s;
     }
-    codes = unpacked.data();
+    const registry::Status s =
+        nvfp4 ? detail::DequantizeNvfp4Array(target, r, *q.tensor_scale, unpacked.data(), q.scale_codes + first / block,
+                                             n, out + first)
+              : detail::DequantizeMxArray(target, r, unpacked.data(), q.scale_codes + first / block, n, out + first);
+    if (!s.ok) return s;
   }
-  return r.family() == recipe::Family::kNvfp4
-             ? detail::DequantizeNvfp4Array(target, r, *q.tensor_scale, codes, q.scale_codes, count, out)
-             : detail::DequantizeMxArray(target, r, codes, q.scale_codes, count, out);
+  return registry::Status::Ok();
 }
 
 }  // namespace lowbit::simd

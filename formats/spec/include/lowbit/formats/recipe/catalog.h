@@ -445,9 +445,8 @@ inline constexpr ScaledPair kScaledPairs[] = {
 
 // The scaled recipes of the serving libraries' profiles (vLLM FP8, INT8
 // amax.clamp; docs/profiles.md, the Scaled table). Kept apart from
-// kScaledPairs because the tuned GPU integer kernels and the matrix
-// functions of block/int_quant.h were written for kScaledPairs' rules; the
-// GPU runs these on the model recipe kernels (cuda/include/lowbit/cuda/
+// kScaledPairs because the tuned GPU integer kernels were written for
+// kScaledPairs' rules; the GPU runs these on the model recipe kernels (cuda/include/lowbit/cuda/
 // scale_rule_kernels.h).
 inline constexpr ScaledPair kServingScaledPairs[] = {
     {kE4m3, kVllmFp8Profile},
