@@ -1,5 +1,6 @@
-// What the matmul benchmarks (gemv_bench.cu, gemm_bench.cu) share: a CUDA
-// error check that stops the run, host-to-device upload, and CUDA-event
+// What the matmul benchmarks (gemv_bench.cu, gemm_bench.cu, tc_gemv_bench.cu)
+// share: a CUDA error check that stops the run, host-to-device upload, the
+// device copy rate they are compared with, and CUDA-event
 // timing of back-to-back calls on the default stream as a median over
 // rounds (the median: one slow round, a clock change or another process,
 // does not move it).
@@ -8,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -60,6 +62,20 @@ float MedianMsPerCall(int rounds, int calls, Call call) {
   CHECK_CUDA(cudaEventDestroy(e0));
   CHECK_CUDA(cudaEventDestroy(e1));
   return Median(ms);
+}
+
+// Device copy bandwidth (bytes read + written per second, TB/s) of a
+// 1 GiB device-to-device copy, the roofline the matmul rows are compared with.
+inline double CopyTbps() {
+  const std::size_t bytes = std::size_t{1} << 30;
+  void *a = nullptr, *b = nullptr;
+  CHECK_CUDA(cudaMalloc(&a, bytes));
+  CHECK_CUDA(cudaMalloc(&b, bytes));
+  CHECK_CUDA(cudaMemset(a, 0x5A, bytes));
+  const float ms = MedianMsPerCall(7, 5, [&](int) { CHECK_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
+  cudaFree(a);
+  cudaFree(b);
+  return 2.0 * bytes / (ms * 1e-3) / 1e12;
 }
 
 }  // namespace lowbit::bench

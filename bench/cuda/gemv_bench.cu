@@ -51,19 +51,6 @@ T* DeviceRandom(std::size_t count, std::mt19937_64& rng, std::uint32_t mask = 0x
   return Upload(h);
 }
 
-// Device copy bandwidth (bytes read + written per second), 1 GiB.
-double CopyTbps() {
-  const std::size_t bytes = std::size_t{1} << 30;
-  void *a = nullptr, *b = nullptr;
-  CHECK_CUDA(cudaMalloc(&a, bytes));
-  CHECK_CUDA(cudaMalloc(&b, bytes));
-  CHECK_CUDA(cudaMemset(a, 0x5A, bytes));
-  const float ms = MedianMsPerCall(7, 5, [&](int) { CHECK_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
-  cudaFree(a);
-  cudaFree(b);
-  return 2.0 * bytes / (ms * 1e-3) / 1e12;
-}
-
 struct Result {
   double us, mb;
 };
@@ -145,7 +132,7 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  const double copy = CopyTbps();
+  const double copy = lowbit::bench::CopyTbps();
   std::printf("device %s, %d SMs, L2 %d MB; device copy %.3f TB/s (read + write)\n", prop.name,
               prop.multiProcessorCount, prop.l2CacheSize >> 20, copy);
   const long shapes[][3] = {{8192, 8192, 1}, {28672, 8192, 1}, {7168, 16384, 1},

@@ -33,18 +33,6 @@ using lowbit::bench::Upload;
 using lowbit::matmul::WeightFormat;
 namespace tc = lowbit::cuda::tc_gemv;
 
-double CopyTbps() {
-  const std::size_t bytes = std::size_t{1} << 30;
-  void *a = nullptr, *b = nullptr;
-  CHECK_CUDA(cudaMalloc(&a, bytes));
-  CHECK_CUDA(cudaMalloc(&b, bytes));
-  CHECK_CUDA(cudaMemset(a, 0x5A, bytes));
-  const float ms = MedianMsPerCall(7, 5, [&](int) { CHECK_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
-  cudaFree(a);
-  cudaFree(b);
-  return 2.0 * bytes / (ms * 1e-3) / 1e12;
-}
-
 struct Result {
   double us, mb;
   int split;
@@ -128,7 +116,7 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  const double copy = CopyTbps();
+  const double copy = lowbit::bench::CopyTbps();
   std::printf("device %s, %d SMs; device copy %.3f TB/s (read + write)\n", prop.name, prop.multiProcessorCount, copy);
   struct Shape {
     long n, k;

@@ -259,27 +259,6 @@ HWY_INLINE Segments SegmentsOf(const block::GroupGrid& grid, std::size_t cols, s
   return {r0 * cols + c0, group_cols, group_rows, cols};
 }
 
-// SegmentsOf of groups g0 .. g0 + n - 1: one division for the first, then
-// the grid column steps and wraps to the next band of group_rows rows
-// (groups are numbered along K first), so a batch costs no division per
-// group.
-HWY_INLINE void SegmentsOfRun(const block::GroupGrid& grid, std::size_t cols, std::size_t g0, std::size_t n,
-                              Segments* out) {
-  const std::size_t grid_cols = static_cast<std::size_t>(grid.grid_cols);
-  const std::size_t group_rows = static_cast<std::size_t>(grid.group_rows);
-  const std::size_t group_cols = static_cast<std::size_t>(grid.group_cols);
-  std::size_t r0 = g0 / grid_cols * group_rows;
-  std::size_t column = g0 % grid_cols;
-  for (std::size_t b = 0; b < n; ++b) {
-    out[b] = group_cols == cols ? Segments{r0 * cols, group_rows * cols, 1, cols}
-                                : Segments{r0 * cols + column * group_cols, group_cols, group_rows, cols};
-    if (++column == grid_cols) {
-      column = 0;
-      r0 += group_rows;
-    }
-  }
-}
-
 // GroupStatsWithoutNan over every run of a group; false when a NaN is
 // present. Combining runs reorders the model's comparisons, which (without
 // NaN) changes at most the sign of a zero min or max (see above).
@@ -428,7 +407,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   Segments batch_segments[kBatch];
   for (std::size_t g0 = 0; g0 < groups; g0 += batch_groups) {
     const std::size_t batch = groups - g0 < batch_groups ? groups - g0 : batch_groups;
-    SegmentsOfRun(job.grid, job.cols, g0, batch, batch_segments);
+    for (std::size_t b = 0; b < batch; ++b) batch_segments[b] = SegmentsOf(job.grid, job.cols, g0 + b);
     for (std::size_t b = 0; b < batch; ++b) {
       const Segments& seg = batch_segments[b];
       batch_without_nan[b] = SegmentStatsWithoutNan(job.x, seg, &batch_stats[b]);
