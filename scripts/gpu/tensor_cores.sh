@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The tensor-core model against the hardware, in one call: builds (or takes
 # prebuilt with LOWBIT_TENSOR_CORE_BIN=DIR holding lowbit_tensor_core_test and
-# lowbit_tensor_core_model_bench) the probes, the device model and the sweep
+# lowbit_tensor_core_model_bench; LOWBIT_GPU_PREBUILT=DIR likewise) the probes, the device model and the sweep
 # (cuda/standalone targets), runs every instruction on every family of
 # operand sets (cuda/tests/tensor_core_test.cu: 0 mismatches expected), keeps
 # the SASS of the probes (what ptxas made of each PTX instruction: FP8
@@ -16,7 +16,7 @@ OUT="${OUT:-$BUILD/out}"
 mkdir -p "$BUILD" "$OUT"
 device="$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)"
 echo "device: $device  date: $(date -u +%F)" | tee "$OUT/device.txt"
-BIN="${LOWBIT_TENSOR_CORE_BIN:-}"
+BIN="${LOWBIT_TENSOR_CORE_BIN:-${LOWBIT_GPU_PREBUILT:-}}"
 if [[ -z "$BIN" ]]; then
   GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
   if ! { cmake -S cuda/standalone -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release &&
