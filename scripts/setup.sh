@@ -28,6 +28,7 @@ packages=(g++ make cmake pkg-config libboost-dev librapidcheck-dev libhwy-dev
           libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev g++-aarch64-linux-gnu
           clang libclang-rt-dev  # clang + its sanitizer/libFuzzer runtimes: scripts/sanitize.sh, fuzz.sh
           python3-dev  # headers for the Python package's extension when .venv is Debian's python3
+          ccache  # scripts/test.sh: the package, the tree and the subdirectory test share objects
           chromium chromium-driver fonts-dejavu-core)  # the docs site's browser test (docs/notebooks/browser_test.py)
 
 missing_packages() {
@@ -142,6 +143,11 @@ if [[ -z ${LOWBIT_PY_CUDA:-} ]]; then
 fi
 log "building and installing the lowbit Python package into $venv (CUDA kernels: $LOWBIT_PY_CUDA; first time: minutes)"
 start=$(date +%s)
-"$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps .
+# With ccache the tree's own build (scripts/test.sh) reuses these objects: the
+# libraries compile with the same flags in both (CMake reads the launcher from
+# the environment).
+launcher=${CMAKE_CXX_COMPILER_LAUNCHER-$(command -v ccache || true)}
+CMAKE_C_COMPILER_LAUNCHER=$launcher CMAKE_CXX_COMPILER_LAUNCHER=$launcher \
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps .
 touch "$package_stamp"
 log "lowbit Python package installed in $(( $(date +%s) - start )) s: $("$venv/bin/python" -c 'import lowbit; i = lowbit.build_info(); print("backends", i["backends"], "cuda" if i["cuda"] else "CPU only")')"

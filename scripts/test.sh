@@ -21,6 +21,13 @@ timed() {  # timed NAME CMD...: runs CMD and says how long it took
 }
 
 timed setup bash scripts/setup.sh
+# ccache (installed by setup.sh): the libraries compile once for the Python
+# package (setup.sh), this build and the subdirectory consumer test, whose
+# flags are the same; CMake takes the launcher from the environment when it
+# configures a new build folder.
+if command -v ccache >/dev/null && [[ -z ${CMAKE_CXX_COMPILER_LAUNCHER+set} ]]; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+fi
 timed configure cmake -S . -B "$build"
 timed build cmake --build "$build" -j"$jobs"
 timed ctest ctest --test-dir "$build" --output-on-failure -j"$jobs"
