@@ -1,19 +1,21 @@
 // The tensor-core GEMV's benchmark (cuda/src/tc_matmul/tc_gemv.cu): NVFP4
-// and MXFP4 weights at 8192 x 8192 and 7168 x 16384 (N x K), M = 1 and 16,
-// against a device-to-device copy measured in the same run (bytes read plus
+// and MXFP4 weights at 8192 x 8192, 28672 x 8192 and 7168 x 16384 (N x K)
+// and the two other NVFP4 GEMV competition shapes (4096 x 7168 with batch
+// L = 8, 7168 x 2048 with L = 4), M = 1 and 16, against a device-to-device copy measured in the same run (bytes read plus
 // written). The weights are random packed tiles with moderate scales, rotated
 // among enough copies that one pass does not fit in L2; x is one BF16 matrix.
 // Time = median over 7 rounds of (events around 40 back-to-back calls) / 40;
 // a call with split-K is the GEMV and its reduction.
 //
 //   tc_gemv_bench                   every case
-//   tc_gemv_bench FORMAT N K M      one case (for ncu)
-// Output lines: "tc_gemv FORMAT N K M split us MB TB/s x_copy", where MB
+//   tc_gemv_bench FORMAT N K M [L]  one case (for ncu)
+// Output lines: "tc_gemv FORMAT N K L M split us MB TB/s x_copy", where MB
 // counts the bytes the kernel must read (packed codes, scales, column
 // scales, x) and write (y, FP32).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -38,7 +40,7 @@ struct Result {
   int split;
 };
 
-Result Bench(WeightFormat format, long n, long k, long m, std::mt19937_64& rng, int rounds, int calls) {
+Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt19937_64& rng, int rounds, int calls) {
   const bool nvfp4 = format == WeightFormat::kNvfp4;
   const int block = nvfp4 ? 16 : 32;
   tc::DeviceWeights w;
@@ -47,16 +49,18 @@ Result Bench(WeightFormat format, long n, long k, long m, std::mt19937_64& rng, 
   w.block = block;
   w.n = n;
   w.k = k;
+  w.batch = batch;
   w.row_tiles = (n + tc::kTileRows - 1) / tc::kTileRows;
   w.k_tiles = (k + tc::kKTile - 1) / tc::kKTile;
-  const std::size_t code_bytes = static_cast<std::size_t>(w.row_tiles * w.k_tiles * tc::kCodeBytesPerTile);
-  const std::size_t scale_bytes = static_cast<std::size_t>(w.row_tiles * w.k_tiles * tc::ScaleBytesPerTile(block));
+  const std::size_t code_bytes = static_cast<std::size_t>(batch * w.row_tiles * w.k_tiles * tc::kCodeBytesPerTile);
+  const std::size_t scale_bytes =
+      static_cast<std::size_t>(batch * w.row_tiles * w.k_tiles * tc::ScaleBytesPerTile(block));
   std::vector<std::uint8_t> codes(code_bytes), scales(scale_bytes);
   for (auto& c : codes) c = static_cast<std::uint8_t>(rng());
   // Moderate scales: UE4M3 around 1 (0x30..0x3F), E8M0 2^-4 .. 2^3.
   for (auto& s : scales) s = static_cast<std::uint8_t>(nvfp4 ? 0x30 + rng() % 16 : 123 + rng() % 8);
-  std::vector<float> column_scales(static_cast<std::size_t>(w.row_tiles * tc::kTileRows), 0.5f);
-  std::vector<std::uint16_t> x(static_cast<std::size_t>(m * k));
+  std::vector<float> column_scales(static_cast<std::size_t>(batch * w.row_tiles * tc::kTileRows), 0.5f);
+  std::vector<std::uint16_t> x(static_cast<std::size_t>(batch * m * k));
   for (auto& v : x) v = static_cast<std::uint16_t>(((rng() & 1) << 15) | ((124 + rng() % 6) << 7) | (rng() & 0x7F));
   const double weight_bytes = static_cast<double>(code_bytes + scale_bytes);
   const int copies = std::max(2, static_cast<int>(256e6 / weight_bytes + 1));
@@ -68,7 +72,7 @@ Result Bench(WeightFormat format, long n, long k, long m, std::mt19937_64& rng, 
   float* dcolumn = Upload(column_scales);
   std::uint16_t* dx = Upload(x);
   float* dy = nullptr;
-  CHECK_CUDA(cudaMalloc(&dy, static_cast<std::size_t>(m * n) * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&dy, static_cast<std::size_t>(batch * m * n) * sizeof(float)));
   const lowbit::matmul::AccumulationSchedule schedule = tc::ScheduleOf(format, n, k, lowbit::matmul::OutputType::kFp32);
   const std::int64_t ws_floats = tc::WorkspaceFloats(w, m, schedule.split_k);
   float* dws = nullptr;
@@ -94,24 +98,25 @@ Result Bench(WeightFormat format, long n, long k, long m, std::mt19937_64& rng, 
   cudaFree(dx);
   cudaFree(dy);
   cudaFree(dws);
-  const double bytes = weight_bytes + column_scales.size() * 4.0 + x.size() * 2.0 + static_cast<double>(m * n) * 4.0;
+  const double bytes = weight_bytes + column_scales.size() * 4.0 + x.size() * 2.0 + static_cast<double>(batch * m * n) * 4.0;
   return {ms * 1e3, bytes / 1e6, schedule.split_k};
 }
 
-void Print(const char* name, long n, long k, long m, const Result& r, double copy) {
+void Print(const char* name, long n, long k, long batch, long m, const Result& r, double copy) {
   const double tbps = r.mb * 1e6 / (r.us * 1e-6) / 1e12;
-  std::printf("tc_gemv %s %ld %ld %ld split=%d %.2f us %.1f MB %.3f TB/s %.2f x_copy\n", name, n, k, m, r.split, r.us,
-              r.mb, tbps, tbps / copy);
+  std::printf("tc_gemv %s %ld %ld %ld %ld split=%d %.2f us %.1f MB %.3f TB/s %.2f x_copy\n", name, n, k, batch, m,
+              r.split, r.us, r.mb, tbps, tbps / copy);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::mt19937_64 rng(42);
-  if (argc == 5) {  // one case, 3 calls (ncu)
+  if (argc == 5 || argc == 6) {  // one case, 3 calls (ncu)
     const WeightFormat f = std::strcmp(argv[1], "mxfp4") == 0 ? WeightFormat::kMxfp4 : WeightFormat::kNvfp4;
-    const Result r = Bench(f, std::atol(argv[2]), std::atol(argv[3]), std::atol(argv[4]), rng, 1, 3);
-    Print(argv[1], std::atol(argv[2]), std::atol(argv[3]), std::atol(argv[4]), r, 1.0);
+    const long n = std::atol(argv[2]), k = std::atol(argv[3]), m = std::atol(argv[4]);
+    const long batch = argc == 6 ? std::atol(argv[5]) : 1;
+    Print(argv[1], n, k, batch, m, Bench(f, n, k, batch, m, rng, 1, 3), 1.0);
     return 0;
   }
   cudaDeviceProp prop{};
@@ -119,15 +124,25 @@ int main(int argc, char** argv) {
   const double copy = lowbit::bench::CopyTbps();
   std::printf("device %s, %d SMs; device copy %.3f TB/s (read + write)\n", prop.name, prop.multiProcessorCount, copy);
   struct Shape {
-    long n, k;
+    long n, k, batch;
+    bool contest;  // a shape of the NVFP4 GEMV competition (M = 1)
   };
-  for (const Shape s : {Shape{8192, 8192}, Shape{7168, 16384}}) {
+  double contest_log_us = 0.0;
+  int contest_shapes = 0;
+  for (const Shape s : {Shape{8192, 8192, 1, false}, Shape{28672, 8192, 1, false}, Shape{7168, 16384, 1, true},
+                        Shape{4096, 7168, 8, true}, Shape{7168, 2048, 4, true}}) {
     for (const long m : {1L, 16L}) {
       for (const WeightFormat f : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
-        const Result r = Bench(f, s.n, s.k, m, rng, 7, 40);
-        Print(f == WeightFormat::kNvfp4 ? "nvfp4" : "mxfp4", s.n, s.k, m, r, copy);
+        const Result r = Bench(f, s.n, s.k, s.batch, m, rng, 7, 40);
+        Print(f == WeightFormat::kNvfp4 ? "nvfp4" : "mxfp4", s.n, s.k, s.batch, m, r, copy);
+        if (s.contest && m == 1 && f == WeightFormat::kNvfp4) {
+          contest_log_us += std::log(r.us);
+          ++contest_shapes;
+        }
       }
     }
   }
+  std::printf("tc_gemv nvfp4 competition geomean (M = 1, %d shapes) %.2f us\n", contest_shapes,
+              std::exp(contest_log_us / contest_shapes));
   return 0;
 }

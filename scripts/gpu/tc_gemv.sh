@@ -47,7 +47,7 @@ fi
 bench_rc=${PIPESTATUS[0]}
 if [[ "${LOWBIT_TC_GEMV_SKIP_NCU:-0}" != 1 ]] && command -v ncu >/dev/null; then
   METRICS=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__t_bytes.sum
-  for c in "nvfp4 7168 16384 1" "nvfp4 7168 16384 16"; do
+  for c in "nvfp4 7168 16384 1" "nvfp4 7168 16384 16" "nvfp4 7168 2048 1 4"; do
     echo "== ncu $c"
     # shellcheck disable=SC2086
     timeout 60 ncu --metrics "$METRICS" --kernel-name regex:TcGemvKernel --launch-skip 1 --launch-count 1 "$BENCH_BIN" $c \
