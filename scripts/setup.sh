@@ -145,9 +145,10 @@ log "building and installing the lowbit Python package into $venv (CUDA kernels:
 start=$(date +%s)
 # With ccache the tree's own build (scripts/test.sh) reuses these objects: the
 # libraries compile with the same flags in both (CMake reads the launcher from
-# the environment).
+# the environment), and by the same compiler name (ccache's key holds it):
+# CMake's own default, c++, where scikit-build-core would take Python's (g++).
 launcher=${CMAKE_CXX_COMPILER_LAUNCHER-$(command -v ccache || true)}
-CMAKE_C_COMPILER_LAUNCHER=$launcher CMAKE_CXX_COMPILER_LAUNCHER=$launcher \
+CC=${CC:-cc} CXX=${CXX:-c++} CMAKE_C_COMPILER_LAUNCHER=$launcher CMAKE_CXX_COMPILER_LAUNCHER=$launcher \
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps .
 touch "$package_stamp"
 log "lowbit Python package installed in $(( $(date +%s) - start )) s: $("$venv/bin/python" -c 'import lowbit; i = lowbit.build_info(); print("backends", i["backends"], "cuda" if i["cuda"] else "CPU only")')"
