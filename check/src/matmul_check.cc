@@ -10,6 +10,15 @@
 // (GEMM), L = 2. GEMV problems carry NaN / Inf / zero scales and activations;
 // GEMM problems are finite (the bound does not cover specials). y rows have
 // guard elements between them; a row that writes one is a mismatch.
+//
+// A row that declares its accumulation schedule (MatmulEntry::schedule) is
+// checked bit for bit against QuantizedMatmulModel under that schedule
+// (formats/matmul/quantized_matmul.h), NaN codes included, on the GEMV shapes
+// (GEMM rows: those, M = 17 and the GEMM shapes), every other problem with
+// NaN / Inf / zero scales and activations. A schedule the model cannot run for the problem
+// (QuantizedScheduleProblem), one that writes another output type than the
+// row, or one that changes with M (batch invariance) fails the row with one
+// line saying so (docs/matmul.md "Rows that declare a schedule").
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +32,7 @@
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/matmul/dequantize.h"
 #include "lowbit/formats/matmul/exact.h"
+#include "lowbit/formats/matmul/quantized_matmul.h"
 #include "lowbit/registry/registry.h"
 #include "scalar_row_harness.h"
 
@@ -64,7 +74,7 @@ std::vector<Shape> Shapes(const MatmulEntry& entry, const MatmulWeightKind& kind
   const bool per_row = kind.format == matmul::WeightFormat::kFp8E4m3PerChannel;
   const std::int64_t block = per_row ? 0 : kind.block;
   std::vector<Shape> base;
-  if (entry.operation == MatmulOperation::kGemv) {
+  if (entry.operation == MatmulOperation::kGemv || entry.schedule) {
     base = {{1, words ? 16 : 7, 264, 1, {}, block},
             {3, words ? 8 : 33, words ? 136 : 130, 2, {}, block},
             {16, words ? 24 : 5, words ? 512 : 530, 1, {}, block}};
@@ -75,7 +85,12 @@ std::vector<Shape> Shapes(const MatmulEntry& entry, const MatmulWeightKind& kind
       // 4-bit rows starting on a byte refuses it for lowbit-packed FP4.
       if (kind.packing != matmul::WeightPacking::kGptq) base.push_back({3, words ? 8 : 9, 263, 1, {}, block});
     }
-  } else {
+  }
+  if (entry.operation == MatmulOperation::kGemm && entry.schedule) {
+    // Past the GEMV's largest M, then the GEMM shapes below.
+    base.push_back({17, words ? 8 : 11, words ? 136 : 150, 2, {}, block});
+  }
+  if (entry.operation == MatmulOperation::kGemm) {
     base = {{128, words ? 32 : 29, 264, 1, {}, block}};
     if (level != Level::kSmoke) {
       base.push_back({130, words ? 16 : 19, words ? 520 : 515, 2, {}, block});
@@ -154,7 +169,12 @@ struct Buffers {
 void MakeProblem(const MatmulEntry& entry, const MatmulWeightKind& kind, const Shape& s, std::uint64_t seed,
                  Buffers* b) {
   Rng r{seed};
-  const int special = entry.operation == MatmulOperation::kGemv ? 3 : 0;
+  // GEMM rows checked within a bound get finite inputs (the bound does not
+  // cover specials); GEMV rows get specials. Rows with a declared schedule
+  // get them in every other problem: at 3 % of x a row of K = 264 holds a
+  // NaN or Inf almost surely, and the finite problems are the ones that
+  // tell chunk orders and scale placements apart.
+  const int special = entry.schedule ? (seed % 2 == 0 ? 3 : 0) : entry.operation == MatmulOperation::kGemv ? 3 : 0;
   const bool words = kind.packing != matmul::WeightPacking::kLowbit;
   matmul::WeightView w;
   w.format = kind.format;
@@ -391,6 +411,93 @@ void CheckGemmShape(const MatmulEntry& entry, const MatmulWeightKind& kind, cons
   CheckGuards(a, have, shape, row);
 }
 
+bool SameSchedule(const matmul::AccumulationSchedule& a, const matmul::AccumulationSchedule& b) {
+  return a.instruction == b.instruction && a.promotion_interval == b.promotion_interval && a.split_k == b.split_k &&
+         a.split_reduction == b.split_reduction && a.output == b.output &&
+         block::F32Bits(a.alpha) == block::F32Bits(b.alpha) && a.scale_per_column == b.scale_per_column;
+}
+
+// The split-K counts a scheduled row took over its shapes, for its listing.
+struct SplitRange {
+  int low = 0, high = 0;
+  matmul::AccumulationSchedule first;
+  void Add(const matmul::AccumulationSchedule& s) {
+    if (high == 0) first = s;
+    low = high == 0 || s.split_k < low ? s.split_k : low;
+    high = s.split_k > high ? s.split_k : high;
+  }
+};
+
+// The whole row fails on this shape with one line (every output counted).
+void RefuseSchedule(const std::string& shape, std::string why, std::uint64_t outputs, Row* row) {
+  Mismatch m;
+  m.combo = shape;
+  m.note = "declared schedule: " + std::move(why);
+  internal::AddMismatch(row, std::move(m));
+  if (outputs > 1) row->mismatches += outputs - 1;
+  row->checked += outputs;
+}
+
+void CheckScheduledShape(const MatmulEntry& entry, const MatmulWeightKind& kind, const Shape& s, std::uint64_t seed,
+                         SplitRange* splits, Row* row) {
+  Buffers b;
+  MakeProblem(entry, kind, s, seed, &b);
+  const std::string shape = ShapeText(s);
+  if (entry.refuses && !entry.refuses(b.args).empty()) return;  // left to another row
+  MatmulArgs a = b.args;
+  Output have;
+  have.Attach(&a, entry.output);
+  const std::uint64_t outputs = static_cast<std::uint64_t>(s.batch * s.m * s.n);
+  const matmul::AccumulationSchedule schedule = entry.schedule(a);
+  // Batch invariance: the same problem at other M must declare the same
+  // schedule (only M differs; y's extent is not what a schedule reads).
+  for (const std::int64_t other_m : {std::int64_t{1}, s.m + 1}) {
+    MatmulArgs other = a;
+    other.m = other_m;
+    if (!SameSchedule(entry.schedule(other), schedule)) {
+      return RefuseSchedule(shape,
+                            "it changes with M (M=" + std::to_string(s.m) + " and M=" + std::to_string(other_m) +
+                                " differ), so a row of y would not have the same bits whatever M the call had",
+                            outputs, row);
+    }
+  }
+  if (const char* why = matmul::QuantizedScheduleProblem(a.w, entry.activation, schedule)) {
+    return RefuseSchedule(shape, why, outputs, row);
+  }
+  const FormatId row_output = entry.output == matmul::OutputType::kFp32   ? FormatId::kFp32
+                             : entry.output == matmul::OutputType::kBf16 ? FormatId::kBf16
+                                                                         : FormatId::kFp16;
+  if (schedule.output != row_output) {
+    return RefuseSchedule(shape,
+                          std::string("it converts to ") + Spec(schedule.output).name + ", the row writes " +
+                              matmul::OutputTypeName(entry.output),
+                          outputs, row);
+  }
+  splits->Add(schedule);
+  const matmul::QuantizedMatmulResult model =
+      matmul::QuantizedMatmulModel(a.w, b.x.data(), entry.activation, s.m, schedule);
+  if (!model.error.empty()) {
+    row->skipped = "model (" + shape + "): " + model.error;
+    return;
+  }
+  if (registry::Status st = entry.run(a); !st.ok) {
+    row->checked += outputs;
+    return internal::AddKernelError(shape, st, outputs, row);
+  }
+  std::size_t e = 0;
+  for (std::int64_t l = 0; l < s.batch; ++l) {
+    for (std::int64_t m = 0; m < s.m; ++m) {
+      for (std::int64_t n = 0; n < s.n; ++n, ++e) {
+        const std::uint32_t want = model.y[e];
+        const std::uint32_t got = have.At(l * a.y.batch_stride + m * a.y.row_stride + n);
+        ++row->checked;
+        if (got != want) AddOutputMismatch(shape, Where(l, m, n), entry.output, want, got, "", row);
+      }
+    }
+  }
+  CheckGuards(a, have, shape, row);
+}
+
 }  // namespace
 
 Row CheckMatmul(const MatmulEntry& entry, const MatmulEntry* scalar, Level level) {
@@ -403,6 +510,18 @@ Row CheckMatmul(const MatmulEntry& entry, const MatmulEntry* scalar, Level level
   const MatmulWeightKind* kind = registry::FindMatmulWeightKind(entry.weight);
   if (kind == nullptr) {
     row.skipped = "unknown weight kind '" + entry.weight + "'";
+  } else if (entry.schedule) {
+    if (!entry.available || !entry.available()) {
+      row.skipped = "backend not available here";
+    } else {
+      SplitRange splits;
+      internal::CheckShapesInTurn(Shapes(entry, *kind, level), &row, [&](const Shape& shape, std::uint64_t seed) {
+        CheckScheduledShape(entry, *kind, shape, seed, &splits, &row);
+      });
+      row.format += splits.high == 0 ? " [declares a schedule]"
+                                     : " [" + registry::MatmulScheduleWords(splits.first, splits.low, splits.high) +
+                                           "]";
+    }
   } else if (entry.operation == MatmulOperation::kGemv && scalar == nullptr) {
     row.skipped = "no scalar row to compare with";
   } else if (entry.operation == MatmulOperation::kGemm && !entry.error_bound) {

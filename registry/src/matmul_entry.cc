@@ -1,5 +1,6 @@
 // The matmul rows' names, weight kinds and the argument check every matmul
 // backend runs first (matmul_entry.h).
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,25 @@ const MatmulWeightKind* MatmulWeightKindOf(const matmul::WeightView& w) {
     if (kind.format == w.format && kind.packing == w.packing && kind.scale_type == w.scale_type) return &kind;
   }
   return nullptr;
+}
+
+std::string MatmulScheduleWords(const matmul::AccumulationSchedule& schedule, int split_k_low, int split_k_high) {
+  std::string words = std::string(Instruction(schedule.instruction).name) + ", K ascending";
+  if (schedule.promotion_interval > 0) {
+    words += ", promoted to FP32 every " + std::to_string(schedule.promotion_interval);
+  }
+  if (split_k_high > 1) {
+    words += ", split-K " + std::to_string(split_k_low) +
+             (split_k_high != split_k_low ? "-" + std::to_string(split_k_high) : std::string()) +
+             (schedule.split_reduction == matmul::SplitReduction::kInOrder ? " in order" : " as a pairwise tree");
+  }
+  if (schedule.scale_per_column) words += ", column scale after the sum";
+  if (schedule.alpha != 1.0f) {
+    char alpha[32];
+    std::snprintf(alpha, sizeof alpha, ", alpha %.9g", static_cast<double>(schedule.alpha));
+    words += alpha;
+  }
+  return words + ", to " + Spec(schedule.output).name;
 }
 
 std::string MatmulRowName(const MatmulEntry& entry) {

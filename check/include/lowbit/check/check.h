@@ -45,7 +45,8 @@ enum class RowKind : std::uint8_t {
   kPacking,   // a registry PackingEntry against the "scalar" row of the same layout and direction
   kGpuSweep,  // a cuda-hw conversion over all its inputs on the GPU
   kOracle,    // the model against the oracle (lowbit::reference)
-  kMatmul,    // a registry MatmulEntry: GEMV bit for bit against the scalar row, GEMM within its bound
+  kMatmul,    // a registry MatmulEntry: GEMV bit for bit against the scalar row, GEMM within its bound,
+              // a row with a declared schedule bit for bit against the quantized-matmul model
   kTensorCore,  // a registry TensorCoreEntry: the instruction on the GPU against the model, bit for bit
 };
 
@@ -215,10 +216,13 @@ bool OracleBuilt();
 // selects (no format filter; the backend filter applies): GEMV rows bit for
 // bit against the "scalar" GEMV row of the same (weight, activation,
 // output), NaN equal to any NaN; GEMM rows within their error_bound of the
-// exact mode (formats/matmul/exact.h). docs/matmul.md.
+// exact mode (formats/matmul/exact.h); a row that declares its schedule
+// (MatmulEntry::schedule) bit for bit against QuantizedMatmulModel under it,
+// its format column followed by the schedule in words. docs/matmul.md.
 std::vector<Row> CheckMatmuls(const registry::Registry& registry, Level level, const Filter& filter,
                               Progress* progress);
-// One matmul row (`scalar`: the scalar GEMV row; unused for GEMM rows).
+// One matmul row (`scalar`: the scalar GEMV row; unused for GEMM rows and
+// rows that declare a schedule).
 Row CheckMatmul(const registry::MatmulEntry& entry, const registry::MatmulEntry* scalar, Level level);
 
 // Every tensor-core row (registry tensor_core_entry.h) that the filter

@@ -7,7 +7,10 @@
 // exact mode (formats/matmul/exact.h). `lowbit verify`
 // checks every other row against them: GEMV rows bit for bit against the
 // scalar GEMV row, GEMM rows within formats/matmul/gemm_bound.h of the exact
-// mode (check/src/matmul_check.cc, docs/matmul.md).
+// mode, and a row that declares its accumulation schedule (`schedule`) bit
+// for bit against formats/matmul/quantized_matmul.h QuantizedMatmulModel
+// under that schedule (check/src/matmul_check.cc, docs/matmul.md "Rows that
+// declare a schedule").
 //
 // A CUDA backend registers its rows from its own file
 // (cuda/src/gemv/register_gemv.cc, cuda/src/gemm/register_gemm.cc) with
@@ -23,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lowbit/formats/matmul/accumulation_schedule.h"
 #include "lowbit/formats/matmul/weights.h"
 
 namespace lowbit::registry {
@@ -128,7 +132,24 @@ struct MatmulEntry {
   // row's documented bound, gemm_bound.h GemmErrorBound). Empty for GEMV
   // rows, which are checked bit for bit.
   std::function<double(const MatmulArgs&, const MatmulMagnitudes&)> error_bound;
+  // Optional: the accumulation schedule the row computes
+  // (formats/matmul/accumulation_schedule.h: instruction, K chunk order,
+  // split-K and the order its parts are added in, where the FP32 tensor or
+  // channel scale is applied, output conversion). A row that declares one is
+  // checked bit for bit against QuantizedMatmulModel(w, x, schedule), not
+  // against the scalar row nor within error_bound. It is a function of the
+  // problem's shape and types (N, K, L, weight kind, activation and output
+  // types), NEVER of M or of the data: a row of y then has the same bits
+  // whatever M the call had (batch invariance); the harness fails a row whose
+  // schedule changes with M. Called with y attached, as `run` is.
+  std::function<matmul::AccumulationSchedule(const MatmulArgs&)> schedule;
 };
+
+// A schedule in words for row listings: "mma.m16n8k16.f32.bf16.bf16, K
+// ascending, split-K 2 in order, column scale after the sum, to fp32".
+// `split_k_low` .. `split_k_high` is the range the row's split-K takes over
+// the shapes it ran (equal: one number).
+std::string MatmulScheduleWords(const matmul::AccumulationSchedule& schedule, int split_k_low, int split_k_high);
 
 // "gemv nvfp4 bf16->fp32" (the backend is a separate column).
 std::string MatmulRowName(const MatmulEntry& entry);
