@@ -421,6 +421,7 @@ bool SameSchedule(const matmul::AccumulationSchedule& a, const matmul::Accumulat
 struct SplitRange {
   int low = 0, high = 0;
   matmul::AccumulationSchedule first;
+  bool refused = false;  // the row failed with one line: no further shapes
   void Add(const matmul::AccumulationSchedule& s) {
     if (high == 0) first = s;
     low = high == 0 || s.split_k < low ? s.split_k : low;
@@ -428,8 +429,10 @@ struct SplitRange {
   }
 };
 
-// The whole row fails on this shape with one line (every output counted).
-void RefuseSchedule(const std::string& shape, std::string why, std::uint64_t outputs, Row* row) {
+// The row fails with one line (this shape's outputs counted as differing);
+// its further shapes are not run.
+void RefuseSchedule(const std::string& shape, std::string why, std::uint64_t outputs, SplitRange* splits, Row* row) {
+  splits->refused = true;
   Mismatch m;
   m.combo = shape;
   m.note = "declared schedule: " + std::move(why);
@@ -458,11 +461,11 @@ void CheckScheduledShape(const MatmulEntry& entry, const MatmulWeightKind& kind,
       return RefuseSchedule(shape,
                             "it changes with M (M=" + std::to_string(s.m) + " and M=" + std::to_string(other_m) +
                                 " differ), so a row of y would not have the same bits whatever M the call had",
-                            outputs, row);
+                            outputs, splits, row);
     }
   }
   if (const char* why = matmul::QuantizedScheduleProblem(a.w, entry.activation, schedule)) {
-    return RefuseSchedule(shape, why, outputs, row);
+    return RefuseSchedule(shape, why, outputs, splits, row);
   }
   const FormatId row_output = entry.output == matmul::OutputType::kFp32   ? FormatId::kFp32
                              : entry.output == matmul::OutputType::kBf16 ? FormatId::kBf16
@@ -471,7 +474,7 @@ void CheckScheduledShape(const MatmulEntry& entry, const MatmulWeightKind& kind,
     return RefuseSchedule(shape,
                           std::string("it converts to ") + Spec(schedule.output).name + ", the row writes " +
                               matmul::OutputTypeName(entry.output),
-                          outputs, row);
+                          outputs, splits, row);
   }
   splits->Add(schedule);
   const matmul::QuantizedMatmulResult model =
@@ -516,7 +519,7 @@ Row CheckMatmul(const MatmulEntry& entry, const MatmulEntry* scalar, Level level
     } else {
       SplitRange splits;
       internal::CheckShapesInTurn(Shapes(entry, *kind, level), &row, [&](const Shape& shape, std::uint64_t seed) {
-        CheckScheduledShape(entry, *kind, shape, seed, &splits, &row);
+        if (!splits.refused) CheckScheduledShape(entry, *kind, shape, seed, &splits, &row);
       });
       row.format += splits.high == 0 ? " [declares a schedule]"
                                      : " [" + registry::MatmulScheduleWords(splits.first, splits.low, splits.high) +

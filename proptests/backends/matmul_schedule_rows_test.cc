@@ -225,6 +225,7 @@ TEST(MatmulScheduleRows, AScheduleThatDependsOnMFails) {
   ASSERT_FALSE(row.first_mismatches.empty());
   EXPECT_NE(row.first_mismatches[0].note.find("declared schedule: it changes with M"), std::string::npos)
       << row.first_mismatches[0].note;
+  EXPECT_EQ(row.first_mismatches.size(), 1u);
 }
 
 TEST(MatmulScheduleRows, AScheduleTheModelRejectsIsRefusedWithOneLine) {
@@ -236,6 +237,7 @@ TEST(MatmulScheduleRows, AScheduleTheModelRejectsIsRefusedWithOneLine) {
   const std::string& note = row.first_mismatches[0].note;
   EXPECT_EQ(note.rfind("declared schedule: these weights carry an FP32 tensor or channel scale", 0), 0u) << note;
   EXPECT_EQ(note.find('\n'), std::string::npos);
+  EXPECT_EQ(row.first_mismatches.size(), 1u);  // one line, not one per shape
   // Another output type than the row's: refused the same way.
   MatmulEntry e = TileRow(MatmulOperation::kGemv, "mxfp4", matmul::OutputType::kFp32, Fault::kNone);
   e.schedule = [](const MatmulArgs& a) { return ScheduleOf(a, matmul::OutputType::kBf16, Fault::kNone); };
