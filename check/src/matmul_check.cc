@@ -15,10 +15,10 @@
 // checked bit for bit against QuantizedMatmulModel under that schedule
 // (formats/matmul/quantized_matmul.h), NaN codes included, on the GEMV shapes
 // (GEMM rows: those, M = 17 and the GEMM shapes), every other problem with
-// NaN / Inf / zero scales and activations. A schedule the model cannot run for the problem
-// (QuantizedScheduleProblem), one that writes another output type than the
-// row, or one that changes with M (batch invariance) fails the row with one
-// line saying so (docs/matmul.md "Rows that declare a schedule").
+// NaN / Inf / zero scales and activations. A schedule the model cannot run
+// for the problem (QuantizedScheduleProblem), one that writes another output
+// type than the row, or one that changes with M (batch invariance) fails the
+// row with one line saying so (docs/matmul.md "Rows that declare a schedule").
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -91,7 +91,7 @@ std::vector<Shape> Shapes(const MatmulEntry& entry, const MatmulWeightKind& kind
     base.push_back({17, words ? 8 : 11, words ? 136 : 150, 2, {}, block});
   }
   if (entry.operation == MatmulOperation::kGemm) {
-    base = {{128, words ? 32 : 29, 264, 1, {}, block}};
+    base.push_back({128, words ? 32 : 29, 264, 1, {}, block});
     if (level != Level::kSmoke) {
       base.push_back({130, words ? 16 : 19, words ? 520 : 515, 2, {}, block});
       base.push_back({1, 8, 256, 1, {}, block});

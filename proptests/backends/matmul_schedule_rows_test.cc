@@ -197,6 +197,18 @@ TEST(MatmulScheduleRows, TileByTileRowPassesAndListsItsSchedule) {
   EXPECT_EQ(gemm.format, "mxfp4 bf16->bf16 [mma.m16n8k16.f32.bf16.bf16, K ascending, split-K 3 in order, to bf16]");
 }
 
+TEST(MatmulScheduleRows, GemmRowsAreTriedAtGemvSizesAndPastThem) {
+  // A scheduled GEMM row runs M = 1, 3, 16 and 17 besides M = 128: a row that
+  // takes only one M is still checked.
+  for (const std::int64_t only_m : {1, 3, 16, 17, 128}) {
+    MatmulEntry e = TileRow(MatmulOperation::kGemm, "nvfp4", matmul::OutputType::kFp32, Fault::kNone);
+    e.refuses = [only_m](const MatmulArgs& a) { return a.m == only_m ? std::string() : std::string("not mine"); };
+    const check::Row row = Check(e);
+    EXPECT_EQ(row.outcome(), check::Row::Outcome::kPassed) << "M=" << only_m << " " << row.skipped;
+    EXPECT_GT(row.checked, 0u) << "M=" << only_m;
+  }
+}
+
 TEST(MatmulScheduleRows, ChunksInAnotherOrderFail) {
   const check::Row row =
       Check(TileRow(MatmulOperation::kGemv, "nvfp4", matmul::OutputType::kFp32, Fault::kChunksDescending));
