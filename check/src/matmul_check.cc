@@ -467,10 +467,7 @@ void CheckScheduledShape(const MatmulEntry& entry, const MatmulWeightKind& kind,
   if (const char* why = matmul::QuantizedScheduleProblem(a.w, entry.activation, schedule)) {
     return RefuseSchedule(shape, why, outputs, splits, row);
   }
-  const FormatId row_output = entry.output == matmul::OutputType::kFp32   ? FormatId::kFp32
-                             : entry.output == matmul::OutputType::kBf16 ? FormatId::kBf16
-                                                                         : FormatId::kFp16;
-  if (schedule.output != row_output) {
+  if (std::strcmp(Spec(schedule.output).name, matmul::OutputFormatOf(entry.output).name) != 0) {
     return RefuseSchedule(shape,
                           std::string("it converts to ") + Spec(schedule.output).name + ", the row writes " +
                               matmul::OutputTypeName(entry.output),
