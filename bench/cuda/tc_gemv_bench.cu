@@ -40,7 +40,12 @@ struct Result {
   int split;
 };
 
-Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt19937_64& rng, int rounds, int calls) {
+// Which path the scales send the tiles down: plain codes only (the fast
+// path), or one zero scale per tile (the table path for every tile).
+enum class Scales { kPlain, kTable };
+
+Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt19937_64& rng, int rounds, int calls,
+             Scales kind = Scales::kPlain) {
   const bool nvfp4 = format == WeightFormat::kNvfp4;
   const int block = nvfp4 ? 16 : 32;
   tc::DeviceWeights w;
@@ -57,8 +62,17 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
       static_cast<std::size_t>(batch * w.row_tiles * w.k_tiles * tc::ScaleBytesPerTile(block));
   std::vector<std::uint8_t> codes(code_bytes), scales(scale_bytes);
   for (auto& c : codes) c = static_cast<std::uint8_t>(rng());
-  // Moderate scales: UE4M3 around 1 (0x30..0x3F), E8M0 2^-4 .. 2^3.
-  for (auto& s : scales) s = static_cast<std::uint8_t>(nvfp4 ? 0x30 + rng() % 16 : 123 + rng() % 8);
+  // Moderate scales: UE4M3 around 1 (0x30..0x3F), E8M0 2^-8 .. 2^0, as
+  // real weights have (all plain: tc_gemv_lanes.h ScaleIsPlain).
+  for (auto& s : scales) s = static_cast<std::uint8_t>(nvfp4 ? 0x30 + rng() % 16 : 119 + rng() % 9);
+  const int record = tc::ScaleBytesPerTile(block);
+  if (kind == Scales::kTable) {
+    for (std::size_t t = 0; t < scales.size(); t += static_cast<std::size_t>(record)) scales[t + rng() % record] = 0;
+  }
+  std::vector<std::uint8_t> plain(scales.size() / static_cast<std::size_t>(record));
+  for (std::size_t t = 0; t < plain.size(); ++t) {
+    plain[t] = tc::TileScalesArePlain(w.scale_type, scales.data() + t * record, record) ? 1 : 0;
+  }
   std::vector<float> column_scales(static_cast<std::size_t>(batch * w.row_tiles * tc::kTileRows), 0.5f);
   std::vector<std::uint16_t> x(static_cast<std::size_t>(batch * m * k));
   for (auto& v : x) v = static_cast<std::uint16_t>(((rng() & 1) << 15) | ((124 + rng() % 6) << 7) | (rng() & 0x7F));
@@ -70,6 +84,7 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
     dscales[c] = Upload(scales);
   }
   float* dcolumn = Upload(column_scales);
+  std::uint8_t* dplain = Upload(plain);
   std::uint16_t* dx = Upload(x);
   float* dy = nullptr;
   CHECK_CUDA(cudaMalloc(&dy, static_cast<std::size_t>(batch * m * n) * sizeof(float)));
@@ -82,6 +97,7 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
     wi.codes = dcodes[i % copies];
     wi.scales = dscales[i % copies];
     wi.column_scales = dcolumn;
+    wi.plain_tiles = dplain;
     if (const char* e = tc::RunTcGemv(wi, dx, m, schedule, dy, dws, ws_floats, nullptr)) {
       std::fprintf(stderr, "tc_gemv: %s\n", e);
       std::exit(1);
@@ -95,10 +111,11 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
     cudaFree(dscales[c]);
   }
   cudaFree(dcolumn);
+  cudaFree(dplain);
   cudaFree(dx);
   cudaFree(dy);
   cudaFree(dws);
-  const double bytes = weight_bytes + column_scales.size() * 4.0 + x.size() * 2.0 + static_cast<double>(batch * m * n) * 4.0;
+  const double bytes = weight_bytes + static_cast<double>(plain.size()) + column_scales.size() * 4.0 + x.size() * 2.0 + static_cast<double>(batch * m * n) * 4.0;
   return {ms * 1e3, bytes / 1e6, schedule.split_k};
 }
 
@@ -144,5 +161,10 @@ int main(int argc, char** argv) {
   }
   std::printf("tc_gemv nvfp4 competition geomean (M = 1, %d shapes) %.2f us\n", contest_shapes,
               std::exp(contest_log_us / contest_shapes));
+  // Every tile with one zero scale: the table path's cost.
+  for (const WeightFormat f : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
+    const Result r = Bench(f, 8192, 8192, 1, 1, rng, 7, 40, Scales::kTable);
+    Print(f == WeightFormat::kNvfp4 ? "nvfp4-table-path" : "mxfp4-table-path", 8192, 8192, 1, 1, r, copy);
+  }
   return 0;
 }

@@ -150,6 +150,26 @@ __device__ __forceinline__ unsigned LdNcNoAllocate(const unsigned* p) {
   return v;
 }
 
+// ---- shared memory by its 32-bit shared-space address (PTX ISA 9.0 §9.7.9.8 "ld") ----
+// A kernel that keeps its shared-memory addresses as 32-bit offsets lets
+// ptxas fold constant offsets into the load (LDS [R + imm]) instead of
+// rebuilding a generic address per access. volatile: ordered with the
+// kernel's barriers like the C++ accesses they replace.
+__device__ __forceinline__ std::uint32_t SharedAddress(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+template <int kOffset>
+__device__ __forceinline__ uint2 LdSharedV2(std::uint32_t address) {
+  uint2 v;
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2+%3];" : "=r"(v.x), "=r"(v.y) : "r"(address), "n"(kOffset));
+  return v;
+}
+__device__ __forceinline__ std::uint16_t LdSharedU16(std::uint32_t address) {
+  std::uint16_t v;
+  asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(address));
+  return v;
+}
+
 #if defined(LOWBIT_PTX_HAS_BLACKWELL_CVT)
 // ---- sm_100a-class only (docs/formats-reference.md §2 table, §4.4, §4.5, §4.7) ----
 // e2m1x2 is one byte: `a` (hi) in the upper nibble.

@@ -40,20 +40,36 @@ struct GemvCase {
   }
 };
 
-// A scale byte: the format's extremes and NaN often, otherwise a value near
-// 1 (so products stay finite and the sums meaningful) or any code.
-inline std::uint8_t DrawScale(std::mt19937& rng, bool nvfp4, bool extremes) {
-  const int pick = extremes ? static_cast<int>(rng() % 32) : 8 + static_cast<int>(rng() % 24);
-  if (nvfp4) {  // UE4M3: 7 bits, 0x7F NaN
-    static constexpr std::uint8_t kEdges[] = {0x00, 0x01, 0x07, 0x08, 0x7E, 0x7F, 0x38, 0x37};
-    if (pick < 3) return kEdges[rng() % 8];
-    if (pick < 8) return static_cast<std::uint8_t>(rng() % 0x7F);
-    return static_cast<std::uint8_t>(0x30 + rng() % 16);  // 2^-1 .. 2^1
+// How a case draws its scale bytes.
+enum class ScaleDraw {
+  kNearOne,        // values near 1: products finite, sums meaningful
+  kExtremes,       // the format's extremes and NaN often, or any code
+  kPlainExtremes,  // only plain codes (tc_gemv_lanes.h ScaleIsPlain), their edges often
+};
+
+// A scale byte drawn as `draw` says. The near-1 values are plain, so that
+// those cases run the tensor-core GEMV's plain-scale path; the extremes run
+// its table path.
+inline std::uint8_t DrawScale(std::mt19937& rng, bool nvfp4, ScaleDraw draw) {
+  const int pick = static_cast<int>(rng() % 32);
+  if (draw == ScaleDraw::kPlainExtremes && pick < 8) {
+    static constexpr std::uint8_t kUe4m3Edges[] = {0x08, 0x09, 0x7E, 0x7D};  // smallest normal, largest finite
+    static constexpr std::uint8_t kE8m0Edges[] = {0x00, 0x01, 0x80, 0x7F};   // 2^-127, 2^-126, 2^1, 2^0
+    return nvfp4 ? kUe4m3Edges[rng() % 4] : kE8m0Edges[rng() % 4];
   }
-  static constexpr std::uint8_t kEdges[] = {0x00, 0x01, 0x7F, 0x80, 0xFD, 0xFE, 0xFF, 0x7E};
-  if (pick < 3) return kEdges[rng() % 8];
-  if (pick < 6) return static_cast<std::uint8_t>(rng() % 256);
-  return static_cast<std::uint8_t>(0x7C + rng() % 8);  // 2^-3 .. 2^4
+  if (draw == ScaleDraw::kExtremes) {
+    if (nvfp4) {  // UE4M3: 7 bits, 0x7F NaN
+      static constexpr std::uint8_t kEdges[] = {0x00, 0x01, 0x07, 0x08, 0x7E, 0x7F, 0x38, 0x37};
+      if (pick < 3) return kEdges[rng() % 8];
+      if (pick < 8) return static_cast<std::uint8_t>(rng() % 0x7F);
+    } else {
+      static constexpr std::uint8_t kEdges[] = {0x00, 0x01, 0x7F, 0x80, 0x81, 0xFD, 0xFE, 0xFF};
+      if (pick < 3) return kEdges[rng() % 8];
+      if (pick < 6) return static_cast<std::uint8_t>(rng() % 256);
+    }
+  }
+  return nvfp4 ? static_cast<std::uint8_t>(0x30 + rng() % 16)   // 2^-1 .. 2^1
+               : static_cast<std::uint8_t>(0x7A + rng() % 7);   // 2^-5 .. 2^1
 }
 
 // A BF16 activation: mostly moderate values, sometimes zeros, -0, +-Inf,
@@ -94,11 +110,14 @@ inline GemvCase DrawCase(std::mt19937& rng, matmul::WeightFormat format, std::in
   c.codes.resize(static_cast<std::size_t>(sizes.codes * batch));
   c.scales.resize(static_cast<std::size_t>(sizes.scales * batch));
   // A third of the cases draw the scale codes' extremes (products that
-  // overflow to Inf, fall to BF16 subnormals or vanish); the rest keep the
-  // outputs finite, so that most outputs test the arithmetic, not the specials.
-  const bool extremes = rng() % 3 == 0;
+  // overflow to Inf, fall to BF16 subnormals or vanish), a sixth the edges of
+  // the plain codes; the rest keep the outputs finite, so that most outputs
+  // test the arithmetic, not the specials.
+  const int kind = static_cast<int>(rng() % 6);
+  const bool extremes = kind < 2;
+  const ScaleDraw draw = extremes ? ScaleDraw::kExtremes : kind == 2 ? ScaleDraw::kPlainExtremes : ScaleDraw::kNearOne;
   for (auto& s : c.scales) {
-    s = DrawScale(rng, nvfp4, extremes);
+    s = DrawScale(rng, nvfp4, draw);
     const bool nan = nvfp4 ? s == 0x7F : s == 0xFF;
     if (nan && !specials) s = nvfp4 ? 0x38 : 0x7F;
   }

@@ -41,6 +41,7 @@ std::vector<std::uint32_t> RunAndExpectModel(const testing::GemvCase& c, int spl
   DeviceVector<std::uint8_t> codes(packed.codes);
   DeviceVector<std::uint8_t> scales(packed.scales);
   DeviceVector<float> column_scales(packed.column_scales);
+  DeviceVector<std::uint8_t> plain_tiles(packed.plain_tiles);
   DeviceVector<std::uint16_t> x(c.x);
   const std::int64_t outputs = c.batch * c.m * c.n;
   DeviceVector<std::uint32_t> y32(static_cast<std::size_t>(outputs));
@@ -56,6 +57,7 @@ std::vector<std::uint32_t> RunAndExpectModel(const testing::GemvCase& c, int spl
   dw.codes = codes.p;
   dw.scales = scales.p;
   dw.column_scales = column_scales.p;
+  dw.plain_tiles = plain_tiles.p;
   const std::int64_t workspace_floats = WorkspaceFloats(dw, c.m, schedule.split_k);
   DeviceVector<float> workspace(static_cast<std::size_t>(workspace_floats > 0 ? workspace_floats : 1));
   const char* error = RunTcGemv(dw, x.p, c.m, schedule, y32.p, workspace.p, workspace_floats, nullptr);
@@ -143,34 +145,40 @@ TEST(TcGemvGpu, RowsDoNotDependOnM) {
   }
 }
 
-// The device's decode (the BF16 multiplies) for every code in every nibble
-// position times every scale code, against the model's weight operand.
+// The device's decode (the BF16 multiplies) for every code in every pair
+// and half of a word times every scale code, against the model's weight
+// operand: through the table, and through the plain path for plain codes.
 TEST(TcGemvGpu, DecodeOfEveryCodeAndScaleIsTheModelsOperand) {
   LOWBIT_REQUIRE_GPU();
   constexpr FormatSpec kBfloat = kBf16;
+  int plain_checked = 0;
   for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
     const ScaleType type = format == WeightFormat::kNvfp4 ? ScaleType::kUe4m3 : ScaleType::kE8m0;
-    const int scale_codes = 256;  // every byte, as the host decode test
-    DeviceVector<std::uint32_t> out(static_cast<std::size_t>(scale_codes * 128));
-    ASSERT_EQ(DecodeEveryPairOnDevice(type, scale_codes, out.p), cudaSuccess);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    const std::vector<std::uint32_t> got = out.Get(static_cast<std::size_t>(scale_codes * 128));
-    for (int s = 0; s < scale_codes; ++s) {
-      const double scale = DecodeToF64(matmul::ScaleFormatOf(type), static_cast<std::uint64_t>(s));
-      for (int i = 0; i < 128; ++i) {
-        // Entry i: code i % 16 in pair (i / 16) % 4, half i / 64 (tc_gemv.h).
-        const double exact = DecodeToF64(matmul::ElementFormatOf(format), static_cast<std::uint64_t>(i % 16)) * scale;
-        const std::uint32_t g = got[static_cast<std::size_t>(s * 128 + i)];
-        if (exact != exact) {
-          const double v = DecodeToF64(kBfloat, g);
-          EXPECT_NE(v, v) << "code " << i % 16 << " scale " << s;
-        } else {
-          EXPECT_EQ(g, matmul::RoundIntoOperand(kBfloat, exact).code)
-              << WeightFormatName(format) << " code " << i % 16 << " scale " << s;
+    for (const bool plain : {false, true}) {
+      DeviceVector<std::uint32_t> out(256 * 128);
+      ASSERT_EQ(DecodeEveryPairOnDevice(type, plain, out.p), cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const std::vector<std::uint32_t> got = out.Get(256 * 128);
+      for (int s = 0; s < 256; ++s) {
+        if (plain && !ScaleIsPlain(type, static_cast<std::uint32_t>(s))) continue;  // the table's bytes
+        plain_checked += plain ? 1 : 0;
+        const double scale = DecodeToF64(matmul::ScaleFormatOf(type), static_cast<std::uint64_t>(s));
+        for (int i = 0; i < 128; ++i) {
+          // Entry i: code i % 16 in pair (i / 16) % 4, half i / 64 (tc_gemv.h).
+          const double exact = DecodeToF64(matmul::ElementFormatOf(format), static_cast<std::uint64_t>(i % 16)) * scale;
+          const std::uint32_t g = got[static_cast<std::size_t>(s * 128 + i)];
+          if (exact != exact) {
+            const double v = DecodeToF64(kBfloat, g);
+            EXPECT_NE(v, v) << "code " << i % 16 << " scale " << s;
+          } else {
+            EXPECT_EQ(g, matmul::RoundIntoOperand(kBfloat, exact).code)
+                << WeightFormatName(format) << (plain ? " plain" : " table") << " code " << i % 16 << " scale " << s;
+          }
         }
       }
     }
   }
+  EXPECT_EQ(plain_checked, 0x77 + 129);
 }
 
 // Bad input: one line each, nothing launched (runs without a GPU).
@@ -187,9 +195,18 @@ TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
   w.codes = fake;
   w.scales = fake;
   w.column_scales = &fake_scale;
+  w.plain_tiles = fake;
   const matmul::AccumulationSchedule s = ScheduleOf(w.format, w.n, w.k, matmul::OutputType::kFp32);
   EXPECT_STREQ(RunTcGemv(w, fake_x, 17, s, fake_y, nullptr, 0, nullptr), "the tensor-core GEMV takes M = 1..16");
   EXPECT_STREQ(RunTcGemv(w, nullptr, 1, s, fake_y, nullptr, 0, nullptr), "a buffer is null");
+  DeviceWeights no_flags = w;
+  no_flags.plain_tiles = nullptr;
+  EXPECT_STREQ(RunTcGemv(no_flags, fake_x, 1, s, fake_y, nullptr, 0, nullptr), "a buffer is null");
+  DeviceWeights long_k = w;
+  long_k.k = (std::int64_t{1} << 27) + 1;
+  long_k.k_tiles = matmul::CeilDiv(long_k.k, kKTile);
+  EXPECT_STREQ(RunTcGemv(long_k, fake_x, 1, s, fake_y, nullptr, 0, nullptr),
+               "K is too large for the tensor-core GEMV (at most 2^27)");
   matmul::AccumulationSchedule other = s;
   other.alpha = 2.0f;
   EXPECT_STREQ(RunTcGemv(w, fake_x, 1, other, fake_y, nullptr, 0, nullptr),

@@ -117,11 +117,17 @@ LaneTileWords<32> AsMx(const LaneTileWords<kMaxBlock>& w) {
   return mx;
 }
 
+// How many K tiles of warps took each path of the kernel.
+struct Paths {
+  std::int64_t plain = 0, table = 0;
+};
+
 // The whole product as the kernel computes it: y codes [batch][m][n].
 std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uint16_t* x, std::int64_t m,
-                                          const matmul::AccumulationSchedule& schedule) {
+                                          const matmul::AccumulationSchedule& schedule, Paths& paths) {
   std::uint16_t scale_table[256];
   for (int b = 0; b < 256; ++b) scale_table[b] = ScaleOperandCode(p.scale_type, static_cast<std::uint8_t>(b));
+  const auto table_lookup = [&scale_table](std::uint32_t byte) { return scale_table[byte]; };
   const int n_tiles = m > kTileColumns ? 2 : 1;
   const int split = schedule.split_k;
   std::vector<float> parts(static_cast<std::size_t>(split * m * p.n));
@@ -153,14 +159,23 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
                                               ScaleLaneOffset(LaneOf(lane).group, p.block);
             for (int w = 0; w < 2 * ScalesPerRowTile(p.block) / 4; ++w) words[lane].scales[w] = LittleEndianWord(lane_scales + 4 * w);
           }
+          const unsigned chunks = ChunkMaskOf(range, j);
+          // The kernel's choice: the plain path on a whole tile whose scales are plain.
+          const bool hot = chunks == kEveryChunk &&
+                           p.plain_tiles[static_cast<std::size_t>((l * p.row_tiles + r) * p.k_tiles + j)] != 0;
+          ++(hot ? paths.plain : paths.table);
           for (int c = 0; c < kChunksPerKTile; ++c) {
-            if (!ChunkInPart(range, j, c)) continue;
+            if (((chunks >> c) & 1u) == 0) continue;
             std::uint32_t a[kWarpSize][4];
             for (int lane = 0; lane < kWarpSize; ++lane) {
-              if (p.block == 16) {
-                AFragmentOfChunk<16>(words[lane], scale_table, c, a[lane]);
+              if (p.block == 16 && hot) {
+                AFragmentOfChunk<16, true>(words[lane], table_lookup, c, a[lane]);
+              } else if (p.block == 16) {
+                AFragmentOfChunk<16, false>(words[lane], table_lookup, c, a[lane]);
+              } else if (hot) {
+                AFragmentOfChunk<32, true>(AsMx(words[lane]), table_lookup, c, a[lane]);
               } else {
-                AFragmentOfChunk<32>(AsMx(words[lane]), scale_table, c, a[lane]);
+                AFragmentOfChunk<32, false>(AsMx(words[lane]), table_lookup, c, a[lane]);
               }
             }
             for (int tile = 0; tile < n_tiles; ++tile) {
@@ -205,9 +220,12 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
 struct Compared {
   std::int64_t outputs = 0;
   std::int64_t finite_nonzero = 0;  // so that a run of NaNs or zeros cannot pass alone
+  Paths paths;                      // so that neither path of the kernel goes unchecked
   void operator+=(const Compared& o) {
     outputs += o.outputs;
     finite_nonzero += o.finite_nonzero;
+    paths.plain += o.paths.plain;
+    paths.table += o.paths.table;
   }
 };
 
@@ -230,7 +248,7 @@ Compared ExpectSimulationEqualsModel(const testing::GemvCase& c, int split, matm
   EXPECT_EQ(packed.error, "") << c.Describe();
   Compared compared;
   if (!model.error.empty() || !packed.error.empty()) return compared;
-  const std::vector<std::uint32_t> y = SimulateKernel(packed, c.x.data(), c.m, schedule);
+  const std::vector<std::uint32_t> y = SimulateKernel(packed, c.x.data(), c.m, schedule, compared.paths);
   EXPECT_EQ(y.size(), model.y.size());
   int shown = 0;
   for (std::size_t i = 0; i < y.size() && i < model.y.size(); ++i) {
@@ -267,6 +285,8 @@ TEST(TcGemvWarpSimulation, EqualsTheQuantizedMatmulModel) {
     }
   }
   EXPECT_GT(compared.finite_nonzero * 2, compared.outputs) << compared.finite_nonzero << " of " << compared.outputs;
+  EXPECT_GT(compared.paths.plain, 0);
+  EXPECT_GT(compared.paths.table, 0);
 }
 
 TEST(TcGemvWarpSimulation, EverySplitAndOutputType) {
@@ -284,10 +304,33 @@ TEST(TcGemvWarpSimulation, EverySplitAndOutputType) {
     }
   }
   EXPECT_GT(compared.finite_nonzero * 2, compared.outputs) << compared.finite_nonzero << " of " << compared.outputs;
+  EXPECT_GT(compared.paths.plain, 0);
+  EXPECT_GT(compared.paths.table, 0);
 }
 
-// The decode, exhaustively: every E2M1 code in every nibble position of a
-// word, times every scale byte, equals the model's weight operand (one
+// The kernel runs a tile's chunks from ChunkMaskOf (all of them on every
+// tile but a part's edges): the mask must hold exactly the chunks of the
+// tile that lie in [first, last), for every range and tile near the edges.
+TEST(TcGemvParts, ChunkMaskHoldsExactlyThePartsChunks) {
+  int whole = 0;
+  for (std::int64_t first = 0; first <= 40; ++first) {
+    for (std::int64_t last = first; last <= 40; ++last) {
+      for (std::int64_t j = 0; j <= 5; ++j) {
+        unsigned want = 0;
+        for (int c = 0; c < kChunksPerKTile; ++c) {
+          const std::int64_t chunk = j * kChunksPerKTile + c;
+          if (chunk >= first && chunk < last) want |= 1u << c;
+        }
+        ASSERT_EQ(ChunkMaskOf({first, last}, j), want) << "chunks [" << first << ", " << last << "), tile " << j;
+        whole += want == kEveryChunk;
+      }
+    }
+  }
+  EXPECT_GT(whole, 0);  // the interior case was among those checked
+}
+
+// The decode, exhaustively: every E2M1 code in every pair and half of a word
+// (CodeBitsInWord), times every scale byte, equals the model's weight operand (one
 // rounding of the exact product into BF16; NaN equals NaN).
 TEST(TcGemvDecode, EveryCodeTimesEveryScaleIsTheModelsOperand) {
   constexpr FormatSpec kBfloat = kBf16;
@@ -303,7 +346,7 @@ TEST(TcGemvDecode, EveryCodeTimesEveryScaleIsTheModelsOperand) {
         const matmul::OperandWeight expected = matmul::RoundIntoOperand(kBfloat, exact);
         for (int pair = 0; pair < 4; ++pair) {
           for (int half = 0; half < 2; ++half) {
-            const std::uint32_t word = static_cast<std::uint32_t>(code) << (4 * PairNibble(pair, half));
+            const std::uint32_t word = CodeBitsInWord(static_cast<std::uint8_t>(code), pair, half);
             const std::uint32_t got = (DecodePair(word, pair, scale) >> (16 * half)) & 0xFFFFu;
             const double got_value = DecodeToF64(kBfloat, got);
             if (exact != exact) {
@@ -323,6 +366,54 @@ TEST(TcGemvDecode, EveryCodeTimesEveryScaleIsTheModelsOperand) {
     }
   }
   EXPECT_EQ(checked, (256 + 256) * 16 * 8);
+}
+
+// The plain-scale path, exhaustively: every plain scale byte (ScaleIsPlain)
+// in every block position of a lane's scale words, both row halves, times
+// every E2M1 code in every pair and half, through PlainScaleOperands and the
+// decode the kernel uses with it (DecodePair for UE4M3, DecodePairFolded for
+// E8M0), equals the model's weight operand; the other half of each register
+// is the model's operand of the zero code.
+template <int kBlock>
+std::int64_t ExpectPlainPathIsTheModel() {
+  constexpr FormatSpec kBfloat = kBf16;
+  constexpr ScaleType kType = ScaleTypeOfBlock(kBlock);
+  const WeightFormat format = kBlock == 16 ? WeightFormat::kNvfp4 : WeightFormat::kMxfp4;
+  std::int64_t checked = 0;
+  for (int s = 0; s < 256; ++s) {
+    if (!ScaleIsPlain(kType, static_cast<std::uint32_t>(s))) continue;
+    const double scale_value = DecodeToF64(matmul::ScaleFormatOf(kType), static_cast<std::uint64_t>(s));
+    for (int b = 0; b < ScalesPerRowTile(kBlock); ++b) {
+      for (int scale_half = 0; scale_half < 2; ++scale_half) {
+        LaneTileWords<kBlock> words{};
+        const int byte = ScaleByteOfBlock(scale_half, b);
+        words.scales[byte / 4] = static_cast<std::uint32_t>(s) << (8 * (byte % 4));
+        const std::uint32_t operands = PlainScaleOperands<kBlock>(words.scales, b);
+        const std::uint32_t scale_pair = Bf16PairOf(static_cast<std::uint16_t>(operands >> (16 * scale_half)));
+        for (int code = 0; code < 16; ++code) {
+          const double exact = DecodeToF64(matmul::ElementFormatOf(format), static_cast<std::uint64_t>(code)) * scale_value;
+          const std::uint32_t expected = matmul::RoundIntoOperand(kBfloat, exact).code;
+          for (int pair = 0; pair < 4; ++pair) {
+            for (int half = 0; half < 2; ++half) {
+              const std::uint32_t word = CodeBitsInWord(static_cast<std::uint8_t>(code), pair, half);
+              const std::uint32_t got = kBlock == 16 ? DecodePair(word, pair, scale_pair)
+                                                     : DecodePairFolded(word, pair, scale_pair);
+              EXPECT_EQ((got >> (16 * half)) & 0xFFFFu, expected)
+                  << WeightFormatName(format) << " code " << code << " scale " << s << " block " << b;
+              EXPECT_EQ((got >> (16 * (1 - half))) & 0xFFFFu, matmul::RoundIntoOperand(kBfloat, 0.0).code);
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  return checked;
+}
+
+TEST(TcGemvDecode, PlainScalesGiveTheModelsOperand) {
+  EXPECT_EQ(ExpectPlainPathIsTheModel<16>(), std::int64_t{0x77} * 8 * 2 * 16 * 8);
+  EXPECT_EQ(ExpectPlainPathIsTheModel<32>(), std::int64_t{129} * 4 * 2 * 16 * 8);
 }
 
 // The scale table is exact: every scale code's BF16 operand has the scale's

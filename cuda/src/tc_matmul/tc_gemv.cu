@@ -37,6 +37,9 @@ namespace lowbit::cuda::tc_gemv {
 namespace {
 
 inline constexpr int kThreads = kWarpsPerBlock * kWarpSize;
+// Tile indices and byte offsets within a row tile's K tiles stay in int.
+inline constexpr std::int64_t kMaxKTiles = (std::int64_t{1} << 27) / kKTile;
+static_assert(kMaxKTiles * kCodeBytesPerTile < (std::int64_t{1} << 31), "a row tile's codes addressed by int");
 // The 8-byte x loads of a half warp (groups g, g + 1, g + 2, g + 3; index
 // t) hit 16 distinct 8-byte slots of the 128-byte bank line: rows are 32
 // bytes apart modulo 128, the four lanes of a group 8 bytes apart.
@@ -46,6 +49,7 @@ struct KernelParams {
   const std::uint8_t* codes;
   const std::uint8_t* scales;
   const float* column_scales;
+  const std::uint8_t* plain_tiles;
   const std::uint16_t* x;
   void* y;
   float* workspace;
@@ -62,19 +66,18 @@ __device__ inline void StoreOutput(const KernelParams& p, std::int64_t index, st
   }
 }
 
-// One lane's loads for one K tile: two 16-byte words of codes, one 16-byte
-// (NVFP4) or 8-byte (MX) word of scale codes.
+// One lane's loads for one K tile: two 16-byte words of codes from `codes`
+// (the lane's bytes of the tile's first half; the second half is
+// kCodeBytesPerHalf on) and one 16-byte (NVFP4) or 8-byte (MX) word of scale
+// codes from `scales` (the lane's scale bytes of the tile).
 template <int kBlock>
-__device__ inline LaneTileWords<kBlock> LoadTile(const KernelParams& p, std::int64_t l, std::int64_t r, std::int64_t j,
-                                                 int lane, int g) {
+__device__ __forceinline__ LaneTileWords<kBlock> LoadTile(const std::uint8_t* codes, const std::uint8_t* scales) {
   LaneTileWords<kBlock> w;
-  const std::uint8_t* codes = p.codes + CodeTileOffset(l, r, j, p.row_tiles, p.k_tiles);
+#pragma unroll
   for (int half = 0; half < 2; ++half) {
-    const uint4 v = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(codes + CodeLaneOffset(half, lane)));
+    const uint4 v = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(codes + half * kCodeBytesPerHalf));
     w.codes[half][0] = v.x, w.codes[half][1] = v.y, w.codes[half][2] = v.z, w.codes[half][3] = v.w;
   }
-  const std::uint8_t* scales =
-      p.scales + ScaleTileOffset(l, r, j, p.row_tiles, p.k_tiles, kBlock) + ScaleLaneOffset(g, kBlock);
   if constexpr (kBlock == 16) {
     const uint4 s = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(scales));
     w.scales[0] = s.x, w.scales[1] = s.y, w.scales[2] = s.z, w.scales[3] = s.w;
@@ -83,6 +86,35 @@ __device__ inline LaneTileWords<kBlock> LoadTile(const KernelParams& p, std::int
     w.scales[0] = s.x, w.scales[1] = s.y;
   }
   return w;
+}
+
+// The MMAs of one K tile. kHot: a tile inside the part (every chunk, no
+// test in the loop) whose scales are all plain (PlainScaleOperands); else
+// the chunks in `chunks`, scales through the table. In increasing K either
+// way. `x_lane` is the shared-memory address of the lane's x at the tile's
+// first K (SharedXOffset(0, g, t, tile's stage-local K)); every other
+// offset is a constant (SharedXOffset is linear, asserted below). `table`
+// is the address of the 256 scale operands.
+static_assert(SharedXOffset(1, 2, 3, 32) == SharedXOffset(1, 0, 0, 32) + SharedXOffset(0, 2, 3, 0),
+              "the lane's part of a shared-memory x offset adds to the chunk's and n-tile's");
+template <int kNTiles, int kBlock, bool kHot>
+__device__ __forceinline__ void MultiplyTile(const LaneTileWords<kBlock>& words, std::uint32_t table,
+                                             std::uint32_t x_lane, unsigned chunks, std::uint32_t (&acc)[kNTiles][4]) {
+  const auto scale_operand = [table](std::uint32_t byte) { return ptx::LdSharedU16(table + 2 * byte); };
+#pragma unroll
+  for (int c = 0; c < kChunksPerKTile; ++c) {
+    if (!kHot && ((chunks >> c) & 1u) == 0) continue;  // warp-uniform
+    std::uint32_t a[4];
+    AFragmentOfChunk<kBlock, kHot>(words, scale_operand, c, a);
+#pragma unroll
+    for (int tile = 0; tile < kNTiles; ++tile) {
+      constexpr int kBytes = sizeof(std::uint16_t);
+      const uint2 bx = tile == 0 ? ptx::LdSharedV2<kBytes * SharedXOffset(0, 0, 0, 0)>(x_lane + kBytes * c * kChunk)
+                                 : ptx::LdSharedV2<kBytes * SharedXOffset(1, 0, 0, 0)>(x_lane + kBytes * c * kChunk);
+      const std::uint32_t b[2] = {bx.x, bx.y};
+      tensor_core_ptx::MmaSync<kInstruction>(a, b, acc[tile]);
+    }
+  }
 }
 
 template <int kNTiles, int kBlock>
@@ -111,18 +143,35 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
   const bool vector_x = p.k % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0;
   const ChunkRange range = PartChunks(p.k, p.schedule.split_k, part);
   const TileSpan tiles = TilesOfPart(range);
-  const std::int64_t tile_first = tiles.first, tile_last = tiles.last;
+  // K tiles fit an int: RunTcGemv bounds K.
+  const int tile_first = static_cast<int>(tiles.first), tile_last = static_cast<int>(tiles.last);
   const std::uint16_t* x = p.x + l * p.m * p.k;
+  // The lane's loads, K tile 0 of its row tile; tile j is j times the tile's bytes on.
+  const std::uint8_t* codes = p.codes + CodeTileOffset(l, r, 0, p.row_tiles, p.k_tiles) + CodeLaneOffset(0, lane);
+  const std::uint8_t* scales =
+      p.scales + ScaleTileOffset(l, r, 0, p.row_tiles, p.k_tiles, kBlock) + ScaleLaneOffset(pos.group, kBlock);
+  constexpr int kScaleBytes = ScaleBytesPerTile(kBlock);
+  const std::uint32_t x_lane_stage = ptx::SharedAddress(xs + SharedXOffset(0, pos.group, pos.index, 0));
+  const std::uint32_t table = ptx::SharedAddress(scale_table);
+  // The part's tiles that hold all their chunks: every tile but its edges.
+  const int whole_first = static_cast<int>(matmul::CeilDiv(range.first, kChunksPerKTile));
+  const int whole_last = static_cast<int>(range.last / kChunksPerKTile);
+
+  const std::uint8_t* plain_tiles = p.plain_tiles + (l * p.row_tiles + r) * p.k_tiles;
 
   std::uint32_t acc[kNTiles][4] = {};
   LaneTileWords<kBlock> next{};
-  if (active && tile_first < tile_last) next = LoadTile<kBlock>(p, l, r, tile_first, lane, pos.group);
+  bool next_plain = false;
+  if (active && tile_first < tile_last) {
+    next = LoadTile<kBlock>(codes + tile_first * kCodeBytesPerTile, scales + tile_first * kScaleBytes);
+    next_plain = __ldg(plain_tiles + tile_first) != 0;
+  }
 
-  for (std::int64_t stage = tile_first; stage < tile_last; stage += kStageTiles) {
-    const std::int64_t stage_end = stage + kStageTiles < tile_last ? stage + kStageTiles : tile_last;
-    const std::int64_t k_begin = stage * kKTile;
+  for (int stage = tile_first; stage < tile_last; stage += kStageTiles) {
+    const int stage_end = stage + kStageTiles < tile_last ? stage + kStageTiles : tile_last;
+    const std::int64_t k_begin = static_cast<std::int64_t>(stage) * kKTile;
     __syncthreads();  // the previous stage is consumed
-    const int stage_k = static_cast<int>((stage_end - stage) * kKTile);
+    const int stage_k = (stage_end - stage) * kKTile;
     const int rows = static_cast<int>(p.m);
     if (vector_x) {  // K % 8 == 0: a vector is all before K or all past it
       const int vectors = stage_k / 8;
@@ -141,21 +190,21 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
     }
     __syncthreads();  // x staged (and, the first time, the scale table)
     if (!active) continue;
-    for (std::int64_t j = stage; j < stage_end; ++j) {
+#pragma unroll 2
+    for (int j = stage; j < stage_end; ++j) {
       const LaneTileWords<kBlock> cur = next;
-      if (j + 1 < tile_last) next = LoadTile<kBlock>(p, l, r, j + 1, lane, pos.group);
-#pragma unroll
-      for (int c = 0; c < kChunksPerKTile; ++c) {
-        if (!ChunkInPart(range, j, c)) continue;  // the part's edges (warp-uniform)
-        std::uint32_t a[4];
-        AFragmentOfChunk(cur, scale_table, c, a);
-        const int k0 = StageLocalK(stage, j, c);
-#pragma unroll
-        for (int tile = 0; tile < kNTiles; ++tile) {
-          const uint2 bx = *reinterpret_cast<const uint2*>(xs + SharedXOffset(tile, pos.group, pos.index, k0));
-          const std::uint32_t b[2] = {bx.x, bx.y};
-          tensor_core_ptx::MmaSync<kInstruction>(a, b, acc[tile]);
-        }
+      const bool plain = next_plain;  // the same byte for every lane: warp-uniform
+      // The next tile's loads, unconditionally (the last tile loads itself
+      // again): a load under a condition would make the compiler copy the
+      // twelve words each tile instead of renaming them.
+      const int ahead = j + 1 < tile_last ? j + 1 : j;
+      next = LoadTile<kBlock>(codes + ahead * kCodeBytesPerTile, scales + ahead * kScaleBytes);
+      next_plain = __ldg(plain_tiles + ahead) != 0;
+      const std::uint32_t x_lane = x_lane_stage + static_cast<std::uint32_t>((j - stage) * kKTile * sizeof(std::uint16_t));
+      if (plain && j >= whole_first && j < whole_last) {
+        MultiplyTile<kNTiles, kBlock, true>(cur, table, x_lane, kEveryChunk, acc);
+      } else {
+        MultiplyTile<kNTiles, kBlock, false>(cur, table, x_lane, ChunkMaskOf(range, j), acc);
       }
     }
   }
@@ -198,19 +247,29 @@ cudaError_t Launch(const KernelParams& p, std::int64_t batch, cudaStream_t strea
   return cudaGetLastError();
 }
 
-__global__ void DecodeEveryPairKernel(ScaleType type, std::uint32_t* out) {
+__global__ void DecodeEveryPairKernel(ScaleType type, bool plain, std::uint32_t* out) {
   const int s = blockIdx.x;   // scale code
   const int i = threadIdx.x;  // 16 codes x 4 pairs x 2 halves
   const int code = i % 16, pair = (i / 16) % 4, half = i / 64;
-  const std::uint32_t word = static_cast<std::uint32_t>(code) << (4 * PairNibble(pair, half));
-  const std::uint32_t scale = Bf16PairOf(ScaleOperandCode(type, static_cast<std::uint8_t>(s)));
-  out[s * 128 + i] = (DecodePair(word, pair, scale) >> (16 * half)) & 0xFFFFu;
+  const std::uint32_t word = CodeBitsInWord(static_cast<std::uint8_t>(code), pair, half);
+  std::uint32_t decoded = 0;
+  if (!plain) {
+    decoded = DecodePair(word, pair, Bf16PairOf(ScaleOperandCode(type, static_cast<std::uint8_t>(s))));
+  } else {
+    // Scale byte s in block 0, half `half`, as the lane's scale words hold it.
+    std::uint32_t words[4] = {};
+    words[0] = static_cast<std::uint32_t>(s) << (8 * ScaleByteOfBlock(half, 0));
+    const std::uint32_t operands = type == ScaleType::kUe4m3 ? PlainScaleOperands<16>(words, 0) : PlainScaleOperands<32>(words, 0);
+    const std::uint32_t pair_of_scale = Bf16PairOf(static_cast<std::uint16_t>(operands >> (16 * half)));
+    decoded = type == ScaleType::kUe4m3 ? DecodePair(word, pair, pair_of_scale) : DecodePairFolded(word, pair, pair_of_scale);
+  }
+  out[s * 128 + i] = (decoded >> (16 * half)) & 0xFFFFu;
 }
 
 }  // namespace
 
-cudaError_t DecodeEveryPairOnDevice(ScaleType type, int scale_codes, std::uint32_t* out) {
-  DecodeEveryPairKernel<<<scale_codes, 128>>>(type, out);
+cudaError_t DecodeEveryPairOnDevice(ScaleType type, bool plain, std::uint32_t* out) {
+  DecodeEveryPairKernel<<<256, 128>>>(type, plain, out);
   return cudaGetLastError();
 }
 
@@ -228,8 +287,10 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
     return "the packed tiles do not match N and K (pack with PackForTcGemv)";
   }
   if (m < 1 || m > kMaxM) return "the tensor-core GEMV takes M = 1..16";
+  if (w.k_tiles > kMaxKTiles) return "K is too large for the tensor-core GEMV (at most 2^27)";
   if (w.batch > 65535) return "the batch L must be at most 65535";  // gridDim.z
-  if (w.codes == nullptr || w.scales == nullptr || w.column_scales == nullptr || x == nullptr || y == nullptr) {
+  if (w.codes == nullptr || w.scales == nullptr || w.column_scales == nullptr || w.plain_tiles == nullptr || x == nullptr ||
+      y == nullptr) {
     return "a buffer is null";
   }
   if (reinterpret_cast<std::uintptr_t>(w.codes) % 16 != 0 || reinterpret_cast<std::uintptr_t>(w.scales) % 16 != 0) {
@@ -249,7 +310,7 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
   if (schedule.split_k > 1 && (workspace == nullptr || workspace_floats < WorkspaceFloats(w, m, schedule.split_k))) {
     return "split-K needs a workspace of WorkspaceFloats floats";
   }
-  KernelParams p{w.codes, w.scales, w.column_scales, x, y, workspace, m, w.n, w.k, w.row_tiles, w.k_tiles,
+  KernelParams p{w.codes, w.scales, w.column_scales, w.plain_tiles, x, y, workspace, m, w.n, w.k, w.row_tiles, w.k_tiles,
                  w.scale_type, schedule};
   const bool two_tiles = m > kTileColumns;
   cudaError_t e = cudaSuccess;

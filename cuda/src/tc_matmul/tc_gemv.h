@@ -23,6 +23,7 @@ struct DeviceWeights {
   const std::uint8_t* codes = nullptr;   // 16-byte aligned
   const std::uint8_t* scales = nullptr;  // 16-byte aligned
   const float* column_scales = nullptr;
+  const std::uint8_t* plain_tiles = nullptr;  // PackedWeights::plain_tiles
 };
 
 // FP32 workspace elements RunTcGemv needs for `split_k` parts (0 for one).
@@ -38,10 +39,13 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
                       std::int64_t workspace_floats, cudaStream_t stream);
 
 // For the GPU test of the decode: out[s * 128 + i] = the BF16 operand code
-// the kernel's decode (DecodePair, the device's BF16 multiplies) gives for
-// E2M1 code i % 16 placed in pair (i / 16) % 4, half i / 64 of a word, times
-// scale code s of `type`, for s < scale_codes; out holds scale_codes * 128
-// words on the device. Launches on the default stream.
-cudaError_t DecodeEveryPairOnDevice(matmul::ScaleType type, int scale_codes, std::uint32_t* out);
+// the kernel's decode (the device's BF16 multiplies) gives for E2M1 code
+// i % 16 placed (CodeBitsInWord) in pair (i / 16) % 4, half i / 64 of a
+// word, times scale code s of `type`, for s < 256; out holds 256 * 128 words
+// on the device. `plain`: the plain-scale path (PlainScaleOperands, and
+// DecodePairFolded for E8M0), whose entries for bytes that are not plain
+// (ScaleIsPlain) are meaningless; else the table path (DecodePair).
+// Launches on the default stream.
+cudaError_t DecodeEveryPairOnDevice(matmul::ScaleType type, bool plain, std::uint32_t* out);
 
 }  // namespace lowbit::cuda::tc_gemv

@@ -79,7 +79,7 @@ static_assert(Instruction(kInstruction).arithmetic.products_per_step == kChunk,
 // 1024-byte record of codes, two halves of 512 bytes (h = 0: rows g, h = 1:
 // rows g + 8), lane L's 16 bytes at h * 512 + 16 L: one coalesced 16-byte
 // load per lane and half. Word w (0..3) of those 16 bytes holds chunks 2 w
-// and 2 w + 1 of its row (PairNibble says which nibble holds which K).
+// and 2 w + 1 of its row (CodeBitPosition says which bits hold which K).
 inline constexpr int kCodeBytesPerLaneHalf = 16;
 inline constexpr int kCodeBytesPerHalf = kWarpSize * kCodeBytesPerLaneHalf;  // 512
 inline constexpr int kCodeBytesPerTile = 2 * kCodeBytesPerHalf;             // 1024
@@ -87,9 +87,11 @@ static_assert(kCodeBytesPerTile * 2 == kTileRows * kKTile, "two 4-bit codes per 
 
 // Scales per row and K tile: 8 (NVFP4, 16 per block) or 4 (MX, 32).
 LOWBIT_HD_CONSTEXPR int ScalesPerRowTile(int block) { return kKTile / block; }
-// Per (l, r, j) a scale record of 16 rows: group g's two rows side by side,
-// [row g: S bytes][row g + 8: S bytes] at g * 2 S, so the four lanes of a
-// group load the same 2 S bytes (one 16- or 8-byte load).
+// Per (l, r, j) a scale record of 16 rows: group g's two rows interleaved
+// block by block ([row g, block 0][row g + 8, block 0][row g, block 1]...)
+// at g * 2 S, so the four lanes of a group load the same 2 S bytes (one 16-
+// or 8-byte load) and one 16-bit half of a word holds both scales a chunk
+// needs (PlainScaleOperands).
 LOWBIT_HD_CONSTEXPR int ScaleBytesPerTile(int block) { return kTileRows * ScalesPerRowTile(block); }
 
 struct LanePosition {
@@ -129,14 +131,11 @@ static_assert(AKOf(3, 0, 0) == 12 && AKOf(3, 0, 1) == 13 && AKOf(3, 2, 0) == 14 
                   BKOf(3, 0, 0) == 12 && BKOf(3, 1, 1) == 15,
               "lane t holds K 4t .. 4t + 3");
 
-// ---- the codes: which nibble holds which K ------------------------------------
+// ---- the codes: which bits hold which K ---------------------------------------
 
-// A word of the packed codes holds 8 nibbles: 4 pairs, each the two halves of
-// one A register. Pair p of word w: chunk 2 w + p / 2, slot s = p % 2 (K 4 t
-// + 2 s + half); its low half in nibble 3 - p, its high half in nibble 7 - p,
-// so that shifting the word left by 4 p brings both to bits 12..15 and 28..31
-// (DecodePairScaledDown).
-LOWBIT_HD_CONSTEXPR int PairNibble(int pair, int half) { return 3 - pair + 4 * half; }
+// A word of the packed codes holds 8 E2M1 codes: 4 pairs, each the two halves
+// of one A register. Pair p of word w: chunk 2 w + p / 2, slot s = p % 2 (K 4
+// t + 2 s + half).
 LOWBIT_HD_CONSTEXPR int PairOf(int chunk_in_word, int slot) { return 2 * chunk_in_word + slot; }
 // Byte offset inside the packed codes of (batch l, row tile r, K tile j).
 LOWBIT_HD_CONSTEXPR std::int64_t CodeTileOffset(std::int64_t l, std::int64_t r, std::int64_t j,
@@ -151,38 +150,88 @@ LOWBIT_HD_CONSTEXPR std::int64_t ScaleTileOffset(std::int64_t l, std::int64_t r,
   return ((l * row_tiles + r) * k_tiles + j) * ScaleBytesPerTile(block);
 }
 LOWBIT_HD_CONSTEXPR int ScaleLaneOffset(int g, int block) { return g * 2 * ScalesPerRowTile(block); }
-// Within a lane's scale bytes: row half h, chunk c of the K tile.
+// Within a lane's scale bytes: row half h, block b of the K tile (or the
+// block of chunk c).
+LOWBIT_HD_CONSTEXPR int ScaleByteOfBlock(int half, int b) { return 2 * b + half; }
 LOWBIT_HD_CONSTEXPR int ScaleByteOf(int half, int chunk, int block) {
-  return half * ScalesPerRowTile(block) + chunk * kChunk / block;
+  return ScaleByteOfBlock(half, chunk * kChunk / block);
 }
 
 // ---- the decode: E2M1 pair -> BF16 pair, the scale folded in ------------------
 
-// The two E2M1 codes of pair p as BF16 bits whose values are the E2M1 values
-// times 2^-126: sign to bit 15, exponent and mantissa (3 bits) to bits 8..6.
-// Exact for all 16 codes: E2M1's bias is 1 and BF16's 127 (docs/formats-
-// reference.md §1 "Format table"), and E2M1's subnormal 0.5 lands on BF16's
-// subnormal 0.5 * 2^-126 (the static_assert below checks every code in
-// both halves against the model's decode).
+// The decode makes of a pair's two codes BF16 bits whose values are the E2M1
+// values times 2^-126: each code's sign to bit 15 of its half, its exponent
+// and mantissa (3 bits) to bits 8..6. Exact for all 16 codes: E2M1's bias is
+// 1 and BF16's 127 (docs/formats-reference.md §1 "Format table"), and E2M1's
+// subnormal 0.5 lands on BF16's subnormal 0.5 * 2^-126 (ScaledDownDecodeIsExact
+// below checks every code in every pair and half against the model's decode).
+//
+// The bits of a word are laid out so that this takes few instructions (a
+// free choice: the packer places the codes, CodeBitsInWord): pairs 0..2 are
+// the word rotated left by PairRotation(p) and masked (2 instructions, one
+// funnel shift and one LOP3); in pair 3 the sign and exponent bits are
+// already in place and the mantissa bit sits 8 bits higher (3
+// instructions). Four pairs cannot all be rotations of one mask: the mask's
+// bits {6, 7, 8, 15} repeat every 16 bits, and no four translates of them
+// cover the 16 residues (checked by exhaustive search), so 9 instructions
+// per word of four pairs is what this scheme allows.
+inline constexpr std::uint32_t kPairMask = 0x81C081C0u;  // sign, exponent, mantissa of both halves
+LOWBIT_HD_CONSTEXPR int PairRotation(int pair) { return pair == 0 ? 2 : pair == 1 ? 6 : 12; }  // pairs 0..2
+// Bit `bit` of the code (0: mantissa, 1, 2: exponent, 3: sign) in half
+// `half` of the decoded pair, and where the word holds it for pair `pair`.
+LOWBIT_HD_CONSTEXPR int DecodedBitOf(int half, int bit) { return 16 * half + (bit == 3 ? 15 : 6 + bit); }
+LOWBIT_HD_CONSTEXPR int CodeBitPosition(int pair, int half, int bit) {
+  const int target = DecodedBitOf(half, bit);
+  if (pair < 3) return (target - PairRotation(pair) + 32) % 32;
+  return bit == 0 ? target + 8 : target;
+}
+// The word bits of E2M1 `code` placed as pair `pair`, half `half`.
+LOWBIT_HD_CONSTEXPR std::uint32_t CodeBitsInWord(std::uint8_t code, int pair, int half) {
+  std::uint32_t word = 0;
+  for (int bit = 0; bit < 4; ++bit) {
+    if ((code >> bit) & 1u) word |= 1u << CodeBitPosition(pair, half, bit);
+  }
+  return word;
+}
+constexpr bool EveryWordBitHoldsOneCodeBit() {
+  std::uint32_t seen = 0;
+  for (int pair = 0; pair < 4; ++pair) {
+    for (int half = 0; half < 2; ++half) {
+      for (int bit = 0; bit < 4; ++bit) {
+        const std::uint32_t b = 1u << CodeBitPosition(pair, half, bit);
+        if ((seen & b) != 0) return false;
+        seen |= b;
+      }
+    }
+  }
+  return seen == 0xFFFFFFFFu;
+}
+static_assert(EveryWordBitHoldsOneCodeBit(), "the 32 bits of a word hold the 8 codes, each bit once");
+
+LOWBIT_HD_CONSTEXPR std::uint32_t RotateLeft(std::uint32_t word, int by) {
+  return (word << by) | (word >> (32 - by));
+}
 LOWBIT_HD_CONSTEXPR std::uint32_t DecodePairScaledDown(std::uint32_t word, int pair) {
-  const std::uint32_t q = word << (4 * pair);
-  return (q & 0x80008000u) | ((q & 0x70007000u) >> 6);
+  if (pair < 3) return RotateLeft(word, PairRotation(pair)) & kPairMask;
+  return (word & (kPairMask & ~0x00400040u)) | ((word >> 8) & 0x00400040u);
 }
 constexpr bool ScaledDownDecodeIsExact() {
   constexpr FormatSpec kBfloat = kBf16;
   constexpr FormatSpec kFp4 = kE2m1;
   for (int code = 0; code < 16; ++code) {
     for (int half = 0; half < 2; ++half) {
-      const std::uint32_t r = DecodePairScaledDown(static_cast<std::uint32_t>(code) << (4 * (3 + 4 * half)), 0);
-      const double got = DecodeToF64(kBfloat, (r >> (16 * half)) & 0xFFFFu);
-      const double want = DecodeToF64(kFp4, static_cast<std::uint64_t>(code)) * 0x1p-126;
-      if (got != want || ((r >> (16 * half)) & 0x8000u) != ((code & 8u) << 12)) return false;
-      if (((r >> (16 * (1 - half))) & 0xFFFFu) != 0) return false;
+      for (int pair = 0; pair < 4; ++pair) {
+        const std::uint32_t r = DecodePairScaledDown(CodeBitsInWord(static_cast<std::uint8_t>(code), pair, half), pair);
+        const double got = DecodeToF64(kBfloat, (r >> (16 * half)) & 0xFFFFu);
+        const double want = DecodeToF64(kFp4, static_cast<std::uint64_t>(code)) * 0x1p-126;
+        if (got != want || ((r >> (16 * half)) & 0x8000u) != ((code & 8u) << 12)) return false;
+        if (((r >> (16 * (1 - half))) & 0xFFFFu) != 0) return false;
+      }
     }
   }
   return true;
 }
-static_assert(ScaledDownDecodeIsExact(), "every E2M1 code, either half: its value times 2^-126, its sign");
+static_assert(ScaledDownDecodeIsExact(), "every E2M1 code, every pair and half: its value times 2^-126, its sign");
 
 // 2^126 in BF16, twice: multiplies the scaled-down pair back, exactly (the
 // values are at most 6 and BF16 keeps subnormal inputs).
@@ -232,6 +281,22 @@ LOWBIT_HD inline std::uint32_t MultiplyBf16Pairs(std::uint32_t a, std::uint32_t 
 #endif
 }
 
+// Half h of `pairs` in both halves: the scale pair of row half h from
+// PlainScaleOperands. On the device __low2bfloat162 / __high2bfloat162, which
+// the multiply takes as an operand selector (.H0_H0 / .H1_H1), no instruction.
+LOWBIT_HD inline std::uint32_t BroadcastHalf(std::uint32_t pairs, int half) {
+#if defined(__CUDA_ARCH__)
+  __nv_bfloat162 x;
+  std::memcpy(&x, &pairs, sizeof(x));
+  const __nv_bfloat162 b = half == 0 ? __low2bfloat162(x) : __high2bfloat162(x);
+  std::uint32_t out;
+  std::memcpy(&out, &b, sizeof(out));
+  return out;
+#else
+  return Bf16PairOf(static_cast<std::uint16_t>(pairs >> (16 * half)));
+#endif
+}
+
 // The A register of pair p of `word`: both weights times the scale pair
 // (`scale_pair`: one scale's BF16 code in both halves), rounded once — the
 // model's weight operand (weight_operand.h WeightOperand) for every code and
@@ -239,6 +304,95 @@ LOWBIT_HD inline std::uint32_t MultiplyBf16Pairs(std::uint32_t a, std::uint32_t 
 LOWBIT_HD inline std::uint32_t DecodePair(std::uint32_t word, int pair, std::uint32_t scale_pair) {
   const std::uint32_t exact = MultiplyBf16Pairs(DecodePairScaledDown(word, pair), Bf16PairOf(kBf16TwoTo126));
   return MultiplyBf16Pairs(exact, scale_pair);
+}
+// The same with the 2^126 folded into the scale (`folded_pair`: the BF16
+// code of scale * 2^126 in both halves, which must be exact): one multiply,
+// the exact product w * s rounded once, as DecodePair.
+LOWBIT_HD inline std::uint32_t DecodePairFolded(std::uint32_t word, int pair, std::uint32_t folded_pair) {
+  return MultiplyBf16Pairs(DecodePairScaledDown(word, pair), folded_pair);
+}
+
+// ---- plain scales: the scale operand in two integer instructions --------------
+
+// Most scale codes of real weights are "plain": a UE4M3 code with a nonzero
+// exponent field below NaN (0x08..0x7E), an E8M0 code up to 128 (scales up to
+// 2). For these the operand is integer arithmetic on the byte, no table:
+// UE4M3 0eeeemmm is 2^(eeee - 7) * 1.mmm (docs/formats-reference.md §1), in
+// BF16 the exponent field eeee + 120 and the mantissa mmm0000, so the code is
+// byte * 16 + (120 << 7); E8M0 code E is 2^(E - 127), and the kernel folds
+// the decode's 2^126 into it (DecodePairFolded): 2^(E - 1), in BF16 (E + 126)
+// << 7, exact for E <= 128. NVFP4 scales reach 448, so folding 2^126 into them
+// would overflow BF16: NVFP4 keeps DecodePair's two multiplies. Zero,
+// subnormal and NaN scale codes (and E8M0 above 128) go through the table.
+// ScaleOperandsArePlainCodes below checks every plain byte against the model.
+LOWBIT_HD_CONSTEXPR bool ScaleIsPlain(ScaleType type, std::uint32_t byte) {
+  return type == ScaleType::kUe4m3 ? byte >= 0x08 && byte <= 0x7E : byte <= 128;
+}
+LOWBIT_HD_CONSTEXPR ScaleType ScaleTypeOfBlock(int block) { return block == 16 ? ScaleType::kUe4m3 : ScaleType::kE8m0; }
+LOWBIT_HD_CONSTEXPR std::uint32_t PlainOperandOffset(ScaleType type) {
+  return type == ScaleType::kUe4m3 ? std::uint32_t{120} << 7 : std::uint32_t{126} << 7;
+}
+LOWBIT_HD_CONSTEXPR std::uint32_t PlainOperandMultiplier(ScaleType type) { return type == ScaleType::kUe4m3 ? 16 : 128; }
+// Half h of the result: the operand of the scale byte ScaleByteOfBlock(h, b)
+// of the lane's scale words, for a block b whose bytes are plain. Two
+// instructions on the device (PRMT, IMAD).
+template <int kBlock>
+LOWBIT_HD inline std::uint32_t PlainScaleOperands(const std::uint32_t* scale_words, int b) {
+  constexpr ScaleType kType = ScaleTypeOfBlock(kBlock);
+  const std::uint32_t word = scale_words[ScaleByteOfBlock(0, b) / 4];
+  const int first = ScaleByteOfBlock(0, b) % 4;  // 0 or 2: the two bytes side by side
+  static_assert(ScaleByteOfBlock(1, 0) == ScaleByteOfBlock(0, 0) + 1, "a block's two bytes adjacent");
+#if defined(__CUDA_ARCH__)
+  const std::uint32_t bytes = __byte_perm(word, 0, first == 0 ? 0x4140 : 0x4342);
+#else
+  const std::uint32_t bytes = ((word >> (8 * first)) & 0xFFu) | (((word >> (8 * first + 8)) & 0xFFu) << 16);
+#endif
+  return bytes * PlainOperandMultiplier(kType) + PlainOperandOffset(kType) * 0x10001u;
+}
+// The code a plain byte's operand must be: the model's scale, times 2^126
+// where the kernel folds it in (E8M0).
+LOWBIT_HD_CONSTEXPR std::uint16_t PlainOperandOfModel(ScaleType type, std::uint8_t byte) {
+  const double scale = DecodeToF64(matmul::ScaleFormatOf(type), byte);
+  return Bf16Code(type == ScaleType::kUe4m3 ? scale : scale * 0x1p126);
+}
+constexpr bool ScaleOperandsArePlainCodes() {
+  for (const ScaleType type : {ScaleType::kUe4m3, ScaleType::kE8m0}) {
+    int plain = 0;
+    for (std::uint32_t byte = 0; byte < 256; ++byte) {
+      if (!ScaleIsPlain(type, byte)) continue;
+      ++plain;
+      const double scale = DecodeToF64(matmul::ScaleFormatOf(type), byte);
+      const double operand = type == ScaleType::kUe4m3 ? scale : scale * 0x1p126;
+      if (DecodeToF64(kBf16, PlainOperandOfModel(type, static_cast<std::uint8_t>(byte))) != operand) return false;  // exact
+      if (byte * PlainOperandMultiplier(type) + PlainOperandOffset(type) != PlainOperandOfModel(type, static_cast<std::uint8_t>(byte))) {
+        return false;
+      }
+    }
+    if (plain != (type == ScaleType::kUe4m3 ? 0x77 : 129)) return false;
+  }
+  return true;
+}
+static_assert(ScaleOperandsArePlainCodes(), "every plain scale byte: two integer operations give the model's operand");
+
+// A K tile takes the plain path when every scale byte of its record is
+// plain (PackForTcGemv records which tiles do). The packer pads rows past N
+// and blocks past K with the scale 1.0, a plain code, so that padding alone
+// never sends a tile to the table.
+LOWBIT_HD_CONSTEXPR std::uint8_t PaddingScaleByte(ScaleType type) {
+  for (int byte = 0; byte < 256; ++byte) {
+    if (DecodeToF64(matmul::ScaleFormatOf(type), static_cast<std::uint64_t>(byte)) == 1.0) return static_cast<std::uint8_t>(byte);
+  }
+  return 0;
+}
+static_assert(ScaleIsPlain(ScaleType::kUe4m3, PaddingScaleByte(ScaleType::kUe4m3)) &&
+              ScaleIsPlain(ScaleType::kE8m0, PaddingScaleByte(ScaleType::kE8m0)) &&
+              DecodeToF64(matmul::ScaleFormatOf(ScaleType::kE8m0), PaddingScaleByte(ScaleType::kE8m0)) == 1.0,
+              "the padding scale is 1.0 and plain");
+LOWBIT_HD_CONSTEXPR bool TileScalesArePlain(ScaleType type, const std::uint8_t* record, int bytes) {
+  for (int i = 0; i < bytes; ++i) {
+    if (!ScaleIsPlain(type, record[i])) return false;
+  }
+  return true;
 }
 
 // A lane's words of one K tile as its loads deliver them: codes[half][w] the
@@ -251,16 +405,29 @@ struct LaneTileWords {
 };
 
 // The four A registers of chunk c of the tile: A register 2 s + h is row
-// half h, K 4 t + 2 s + {0, 1} (AKOf), decoded with its row's block scale
-// through `scale_table` (256 ScaleOperandCode entries).
-template <int kBlock>
-LOWBIT_HD inline void AFragmentOfChunk(const LaneTileWords<kBlock>& words, const std::uint16_t* scale_table, int c,
+// half h, K 4 t + 2 s + {0, 1} (AKOf), decoded with its row's block scale:
+// from PlainScaleOperands when kPlainScales, else `scale_operand(byte)`
+// gives the ScaleOperandCode of a scale byte (the kernel reads its
+// shared-memory table of all 256).
+template <int kBlock, bool kPlainScales, typename ScaleOperand>
+LOWBIT_HD inline void AFragmentOfChunk(const LaneTileWords<kBlock>& words, const ScaleOperand& scale_operand, int c,
                                        std::uint32_t (&a)[4]) {
-  for (int reg = 0; reg < 4; ++reg) {
-    const int half = reg % 2, slot = reg / 2;
-    const int sb = ScaleByteOf(half, c, kBlock);
-    const std::uint32_t byte = (words.scales[sb / 4] >> (8 * (sb % 4))) & 0xFFu;
-    a[reg] = DecodePair(words.codes[half][c / 2], PairOf(c % 2, slot), Bf16PairOf(scale_table[byte]));
+  if constexpr (kPlainScales) {
+    const std::uint32_t operands = PlainScaleOperands<kBlock>(words.scales, c * kChunk / kBlock);
+    for (int reg = 0; reg < 4; ++reg) {
+      const int half = reg % 2, slot = reg / 2;
+      const std::uint32_t scale_pair = BroadcastHalf(operands, half);
+      const std::uint32_t word = words.codes[half][c / 2];
+      a[reg] = kBlock == 16 ? DecodePair(word, PairOf(c % 2, slot), scale_pair)
+                            : DecodePairFolded(word, PairOf(c % 2, slot), scale_pair);
+    }
+  } else {
+    for (int reg = 0; reg < 4; ++reg) {
+      const int half = reg % 2, slot = reg / 2;
+      const int sb = ScaleByteOf(half, c, kBlock);
+      const std::uint32_t byte = (words.scales[sb / 4] >> (8 * (sb % 4))) & 0xFFu;
+      a[reg] = DecodePair(words.codes[half][c / 2], PairOf(c % 2, slot), Bf16PairOf(scale_operand(byte)));
+    }
   }
 }
 
@@ -368,8 +535,9 @@ LOWBIT_HD_CONSTEXPR ChunkRange PartChunks(std::int64_t k, int split_k, int part)
   return {first, last};
 }
 
-// The K tiles a part touches, and the chunks of tile j inside the part
-// ([first, last) within the tile, possibly empty at the part's edges).
+// The K tiles a part touches, and the chunks of tile j inside the part: bit
+// c of ChunkMaskOf set when chunk c of the tile is (possibly none at the
+// part's edges; all kChunksPerKTile on every tile that is not an edge).
 struct TileSpan {
   std::int64_t first;
   std::int64_t last;
@@ -377,10 +545,17 @@ struct TileSpan {
 LOWBIT_HD_CONSTEXPR TileSpan TilesOfPart(const ChunkRange& range) {
   return {range.first / kChunksPerKTile, matmul::CeilDiv(range.last, kChunksPerKTile)};
 }
-LOWBIT_HD_CONSTEXPR bool ChunkInPart(const ChunkRange& range, std::int64_t j, int c) {
-  const std::int64_t chunk = j * kChunksPerKTile + c;
-  return chunk >= range.first && chunk < range.last;
+inline constexpr unsigned kEveryChunk = (1u << kChunksPerKTile) - 1;
+LOWBIT_HD_CONSTEXPR unsigned ChunkMaskOf(const ChunkRange& range, std::int64_t j) {
+  const std::int64_t first = j * kChunksPerKTile;
+  const std::int64_t lo = range.first > first ? range.first - first : 0;
+  const std::int64_t hi = range.last - first < kChunksPerKTile ? range.last - first : kChunksPerKTile;
+  if (hi <= lo) return 0;
+  return (kEveryChunk >> (kChunksPerKTile - hi)) & ~((1u << lo) - 1u);
 }
+static_assert(ChunkMaskOf({0, 16}, 1) == kEveryChunk && ChunkMaskOf({3, 13}, 0) == 0xF8u &&
+                  ChunkMaskOf({3, 13}, 1) == 0x1Fu && ChunkMaskOf({9, 10}, 1) == 0x02u && ChunkMaskOf({9, 9}, 1) == 0,
+              "chunks of a tile inside the part");
 
 // K tiles one row tile's parts load in all (tiles shared by two parts count
 // twice).

@@ -28,6 +28,7 @@ struct PackedWeights {
   std::vector<std::uint8_t> codes;   // batch * row_tiles * k_tiles * kCodeBytesPerTile
   std::vector<std::uint8_t> scales;  // batch * row_tiles * k_tiles * ScaleBytesPerTile(block)
   std::vector<float> column_scales;  // batch * row_tiles * kTileRows (1 where W has no outer scale)
+  std::vector<std::uint8_t> plain_tiles;  // batch * row_tiles * k_tiles: 1 where every scale is plain (ScaleIsPlain)
 };
 
 // Why these weights cannot take the tensor-core GEMV; nullptr when they can.
@@ -72,6 +73,8 @@ inline PackedWeights PackForTcGemv(const matmul::WeightView& w) {
   p.codes.assign(static_cast<std::size_t>(p.batch * p.row_tiles * p.k_tiles * kCodeBytesPerTile), 0);
   p.scales.assign(static_cast<std::size_t>(p.batch * p.row_tiles * p.k_tiles * ScaleBytesPerTile(p.block)), 0);
   p.column_scales.assign(static_cast<std::size_t>(p.batch * p.row_tiles * kTileRows), 1.0f);
+  p.plain_tiles.assign(static_cast<std::size_t>(p.batch * p.row_tiles * p.k_tiles), 0);
+  const std::uint8_t padding_scale = PaddingScaleByte(p.scale_type);
   for (std::int64_t l = 0; l < p.batch; ++l) {
     for (std::int64_t r = 0; r < p.row_tiles; ++r) {
       for (int row = 0; row < kTileRows; ++row) {
@@ -96,21 +99,25 @@ inline PackedWeights PackForTcGemv(const matmul::WeightView& w) {
                 for (int e = 0; e < 2; ++e) {
                   const std::int64_t k = j * kKTile + chunk * kChunk + AKOf(pos.index, reg, e);
                   const std::uint8_t code = n < w.n && k < w.k ? matmul::WeightCode(w, l, n, k) : 0;
-                  const int nibble = PairNibble(pair, e);
-                  std::uint8_t& byte = bytes[4 * (chunk / 2) + nibble / 2];
-                  byte = static_cast<std::uint8_t>(byte | ((code & 0xF) << (4 * (nibble % 2))));
+                  // The word's bytes little-endian, as the kernel's 16-byte load delivers them.
+                  const std::uint32_t bits = CodeBitsInWord(static_cast<std::uint8_t>(code & 0xF), pair, e);
+                  for (int b = 0; b < 4; ++b) {
+                    bytes[4 * (chunk / 2) + b] = static_cast<std::uint8_t>(bytes[4 * (chunk / 2) + b] | (bits >> (8 * b)));
+                  }
                 }
               }
             }
             if (pos.index == 0) {
               for (int b = 0; b < scales_per_row; ++b) {
                 const std::int64_t k = j * kKTile + static_cast<std::int64_t>(b) * p.block;
-                scales[ScaleLaneOffset(pos.group, p.block) + half * scales_per_row + b] =
-                    n < w.n && k < w.k ? static_cast<std::uint8_t>(matmul::ScaleBits(w, l, n, k)) : 0;
+                scales[ScaleLaneOffset(pos.group, p.block) + ScaleByteOfBlock(half, b)] =
+                    n < w.n && k < w.k ? static_cast<std::uint8_t>(matmul::ScaleBits(w, l, n, k)) : padding_scale;
               }
             }
           }
         }
+        p.plain_tiles[static_cast<std::size_t>((l * p.row_tiles + r) * p.k_tiles + j)] =
+            TileScalesArePlain(p.scale_type, scales, ScaleBytesPerTile(p.block)) ? 1 : 0;
       }
     }
   }
