@@ -5,7 +5,7 @@
 // written). The weights are random packed tiles with moderate scales, rotated
 // among enough copies that one pass does not fit in L2; x is one BF16 matrix.
 // Time = median over 7 rounds of (events around 40 back-to-back calls) / 40;
-// a call with split-K is the GEMV and its reduction.
+// a call with split-K is one launch (the parts are added in the kernel).
 //
 //   tc_gemv_bench                   every case
 //   tc_gemv_bench FORMAT N K M [L]  one case (for ncu)
@@ -88,10 +88,11 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
   std::uint16_t* dx = Upload(x);
   float* dy = nullptr;
   CHECK_CUDA(cudaMalloc(&dy, static_cast<std::size_t>(batch * m * n) * sizeof(float)));
-  const lowbit::matmul::AccumulationSchedule schedule = tc::ScheduleOf(format, n, k, lowbit::matmul::OutputType::kFp32);
+  const lowbit::matmul::AccumulationSchedule schedule = tc::ScheduleOf(format, n, k, batch, lowbit::matmul::OutputType::kFp32);
   const std::int64_t ws_floats = tc::WorkspaceFloats(w, m, schedule.split_k);
   float* dws = nullptr;
   CHECK_CUDA(cudaMalloc(&dws, static_cast<std::size_t>(std::max<std::int64_t>(ws_floats, 1)) * sizeof(float)));
+  CHECK_CUDA(cudaMemset(dws, 0, static_cast<std::size_t>(std::max<std::int64_t>(ws_floats, 1)) * sizeof(float)));
   auto call = [&](int i) {
     tc::DeviceWeights wi = w;
     wi.codes = dcodes[i % copies];

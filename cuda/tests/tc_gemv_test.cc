@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <thread>
 #include <vector>
@@ -28,7 +29,7 @@ using matmul::WeightFormat;
 // checks every output; returns the kernel's outputs (empty when it failed to run).
 std::vector<std::uint32_t> RunAndExpectModel(const testing::GemvCase& c, int split, matmul::OutputType output) {
   const matmul::WeightView w = c.View();
-  matmul::AccumulationSchedule schedule = ScheduleOf(c.format, c.n, c.k, output);
+  matmul::AccumulationSchedule schedule = ScheduleOf(c.format, c.n, c.k, c.batch, output);
   if (split > 0) schedule.split_k = split;
   const int threads = static_cast<int>(std::thread::hardware_concurrency() > 0 ? std::thread::hardware_concurrency() : 1);
   const matmul::QuantizedMatmulResult model =
@@ -64,6 +65,16 @@ std::vector<std::uint32_t> RunAndExpectModel(const testing::GemvCase& c, int spl
   EXPECT_EQ(error, nullptr) << c.Describe() << ": " << (error ? error : "");
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << c.Describe();
   if (error != nullptr) return {};
+  // The split-K counters (the workspace's tail past the parts) are zero again.
+  if (workspace_floats > 0) {
+    const std::vector<float> after = workspace.Get(static_cast<std::size_t>(workspace_floats));
+    const std::int64_t parts = c.batch * schedule.split_k * c.m * c.n;
+    for (std::int64_t i = parts; i < workspace_floats; ++i) {
+      std::uint32_t word;
+      std::memcpy(&word, &after[static_cast<std::size_t>(i)], sizeof(word));
+      EXPECT_EQ(word, 0u) << c.Describe() << " counter " << i - parts;
+    }
+  }
   std::vector<std::uint32_t> y(static_cast<std::size_t>(outputs));
   if (output == matmul::OutputType::kFp32) {
     y = y32.Get(static_cast<std::size_t>(outputs));
@@ -196,7 +207,7 @@ TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
   w.scales = fake;
   w.column_scales = &fake_scale;
   w.plain_tiles = fake;
-  const matmul::AccumulationSchedule s = ScheduleOf(w.format, w.n, w.k, matmul::OutputType::kFp32);
+  const matmul::AccumulationSchedule s = ScheduleOf(w.format, w.n, w.k, w.batch, matmul::OutputType::kFp32);
   EXPECT_STREQ(RunTcGemv(w, fake_x, 17, s, fake_y, nullptr, 0, nullptr), "the tensor-core GEMV takes M = 1..16");
   EXPECT_STREQ(RunTcGemv(w, nullptr, 1, s, fake_y, nullptr, 0, nullptr), "a buffer is null");
   DeviceWeights no_flags = w;

@@ -239,7 +239,7 @@ bool FiniteNonzero(std::uint32_t code, matmul::OutputType output) {
 // kernel's own SplitKOf) and output type.
 Compared ExpectSimulationEqualsModel(const testing::GemvCase& c, int split, matmul::OutputType output) {
   const matmul::WeightView w = c.View();
-  matmul::AccumulationSchedule schedule = ScheduleOf(c.format, c.n, c.k, output);
+  matmul::AccumulationSchedule schedule = ScheduleOf(c.format, c.n, c.k, c.batch, output);
   if (split > 0) schedule.split_k = split;
   const matmul::QuantizedMatmulResult model =
       matmul::QuantizedMatmulModel(w, c.x.data(), matmul::ActivationType::kBf16, c.m, schedule);

@@ -21,8 +21,8 @@
 // folded in (DecodePair) and reads x with one 8-byte shared-memory load per
 // chunk and n-tile. The next tile's loads are issued before the current
 // tile's MMAs. With one part the epilogue runs here; with more, each part's
-// FP32 value goes to the workspace and TcGemvReduceKernel adds the parts in
-// order and runs the epilogue.
+// FP32 value goes to the workspace and the last block of each row group to
+// finish adds the parts in order and runs the epilogue (one launch).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -45,6 +45,22 @@ static_assert(kMaxKTiles * kCodeBytesPerTile < (std::int64_t{1} << 31), "a row t
 // bytes apart modulo 128, the four lanes of a group 8 bytes apart.
 static_assert(SharedXStride(kStageK) * 2 % 128 == 32, "x rows 32 bytes apart modulo the 32 banks");
 
+// The 256 scale operands (ScaleOperandCode) of each scale type, computed by
+// the compiler from the model; each block copies its type's table into
+// shared memory (one load per thread) instead of running the model's decode.
+struct ScaleTables {
+  std::uint16_t code[2][256];
+};
+constexpr ScaleTables MakeScaleTables() {
+  ScaleTables t{};
+  for (int b = 0; b < 256; ++b) {
+    t.code[0][b] = ScaleOperandCode(ScaleType::kUe4m3, static_cast<std::uint8_t>(b));
+    t.code[1][b] = ScaleOperandCode(ScaleType::kE8m0, static_cast<std::uint8_t>(b));
+  }
+  return t;
+}
+__device__ const ScaleTables kScaleTables = MakeScaleTables();
+
 struct KernelParams {
   const std::uint8_t* codes;
   const std::uint8_t* scales;
@@ -53,6 +69,7 @@ struct KernelParams {
   const std::uint16_t* x;
   void* y;
   float* workspace;
+  unsigned* counters;  // past the parts in the workspace: one per row group and batch entry
   std::int64_t m, n, k, row_tiles, k_tiles;
   ScaleType scale_type;
   AccumulationSchedule schedule;
@@ -131,13 +148,14 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
   const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock + warp;
   const bool active = r < p.row_tiles;  // idle warps still stage x and meet the barriers
 
-  for (int i = threadIdx.x; i < 256; i += kThreads) {
-    scale_table[i] = ScaleOperandCode(p.scale_type, static_cast<std::uint8_t>(i));
-  }
+  static_assert(kThreads >= 256, "one table entry per thread");
+  if (threadIdx.x < 256) scale_table[threadIdx.x] = kScaleTables.code[p.scale_type == ScaleType::kUe4m3 ? 0 : 1][threadIdx.x];
   // Rows of x at or past M feed only columns of D that are never stored;
   // they are zeroed once so that every shared-memory read is of written data.
-  for (int i = threadIdx.x; i < (kXRows - static_cast<int>(p.m)) * kStride; i += kThreads) {
-    xs[static_cast<int>(p.m) * kStride + i] = 0;
+  static_assert(kStride * sizeof(std::uint16_t) % 16 == 0, "rows of x 16-byte aligned: zeroed by 16-byte stores");
+  constexpr int kRowVectors = kStride * sizeof(std::uint16_t) / 16;
+  for (int i = threadIdx.x; i < (kXRows - static_cast<int>(p.m)) * kRowVectors; i += kThreads) {
+    reinterpret_cast<uint4*>(xs + static_cast<int>(p.m) * kStride)[i] = make_uint4(0, 0, 0, 0);
   }
   // 16-byte loads of x when every row starts 16-byte aligned.
   const bool vector_x = p.k % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0;
@@ -208,34 +226,51 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
       }
     }
   }
-  if (!active) return;
+  const int split = p.schedule.split_k;
+  if (active) {
 #pragma unroll
-  for (int tile = 0; tile < kNTiles; ++tile) {
+    for (int tile = 0; tile < kNTiles; ++tile) {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const std::int64_t n = r * kTileRows + DRowOf(pos.group, i);
-      const std::int64_t row = tile * kTileColumns + DColumnOf(pos.index, i);
-      if (n >= p.n || row >= p.m) continue;
-      const float value = __uint_as_float(acc[tile][i]);
-      if (p.schedule.split_k == 1) {
-        const float scale = p.column_scales[(l * p.row_tiles + r) * kTileRows + DRowOf(pos.group, i)];
-        StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, value, scale));
-      } else {
-        p.workspace[((l * p.schedule.split_k + part) * p.m + row) * p.n + n] = value;
+      for (int i = 0; i < 4; ++i) {
+        const std::int64_t n = r * kTileRows + DRowOf(pos.group, i);
+        const std::int64_t row = tile * kTileColumns + DColumnOf(pos.index, i);
+        if (n >= p.n || row >= p.m) continue;
+        const float value = __uint_as_float(acc[tile][i]);
+        if (split == 1) {
+          const float scale = p.column_scales[(l * p.row_tiles + r) * kTileRows + DRowOf(pos.group, i)];
+          StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, value, scale));
+        } else {
+          p.workspace[((l * split + part) * p.m + row) * p.n + n] = value;
+        }
       }
     }
   }
-}
-
-// Step 4 and 5 for split > 1: one thread per output, the parts in order.
-__global__ void TcGemvReduceKernel(KernelParams p, std::int64_t batch) {
-  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= batch * p.m * p.n) return;
-  const std::int64_t n = i % p.n, row = (i / p.n) % p.m, l = i / (p.n * p.m);
-  float parts[matmul::kMaxSplitK];
-  for (int q = 0; q < p.schedule.split_k; ++q) parts[q] = p.workspace[((l * p.schedule.split_k + q) * p.m + row) * p.n + n];
-  const float scale = p.column_scales[(l * p.row_tiles + n / kTileRows) * kTileRows + n % kTileRows];
-  StoreOutput(p, i, Epilogue(p.schedule, AddPartsInOrder(parts, p.schedule.split_k), scale));
+  if (split == 1) return;
+  // Step 4 and 5 for split > 1, in this kernel: the block that finishes its
+  // row group's parts last (a counter per row group and batch entry) adds
+  // the parts of its outputs in order and runs the epilogue, then leaves the
+  // counter at zero for the next call. The fences order each block's part
+  // stores before its count, and the count before the last block's loads
+  // (CUDA C++ Programming Guide, "Memory Fence Functions", the sum example).
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  unsigned* counter = p.counters + l * gridDim.x + blockIdx.x;
+  if (threadIdx.x == 0) last = atomicAdd(counter, 1u) == static_cast<unsigned>(split - 1);
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  constexpr int kGroupRows = kWarpsPerBlock * kTileRows;
+  const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * kGroupRows;
+  for (int i = threadIdx.x; i < static_cast<int>(p.m) * kGroupRows; i += kThreads) {
+    const std::int64_t n = n0 + i % kGroupRows, row = i / kGroupRows;
+    if (n >= p.n) continue;
+    float parts[matmul::kMaxSplitK];
+    for (int q = 0; q < split; ++q) parts[q] = __ldcg(p.workspace + ((l * split + q) * p.m + row) * p.n + n);
+    const float scale = p.column_scales[(l * p.row_tiles + n / kTileRows) * kTileRows + n % kTileRows];
+    StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, AddPartsInOrder(parts, split), scale));
+  }
+  if (threadIdx.x == 0) *counter = 0;
 }
 
 template <int kNTiles, int kBlock>
@@ -273,8 +308,14 @@ cudaError_t DecodeEveryPairOnDevice(ScaleType type, bool plain, std::uint32_t* o
   return cudaGetLastError();
 }
 
+namespace {
+std::int64_t PartFloats(const DeviceWeights& w, std::int64_t m, int split_k) { return w.batch * split_k * m * w.n; }
+std::int64_t RowGroups(const DeviceWeights& w) { return matmul::CeilDiv(w.row_tiles, kWarpsPerBlock); }
+}  // namespace
+
 std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k) {
-  return split_k > 1 ? w.batch * split_k * m * w.n : 0;
+  static_assert(sizeof(unsigned) == sizeof(float), "a counter in one float's place");
+  return split_k > 1 ? PartFloats(w, m, split_k) + w.batch * RowGroups(w) : 0;
 }
 
 const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64_t m,
@@ -298,7 +339,7 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
   }
   const OutputType output = schedule.output == FormatId::kFp32 ? OutputType::kFp32
                             : schedule.output == FormatId::kBf16 ? OutputType::kBf16 : OutputType::kFp16;
-  AccumulationSchedule declared = ScheduleOf(w.format, w.n, w.k, output);
+  AccumulationSchedule declared = ScheduleOf(w.format, w.n, w.k, w.batch, output);
   declared.split_k = schedule.split_k;
   if (const char* why = matmul::ScheduleProblem(schedule, w.k)) return why;
   if (schedule.instruction != declared.instruction || schedule.promotion_interval != 0 ||
@@ -310,7 +351,8 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
   if (schedule.split_k > 1 && (workspace == nullptr || workspace_floats < WorkspaceFloats(w, m, schedule.split_k))) {
     return "split-K needs a workspace of WorkspaceFloats floats";
   }
-  KernelParams p{w.codes, w.scales, w.column_scales, w.plain_tiles, x, y, workspace, m, w.n, w.k, w.row_tiles, w.k_tiles,
+  unsigned* counters = schedule.split_k > 1 ? reinterpret_cast<unsigned*>(workspace + PartFloats(w, m, schedule.split_k)) : nullptr;
+  KernelParams p{w.codes, w.scales, w.column_scales, w.plain_tiles, x, y, workspace, counters, m, w.n, w.k, w.row_tiles, w.k_tiles,
                  w.scale_type, schedule};
   const bool two_tiles = m > kTileColumns;
   cudaError_t e = cudaSuccess;
@@ -320,13 +362,6 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
     e = two_tiles ? Launch<2, 32>(p, w.batch, stream) : Launch<1, 32>(p, w.batch, stream);
   }
   if (e != cudaSuccess) return "the tensor-core GEMV kernel did not launch";
-  if (schedule.split_k > 1) {
-    const std::int64_t outputs = w.batch * m * w.n;
-    constexpr int kReduceThreads = 256;
-    TcGemvReduceKernel<<<static_cast<unsigned>(matmul::CeilDiv(outputs, kReduceThreads)), kReduceThreads, 0, stream>>>(
-        p, w.batch);
-    if (cudaGetLastError() != cudaSuccess) return "the tensor-core GEMV's split-K reduction did not launch";
-  }
   return nullptr;
 }
 

@@ -26,12 +26,16 @@ struct DeviceWeights {
   const std::uint8_t* plain_tiles = nullptr;  // PackedWeights::plain_tiles
 };
 
-// FP32 workspace elements RunTcGemv needs for `split_k` parts (0 for one).
+// FP32-sized workspace elements RunTcGemv needs for `split_k` parts (0 for
+// one): the parts, then one counter per batch entry and 128 output channels,
+// which must be zero before the first call (cudaMemset once after
+// allocating); every call leaves them zero. Calls that share a workspace
+// must not run at the same time.
 std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k);
 
 // y = x * W^T on `stream`: x BF16 codes [batch][m][k] on the device, y
 // [batch][m][n] of the schedule's output type (FP32, BF16 or FP16 codes).
-// `schedule` must be ScheduleOf(w.format, w.n, w.k, output) with any split_k
+// `schedule` must be ScheduleOf(w.format, w.n, w.k, w.batch, output) with any split_k
 // in 1..64 (each split is its own declared order). Returns nullptr, or one
 // line naming what is wrong (nothing is launched then).
 const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64_t m,

@@ -30,7 +30,7 @@
 //
 // The schedule this kernel declares (ScheduleOf): the BF16 instruction
 // above, K in chunks of 16 in increasing order padded with zeros, no
-// promotion, split-K into SplitKOf(N, K) parts (a function of the shape only,
+// promotion, split-K into SplitKOf(N, K, L) parts (a function of the shape only,
 // never of M, so a row of y has the same bits whatever M was) added in
 // order, p0 + p1 + ..., the FP32 tensor scale (NVFP4) in the epilogue, one
 // conversion to the output type (accumulation_schedule.h steps 1-5).
@@ -469,7 +469,7 @@ LOWBIT_HD_CONSTEXPR int SharedXOffset(int tile, int g, int t, int k0) {
 // ---- split-K and the epilogue -----------------------------------------------------
 
 // Parts of K. The grid is row groups (8 warps, 128 output channels) times
-// parts, all resident at once on an H100 / H200 (132 SMs, at most
+// parts times the batch L, all resident at once on an H100 / H200 (132 SMs, at most
 // kBlocksPerSm blocks each at the 60-64 registers ptxas reports for the
 // kernel; scripts/gpu/tc_gemv.sh prints them). Among the splits that leave
 // at least one K tile (8 chunks) per part, the split chosen maximises the
@@ -478,14 +478,14 @@ LOWBIT_HD_CONSTEXPR int SharedXOffset(int tile, int g, int t, int k0) {
 // reaches (fewer keep too few loads in flight); and K tiles over the tiles
 // the parts load (a part that starts or ends inside a K tile loads it too,
 // so a split whose parts are not whole tiles streams some weights twice).
-// The smallest split wins ties. A function of N and K only (batch
-// invariance), whatever the device.
+// The smallest split wins ties. A function of N, K and L only, never of M
+// (batch invariance), whatever the device.
 inline constexpr int kWarpsPerBlock = 8;
 inline constexpr std::int64_t kSms = 132;
 inline constexpr std::int64_t kBlocksPerSm = 4;
 LOWBIT_HD_CONSTEXPR std::int64_t TilesLoaded(std::int64_t k, int split);
-LOWBIT_HD_CONSTEXPR int SplitKOf(std::int64_t n, std::int64_t k) {
-  const std::int64_t row_groups = matmul::CeilDiv(matmul::CeilDiv(n, kTileRows), kWarpsPerBlock);
+LOWBIT_HD_CONSTEXPR int SplitKOf(std::int64_t n, std::int64_t k, std::int64_t batch) {
+  const std::int64_t row_groups = matmul::CeilDiv(matmul::CeilDiv(n, kTileRows), kWarpsPerBlock) * batch;
   const std::int64_t chunks = matmul::CeilDiv(k, kChunk);
   const std::int64_t k_tiles = matmul::CeilDiv(chunks, kChunksPerKTile);
   std::int64_t most = chunks / kChunksPerKTile;
@@ -507,13 +507,13 @@ LOWBIT_HD_CONSTEXPR int SplitKOf(std::int64_t n, std::int64_t k) {
   return best;
 }
 
-// The schedule the kernel declares for W [N][K] of `format` and `output`.
+// The schedule the kernel declares for W [L][N][K] of `format` and `output`.
 LOWBIT_HD_CONSTEXPR AccumulationSchedule ScheduleOf(WeightFormat format, std::int64_t n, std::int64_t k,
-                                                    OutputType output) {
+                                                    std::int64_t batch, OutputType output) {
   AccumulationSchedule s;
   s.instruction = kInstruction;
   s.promotion_interval = 0;
-  s.split_k = SplitKOf(n, k);
+  s.split_k = SplitKOf(n, k, batch);
   s.split_reduction = matmul::SplitReduction::kInOrder;
   s.output = output == OutputType::kFp32 ? FormatId::kFp32 : output == OutputType::kBf16 ? FormatId::kBf16
                                                                                           : FormatId::kFp16;
@@ -569,9 +569,10 @@ LOWBIT_HD_CONSTEXPR std::int64_t TilesLoaded(std::int64_t k, int split) {
 }
 // The benchmark's shapes: 8192 x 8192 (64 row groups) takes 8 parts of 8
 // whole K tiles, 512 blocks, 4 per SM on all but 4 SMs; 7168 x 16384 (56
-// row groups) 7 parts, 392 blocks; K of one tile or less one part.
-static_assert(SplitKOf(8192, 8192) == 8 && SplitKOf(7168, 16384) == 7 && SplitKOf(100, 128) == 1 &&
-              SplitKOf(1, 20) == 1);
+// row groups) 7 parts, 392 blocks; 7168 x 2048 with L = 4 (224 row groups)
+// 2 parts; K of one tile or less one part.
+static_assert(SplitKOf(8192, 8192, 1) == 8 && SplitKOf(7168, 16384, 1) == 7 && SplitKOf(7168, 2048, 4) == 2 &&
+              SplitKOf(100, 128, 1) == 1 && SplitKOf(1, 20, 1) == 1);
 
 // Step 4, in order: parts[0] + parts[1] + ..., each one FP32 addition, NaN
 // canonical (the model's own CanonicalNan).

@@ -1,0 +1,138 @@
+// The tensor-core GEMV's registry rows (registry/include/lowbit/registry/matmul_entry.h):
+// backend "cuda-tc", operation gemv, NVFP4 and MXFP4 weights in lowbit's
+// packing x BF16 activations x BF16 / FP16 / FP32 outputs. Each row declares
+// its schedule (tc_gemv_lanes.h ScheduleOf, a function of N and K only), so
+// `lowbit verify` checks it bit for bit against QuantizedMatmulModel under
+// that schedule. `run` takes host memory: the weights are packed once per
+// call (PackForTcGemv), copied to the device with x, and y is copied back
+// and written with the problem's strides. Unavailable (skipped, never
+// passed) without a GPU.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lowbit/cuda/device.h"
+#include "lowbit/formats/matmul/exact.h"  // WriteOutput
+#include "lowbit/registry/matmul_entry.h"
+#include "lowbit/registry/registry.h"
+#include "tc_gemv.h"
+#include "tc_gemv_pack.h"
+
+namespace lowbit::cuda::tc_gemv {
+namespace {
+
+using registry::MatmulArgs;
+using registry::MatmulEntry;
+using registry::Status;
+
+// A device buffer that frees itself.
+template <typename T>
+struct DeviceArray {
+  T* p = nullptr;
+  ~DeviceArray() {
+    if (p != nullptr) cudaFree(p);
+  }
+  cudaError_t Allocate(std::size_t count) { return cudaMalloc(&p, count * sizeof(T)); }
+  cudaError_t Upload(const std::vector<T>& host) {
+    if (cudaError_t e = Allocate(host.size()); e != cudaSuccess) return e;
+    return cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
+  }
+};
+
+Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
+  if (Status s = registry::ValidateMatmulArgs(entry, args); !s.ok) return s;
+  const std::string row = registry::MatmulRowName(entry) + " (cuda-tc): ";
+  const PackedWeights packed = PackForTcGemv(args.w);
+  if (!packed.error.empty()) return Status::Error(row + packed.error);
+  const std::int64_t m = args.m, n = args.w.n, k = args.w.k, batch = args.w.batch;
+  std::vector<std::uint16_t> x(static_cast<std::size_t>(batch * m * k));
+  const auto* xs = static_cast<const std::uint16_t*>(args.x.data);
+  for (std::int64_t l = 0; l < batch; ++l) {
+    for (std::int64_t r = 0; r < m; ++r) {
+      for (std::int64_t i = 0; i < k; ++i) {
+        x[static_cast<std::size_t>((l * m + r) * k + i)] = xs[l * args.x.batch_stride + r * args.x.row_stride + i];
+      }
+    }
+  }
+  const matmul::AccumulationSchedule schedule = ScheduleOf(packed.format, n, k, batch, args.y.type);
+  DeviceArray<std::uint8_t> codes, scales, plain;
+  DeviceArray<float> column_scales, workspace;
+  DeviceArray<std::uint16_t> d_x;
+  DeviceArray<std::uint32_t> y;  // FP32 codes, or 16-bit codes in the first half
+  DeviceWeights w;
+  w.format = packed.format;
+  w.scale_type = packed.scale_type;
+  w.block = packed.block;
+  w.n = n;
+  w.k = k;
+  w.batch = batch;
+  w.row_tiles = packed.row_tiles;
+  w.k_tiles = packed.k_tiles;
+  const std::int64_t workspace_floats = WorkspaceFloats(w, m, schedule.split_k);
+  cudaError_t e = codes.Upload(packed.codes);
+  if (e == cudaSuccess) e = scales.Upload(packed.scales);
+  if (e == cudaSuccess) e = plain.Upload(packed.plain_tiles);
+  if (e == cudaSuccess) e = column_scales.Upload(packed.column_scales);
+  if (e == cudaSuccess) e = d_x.Upload(x);
+  if (e == cudaSuccess) e = y.Allocate(static_cast<std::size_t>(batch * m * n));
+  if (e == cudaSuccess && workspace_floats > 0) e = workspace.Allocate(static_cast<std::size_t>(workspace_floats));
+  // The workspace's split-K counters start at zero (tc_gemv.h WorkspaceFloats).
+  if (e == cudaSuccess && workspace_floats > 0) e = cudaMemset(workspace.p, 0, static_cast<std::size_t>(workspace_floats) * 4);
+  if (e != cudaSuccess) return Status::Error(row + "device copy failed: " + cudaGetErrorString(e));
+  w.codes = codes.p;
+  w.scales = scales.p;
+  w.column_scales = column_scales.p;
+  w.plain_tiles = plain.p;
+  if (const char* why = RunTcGemv(w, d_x.p, m, schedule, y.p, workspace.p, workspace_floats, nullptr)) {
+    return Status::Error(row + why);
+  }
+  const std::size_t outputs = static_cast<std::size_t>(batch * m * n);
+  std::vector<std::uint32_t> out(outputs);
+  if (args.y.type == matmul::OutputType::kFp32) {
+    e = cudaMemcpy(out.data(), y.p, outputs * 4, cudaMemcpyDeviceToHost);
+  } else {
+    std::vector<std::uint16_t> out16(outputs);
+    e = cudaMemcpy(out16.data(), y.p, outputs * 2, cudaMemcpyDeviceToHost);
+    for (std::size_t i = 0; i < outputs; ++i) out[i] = out16[i];
+  }
+  if (e != cudaSuccess) return Status::Error(row + "the tensor-core GEMV failed: " + cudaGetErrorString(e));
+  matmul::WriteOutput(args, out);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterCudaTcGemv(registry::Registry& registry) {
+  constexpr matmul::OutputType kOutputs[] = {matmul::OutputType::kBf16, matmul::OutputType::kFp16,
+                                             matmul::OutputType::kFp32};
+  for (const registry::MatmulWeightKind& kind : registry::kMatmulWeightKinds) {
+    if (kind.packing != matmul::WeightPacking::kLowbit ||
+        (kind.format != matmul::WeightFormat::kNvfp4 && kind.format != matmul::WeightFormat::kMxfp4)) {
+      continue;
+    }
+    for (const matmul::OutputType out : kOutputs) {
+      MatmulEntry e;
+      e.operation = registry::MatmulOperation::kGemv;
+      e.weight = kind.name;
+      e.activation = matmul::ActivationType::kBf16;
+      e.output = out;
+      e.backend = "cuda-tc";
+      e.available = [] { return GpuAvailable(); };
+      // The packing rule in one place (PackProblem, which `run` applies too).
+      e.refuses = [](const MatmulArgs& args) {
+        const char* why = PackProblem(args.w);
+        return std::string(why == nullptr ? "" : why);
+      };
+      e.schedule = [](const MatmulArgs& args) {
+        return ScheduleOf(args.w.format, args.w.n, args.w.k, args.w.batch, args.y.type);
+      };
+      MatmulEntry columns = e;
+      e.run = [columns](const MatmulArgs& args) { return RunOnHostMemory(columns, args); };
+      registry.AddMatmul(std::move(e));
+    }
+  }
+}
+
+}  // namespace lowbit::cuda::tc_gemv
