@@ -26,6 +26,7 @@
 #include "spec_value.h"
 #include "gemm/gemm.h"
 #include "gemv/gemv.h"
+#include "tc_matmul/tc_gemv.h"
 #include "lowbit/cuda/convert.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/quantize.h"
@@ -536,6 +537,7 @@ void RegisterCudaBackends(Registry& registry) {
   cuda::RegisterCudaTensorCore(registry);  // register_tensor_core.cc
   cuda::gemm::RegisterCudaGemm(registry);  // gemm/register_gemm.cc
   cuda::gemv::RegisterCudaGemv(registry);  // gemv/register_gemv.cc
+  cuda::tc_gemv::RegisterCudaTcGemv(registry);  // tc_matmul/register_tc_gemv.cc
 }
 
 }  // namespace registry

@@ -11,7 +11,15 @@
 #include "lowbit/formats/matmul/accumulation_schedule.h"
 #include "lowbit/formats/matmul/weights.h"
 
+namespace lowbit::registry {
+class Registry;
+}
+
 namespace lowbit::cuda::tc_gemv {
+
+// The registry rows (register_tc_gemv.cc): backend "cuda-tc", GEMV, NVFP4 /
+// MXFP4 weights x BF16 activations, each declaring ScheduleOf.
+void RegisterCudaTcGemv(registry::Registry& registry);
 
 // Device copies of PackedWeights' buffers (tc_gemv_pack.h) and its shape.
 struct DeviceWeights {
