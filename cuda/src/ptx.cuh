@@ -170,33 +170,6 @@ __device__ __forceinline__ std::uint16_t LdSharedU16(std::uint32_t address) {
   return v;
 }
 
-// ---- asynchronous copies global -> shared (PTX ISA 9.0 §9.7.9.25.3 "cp.async",
-// sm_80+): a lane copies bytes it alone reads later, so waiting on its own
-// groups (cp.async.wait_group) is the only synchronization. .cg caches in L2
-// only (16-byte copies); .ca for the 8-byte ones. ----
-__device__ __forceinline__ void CpAsync16(std::uint32_t shared_address, const void* global) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address), "l"(global));
-}
-__device__ __forceinline__ void CpAsync8(std::uint32_t shared_address, const void* global) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(shared_address), "l"(global));
-}
-__device__ __forceinline__ void CpAsyncCommit() { asm volatile("cp.async.commit_group;"); }
-// Waits until at most kPending of this thread's committed groups are pending.
-template <int kPending>
-__device__ __forceinline__ void CpAsyncWait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(kPending));
-}
-__device__ __forceinline__ uint4 LdSharedV4(std::uint32_t address) {
-  uint4 v;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(address));
-  return v;
-}
-__device__ __forceinline__ uint2 LdSharedV2At(std::uint32_t address) {
-  uint2 v;
-  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "r"(address));
-  return v;
-}
-
 #if defined(LOWBIT_PTX_HAS_BLACKWELL_CVT)
 // ---- sm_100a-class only (docs/formats-reference.md §2 table, §4.4, §4.5, §4.7) ----
 // e2m1x2 is one byte: `a` (hi) in the upper nibble.

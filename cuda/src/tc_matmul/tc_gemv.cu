@@ -1,3 +1,9 @@
+// NOT REGISTERED: cuda/tests/tc_gemv_test.cc passes on an H200 (every
+// output bit for bit against the model), but at M = 1 this kernel is slower
+// than the FFMA GEMV rows it would replace: it is instruction-bound
+// (bench/RESULTS.md "Tensor-core GEMV (not registered)" has the counters).
+// It gets a registry row and a Python door once it is the faster one.
+//
 // The tensor-core GEMV: y = x * W^T for NVFP4 / MXFP4 weights (packed once by
 // tc_gemv_pack.h PackForTcGemv) and BF16 x, M = 1..16, on
 // `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` with the weights as
@@ -77,46 +83,24 @@ __device__ inline void StoreOutput(const KernelParams& p, std::int64_t index, st
   }
 }
 
-// The weights stream through a ring of kStages K tiles per warp in shared
-// memory, filled by cp.async: a lane copies its own 32 bytes of codes and its
-// group's 16 (NVFP4) or 8 (MX) bytes of scale codes into its slot and later
-// reads exactly those, so waiting on its own copies is all the
-// synchronization needed, and kStages - 1 tiles are in flight per warp
-// without holding registers.
-inline constexpr int kStages = 3;
-inline constexpr int kSlotBytes = 2 * kCodeBytesPerLaneHalf + 16;  // codes, then scale codes
-inline constexpr int kRingBytes = kWarpsPerBlock * kStages * kWarpSize * kSlotBytes;
-static_assert(kSlotBytes % 16 == 0, "16-byte aligned slots");
-
-// Starts the copies of one lane's part of a K tile into `slot` (the lane's
-// shared-memory address in the ring); `codes` and `scales` point at the
-// lane's bytes of the tile (CodeLaneOffset, ScaleLaneOffset).
+// One lane's loads for one K tile: two 16-byte words of codes from `codes`
+// (the lane's bytes of the tile's first half; the second half is
+// kCodeBytesPerHalf on) and one 16-byte (NVFP4) or 8-byte (MX) word of scale
+// codes from `scales` (the lane's scale bytes of the tile).
 template <int kBlock>
-__device__ __forceinline__ void StartTileCopy(std::uint32_t slot, const std::uint8_t* codes, const std::uint8_t* scales) {
-  ptx::CpAsync16(slot, codes);
-  ptx::CpAsync16(slot + kCodeBytesPerLaneHalf, codes + kCodeBytesPerHalf);
-  if constexpr (kBlock == 16) {
-    ptx::CpAsync16(slot + 2 * kCodeBytesPerLaneHalf, scales);
-  } else {
-    ptx::CpAsync8(slot + 2 * kCodeBytesPerLaneHalf, scales);
-  }
-}
-
-// The lane's words of a K tile from its slot, once its copies have landed.
-template <int kBlock>
-__device__ __forceinline__ LaneTileWords<kBlock> ReadTile(std::uint32_t slot) {
+__device__ __forceinline__ LaneTileWords<kBlock> LoadTile(const std::uint8_t* codes, const std::uint8_t* scales) {
   LaneTileWords<kBlock> w;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    const uint4 v = ptx::LdSharedV4(slot + half * kCodeBytesPerLaneHalf);
+    const uint4 v = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(codes + half * kCodeBytesPerHalf));
     w.codes[half][0] = v.x, w.codes[half][1] = v.y, w.codes[half][2] = v.z, w.codes[half][3] = v.w;
   }
   if constexpr (kBlock == 16) {
-    const uint4 v = ptx::LdSharedV4(slot + 2 * kCodeBytesPerLaneHalf);
-    w.scales[0] = v.x, w.scales[1] = v.y, w.scales[2] = v.z, w.scales[3] = v.w;
+    const uint4 s = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(scales));
+    w.scales[0] = s.x, w.scales[1] = s.y, w.scales[2] = s.z, w.scales[3] = s.w;
   } else {
-    const uint2 v = ptx::LdSharedV2At(slot + 2 * kCodeBytesPerLaneHalf);
-    w.scales[0] = v.x, w.scales[1] = v.y;
+    const uint2 s = ptx::LdNcNoAllocate(reinterpret_cast<const uint2*>(scales));
+    w.scales[0] = s.x, w.scales[1] = s.y;
   }
   return w;
 }
@@ -154,8 +138,7 @@ template <int kNTiles, int kBlock>
 __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
   static_assert(kBlock == 16 || kBlock == 32, "NVFP4 (16) or MX (32) blocks");
   __shared__ std::uint16_t scale_table[256];
-  // [8 kNTiles][SharedXStride(kStageK)] x, then the weights' ring (kRingBytes)
-  extern __shared__ __align__(16) std::uint16_t xs[];
+  extern __shared__ __align__(16) std::uint16_t xs[];  // [8 kNTiles][SharedXStride(kStageK)]
   constexpr int kXRows = kTileColumns * kNTiles;
   constexpr int kStride = SharedXStride(kStageK);
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
@@ -194,30 +177,13 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
 
   const std::uint8_t* plain_tiles = p.plain_tiles + (l * p.row_tiles + r) * p.k_tiles;
 
-  // The lane's slots: ring [warp][stage][lane] after x in shared memory;
-  // tile j sits in slot (j - tile_first) % kStages.
-  const std::uint32_t ring = ptx::SharedAddress(xs + kXRows * kStride) +
-                             static_cast<std::uint32_t>((warp * kStages * kWarpSize + lane) * kSlotBytes);
-  constexpr std::uint32_t kStageBytes = kWarpSize * kSlotBytes;
-  const auto next_slot = [ring](std::uint32_t slot) {
-    return slot + kStageBytes == ring + kStages * kStageBytes ? ring : slot + kStageBytes;
-  };
-  // Tiles tile_first .. tile_first + kStages - 2 in flight before the loop;
-  // one group per tile (empty past the part), so that "all but the newest
-  // kStages - 2 groups landed" means "tile j landed" at iteration j.
-  std::uint32_t write_slot = ring;
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    const int j = tile_first + s;
-    if (active && j < tile_last) StartTileCopy<kBlock>(write_slot, codes + j * kCodeBytesPerTile, scales + j * kScaleBytes);
-    ptx::CpAsyncCommit();
-    write_slot = next_slot(write_slot);
-  }
-  std::uint32_t read_slot = ring;
-
   std::uint32_t acc[kNTiles][4] = {};
+  LaneTileWords<kBlock> next{};
   bool next_plain = false;
-  if (active && tile_first < tile_last) next_plain = __ldg(plain_tiles + tile_first) != 0;
+  if (active && tile_first < tile_last) {
+    next = LoadTile<kBlock>(codes + tile_first * kCodeBytesPerTile, scales + tile_first * kScaleBytes);
+    next_plain = __ldg(plain_tiles + tile_first) != 0;
+  }
 
   for (int stage = tile_first; stage < tile_last; stage += kStageTiles) {
     const int stage_end = stage + kStageTiles < tile_last ? stage + kStageTiles : tile_last;
@@ -242,18 +208,16 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
     }
     __syncthreads();  // x staged (and, the first time, the scale table)
     if (!active) continue;
+#pragma unroll 2
     for (int j = stage; j < stage_end; ++j) {
-      ptx::CpAsyncWait<kStages - 2>();  // tile j landed
-      const LaneTileWords<kBlock> cur = ReadTile<kBlock>(read_slot);
-      read_slot = next_slot(read_slot);
+      const LaneTileWords<kBlock> cur = next;
       const bool plain = next_plain;  // the same byte for every lane: warp-uniform
-      // Tile j + kStages - 1 into the slot tile j - 1 used (read, and its
-      // values consumed, last iteration).
-      const int ahead = j + kStages - 1;
-      if (ahead < tile_last) StartTileCopy<kBlock>(write_slot, codes + ahead * kCodeBytesPerTile, scales + ahead * kScaleBytes);
-      ptx::CpAsyncCommit();
-      write_slot = next_slot(write_slot);
-      if (j + 1 < tile_last) next_plain = __ldg(plain_tiles + j + 1) != 0;
+      // The next tile's loads, unconditionally (the last tile loads itself
+      // again): a load under a condition would make the compiler copy the
+      // twelve words each tile instead of renaming them.
+      const int ahead = j + 1 < tile_last ? j + 1 : j;
+      next = LoadTile<kBlock>(codes + ahead * kCodeBytesPerTile, scales + ahead * kScaleBytes);
+      next_plain = __ldg(plain_tiles + ahead) != 0;
       const std::uint32_t x_lane = x_lane_stage + static_cast<std::uint32_t>((j - stage) * kKTile * sizeof(std::uint16_t));
       if (plain && j >= whole_first && j < whole_last) {
         MultiplyTile<kNTiles, kBlock, true>(cur, table, x_lane, kEveryChunk, acc);
@@ -262,7 +226,6 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
       }
     }
   }
-  ptx::CpAsyncWait<0>();  // no copy outlives the block
   const int split = p.schedule.split_k;
   if (active) {
 #pragma unroll
@@ -312,14 +275,7 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
 
 template <int kNTiles, int kBlock>
 cudaError_t Launch(const KernelParams& p, std::int64_t batch, cudaStream_t stream) {
-  const std::size_t shared =
-      static_cast<std::size_t>(kTileColumns * kNTiles) * SharedXStride(kStageK) * sizeof(std::uint16_t) + kRingBytes;
-  // Over 48 KB of dynamic shared memory needs the opt-in (CUDA C++
-  // Programming Guide, "Shared Memory", compute capability 9.0).
-  static const cudaError_t opted_in = cudaFuncSetAttribute(TcGemvKernel<kNTiles, kBlock>,
-                                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                           static_cast<int>(shared));
-  if (opted_in != cudaSuccess) return opted_in;
+  const std::size_t shared = static_cast<std::size_t>(kTileColumns * kNTiles) * SharedXStride(kStageK) * sizeof(std::uint16_t);
   const dim3 grid(static_cast<unsigned>(matmul::CeilDiv(p.row_tiles, kWarpsPerBlock)),
                   static_cast<unsigned>(p.schedule.split_k), static_cast<unsigned>(batch));
   TcGemvKernel<kNTiles, kBlock><<<grid, kThreads, shared, stream>>>(p);

@@ -1,7 +1,7 @@
 // The tensor-core GEMV for NVFP4 / MXFP4 weights times BF16 activations,
 // M = 1..16 (tc_gemv.cu; the per-lane steps and the schedule it declares are
-// in tc_gemv_lanes.h). Registry rows: backend "cuda-tc" (register_tc_gemv.cc);
-// no Python door yet (its weights need the packed tiles on the device).
+// in tc_gemv_lanes.h). Not registered in the registry or Python yet (see
+// tc_gemv.cu).
 #pragma once
 
 #include <cuda_runtime.h>
