@@ -1,9 +1,3 @@
-// NOT REGISTERED: cuda/tests/tc_gemv_test.cc passes on an H200 (every
-// output bit for bit against the model), but at M = 1 this kernel is slower
-// than the FFMA GEMV rows it would replace: it is instruction-bound
-// (bench/RESULTS.md "Tensor-core GEMV (not registered)" has the counters).
-// It gets a registry row and a Python door once it is the faster one.
-//
 // The tensor-core GEMV: y = x * W^T for NVFP4 / MXFP4 weights (packed once by
 // tc_gemv_pack.h PackForTcGemv) and BF16 x, M = 1..16, on
 // `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` with the weights as
