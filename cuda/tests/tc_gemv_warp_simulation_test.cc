@@ -19,7 +19,7 @@
 // (StageFirstTile, StagedXIndex, StageLocalK). What only the GPU can prove
 // (cuda/tests/tc_gemv_test.cc): the CUDA code around these steps (the
 // cooperative staging loops and their barriers, the loads and the prefetch,
-// the split-K workspace and the reduction launch) and the device's BF16
+// the split-K workspace, its counters and the last block's reduction) and the device's BF16
 // multiply.
 #include <gtest/gtest.h>
 

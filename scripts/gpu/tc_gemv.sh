@@ -4,10 +4,14 @@
 # cuda/standalone CMake build (a handful of files), runs the test (every
 # output bit for bit against the model, the device decode of every code x
 # scale, and the host warp simulation), compute-sanitizer memcheck and
-# racecheck on the GPU tests, the benchmark (NVFP4 / MXFP4, 8192 x 8192 and
-# 7168 x 16384, M = 1 and 16, against a device copy), and Nsight Compute
-# counters on two cases. Logs in $OUT (or build/gpu-tc-gemv/out).
-# LOWBIT_TC_GEMV_SKIP_NCU=1 / LOWBIT_TC_GEMV_SKIP_SANITIZER=1 skip those steps.
+# racecheck on the GPU tests, the benchmark (NVFP4 / MXFP4 on the matmul
+# goal shapes and the competition shapes, M = 1 and 16, against a device
+# copy; the competition geomean; the table path), its peers in the same
+# call (the FFMA GEMV's lowbit_gemv_bench on the 4-bit formats and the torch
+# baselines of bench/cuda/gemv_torch_baselines.py), and Nsight Compute
+# counters with stall reasons on three cases. Logs in $OUT (or
+# build/gpu-tc-gemv/out). LOWBIT_TC_GEMV_SKIP_NCU=1 /
+# LOWBIT_TC_GEMV_SKIP_SANITIZER=1 / LOWBIT_TC_GEMV_SKIP_PEERS=1 skip those steps.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
@@ -24,7 +28,7 @@ if [[ -n "${LOWBIT_GPU_PREBUILT:-}" ]]; then
   BUILD="$LOWBIT_GPU_PREBUILT"; build=PREBUILT
 else
   { cmake -S cuda/standalone -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release &&
-    cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 4)" --target lowbit_tc_gemv_test lowbit_tc_gemv_bench; } \
+    cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 4)" --target lowbit_tc_gemv_test lowbit_tc_gemv_bench lowbit_gemv_bench; } \
     >"$OUT/tc_gemv_build.log" 2>&1 || build=FAIL
 fi
 TEST_BIN="$BUILD/lowbit_tc_gemv_test"
@@ -45,17 +49,25 @@ if [[ "${LOWBIT_TC_GEMV_SKIP_SANITIZER:-0}" != 1 ]] && command -v compute-saniti
 fi
 "$BENCH_BIN" 2>&1 | tee "$OUT/tc_gemv_bench.log"
 bench_rc=${PIPESTATUS[0]}
+if [[ "${LOWBIT_TC_GEMV_SKIP_PEERS:-0}" != 1 ]]; then
+  LOWBIT_GEMV_BENCH_FORMATS=fp4 "$BUILD/lowbit_gemv_bench" 2>&1 | tee "$OUT/ffma_gemv_bench.log"
+  python3 bench/cuda/gemv_torch_baselines.py 2>&1 | tee "$OUT/gemv_baselines.log"
+fi
 if [[ "${LOWBIT_TC_GEMV_SKIP_NCU:-0}" != 1 ]] && command -v ncu >/dev/null; then
-  METRICS=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__throughput.avg.pct_of_peak_sustained_active,lts__t_bytes.sum
-  for c in "nvfp4 7168 16384 1" "nvfp4 7168 16384 16" "nvfp4 7168 2048 1 4"; do
+  METRICS=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum
+  for stall in long_scoreboard short_scoreboard barrier wait math_pipe_throttle mio_throttle lg_throttle membar not_selected; do
+    METRICS+=",smsp__warp_issue_stalled_${stall}_per_warp_active.pct"
+  done
+  for c in "nvfp4 8192 8192 1" "nvfp4 7168 16384 16" "nvfp4 7168 2048 1 4"; do
     echo "== ncu $c"
     # shellcheck disable=SC2086
     timeout 60 ncu --metrics "$METRICS" --kernel-name regex:TcGemvKernel --launch-skip 1 --launch-count 1 "$BENCH_BIN" $c \
-      2>&1 | grep -E "TcGemv|duration|throughput|issue_active|warps_active|lts__t_bytes" | sed 's/^ *//' | tee -a "$OUT/tc_gemv_ncu.log"
+      2>&1 | grep -E "TcGemv|duration|throughput|issue_active|warps_active|inst_executed|stalled" | sed 's/^ *//' | tee -a "$OUT/tc_gemv_ncu.log"
   done
 fi
 echo "==== tensor-core GEMV summary"
 echo "test rc=$test_rc  bench rc=$bench_rc  sanitizers $san"
 grep -E "^\[  (PASSED|FAILED|SKIPPED)" "$OUT/tc_gemv_test.log"
 grep -E "^device|^tc_gemv" "$OUT/tc_gemv_bench.log"
+grep -E "^gemv|^baseline" "$OUT/ffma_gemv_bench.log" "$OUT/gemv_baselines.log" 2>/dev/null
 exit $(( test_rc != 0 || bench_rc != 0 ))
