@@ -10,6 +10,7 @@
 
 #include "lowbit/cuda/tensor_core.h"
 #include "lowbit/formats/tensor_core.h"
+#include "ptx.cuh"
 #include "tensor_core_ptx.cuh"
 
 namespace lowbit::cuda {
@@ -106,12 +107,8 @@ __global__ void MmaSyncProbeKernel(const std::uint32_t* a, const std::uint32_t* 
 constexpr int kLeadingBytes = 128;
 constexpr int kStrideBytes = 256;
 
-__device__ inline std::uint32_t SharedAddress(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
 __device__ inline std::uint64_t MatrixDescriptor(const void* tile) {
-  const std::uint64_t address = SharedAddress(tile);
+  const std::uint64_t address = ptx::SharedAddress(tile);
   return ((address & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>(kLeadingBytes >> 4) << 16) |
          (static_cast<std::uint64_t>(kStrideBytes >> 4) << 32);  // base offset 0, no swizzle
 }

@@ -25,6 +25,7 @@
 #include "lowbit/formats/matmul/weights.h"
 #include "lowbit/registry/matmul_entry.h"
 #include "lowbit/registry/registry.h"
+#include "registered_rows.h"
 
 namespace lowbit::cuda {
 namespace {
@@ -33,15 +34,7 @@ using registry::MatmulEntry;
 using registry::MatmulOperation;
 using registry::MatmulWeightKind;
 
-registry::Registry& Registered() {
-  static registry::Registry* r = [] {
-    auto* reg = new registry::Registry();
-    registry::RegisterScalarBackend(*reg);
-    registry::RegisterCudaBackends(*reg);
-    return reg;
-  }();
-  return *r;
-}
+registry::Registry& Registered() { return ::lowbit::cuda::testing::ScalarAndCudaRows(); }
 
 // The kinds the GEMV takes (GemvViewOf): every kind but lowbit-packed
 // integers (those go to the GEMM / scalar rows only).

@@ -20,19 +20,12 @@
 #include "lowbit/cuda/register.h"
 #include "lowbit/registry/recipe_entry.h"
 #include "lowbit/registry/registry.h"
+#include "registered_rows.h"
 
 namespace lowbit::cuda {
 namespace {
 
-registry::Registry& Registered() {
-  static registry::Registry* r = [] {
-    auto* reg = new registry::Registry();
-    registry::RegisterScalarBackend(*reg);
-    registry::RegisterCudaBackends(*reg);
-    return reg;
-  }();
-  return *r;
-}
+registry::Registry& Registered() { return ::lowbit::cuda::testing::ScalarAndCudaRows(); }
 
 std::set<std::string> CudaRecipeRows(registry::RecipeOperation op) {
   std::set<std::string> names;

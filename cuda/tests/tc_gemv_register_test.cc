@@ -15,20 +15,14 @@
 #include "lowbit/registry/matmul_entry.h"
 #include "lowbit/registry/registry.h"
 #include "tc_matmul/tc_gemv_lanes.h"
+#include "registered_rows.h"
 
 namespace lowbit::cuda::tc_gemv {
 namespace {
 
 using registry::MatmulEntry;
 
-registry::Registry& Registered() {
-  static registry::Registry* r = [] {
-    auto* reg = new registry::Registry();
-    registry::RegisterCudaBackends(*reg);
-    return reg;
-  }();
-  return *r;
-}
+registry::Registry& Registered() { return ::lowbit::cuda::testing::ScalarAndCudaRows(); }
 
 std::vector<const MatmulEntry*> TcRows() {
   std::vector<const MatmulEntry*> rows;

@@ -210,6 +210,10 @@ TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
   const matmul::AccumulationSchedule s = ScheduleOf(w.format, w.n, w.k, w.batch, matmul::OutputType::kFp32);
   EXPECT_STREQ(RunTcGemv(w, fake_x, 17, s, fake_y, nullptr, 0, nullptr), "the tensor-core GEMV takes M = 1..16");
   EXPECT_STREQ(RunTcGemv(w, nullptr, 1, s, fake_y, nullptr, 0, nullptr), "a buffer is null");
+  DeviceWeights e8m0 = w;
+  e8m0.scale_type = matmul::ScaleType::kE8m0;
+  EXPECT_STREQ(RunTcGemv(e8m0, fake_x, 1, s, fake_y, nullptr, 0, nullptr),
+               "the scale type is not the format's (ue4m3 for nvfp4, e8m0 for mxfp4)");
   DeviceWeights no_flags = w;
   no_flags.plain_tiles = nullptr;
   EXPECT_STREQ(RunTcGemv(no_flags, fake_x, 1, s, fake_y, nullptr, 0, nullptr), "a buffer is null");

@@ -58,6 +58,7 @@
 
 #include "../checks.h"
 #include "../gemv/decode.cuh"
+#include "../ptx.cuh"
 #include "lowbit/formats/recipe/steps.h"
 #include "lowbit/formats/recipe/tensor.h"
 
@@ -114,13 +115,9 @@ __device__ __forceinline__ std::uint32_t PackBf16(float lo, float hi) {
   return *reinterpret_cast<const std::uint32_t*>(&v);
 }
 
-__device__ __forceinline__ std::uint32_t SharedAddress(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
 __device__ __forceinline__ void CpAsync16(void* smem, const void* gmem, bool valid) {
   const int bytes = valid ? 16 : 0;  // 0: zero-fill, nothing read
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(SharedAddress(smem)), "l"(gmem), "r"(bytes));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(ptx::SharedAddress(smem)), "l"(gmem), "r"(bytes));
 }
 __device__ __forceinline__ void CpAsyncCommitWait() {
   asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::);
@@ -129,7 +126,7 @@ __device__ __forceinline__ void CpAsyncCommitWait() {
 __device__ __forceinline__ void LdMatrixX4(std::uint32_t* r, const void* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(SharedAddress(p)));
+               : "r"(ptx::SharedAddress(p)));
 }
 
 __device__ __forceinline__ void Mma16816(float* c, const std::uint32_t* a, std::uint32_t b0, std::uint32_t b1) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "../device_upload.h"
 #include "gemm.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/registry/matmul_entry.h"
@@ -24,19 +25,6 @@ namespace {
 using registry::MatmulArgs;
 using registry::MatmulEntry;
 
-// A device copy of a host buffer that frees itself.
-struct DeviceCopy {
-  void* p = nullptr;
-  ~DeviceCopy() {
-    if (p != nullptr) cudaFree(p);
-  }
-  cudaError_t Upload(const void* host, std::size_t bytes) {
-    if (host == nullptr || bytes == 0) return cudaSuccess;
-    if (cudaError_t e = cudaMalloc(&p, bytes); e != cudaSuccess) return e;
-    return cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice);
-  }
-};
-
 registry::Status ToRegistry(const Status& s) {
   return s.ok ? registry::Status::Ok() : registry::Status::Error(s.message);
 }
@@ -46,9 +34,9 @@ registry::Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& arg
   const std::string row = registry::MatmulRowName(entry) + " (cuda): ";
   const matmul::WeightView& w = args.w;
   const bool words = w.packing != matmul::WeightPacking::kLowbit;
-  DeviceCopy codes, scales, zeros, tensor_scale, x, y;
+  DeviceUpload codes, scales, zeros, tensor_scale, x, y;
   cudaError_t e = cudaSuccess;
-  auto up = [&](DeviceCopy& d, const void* host, std::size_t bytes) {
+  auto up = [&](DeviceUpload& d, const void* host, std::size_t bytes) {
     if (e == cudaSuccess) e = d.Upload(host, bytes);
   };
   up(codes, w.codes, static_cast<std::size_t>(w.codes_count) * (words ? 4 : 1));

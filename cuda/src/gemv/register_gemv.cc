@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../device_upload.h"
 #include "gemv.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/formats/matmul/exact.h"  // WriteOutput
@@ -25,19 +26,6 @@ namespace {
 using registry::MatmulArgs;
 using registry::MatmulEntry;
 using registry::Status;
-
-// A device buffer that frees itself.
-struct DeviceBytes {
-  void* p = nullptr;
-  ~DeviceBytes() {
-    if (p != nullptr) cudaFree(p);
-  }
-  cudaError_t Upload(const void* host, std::size_t bytes) {
-    if (host == nullptr || bytes == 0) return cudaSuccess;
-    if (cudaError_t e = cudaMalloc(&p, bytes); e != cudaSuccess) return e;
-    return cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice);
-  }
-};
 
 Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
   if (Status s = registry::ValidateMatmulArgs(entry, args); !s.ok) return s;
@@ -54,9 +42,9 @@ Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
       for (std::int64_t k = 0; k < args.w.k; ++k) x[m * args.w.k + k] = xs[l * args.x.batch_stride + m * args.x.row_stride + k];
     }
     const GemvEntrySizes s = GemvEntryElementCounts(v);
-    DeviceBytes d_codes, d_bs, d_cs, d_words, d_gs, d_zeros, d_x, d_out;
+    DeviceUpload d_codes, d_bs, d_cs, d_words, d_gs, d_zeros, d_x, d_out;
     cudaError_t e = cudaSuccess;
-    auto up = [&](DeviceBytes& d, const void* host, std::size_t bytes) {
+    auto up = [&](DeviceUpload& d, const void* host, std::size_t bytes) {
       if (e == cudaSuccess) e = d.Upload(host, bytes);
     };
     up(d_codes, v.codes, s.codes);

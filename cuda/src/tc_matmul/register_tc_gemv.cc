@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../device_upload.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/formats/matmul/exact.h"  // WriteOutput
 #include "lowbit/registry/matmul_entry.h"
@@ -26,20 +27,6 @@ namespace {
 using registry::MatmulArgs;
 using registry::MatmulEntry;
 using registry::Status;
-
-// A device buffer that frees itself.
-template <typename T>
-struct DeviceArray {
-  T* p = nullptr;
-  ~DeviceArray() {
-    if (p != nullptr) cudaFree(p);
-  }
-  cudaError_t Allocate(std::size_t count) { return cudaMalloc(&p, count * sizeof(T)); }
-  cudaError_t Upload(const std::vector<T>& host) {
-    if (cudaError_t e = Allocate(host.size()); e != cudaSuccess) return e;
-    return cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
-  }
-};
 
 Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
   if (Status s = registry::ValidateMatmulArgs(entry, args); !s.ok) return s;
@@ -57,10 +44,7 @@ Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
     }
   }
   const matmul::AccumulationSchedule schedule = ScheduleOf(packed.format, n, k, batch, args.y.type);
-  DeviceArray<std::uint8_t> codes, scales, plain;
-  DeviceArray<float> column_scales, workspace;
-  DeviceArray<std::uint16_t> d_x;
-  DeviceArray<std::uint32_t> y;  // FP32 codes, or 16-bit codes in the first half
+  DeviceUpload codes, scales, plain, column_scales, d_x, y, workspace;  // y: FP32 codes, or 16-bit ones
   DeviceWeights w;
   w.format = packed.format;
   w.scale_type = packed.scale_type;
@@ -71,21 +55,22 @@ Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
   w.row_tiles = packed.row_tiles;
   w.k_tiles = packed.k_tiles;
   const std::int64_t workspace_floats = WorkspaceFloats(w, m, schedule.split_k);
-  cudaError_t e = codes.Upload(packed.codes);
-  if (e == cudaSuccess) e = scales.Upload(packed.scales);
-  if (e == cudaSuccess) e = plain.Upload(packed.plain_tiles);
-  if (e == cudaSuccess) e = column_scales.Upload(packed.column_scales);
-  if (e == cudaSuccess) e = d_x.Upload(x);
-  if (e == cudaSuccess) e = y.Allocate(static_cast<std::size_t>(batch * m * n));
-  if (e == cudaSuccess && workspace_floats > 0) e = workspace.Allocate(static_cast<std::size_t>(workspace_floats));
+  const std::size_t workspace_bytes = static_cast<std::size_t>(workspace_floats) * sizeof(float);
+  cudaError_t e = codes.Upload(packed.codes.data(), packed.codes.size());
+  if (e == cudaSuccess) e = scales.Upload(packed.scales.data(), packed.scales.size());
+  if (e == cudaSuccess) e = plain.Upload(packed.plain_tiles.data(), packed.plain_tiles.size());
+  if (e == cudaSuccess) e = column_scales.Upload(packed.column_scales.data(), packed.column_scales.size() * sizeof(float));
+  if (e == cudaSuccess) e = d_x.Upload(x.data(), x.size() * sizeof(std::uint16_t));
+  if (e == cudaSuccess) e = y.Allocate(static_cast<std::size_t>(batch * m * n) * sizeof(std::uint32_t));
+  if (e == cudaSuccess && workspace_floats > 0) e = workspace.Allocate(workspace_bytes);
   // The workspace's split-K counters start at zero (tc_gemv.h WorkspaceFloats).
-  if (e == cudaSuccess && workspace_floats > 0) e = cudaMemset(workspace.p, 0, static_cast<std::size_t>(workspace_floats) * 4);
+  if (e == cudaSuccess && workspace_floats > 0) e = cudaMemset(workspace.p, 0, workspace_bytes);
   if (e != cudaSuccess) return Status::Error(row + "device copy failed: " + cudaGetErrorString(e));
-  w.codes = codes.p;
-  w.scales = scales.p;
-  w.column_scales = column_scales.p;
-  w.plain_tiles = plain.p;
-  if (const char* why = RunTcGemv(w, d_x.p, m, schedule, y.p, workspace.p, workspace_floats, nullptr)) {
+  w.codes = codes.As<const std::uint8_t>();
+  w.scales = scales.As<const std::uint8_t>();
+  w.column_scales = column_scales.As<const float>();
+  w.plain_tiles = plain.As<const std::uint8_t>();
+  if (const char* why = RunTcGemv(w, d_x.As<const std::uint16_t>(), m, schedule, y.p, workspace.As<float>(), workspace_floats, nullptr)) {
     return Status::Error(row + why);
   }
   const std::size_t outputs = static_cast<std::size_t>(batch * m * n);

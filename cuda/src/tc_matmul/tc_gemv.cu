@@ -65,7 +65,6 @@ struct KernelParams {
   float* workspace;
   unsigned* counters;  // past the parts in the workspace: one per row group and batch entry
   std::int64_t m, n, k, row_tiles, k_tiles;
-  ScaleType scale_type;
   AccumulationSchedule schedule;
 };
 
@@ -143,7 +142,7 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
   const bool active = r < p.row_tiles;  // idle warps still stage x and meet the barriers
 
   static_assert(kThreads >= 256, "one table entry per thread");
-  if (threadIdx.x < 256) scale_table[threadIdx.x] = kScaleTables.code[p.scale_type == ScaleType::kUe4m3 ? 0 : 1][threadIdx.x];
+  if (threadIdx.x < 256) scale_table[threadIdx.x] = kScaleTables.code[ScaleTypeOfBlock(kBlock) == ScaleType::kUe4m3 ? 0 : 1][threadIdx.x];
   // Rows of x at or past M feed only columns of D that are never stored;
   // they are zeroed once so that every shared-memory read is of written data.
   static_assert(kStride * sizeof(std::uint16_t) % 16 == 0, "rows of x 16-byte aligned: zeroed by 16-byte stores");
@@ -317,6 +316,7 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
                       cudaStream_t stream) {
   if (w.format != WeightFormat::kNvfp4 && w.format != WeightFormat::kMxfp4) return "the tensor-core GEMV takes nvfp4 or mxfp4 weights";
   if (w.block != (w.format == WeightFormat::kNvfp4 ? 16 : 32)) return "the block size is not the format's";
+  if (w.scale_type != ScaleTypeOfBlock(w.block)) return "the scale type is not the format's (ue4m3 for nvfp4, e8m0 for mxfp4)";
   if (w.n < 1 || w.k < 1 || w.batch < 1) return "N, K and the batch must be positive";
   if (w.row_tiles != matmul::CeilDiv(w.n, kTileRows) || w.k_tiles != matmul::CeilDiv(w.k, kKTile)) {
     return "the packed tiles do not match N and K (pack with PackForTcGemv)";
@@ -347,7 +347,7 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
   }
   unsigned* counters = schedule.split_k > 1 ? reinterpret_cast<unsigned*>(workspace + PartFloats(w, m, schedule.split_k)) : nullptr;
   KernelParams p{w.codes, w.scales, w.column_scales, w.plain_tiles, x, y, workspace, counters, m, w.n, w.k, w.row_tiles, w.k_tiles,
-                 w.scale_type, schedule};
+                 schedule};
   const bool two_tiles = m > kTileColumns;
   cudaError_t e = cudaSuccess;
   if (w.block == 16) {
