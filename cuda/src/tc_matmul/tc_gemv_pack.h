@@ -3,11 +3,19 @@
 // the tensor-core GEMV streams (tc_gemv_lanes.h "The packed weights"): codes
 // re-laid so that each lane's fragments of 8 chunks are one 16-byte load,
 // scales per (row tile, K tile), and the FP32 outer scale per output channel
-// for the epilogue. Host only; the element and scale readers are the model's
+// for the epilogue. The element and scale readers are the model's
 // (WeightCode, ScaleBits, OuterScaleOf), so the packed tiles hold the same
 // codes and nothing is decoded here.
+//
+// The work is cut into pieces that are host and device functions (one
+// lane's 16 code bytes, one lane group's scale bytes, a tile's plain flag,
+// one channel's column scale): PackForTcGemv below loops over them on the
+// host, and the device packer (tc_gemv_pack_device.h) runs the same
+// functions in a kernel, so both write the same bytes by construction
+// (cuda/tests/tc_gemv_pack_device_test.cc compares them on the GPU).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,6 +26,27 @@
 
 namespace lowbit::cuda::tc_gemv {
 
+// The element counts of the four packed buffers of W [L][N][K] (of any
+// format: the shape alone decides them) with blocks of `block`.
+struct PackedSizes {
+  std::int64_t row_tiles = 0, k_tiles = 0;
+  std::int64_t code_bytes = 0;     // batch * row_tiles * k_tiles * kCodeBytesPerTile
+  std::int64_t scale_bytes = 0;    // batch * row_tiles * k_tiles * ScaleBytesPerTile(block)
+  std::int64_t column_scales = 0;  // floats: batch * row_tiles * kTileRows
+  std::int64_t plain_tiles = 0;    // bytes: batch * row_tiles * k_tiles
+};
+LOWBIT_HD_CONSTEXPR PackedSizes PackedSizesOf(std::int64_t n, std::int64_t k, std::int64_t batch, int block) {
+  PackedSizes s;
+  s.row_tiles = matmul::CeilDiv(n, kTileRows);
+  s.k_tiles = matmul::CeilDiv(k, kKTile);
+  const std::int64_t tiles = batch * s.row_tiles * s.k_tiles;
+  s.code_bytes = tiles * kCodeBytesPerTile;
+  s.scale_bytes = tiles * ScaleBytesPerTile(block);
+  s.column_scales = batch * s.row_tiles * kTileRows;
+  s.plain_tiles = tiles;
+  return s;
+}
+
 struct PackedWeights {
   std::string error;  // empty when packed
   WeightFormat format = WeightFormat::kNvfp4;
@@ -25,15 +54,16 @@ struct PackedWeights {
   int block = 16;
   std::int64_t n = 0, k = 0, batch = 1;
   std::int64_t row_tiles = 0, k_tiles = 0;
-  std::vector<std::uint8_t> codes;   // batch * row_tiles * k_tiles * kCodeBytesPerTile
-  std::vector<std::uint8_t> scales;  // batch * row_tiles * k_tiles * ScaleBytesPerTile(block)
-  std::vector<float> column_scales;  // batch * row_tiles * kTileRows (1 where W has no outer scale)
-  std::vector<std::uint8_t> plain_tiles;  // batch * row_tiles * k_tiles: 1 where every scale is plain (ScaleIsPlain)
+  std::vector<std::uint8_t> codes;   // PackedSizes::code_bytes
+  std::vector<std::uint8_t> scales;  // PackedSizes::scale_bytes
+  std::vector<float> column_scales;  // PackedSizes::column_scales (1 where W has no outer scale or no row)
+  std::vector<std::uint8_t> plain_tiles;  // PackedSizes::plain_tiles: 1 where every scale is plain (ScaleIsPlain)
 };
 
 // Why these weights cannot take the tensor-core GEMV; nullptr when they can.
 // Every chunk of 16 elements of a row must share one scale: per-row blocks,
 // or flat blocks that do not run across rows (K a multiple of the block).
+// Reads no buffer, so it applies to device pointers as well.
 inline const char* PackProblem(const matmul::WeightView& w) {
   if (w.format != WeightFormat::kNvfp4 && w.format != WeightFormat::kMxfp4) {
     return "the tensor-core GEMV takes nvfp4 or mxfp4 weights";
@@ -50,78 +80,140 @@ inline const char* PackProblem(const matmul::WeightView& w) {
   return nullptr;
 }
 
+// ---- the pieces (host and device) ---------------------------------------------
+// Each takes weights that passed ValidateWeights and PackProblem, and the
+// position of its piece in the packed tiles; `row_tiles` and `k_tiles` are
+// PackedSizesOf's.
+
+// The 16 code bytes of lane `lane`, row half `half` of tile (l, r, j): what
+// lands at CodeTileOffset(l, r, j, ...) + CodeLaneOffset(half, lane). Codes
+// past N or K are 0 (tc_gemv_lanes.h: the K tail needs no mask).
+struct LaneCodeBytes {
+  std::uint8_t bytes[kCodeBytesPerLaneHalf];
+};
+LOWBIT_HD_CONSTEXPR LaneCodeBytes PackedLaneCodes(const matmul::WeightView& w, std::int64_t l, std::int64_t r,
+                                                  std::int64_t j, int lane, int half) {
+  LaneCodeBytes out{};
+  const LanePosition pos = LaneOf(lane);
+  const std::int64_t n = r * kTileRows + ARowOf(pos.group, half);
+  for (int chunk = 0; chunk < kChunksPerKTile; ++chunk) {
+    for (int slot = 0; slot < 2; ++slot) {
+      const int reg = 2 * slot + half;  // A register: row half, K slot
+      const int pair = PairOf(chunk % 2, slot);
+      for (int e = 0; e < 2; ++e) {
+        const std::int64_t k = j * kKTile + chunk * kChunk + AKOf(pos.index, reg, e);
+        const std::uint8_t code = n < w.n && k < w.k ? matmul::WeightCode(w, l, n, k) : 0;
+        // The word's bytes little-endian, as the kernel's 16-byte load delivers them.
+        const std::uint32_t bits = CodeBitsInWord(static_cast<std::uint8_t>(code & 0xF), pair, e);
+        for (int b = 0; b < 4; ++b) {
+          out.bytes[4 * (chunk / 2) + b] = static_cast<std::uint8_t>(out.bytes[4 * (chunk / 2) + b] | (bits >> (8 * b)));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// The scale bytes of lane group `group` (rows group and group + 8) of tile
+// (l, r, j): 2 ScalesPerRowTile(block) bytes at ScaleTileOffset(...) +
+// ScaleLaneOffset(group, block), in ScaleByteOfBlock order. Blocks past N or
+// K hold `padding_scale` (PaddingScaleByte(w.scale_type), which the caller
+// computes once).
+inline constexpr int kMaxScaleBytesPerGroup = 2 * kKTile / matmul::kNvfp4Block;  // 16 (NVFP4), MX uses 8
+struct GroupScaleBytes {
+  std::uint8_t bytes[kMaxScaleBytesPerGroup];
+};
+LOWBIT_HD_CONSTEXPR GroupScaleBytes PackedGroupScales(const matmul::WeightView& w, std::int64_t l, std::int64_t r,
+                                                      std::int64_t j, int group, std::uint8_t padding_scale) {
+  GroupScaleBytes out{};
+  const int block = static_cast<int>(w.block);
+  for (int half = 0; half < 2; ++half) {
+    const std::int64_t n = r * kTileRows + ARowOf(group, half);
+    for (int b = 0; b < ScalesPerRowTile(block); ++b) {
+      const std::int64_t k = j * kKTile + static_cast<std::int64_t>(b) * block;
+      out.bytes[ScaleByteOfBlock(half, b)] =
+          n < w.n && k < w.k ? static_cast<std::uint8_t>(matmul::ScaleBits(w, l, n, k)) : padding_scale;
+    }
+  }
+  return out;
+}
+static_assert(2 * ScalesPerRowTile(matmul::kNvfp4Block) == kMaxScaleBytesPerGroup &&
+                  2 * ScalesPerRowTile(matmul::kMxBlock) <= kMaxScaleBytesPerGroup,
+              "a group's scale bytes fit GroupScaleBytes");
+static_assert(kTileRows == 2 * 8, "8 lane groups, two rows each, fill a row tile's scale record");
+
+// The plain flag of a tile from its whole scale record (ScaleBytesPerTile(block)
+// bytes, as packed): 1 when the kernel may take the plain-scale path.
+LOWBIT_HD_CONSTEXPR std::uint8_t PlainTileByte(ScaleType type, const std::uint8_t* record, int block) {
+  return TileScalesArePlain(type, record, ScaleBytesPerTile(block)) ? 1 : 0;
+}
+
+// The column scale of row `row` of row tile r: the outer FP32 scale
+// (OuterScaleOf) of output channel r * kTileRows + row, 1 past N.
+LOWBIT_HD_CONSTEXPR float PackedColumnScale(const matmul::WeightView& w, std::int64_t l, std::int64_t r, int row) {
+  const std::int64_t n = r * kTileRows + row;
+  return n < w.n ? matmul::OuterScaleOf(w, l, n) : 1.0f;
+}
+
+// ---- the host packer ------------------------------------------------------------
+// (Host code: ValidateWeights builds its lines in std::string.)
+#if !defined(__CUDA_ARCH__)
+
+// Why `w` cannot be packed (ValidateWeights, then PackProblem), empty when
+// it can. Neither reads a buffer (pointers, alignment and sizes only), so
+// the device packer applies the same checks to device pointers.
+inline std::string PackError(const matmul::WeightView& w) {
+  const matmul::ValidationResult valid = matmul::ValidateWeights(w);
+  if (!valid.ok) return valid.error;
+  if (const char* why = PackProblem(w)) return why;
+  return std::string();
+}
+
 inline PackedWeights PackForTcGemv(const matmul::WeightView& w) {
   PackedWeights p;
-  const matmul::ValidationResult valid = matmul::ValidateWeights(w);
-  if (!valid.ok) {
-    p.error = valid.error;
-    return p;
-  }
-  if (const char* why = PackProblem(w)) {
-    p.error = why;
-    return p;
-  }
+  p.error = PackError(w);
+  if (!p.error.empty()) return p;
   p.format = w.format;
   p.scale_type = w.scale_type;
   p.block = static_cast<int>(w.block);
   p.n = w.n;
   p.k = w.k;
   p.batch = w.batch;
-  p.row_tiles = matmul::CeilDiv(w.n, kTileRows);
-  p.k_tiles = matmul::CeilDiv(w.k, kKTile);
-  const int scales_per_row = ScalesPerRowTile(p.block);
-  p.codes.assign(static_cast<std::size_t>(p.batch * p.row_tiles * p.k_tiles * kCodeBytesPerTile), 0);
-  p.scales.assign(static_cast<std::size_t>(p.batch * p.row_tiles * p.k_tiles * ScaleBytesPerTile(p.block)), 0);
-  p.column_scales.assign(static_cast<std::size_t>(p.batch * p.row_tiles * kTileRows), 1.0f);
-  p.plain_tiles.assign(static_cast<std::size_t>(p.batch * p.row_tiles * p.k_tiles), 0);
+  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, p.block);
+  p.row_tiles = sizes.row_tiles;
+  p.k_tiles = sizes.k_tiles;
+  p.codes.resize(static_cast<std::size_t>(sizes.code_bytes));
+  p.scales.resize(static_cast<std::size_t>(sizes.scale_bytes));
+  p.column_scales.resize(static_cast<std::size_t>(sizes.column_scales));
+  p.plain_tiles.resize(static_cast<std::size_t>(sizes.plain_tiles));
   const std::uint8_t padding_scale = PaddingScaleByte(p.scale_type);
+  const int group_scale_bytes = 2 * ScalesPerRowTile(p.block);
   for (std::int64_t l = 0; l < p.batch; ++l) {
     for (std::int64_t r = 0; r < p.row_tiles; ++r) {
       for (int row = 0; row < kTileRows; ++row) {
-        const std::int64_t n = r * kTileRows + row;
-        if (n < w.n) {
-          p.column_scales[static_cast<std::size_t>((l * p.row_tiles + r) * kTileRows + row)] =
-              matmul::OuterScaleOf(w, l, n);
-        }
+        p.column_scales[static_cast<std::size_t>((l * p.row_tiles + r) * kTileRows + row)] = PackedColumnScale(w, l, r, row);
       }
       for (std::int64_t j = 0; j < p.k_tiles; ++j) {
         std::uint8_t* codes = p.codes.data() + CodeTileOffset(l, r, j, p.row_tiles, p.k_tiles);
         std::uint8_t* scales = p.scales.data() + ScaleTileOffset(l, r, j, p.row_tiles, p.k_tiles, p.block);
-        for (int lane = 0; lane < kWarpSize; ++lane) {
-          const LanePosition pos = LaneOf(lane);
-          for (int half = 0; half < 2; ++half) {
-            const std::int64_t n = r * kTileRows + ARowOf(pos.group, half);
-            std::uint8_t* bytes = codes + CodeLaneOffset(half, lane);
-            for (int chunk = 0; chunk < kChunksPerKTile; ++chunk) {
-              for (int slot = 0; slot < 2; ++slot) {
-                const int reg = 2 * slot + half;  // A register: row half, K slot
-                const int pair = PairOf(chunk % 2, slot);
-                for (int e = 0; e < 2; ++e) {
-                  const std::int64_t k = j * kKTile + chunk * kChunk + AKOf(pos.index, reg, e);
-                  const std::uint8_t code = n < w.n && k < w.k ? matmul::WeightCode(w, l, n, k) : 0;
-                  // The word's bytes little-endian, as the kernel's 16-byte load delivers them.
-                  const std::uint32_t bits = CodeBitsInWord(static_cast<std::uint8_t>(code & 0xF), pair, e);
-                  for (int b = 0; b < 4; ++b) {
-                    bytes[4 * (chunk / 2) + b] = static_cast<std::uint8_t>(bytes[4 * (chunk / 2) + b] | (bits >> (8 * b)));
-                  }
-                }
-              }
-            }
-            if (pos.index == 0) {
-              for (int b = 0; b < scales_per_row; ++b) {
-                const std::int64_t k = j * kKTile + static_cast<std::int64_t>(b) * p.block;
-                scales[ScaleLaneOffset(pos.group, p.block) + ScaleByteOfBlock(half, b)] =
-                    n < w.n && k < w.k ? static_cast<std::uint8_t>(matmul::ScaleBits(w, l, n, k)) : padding_scale;
-              }
-            }
+        for (int half = 0; half < 2; ++half) {
+          for (int lane = 0; lane < kWarpSize; ++lane) {
+            const LaneCodeBytes bytes = PackedLaneCodes(w, l, r, j, lane, half);
+            std::copy(bytes.bytes, bytes.bytes + kCodeBytesPerLaneHalf, codes + CodeLaneOffset(half, lane));
           }
         }
+        for (int group = 0; group < kTileRows / 2; ++group) {
+          const GroupScaleBytes bytes = PackedGroupScales(w, l, r, j, group, padding_scale);
+          std::copy(bytes.bytes, bytes.bytes + group_scale_bytes, scales + ScaleLaneOffset(group, p.block));
+        }
         p.plain_tiles[static_cast<std::size_t>((l * p.row_tiles + r) * p.k_tiles + j)] =
-            TileScalesArePlain(p.scale_type, scales, ScaleBytesPerTile(p.block)) ? 1 : 0;
+            PlainTileByte(p.scale_type, scales, p.block);
       }
     }
   }
   return p;
 }
+
+#endif  // !defined(__CUDA_ARCH__)
 
 }  // namespace lowbit::cuda::tc_gemv
