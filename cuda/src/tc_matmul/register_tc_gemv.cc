@@ -5,8 +5,14 @@
 // `lowbit verify` checks it bit for bit against QuantizedMatmulModel under
 // that schedule. `run` takes host memory: the weights are packed once per
 // call (PackForTcGemv), copied to the device with x, and y is copied back
-// and written with the problem's strides. Unavailable (skipped, never
-// passed) without a GPU.
+// and written with the problem's strides. `run_on_device` takes device
+// memory (torch CUDA tensors through the Python package): the weights are
+// packed on the device (PackForTcGemvOnDevice) on the caller's stream, then
+// the GEMV runs there, with no copy to the host and no synchronization.
+// Both pack the weights on every call, which costs about one more pass over
+// them than the GEMV itself; an API that packs once at load time and runs on
+// the packed tiles is the next step. Unavailable (skipped, never passed)
+// without a GPU.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -14,12 +20,14 @@
 #include <vector>
 
 #include "../device_upload.h"
+#include "../stream_scratch.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/formats/matmul/exact.h"  // WriteOutput
 #include "lowbit/registry/matmul_entry.h"
 #include "lowbit/registry/registry.h"
 #include "tc_gemv.h"
 #include "tc_gemv_pack.h"
+#include "tc_gemv_pack_device.h"
 
 namespace lowbit::cuda::tc_gemv {
 namespace {
@@ -87,6 +95,78 @@ Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
   return Status::Ok();
 }
 
+// Whether rows of `width` elements lie as the kernel reads and writes them:
+// [batch][m][width] with no gaps.
+bool RowsAreDense(std::int64_t row_stride, std::int64_t batch_stride, std::int64_t m, std::int64_t width,
+                  std::int64_t batch) {
+  return row_stride == width && (batch == 1 || batch_stride == m * width);
+}
+
+// Copies `rows` rows of `width` elements of `element` bytes per batch entry
+// between a strided and a dense layout on `stream` (device to device).
+cudaError_t CopyRows(void* dst, std::int64_t dst_row, std::int64_t dst_batch, const void* src, std::int64_t src_row,
+                     std::int64_t src_batch, std::int64_t rows, std::int64_t width, std::int64_t batch,
+                     std::size_t element, cudaStream_t stream) {
+  for (std::int64_t l = 0; l < batch; ++l) {
+    const cudaError_t e = cudaMemcpy2DAsync(
+        static_cast<char*>(dst) + static_cast<std::size_t>(l * dst_batch) * element,
+        static_cast<std::size_t>(dst_row) * element,
+        static_cast<const char*>(src) + static_cast<std::size_t>(l * src_batch) * element,
+        static_cast<std::size_t>(src_row) * element, static_cast<std::size_t>(width) * element,
+        static_cast<std::size_t>(rows), cudaMemcpyDeviceToDevice, stream);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+// `run_on_device`: W, x and y in device memory, everything queued on
+// `stream`. Strided x and y are taken: a strided x is first gathered into a
+// dense scratch copy and a strided y written through one (the kernel reads
+// and writes [batch][m][k] and [batch][m][n] densely). The packed weights,
+// those copies and the split-K workspace live in lowbit's stream-ordered
+// scratch pool (stream_scratch.h) and are freed in stream order on return.
+Status RunOnDeviceMemory(const MatmulEntry& entry, const MatmulArgs& args, cudaStream_t stream) {
+  if (Status s = registry::ValidateMatmulArgs(entry, args); !s.ok) return s;
+  const std::string row = registry::MatmulRowName(entry) + " (cuda-tc, device memory): ";
+  if (!DeviceCanRead(args.x.data)) return Status::Error(row + "x is not device memory");
+  if (!DeviceCanRead(args.y.data)) return Status::Error(row + "y is not device memory");
+  const std::int64_t m = args.m, n = args.w.n, k = args.w.k, batch = args.w.batch;
+  DeviceTcGemvWeights packed(stream);
+  if (const char* why = packed.Pack(args.w)) return Status::Error(row + why);
+  const matmul::AccumulationSchedule schedule = ScheduleOf(args.w.format, n, k, batch, args.y.type);
+  const std::size_t out_element = matmul::OutputBytes(args.y.type);
+  const bool x_dense = RowsAreDense(args.x.row_stride, args.x.batch_stride, m, k, batch);
+  const bool y_dense = RowsAreDense(args.y.row_stride, args.y.batch_stride, m, n, batch);
+  detail::StreamScratch x_copy(stream), y_copy(stream), workspace(stream);
+  const std::int64_t workspace_floats = WorkspaceFloats(packed.weights(), m, schedule.split_k);
+  const std::size_t workspace_bytes = static_cast<std::size_t>(workspace_floats) * sizeof(float);
+  cudaError_t e = cudaSuccess;
+  if (!x_dense) {
+    e = x_copy.Allocate(static_cast<std::size_t>(batch * m * k) * sizeof(std::uint16_t));
+    if (e == cudaSuccess) {
+      e = CopyRows(x_copy.get(), k, m * k, args.x.data, args.x.row_stride, args.x.batch_stride, m, k, batch,
+                   sizeof(std::uint16_t), stream);
+    }
+  }
+  if (e == cudaSuccess && !y_dense) e = y_copy.Allocate(static_cast<std::size_t>(batch * m * n) * out_element);
+  // The workspace's split-K counters start at zero (tc_gemv.h WorkspaceFloats).
+  if (e == cudaSuccess && workspace_floats > 0) e = workspace.Allocate(workspace_bytes);
+  if (e == cudaSuccess && workspace_floats > 0) e = cudaMemsetAsync(workspace.get(), 0, workspace_bytes, stream);
+  if (e != cudaSuccess) return Status::Error(row + "device scratch failed: " + cudaGetErrorString(e));
+  const auto* x = static_cast<const std::uint16_t*>(x_dense ? args.x.data : x_copy.get());
+  void* y = y_dense ? args.y.data : y_copy.get();
+  if (const char* why = RunTcGemv(packed.weights(), x, m, schedule, y, static_cast<float*>(workspace.get()),
+                                  workspace_floats, stream)) {
+    return Status::Error(row + why);
+  }
+  if (!y_dense) {
+    e = CopyRows(args.y.data, args.y.row_stride, args.y.batch_stride, y_copy.get(), n, m * n, m, n, batch, out_element,
+                 stream);
+    if (e != cudaSuccess) return Status::Error(row + "writing y failed: " + cudaGetErrorString(e));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void RegisterCudaTcGemv(registry::Registry& registry) {
@@ -115,6 +195,9 @@ void RegisterCudaTcGemv(registry::Registry& registry) {
       };
       MatmulEntry columns = e;
       e.run = [columns](const MatmulArgs& args) { return RunOnHostMemory(columns, args); };
+      e.run_on_device = [columns](const MatmulArgs& args, void* stream) {
+        return RunOnDeviceMemory(columns, args, static_cast<cudaStream_t>(stream));
+      };
       registry.AddMatmul(std::move(e));
     }
   }
