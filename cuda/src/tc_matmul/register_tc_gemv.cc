@@ -1,7 +1,7 @@
 // The tensor-core GEMV's registry rows (registry/include/lowbit/registry/matmul_entry.h):
 // backend "cuda-tc", operation gemv, NVFP4 and MXFP4 weights in lowbit's
 // packing x BF16 activations x BF16 / FP16 / FP32 outputs. Each row declares
-// its schedule (tc_gemv_lanes.h ScheduleOf, a function of N and K only), so
+// its schedule (tc_gemv_lanes.h ScheduleOf, a function of N, K and L only), so
 // `lowbit verify` checks it bit for bit against QuantizedMatmulModel under
 // that schedule. `run` takes host memory: the weights are packed once per
 // call (PackForTcGemv), copied to the device with x, and y is copied back
@@ -9,10 +9,10 @@
 // memory (torch CUDA tensors through the Python package): the weights are
 // packed on the device (PackForTcGemvOnDevice) on the caller's stream, then
 // the GEMV runs there, with no copy to the host and no synchronization.
-// Both pack the weights on every call, which costs about one more pass over
-// them than the GEMV itself; an API that packs once at load time and runs on
-// the packed tiles is the next step. Unavailable (skipped, never passed)
-// without a GPU.
+// It packs on every call: a kernel reads W and writes the packed copy that
+// the GEMV then streams (the cost is not measured yet); an API that packs
+// once at load time and runs on the packed tiles is the next step.
+// Unavailable (skipped, never passed) without a GPU.
 #include <cuda_runtime.h>
 
 #include <cstdint>
