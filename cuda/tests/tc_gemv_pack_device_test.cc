@@ -328,7 +328,8 @@ TEST(TcGemvPackDevice, RefusesShortNullOrMisalignedOutputs) {
   EXPECT_STREQ(PackForTcGemvOnDevice(huge, t.out, nullptr), "the packed weights' size overflows 64 bits");
 }
 
-// Weights in plain host memory are refused before the kernel would read them.
+// Weights or outputs in plain host memory are refused before the kernel
+// would touch them.
 TEST(TcGemvPackDevice, RefusesWeightsInHostMemory) {
   LOWBIT_REQUIRE_GPU();
   const HostCase base;
@@ -349,6 +350,12 @@ TEST(TcGemvPackDevice, RefusesWeightsInHostMemory) {
   HostTarget t;
   EXPECT_STREQ(PackForTcGemvOnDevice(d.w, t.out, nullptr), "a packed buffer is not device memory");
   EXPECT_EQ(PackForTcGemvOnDevice(d.w, out, nullptr), nullptr);
+  // The owner checks the weights before it allocates, and packs once.
+  DeviceTcGemvWeights host_owner(nullptr);
+  EXPECT_STREQ(host_owner.Pack(base.w), "the weight codes are not device memory");
+  DeviceTcGemvWeights owner(nullptr);
+  EXPECT_EQ(owner.Pack(d.w), nullptr);
+  EXPECT_STREQ(owner.Pack(d.w), "these packed weights are already packed (one Pack per object)");
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 

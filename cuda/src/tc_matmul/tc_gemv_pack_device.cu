@@ -116,28 +116,20 @@ bool DeviceCanRead(const void* p) {
   return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged || a.type == cudaMemoryTypeHost;
 }
 
-const char* PackForTcGemvOnDevice(const matmul::WeightView& w, const DevicePackTarget& out, cudaStream_t stream) {
-  if (const std::string why = PackError(w); !why.empty()) return Line(why);
-  if (const char* why = PackedSizeProblem(w)) return why;
-  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, static_cast<int>(w.block));
-  if (const char* why = SizeProblem("codes", out.codes, out.code_bytes, sizes.code_bytes, 16, "bytes")) return why;
-  if (const char* why = SizeProblem("scales", out.scales, out.scale_bytes, sizes.scale_bytes, 16, "bytes")) return why;
-  if (const char* why = SizeProblem("column scales", out.column_scales, out.column_scale_count, sizes.column_scales,
-                                    alignof(float), "floats")) {
-    return why;
-  }
-  if (const char* why = SizeProblem("plain tiles", out.plain_tiles, out.plain_tile_count, sizes.plain_tiles, 1, "bytes")) {
-    return why;
-  }
-  // The buffers the kernel reads and writes are the device's (ValidateWeights
-  // has checked that the weights' are not null).
+namespace {
+
+// Why the kernel could not read W's buffers; nullptr when it can
+// (ValidateWeights has checked that they are not null).
+const char* WeightMemoryProblem(const matmul::WeightView& w) {
   if (!DeviceCanRead(w.codes)) return "the weight codes are not device memory";
   if (!DeviceCanRead(w.scales)) return "the weight scales are not device memory";
   if (w.tensor_scale != nullptr && !DeviceCanRead(w.tensor_scale)) return "the tensor scale is not device memory";
-  if (!DeviceCanRead(out.codes) || !DeviceCanRead(out.scales) || !DeviceCanRead(out.column_scales) ||
-      !DeviceCanRead(out.plain_tiles)) {
-    return "a packed buffer is not device memory";
-  }
+  return nullptr;
+}
+
+// Queues the kernel on checked weights and outputs.
+const char* LaunchPacking(const matmul::WeightView& w, const PackedSizes& sizes, const DevicePackTarget& out,
+                          cudaStream_t stream) {
   PackGeometry geo;
   geo.row_tiles = sizes.row_tiles;
   geo.k_tiles = sizes.k_tiles;
@@ -151,10 +143,34 @@ const char* PackForTcGemvOnDevice(const matmul::WeightView& w, const DevicePackT
   return nullptr;
 }
 
+}  // namespace
+
+const char* PackForTcGemvOnDevice(const matmul::WeightView& w, const DevicePackTarget& out, cudaStream_t stream) {
+  if (const std::string why = PackError(w); !why.empty()) return Line(why);
+  if (const char* why = PackedSizeProblem(w)) return why;
+  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, static_cast<int>(w.block));
+  if (const char* why = SizeProblem("codes", out.codes, out.code_bytes, sizes.code_bytes, 16, "bytes")) return why;
+  if (const char* why = SizeProblem("scales", out.scales, out.scale_bytes, sizes.scale_bytes, 16, "bytes")) return why;
+  if (const char* why = SizeProblem("column scales", out.column_scales, out.column_scale_count, sizes.column_scales,
+                                    alignof(float), "floats")) {
+    return why;
+  }
+  if (const char* why = SizeProblem("plain tiles", out.plain_tiles, out.plain_tile_count, sizes.plain_tiles, 1, "bytes")) {
+    return why;
+  }
+  if (const char* why = WeightMemoryProblem(w)) return why;
+  if (!DeviceCanRead(out.codes) || !DeviceCanRead(out.scales) || !DeviceCanRead(out.column_scales) ||
+      !DeviceCanRead(out.plain_tiles)) {
+    return "a packed buffer is not device memory";
+  }
+  return LaunchPacking(w, sizes, out, stream);
+}
+
 const char* DeviceTcGemvWeights::Pack(const matmul::WeightView& w) {
   if (weights_.codes != nullptr) return "these packed weights are already packed (one Pack per object)";
   if (const std::string why = PackError(w); !why.empty()) return Line(why);
   if (const char* why = PackedSizeProblem(w)) return why;
+  if (const char* why = WeightMemoryProblem(w)) return why;
   const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, static_cast<int>(w.block));
   cudaError_t e = codes_.Allocate(static_cast<std::size_t>(sizes.code_bytes));
   if (e == cudaSuccess) e = scales_.Allocate(static_cast<std::size_t>(sizes.scale_bytes));
@@ -170,7 +186,11 @@ const char* DeviceTcGemvWeights::Pack(const matmul::WeightView& w) {
   out.column_scale_count = sizes.column_scales;
   out.plain_tiles = static_cast<std::uint8_t*>(plain_tiles_.get());
   out.plain_tile_count = sizes.plain_tiles;
-  if (const char* why = PackForTcGemvOnDevice(w, out, stream_)) return why;
+  // The pool's buffers, sized here: only the alignment is left to check.
+  if (reinterpret_cast<std::uintptr_t>(out.codes) % 16 != 0 || reinterpret_cast<std::uintptr_t>(out.scales) % 16 != 0) {
+    return "the scratch pool gave packed buffers that are not 16-byte aligned";
+  }
+  if (const char* why = LaunchPacking(w, sizes, out, stream_)) return why;
   weights_.format = w.format;
   weights_.scale_type = w.scale_type;
   weights_.block = static_cast<int>(w.block);

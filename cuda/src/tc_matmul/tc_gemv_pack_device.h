@@ -64,8 +64,9 @@ class DeviceTcGemvWeights {
  public:
   explicit DeviceTcGemvWeights(cudaStream_t stream)
       : stream_(stream), codes_(stream), scales_(stream), column_scales_(stream), plain_tiles_(stream) {}
-  // Allocates the buffers and queues the packing (PackForTcGemvOnDevice);
-  // once per object. nullptr, or one line as PackForTcGemvOnDevice gives.
+  // Checks W as PackForTcGemvOnDevice does, allocates the buffers and
+  // queues the same kernel; once per object. nullptr, or one line as
+  // PackForTcGemvOnDevice gives.
   const char* Pack(const matmul::WeightView& w_on_device);
   // The view RunTcGemv takes; valid after Pack returned nullptr.
   const DeviceWeights& weights() const { return weights_; }
