@@ -126,7 +126,8 @@ TEST(TcGemvGpu, EverySplitAndOutputType) {
   LOWBIT_REQUIRE_GPU();
   std::mt19937 rng(11);
   for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
-    for (const int split : {1, 2, 3, 5, 64}) {
+    // 2..4: the parts meet in a thread-block cluster; 5, 9 and 64: in the workspace.
+    for (const int split : {1, 2, 3, 4, 5, 9, 64}) {
       for (const matmul::OutputType out :
            {matmul::OutputType::kFp32, matmul::OutputType::kBf16, matmul::OutputType::kFp16}) {
         const testing::GemvCase c = testing::DrawCase(rng, format, 300, 2600, split % 2 ? 3 : 16, 1, split == 3);
@@ -227,9 +228,12 @@ TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
   EXPECT_STREQ(RunTcGemv(w, fake_x, 1, other, fake_y, nullptr, 0, nullptr),
                "the schedule is not the tensor-core GEMV's (ScheduleOf; only split_k may differ)");
   other = s;
-  other.split_k = 2;
+  other.split_k = 5;
   EXPECT_STREQ(RunTcGemv(w, fake_x, 1, other, fake_y, nullptr, 0, nullptr),
                "split-K needs a workspace of WorkspaceFloats floats");
+  // Up to four parts add in a cluster and need no workspace (tc_gemv.h).
+  EXPECT_EQ(WorkspaceFloats(w, 1, 4), 0);
+  EXPECT_GT(WorkspaceFloats(w, 1, 5), 0);
   DeviceWeights many = w;
   many.batch = 70000;
   EXPECT_STREQ(RunTcGemv(many, fake_x, 1, s, fake_y, nullptr, 0, nullptr), "the batch L must be at most 65535");

@@ -116,11 +116,11 @@ __device__ __forceinline__ std::uint32_t PackBf16(float lo, float hi) {
 }
 
 __device__ __forceinline__ void CpAsync16(void* smem, const void* gmem, bool valid) {
-  const int bytes = valid ? 16 : 0;  // 0: zero-fill, nothing read
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(ptx::SharedAddress(smem)), "l"(gmem), "r"(bytes));
+  ptx::CpAsync16ZeroFill(ptx::SharedAddress(smem), gmem, valid ? 16 : 0);  // 0: zero-fill, nothing read
 }
 __device__ __forceinline__ void CpAsyncCommitWait() {
-  asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::);
+  ptx::CpAsyncCommit();
+  ptx::CpAsyncWaitGroup<0>();
 }
 
 __device__ __forceinline__ void LdMatrixX4(std::uint32_t* r, const void* p) {

@@ -8,15 +8,20 @@
 // channels, all warps sharing x; blockIdx.y is the split-K part (the chunks
 // PartChunks gives it), blockIdx.z the batch. Per part the block stages x
 // into shared memory kStageTiles K tiles at a time (zero past K; rows past
-// M zeroed once), and each warp walks its part's chunks in increasing K, one
-// chain of MMAs from C = +0 (the schedule's step 3, no promotion). Per K tile a lane loads
-// two 16-byte words of codes (.nc, L1::no_allocate: read once) and one 16-
-// or 8-byte word of scale codes, decodes each pair of weights with the scale
-// folded in (DecodePair) and reads x with one 8-byte shared-memory load per
-// chunk and n-tile. The next tile's loads are issued before the current
-// tile's MMAs. With one part the epilogue runs here; with more, each part's
-// FP32 value goes to the workspace and the last block of each row group to
-// finish adds the parts in order and runs the epilogue (one launch).
+// M zeroed once; for M <= 8 the next stage's copies run during the current
+// stage), and each warp walks its part's chunks in increasing K, one chain
+// of MMAs from C = +0 (the schedule's step 3, no promotion). Per K tile a
+// lane loads two 16-byte words of codes (.nc, L1::no_allocate: read once)
+// and one 16- or 8-byte word of scale codes, decodes each pair of weights
+// with the scale folded in (DecodePair) and reads x with one 8-byte
+// shared-memory load per chunk and n-tile. The next tile's loads are issued
+// before the current tile's MMAs. With one part the epilogue runs here;
+// with up to kMaxClusterParts, the parts of a row group are one thread-
+// block cluster and add their values through distributed shared memory;
+// with more, each part's FP32 value goes to the workspace and the last
+// block of each row group to finish adds the parts in order and runs the
+// epilogue. One launch in every case.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -31,6 +36,14 @@ namespace lowbit::cuda::tc_gemv {
 namespace {
 
 inline constexpr int kThreads = kWarpsPerBlock * kWarpSize;
+// Split-K parts up to this many run as one thread-block cluster and add
+// their parts through distributed shared memory (FinishPartsInCluster).
+// Eight is the portable cluster size (CUDA C++ Programming Guide, "Thread
+// Block Clusters"), but on an H100 clusters of 7 and 8 made 8192 x 8192 and
+// 7168 x 16384 (M = 1) 2-4 us slower than the workspace, while clusters of 2
+// made the M = 16 shapes split in two 15-25 % faster (bench/RESULTS.md,
+// "Tensor-core GEMV"). More parts go through the workspace.
+inline constexpr int kMaxClusterParts = 4;
 // Tile indices and byte offsets within a row tile's K tiles stay in int.
 inline constexpr std::int64_t kMaxKTiles = (std::int64_t{1} << 27) / kKTile;
 static_assert(kMaxKTiles * kCodeBytesPerTile < (std::int64_t{1} << 31), "a row tile's codes addressed by int");
@@ -66,6 +79,7 @@ struct KernelParams {
   unsigned* counters;  // past the parts in the workspace: one per row group and batch entry
   std::int64_t m, n, k, row_tiles, k_tiles;
   AccumulationSchedule schedule;
+  bool parts_in_cluster;  // the split-K parts of a row group are one thread-block cluster (SplitKInCluster)
 };
 
 __device__ inline void StoreOutput(const KernelParams& p, std::int64_t index, std::uint32_t code) {
@@ -127,8 +141,89 @@ __device__ __forceinline__ void MultiplyTile(const LaneTileWords<kBlock>& words,
   }
 }
 
+// Steps 4 and 5 when the split-K parts of a row group run as one thread-
+// block cluster (blockIdx.y = the part = the block's rank in the cluster):
+// each block leaves its part's FP32 values in its own shared memory (the x
+// buffer, no longer read), and after a cluster barrier each block adds the
+// parts of a slice of the row group's outputs in order, reading the other
+// blocks' shared memory (CUDA C++ Programming Guide, "Distributed Shared
+// Memory"), and runs the epilogue. The second barrier keeps every block's
+// shared memory alive until the others have read it. No workspace, no
+// atomics, no global round trip between the parts and their sum.
+// The shared memory of x: [8 kNTiles][SharedXStride(kStageK)] BF16 codes.
+template <int kNTiles>
+constexpr std::size_t XSharedBytes() {
+  return static_cast<std::size_t>(kTileColumns * kNTiles) * SharedXStride(kStageK) * sizeof(std::uint16_t);
+}
+// kBlocksPerSm blocks (what SplitKOf plans the grid for) fit an SM's 228 KB
+// of shared memory (CUDA C++ Programming Guide, compute capability 9.0
+// table), with the 1 KB the system reserves per block and the scale table.
+static_assert(kBlocksPerSm * (XSharedBytes<1>() + 1024 + 512) <= 228 * 1024 &&
+              kBlocksPerSm * (XSharedBytes<2>() + 1024 + 512) <= 228 * 1024);
+
+template <int kNTiles>
+__device__ __forceinline__ void FinishPartsInCluster(const KernelParams& p, const std::uint32_t (&acc)[kNTiles][4],
+                                                     float* values, bool active, LanePosition pos, int warp,
+                                                     std::int64_t l, int part) {
+  namespace cg = cooperative_groups;
+  constexpr int kGroupRows = kWarpsPerBlock * kTileRows;
+  static_assert(kMaxM * kGroupRows * sizeof(float) <= kTileColumns * SharedXStride(kStageK) * sizeof(std::uint16_t),
+                "a block's part values fit the x buffer of one n-tile");
+  const int m = static_cast<int>(p.m);
+  __syncthreads();  // every warp has read its last x
+  if (active) {
+#pragma unroll
+    for (int tile = 0; tile < kNTiles; ++tile) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int row = tile * kTileColumns + DColumnOf(pos.index, i);
+        if (row < m) values[row * kGroupRows + warp * kTileRows + DRowOf(pos.group, i)] = __uint_as_float(acc[tile][i]);
+      }
+    }
+  }
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster.sync();
+  const int split = p.schedule.split_k;
+  const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * kGroupRows;
+  for (int i = part * kThreads + static_cast<int>(threadIdx.x); i < m * kGroupRows; i += split * kThreads) {
+    const std::int64_t n = n0 + i % kGroupRows, row = i / kGroupRows;
+    if (n >= p.n) continue;  // channels past N: idle warps never wrote them
+    float sum = cluster.map_shared_rank(values, 0)[i];
+#pragma unroll kMaxClusterParts
+    for (int q = 1; q < split; ++q) sum = AddPartInOrder(sum, cluster.map_shared_rank(values, q)[i]);
+    const float scale = p.column_scales[(l * p.row_tiles + n / kTileRows) * kTileRows + n % kTileRows];
+    StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, sum, scale));
+  }
+  cluster.sync();
+}
+
+// x for tiles [stage, stage_end) of K into `xs` (zero past K), by every
+// thread of the block: 16-byte loads when every row starts 16-byte aligned
+// (`vector_x`).
+__device__ __forceinline__ void StageX(const KernelParams& p, const std::uint16_t* x, std::uint16_t* xs, int stage,
+                                       int stage_end, bool vector_x) {
+  const std::int64_t k_begin = static_cast<std::int64_t>(stage) * kKTile;
+  const int stage_k = (stage_end - stage) * kKTile;
+  const int rows = static_cast<int>(p.m);
+  if (vector_x) {  // K % 8 == 0: a vector is all before K or all past it
+    const int vectors = stage_k / 8;
+    for (int i = threadIdx.x; i < rows * vectors; i += kThreads) {
+      const int row = i / vectors, col = 8 * (i % vectors);
+      const std::int64_t kk = k_begin + col;
+      *reinterpret_cast<uint4*>(xs + StagedXIndex(row, kk, stage)) =
+          kk < p.k ? *reinterpret_cast<const uint4*>(x + row * p.k + kk) : make_uint4(0, 0, 0, 0);
+    }
+  } else {
+    for (int i = threadIdx.x; i < rows * stage_k; i += kThreads) {
+      const int row = i / stage_k, col = i % stage_k;
+      const std::int64_t kk = k_begin + col;
+      xs[StagedXIndex(row, kk, stage)] = kk < p.k ? x[row * p.k + kk] : std::uint16_t{0};  // zeros past K: the padding
+    }
+  }
+}
+
 template <int kNTiles, int kBlock>
-__global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelParams p) {
   static_assert(kBlock == 16 || kBlock == 32, "NVFP4 (16) or MX (32) blocks");
   __shared__ std::uint16_t scale_table[256];
   extern __shared__ __align__(16) std::uint16_t xs[];  // [8 kNTiles][SharedXStride(kStageK)]
@@ -142,7 +237,10 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
   const bool active = r < p.row_tiles;  // idle warps still stage x and meet the barriers
 
   static_assert(kThreads >= 256, "one table entry per thread");
-  if (threadIdx.x < 256) scale_table[threadIdx.x] = kScaleTables.code[ScaleTypeOfBlock(kBlock) == ScaleType::kUe4m3 ? 0 : 1][threadIdx.x];
+  // Loaded here, stored after the first stage's x loads are out, so that
+  // the two loads' latencies overlap.
+  const std::uint16_t table_entry =
+      threadIdx.x < 256 ? kScaleTables.code[ScaleTypeOfBlock(kBlock) == ScaleType::kUe4m3 ? 0 : 1][threadIdx.x] : 0;
   // Rows of x at or past M feed only columns of D that are never stored;
   // they are zeroed once so that every shared-memory read is of written data.
   static_assert(kStride * sizeof(std::uint16_t) % 16 == 0, "rows of x 16-byte aligned: zeroed by 16-byte stores");
@@ -178,29 +276,14 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
     next_plain = __ldg(plain_tiles + tile_first) != 0;
   }
 
+  // x goes through shared memory kStageTiles K tiles at a time; the first
+  // stage's loads go out with the first tile's.
+  if (tile_first < tile_last) StageX(p, x, xs, tile_first, tile_first + kStageTiles < tile_last ? tile_first + kStageTiles : tile_last, vector_x);
   for (int stage = tile_first; stage < tile_last; stage += kStageTiles) {
     const int stage_end = stage + kStageTiles < tile_last ? stage + kStageTiles : tile_last;
-    const std::int64_t k_begin = static_cast<std::int64_t>(stage) * kKTile;
-    __syncthreads();  // the previous stage is consumed
-    const int stage_k = (stage_end - stage) * kKTile;
-    const int rows = static_cast<int>(p.m);
-    if (vector_x) {  // K % 8 == 0: a vector is all before K or all past it
-      const int vectors = stage_k / 8;
-      for (int i = threadIdx.x; i < rows * vectors; i += kThreads) {
-        const int row = i / vectors, col = 8 * (i % vectors);
-        const std::int64_t kk = k_begin + col;
-        *reinterpret_cast<uint4*>(xs + StagedXIndex(row, kk, stage)) =
-            kk < p.k ? *reinterpret_cast<const uint4*>(x + row * p.k + kk) : make_uint4(0, 0, 0, 0);
-      }
-    } else {
-      for (int i = threadIdx.x; i < rows * stage_k; i += kThreads) {
-        const int row = i / stage_k, col = i % stage_k;
-        const std::int64_t kk = k_begin + col;
-        xs[StagedXIndex(row, kk, stage)] = kk < p.k ? x[row * p.k + kk] : std::uint16_t{0};  // zeros past K: the padding
-      }
-    }
+    if (stage == tile_first && threadIdx.x < 256) scale_table[threadIdx.x] = table_entry;
     __syncthreads();  // x staged (and, the first time, the scale table)
-    if (!active) continue;
+    if (active) {
 #pragma unroll 2
     for (int j = stage; j < stage_end; ++j) {
       const LaneTileWords<kBlock> cur = next;
@@ -218,8 +301,17 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
         MultiplyTile<kNTiles, kBlock, false>(cur, table, x_lane, ChunkMaskOf(range, j), acc);
       }
     }
+    }
+    __syncthreads();  // every warp is done with this stage's x
+    if (stage_end < tile_last) {
+      StageX(p, x, xs, stage_end, stage_end + kStageTiles < tile_last ? stage_end + kStageTiles : tile_last, vector_x);
+    }
   }
   const int split = p.schedule.split_k;
+  if (split > 1 && p.parts_in_cluster) {
+    FinishPartsInCluster<kNTiles>(p, acc, reinterpret_cast<float*>(xs), active, pos, warp, l, part);
+    return;
+  }
   if (active) {
 #pragma unroll
     for (int tile = 0; tile < kNTiles; ++tile) {
@@ -239,12 +331,13 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
     }
   }
   if (split == 1) return;
-  // Step 4 and 5 for split > 1, in this kernel: the block that finishes its
-  // row group's parts last (a counter per row group and batch entry) adds
-  // the parts of its outputs in order and runs the epilogue, then leaves the
-  // counter at zero for the next call. The fences order each block's part
-  // stores before its count, and the count before the last block's loads
-  // (CUDA C++ Programming Guide, "Memory Fence Functions", the sum example).
+  // Step 4 and 5 for split > kMaxClusterParts, in this kernel: the block
+  // that finishes its row group's parts last (a counter per row group and
+  // batch entry) adds the parts of its outputs in order and runs the
+  // epilogue, then leaves the counter at zero for the next call. The fences
+  // order each block's part stores before its count, and the count before
+  // the last block's loads (CUDA C++ Programming Guide, "Memory Fence
+  // Functions", the sum example).
   __shared__ bool last;
   __threadfence();
   __syncthreads();
@@ -258,21 +351,36 @@ __global__ void __launch_bounds__(kThreads) TcGemvKernel(KernelParams p) {
   for (int i = threadIdx.x; i < static_cast<int>(p.m) * kGroupRows; i += kThreads) {
     const std::int64_t n = n0 + i % kGroupRows, row = i / kGroupRows;
     if (n >= p.n) continue;
-    float parts[matmul::kMaxSplitK];
-    for (int q = 0; q < split; ++q) parts[q] = __ldcg(p.workspace + ((l * split + q) * p.m + row) * p.n + n);
+    const float* part = p.workspace + (l * split * p.m + row) * p.n + n;  // part q is q * M * N on
+    float sum = __ldcg(part);
+#pragma unroll 8  // the loads go out together; the adds stay in order
+    for (int q = 1; q < split; ++q) sum = AddPartInOrder(sum, __ldcg(part + q * p.m * p.n));
     const float scale = p.column_scales[(l * p.row_tiles + n / kTileRows) * kTileRows + n % kTileRows];
-    StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, AddPartsInOrder(parts, split), scale));
+    StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, sum, scale));
   }
   if (threadIdx.x == 0) *counter = 0;
 }
 
 template <int kNTiles, int kBlock>
 cudaError_t Launch(const KernelParams& p, std::int64_t batch, cudaStream_t stream) {
-  const std::size_t shared = static_cast<std::size_t>(kTileColumns * kNTiles) * SharedXStride(kStageK) * sizeof(std::uint16_t);
-  const dim3 grid(static_cast<unsigned>(matmul::CeilDiv(p.row_tiles, kWarpsPerBlock)),
-                  static_cast<unsigned>(p.schedule.split_k), static_cast<unsigned>(batch));
-  TcGemvKernel<kNTiles, kBlock><<<grid, kThreads, shared, stream>>>(p);
-  return cudaGetLastError();
+  constexpr std::size_t kShared = XSharedBytes<kNTiles>();
+  static_assert(kShared <= 48 * 1024, "within the dynamic shared memory a kernel gets without opting in");
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(matmul::CeilDiv(p.row_tiles, kWarpsPerBlock)),
+                        static_cast<unsigned>(p.schedule.split_k), static_cast<unsigned>(batch));
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = kShared;
+  config.stream = stream;
+  cudaLaunchAttribute cluster = {};
+  if (p.parts_in_cluster) {
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 1;
+    cluster.val.clusterDim.y = static_cast<unsigned>(p.schedule.split_k);
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx(&config, TcGemvKernel<kNTiles, kBlock>, p);
 }
 
 __global__ void DecodeEveryPairKernel(ScaleType type, bool plain, std::uint32_t* out) {
@@ -308,7 +416,7 @@ std::int64_t RowGroups(const DeviceWeights& w) { return matmul::CeilDiv(w.row_ti
 
 std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k) {
   static_assert(sizeof(unsigned) == sizeof(float), "a counter in one float's place");
-  return split_k > 1 ? PartFloats(w, m, split_k) + w.batch * RowGroups(w) : 0;
+  return split_k > kMaxClusterParts ? PartFloats(w, m, split_k) + w.batch * RowGroups(w) : 0;
 }
 
 const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64_t m,
@@ -342,12 +450,16 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
       (schedule.output != FormatId::kFp32 && schedule.output != FormatId::kBf16 && schedule.output != FormatId::kFp16)) {
     return "the schedule is not the tensor-core GEMV's (ScheduleOf; only split_k may differ)";
   }
-  if (schedule.split_k > 1 && (workspace == nullptr || workspace_floats < WorkspaceFloats(w, m, schedule.split_k))) {
+  if (schedule.split_k > kMaxClusterParts &&
+      (workspace == nullptr || workspace_floats < WorkspaceFloats(w, m, schedule.split_k))) {
     return "split-K needs a workspace of WorkspaceFloats floats";
   }
-  unsigned* counters = schedule.split_k > 1 ? reinterpret_cast<unsigned*>(workspace + PartFloats(w, m, schedule.split_k)) : nullptr;
-  KernelParams p{w.codes, w.scales, w.column_scales, w.plain_tiles, x, y, workspace, counters, m, w.n, w.k, w.row_tiles, w.k_tiles,
-                 schedule};
+  unsigned* counters = schedule.split_k > kMaxClusterParts
+                          ? reinterpret_cast<unsigned*>(workspace + PartFloats(w, m, schedule.split_k))
+                          : nullptr;
+  const bool parts_in_cluster = schedule.split_k > 1 && schedule.split_k <= kMaxClusterParts;
+  KernelParams p{w.codes,  w.scales, w.column_scales, w.plain_tiles, x, y, workspace, counters, m, w.n, w.k, w.row_tiles, w.k_tiles,
+                 schedule, parts_in_cluster};
   const bool two_tiles = m > kTileColumns;
   cudaError_t e = cudaSuccess;
   if (w.block == 16) {

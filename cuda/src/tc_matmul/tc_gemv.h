@@ -1,7 +1,8 @@
 // The tensor-core GEMV for NVFP4 / MXFP4 weights times BF16 activations,
 // M = 1..16 (tc_gemv.cu; the per-lane steps and the schedule it declares are
-// in tc_gemv_lanes.h). Not registered in the registry or Python yet (see
-// tc_gemv.cu).
+// in tc_gemv_lanes.h). Registered as the "cuda-tc" GEMV rows
+// (register_tc_gemv.cc), host or device memory; the weights are packed
+// by tc_gemv_pack.h (host) or tc_gemv_pack_device.h (device).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -34,11 +35,12 @@ struct DeviceWeights {
   const std::uint8_t* plain_tiles = nullptr;  // PackedWeights::plain_tiles
 };
 
-// FP32-sized workspace elements RunTcGemv needs for `split_k` parts (0 for
-// one): the parts, then one counter per batch entry and 128 output channels,
-// which must be zero before the first call (cudaMemset once after
-// allocating); every call leaves them zero. Calls that share a workspace
-// must not run at the same time.
+// FP32-sized workspace elements RunTcGemv needs for `split_k` parts: 0 for
+// up to four parts (they add in a thread-block cluster); for more, the
+// parts, then one counter per batch entry and 128 output channels, which
+// must be zero before the first call (cudaMemset once after allocating);
+// every call leaves them zero. Calls that share a workspace must not run
+// at the same time.
 std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k);
 
 // y = x * W^T on `stream`: x BF16 codes [batch][m][k] on the device, y

@@ -576,9 +576,11 @@ static_assert(SplitKOf(8192, 8192, 1) == 8 && SplitKOf(7168, 16384, 1) == 7 && S
 
 // Step 4, in order: parts[0] + parts[1] + ..., each one FP32 addition, NaN
 // canonical (the model's own CanonicalNan).
+// AddPartInOrder is one step: the sum so far plus the next part.
+LOWBIT_HD_CONSTEXPR float AddPartInOrder(float sum, float part) { return matmul::detail::CanonicalNan(sum + part); }
 LOWBIT_HD_CONSTEXPR float AddPartsInOrder(const float* parts, int count) {
   float value = parts[0];
-  for (int p = 1; p < count; ++p) value = matmul::detail::CanonicalNan(value + parts[p]);
+  for (int p = 1; p < count; ++p) value = AddPartInOrder(value, parts[p]);
   return value;
 }
 
