@@ -189,7 +189,6 @@ __device__ __forceinline__ void FinishPartsInCluster(const KernelParams& p, cons
     const std::int64_t n = n0 + i % kGroupRows, row = i / kGroupRows;
     if (n >= p.n) continue;  // channels past N: idle warps never wrote them
     float sum = cluster.map_shared_rank(values, 0)[i];
-#pragma unroll kMaxClusterParts
     for (int q = 1; q < split; ++q) sum = AddPartInOrder(sum, cluster.map_shared_rank(values, q)[i]);
     const float scale = p.column_scales[(l * p.row_tiles + n / kTileRows) * kTileRows + n % kTileRows];
     StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, sum, scale));
@@ -302,8 +301,8 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
       }
     }
     }
-    __syncthreads();  // every warp is done with this stage's x
     if (stage_end < tile_last) {
+      __syncthreads();  // every warp is done with this stage's x
       StageX(p, x, xs, stage_end, stage_end + kStageTiles < tile_last ? stage_end + kStageTiles : tile_last, vector_x);
     }
   }
@@ -353,7 +352,6 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
     if (n >= p.n) continue;
     const float* part = p.workspace + (l * split * p.m + row) * p.n + n;  // part q is q * M * N on
     float sum = __ldcg(part);
-#pragma unroll 8  // the loads go out together; the adds stay in order
     for (int q = 1; q < split; ++q) sum = AddPartInOrder(sum, __ldcg(part + q * p.m * p.n));
     const float scale = p.column_scales[(l * p.row_tiles + n / kTileRows) * kTileRows + n % kTileRows];
     StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, sum, scale));
