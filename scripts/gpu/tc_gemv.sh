@@ -3,8 +3,9 @@
 # call: builds lowbit_tc_gemv_test and lowbit_tc_gemv_bench from the
 # cuda/standalone CMake build (a handful of files), runs the test (every
 # output bit for bit against the model, the device decode of every code x
-# scale, and the host warp simulation), compute-sanitizer memcheck and
-# racecheck on the GPU tests, the benchmark (NVFP4 / MXFP4 on the matmul
+# scale, the device packer against the host packer, and the host warp
+# simulation), compute-sanitizer memcheck and racecheck on the GPU tests,
+# the benchmark (NVFP4 / MXFP4 on the matmul
 # goal shapes and the competition shapes, M = 1 and 16, against a device
 # copy; the competition geomean; the table path), its peers in the same
 # call (the FFMA GEMV's lowbit_gemv_bench on the 4-bit formats and the torch
@@ -43,7 +44,7 @@ if [[ "${LOWBIT_TC_GEMV_SKIP_SANITIZER:-0}" != 1 ]] && command -v compute-saniti
   san=PASS
   for tool in memcheck racecheck; do
     timeout 300 compute-sanitizer --tool $tool --error-exitcode 3 "$TEST_BIN" \
-      --gtest_filter='TcGemvGpu.EverySplitAndOutputType:TcGemvGpu.DecodeOfEveryCodeAndScaleIsTheModelsOperand' \
+      --gtest_filter='TcGemvGpu.EverySplitAndOutputType:TcGemvGpu.DecodeOfEveryCodeAndScaleIsTheModelsOperand:TcGemvPackDevice.*' \
       >"$OUT/tc_gemv_$tool.log" 2>&1 || san="FAIL ($tool rc=$?)"
   done
 fi

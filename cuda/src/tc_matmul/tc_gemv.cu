@@ -41,7 +41,7 @@ inline constexpr int kThreads = kWarpsPerBlock * kWarpSize;
 // Eight is the portable cluster size (CUDA C++ Programming Guide, "Thread
 // Block Clusters"), but on an H100 clusters of 7 and 8 made 8192 x 8192 and
 // 7168 x 16384 (M = 1) 2-4 us slower than the workspace, while clusters of 2
-// made the M = 16 shapes split in two 15-25 % faster (bench/RESULTS.md,
+// made the M = 16 shapes split in two 14-26 % faster (bench/RESULTS.md,
 // "Tensor-core GEMV"). More parts go through the workspace.
 inline constexpr int kMaxClusterParts = 4;
 // Tile indices and byte offsets within a row tile's K tiles stay in int.
