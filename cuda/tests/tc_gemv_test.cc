@@ -47,14 +47,7 @@ std::vector<std::uint32_t> RunAndExpectModel(const testing::GemvCase& c, int spl
   const std::int64_t outputs = c.batch * c.m * c.n;
   DeviceVector<std::uint32_t> y32(static_cast<std::size_t>(outputs));
   DeviceWeights dw;
-  dw.format = packed.format;
-  dw.scale_type = packed.scale_type;
-  dw.block = packed.block;
-  dw.n = packed.n;
-  dw.k = packed.k;
-  dw.batch = packed.batch;
-  dw.row_tiles = packed.row_tiles;
-  dw.k_tiles = packed.k_tiles;
+  static_cast<PackedShape&>(dw) = packed;
   dw.codes = codes.p;
   dw.scales = scales.p;
   dw.column_scales = column_scales.p;

@@ -54,14 +54,7 @@ Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
   const matmul::AccumulationSchedule schedule = ScheduleOf(packed.format, n, k, batch, args.y.type);
   DeviceUpload codes, scales, plain, column_scales, d_x, y, workspace;  // y: FP32 codes, or 16-bit ones
   DeviceWeights w;
-  w.format = packed.format;
-  w.scale_type = packed.scale_type;
-  w.block = packed.block;
-  w.n = n;
-  w.k = k;
-  w.batch = batch;
-  w.row_tiles = packed.row_tiles;
-  w.k_tiles = packed.k_tiles;
+  static_cast<PackedShape&>(w) = packed;
   const std::int64_t workspace_floats = WorkspaceFloats(w, m, schedule.split_k);
   const std::size_t workspace_bytes = static_cast<std::size_t>(workspace_floats) * sizeof(float);
   cudaError_t e = codes.Upload(packed.codes.data(), packed.codes.size());

@@ -22,13 +22,20 @@ namespace lowbit::cuda::tc_gemv {
 // MXFP4 weights x BF16 activations, each declaring ScheduleOf.
 void RegisterCudaTcGemv(registry::Registry& registry);
 
-// Device copies of PackedWeights' buffers (tc_gemv_pack.h) and its shape.
-struct DeviceWeights {
+// What packed weights are, apart from their bytes: the host packer, the
+// device packer and the kernel's view share it (tc_gemv_pack.h
+// PackedShapeOf computes it from W).
+struct PackedShape {
   matmul::WeightFormat format = matmul::WeightFormat::kNvfp4;
   matmul::ScaleType scale_type = matmul::ScaleType::kUe4m3;
   int block = 16;
   std::int64_t n = 0, k = 0, batch = 1;
   std::int64_t row_tiles = 0, k_tiles = 0;
+  bool operator==(const PackedShape&) const = default;
+};
+
+// Device copies of PackedWeights' buffers (tc_gemv_pack.h) and their shape.
+struct DeviceWeights : PackedShape {
   const std::uint8_t* codes = nullptr;   // 16-byte aligned
   const std::uint8_t* scales = nullptr;  // 16-byte aligned
   const float* column_scales = nullptr;

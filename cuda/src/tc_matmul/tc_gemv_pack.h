@@ -22,6 +22,7 @@
 
 #include "lowbit/formats/matmul/weight_operand.h"
 #include "lowbit/formats/matmul/weights.h"
+#include "tc_gemv.h"
 #include "tc_gemv_lanes.h"
 
 namespace lowbit::cuda::tc_gemv {
@@ -47,13 +48,23 @@ LOWBIT_HD_CONSTEXPR PackedSizes PackedSizesOf(std::int64_t n, std::int64_t k, st
   return s;
 }
 
-struct PackedWeights {
+// The shape of W's packed tiles (W checked by PackError).
+inline PackedShape PackedShapeOf(const matmul::WeightView& w) {
+  PackedShape s;
+  s.format = w.format;
+  s.scale_type = w.scale_type;
+  s.block = static_cast<int>(w.block);
+  s.n = w.n;
+  s.k = w.k;
+  s.batch = w.batch;
+  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, s.block);
+  s.row_tiles = sizes.row_tiles;
+  s.k_tiles = sizes.k_tiles;
+  return s;
+}
+
+struct PackedWeights : PackedShape {
   std::string error;  // empty when packed
-  WeightFormat format = WeightFormat::kNvfp4;
-  ScaleType scale_type = ScaleType::kUe4m3;
-  int block = 16;
-  std::int64_t n = 0, k = 0, batch = 1;
-  std::int64_t row_tiles = 0, k_tiles = 0;
   std::vector<std::uint8_t> codes;   // PackedSizes::code_bytes
   std::vector<std::uint8_t> scales;  // PackedSizes::scale_bytes
   std::vector<float> column_scales;  // PackedSizes::column_scales (1 where W has no outer scale or no row)
@@ -173,15 +184,8 @@ inline PackedWeights PackForTcGemv(const matmul::WeightView& w) {
   PackedWeights p;
   p.error = PackError(w);
   if (!p.error.empty()) return p;
-  p.format = w.format;
-  p.scale_type = w.scale_type;
-  p.block = static_cast<int>(w.block);
-  p.n = w.n;
-  p.k = w.k;
-  p.batch = w.batch;
+  static_cast<PackedShape&>(p) = PackedShapeOf(w);
   const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, p.block);
-  p.row_tiles = sizes.row_tiles;
-  p.k_tiles = sizes.k_tiles;
   p.codes.resize(static_cast<std::size_t>(sizes.code_bytes));
   p.scales.resize(static_cast<std::size_t>(sizes.scale_bytes));
   p.column_scales.resize(static_cast<std::size_t>(sizes.column_scales));

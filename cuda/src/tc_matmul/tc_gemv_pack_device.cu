@@ -191,14 +191,7 @@ const char* DeviceTcGemvWeights::Pack(const matmul::WeightView& w) {
     return "the scratch pool gave packed buffers that are not 16-byte aligned";
   }
   if (const char* why = LaunchPacking(w, sizes, out, stream_)) return why;
-  weights_.format = w.format;
-  weights_.scale_type = w.scale_type;
-  weights_.block = static_cast<int>(w.block);
-  weights_.n = w.n;
-  weights_.k = w.k;
-  weights_.batch = w.batch;
-  weights_.row_tiles = sizes.row_tiles;
-  weights_.k_tiles = sizes.k_tiles;
+  static_cast<PackedShape&>(weights_) = PackedShapeOf(w);
   weights_.codes = out.codes;
   weights_.scales = out.scales;
   weights_.column_scales = out.column_scales;
