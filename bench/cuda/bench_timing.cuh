@@ -1,7 +1,7 @@
 // What the matmul benchmarks (gemv_bench.cu, gemm_bench.cu, tc_gemv_bench.cu)
 // share: a CUDA error check that stops the run, host-to-device upload, the
 // device copy rate they are compared with, and CUDA-event
-// timing of back-to-back calls on the default stream as a median over
+// timing of back-to-back calls on one stream as a median over
 // rounds (the median: one slow round, a clock change or another process,
 // does not move it).
 #pragma once
@@ -40,19 +40,19 @@ inline float Median(std::vector<float> v) {
 }
 
 // Milliseconds per call: for each of `rounds` rounds, events around
-// `calls` back-to-back calls of call(i), i = 0 .. calls - 1, on the default
-// stream, divided by `calls`; the median over the rounds. A launch error
-// stops the run.
+// `calls` back-to-back calls of call(i), i = 0 .. calls - 1, on `stream`
+// (the calls must launch there), divided by `calls`; the median over the
+// rounds. A launch error stops the run.
 template <typename Call>
-float MedianMsPerCall(int rounds, int calls, Call call) {
+float MedianMsPerCall(int rounds, int calls, Call call, cudaStream_t stream = nullptr) {
   cudaEvent_t e0, e1;
   CHECK_CUDA(cudaEventCreate(&e0));
   CHECK_CUDA(cudaEventCreate(&e1));
   std::vector<float> ms;
   for (int r = 0; r < rounds; ++r) {
-    CHECK_CUDA(cudaEventRecord(e0));
+    CHECK_CUDA(cudaEventRecord(e0, stream));
     for (int i = 0; i < calls; ++i) call(i);
-    CHECK_CUDA(cudaEventRecord(e1));
+    CHECK_CUDA(cudaEventRecord(e1, stream));
     CHECK_CUDA(cudaEventSynchronize(e1));
     CHECK_CUDA(cudaGetLastError());
     float t = 0;

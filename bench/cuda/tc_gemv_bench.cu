@@ -4,14 +4,20 @@
 // L = 8, 7168 x 2048 with L = 4), M = 1 and 16, against a device-to-device copy measured in the same run (bytes read plus
 // written). The weights are random packed tiles with moderate scales, rotated
 // among enough copies that one pass does not fit in L2; x is one BF16 matrix.
-// Time = median over 7 rounds of (events around 40 back-to-back calls) / 40;
-// a call with split-K is one launch (the parts are added in the kernel).
+// Time = median over 7 rounds of (events around 40 back-to-back calls on one
+// stream) / 40; a call with split-K is one launch (the parts are added in
+// the kernel). Each case is timed twice: with the calls serialized, each
+// kernel starting after the previous one has ended, and with each call
+// overlapping the previous one (tc_gemv.h LaunchOptions::
+// overlap_previous_kernel: it reads its weights while the previous call
+// finishes; x, y and the workspace wait for it), as consecutive layers of a
+// model whose weights no kernel writes would run.
 //
 //   tc_gemv_bench                   every case
 //   tc_gemv_bench FORMAT N K M [L]  one case (for ncu)
-// Output lines: "tc_gemv FORMAT N K L M split us MB TB/s x_copy", where MB
-// counts the bytes the kernel must read (packed codes, scales, column
-// scales, x) and write (y, FP32).
+// Output lines: "tc_gemv FORMAT N K L M split us MB TB/s x_copy overlapped
+// us TB/s x_copy", where MB counts the bytes the kernel must read (packed
+// codes, scales, column scales, x) and write (y, FP32).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -36,7 +42,7 @@ using lowbit::matmul::WeightFormat;
 namespace tc = lowbit::cuda::tc_gemv;
 
 struct Result {
-  double us, mb;
+  double us, overlapped_us, mb;
   int split;
 };
 
@@ -93,20 +99,26 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
   float* dws = nullptr;
   CHECK_CUDA(cudaMalloc(&dws, static_cast<std::size_t>(std::max<std::int64_t>(ws_floats, 1)) * sizeof(float)));
   CHECK_CUDA(cudaMemset(dws, 0, static_cast<std::size_t>(std::max<std::int64_t>(ws_floats, 1)) * sizeof(float)));
+  cudaStream_t stream = nullptr;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  tc::LaunchOptions options;
   auto call = [&](int i) {
     tc::DeviceWeights wi = w;
     wi.codes = dcodes[i % copies];
     wi.scales = dscales[i % copies];
     wi.column_scales = dcolumn;
     wi.plain_tiles = dplain;
-    if (const char* e = tc::RunTcGemv(wi, dx, m, schedule, dy, dws, ws_floats, nullptr)) {
+    if (const char* e = tc::RunTcGemv(wi, dx, m, schedule, dy, dws, ws_floats, stream, options)) {
       std::fprintf(stderr, "tc_gemv: %s\n", e);
       std::exit(1);
     }
   };
   call(0);
   CHECK_CUDA(cudaDeviceSynchronize());
-  const float ms = MedianMsPerCall(rounds, calls, call);
+  const float ms = MedianMsPerCall(rounds, calls, call, stream);
+  options.overlap_previous_kernel = true;
+  const float overlapped_ms = MedianMsPerCall(rounds, calls, call, stream);
+  CHECK_CUDA(cudaStreamDestroy(stream));
   for (int c = 0; c < copies; ++c) {
     cudaFree(dcodes[c]);
     cudaFree(dscales[c]);
@@ -117,13 +129,16 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
   cudaFree(dy);
   cudaFree(dws);
   const double bytes = weight_bytes + static_cast<double>(plain.size()) + column_scales.size() * 4.0 + x.size() * 2.0 + static_cast<double>(batch * m * n) * 4.0;
-  return {ms * 1e3, bytes / 1e6, schedule.split_k};
+  return {ms * 1e3, overlapped_ms * 1e3, bytes / 1e6, schedule.split_k};
 }
 
 void Print(const char* name, long n, long k, long batch, long m, const Result& r, double copy) {
   const double tbps = r.mb * 1e6 / (r.us * 1e-6) / 1e12;
-  std::printf("tc_gemv %s %ld %ld %ld %ld split=%d %.2f us %.1f MB %.3f TB/s %.2f x_copy\n", name, n, k, batch, m,
-              r.split, r.us, r.mb, tbps, tbps / copy);
+  const double overlapped_tbps = r.mb * 1e6 / (r.overlapped_us * 1e-6) / 1e12;
+  std::printf("tc_gemv %s %ld %ld %ld %ld split=%d %.2f us %.1f MB %.3f TB/s %.2f x_copy overlapped %.2f us %.3f TB/s "
+              "%.2f x_copy\n",
+              name, n, k, batch, m, r.split, r.us, r.mb, tbps, tbps / copy, r.overlapped_us, overlapped_tbps,
+              overlapped_tbps / copy);
 }
 
 }  // namespace
@@ -145,7 +160,7 @@ int main(int argc, char** argv) {
     long n, k, batch;
     bool contest;  // a shape of the NVFP4 GEMV competition (M = 1)
   };
-  double contest_log_us = 0.0;
+  double contest_log_us = 0.0, contest_log_overlapped_us = 0.0;
   int contest_shapes = 0;
   for (const Shape s : {Shape{8192, 8192, 1, false}, Shape{28672, 8192, 1, false}, Shape{7168, 16384, 1, true},
                         Shape{4096, 7168, 8, true}, Shape{7168, 2048, 4, true}}) {
@@ -155,13 +170,14 @@ int main(int argc, char** argv) {
         Print(f == WeightFormat::kNvfp4 ? "nvfp4" : "mxfp4", s.n, s.k, s.batch, m, r, copy);
         if (s.contest && m == 1 && f == WeightFormat::kNvfp4) {
           contest_log_us += std::log(r.us);
+          contest_log_overlapped_us += std::log(r.overlapped_us);
           ++contest_shapes;
         }
       }
     }
   }
-  std::printf("tc_gemv nvfp4 competition geomean (M = 1, %d shapes) %.2f us\n", contest_shapes,
-              std::exp(contest_log_us / contest_shapes));
+  std::printf("tc_gemv nvfp4 competition geomean (M = 1, %d shapes) %.2f us, overlapped %.2f us\n", contest_shapes,
+              std::exp(contest_log_us / contest_shapes), std::exp(contest_log_overlapped_us / contest_shapes));
   // Every tile with one zero scale: the table path's cost.
   for (const WeightFormat f : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
     const Result r = Bench(f, 8192, 8192, 1, 1, rng, 7, 40, Scales::kTable);

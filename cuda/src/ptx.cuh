@@ -185,6 +185,22 @@ __device__ __forceinline__ void CpAsyncWaitGroup() {
   asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
 }
 
+// ---- programmatic dependent launch (sm_90+; PTX ISA 9.0 "griddepcontrol";
+// CUDA C++ Programming Guide, "Programmatic Dependent Launch and
+// Synchronization") ----
+// LaunchDependentGrids: the grid launched after this one on the stream with
+// programmatic stream serialization may start once every block of this
+// grid has run it (or exited); a hint, a no-op without such a grid.
+// WaitForPrerequisiteGrids: blocks until the grids this one depends on have
+// completed and their memory is visible; a no-op when the grid was launched
+// without programmatic stream serialization. "memory": no load or store of
+// the caller moves across the wait.
+__device__ __forceinline__ void LaunchDependentGrids() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
+__device__ __forceinline__ void WaitForPrerequisiteGrids() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+// Asks that the 128-byte line holding `p` be brought into L2 (PTX ISA 9.0
+// "prefetch"); nothing is returned, and a wrong guess costs only bandwidth.
+__device__ __forceinline__ void PrefetchL2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
 #if defined(LOWBIT_PTX_HAS_BLACKWELL_CVT)
 // ---- sm_100a-class only (docs/formats-reference.md §2 table, §4.4, §4.5, §4.7) ----
 // e2m1x2 is one byte: `a` (hi) in the upper nibble.

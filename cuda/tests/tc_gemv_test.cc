@@ -25,36 +25,57 @@ namespace {
 using ::lowbit::cuda::testing::DeviceVector;
 using matmul::WeightFormat;
 
+int HostThreads() {
+  return static_cast<int>(std::thread::hardware_concurrency() > 0 ? std::thread::hardware_concurrency() : 1);
+}
+
+// The model's outputs for case `c` under `schedule` (x: `x`, default the case's).
+std::vector<std::uint32_t> ModelOutputs(const testing::GemvCase& c, const matmul::AccumulationSchedule& schedule,
+                                        const std::vector<std::uint16_t>* x = nullptr) {
+  const matmul::QuantizedMatmulResult model = matmul::QuantizedMatmulModel(
+      c.View(), (x ? *x : c.x).data(), matmul::ActivationType::kBf16, c.m, schedule, HostThreads());
+  EXPECT_EQ(model.error, "") << c.Describe();
+  return model.y;
+}
+
+// A case's weights packed by the host packer and copied to the device.
+struct UploadedWeights {
+  explicit UploadedWeights(const PackedWeights& packed)
+      : codes(packed.codes), scales(packed.scales), column_scales(packed.column_scales), plain_tiles(packed.plain_tiles) {
+    static_cast<PackedShape&>(view) = packed;
+    view.codes = codes.p;
+    view.scales = scales.p;
+    view.column_scales = column_scales.p;
+    view.plain_tiles = plain_tiles.p;
+  }
+  DeviceVector<std::uint8_t> codes, scales;
+  DeviceVector<float> column_scales;
+  DeviceVector<std::uint8_t> plain_tiles;
+  DeviceWeights view;
+};
+
 // Runs the kernel on one case with split `split` (0: ScheduleOf's) and
 // checks every output; returns the kernel's outputs (empty when it failed to run).
-std::vector<std::uint32_t> RunAndExpectModel(const testing::GemvCase& c, int split, matmul::OutputType output) {
+std::vector<std::uint32_t> RunAndExpectModel(const testing::GemvCase& c, int split, matmul::OutputType output,
+                                             const LaunchOptions& options = {}) {
   const matmul::WeightView w = c.View();
   matmul::AccumulationSchedule schedule = ScheduleOf(c.format, c.n, c.k, c.batch, output);
   if (split > 0) schedule.split_k = split;
-  const int threads = static_cast<int>(std::thread::hardware_concurrency() > 0 ? std::thread::hardware_concurrency() : 1);
   const matmul::QuantizedMatmulResult model =
-      matmul::QuantizedMatmulModel(w, c.x.data(), matmul::ActivationType::kBf16, c.m, schedule, threads);
+      matmul::QuantizedMatmulModel(w, c.x.data(), matmul::ActivationType::kBf16, c.m, schedule, HostThreads());
   EXPECT_EQ(model.error, "") << c.Describe();
   const PackedWeights packed = PackForTcGemv(w);
   EXPECT_EQ(packed.error, "") << c.Describe();
   if (!model.error.empty() || !packed.error.empty()) return {};
 
-  DeviceVector<std::uint8_t> codes(packed.codes);
-  DeviceVector<std::uint8_t> scales(packed.scales);
-  DeviceVector<float> column_scales(packed.column_scales);
-  DeviceVector<std::uint8_t> plain_tiles(packed.plain_tiles);
+  const UploadedWeights uploaded(packed);
+  const DeviceWeights& dw = uploaded.view;
   DeviceVector<std::uint16_t> x(c.x);
   const std::int64_t outputs = c.batch * c.m * c.n;
   DeviceVector<std::uint32_t> y32(static_cast<std::size_t>(outputs));
-  DeviceWeights dw;
-  static_cast<PackedShape&>(dw) = packed;
-  dw.codes = codes.p;
-  dw.scales = scales.p;
-  dw.column_scales = column_scales.p;
-  dw.plain_tiles = plain_tiles.p;
   const std::int64_t workspace_floats = WorkspaceFloats(dw, c.m, schedule.split_k);
   DeviceVector<float> workspace(static_cast<std::size_t>(workspace_floats > 0 ? workspace_floats : 1));
-  const char* error = RunTcGemv(dw, x.p, c.m, schedule, y32.p, workspace.p, workspace_floats, nullptr);
+  const char* error = RunTcGemv(dw, x.p, c.m, schedule, y32.p, workspace.p, workspace_floats, nullptr, options);
   EXPECT_EQ(error, nullptr) << c.Describe() << ": " << (error ? error : "");
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << c.Describe();
   if (error != nullptr) return {};
@@ -79,7 +100,8 @@ std::vector<std::uint32_t> RunAndExpectModel(const testing::GemvCase& c, int spl
   int shown = 0;
   for (std::size_t i = 0; i < y.size(); ++i) {
     if (y[i] != model.y[i] && shown++ < 5) {
-      ADD_FAILURE() << c.Describe() << " split " << schedule.split_k << ": output " << i << " (l, m, n = "
+      ADD_FAILURE() << c.Describe() << " split " << schedule.split_k << " part sums "
+                    << static_cast<int>(options.part_sums) << ": output " << i << " (l, m, n = "
                     << i / (c.m * c.n) << ", " << (i / c.n) % c.m << ", " << i % c.n << ") GPU 0x" << std::hex << y[i]
                     << ", model 0x" << model.y[i];
     }
@@ -118,15 +140,83 @@ TEST(TcGemvGpu, EveryOutputEqualsTheModel) {
 TEST(TcGemvGpu, EverySplitAndOutputType) {
   LOWBIT_REQUIRE_GPU();
   std::mt19937 rng(11);
+  using PartSums = LaunchOptions::PartSums;
   for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
-    // 2..4: the parts meet in a thread-block cluster; 5, 9 and 64: in the workspace.
+    // 2..4: the parts meet in a thread-block cluster or in the workspace
+    // (both forced, and the automatic choice); 5, 9 and 64: in the workspace.
     for (const int split : {1, 2, 3, 4, 5, 9, 64}) {
       for (const matmul::OutputType out :
            {matmul::OutputType::kFp32, matmul::OutputType::kBf16, matmul::OutputType::kFp16}) {
         const testing::GemvCase c = testing::DrawCase(rng, format, 300, 2600, split % 2 ? 3 : 16, 1, split == 3);
-        EXPECT_GT(ExpectKernelEqualsModel(c, split, out), 0);
+        for (const PartSums sums : {PartSums::kAuto, PartSums::kCluster, PartSums::kWorkspace}) {
+          if (sums != PartSums::kAuto && (split < 2 || split > kMaxClusterParts)) continue;
+          LaunchOptions options;
+          options.part_sums = sums;
+          EXPECT_GT(static_cast<std::int64_t>(RunAndExpectModel(c, split, out, options).size()), 0);
+        }
       }
     }
+  }
+}
+
+// Overlapped calls (LaunchOptions::overlap_previous_kernel) read x and use
+// the workspace only after the previous kernel on the stream has finished.
+// One layer's BF16 output is the next layer's x, its buffer first filled
+// with NaN codes that a read before the first layer's stores would carry
+// into the outputs; the first layer is long and narrow (16 blocks, no
+// split), so the second layer's blocks find free SMs while it runs. Then
+// two more overlapped calls: one sharing the second's workspace, one whose
+// parts add in a cluster.
+TEST(TcGemvGpu, OverlappedCallsWaitForThePreviousKernel) {
+  LOWBIT_REQUIRE_GPU();
+  std::mt19937 rng(7);
+  const testing::GemvCase first = testing::DrawCase(rng, WeightFormat::kNvfp4, 2048, 32768, 1, 1, false);
+  testing::GemvCase second = testing::DrawCase(rng, WeightFormat::kMxfp4, 1000, 2048, 1, 1, false);
+  matmul::AccumulationSchedule first_schedule = ScheduleOf(first.format, first.n, first.k, 1, matmul::OutputType::kBf16);
+  first_schedule.split_k = 1;
+  const std::vector<std::uint32_t> first_model = ModelOutputs(first, first_schedule);
+  ASSERT_EQ(first_model.size(), 2048u);
+  second.x.assign(first_model.begin(), first_model.end());  // BF16 codes
+  matmul::AccumulationSchedule workspace_schedule = ScheduleOf(second.format, second.n, second.k, 1, matmul::OutputType::kFp32);
+  workspace_schedule.split_k = 9;
+  matmul::AccumulationSchedule cluster_schedule = workspace_schedule;
+  cluster_schedule.split_k = 3;
+  const std::vector<std::uint32_t> workspace_model = ModelOutputs(second, workspace_schedule);
+  const std::vector<std::uint32_t> cluster_model = ModelOutputs(second, cluster_schedule);
+
+  const UploadedWeights first_weights(PackForTcGemv(first.View()));
+  const UploadedWeights second_weights(PackForTcGemv(second.View()));
+  DeviceVector<std::uint16_t> x(first.x);
+  DeviceVector<std::uint16_t> hidden(2048);  // the first layer's y, the second's x
+  DeviceVector<std::uint32_t> y0(1000), y1(1000), y2(1000);
+  const std::int64_t workspace_floats = WorkspaceFloats(second_weights.view, 1, 9);
+  DeviceVector<float> workspace(static_cast<std::size_t>(workspace_floats));
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(hidden.p, 0xFF, 2048 * sizeof(std::uint16_t), stream), cudaSuccess);  // NaN codes
+  LaunchOptions overlap;
+  overlap.overlap_previous_kernel = true;
+  LaunchOptions cluster = overlap;
+  cluster.part_sums = LaunchOptions::PartSums::kCluster;
+  EXPECT_EQ(RunTcGemv(first_weights.view, x.p, 1, first_schedule, hidden.p, nullptr, 0, stream), nullptr);
+  EXPECT_EQ(RunTcGemv(second_weights.view, hidden.p, 1, workspace_schedule, y0.p, workspace.p, workspace_floats, stream,
+                      overlap),
+            nullptr);
+  EXPECT_EQ(RunTcGemv(second_weights.view, hidden.p, 1, workspace_schedule, y1.p, workspace.p, workspace_floats, stream,
+                      overlap),
+            nullptr);
+  EXPECT_EQ(RunTcGemv(second_weights.view, hidden.p, 1, cluster_schedule, y2.p, workspace.p, workspace_floats, stream,
+                      cluster),
+            nullptr);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  std::vector<std::uint16_t> hidden_got = hidden.Get(2048);
+  for (std::size_t i = 0; i < hidden_got.size(); ++i) ASSERT_EQ(hidden_got[i], first_model[i]) << "first layer, n " << i;
+  const std::vector<std::uint32_t> got[3] = {y0.Get(1000), y1.Get(1000), y2.Get(1000)};
+  const std::vector<std::uint32_t>* want[3] = {&workspace_model, &workspace_model, &cluster_model};
+  for (int call = 0; call < 3; ++call) {
+    ASSERT_EQ(want[call]->size(), 1000u);
+    for (std::size_t n = 0; n < 1000; ++n) ASSERT_EQ(got[call][n], (*want[call])[n]) << "overlapped call " << call << ", n " << n;
   }
 }
 
@@ -221,12 +311,14 @@ TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
   EXPECT_STREQ(RunTcGemv(w, fake_x, 1, other, fake_y, nullptr, 0, nullptr),
                "the schedule is not the tensor-core GEMV's (ScheduleOf; only split_k may differ)");
   other = s;
-  other.split_k = 5;
+  other.split_k = 2;
   EXPECT_STREQ(RunTcGemv(w, fake_x, 1, other, fake_y, nullptr, 0, nullptr),
                "split-K needs a workspace of WorkspaceFloats floats");
-  // Up to four parts add in a cluster and need no workspace (tc_gemv.h).
-  EXPECT_EQ(WorkspaceFloats(w, 1, 4), 0);
-  EXPECT_GT(WorkspaceFloats(w, 1, 5), 0);
+  // Every split needs its workspace, whether or not its parts add in a
+  // cluster on the device at hand (tc_gemv.h).
+  EXPECT_EQ(WorkspaceFloats(w, 1, 1), 0);
+  EXPECT_EQ(WorkspaceFloats(w, 1, 2), 2 * 16 + 1);
+  EXPECT_EQ(WorkspaceFloats(w, 3, 9), 9 * 3 * 16 + 1);
   DeviceWeights many = w;
   many.batch = 70000;
   EXPECT_STREQ(RunTcGemv(many, fake_x, 1, s, fake_y, nullptr, 0, nullptr), "the batch L must be at most 65535");

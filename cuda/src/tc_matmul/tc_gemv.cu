@@ -15,16 +15,22 @@
 // and one 16- or 8-byte word of scale codes, decodes each pair of weights
 // with the scale folded in (DecodePair) and reads x with one 8-byte
 // shared-memory load per chunk and n-tile. The next tile's loads are issued
-// before the current tile's MMAs. With one part the epilogue runs here;
-// with up to kMaxClusterParts, the parts of a row group are one thread-
-// block cluster and add their values through distributed shared memory;
-// with more, each part's FP32 value goes to the workspace and the last
-// block of each row group to finish adds the parts in order and runs the
-// epilogue. One launch in every case.
+// before the current tile's MMAs. With one part the epilogue runs here.
+// With up to kMaxClusterParts whose clusters fit the GPU at once (Launch),
+// the parts of a row group are one thread-block cluster and add their
+// values through distributed shared memory; otherwise each part's FP32
+// value goes to the workspace and the last block of each row group to
+// finish adds the parts in order and runs the epilogue: the same additions
+// in the same order either way. One launch in every case. Every block
+// lets the next kernel on the stream start at once and reads nothing but
+// weights before the previous one has finished (programmatic dependent
+// launch, LaunchOptions::overlap_previous_kernel).
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 
 #include "lowbit/formats/matmul/accumulation_schedule.h"
 #include "../ptx.cuh"
@@ -36,14 +42,6 @@ namespace lowbit::cuda::tc_gemv {
 namespace {
 
 inline constexpr int kThreads = kWarpsPerBlock * kWarpSize;
-// Split-K parts up to this many run as one thread-block cluster and add
-// their parts through distributed shared memory (FinishPartsInCluster).
-// Eight is the portable cluster size (CUDA C++ Programming Guide, "Thread
-// Block Clusters"), but on an H100 clusters of 7 and 8 made 8192 x 8192 and
-// 7168 x 16384 (M = 1) 2-4 us slower than the workspace, while clusters of 2
-// made the M = 16 shapes split in two 14-26 % faster (bench/RESULTS.md,
-// "Tensor-core GEMV"). More parts go through the workspace.
-inline constexpr int kMaxClusterParts = 4;
 // Tile indices and byte offsets within a row tile's K tiles stay in int.
 inline constexpr std::int64_t kMaxKTiles = (std::int64_t{1} << 27) / kKTile;
 static_assert(kMaxKTiles * kCodeBytesPerTile < (std::int64_t{1} << 31), "a row tile's codes addressed by int");
@@ -79,8 +77,15 @@ struct KernelParams {
   unsigned* counters;  // past the parts in the workspace: one per row group and batch entry
   std::int64_t m, n, k, row_tiles, k_tiles;
   AccumulationSchedule schedule;
-  bool parts_in_cluster;  // the split-K parts of a row group are one thread-block cluster (SplitKInCluster)
+  bool parts_in_cluster;  // the split-K parts of a row group are one thread-block cluster
 };
+
+#ifndef LOWBIT_TC_GEMV_PREFETCH_TILES
+#define LOWBIT_TC_GEMV_PREFETCH_TILES 0
+#endif
+// K tiles past the first whose weights a warp asks into L2 before it waits
+// for the previous kernel (LaunchOptions::overlap_previous_kernel).
+inline constexpr int kTilesPrefetchedBeforeWait = LOWBIT_TC_GEMV_PREFETCH_TILES;
 
 __device__ inline void StoreOutput(const KernelParams& p, std::int64_t index, std::uint32_t code) {
   if (p.schedule.output == FormatId::kFp32) {
@@ -234,6 +239,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
   const int part = static_cast<int>(blockIdx.y);
   const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock + warp;
   const bool active = r < p.row_tiles;  // idle warps still stage x and meet the barriers
+  // A kernel launched after this one with programmatic stream serialization
+  // may start now: it reads only its weights until this grid has finished.
+  ptx::LaunchDependentGrids();
 
   static_assert(kThreads >= 256, "one table entry per thread");
   // Loaded here, stored after the first stage's x loads are out, so that
@@ -273,7 +281,18 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
   if (active && tile_first < tile_last) {
     next = LoadTile<kBlock>(codes + tile_first * kCodeBytesPerTile, scales + tile_first * kScaleBytes);
     next_plain = __ldg(plain_tiles + tile_first) != 0;
+#pragma unroll
+    for (int j = 1; j <= kTilesPrefetchedBeforeWait; ++j) {
+      if (tile_first + j >= tile_last) break;
+      static_assert(kCodeBytesPerTile == 8 * 128 && ScaleBytesPerTile(kBlock) <= 128, "lanes 0..7: codes, lane 8: scales");
+      if (lane < 8) ptx::PrefetchL2(codes - CodeLaneOffset(0, lane) + (tile_first + j) * kCodeBytesPerTile + 128 * lane);
+      if (lane == 8) ptx::PrefetchL2(scales - ScaleLaneOffset(pos.group, kBlock) + (tile_first + j) * kScaleBytes);
+    }
   }
+  // Everything above reads only weights; x, y and the workspace may belong
+  // to the previous kernel on the stream until it has finished
+  // (LaunchOptions::overlap_previous_kernel).
+  ptx::WaitForPrerequisiteGrids();
 
   // x goes through shared memory kStageTiles K tiles at a time; the first
   // stage's loads go out with the first tile's.
@@ -330,7 +349,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
     }
   }
   if (split == 1) return;
-  // Step 4 and 5 for split > kMaxClusterParts, in this kernel: the block
+  // Steps 4 and 5 through the workspace, in this kernel: the block
   // that finishes its row group's parts last (a counter per row group and
   // batch entry) adds the parts of its outputs in order and runs the
   // epilogue, then leaves the counter at zero for the next call. The fences
@@ -359,25 +378,89 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
   if (threadIdx.x == 0) *counter = 0;
 }
 
+// What the GPU can hold at once of one kernel instance, asked once per
+// device: blocks (the plain launch) and clusters of 2..kMaxClusterParts
+// blocks (cudaOccupancyMaxActiveClusters); 0 where a query failed.
+struct Residency {
+  int blocks = 0;
+  int clusters[kMaxClusterParts + 1] = {};
+};
+
 template <int kNTiles, int kBlock>
-cudaError_t Launch(const KernelParams& p, std::int64_t batch, cudaStream_t stream) {
+Residency ResidencyOnThisDevice(cudaLaunchConfig_t config) {
+  static std::mutex mutex;
+  static std::map<int, Residency> known;  // by device
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return {};
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto [it, inserted] = known.try_emplace(device);
+  if (!inserted) return it->second;
+  Residency& r = it->second;
+  int per_sm = 0, sms = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, TcGemvKernel<kNTiles, kBlock>, kThreads,
+                                                    config.dynamicSmemBytes) == cudaSuccess &&
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess) {
+    r.blocks = per_sm * sms;
+  }
+  for (int split = 2; split <= kMaxClusterParts; ++split) {
+    cudaLaunchAttribute cluster = {};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 1;
+    cluster.val.clusterDim.y = static_cast<unsigned>(split);
+    cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t c = config;
+    c.gridDim = dim3(1, static_cast<unsigned>(split), 1);
+    c.attrs = &cluster;
+    c.numAttrs = 1;
+    if (cudaOccupancyMaxActiveClusters(&r.clusters[split], TcGemvKernel<kNTiles, kBlock>, &c) != cudaSuccess) {
+      r.clusters[split] = 0;
+    }
+  }
+  (void)cudaGetLastError();  // a failed query leaves no error behind for the caller's next check
+  return r;
+}
+
+template <int kNTiles, int kBlock>
+cudaError_t Launch(KernelParams p, std::int64_t batch, const LaunchOptions& options, cudaStream_t stream) {
   constexpr std::size_t kShared = XSharedBytes<kNTiles>();
   static_assert(kShared <= 48 * 1024, "within the dynamic shared memory a kernel gets without opting in");
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(matmul::CeilDiv(p.row_tiles, kWarpsPerBlock)),
-                        static_cast<unsigned>(p.schedule.split_k), static_cast<unsigned>(batch));
+  const unsigned groups = static_cast<unsigned>(matmul::CeilDiv(p.row_tiles, kWarpsPerBlock));
+  const int split = p.schedule.split_k;
+  config.gridDim = dim3(groups, static_cast<unsigned>(split), static_cast<unsigned>(batch));
   config.blockDim = dim3(kThreads);
   config.dynamicSmemBytes = kShared;
   config.stream = stream;
-  cudaLaunchAttribute cluster = {};
-  if (p.parts_in_cluster) {
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 1;
-    cluster.val.clusterDim.y = static_cast<unsigned>(p.schedule.split_k);
-    cluster.val.clusterDim.z = 1;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
+  p.parts_in_cluster = false;
+  if (split > 1 && split <= kMaxClusterParts) {
+    using PartSums = LaunchOptions::PartSums;
+    if (options.part_sums == PartSums::kCluster) {
+      p.parts_in_cluster = true;
+    } else if (options.part_sums == PartSums::kAuto) {
+      // Clusters only when they do not take more waves than the plain grid.
+      const Residency r = ResidencyOnThisDevice<kNTiles, kBlock>(config);
+      const std::int64_t clusters = static_cast<std::int64_t>(groups) * batch;
+      if (r.blocks > 0 && r.clusters[split] > 0) {
+        p.parts_in_cluster = matmul::CeilDiv(clusters, r.clusters[split]) <= matmul::CeilDiv(clusters * split, r.blocks);
+      }
+    }
   }
+  cudaLaunchAttribute attributes[2] = {};
+  int count = 0;
+  if (p.parts_in_cluster) {
+    attributes[count].id = cudaLaunchAttributeClusterDimension;
+    attributes[count].val.clusterDim.x = 1;
+    attributes[count].val.clusterDim.y = static_cast<unsigned>(split);
+    attributes[count].val.clusterDim.z = 1;
+    ++count;
+  }
+  if (options.overlap_previous_kernel) {
+    attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[count].val.programmaticStreamSerializationAllowed = 1;
+    ++count;
+  }
+  config.attrs = attributes;
+  config.numAttrs = static_cast<unsigned>(count);
   return cudaLaunchKernelEx(&config, TcGemvKernel<kNTiles, kBlock>, p);
 }
 
@@ -414,12 +497,12 @@ std::int64_t RowGroups(const DeviceWeights& w) { return matmul::CeilDiv(w.row_ti
 
 std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k) {
   static_assert(sizeof(unsigned) == sizeof(float), "a counter in one float's place");
-  return split_k > kMaxClusterParts ? PartFloats(w, m, split_k) + w.batch * RowGroups(w) : 0;
+  return split_k > 1 ? PartFloats(w, m, split_k) + w.batch * RowGroups(w) : 0;
 }
 
 const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64_t m,
                       const AccumulationSchedule& schedule, void* y, float* workspace, std::int64_t workspace_floats,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, const LaunchOptions& options) {
   if (w.format != WeightFormat::kNvfp4 && w.format != WeightFormat::kMxfp4) return "the tensor-core GEMV takes nvfp4 or mxfp4 weights";
   if (w.block != (w.format == WeightFormat::kNvfp4 ? 16 : 32)) return "the block size is not the format's";
   if (w.scale_type != ScaleTypeOfBlock(w.block)) return "the scale type is not the format's (ue4m3 for nvfp4, e8m0 for mxfp4)";
@@ -448,22 +531,21 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
       (schedule.output != FormatId::kFp32 && schedule.output != FormatId::kBf16 && schedule.output != FormatId::kFp16)) {
     return "the schedule is not the tensor-core GEMV's (ScheduleOf; only split_k may differ)";
   }
-  if (schedule.split_k > kMaxClusterParts &&
+  if (schedule.split_k > 1 &&
       (workspace == nullptr || workspace_floats < WorkspaceFloats(w, m, schedule.split_k))) {
     return "split-K needs a workspace of WorkspaceFloats floats";
   }
-  unsigned* counters = schedule.split_k > kMaxClusterParts
-                          ? reinterpret_cast<unsigned*>(workspace + PartFloats(w, m, schedule.split_k))
-                          : nullptr;
-  const bool parts_in_cluster = schedule.split_k > 1 && schedule.split_k <= kMaxClusterParts;
-  KernelParams p{w.codes,  w.scales, w.column_scales, w.plain_tiles, x, y, workspace, counters, m, w.n, w.k, w.row_tiles, w.k_tiles,
-                 schedule, parts_in_cluster};
+  unsigned* counters =
+      schedule.split_k > 1 ? reinterpret_cast<unsigned*>(workspace + PartFloats(w, m, schedule.split_k)) : nullptr;
+  // Launch decides parts_in_cluster.
+  const KernelParams p{w.codes, w.scales, w.column_scales, w.plain_tiles, x, y, workspace, counters, m, w.n, w.k,
+                       w.row_tiles, w.k_tiles, schedule, false};
   const bool two_tiles = m > kTileColumns;
   cudaError_t e = cudaSuccess;
   if (w.block == 16) {
-    e = two_tiles ? Launch<2, 16>(p, w.batch, stream) : Launch<1, 16>(p, w.batch, stream);
+    e = two_tiles ? Launch<2, 16>(p, w.batch, options, stream) : Launch<1, 16>(p, w.batch, options, stream);
   } else {
-    e = two_tiles ? Launch<2, 32>(p, w.batch, stream) : Launch<1, 32>(p, w.batch, stream);
+    e = two_tiles ? Launch<2, 32>(p, w.batch, options, stream) : Launch<1, 32>(p, w.batch, options, stream);
   }
   if (e != cudaSuccess) return "the tensor-core GEMV kernel did not launch";
   return nullptr;

@@ -42,13 +42,44 @@ struct DeviceWeights : PackedShape {
   const std::uint8_t* plain_tiles = nullptr;  // PackedWeights::plain_tiles
 };
 
+// Split-K parts up to this many may run as one thread-block cluster and add
+// their parts through distributed shared memory (tc_gemv.cu
+// FinishPartsInCluster). Eight is the portable cluster size (CUDA C++
+// Programming Guide, "Thread Block Clusters"), but on an H100 clusters of 7
+// and 8 made 8192 x 8192 and 7168 x 16384 (M = 1) 2-4 us slower than the
+// workspace (fewer clusters of 8 fit at once than 8192 x 8192 has), while
+// clusters of 2 made the M = 16 shapes split in two 14-26 % faster
+// (bench/RESULTS.md, "Tensor-core GEMV"). More parts go through the workspace.
+inline constexpr int kMaxClusterParts = 4;
+
 // FP32-sized workspace elements RunTcGemv needs for `split_k` parts: 0 for
-// up to four parts (they add in a thread-block cluster); for more, the
-// parts, then one counter per batch entry and 128 output channels, which
-// must be zero before the first call (cudaMemset once after allocating);
-// every call leaves them zero. Calls that share a workspace must not run
-// at the same time.
+// one part; for more, the parts, then one counter per batch entry and 128
+// output channels, which must be zero before the first call (cudaMemset
+// once after allocating); every call leaves them zero. Calls that share a
+// workspace must not run at the same time. (Up to kMaxClusterParts parts
+// add in a thread-block cluster when the clusters fit the GPU at once, and
+// the workspace is then not touched; it is required all the same, so that
+// a call's needs do not depend on the device.)
 std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k);
+
+// How RunTcGemv launches; neither choice changes an output bit.
+struct LaunchOptions {
+  // True only when no kernel that may still be running on `stream` when
+  // RunTcGemv is called writes the weights (codes, scales, column scales,
+  // plain-tile flags). The kernel may then start before the previous
+  // kernel on the stream has finished (programmatic dependent launch) and
+  // read its weights early; it reads x and writes y and the workspace only
+  // after that kernel has finished and its memory is visible. Weights
+  // packed by a kernel on the same stream just before need false.
+  bool overlap_previous_kernel = false;
+  // Where 2..kMaxClusterParts split-K parts add. kAuto: in a thread-block
+  // cluster when every cluster of the grid can be resident at once
+  // (cudaOccupancyMaxActiveClusters), else through the workspace, which
+  // a second wave of clusters would be slower than. The others force a path
+  // (the GPU tests check both).
+  enum class PartSums { kAuto, kCluster, kWorkspace };
+  PartSums part_sums = PartSums::kAuto;
+};
 
 // y = x * W^T on `stream`: x BF16 codes [batch][m][k] on the device, y
 // [batch][m][n] of the schedule's output type (FP32, BF16 or FP16 codes).
@@ -57,7 +88,7 @@ std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k
 // line naming what is wrong (nothing is launched then).
 const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64_t m,
                       const matmul::AccumulationSchedule& schedule, void* y, float* workspace,
-                      std::int64_t workspace_floats, cudaStream_t stream);
+                      std::int64_t workspace_floats, cudaStream_t stream, const LaunchOptions& options = {});
 
 // For the GPU test of the decode: out[s * 128 + i] = the BF16 operand code
 // the kernel's decode (the device's BF16 multiplies) gives for E2M1 code
