@@ -31,6 +31,7 @@
 #include "lowbit/formats/block/block_spec.h"
 #include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
+#include "transposed_max-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lowbit::simd {
@@ -98,38 +99,6 @@ HWY_INLINE const std::uint32_t* BlockBits(const float* x, std::size_t b, std::si
   return b < full_blocks ? reinterpret_cast<const std::uint32_t*>(x + b * block_size) : padded;
 }
 
-#if HWY_TARGET <= HWY_AVX3
-// One level of a transposed reduction: x and y hold blocks of 2w lanes each
-// (consecutive blocks, in order); the result holds x's blocks, then y's,
-// each reduced to w lanes by an unsigned maximum of its two halves (Intel
-// SDM VPERMT2D takes lane indices 0-15 from x and 16-31 from y).
-template <int kWidth>
-HWY_INLINE __m512i MaxHalves(__m512i x, __m512i y) {
-  alignas(64) static constexpr std::uint32_t kLow[16] = {
-      0 / kWidth * 2 * kWidth + 0 % kWidth,   1 / kWidth * 2 * kWidth + 1 % kWidth,
-      2 / kWidth * 2 * kWidth + 2 % kWidth,   3 / kWidth * 2 * kWidth + 3 % kWidth,
-      4 / kWidth * 2 * kWidth + 4 % kWidth,   5 / kWidth * 2 * kWidth + 5 % kWidth,
-      6 / kWidth * 2 * kWidth + 6 % kWidth,   7 / kWidth * 2 * kWidth + 7 % kWidth,
-      8 / kWidth * 2 * kWidth + 8 % kWidth,   9 / kWidth * 2 * kWidth + 9 % kWidth,
-      10 / kWidth * 2 * kWidth + 10 % kWidth, 11 / kWidth * 2 * kWidth + 11 % kWidth,
-      12 / kWidth * 2 * kWidth + 12 % kWidth, 13 / kWidth * 2 * kWidth + 13 % kWidth,
-      14 / kWidth * 2 * kWidth + 14 % kWidth, 15 / kWidth * 2 * kWidth + 15 % kWidth};
-  const __m512i low = _mm512_load_si512(kLow);
-  const __m512i high = _mm512_add_epi32(low, _mm512_set1_epi32(kWidth));
-  return _mm512_max_epu32(_mm512_permutex2var_epi32(x, low, y), _mm512_permutex2var_epi32(x, high, y));
-}
-
-// The unsigned maximum of each of 16 vectors in one lane each (lane b: of
-// vectors[b]): 15 two-source permute pairs and maxima instead of 16
-// horizontal reductions.
-HWY_INLINE __m512i TransposedMax16(__m512i (&v)[16]) {
-  for (int k = 0; k < 8; ++k) v[k] = MaxHalves<8>(v[2 * k], v[2 * k + 1]);
-  for (int k = 0; k < 4; ++k) v[k] = MaxHalves<4>(v[2 * k], v[2 * k + 1]);
-  for (int k = 0; k < 2; ++k) v[k] = MaxHalves<2>(v[2 * k], v[2 * k + 1]);
-  return MaxHalves<1>(v[0], v[1]);
-}
-#endif
-
 // amax[g] = BlockAmaxBits of blocks first .. first + group - 1, one lane each,
 // for the vector scale steps.
 HWY_INLINE void GroupBlockAmaxBits(D32 d, block::AmaxNan rule, const float* x, std::size_t block_size,
@@ -140,8 +109,8 @@ HWY_INLINE void GroupBlockAmaxBits(D32 d, block::AmaxNan rule, const float* x, s
     if (group == 16 && first + group <= full_blocks) {
       // Sixteen whole blocks: each block's |x| bits reduced to one vector by
       // unsigned maxima (as BlockAmaxBits), the sixteen vectors to one lane
-      // each by TransposedMax16. A lane above +Inf's bits holds a NaN: that
-      // block takes BlockAmaxBits' own NaN path.
+      // each by TransposedMax16 (transposed_max-inl.h). A lane above +Inf's
+      // bits holds a NaN: that block takes BlockAmaxBits' own NaN path.
       const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
       __m512i v[16];
       for (std::size_t g = 0; g < 16; ++g) {

@@ -16,6 +16,28 @@
 
 namespace lowbit::simd {
 
+// Whether int_group_scale-inl.h VectorIntGroupScale implements r's scale
+// rule: an integer element whose scale, for a group without NaN, is a
+// function of the group's amax (TorchAO symmetric, whose max(-min, max) is
+// the amax there, and the common amax / qmax rules). The group kernels call
+// the model's ChooseScale per group for the other rules.
+inline bool VectorIntScaleRule(const recipe::Recipe& r) {
+  return r.family() == recipe::Family::kScaled && !r.element.IsFloat() &&
+         (r.scale_rule == recipe::ScaleRule::kAoSymmetric || r.scale_rule == recipe::ScaleRule::kAmaxOverQmax ||
+          r.scale_rule == recipe::ScaleRule::kAmaxOverQmaxFloored);
+}
+
+// The vector scale step over an array of amaxes (the test hook
+// simd/block_scale.h IntGroupScalesOnTarget).
+struct IntGroupScaleArrayJob {
+  const recipe::Recipe* recipe;  // VectorIntScaleRule(*recipe)
+  const std::uint32_t* amax;     // FP32 bits, non-negative, not NaN
+  std::size_t count;
+  std::uint32_t* decodes;        // count FP32 stored scales (BlockScale decode, bits)
+  std::uint32_t* factors;        // count FP32 element factors (BlockScale factor, bits)
+  std::int32_t* zero_points;     // count zero points
+};
+
 struct IntGroupJob {
   const recipe::Recipe* recipe;  // a scaled recipe, half-even or half-away rounding
   // FP8 elements: MakeEncodePlan(recipe->element, recipe->element_encode)

@@ -29,7 +29,9 @@
 #include "convert-inl.h"
 #include "hwy/highway.h"
 #include "int_group_job.h"
+#include "int_group_scale-inl.h"
 #include "lowbit/formats/recipe/steps.h"
+#include "transposed_max-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lowbit::simd {
@@ -239,6 +241,75 @@ HWY_INLINE std::size_t PackedIntCodesHalfEvenWithoutNan(const float* HWY_RESTRIC
   return i;
 }
 
+// packing.h PackNibbles(kLowFirst) of four vectors of codes, element order
+// c0, c1, c2, c3, into 2 * Lanes bytes; each code lane is a 4-bit code in
+// its low bits with anything above them (the mask is applied here).
+HWY_INLINE void StorePackedFour(D32 d, V c0, V c1, V c2, V c3, V code_mask, std::uint8_t* out) {
+#if HWY_TARGET == HWY_AVX3_DL
+  (void)d;
+  (void)code_mask;
+  // VPERMT2B (AVX512-VBMI) gathers each lane's low byte, c0 and c1's into
+  // the low 32 bytes, c2 and c3's into another vector's; the two halves
+  // joined, a byte pair read as a 16-bit lane is b0 | b1 << 8 and its packed
+  // byte (b0 & 0x0F) | (b1 << 4 & 0xF0) = select(0x0F, w, w >> 4) in the low
+  // byte, which VPMOVWB keeps (the bits above the nibbles fall away there).
+  alignas(64) static constexpr std::uint8_t kLowBytes[64] = {
+      0,   4,   8,   12,  16,  20,  24,  28,  32,  36,  40,  44,  48,  52,  56,  60,
+      64,  68,  72,  76,  80,  84,  88,  92,  96,  100, 104, 108, 112, 116, 120, 124,
+      0,   4,   8,   12,  16,  20,  24,  28,  32,  36,  40,  44,  48,  52,  56,  60,
+      64,  68,  72,  76,  80,  84,  88,  92,  96,  100, 104, 108, 112, 116, 120, 124};
+  const __m512i index = _mm512_load_si512(kLowBytes);
+  const __m512i low01 = _mm512_permutex2var_epi8(c0.raw, index, c1.raw);
+  const __m512i low23 = _mm512_permutex2var_epi8(c2.raw, index, c3.raw);
+  const __m512i bytes = _mm512_inserti64x4(low01, _mm512_castsi512_si256(low23), 1);
+  // Ternary logic 0xE4: C ? A : B bit by bit, with A = w, B = w >> 4, C = 0x0F.
+  const __m512i pairs = _mm512_ternarylogic_epi32(bytes, _mm512_srli_epi16(bytes, 4), _mm512_set1_epi16(0x000F), 0xE4);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_cvtepi16_epi8(pairs));
+#else
+  const std::size_t half = hn::Lanes(d) / 2;
+  StorePackedPairs(d, hn::And(c0, code_mask), out);
+  StorePackedPairs(d, hn::And(c1, code_mask), out + half);
+  StorePackedPairs(d, hn::And(c2, code_mask), out + 2 * half);
+  StorePackedPairs(d, hn::And(c3, code_mask), out + 3 * half);
+#endif
+}
+
+// IntCodesHalfEvenWithoutNan's code bits before the mask (a zero point of 0
+// left out of the sum).
+template <bool kDivide, bool kZeroPoint>
+HWY_INLINE V UnmaskedIntCodes(DF32 df, hn::Vec<DF32> x, hn::Vec<DF32> factor, hn::Vec<DF32> lo, hn::Vec<DF32> hi,
+                              VI zero_point) {
+  const D32 d;
+  const DI32 di;
+  const auto y = kDivide ? hn::Div(x, factor) : hn::Mul(x, factor);
+  const auto c = hn::Min(hn::Max(y, lo), hi);
+  const VI shifted = hn::BitCast(di, hn::Add(c, hn::Set(df, 12582912.0f)));  // 1.5 * 2^23
+  return hn::BitCast(d, kZeroPoint ? hn::Add(shifted, zero_point) : shifted);
+}
+
+// Packed INT4 / UINT4 codes of `length` elements (a multiple of 4 * Lanes)
+// of one group from an even element on, whose factor, clamp bounds and zero
+// point are given: IntCodesHalfEvenWithoutNan's conditions hold (no NaN y,
+// half-even rounding), four vectors to 2 * Lanes bytes at a time
+// (StorePackedFour).
+template <bool kDivide, bool kZeroPoint>
+HWY_INLINE void PackedGroupCodes(const float* HWY_RESTRICT x, std::size_t length, hn::Vec<DF32> factor,
+                                 hn::Vec<DF32> lo, hn::Vec<DF32> hi, VI zero_point, V code_mask,
+                                 std::uint8_t* HWY_RESTRICT packed) {
+  const D32 d;
+  const DF32 df;
+  const std::size_t lanes = hn::Lanes(d);
+  for (std::size_t i = 0; i < length; i += 4 * lanes) {
+    const V c0 = UnmaskedIntCodes<kDivide, kZeroPoint>(df, hn::LoadU(df, x + i), factor, lo, hi, zero_point);
+    const V c1 = UnmaskedIntCodes<kDivide, kZeroPoint>(df, hn::LoadU(df, x + i + lanes), factor, lo, hi, zero_point);
+    const V c2 =
+        UnmaskedIntCodes<kDivide, kZeroPoint>(df, hn::LoadU(df, x + i + 2 * lanes), factor, lo, hi, zero_point);
+    const V c3 =
+        UnmaskedIntCodes<kDivide, kZeroPoint>(df, hn::LoadU(df, x + i + 3 * lanes), factor, lo, hi, zero_point);
+    StorePackedFour(d, c0, c1, c2, c3, code_mask, packed + i / 2);
+  }
+}
+
 // Where group g lies in the flattened matrix: `count` runs of `length`
 // elements, `stride` apart (int_quant_layout.h GroupOf); one run when the
 // group spans whole rows (per row, per tensor).
@@ -288,6 +359,47 @@ HWY_INLINE recipe::GroupStats ModelStats(const recipe::Recipe& r, const float* x
     for (std::size_t i = 0; i < s.length; ++i) stats = recipe::Accumulate(r, stats, run[i]);
   }
   return stats;
+}
+
+// amax[b] = the largest |x| of group b, as FP32 bits compared as unsigned
+// integers (every NaN's above +Inf's), for Lanes consecutive groups of
+// `length` elements (a multiple of Lanes) from x on: one AND and one
+// unsigned maximum per vector, and on AVX-512 the sixteen groups' vectors
+// reduced to one lane each by TransposedMax16 (transposed_max-inl.h).
+HWY_INLINE void GroupsAbsMaxBits(D32 d, const float* x, std::size_t length, std::uint32_t* amax) {
+  const std::size_t lanes = hn::Lanes(d);
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(D32()) == 16) {
+    const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
+    __m512i v[16];
+    for (std::size_t g = 0; g < 16; ++g) {
+      const float* group = x + g * length;
+      __m512i m = _mm512_and_si512(_mm512_loadu_si512(group), abs_mask);
+      for (std::size_t i = 16; i < length; i += 16) {
+        m = _mm512_max_epu32(m, _mm512_and_si512(_mm512_loadu_si512(group + i), abs_mask));
+      }
+      v[g] = m;
+    }
+    _mm512_storeu_si512(amax, TransposedMax16(v));
+    return;
+  }
+#endif
+  const V abs_mask = hn::Set(d, ~kSignBit32);
+  for (std::size_t g = 0; g < lanes; ++g) {
+    const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(x + g * length);
+    V m = hn::And(hn::LoadU(d, bits), abs_mask);
+    for (std::size_t i = lanes; i < length; i += lanes) m = hn::Max(m, hn::And(hn::LoadU(d, bits + i), abs_mask));
+    amax[g] = hn::GetLane(hn::MaxOfLanes(d, m));
+  }
+}
+
+// Whether group g of the grid is the g-th run of group_rows * group_cols
+// consecutive elements (groups along whole rows, or rows of groups that
+// tile the columns exactly), so that a batch of groups is one span of x.
+HWY_INLINE bool ConsecutiveGroups(const block::GroupGrid& grid, std::size_t cols) {
+  const std::size_t group_cols = static_cast<std::size_t>(grid.group_cols);
+  return group_cols == cols ||
+         (grid.group_rows == 1 && static_cast<std::size_t>(grid.grid_cols) * group_cols == cols);
 }
 
 // The model's scale step of one group, flattened into one function so that
@@ -405,9 +517,70 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   recipe::BlockScale batch_scales[kBatch];
   bool batch_without_nan[kBatch];
   Segments batch_segments[kBatch];
+  // The scales of Lanes groups at once (int_group_scale-inl.h
+  // VectorIntGroupScale, proven equal to the model's ChooseScale on every
+  // amax without NaN) from their amaxes (GroupsAbsMaxBits), where the rule
+  // has a vector form, the groups of a batch are consecutive and each is
+  // whole vectors; a group holding a NaN takes the model's statistics and
+  // scale.
+  const bool vector_scale = !kFp8 && VectorIntScaleRule(r) && ConsecutiveGroups(job.grid, job.cols) &&
+                            group_elements % lanes == 0 && batch_groups % lanes == 0 && lanes <= kBatch;
+  const std::int32_t vector_zero_point = vector_scale ? VectorIntGroupZeroPoint(r) : 0;
+  HWY_ALIGN std::uint32_t lane_amax[hn::MaxLanes(d)];
+  HWY_ALIGN float lane_decode[hn::MaxLanes(d)];
+  HWY_ALIGN float lane_factor[hn::MaxLanes(d)];
   for (std::size_t g0 = 0; g0 < groups; g0 += batch_groups) {
     const std::size_t batch = groups - g0 < batch_groups ? groups - g0 : batch_groups;
     for (std::size_t b = 0; b < batch; ++b) batch_segments[b] = SegmentsOf(job.grid, job.cols, g0 + b);
+    if (vector_scale && batch == batch_groups) {
+      for (std::size_t b0 = 0; b0 < batch; b0 += lanes) {
+        GroupsAbsMaxBits(d, job.x + (g0 + b0) * group_elements, group_elements, lane_amax);
+        const V amax = hn::Load(d, lane_amax);
+        hn::Vec<DF32> decode, factor;
+        VectorIntGroupScale(df, r, hn::BitCast(df, amax), &decode, &factor);
+        hn::Store(decode, df, lane_decode);
+        hn::Store(factor, df, lane_factor);
+        hn::StoreU(decode, df, job.scales + g0 + b0);
+        for (std::size_t k = 0; k < lanes; ++k) {
+          const std::size_t b = b0 + k;
+          batch_scales[b].decode = lane_decode[k];
+          batch_scales[b].factor = lane_factor[k];
+          batch_scales[b].zero_point = vector_zero_point;
+          batch_without_nan[b] = lane_amax[k] < kInf32;
+          if (lane_amax[k] > kInf32) {  // a NaN: the model's statistics and scale
+            batch_scales[b] = GroupScale(r, ModelStats(r, job.x, batch_segments[b]));
+            job.scales[g0 + b] = batch_scales[b].decode;
+          }
+          if (job.zero_points != nullptr) job.zero_points[g0 + b] = batch_scales[b].zero_point;
+        }
+      }
+      // The elements: a group without NaN, whose factor is finite and not
+      // zero, straight to its packed bytes (PackedGroupCodes), the rest
+      // through `elements`. Every group of the batch shares the clamp
+      // bounds and zero point (VectorIntGroupZeroPoint).
+      const bool fast_elements = job.packed && !kAway && !repack && !model_elements &&
+                                 group_elements % (4 * lanes) == 0 && lanes % 2 == 0;
+      const auto lo = hn::Set(df, static_cast<float>(r.qmin - vector_zero_point));
+      const auto hi = hn::Set(df, static_cast<float>(r.qmax - vector_zero_point));
+      const VI zero_point = hn::Set(di, vector_zero_point);
+      for (std::size_t b = 0; b < batch; ++b) {
+        const std::uint32_t factor_bits = block::F32Bits(batch_scales[b].factor) & ~kSignBit32;
+        if (fast_elements && batch_without_nan[b] && factor_bits != 0 && factor_bits < kInf32) {
+          const std::size_t start = (g0 + b) * group_elements;
+          const auto factor = hn::Set(df, batch_scales[b].factor);
+          if (vector_zero_point != 0) {
+            PackedGroupCodes<kDivide, true>(job.x + start, group_elements, factor, lo, hi, zero_point, code_mask,
+                                            job.codes + start / 2);
+          } else {
+            PackedGroupCodes<kDivide, false>(job.x + start, group_elements, factor, lo, hi, zero_point, code_mask,
+                                             job.codes + start / 2);
+          }
+          continue;
+        }
+        elements(batch_segments[b], batch_scales[b], batch_without_nan[b]);
+      }
+      continue;
+    }
     for (std::size_t b = 0; b < batch; ++b) {
       const Segments& seg = batch_segments[b];
       batch_without_nan[b] = SegmentStatsWithoutNan(job.x, seg, &batch_stats[b]);

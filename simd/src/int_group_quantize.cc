@@ -31,6 +31,8 @@
 #include "encode_plan.h"
 #include "int_group_job.h"
 #include "lowbit/formats/block/int_quant_layout.h"
+#include "lowbit/formats/fp32_bits.h"
+#include "lowbit/simd/block_scale.h"
 #include "lowbit/simd/simd.h"
 #include "entry_checks.h"
 #include "target_dispatch.h"
@@ -38,6 +40,7 @@
 namespace lowbit::simd {
 HWY_EXPORT(QuantizeGroups);
 HWY_EXPORT(DequantizeGroups);
+HWY_EXPORT(IntGroupScalesArray);
 
 namespace {
 
@@ -161,6 +164,32 @@ bool PackedFlag(const recipe::Recipe& r, registry::Status* error) {
 }
 
 }  // namespace
+
+bool HasVectorIntGroupScale(const recipe::Recipe& r) { return VectorIntScaleRule(r); }
+
+registry::Status IntGroupScalesOnTarget(std::int64_t target, const recipe::Recipe& r,
+                                        const std::uint32_t* amax_bits, std::size_t count,
+                                        std::uint32_t* decode_bits, std::uint32_t* factor_bits,
+                                        std::int32_t* zero_points) {
+  const auto kernel = LOWBIT_SIMD_KERNEL(IntGroupScalesArray, target);
+  if (kernel == nullptr) return detail::TargetError(target);
+  if (!HasVectorIntGroupScale(r)) {
+    return registry::Status::Error(std::string("simd: ") + r.name + ":" + r.profile +
+                                   " has no vector group scale rule");
+  }
+  if (count == 0) return registry::Status::Ok();
+  if (amax_bits == nullptr || decode_bits == nullptr || factor_bits == nullptr || zero_points == nullptr) {
+    return registry::Status::Error("simd: null amax, scales, factors or zero points with count " +
+                                   std::to_string(count));
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    if (amax_bits[i] > block::kF32ExponentMask) {  // above +Inf: a sign or NaN
+      return registry::Status::Error("simd: amax " + std::to_string(i) + " is negative or NaN");
+    }
+  }
+  kernel(IntGroupScaleArrayJob{&r, amax_bits, count, decode_bits, factor_bits, zero_points});
+  return registry::Status::Ok();
+}
 
 registry::Status QuantizeRecipeGroups(std::int64_t target, const recipe::Recipe& recipe,
                                       const block::QuantLayout& layout, const float* x, std::size_t rows,

@@ -1,8 +1,9 @@
-// The vector scale steps of the SIMD block quantizers (simd/src/
-// block_scale-inl.h VectorMxScaleCodes for MX, VectorNvfp4Scale for NVFP4),
-// callable on their own so that proptests/backends/simd_block_scale_test.cc
-// can compare them with the model's recipe::ChooseScale on every FP32 amax
-// bit pattern, per target.
+// The vector scale steps of the SIMD block and group quantizers (simd/src/
+// block_scale-inl.h VectorMxScaleCodes for MX, VectorNvfp4Scale for NVFP4;
+// int_group_scale-inl.h VectorIntGroupScale for integer groups), callable
+// on their own so that proptests/backends/simd_block_scale_test.cc and
+// simd_int_group_scale_test.cc can compare them with the model's
+// recipe::ChooseScale on every FP32 amax bit pattern, per target.
 #pragma once
 
 #include <cstddef>
@@ -36,5 +37,22 @@ registry::Status MxScaleCodesOnTarget(std::int64_t target, const recipe::Recipe&
 registry::Status Nvfp4ScalesOnTarget(std::int64_t target, const recipe::Recipe& r,
                                      const recipe::TensorScale& tensor, const std::uint32_t* amax_bits,
                                      std::size_t count, std::uint8_t* codes, std::uint32_t* factor_bits);
+
+// Whether the group quantizers pick r's scales in vectors from each group's
+// amax (integer elements under the TorchAO symmetric rule or the common
+// amax / qmax rules); the others call the model per group.
+bool HasVectorIntGroupScale(const recipe::Recipe& r);
+
+// decode_bits[i], factor_bits[i] and zero_points[i] = the stored FP32 scale,
+// the FP32 element factor and the zero point (recipe::BlockScale decode,
+// factor, zero_point) that the group quantizers on `target` (or
+// kBestTarget) give a group without NaN whose amax has the FP32 bits
+// amax_bits[i] (+0 to +Inf). Errors: a recipe without a vector group scale
+// rule, an amax with the sign bit set or NaN, null pointers with count > 0,
+// a target not compiled in or not supported.
+registry::Status IntGroupScalesOnTarget(std::int64_t target, const recipe::Recipe& r,
+                                        const std::uint32_t* amax_bits, std::size_t count,
+                                        std::uint32_t* decode_bits, std::uint32_t* factor_bits,
+                                        std::int32_t* zero_points);
 
 }  // namespace lowbit::simd
