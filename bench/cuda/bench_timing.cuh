@@ -78,4 +78,31 @@ inline double CopyTbps() {
   return 2.0 * bytes / (ms * 1e-3) / 1e12;
 }
 
+// Microseconds of a device-to-device copy that moves `bytes` (half read,
+// half written): the same bytes as the call it is compared with, timed the
+// same way (median over `rounds` of `calls` back-to-back copies on
+// `stream`), rotating among enough buffer pairs that one round does not
+// fit in L2. A short copy pays the launch and ramp a short kernel pays,
+// which the 1 GiB CopyTbps hides.
+inline double SameBytesCopyUs(double bytes, cudaStream_t stream, int rounds, int calls) {
+  const std::size_t half = std::max<std::size_t>(16, static_cast<std::size_t>(bytes / 2) / 16 * 16);
+  const int pairs = std::max(2, static_cast<int>(256e6 / (2.0 * static_cast<double>(half)) + 1));
+  std::vector<void*> from(pairs), to(pairs);
+  for (int i = 0; i < pairs; ++i) {
+    CHECK_CUDA(cudaMalloc(&from[i], half));
+    CHECK_CUDA(cudaMalloc(&to[i], half));
+    CHECK_CUDA(cudaMemset(from[i], 0x5A, half));
+  }
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const float ms = MedianMsPerCall(
+      rounds, calls,
+      [&](int i) { CHECK_CUDA(cudaMemcpyAsync(to[i % pairs], from[i % pairs], half, cudaMemcpyDeviceToDevice, stream)); },
+      stream);
+  for (int i = 0; i < pairs; ++i) {
+    cudaFree(from[i]);
+    cudaFree(to[i]);
+  }
+  return ms * 1e3;
+}
+
 }  // namespace lowbit::bench

@@ -14,10 +14,16 @@
 // model whose weights no kernel writes would run.
 //
 //   tc_gemv_bench                   every case
-//   tc_gemv_bench FORMAT N K M [L]  one case (for ncu)
-// Output lines: "tc_gemv FORMAT N K L M split us MB TB/s x_copy overlapped
-// us TB/s x_copy", where MB counts the bytes the kernel must read (packed
-// codes, scales, column scales, x) and write (y, FP32).
+//   tc_gemv_bench FORMAT N K M [L [SPLIT]]  one case (for ncu), with
+//                                           ScheduleOf's split or SPLIT
+// Each is compared with two copies: the 1 GiB device copy's rate
+// ("x_copy": this call's bytes per second over the copy's), and a copy of
+// this call's own bytes timed the same way ("x_same": that copy's time over
+// this call's), which pays the same launch and ramp.
+// Output lines: "tc_gemv FORMAT N K L= M= split= MB= | serialized US us
+// X x_copy X x_same | overlapped US us X x_copy X x_same | same-bytes copy
+// US us", where MB counts the bytes the kernel must read (packed codes,
+// scales, column scales, x) and write (y, FP32).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -42,7 +48,7 @@ using lowbit::matmul::WeightFormat;
 namespace tc = lowbit::cuda::tc_gemv;
 
 struct Result {
-  double us, overlapped_us, mb;
+  double us, overlapped_us, copy_us, mb;
   int split;
 };
 
@@ -51,7 +57,7 @@ struct Result {
 enum class Scales { kPlain, kTable };
 
 Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt19937_64& rng, int rounds, int calls,
-             Scales kind = Scales::kPlain) {
+             Scales kind = Scales::kPlain, int split = 0) {
   const bool nvfp4 = format == WeightFormat::kNvfp4;
   const int block = nvfp4 ? 16 : 32;
   tc::DeviceWeights w;
@@ -94,7 +100,8 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
   std::uint16_t* dx = Upload(x);
   float* dy = nullptr;
   CHECK_CUDA(cudaMalloc(&dy, static_cast<std::size_t>(batch * m * n) * sizeof(float)));
-  const lowbit::matmul::AccumulationSchedule schedule = tc::ScheduleOf(format, n, k, batch, lowbit::matmul::OutputType::kFp32);
+  lowbit::matmul::AccumulationSchedule schedule = tc::ScheduleOf(format, n, k, batch, lowbit::matmul::OutputType::kFp32);
+  if (split > 0) schedule.split_k = split;
   const std::int64_t ws_floats = tc::WorkspaceFloats(w, m, schedule.split_k);
   float* dws = nullptr;
   CHECK_CUDA(cudaMalloc(&dws, static_cast<std::size_t>(std::max<std::int64_t>(ws_floats, 1)) * sizeof(float)));
@@ -118,7 +125,6 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
   const float ms = MedianMsPerCall(rounds, calls, call, stream);
   options.overlap_previous_kernel = true;
   const float overlapped_ms = MedianMsPerCall(rounds, calls, call, stream);
-  CHECK_CUDA(cudaStreamDestroy(stream));
   for (int c = 0; c < copies; ++c) {
     cudaFree(dcodes[c]);
     cudaFree(dscales[c]);
@@ -129,27 +135,29 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
   cudaFree(dy);
   cudaFree(dws);
   const double bytes = weight_bytes + static_cast<double>(plain.size()) + column_scales.size() * 4.0 + x.size() * 2.0 + static_cast<double>(batch * m * n) * 4.0;
-  return {ms * 1e3, overlapped_ms * 1e3, bytes / 1e6, schedule.split_k};
+  const double copy_us = lowbit::bench::SameBytesCopyUs(bytes, stream, rounds, calls);
+  CHECK_CUDA(cudaStreamDestroy(stream));
+  return {ms * 1e3, overlapped_ms * 1e3, copy_us, bytes / 1e6, schedule.split_k};
 }
 
 void Print(const char* name, long n, long k, long batch, long m, const Result& r, double copy) {
-  const double tbps = r.mb * 1e6 / (r.us * 1e-6) / 1e12;
-  const double overlapped_tbps = r.mb * 1e6 / (r.overlapped_us * 1e-6) / 1e12;
-  std::printf("tc_gemv %s %ld %ld %ld %ld split=%d %.2f us %.1f MB %.3f TB/s %.2f x_copy overlapped %.2f us %.3f TB/s "
-              "%.2f x_copy\n",
-              name, n, k, batch, m, r.split, r.us, r.mb, tbps, tbps / copy, r.overlapped_us, overlapped_tbps,
-              overlapped_tbps / copy);
+  const auto x_copy = [&](double us) { return r.mb * 1e6 / (us * 1e-6) / 1e12 / copy; };
+  std::printf("tc_gemv %s %ld %ld L=%ld M=%ld split=%d MB=%.1f | serialized %.2f us %.2f x_copy %.2f x_same | overlapped "
+              "%.2f us %.2f x_copy %.2f x_same | same-bytes copy %.2f us\n",
+              name, n, k, batch, m, r.split, r.mb, r.us, x_copy(r.us), r.copy_us / r.us, r.overlapped_us,
+              x_copy(r.overlapped_us), r.copy_us / r.overlapped_us, r.copy_us);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::mt19937_64 rng(42);
-  if (argc == 5 || argc == 6) {  // one case, 3 calls (ncu)
+  if (argc >= 5 && argc <= 7) {  // one case, 3 rounds of 10 calls
     const WeightFormat f = std::strcmp(argv[1], "mxfp4") == 0 ? WeightFormat::kMxfp4 : WeightFormat::kNvfp4;
     const long n = std::atol(argv[2]), k = std::atol(argv[3]), m = std::atol(argv[4]);
-    const long batch = argc == 6 ? std::atol(argv[5]) : 1;
-    Print(argv[1], n, k, batch, m, Bench(f, n, k, batch, m, rng, 1, 3), 1.0);
+    const long batch = argc >= 6 ? std::atol(argv[5]) : 1;
+    const int split = argc == 7 ? std::atoi(argv[6]) : 0;
+    Print(argv[1], n, k, batch, m, Bench(f, n, k, batch, m, rng, 3, 10, Scales::kPlain, split), lowbit::bench::CopyTbps());
     return 0;
   }
   cudaDeviceProp prop{};

@@ -197,9 +197,6 @@ __device__ __forceinline__ void CpAsyncWaitGroup() {
 // the caller moves across the wait.
 __device__ __forceinline__ void LaunchDependentGrids() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
 __device__ __forceinline__ void WaitForPrerequisiteGrids() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
-// Asks that the 128-byte line holding `p` be brought into L2 (PTX ISA 9.0
-// "prefetch"); nothing is returned, and a wrong guess costs only bandwidth.
-__device__ __forceinline__ void PrefetchL2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 #if defined(LOWBIT_PTX_HAS_BLACKWELL_CVT)
 // ---- sm_100a-class only (docs/formats-reference.md §2 table, §4.4, §4.5, §4.7) ----

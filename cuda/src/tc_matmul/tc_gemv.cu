@@ -80,12 +80,9 @@ struct KernelParams {
   bool parts_in_cluster;  // the split-K parts of a row group are one thread-block cluster
 };
 
-#ifndef LOWBIT_TC_GEMV_PREFETCH_TILES
-#define LOWBIT_TC_GEMV_PREFETCH_TILES 0
+#ifndef LOWBIT_TC_GEMV_TRIGGER_LATE
+#define LOWBIT_TC_GEMV_TRIGGER_LATE 0
 #endif
-// K tiles past the first whose weights a warp asks into L2 before it waits
-// for the previous kernel (LaunchOptions::overlap_previous_kernel).
-inline constexpr int kTilesPrefetchedBeforeWait = LOWBIT_TC_GEMV_PREFETCH_TILES;
 
 __device__ inline void StoreOutput(const KernelParams& p, std::int64_t index, std::uint32_t code) {
   if (p.schedule.output == FormatId::kFp32) {
@@ -241,7 +238,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
   const bool active = r < p.row_tiles;  // idle warps still stage x and meet the barriers
   // A kernel launched after this one with programmatic stream serialization
   // may start now: it reads only its weights until this grid has finished.
-  ptx::LaunchDependentGrids();
+  if (!LOWBIT_TC_GEMV_TRIGGER_LATE) ptx::LaunchDependentGrids();
 
   static_assert(kThreads >= 256, "one table entry per thread");
   // Loaded here, stored after the first stage's x loads are out, so that
@@ -281,13 +278,6 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
   if (active && tile_first < tile_last) {
     next = LoadTile<kBlock>(codes + tile_first * kCodeBytesPerTile, scales + tile_first * kScaleBytes);
     next_plain = __ldg(plain_tiles + tile_first) != 0;
-#pragma unroll
-    for (int j = 1; j <= kTilesPrefetchedBeforeWait; ++j) {
-      if (tile_first + j >= tile_last) break;
-      static_assert(kCodeBytesPerTile == 8 * 128 && ScaleBytesPerTile(kBlock) <= 128, "lanes 0..7: codes, lane 8: scales");
-      if (lane < 8) ptx::PrefetchL2(codes - CodeLaneOffset(0, lane) + (tile_first + j) * kCodeBytesPerTile + 128 * lane);
-      if (lane == 8) ptx::PrefetchL2(scales - ScaleLaneOffset(pos.group, kBlock) + (tile_first + j) * kScaleBytes);
-    }
   }
   // Everything above reads only weights; x, y and the workspace may belong
   // to the previous kernel on the stream until it has finished
@@ -325,6 +315,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
       StageX(p, x, xs, stage_end, stage_end + kStageTiles < tile_last ? stage_end + kStageTiles : tile_last, vector_x);
     }
   }
+  if (LOWBIT_TC_GEMV_TRIGGER_LATE) ptx::LaunchDependentGrids();
   const int split = p.schedule.split_k;
   if (split > 1 && p.parts_in_cluster) {
     FinishPartsInCluster<kNTiles>(p, acc, reinterpret_cast<float*>(xs), active, pos, warp, l, part);

@@ -472,14 +472,16 @@ LOWBIT_HD_CONSTEXPR int SharedXOffset(int tile, int g, int t, int k0) {
 // parts times the batch L, all resident at once on an H100 / H200 (132 SMs, at most
 // kBlocksPerSm blocks each at the 60-64 registers ptxas reports for the
 // kernel; scripts/gpu/tc_gemv.sh prints them). Among the splits that leave
-// at least one K tile (8 chunks) per part, the split chosen maximises the
-// product of: how evenly the grid loads the SMs (blocks over 132 times the
-// most blocks any SM gets); the fraction of two blocks per SM the grid
-// reaches (fewer keep too few loads in flight); and K tiles over the tiles
-// the parts load (a part that starts or ends inside a K tile loads it too,
-// so a split whose parts are not whole tiles streams some weights twice).
-// The smallest split wins ties. A function of N, K and L only, never of M
-// (batch invariance), whatever the device.
+// at least one K tile (8 chunks) per part and fit one wave, the split
+// chosen maximises the product of: the fraction of the resident blocks the
+// grid fills (the kernel is bound by the loads in flight, and every block
+// adds its warps' loads: on an H100, 7168 x 16384 at M = 1 took 33.4, 33.2
+// and 32.0 us with 7, 8 and 9 parts, 392, 448 and 504 blocks, though 392
+// loads the SMs most evenly; bench/RESULTS.md "Tensor-core GEMV"); and K
+// tiles over the tiles the parts load (a part that starts or ends inside a
+// K tile loads it too, so a split whose parts are not whole tiles streams
+// some weights twice). The smallest split wins ties. A function of N, K and
+// L only, never of M (batch invariance), whatever the device.
 inline constexpr int kWarpsPerBlock = 8;
 inline constexpr std::int64_t kSms = 132;
 inline constexpr std::int64_t kBlocksPerSm = 4;
@@ -496,11 +498,10 @@ LOWBIT_HD_CONSTEXPR int SplitKOf(std::int64_t n, std::int64_t k, std::int64_t ba
     const std::int64_t blocks = row_groups * split;
     const std::int64_t per_sm = matmul::CeilDiv(blocks, kSms);
     if (per_sm > kBlocksPerSm) break;
-    const double even = static_cast<double>(blocks) / static_cast<double>(kSms * per_sm);
-    const double enough = blocks >= 2 * kSms ? 1.0 : static_cast<double>(blocks) / static_cast<double>(2 * kSms);
+    const double filled = static_cast<double>(blocks) / static_cast<double>(kSms * kBlocksPerSm);
     const double once = static_cast<double>(k_tiles) / static_cast<double>(TilesLoaded(k, static_cast<int>(split)));
-    if (even * enough * once > best_score) {
-      best_score = even * enough * once;
+    if (filled * once > best_score) {
+      best_score = filled * once;
       best = static_cast<int>(split);
     }
   }
@@ -568,11 +569,14 @@ LOWBIT_HD_CONSTEXPR std::int64_t TilesLoaded(std::int64_t k, int split) {
   return tiles;
 }
 // The benchmark's shapes: 8192 x 8192 (64 row groups) takes 8 parts of 8
-// whole K tiles, 512 blocks, 4 per SM on all but 4 SMs; 7168 x 16384 (56
-// row groups) 7 parts, 392 blocks; 7168 x 2048 with L = 4 (224 row groups)
-// 2 parts; K of one tile or less one part.
-static_assert(SplitKOf(8192, 8192, 1) == 8 && SplitKOf(7168, 16384, 1) == 7 && SplitKOf(7168, 2048, 4) == 2 &&
-              SplitKOf(100, 128, 1) == 1 && SplitKOf(1, 20, 1) == 1);
+// whole K tiles, 512 blocks; 7168 x 16384 (56 row groups) 9 parts, 504
+// blocks, though its parts are not whole tiles (134 tiles loaded of 128);
+// 28672 x 8192 (224 row groups), 4096 x 7168 with L = 8 (256) and 7168 x
+// 2048 with L = 4 (224) 2 parts; K of one tile or less one part.
+static_assert(SplitKOf(8192, 8192, 1) == 8 && SplitKOf(7168, 16384, 1) == 9 && SplitKOf(28672, 8192, 1) == 2 &&
+              SplitKOf(4096, 7168, 8) == 2 && SplitKOf(7168, 2048, 4) == 2 && SplitKOf(100, 128, 1) == 1 &&
+              SplitKOf(1, 20, 1) == 1);
+static_assert(TilesLoaded(16384, 9) == 134, "the 7168 x 16384 parts' tiles, as the comment above says");
 
 // Step 4, in order: parts[0] + parts[1] + ..., each one FP32 addition, NaN
 // canonical (the model's own CanonicalNan).
