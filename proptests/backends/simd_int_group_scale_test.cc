@@ -18,8 +18,9 @@
 // property draws ordinary groups (any min <= max without NaN) against the
 // vector step of their amax. Last, the group quantizers that use the step
 // (int_group_quantize-inl.h QuantizeGroupsLoop: batches of consecutive
-// groups, packed codes four vectors at a time) equal the model end to end
-// on inputs biased to NaN / Inf groups, rounding ties and all-zero groups.
+// groups) or write packed codes four vectors at a time equal the model end
+// to end on inputs biased to NaN / Inf groups, rounding ties and all-zero
+// groups.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -239,15 +240,17 @@ TEST(SimdIntGroupScale, HookRejectsWhatIsWrong) {
   EXPECT_TRUE(simd::IntGroupScalesOnTarget(simd::kBestTarget, *ao, nullptr, 0, nullptr, nullptr, nullptr).ok);
 }
 
-// The group quantizers over recipes with the vector step, at group sizes
-// where batches of consecutive groups take it (and the packed four-vector
-// element path at 64 and 128), with enough groups for several full batches
-// and a short last one, against the model.
+// The group quantizers over recipes with the vector step and every 4-bit
+// integer recipe (the packed four-vector element path, PackedGroupCodes, at
+// groups of 64 and 128 and per row), at group sizes where batches of
+// consecutive groups take the vector step, with enough groups for several
+// full batches and a short last one, against the model.
 void QuantizeWithVectorScaleMatchesModel(std::int64_t target) {
   static const std::vector<const recipe::Recipe*> recipes = [] {
     std::vector<const recipe::Recipe*> v;
     for (const recipe::Recipe* r : testing::CatalogRecipes(recipe::Family::kScaled)) {
-      if (simd::HasVectorIntGroupScale(*r)) v.push_back(r);
+      const bool int4 = !r->element.IsFloat() && r->element.total_bits == 4;
+      if (simd::HasVectorIntGroupScale(*r) || int4) v.push_back(r);
     }
     return v;
   }();

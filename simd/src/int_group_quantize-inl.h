@@ -434,6 +434,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   // One group's elements, after its scale.
   // without_nan: the group's elements hold no NaN and no Inf (its vector
   // statistics say so); with a finite non-zero factor no y is then NaN.
+  const bool fast_elements = job.packed && !repack && !model_elements && lanes % 2 == 0;
   auto elements = [&](const Segments& seg, const recipe::BlockScale& scale, bool without_nan) {
     const std::uint32_t factor_bits = block::F32Bits(scale.factor) & ~kSignBit32;
     const bool no_nan_y = without_nan && factor_bits != 0 && factor_bits < kInf32;
@@ -442,6 +443,21 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
     const auto hi = hn::Set(df, static_cast<float>(r.qmax - scale.zero_point));
     const VI zero_point = hn::Set(di, scale.zero_point);
     const auto decode = hn::Set(df, scale.decode);
+    if constexpr (!kFp8 && !kAway) {
+      // One run of whole four-vector steps from an even element, packed
+      // codes, no NaN y, no FP16 repack: straight to the packed bytes, four
+      // vectors at a time (PackedGroupCodes).
+      if (fast_elements && no_nan_y && seg.count == 1 && seg.length % (4 * lanes) == 0 && seg.first % 2 == 0) {
+        if (scale.zero_point != 0) {
+          PackedGroupCodes<kDivide, true>(job.x + seg.first, seg.length, factor, lo, hi, zero_point, code_mask,
+                                          job.codes + seg.first / 2);
+        } else {
+          PackedGroupCodes<kDivide, false>(job.x + seg.first, seg.length, factor, lo, hi, zero_point, code_mask,
+                                           job.codes + seg.first / 2);
+        }
+        return;
+      }
+    }
     for (std::size_t k = 0; k < seg.count; ++k) {
       const std::size_t start = seg.first + k * seg.stride;
       for (std::size_t c0 = 0; c0 < seg.length; c0 += kIntGroupScratchCodes) {
@@ -555,17 +571,16 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
         }
       }
       // The elements: a group without NaN, whose factor is finite and not
-      // zero, straight to its packed bytes (PackedGroupCodes), the rest
-      // through `elements`. Every group of the batch shares the clamp
-      // bounds and zero point (VectorIntGroupZeroPoint).
-      const bool fast_elements = job.packed && !kAway && !repack && !model_elements &&
-                                 group_elements % (4 * lanes) == 0 && lanes % 2 == 0;
+      // zero, straight to its packed bytes (PackedGroupCodes) with the
+      // batch's shared clamp bounds and zero point (VectorIntGroupZeroPoint),
+      // hoisted out of the group loop; the rest through `elements`.
+      const bool whole_steps = fast_elements && group_elements % (4 * lanes) == 0;
       const auto lo = hn::Set(df, static_cast<float>(r.qmin - vector_zero_point));
       const auto hi = hn::Set(df, static_cast<float>(r.qmax - vector_zero_point));
       const VI zero_point = hn::Set(di, vector_zero_point);
       for (std::size_t b = 0; b < batch; ++b) {
         const std::uint32_t factor_bits = block::F32Bits(batch_scales[b].factor) & ~kSignBit32;
-        if (fast_elements && batch_without_nan[b] && factor_bits != 0 && factor_bits < kInf32) {
+        if (!kAway && whole_steps && batch_without_nan[b] && factor_bits != 0 && factor_bits < kInf32) {
           const std::size_t start = (g0 + b) * group_elements;
           const auto factor = hn::Set(df, batch_scales[b].factor);
           if (vector_zero_point != 0) {
