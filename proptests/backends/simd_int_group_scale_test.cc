@@ -16,11 +16,13 @@
 // The TorchAO symmetric rule reads min and max: the model is asked with
 // three groups of that amax (its extreme at +amax, at -amax, at both), and a
 // property draws ordinary groups (any min <= max without NaN) against the
-// vector step of their amax. Last, the group quantizers that use the step
-// (int_group_quantize-inl.h QuantizeGroupsLoop: batches of consecutive
-// groups) or write packed codes four vectors at a time equal the model end
-// to end on inputs biased to NaN / Inf groups, rounding ties and all-zero
-// groups.
+// vector step of their amax. GPTQ's rules (VectorGptqScale, through
+// MinMaxGroupScalesOnTarget) read min and max, a domain too large to walk:
+// a property draws them biased to where the rule changes its answer. Last,
+// the group quantizers that use these steps (int_group_quantize-inl.h
+// QuantizeGroupsLoop: batches of consecutive groups) or write packed codes
+// four vectors at a time equal the model end to end on inputs biased to
+// NaN / Inf groups, rounding ties and all-zero groups.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -240,6 +242,88 @@ TEST(SimdIntGroupScale, HookRejectsWhatIsWrong) {
   EXPECT_TRUE(simd::IntGroupScalesOnTarget(simd::kBestTarget, *ao, nullptr, 0, nullptr, nullptr, nullptr).ok);
 }
 
+// GPTQ's min / max rules (int_group_scale-inl.h VectorGptqScale, through
+// MinMaxGroupScalesOnTarget) against the model on groups without NaN or
+// Inf: any finite min <= max, biased to zeros (the all-zero group and the
+// sign of a zero), subnormals (a scale underflowing to 0: the zero point's
+// non-finite ratio), ranges that overflow, and zero points on their
+// rounding ties (-xmin / scale exactly half an odd integer).
+std::vector<recipe::Recipe> MinMaxScaleRecipes() {
+  std::map<std::tuple<int, int, int>, recipe::Recipe> distinct;
+  for (const recipe::Recipe& r : recipe::kAllRecipes) {
+    if (simd::HasVectorMinMaxGroupScale(r)) {
+      distinct.emplace(std::make_tuple(static_cast<int>(r.scale_rule), r.qmin, r.qmax), r);
+    }
+  }
+  std::vector<recipe::Recipe> out;
+  for (const auto& [key, r] : distinct) out.push_back(r);
+  return out;
+}
+
+rc::Gen<float> FiniteBiased() {
+  return rc::gen::oneOf(
+      rc::gen::suchThat(testing::BiasedFloat(), [](float v) { return std::isfinite(v); }),
+      rc::gen::element(0.0f, -0.0f, 0x1p-149f, -0x1p-149f, recipe::kF32Max, -recipe::kF32Max),
+      rc::gen::map(rc::gen::pair(rc::gen::inRange(0, 64), rc::gen::arbitrary<bool>()),
+                   [](std::pair<int, bool> p) { return (p.second ? -1.0f : 1.0f) * 0x1p-149f * p.first; }));
+}
+
+TEST(SimdIntGroupScale, VectorGptqScaleEqualsTheModel) {
+  const std::vector<recipe::Recipe> recipes = MinMaxScaleRecipes();
+  ASSERT_GE(recipes.size(), 2u);  // symmetric and asymmetric
+  const std::vector<std::int64_t> targets = RunnableTargets();
+  ASSERT_FALSE(targets.empty());
+  testing::CheckAtLevel({500, 50000, 2000000}, [&] {
+    const recipe::Recipe& r = *rc::gen::elementOf(recipes);
+    float lo = 0.0f, hi = 0.0f;
+    if (*rc::gen::inRange(0, 4) == 0) {
+      // A zero point tie: scale 2^e, xmin = -(n + 1/2) * 2^e, xmax = xmin + qmax * 2^e.
+      const int e = *rc::gen::inRange(-140, 100);
+      const int n = *rc::gen::inRange(0, r.qmax);
+      lo = -std::ldexp(static_cast<float>(n) + 0.5f, e);
+      hi = lo + std::ldexp(static_cast<float>(r.qmax), e);
+    } else {
+      lo = *FiniteBiased();
+      hi = *rc::gen::oneOf(FiniteBiased(), rc::gen::just(lo), rc::gen::just(-lo));
+    }
+    if (hi < lo) std::swap(lo, hi);
+    recipe::GroupStats stats;
+    stats.min = lo;
+    stats.max = hi;
+    stats.amax = std::max(std::fabs(lo), std::fabs(hi));
+    const recipe::BlockScale want = recipe::ChooseScale(r, stats);
+    const std::uint32_t min_bits = block::F32Bits(lo), max_bits = block::F32Bits(hi);
+    for (std::int64_t target : targets) {
+      std::uint32_t decode = 0, factor = 0;
+      std::int32_t zp = 0;
+      const registry::Status s =
+          simd::MinMaxGroupScalesOnTarget(target, r, &min_bits, &max_bits, 1, &decode, &factor, &zp);
+      RC_ASSERT(s.ok);
+      RC_ASSERT(decode == block::F32Bits(want.decode));
+      RC_ASSERT(factor == block::F32Bits(want.factor));
+      RC_ASSERT(zp == want.zero_point);
+    }
+  });
+}
+
+TEST(SimdIntGroupScale, MinMaxHookRejectsWhatIsWrong) {
+  std::uint32_t lo = 0xBF800000u, hi = 0x3F800000u, decode = 0, factor = 0;
+  std::int32_t zp = 0;
+  const recipe::Recipe* ao = recipe::FindRecipe("int4", "ao-sym");
+  ASSERT_NE(ao, nullptr);
+  registry::Status s = simd::MinMaxGroupScalesOnTarget(simd::kBestTarget, *ao, &lo, &hi, 1, &decode, &factor, &zp);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.message.find("no vector min / max group scale rule"), std::string::npos) << s.message;
+  const recipe::Recipe* gptq = recipe::FindRecipe("uint4", "gptq-asym");
+  ASSERT_NE(gptq, nullptr);
+  EXPECT_TRUE(simd::MinMaxGroupScalesOnTarget(simd::kBestTarget, *gptq, &lo, &hi, 1, &decode, &factor, &zp).ok);
+  for (const auto& [wrong_lo, wrong_hi] : {std::pair{hi, lo}, std::pair{0x7F800000u, hi}, std::pair{lo, 0x7FC00000u}}) {
+    s = simd::MinMaxGroupScalesOnTarget(simd::kBestTarget, *gptq, &wrong_lo, &wrong_hi, 1, &decode, &factor, &zp);
+    EXPECT_FALSE(s.ok) << testing::Hex(wrong_lo) << " " << testing::Hex(wrong_hi);
+    EXPECT_NE(s.message.find("not finite, or a min above its max"), std::string::npos) << s.message;
+  }
+}
+
 // The group quantizers over recipes with the vector step and every 4-bit
 // integer recipe (the packed four-vector element path, PackedGroupCodes, at
 // groups of 64 and 128 and per row), at group sizes where batches of
@@ -250,7 +334,7 @@ void QuantizeWithVectorScaleMatchesModel(std::int64_t target) {
     std::vector<const recipe::Recipe*> v;
     for (const recipe::Recipe* r : testing::CatalogRecipes(recipe::Family::kScaled)) {
       const bool int4 = !r->element.IsFloat() && r->element.total_bits == 4;
-      if (simd::HasVectorIntGroupScale(*r) || int4) v.push_back(r);
+      if (simd::HasVectorIntGroupScale(*r) || simd::HasVectorMinMaxGroupScale(*r) || int4) v.push_back(r);
     }
     return v;
   }();

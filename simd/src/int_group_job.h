@@ -27,6 +27,27 @@ inline bool VectorIntScaleRule(const recipe::Recipe& r) {
           r.scale_rule == recipe::ScaleRule::kAmaxOverQmaxFloored);
 }
 
+// Whether int_group_scale-inl.h VectorGptqScale implements r's scale rule:
+// GPTQ's min / max rules (symmetric and asymmetric) with an FP32 stored
+// scale (the FP16 repack keeps the model's per-group step).
+inline bool VectorMinMaxScaleRule(const recipe::Recipe& r) {
+  return r.family() == recipe::Family::kScaled && !r.element.IsFloat() &&
+         r.element_quirk != recipe::ElementQuirk::kRepackWithFp16Scale &&
+         (r.scale_rule == recipe::ScaleRule::kGptqSymmetric || r.scale_rule == recipe::ScaleRule::kGptqAsymmetric);
+}
+
+// VectorGptqScale over arrays of minima and maxima (the test hook
+// simd/block_scale.h MinMaxGroupScalesOnTarget).
+struct MinMaxGroupScaleArrayJob {
+  const recipe::Recipe* recipe;  // VectorMinMaxScaleRule(*recipe)
+  const std::uint32_t* min;      // FP32 bits, finite, min <= max
+  const std::uint32_t* max;
+  std::size_t count;
+  std::uint32_t* decodes;
+  std::uint32_t* factors;
+  std::int32_t* zero_points;
+};
+
 // The vector scale step over an array of amaxes (the test hook
 // simd/block_scale.h IntGroupScalesOnTarget).
 struct IntGroupScaleArrayJob {

@@ -5,8 +5,10 @@
 // NibbleOrder::kLowFirst). Per group: min / max / amax in vectors over its
 // segments (a group holding a NaN takes the model's recipe::Accumulate in
 // element order, whose NaN payload reaches the scale), the scale and zero
-// point from the model's recipe::ChooseScale (one call per group), then the
-// elements in vectors:
+// point from the model's recipe::ChooseScale (one call per group) or, for
+// batches of consecutive groups under the rules int_group_scale-inl.h
+// covers, from its vector forms (sixteen groups' statistics reduced at once,
+// transposed_max-inl.h), then the elements in vectors:
 //   integers: y = x * factor (AO) or x / factor (GPTQ, common),
 //             q = round(clamp(y, qmin - zp, qmax - zp)) + zp, NaN -> 0,
 //             code = q & CodeMask
@@ -393,6 +395,60 @@ HWY_INLINE void GroupsAbsMaxBits(D32 d, const float* x, std::size_t length, std:
   }
 }
 
+// For Lanes consecutive groups of `length` elements (a multiple of Lanes)
+// from x on: amax[b] as GroupsAbsMaxBits has it (the NaN / Inf test), and
+// min[b], max[b] the group's least and greatest value (FP32 bits; without
+// NaN they are the model's up to the sign of a zero: GroupStatsWithoutNan
+// says why no rule sees it). On AVX-512 each statistic of the sixteen
+// groups goes through its own TransposedReduce16 (three of them at once
+// would hold 48 vectors, more than the 32 registers).
+HWY_INLINE void GroupsMinMaxBits(D32 d, const float* x, std::size_t length, std::uint32_t* amax, std::uint32_t* min,
+                                 std::uint32_t* max) {
+  const DF32 df;
+  const std::size_t lanes = hn::Lanes(d);
+  HWY_ALIGN std::uint32_t vmin[hn::MaxLanes(D32()) * hn::MaxLanes(D32())];
+  HWY_ALIGN std::uint32_t vmax[hn::MaxLanes(D32()) * hn::MaxLanes(D32())];
+  HWY_ALIGN std::uint32_t vamax[hn::MaxLanes(D32()) * hn::MaxLanes(D32())];
+  const V abs_mask = hn::Set(d, ~kSignBit32);
+  for (std::size_t g = 0; g < lanes; ++g) {
+    const float* group = x + g * length;
+    auto v = hn::LoadU(df, group);
+    auto mn = v;
+    auto mx = v;
+    V a = hn::And(hn::BitCast(d, v), abs_mask);
+    for (std::size_t i = lanes; i < length; i += lanes) {
+      v = hn::LoadU(df, group + i);
+      mn = hn::Min(mn, v);
+      mx = hn::Max(mx, v);
+      a = hn::Max(a, hn::And(hn::BitCast(d, v), abs_mask));
+    }
+    hn::Store(hn::BitCast(d, mn), d, vmin + g * lanes);
+    hn::Store(hn::BitCast(d, mx), d, vmax + g * lanes);
+    hn::Store(a, d, vamax + g * lanes);
+  }
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(D32()) == 16) {
+    __m512i v[16];
+    for (int g = 0; g < 16; ++g) v[g] = _mm512_load_si512(vamax + 16 * g);
+    _mm512_storeu_si512(amax, TransposedMax16(v));
+    for (int g = 0; g < 16; ++g) v[g] = _mm512_load_si512(vmin + 16 * g);
+    _mm512_storeu_si512(min, TransposedReduce16(v, [](__m512i p, __m512i q) {
+                          return _mm512_castps_si512(_mm512_min_ps(_mm512_castsi512_ps(p), _mm512_castsi512_ps(q)));
+                        }));
+    for (int g = 0; g < 16; ++g) v[g] = _mm512_load_si512(vmax + 16 * g);
+    _mm512_storeu_si512(max, TransposedReduce16(v, [](__m512i p, __m512i q) {
+                          return _mm512_castps_si512(_mm512_max_ps(_mm512_castsi512_ps(p), _mm512_castsi512_ps(q)));
+                        }));
+    return;
+  }
+#endif
+  for (std::size_t g = 0; g < lanes; ++g) {
+    amax[g] = hn::GetLane(hn::MaxOfLanes(d, hn::Load(d, vamax + g * lanes)));
+    min[g] = block::F32Bits(hn::GetLane(hn::MinOfLanes(df, hn::BitCast(df, hn::Load(d, vmin + g * lanes)))));
+    max[g] = block::F32Bits(hn::GetLane(hn::MaxOfLanes(df, hn::BitCast(df, hn::Load(d, vmax + g * lanes)))));
+  }
+}
+
 // Whether group g of the grid is the g-th run of group_rows * group_cols
 // consecutive elements (groups along whole rows, or rows of groups that
 // tile the columns exactly), so that a batch of groups is one span of x.
@@ -539,8 +595,15 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   // has a vector form, the groups of a batch are consecutive and each is
   // whole vectors; a group holding a NaN takes the model's statistics and
   // scale.
-  const bool vector_scale = !kFp8 && VectorIntScaleRule(r) && ConsecutiveGroups(job.grid, job.cols) &&
-                            group_elements % lanes == 0 && batch_groups % lanes == 0 && lanes <= kBatch;
+  const bool batch_vectors = !kFp8 && ConsecutiveGroups(job.grid, job.cols) && group_elements % lanes == 0 &&
+                             batch_groups % lanes == 0 && lanes <= kBatch;
+  const bool vector_scale = batch_vectors && VectorIntScaleRule(r);
+  // GPTQ's min / max rules likewise (int_group_scale-inl.h VectorGptqScale,
+  // proven equal to the model's ChooseScale on groups without NaN or Inf).
+  const bool min_max_scale = batch_vectors && VectorMinMaxScaleRule(r);
+  HWY_ALIGN std::uint32_t lane_min[hn::MaxLanes(d)];
+  HWY_ALIGN std::uint32_t lane_max[hn::MaxLanes(d)];
+  HWY_ALIGN std::int32_t lane_zero_point[hn::MaxLanes(d)];
   const std::int32_t vector_zero_point = vector_scale ? VectorIntGroupZeroPoint(r) : 0;
   HWY_ALIGN std::uint32_t lane_amax[hn::MaxLanes(d)];
   HWY_ALIGN float lane_decode[hn::MaxLanes(d)];
@@ -594,6 +657,32 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
         }
         elements(batch_segments[b], batch_scales[b], batch_without_nan[b]);
       }
+      continue;
+    }
+    if (min_max_scale && batch == batch_groups) {
+      for (std::size_t b0 = 0; b0 < batch; b0 += lanes) {
+        GroupsMinMaxBits(d, job.x + (g0 + b0) * group_elements, group_elements, lane_amax, lane_min, lane_max);
+        hn::Vec<DF32> decode;
+        VI zero_point;
+        VectorGptqScale(df, r, hn::BitCast(df, hn::Load(d, lane_min)), hn::BitCast(df, hn::Load(d, lane_max)),
+                        &decode, &zero_point);
+        hn::Store(decode, df, lane_decode);
+        hn::Store(zero_point, di, lane_zero_point);
+        for (std::size_t k = 0; k < lanes; ++k) {
+          const std::size_t b = b0 + k;
+          batch_without_nan[b] = lane_amax[k] < kInf32;
+          if (batch_without_nan[b]) {
+            batch_scales[b].decode = lane_decode[k];
+            batch_scales[b].factor = lane_decode[k];
+            batch_scales[b].zero_point = lane_zero_point[k];
+          } else {  // a NaN or an Inf: the model's statistics and scale
+            batch_scales[b] = GroupScale(r, ModelStats(r, job.x, batch_segments[b]));
+          }
+          job.scales[g0 + b] = batch_scales[b].decode;
+          if (job.zero_points != nullptr) job.zero_points[g0 + b] = batch_scales[b].zero_point;
+        }
+      }
+      for (std::size_t b = 0; b < batch; ++b) elements(batch_segments[b], batch_scales[b], batch_without_nan[b]);
       continue;
     }
     for (std::size_t b = 0; b < batch; ++b) {

@@ -41,6 +41,7 @@ namespace lowbit::simd {
 HWY_EXPORT(QuantizeGroups);
 HWY_EXPORT(DequantizeGroups);
 HWY_EXPORT(IntGroupScalesArray);
+HWY_EXPORT(MinMaxGroupScalesArray);
 
 namespace {
 
@@ -188,6 +189,36 @@ registry::Status IntGroupScalesOnTarget(std::int64_t target, const recipe::Recip
     }
   }
   kernel(IntGroupScaleArrayJob{&r, amax_bits, count, decode_bits, factor_bits, zero_points});
+  return registry::Status::Ok();
+}
+
+bool HasVectorMinMaxGroupScale(const recipe::Recipe& r) { return VectorMinMaxScaleRule(r); }
+
+registry::Status MinMaxGroupScalesOnTarget(std::int64_t target, const recipe::Recipe& r,
+                                           const std::uint32_t* min_bits, const std::uint32_t* max_bits,
+                                           std::size_t count, std::uint32_t* decode_bits,
+                                           std::uint32_t* factor_bits, std::int32_t* zero_points) {
+  const auto kernel = LOWBIT_SIMD_KERNEL(MinMaxGroupScalesArray, target);
+  if (kernel == nullptr) return detail::TargetError(target);
+  if (!HasVectorMinMaxGroupScale(r)) {
+    return registry::Status::Error(std::string("simd: ") + r.name + ":" + r.profile +
+                                   " has no vector min / max group scale rule");
+  }
+  if (count == 0) return registry::Status::Ok();
+  if (min_bits == nullptr || max_bits == nullptr || decode_bits == nullptr || factor_bits == nullptr ||
+      zero_points == nullptr) {
+    return registry::Status::Error("simd: null minima, maxima, scales, factors or zero points with count " +
+                                   std::to_string(count));
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    const float lo = block::F32FromBits(min_bits[i]);
+    const float hi = block::F32FromBits(max_bits[i]);
+    if (!block::F32IsFinite(min_bits[i]) || !block::F32IsFinite(max_bits[i]) || hi < lo) {
+      return registry::Status::Error("simd: group " + std::to_string(i) +
+                                     " has a min or max that is not finite, or a min above its max");
+    }
+  }
+  kernel(MinMaxGroupScaleArrayJob{&r, min_bits, max_bits, count, decode_bits, factor_bits, zero_points});
   return registry::Status::Ok();
 }
 

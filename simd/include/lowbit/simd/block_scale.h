@@ -1,6 +1,7 @@
 // The vector scale steps of the SIMD block and group quantizers (simd/src/
 // block_scale-inl.h VectorMxScaleCodes for MX, VectorNvfp4Scale for NVFP4;
-// int_group_scale-inl.h VectorIntGroupScale for integer groups), callable
+// int_group_scale-inl.h VectorIntGroupScale and VectorGptqScale for integer
+// groups), callable
 // on their own so that proptests/backends/simd_block_scale_test.cc and
 // simd_int_group_scale_test.cc can compare them with the model's
 // recipe::ChooseScale on every FP32 amax bit pattern, per target.
@@ -54,5 +55,20 @@ registry::Status IntGroupScalesOnTarget(std::int64_t target, const recipe::Recip
                                         const std::uint32_t* amax_bits, std::size_t count,
                                         std::uint32_t* decode_bits, std::uint32_t* factor_bits,
                                         std::int32_t* zero_points);
+
+// Whether the group quantizers pick r's scales and zero points in vectors
+// from each group's min and max (GPTQ's rules with FP32 scales).
+bool HasVectorMinMaxGroupScale(const recipe::Recipe& r);
+
+// decode_bits[i], factor_bits[i] and zero_points[i] as IntGroupScalesOnTarget
+// gives them, for a group without NaN or Inf whose least and greatest
+// values have the FP32 bits min_bits[i] and max_bits[i]. Errors: a recipe
+// without a vector min / max rule, a min or max that is not finite, a min
+// above its max, null pointers with count > 0, a target not compiled in or
+// not supported.
+registry::Status MinMaxGroupScalesOnTarget(std::int64_t target, const recipe::Recipe& r,
+                                           const std::uint32_t* min_bits, const std::uint32_t* max_bits,
+                                           std::size_t count, std::uint32_t* decode_bits,
+                                           std::uint32_t* factor_bits, std::int32_t* zero_points);
 
 }  // namespace lowbit::simd
