@@ -475,9 +475,10 @@ LOWBIT_HD_CONSTEXPR int SharedXOffset(int tile, int g, int t, int k0) {
 // at least one K tile (8 chunks) per part and fit one wave, the split
 // chosen maximises the product of: the fraction of the resident blocks the
 // grid fills (the kernel is bound by the loads in flight, and every block
-// adds its warps' loads: on an H100, 7168 x 16384 at M = 1 took 33.4, 33.2
-// and 32.0 us with 7, 8 and 9 parts, 392, 448 and 504 blocks, though 392
-// loads the SMs most evenly; bench/RESULTS.md "Tensor-core GEMV"); and K
+// adds its warps' loads: on an H100, 7168 x 16384 took 34.4, 30.6 and
+// 29.6 us at M = 1 (overlapped calls) and 51.7, 46.5 and 40.9 us at M = 16
+// with 7, 8 and 9 parts, 392, 448 and 504 blocks, though 392 loads the SMs
+// most evenly; bench/RESULTS.md "Tensor-core GEMV"); and K
 // tiles over the tiles the parts load (a part that starts or ends inside a
 // K tile loads it too, so a split whose parts are not whole tiles streams
 // some weights twice). The smallest split wins ties. A function of N, K and
