@@ -79,14 +79,15 @@ std::vector<std::uint32_t> RunAndExpectModel(const testing::GemvCase& c, int spl
   EXPECT_EQ(error, nullptr) << c.Describe() << ": " << (error ? error : "");
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << c.Describe();
   if (error != nullptr) return {};
-  // The split-K counters (the workspace's tail past the parts) are zero again.
+  // The split-K counters (the workspace's head, before the parts) are zero again.
   if (workspace_floats > 0) {
     const std::vector<float> after = workspace.Get(static_cast<std::size_t>(workspace_floats));
-    const std::int64_t parts = c.batch * schedule.split_k * c.m * c.n;
-    for (std::int64_t i = parts; i < workspace_floats; ++i) {
+    const std::int64_t counters = workspace_floats - c.batch * schedule.split_k * c.m * c.n;
+    EXPECT_EQ(counters, c.batch * matmul::CeilDiv(dw.row_tiles, kWarpsPerBlock)) << c.Describe();
+    for (std::int64_t i = 0; i < counters; ++i) {
       std::uint32_t word;
       std::memcpy(&word, &after[static_cast<std::size_t>(i)], sizeof(word));
-      EXPECT_EQ(word, 0u) << c.Describe() << " counter " << i - parts;
+      EXPECT_EQ(word, 0u) << c.Describe() << " counter " << i;
     }
   }
   std::vector<std::uint32_t> y(static_cast<std::size_t>(outputs));

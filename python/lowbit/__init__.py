@@ -11,7 +11,8 @@ from ._convert import decode, encode
 from ._explain import Explanation, Step, explain
 from ._formats import (FLAG_INEXACT, FLAG_INVALID, FLAG_OVERFLOW, FLAG_UNDERFLOW, Format, Profile, Recipe, build_info,
                        formats, profiles, recipes)
-from ._matmul import PackedWeight, awq_weight, gemv, gptq_weight, matmul, matmul_rows
+from ._matmul import (PackedWeight, TensorCoreWeight, awq_weight, gemv, gptq_weight, matmul, matmul_rows,
+                      tensor_core_weight)
 from ._quantize import QuantizedTensor, dequantize, quantize
 from ._show import show
 from .tensor_core import AccumulationSchedule, matmul_model, mma, mma_dot, mma_explain, tensor_core_instructions
@@ -21,4 +22,4 @@ __version__ = "0.1.0"
 __all__ = ["FLAG_INEXACT", "FLAG_INVALID", "FLAG_OVERFLOW", "FLAG_UNDERFLOW", "Explanation", "Format",
            "Profile", "QuantizedTensor", "Recipe", "Step", "build_info", "decode", "dequantize", "encode",
            "explain", "formats", "profiles", "quantize", "recipes", "show", "PackedWeight", "awq_weight", "gemv",
-           "gptq_weight", "matmul", "matmul_rows"]
+           "gptq_weight", "matmul", "matmul_rows", "TensorCoreWeight", "tensor_core_weight"]

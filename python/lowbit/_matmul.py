@@ -89,6 +89,75 @@ def _packed_from_quantized(q: "QuantizedTensor") -> PackedWeight:
                         block=block, geometry=geometry, batch=batch)
 
 
+class TensorCoreWeight:
+    """NVFP4 / MXFP4 weights packed once on a CUDA device for the tensor-core
+    GEMV (docs/matmul.md "The tensor-core GEMV"); made by tensor_core_weight.
+
+    lowbit.gemv(w, x) then runs the kernel alone on the current stream, with
+    no packing, and lets it start while the previous kernel on the stream
+    finishes (it reads x only after that kernel has ended). The outputs are
+    the `cuda-tc` rows' bit for bit (the model under the kernel's declared
+    schedule). Calls with one weight share a workspace: run them on one
+    stream, or order them yourself.
+    """
+
+    def __init__(self, packed, kind: str):
+        self._packed = packed
+        self.kind = kind
+        self.n, self.k, self.batch = int(packed.n), int(packed.k), int(packed.batch)
+
+    def __repr__(self) -> str:
+        return f"TensorCoreWeight({self.kind}, batch={self.batch}, n={self.n}, k={self.k})"
+
+
+def tensor_core_weight(weight) -> TensorCoreWeight:
+    """A lowbit.quantize result of an NVFP4 or MXFP4 weight [N, K] or [L, N, K]
+    (quantized along K, on a CUDA device) packed once for the tensor-core GEMV,
+    on the current stream. Pass it to lowbit.gemv with CUDA bfloat16 x.
+
+    The quantized tensor may be dropped afterwards: the packing reads it on
+    the current stream before anything queued later there."""
+    w = _packed_from_quantized(weight) if isinstance(weight, QuantizedTensor) else weight
+    if not isinstance(w, PackedWeight):
+        raise TypeError(f"tensor_core_weight takes a lowbit.quantize result, got {type(weight).__name__}")
+    if not hasattr(_lowbit, "pack_tensor_core_weight"):
+        raise RuntimeError("this lowbit build has no CUDA kernels (built without nvcc: see lowbit.build_info())")
+    if not (_is_torch(w.codes) and w.codes.is_cuda):
+        raise ValueError("tensor_core_weight needs the weight on a CUDA device: quantize a CUDA tensor, "
+                         "or move the result's arrays with .cuda()")
+    stream = _torch().cuda.current_stream(w.codes.device).cuda_stream
+    packed = _lowbit.pack_tensor_core_weight(w.kind, w.geometry, w.n, w.k, w.block, w.batch, w.codes, w.scales,
+                                             w.tensor_scale, stream)
+    return TensorCoreWeight(packed, w.kind)
+
+
+def _run_tensor_core(w: TensorCoreWeight, x, out_dtype):
+    if not (_is_torch(x) and x.is_cuda):
+        raise ValueError("a TensorCoreWeight takes x as a CUDA tensor")
+    torch = _torch()
+    if x.dtype != torch.bfloat16:
+        raise TypeError(f"the tensor-core GEMV takes bfloat16 x, got {x.dtype} (convert with .to())")
+    shape = tuple(x.shape)
+    if not shape or shape[-1] != w.k:
+        raise ValueError(f"x has shape {shape}: its last axis must be K = {w.k}")
+    if w.batch > 1:
+        if len(shape) != 3 or shape[0] != w.batch:
+            raise ValueError(f"a weight of batch {w.batch} takes x of shape [{w.batch}, M, {w.k}], got {shape}")
+        m = shape[1]
+    else:
+        m = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+    if not 1 <= m <= 16:
+        raise ValueError(f"the tensor-core GEMV takes M = 1..16 rows of x, got {m} (shape {shape})")
+    out_name = _output_name(out_dtype, "bf16")
+    out = torch.empty(shape[:-1] + (w.n,), dtype=torch.float32 if out_name == "fp32" else torch.int16,
+                      device=x.device)
+    stream = torch.cuda.current_stream(x.device).cuda_stream
+    w._packed.gemv(x.contiguous().view(torch.int16), m, out, out_name, stream)
+    if out_name == "fp32":
+        return out
+    return out.view(torch.bfloat16 if out_name == "bf16" else torch.float16)
+
+
 def _scale_kind_suffix(scales) -> str:
     name = str(scales.dtype)
     if "bfloat16" in name:
@@ -145,6 +214,12 @@ def _output_name(out_dtype, activation: str) -> str:
 
 
 def _run_matmul(operation: Optional[str], weight, x, out_dtype, backend: Optional[str]):
+    if isinstance(weight, TensorCoreWeight):
+        if backend not in (None, "", "cuda-tc"):
+            raise ValueError(f"a TensorCoreWeight runs on the cuda-tc kernel, not backend {backend!r}")
+        if operation == "gemm":
+            raise ValueError("a TensorCoreWeight runs the GEMV (M = 1..16)")
+        return _run_tensor_core(weight, x, out_dtype)
     w = _packed_from_quantized(weight) if isinstance(weight, QuantizedTensor) else weight
     if not isinstance(w, PackedWeight):
         raise TypeError("the weight is a lowbit.quantize result or a PackedWeight (gptq_weight, awq_weight), "
@@ -194,7 +269,8 @@ def gemv(weight, x, *, out_dtype=None, backend: Optional[str] = None):
     """y = x @ W.T for M = 1..16 rows of x through a GEMV row.
 
     weight: a lowbit.quantize result of W [N, K] (or [L, N, K]) quantized
-    along K, unchanged, or a PackedWeight (gptq_weight, awq_weight). x: [M, K]
+    along K, unchanged, a PackedWeight (gptq_weight, awq_weight), or a
+    TensorCoreWeight (tensor_core_weight: packed once, CUDA only). x: [M, K]
     (or [L, M, K]) bfloat16 / float16 (NumPy with ml_dtypes, or torch; CUDA
     tensors run the CUDA row on the current stream). out_dtype: bfloat16,
     float16 or float32 (default: x's type). On the host this is the

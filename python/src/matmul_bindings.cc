@@ -7,6 +7,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
@@ -19,6 +20,11 @@
 #include "lowbit/registry/choose.h"
 #include "lowbit/registry/registry.h"
 #include "matmul_bindings.h"
+
+#if defined(LOWBIT_PY_HAVE_CUDA)
+#include "cuda_bridge.h"
+#include "lowbit/cuda/tensor_core_gemv.h"
+#endif
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -70,6 +76,39 @@ void CheckItem(const char* what, std::size_t itemsize, std::size_t want) {
   }
 }
 
+const registry::MatmulWeightKind& KindOf(const std::string& weight) {
+  const registry::MatmulWeightKind* kind = registry::FindMatmulWeightKind(weight);
+  if (kind == nullptr) {
+    std::string names;
+    for (const auto& kd : registry::kMatmulWeightKinds) names += std::string(names.empty() ? "" : ", ") + kd.name;
+    Fail("unknown weight kind '" + weight + "' (" + names + ")");
+  }
+  return *kind;
+}
+
+// W's view over the arrays, with the counts they really have (Validate
+// compares them with the shape); their item sizes checked.
+matmul::WeightView WeightsOf(const registry::MatmulWeightKind& kind, const std::string& geometry, std::int64_t n,
+                             std::int64_t k, std::int64_t block, std::int64_t batch, const InArray& codes,
+                             const InArray& scales, const std::optional<InArray>& zeros,
+                             const std::optional<InArray>& tensor_scale) {
+  const bool words = kind.packing != matmul::WeightPacking::kLowbit;
+  CheckItem("codes", codes.itemsize(), words ? 4 : 1);
+  CheckItem("scales", scales.itemsize(), matmul::ScaleBytes(kind.scale_type));
+  if (zeros) CheckItem("zeros", zeros->itemsize(), 4);
+  if (tensor_scale) CheckItem("tensor_scale", tensor_scale->itemsize(), 4);
+  if (tensor_scale && tensor_scale->size() % 2 != 0) Fail("tensor_scale holds (encode, decode) pairs: an even count");
+  matmul::WeightView w = matmul::DenseWeights(
+      kind.format, kind.packing, GeometryOf(geometry), kind.scale_type, n, k, block, batch, codes.data(), scales.data(),
+      zeros ? zeros->data() : nullptr,
+      tensor_scale ? static_cast<const recipe::TensorScale*>(tensor_scale->data()) : nullptr);
+  w.codes_count = static_cast<std::int64_t>(codes.size());
+  w.scales_count = static_cast<std::int64_t>(scales.size());
+  w.zeros_count = zeros ? static_cast<std::int64_t>(zeros->size()) : 0;
+  w.tensor_scale_count = tensor_scale ? static_cast<std::int64_t>(tensor_scale->size() / 2) : 0;
+  return w;
+}
+
 // Runs one matmul row; returns the backend that ran.
 std::string Matmul(const std::string& operation, const std::string& weight, const std::string& geometry,
                    std::int64_t n, std::int64_t k, std::int64_t block, std::int64_t batch, std::int64_t m,
@@ -78,17 +117,9 @@ std::string Matmul(const std::string& operation, const std::string& weight, cons
                    OutArray out, const std::string& output, const std::string& backend, std::uintptr_t stream) {
   MatmulOperation op{};
   if (!registry::ParseMatmulOperation(operation, &op)) Fail("operation is gemv or gemm, got '" + operation + "'");
-  const registry::MatmulWeightKind* kind = registry::FindMatmulWeightKind(weight);
-  if (kind == nullptr) {
-    std::string names;
-    for (const auto& kd : registry::kMatmulWeightKinds) names += std::string(names.empty() ? "" : ", ") + kd.name;
-    Fail("unknown weight kind '" + weight + "' (" + names + ")");
-  }
-  const bool words = kind->packing != matmul::WeightPacking::kLowbit;
-  CheckItem("codes", codes.itemsize(), words ? 4 : 1);
-  CheckItem("scales", scales.itemsize(), matmul::ScaleBytes(kind->scale_type));
-  if (zeros) CheckItem("zeros", zeros->itemsize(), 4);
-  if (tensor_scale) CheckItem("tensor_scale", tensor_scale->itemsize(), 4);
+  const registry::MatmulWeightKind* kind = &KindOf(weight);
+  registry::MatmulArgs a;
+  a.w = WeightsOf(*kind, geometry, n, k, block, batch, codes, scales, zeros, tensor_scale);
   CheckItem("x", x.itemsize(), 2);
   const matmul::OutputType out_type = OutputOf(output);
   if (out.itemsize() != matmul::OutputBytes(out_type)) {
@@ -105,16 +136,6 @@ std::string Matmul(const std::string& operation, const std::string& weight, cons
   if (tensor_scale) same_device(*tensor_scale, "tensor_scale");
   if ((out.device_type() == nb::device::cuda::value) != cuda) Fail("out and x are on different devices");
 
-  registry::MatmulArgs a;
-  a.w = matmul::DenseWeights(kind->format, kind->packing, GeometryOf(geometry), kind->scale_type, n, k, block, batch,
-                             codes.data(), scales.data(), zeros ? zeros->data() : nullptr,
-                             tensor_scale ? static_cast<const recipe::TensorScale*>(tensor_scale->data()) : nullptr);
-  // The counts the arrays really have (Validate compares them with the shape).
-  a.w.codes_count = static_cast<std::int64_t>(codes.size());
-  a.w.scales_count = static_cast<std::int64_t>(scales.size());
-  a.w.zeros_count = zeros ? static_cast<std::int64_t>(zeros->size()) : 0;
-  a.w.tensor_scale_count = tensor_scale ? static_cast<std::int64_t>(tensor_scale->size() / 2) : 0;
-  if (tensor_scale && tensor_scale->size() % 2 != 0) Fail("tensor_scale holds (encode, decode) pairs: an even count");
   a.m = m;
   a.x.type = ActivationOf(activation);
   a.x.data = x.data();
@@ -172,9 +193,62 @@ std::vector<nb::dict> MatmulRows() {
   return rows;
 }
 
+#if defined(LOWBIT_PY_HAVE_CUDA)
+// lowbit.tensor_core_weight: W (CUDA arrays) packed once on `stream`.
+std::unique_ptr<cuda::PackedTensorCoreWeights> PackTensorCoreWeight(
+    const std::string& weight, const std::string& geometry, std::int64_t n, std::int64_t k, std::int64_t block,
+    std::int64_t batch, const InArray& codes, const InArray& scales, std::optional<InArray> tensor_scale,
+    std::uintptr_t stream) {
+  if (const std::string why = CudaUnavailable(); !why.empty()) Fail(why);
+  const registry::MatmulWeightKind& kind = KindOf(weight);
+  if (kind.packing != matmul::WeightPacking::kLowbit ||
+      (kind.format != matmul::WeightFormat::kNvfp4 && kind.format != matmul::WeightFormat::kMxfp4)) {
+    Fail("the tensor-core GEMV takes nvfp4 or mxfp4 weights, got '" + weight + "'");
+  }
+  if (!OnCuda(codes) || !OnCuda(scales) || (tensor_scale && !OnCuda(*tensor_scale))) {
+    Fail("the weight's arrays must be on a CUDA device (move them with .cuda())");
+  }
+  const matmul::WeightView w = WeightsOf(kind, geometry, n, k, block, batch, codes, scales, std::nullopt, tensor_scale);
+  std::string error;
+  auto packed = cuda::PackedTensorCoreWeights::Pack(w, reinterpret_cast<void*>(stream), &error);
+  if (packed == nullptr) Fail(error);
+  return packed;
+}
+
+void TensorCoreGemv(cuda::PackedTensorCoreWeights& packed, const InArray& x, std::int64_t m, OutArray out,
+                    const std::string& output, std::uintptr_t stream) {
+  if (!OnCuda(x) || out.device_type() != nb::device::cuda::value) Fail("x and out must be on a CUDA device");
+  CheckItem("x", x.itemsize(), 2);
+  const matmul::OutputType out_type = OutputOf(output);
+  CheckItem("out", out.itemsize(), matmul::OutputBytes(out_type));
+  const std::int64_t rows = packed.batch() * m;
+  if (m < 1 || static_cast<std::int64_t>(x.size()) != rows * packed.k()) {
+    Fail("x holds " + std::to_string(x.size()) + " elements, the weight takes " + std::to_string(packed.batch()) +
+         " x M x " + std::to_string(packed.k()) + " with M = " + std::to_string(m));
+  }
+  if (static_cast<std::int64_t>(out.size()) != rows * packed.n()) Fail("out does not hold batch x M x N elements");
+  const std::string why = packed.Gemv(static_cast<const std::uint16_t*>(x.data()), m, out_type, out.data(),
+                                      reinterpret_cast<void*>(stream));
+  if (!why.empty()) Fail(why);
+}
+#endif
+
 }  // namespace
 
 void RegisterMatmul(nb::module_& m) {
+#if defined(LOWBIT_PY_HAVE_CUDA)
+  nb::class_<cuda::PackedTensorCoreWeights>(m, "PackedTensorCoreWeights",
+                                            "NVFP4 / MXFP4 weights packed once on a CUDA device "
+                                            "(lowbit/cuda/tensor_core_gemv.h).")
+      .def_prop_ro("n", &cuda::PackedTensorCoreWeights::n)
+      .def_prop_ro("k", &cuda::PackedTensorCoreWeights::k)
+      .def_prop_ro("batch", &cuda::PackedTensorCoreWeights::batch)
+      .def("gemv", &TensorCoreGemv, "x"_a, "m"_a, "out"_a, "output"_a, "stream"_a,
+           "y = x * W^T on the tensor cores, on `stream`.");
+  m.def("pack_tensor_core_weight", &PackTensorCoreWeight, "weight"_a, "geometry"_a, "n"_a, "k"_a, "block"_a,
+        "batch"_a, "codes"_a, "scales"_a, "tensor_scale"_a.none(), "stream"_a,
+        "W packed once on the device for the tensor-core GEMV, on `stream`.");
+#endif
   m.def("matmul", &Matmul, "operation"_a, "weight"_a, "geometry"_a, "n"_a, "k"_a, "block"_a, "batch"_a, "m"_a,
         "codes"_a, "scales"_a, "zeros"_a.none(), "tensor_scale"_a.none(), "x"_a, "activation"_a, "out"_a,
         "output"_a, "backend"_a, "stream"_a,

@@ -14,7 +14,7 @@ import lowbit
 ALL = ["FLAG_INEXACT", "FLAG_INVALID", "FLAG_OVERFLOW", "FLAG_UNDERFLOW", "Explanation", "Format", "Profile",
        "QuantizedTensor", "Recipe", "Step", "build_info", "decode", "dequantize", "encode", "explain", "formats",
        "profiles", "quantize", "recipes", "show", "PackedWeight", "awq_weight", "gemv", "gptq_weight", "matmul",
-       "matmul_rows"]
+       "matmul_rows", "TensorCoreWeight", "tensor_core_weight"]
 
 # __all__ plus the tensor-core names (submodules such as lowbit.tensor_core and
 # lowbit.testing are attributes once imported, so they are checked apart).
@@ -36,6 +36,7 @@ SIGNATURES = {
     "matmul_rows": "() -> 'list'",
     "quantize": "(x, recipe: 'str', *, layout: 'Optional[str]' = None, axis: 'int' = -1, tensor_scale=None, "
                 "given_scale=None) -> 'QuantizedTensor'",
+    "tensor_core_weight": "(weight) -> 'TensorCoreWeight'",
     "show": "(value_or_code, fmt, *, rounding: 'str' = 'rne', saturate: 'bool' = False, "
             "profile: 'Optional[str]' = None) -> 'Fields'",
 }

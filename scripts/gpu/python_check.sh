@@ -54,7 +54,7 @@ status=0
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 summary=()
-if "$python" run_pytest.py --skips=fail -q test_gpu.py test_torch.py ../../examples/check-a-kernel/test_per_token_fp8_torch.py 2>&1 | tee "$logs/pytest"; then
+if "$python" run_pytest.py --skips=fail -q test_gpu.py test_tensor_core_gemv_gpu.py test_torch.py ../../examples/check-a-kernel/test_per_token_fp8_torch.py 2>&1 | tee "$logs/pytest"; then
   summary+=("tests (test_gpu.py, test_torch.py): ok, $(grep -E '[0-9]+ passed' "$logs/pytest" | tail -1 || true)")
 else
   status=1

@@ -73,8 +73,8 @@ struct KernelParams {
   const std::uint8_t* plain_tiles;
   const std::uint16_t* x;
   void* y;
-  float* workspace;
-  unsigned* counters;  // past the parts in the workspace: one per row group and batch entry
+  float* workspace;    // the split-K parts, past the counters
+  unsigned* counters;  // the workspace's head: one per row group and batch entry
   std::int64_t m, n, k, row_tiles, k_tiles;
   AccumulationSchedule schedule;
   bool parts_in_cluster;  // the split-K parts of a row group are one thread-block cluster
@@ -523,10 +523,12 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
       (workspace == nullptr || workspace_floats < WorkspaceFloats(w, m, schedule.split_k))) {
     return "split-K needs a workspace of WorkspaceFloats floats";
   }
-  unsigned* counters =
-      schedule.split_k > 1 ? reinterpret_cast<unsigned*>(workspace + PartFloats(w, m, schedule.split_k)) : nullptr;
+  // The counters first, so that they stay where they are whatever M a
+  // call with the same workspace has.
+  unsigned* counters = schedule.split_k > 1 ? reinterpret_cast<unsigned*>(workspace) : nullptr;
+  float* parts = schedule.split_k > 1 ? workspace + w.batch * RowGroups(w) : nullptr;
   // Launch decides parts_in_cluster.
-  const KernelParams p{w.codes, w.scales, w.column_scales, w.plain_tiles, x, y, workspace, counters, m, w.n, w.k,
+  const KernelParams p{w.codes, w.scales, w.column_scales, w.plain_tiles, x, y, parts, counters, m, w.n, w.k,
                        w.row_tiles, w.k_tiles, schedule, false};
   const bool two_tiles = m > kTileColumns;
   cudaError_t e = cudaSuccess;

@@ -53,10 +53,11 @@ struct DeviceWeights : PackedShape {
 inline constexpr int kMaxClusterParts = 4;
 
 // FP32-sized workspace elements RunTcGemv needs for `split_k` parts: 0 for
-// one part; for more, the parts, then one counter per batch entry and 128
-// output channels, which must be zero before the first call (cudaMemset
-// once after allocating); every call leaves them zero. Calls that share a
-// workspace must not run at the same time. (Up to kMaxClusterParts parts
+// one part; for more, one counter per batch entry and 128 output channels,
+// then the parts. The counters must be zero before the first call
+// (cudaMemset once after allocating); every call leaves them zero, so a
+// workspace sized for the largest M serves calls of any M. Calls that
+// share a workspace must not run at the same time. (Up to kMaxClusterParts parts
 // add in a thread-block cluster when the clusters fit the GPU at once, and
 // the workspace is then not touched; it is required all the same, so that
 // a call's needs do not depend on the device.)
