@@ -402,13 +402,16 @@ HWY_INLINE void GroupsAbsMaxBits(D32 d, const float* x, std::size_t length, std:
 // says why no rule sees it). On AVX-512 each statistic of the sixteen
 // groups goes through its own TransposedReduce16 (three of them at once
 // would hold 48 vectors, more than the 32 registers).
+// Lanes is at most 16 (the caller's batches hold 16 groups): the per-group
+// vectors fit 16 x 16 lanes, whatever the target's largest vector.
 HWY_INLINE void GroupsMinMaxBits(D32 d, const float* x, std::size_t length, std::uint32_t* amax, std::uint32_t* min,
                                  std::uint32_t* max) {
   const DF32 df;
   const std::size_t lanes = hn::Lanes(d);
-  HWY_ALIGN std::uint32_t vmin[hn::MaxLanes(D32()) * hn::MaxLanes(D32())];
-  HWY_ALIGN std::uint32_t vmax[hn::MaxLanes(D32()) * hn::MaxLanes(D32())];
-  HWY_ALIGN std::uint32_t vamax[hn::MaxLanes(D32()) * hn::MaxLanes(D32())];
+  HWY_DASSERT(lanes <= 16);
+  HWY_ALIGN std::uint32_t vmin[16 * 16];
+  HWY_ALIGN std::uint32_t vmax[16 * 16];
+  HWY_ALIGN std::uint32_t vamax[16 * 16];
   const V abs_mask = hn::Set(d, ~kSignBit32);
   for (std::size_t g = 0; g < lanes; ++g) {
     const float* group = x + g * length;
