@@ -80,7 +80,6 @@ struct KernelParams {
   bool parts_in_cluster;  // the split-K parts of a row group are one thread-block cluster
 };
 
-
 __device__ inline void StoreOutput(const KernelParams& p, std::int64_t index, std::uint32_t code) {
   if (p.schedule.output == FormatId::kFp32) {
     static_cast<std::uint32_t*>(p.y)[index] = code;
