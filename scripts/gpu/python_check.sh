@@ -9,7 +9,8 @@
 # suite is CI's (ctest python_pytest). A test that skips fails this script:
 # on the GPU machine every one must run. Then the benchmarks of
 # bench/python_bench.py on this idle machine (the CPU numbers, among them the
-# fixed overhead of a small call, and the CUDA one), and a summary.
+# fixed overhead of a small call, and the CUDA one) and
+# bench/python_tc_gemv_bench.py (the tensor-core GEMV from Python), and a summary.
 # The package needs numpy; the script says so first if it is missing.
 #
 # Environment: PYTHON (default python3), LOWBIT_CUDA_ARCHITECTURES (default
@@ -81,6 +82,12 @@ if "$python" "$bench" --cuda 2>&1 | tee "$logs/bench_cuda"; then
 else
   status=1
   summary+=("python_bench --cuda: FAILED")
+fi
+if "$python" "$root/bench/python_tc_gemv_bench.py" 2>&1 | tee "$logs/bench_tc_gemv"; then
+  summary+=("python_tc_gemv_bench: $(grep -cE '^ *[0-9]+ +[0-9]+ +[0-9]+ ' "$logs/bench_tc_gemv") shapes")
+else
+  status=1
+  summary+=("python_tc_gemv_bench: FAILED")
 fi
 echo
 echo "python_check summary:"
