@@ -27,7 +27,9 @@ def bits(t):
 
 
 @pytest.mark.parametrize("recipe,layout", [("nvfp4:te", None), ("nvfp4:te", "g16"), ("mxfp4:ocp", None)])
-@pytest.mark.parametrize("shape", [(300, 2600), (1000, 8192), (2, 129, 5000)])
+# K a multiple of 32: CUDA quantize takes whole groups, and the kernel takes
+# flat blocks only when none runs across rows.
+@pytest.mark.parametrize("shape", [(300, 2592), (1000, 8192), (2, 129, 4992)])
 def test_packed_once_equals_the_cuda_tc_rows(recipe, layout, shape):
     if len(shape) == 3 and layout is None:
         layout = "g16" if recipe.startswith("nvfp4") else "g32"  # a batch takes per-row blocks
