@@ -131,6 +131,19 @@ def tensor_core_weight(weight) -> TensorCoreWeight:
     return TensorCoreWeight(packed, w.kind)
 
 
+def _rows_of(shape: tuple, w) -> int:
+    """M, the rows of x [M, K] (or [L, M, K] for a weight of batch L) that w
+    (a PackedWeight or a TensorCoreWeight) multiplies; one line if x's shape
+    does not fit w."""
+    if not shape or shape[-1] != w.k:
+        raise ValueError(f"x has shape {shape}: its last axis must be K = {w.k}")
+    if w.batch > 1:
+        if len(shape) != 3 or shape[0] != w.batch:
+            raise ValueError(f"a weight of batch {w.batch} takes x of shape [{w.batch}, M, {w.k}], got {shape}")
+        return shape[1]
+    return int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+
+
 def _run_tensor_core(w: TensorCoreWeight, x, out_dtype):
     if not (_is_torch(x) and x.is_cuda):
         raise ValueError("a TensorCoreWeight takes x as a CUDA tensor")
@@ -138,14 +151,7 @@ def _run_tensor_core(w: TensorCoreWeight, x, out_dtype):
     if x.dtype != torch.bfloat16:
         raise TypeError(f"the tensor-core GEMV takes bfloat16 x, got {x.dtype} (convert with .to())")
     shape = tuple(x.shape)
-    if not shape or shape[-1] != w.k:
-        raise ValueError(f"x has shape {shape}: its last axis must be K = {w.k}")
-    if w.batch > 1:
-        if len(shape) != 3 or shape[0] != w.batch:
-            raise ValueError(f"a weight of batch {w.batch} takes x of shape [{w.batch}, M, {w.k}], got {shape}")
-        m = shape[1]
-    else:
-        m = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+    m = _rows_of(shape, w)
     if not 1 <= m <= 16:
         raise ValueError(f"the tensor-core GEMV takes M = 1..16 rows of x, got {m} (shape {shape})")
     out_name = _output_name(out_dtype, "bf16")
@@ -226,14 +232,7 @@ def _run_matmul(operation: Optional[str], weight, x, out_dtype, backend: Optiona
                         f"got {type(weight).__name__}")
     xs, act = _activation_of(x)
     shape = tuple(xs.shape)
-    if not shape or shape[-1] != w.k:
-        raise ValueError(f"x has shape {shape}: its last axis must be K = {w.k}")
-    if w.batch > 1:
-        if len(shape) != 3 or shape[0] != w.batch:
-            raise ValueError(f"a weight of batch {w.batch} takes x of shape [{w.batch}, M, {w.k}], got {shape}")
-        m = shape[1]
-    else:
-        m = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+    m = _rows_of(shape, w)
     if m < 1:
         raise ValueError(f"x has no rows (shape {shape})")
     op = operation or ("gemv" if m <= 16 else "gemm")
