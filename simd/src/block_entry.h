@@ -1,7 +1,8 @@
 // The block kernels' entries (block_quantize.cc) that simd.h Quantize and
 // Dequantize (recipe_quantize.cc) call for MX and NVFP4 recipes: flat arrays
 // of `count` elements in blocks of the recipe's size, one element code per
-// byte (4-bit recipes are packed after and unpacked before, a chunk at a time), one scale byte per
+// byte (MXFP4 is packed after and unpacked before, a chunk at a time; NVFP4
+// also has a packing entry), one scale byte per
 // block, the last block short and zero-padded. Each checks its own
 // arguments (null buffers, overflowing sizes, overlaps) before any kernel runs.
 #pragma once
@@ -28,6 +29,13 @@ registry::Status DequantizeMxArray(std::int64_t target, const recipe::Recipe& r,
 registry::Status QuantizeNvfp4Array(std::int64_t target, const recipe::Recipe& r, const float* x,
                                     std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
                                     recipe::TensorScale* tensor_scale, const recipe::TensorScale* given = nullptr);
+// The same with the codes packed two per byte, element 0 in the low nibble
+// (packing.h PackNibbles, NibbleOrder::kLowFirst): (count + 1) / 2 bytes,
+// the tensor scale chosen from x's amax. The kernel packs the codes of each
+// group of blocks as it encodes them.
+registry::Status QuantizeNvfp4PackedArray(std::int64_t target, const recipe::Recipe& r, const float* x,
+                                          std::size_t count, std::uint8_t* packed, std::uint8_t* scales,
+                                          recipe::TensorScale* tensor_scale);
 // The model's tensor scale (recipe/steps.h ChooseTensorScale) of x's amax.
 registry::Status Nvfp4TensorScaleOfArray(std::int64_t target, const recipe::Recipe& r, const float* x,
                                          std::size_t count, recipe::TensorScale* tensor_scale);

@@ -55,7 +55,11 @@ struct Nvfp4Job {
   const float* scale_decode;  // 256 entries
   const float* x;
   std::size_t count;
-  std::uint8_t* codes;   // count bytes
+  // packed: (count + 1) / 2 bytes, two codes per byte, element 0 in the low
+  // nibble (packing.h PackNibbles, NibbleOrder::kLowFirst, the catalog's
+  // NVFP4 packing); else count bytes, one code per byte.
+  bool packed;
+  std::uint8_t* codes;
   std::uint8_t* scales;  // ceil(count / 16) UE4M3 codes
   recipe::TensorScale* tensor_scale;  // out
   // Null: the tensor scale comes from x's own amax (the tensor amax pass);

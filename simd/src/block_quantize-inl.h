@@ -31,6 +31,7 @@
 #include "lowbit/formats/block/block_spec.h"
 #include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
+#include "packed_nibbles-inl.h"
 #include "transposed_max-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -287,6 +288,31 @@ inline void QuantizeMx(const MxJob& job) {
   }
 }
 
+// Two 4-bit codes per byte, element 0 in the low nibble (packing.h
+// PackNibbles, NibbleOrder::kLowFirst): a byte pair read as a little-endian
+// 16-bit lane is c0 | c1 << 8, and (c0 & 15) | (c1 & 15) << 4 is its packed
+// byte.
+HWY_INLINE void PackLowFirst(const std::uint8_t* codes, std::size_t count, std::uint8_t* packed) {
+  const hn::ScalableTag<std::uint16_t> d16;
+  const hn::RebindToSigned<decltype(d16)> di16;
+  const hn::Rebind<std::uint8_t, decltype(di16)> d8;
+  const std::size_t lanes = hn::Lanes(d16);
+  const std::size_t pairs = count / 2;
+  std::size_t i = 0;
+  for (; i + lanes <= pairs; i += lanes) {
+    const auto v = hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(codes) + i);
+    const auto pair = hn::Or(hn::And(v, hn::Set(d16, 0x000F)), hn::And(hn::ShiftRight<4>(v), hn::Set(d16, 0x00F0)));
+    // Packed bytes are <= 255: the saturating i16 -> u8 demote is exact.
+    hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di16, pair)), d8, packed + i);
+  }
+  for (; i < pairs; ++i) {
+    packed[i] = static_cast<std::uint8_t>((codes[2 * i] & 0xF) | ((codes[2 * i + 1] & 0xF) << 4));
+  }
+  if (count % 2) packed[pairs] = codes[count - 1] & 0xF;
+}
+
+inline void PackNibblesLowFirst(const PackJob& job) { PackLowFirst(job.codes, job.count, job.packed); }
+
 // amax of a whole array: full vectors, then the tail with the model's rule.
 HWY_INLINE float ArrayAbsMax(D32 d, const float* x, std::size_t count, block::AmaxNan rule) {
   const std::size_t lanes = hn::Lanes(d);
@@ -308,13 +334,18 @@ HWY_INLINE float ArrayAbsMax(D32 d, const float* x, std::size_t count, block::Am
 // and element factors of all of them from that vector (block_scale-inl.h
 // VectorNvfp4Scale, the model's ChooseScale lane-wise, proven equal to it on
 // every amax); then each block's elements scaled in vectors by its factor
-// (ScaledElement) and converted by the E2M1 kernel.
+// (ScaledElement) and converted by the E2M1 kernel. kPacked: the codes two
+// per byte, low nibble first; on AVX-512 (a block of 16 is one vector) four
+// blocks' codes go from the encoder's vectors straight to 32 packed bytes
+// (GroupEncoder::FourCodes, StorePackedFour), elsewhere a group's codes are
+// packed from a buffer in L1. Packing in the kernel saves the 32 KiB
+// one-byte-per-code chunks that simd.h Quantize wrote and packed again.
 //
 // The loop is instantiated per NVFP4 scale rule with that recipe as a
 // compile-time constant (block_scale-inl.h kNvfp4Recipe, which
 // simd.h Runs requires the caller's recipe to equal in semantics), so that the scale step is
 // compiled with its formats and maxima folded in.
-template <recipe::ScaleRule kRule>
+template <recipe::ScaleRule kRule, bool kPacked>
 HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
   const D32 d;
   const DF32 df;
@@ -345,7 +376,15 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
   HWY_ALIGN float factors[hn::MaxLanes(d)] = {};
   // The scaled values of one group of whole blocks (FP32 bits), for `encoder`.
   HWY_ALIGN std::uint32_t scaled[hn::MaxLanes(d) * kBlock];
+  // Packed output: a group's codes one per byte before PackLowFirst, where
+  // they are not packed straight from the vectors.
+  HWY_ALIGN std::uint8_t group_codes[hn::MaxLanes(d) * kBlock];
   const GroupEncoder<RoundingMode::kNearestEven, PlanKind::kThreshold, InputKind::kF32, 1> encoder(plan);
+#if HWY_TARGET <= HWY_AVX3
+  // Packed codes straight from the encoder's vectors (FourCodes, then
+  // StorePackedFour): a block of 16 is one vector here.
+  const bool packed_vectors = kPacked && hn::MaxLanes(D32()) == 16 && lanes == kBlock && encoder.HasCellPath();
+#endif
   for (std::size_t first = 0; first < blocks; first += lanes) {
     const std::size_t group = blocks - first < lanes ? blocks - first : lanes;
     GroupBlockAmaxBits(d, r.amax_nan, job.x, kBlock, full_blocks, padded, first, group, amax);
@@ -353,23 +392,49 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
     hn::Store(VectorNvfp4Scale<kRule>(d, t, scale_plan, job.scale_decode, hn::Load(d, amax), &factor_vector), d,
               scale_codes);
     hn::Store(factor_vector, df, factors);
+    // recipe/steps.h ScaledElement of one vector of block b. torchao's clamp
+    // to +-6 before its cast (ElementQuirk::kClampToMax) changes no E2M1
+    // code (the conversion saturates and a NaN passes the clamp), so it is
+    // left out; ModelOpt's _cast_fp4 gives -0.0 code 0
+    // (docs/formats-reference.md §4.5).
+    const auto scaled_vector = [&](const std::uint32_t* bits, std::size_t b) {
+      const auto x = hn::BitCast(df, hn::LoadU(d, bits));
+      const auto factor = hn::Set(df, factors[b - first]);
+      V y = hn::BitCast(d, multiply ? hn::Mul(x, factor) : hn::Div(x, factor));
+      if (negative_zero_as_positive) y = hn::IfThenZeroElse(hn::Eq(y, hn::Set(d, kSignBit32)), y);
+      return y;
+    };
     if (group == lanes && first + group <= full_blocks) {
+      for (std::size_t g = 0; g < group; ++g) job.scales[first + g] = static_cast<std::uint8_t>(scale_codes[g]);
+      const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(job.x + first * kBlock);
+#if HWY_TARGET <= HWY_AVX3
+      if (packed_vectors) {
+        // Four blocks (four vectors) at a time to 32 packed bytes.
+        for (std::size_t g = 0; g < group; g += 4) {
+          V c0, c1, c2, c3;
+          encoder.FourCodes(scaled_vector(bits + g * kBlock, first + g),
+                            scaled_vector(bits + (g + 1) * kBlock, first + g + 1),
+                            scaled_vector(bits + (g + 2) * kBlock, first + g + 2),
+                            scaled_vector(bits + (g + 3) * kBlock, first + g + 3), &c0, &c1, &c2, &c3);
+          StorePackedFour(d, c0, c1, c2, c3, hn::Set(d, 0xFu), job.codes + (first + g) * kBlock / 2);
+        }
+        continue;
+      }
+#endif
       // A whole group of whole blocks: the scaled values of all of them
       // into `scaled`, then one GroupEncoder pass (the same E2M1 codes as
       // EncodeVector; its fast paths are proven equal to it).
       for (std::size_t g = 0; g < group; ++g) {
-        const std::size_t b = first + g;
-        const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(job.x + b * kBlock);
-        job.scales[b] = static_cast<std::uint8_t>(scale_codes[g]);
-        const auto factor = hn::Set(df, factors[g]);
         for (std::size_t i = 0; i < kBlock; i += lanes) {
-          const auto x = hn::BitCast(df, hn::LoadU(d, bits + i));
-          V y = hn::BitCast(d, multiply ? hn::Mul(x, factor) : hn::Div(x, factor));
-          if (negative_zero_as_positive) y = hn::IfThenZeroElse(hn::Eq(y, hn::Set(d, kSignBit32)), y);
-          hn::Store(y, d, scaled + g * kBlock + i);
+          hn::Store(scaled_vector(bits + g * kBlock + i, first + g), d, scaled + g * kBlock + i);
         }
       }
-      encoder.Vectors(scaled, job.codes + first * kBlock, group * kBlock);
+      if constexpr (kPacked) {
+        encoder.Vectors(scaled, group_codes, group * kBlock);
+        PackLowFirst(group_codes, group * kBlock, job.codes + first * kBlock / 2);
+      } else {
+        encoder.Vectors(scaled, job.codes + first * kBlock, group * kBlock);
+      }
       continue;
     }
     for (std::size_t g = 0; g < group; ++g) {
@@ -377,29 +442,30 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
       const std::size_t start = b * kBlock;
       const std::uint32_t* bits = BlockBits(job.x, b, kBlock, full_blocks, padded);
       job.scales[b] = static_cast<std::uint8_t>(scale_codes[g]);
-      const auto factor = hn::Set(df, factors[g]);
-      std::uint8_t* out = b < full_blocks ? job.codes + start : codes_buffer;
+      std::uint8_t* out = kPacked ? group_codes + g * kBlock : b < full_blocks ? job.codes + start : codes_buffer;
       for (std::size_t i = 0; i < kBlock; i += lanes) {
-        const auto x = hn::BitCast(df, hn::LoadU(d, bits + i));
-        // recipe/steps.h ScaledElement. torchao's clamp to +-6 before its cast
-        // (ElementQuirk::kClampToMax) changes no E2M1 code (the conversion
-        // saturates and a NaN passes the clamp), so it is left out; ModelOpt's
-        // _cast_fp4 gives -0.0 code 0 (docs/formats-reference.md §4.5).
-        V y = hn::BitCast(d, multiply ? hn::Mul(x, factor) : hn::Div(x, factor));
-        if (negative_zero_as_positive) y = hn::IfThenZeroElse(hn::Eq(y, hn::Set(d, kSignBit32)), y);
         StoreCodes<1>(d, EncodeVector<RoundingMode::kNearestEven, PlanKind::kThreshold>(
-                             d, y, hn::Zero(d), plan),
+                             d, scaled_vector(bits + i, b), hn::Zero(d), plan),
                       out, i);
       }
     }
+    if constexpr (kPacked) {
+      // The codes of this group's elements (the short last block's padding
+      // left out).
+      const std::size_t n = job.count - first * kBlock < group * kBlock ? job.count - first * kBlock : group * kBlock;
+      PackLowFirst(group_codes, n, job.codes + first * kBlock / 2);
+    }
   }
-  if (tail != 0) std::memcpy(job.codes + full_blocks * kBlock, codes_buffer, tail);
+  if (!kPacked && tail != 0) std::memcpy(job.codes + full_blocks * kBlock, codes_buffer, tail);
 }
 
 inline void ArrayAmax(const ArrayAmaxJob& job) { *job.amax = ArrayAbsMax(D32(), job.x, job.count, job.rule); }
 
 inline void QuantizeNvfp4(const Nvfp4Job& job) {
-  WithNvfp4Rule(job.recipe->scale_rule, [&job](auto rule) { QuantizeNvfp4Loop<decltype(rule)::value>(job); });
+  WithNvfp4Rule(job.recipe->scale_rule, [&job](auto rule) {
+    if (job.packed) return QuantizeNvfp4Loop<decltype(rule)::value, true>(job);
+    QuantizeNvfp4Loop<decltype(rule)::value, false>(job);
+  });
 }
 
 // MX dequantization (recipe/steps.h DecodeElement): element value times the
@@ -441,31 +507,6 @@ inline void DequantizeMx(const MxDequantizeJob& job) {
     }
     if (n < block_size) std::memcpy(job.out + start, out_buffer, n * sizeof(float));
   }
-}
-
-// Two 4-bit codes per byte, element 0 in the low nibble (packing.h
-// PackNibbles, NibbleOrder::kLowFirst): a byte pair read as a little-endian
-// 16-bit lane is c0 | c1 << 8, and (c0 & 15) | (c1 & 15) << 4 is its packed
-// byte.
-inline void PackNibblesLowFirst(const PackJob& job) {
-  const hn::ScalableTag<std::uint16_t> d16;
-  const hn::RebindToSigned<decltype(d16)> di16;
-  const hn::Rebind<std::uint8_t, decltype(di16)> d8;
-  const std::size_t lanes = hn::Lanes(d16);
-  const std::size_t pairs = job.count / 2;
-  std::size_t i = 0;
-  for (; i + lanes <= pairs; i += lanes) {
-    const auto v = hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(job.codes) + i);
-    const auto packed = hn::Or(hn::And(v, hn::Set(d16, 0x000F)),
-                               hn::And(hn::ShiftRight<4>(v), hn::Set(d16, 0x00F0)));
-    // Packed bytes are <= 255: the saturating i16 -> u8 demote is exact.
-    hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di16, packed)), d8, job.packed + i);
-  }
-  for (; i < pairs; ++i) {
-    job.packed[i] = static_cast<std::uint8_t>((job.codes[2 * i] & 0xF) |
-                                              ((job.codes[2 * i + 1] & 0xF) << 4));
-  }
-  if (job.count % 2) job.packed[pairs] = job.codes[job.count - 1] & 0xF;
 }
 
 // NVFP4 dequantization (recipe/steps.h DecodeElement): the block scale from

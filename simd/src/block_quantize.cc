@@ -251,8 +251,12 @@ registry::Status Nvfp4TensorScaleOfArray(std::int64_t target, const recipe::Reci
   return registry::Status::Ok();
 }
 
-registry::Status QuantizeNvfp4Array(std::int64_t target, const recipe::Recipe& r, const float* x,
-                                    std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
+namespace {
+
+// QuantizeNvfp4Array and QuantizeNvfp4PackedArray: the codes `count` bytes
+// one per byte, or packed (count + 1) / 2 bytes.
+registry::Status QuantizeNvfp4Codes(std::int64_t target, const recipe::Recipe& r, const float* x, std::size_t count,
+                                    bool packed, std::uint8_t* codes, std::uint8_t* scales,
                                     recipe::TensorScale* tensor_scale, const recipe::TensorScale* given) {
   const auto kernel = LOWBIT_SIMD_KERNEL(QuantizeNvfp4, target);
   if (kernel == nullptr) return detail::TargetError(target);
@@ -270,7 +274,7 @@ registry::Status QuantizeNvfp4Array(std::int64_t target, const recipe::Recipe& r
   if (registry::Status s = detail::CheckedBytes(count, sizeof(float), &x_bytes); !s.ok) return s;
   if (registry::Status s = registry::CheckNoOverlap(
           "simd: QuantizeNvfp4", {{x, x_bytes, "x"}},
-          {{codes, count, "codes"}, {scales, CeilDiv(count, 16), "scales"},
+          {{codes, packed ? CeilDiv(count, 2) : count, "codes"}, {scales, CeilDiv(count, 16), "scales"},
            {tensor_scale, sizeof(*tensor_scale), "tensor_scale"}});
       !s.ok) {
     return s;
@@ -282,8 +286,22 @@ registry::Status QuantizeNvfp4Array(std::int64_t target, const recipe::Recipe& r
   if (registry::Status s = Nvfp4ScalePlanOf(r, &scale_plan); !s.ok) return s;
   const float* scale_decode = ScaleTable(r);
   if (scale_decode == nullptr) return NoScaleTable(r);
-  kernel(Nvfp4Job{&r, &plan, scale_plan, scale_decode, x, count, codes, scales, tensor_scale, given});
+  kernel(Nvfp4Job{&r, &plan, scale_plan, scale_decode, x, count, packed, codes, scales, tensor_scale, given});
   return registry::Status::Ok();
+}
+
+}  // namespace
+
+registry::Status QuantizeNvfp4Array(std::int64_t target, const recipe::Recipe& r, const float* x,
+                                    std::size_t count, std::uint8_t* codes, std::uint8_t* scales,
+                                    recipe::TensorScale* tensor_scale, const recipe::TensorScale* given) {
+  return QuantizeNvfp4Codes(target, r, x, count, false, codes, scales, tensor_scale, given);
+}
+
+registry::Status QuantizeNvfp4PackedArray(std::int64_t target, const recipe::Recipe& r, const float* x,
+                                          std::size_t count, std::uint8_t* packed, std::uint8_t* scales,
+                                          recipe::TensorScale* tensor_scale) {
+  return QuantizeNvfp4Codes(target, r, x, count, true, packed, scales, tensor_scale, nullptr);
 }
 
 registry::Status DequantizeMxArray(std::int64_t target, const recipe::Recipe& r, const std::uint8_t* codes,

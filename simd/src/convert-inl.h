@@ -670,6 +670,50 @@ class GroupEncoder {
     return i;
   }
 
+#if HWY_TARGET <= HWY_AVX3
+  // Whether FourCodes takes the cell-table path for lanes below 2^4 (the
+  // condition of Groups' cell path).
+  bool HasCellPath() const {
+    return kKind == PlanKind::kThreshold && hn::MaxLanes(D32()) == 16 && p_.has_cell_codes &&
+           p_.sign_code == 0x08u;
+  }
+
+  // The codes of four vectors of FP32 bits, one per lane, for a caller that
+  // stores them its own way (packed nibbles): the same codes Groups stores,
+  // by the cell table where every lane of the four is below 2^4 and
+  // HasCellPath, else EncodeAnyVector vector by vector. A cell code is the
+  // magnitude with the input's sign at bit 3 (StoreCellCodes4's byte, here
+  // in a 32-bit lane: the sign bit shifted down by 28).
+  HWY_INLINE void FourCodes(V b0, V b1, V b2, V b3, V* c0, V* c1, V* c2, V* c3) const {
+    const D32 d;
+    if constexpr (kKind == PlanKind::kThreshold && hn::MaxLanes(D32()) == 16) {
+      if (HasCellPath()) {
+        const V abs_mask = hn::Set(d, ~kSignBit32);
+        const V a0 = hn::And(b0, abs_mask), a1 = hn::And(b1, abs_mask);
+        const V a2 = hn::And(b2, abs_mask), a3 = hn::And(b3, abs_mask);
+        if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(hn::Max(hn::Max(a0, a1), hn::Max(a2, a3)), hn::Set(d, kCellHigh))))) {
+          const __m512i sign_code = _mm512_set1_epi32(0x08);
+          // magnitude | (sign >> 28 & 0x08): truth table 0xF8 over (A, B, C).
+          *c0 = V{_mm512_ternarylogic_epi32(CellMagnitude(d, a0, table_).raw, _mm512_srli_epi32(b0.raw, 28),
+                                            sign_code, 0xF8)};
+          *c1 = V{_mm512_ternarylogic_epi32(CellMagnitude(d, a1, table_).raw, _mm512_srli_epi32(b1.raw, 28),
+                                            sign_code, 0xF8)};
+          *c2 = V{_mm512_ternarylogic_epi32(CellMagnitude(d, a2, table_).raw, _mm512_srli_epi32(b2.raw, 28),
+                                            sign_code, 0xF8)};
+          *c3 = V{_mm512_ternarylogic_epi32(CellMagnitude(d, a3, table_).raw, _mm512_srli_epi32(b3.raw, 28),
+                                            sign_code, 0xF8)};
+          return;
+        }
+      }
+    }
+    const V zero = hn::Zero(d);
+    *c0 = EncodeAnyVector<kMode, kKind>(d, b0, zero, p_);
+    *c1 = EncodeAnyVector<kMode, kKind>(d, b1, zero, p_);
+    *c2 = EncodeAnyVector<kMode, kKind>(d, b2, zero, p_);
+    *c3 = EncodeAnyVector<kMode, kKind>(d, b3, zero, p_);
+  }
+#endif
+
   // Whole vectors of input[0, count) (count a multiple of Lanes), without
   // random bits: the groups, then the rest vector by vector.
   HWY_INLINE void Vectors(const void* input, void* output, std::size_t count) const {

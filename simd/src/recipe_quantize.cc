@@ -2,10 +2,10 @@
 // the SIMD kernels run (simd.h Runs), over the typed buffers of
 // recipe/tensor.h. The arguments are checked as every backend checks them
 // (registry ValidateRecipeArgs); the family then picks the kernels: the block
-// kernels of block_quantize.cc for MX and NVFP4 (over the flattened tensor,
-// one code per byte, packed a chunk at a time for 4-bit recipes), the group kernels of
-// int_group_quantize.cc for scaled recipes. 4-bit block recipes go through
-// the block kernels a chunk at a time (PackChunkElements).
+// kernels of block_quantize.cc for MX and NVFP4 (over the flattened tensor;
+// NVFP4's codes packed by its kernel, MXFP4's one per byte and packed a
+// chunk at a time, PackChunkElements), the group kernels of
+// int_group_quantize.cc for scaled recipes.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -107,7 +107,13 @@ registry::Status Quantize(std::int64_t target, const recipe::Recipe& r, const re
     return nvfp4 ? detail::QuantizeNvfp4Array(target, r, x, count, q.codes, q.scale_codes, q.tensor_scale)
                  : detail::QuantizeMxArray(target, r, x, count, q.codes, q.scale_codes);
   }
-  // The block kernels write one code per byte: a 4-bit recipe is quantized
+  // NVFP4 packs its codes in the kernel, a group of blocks at a time, after
+  // the tensor scale of the whole tensor (block_entry.h
+  // QuantizeNvfp4PackedArray).
+  if (nvfp4 && r.packing == recipe::Packing::kNibblesLowFirst) {
+    return detail::QuantizeNvfp4PackedArray(target, r, x, count, q.codes, q.scale_codes, q.tensor_scale);
+  }
+  // The MX block kernels write one code per byte: a 4-bit recipe is quantized
   // a chunk of whole blocks at a time into a buffer that stays in cache and
   // packed from there, so the codes never cross memory unpacked. NVFP4's
   // tensor scale is chosen over the whole tensor first.
