@@ -29,6 +29,7 @@
 #include <cstdint>
 
 #include "convert-inl.h"
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "int_group_job.h"
 #include "int_group_scale-inl.h"
@@ -643,7 +644,23 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
           if (job.zero_points != nullptr) job.zero_points[g0 + b] = batch_scales[b].zero_point;
         }
       }
-      for (std::size_t b = 0; b < batch; ++b) elements(batch_segments[b], batch_scales[b], batch_without_nan[b]);
+      // GPTQ divides every element by its scale (a vdivps per vector), so
+      // the element pass of a batch is long enough for the hardware
+      // prefetchers to fall idle: the next batch's statistics then waited
+      // for memory on every line (perf: three quarters of the loop's
+      // samples on those loads). Each group's element pass asks for the
+      // lines of the same group of the next batch (T0, 8 KiB ahead), so
+      // memory works while the core divides (bench/RESULTS.md "Block and
+      // group quantizers").
+      const bool next = g0 + 2 * batch_groups <= groups;
+      const char* ahead = reinterpret_cast<const char*>(job.x + (g0 + batch_groups) * group_elements);
+      const std::size_t group_bytes = group_elements * sizeof(float);
+      for (std::size_t b = 0; b < batch; ++b) {
+        if (next) {
+          for (std::size_t o = 0; o < group_bytes; o += 64) hwy::Prefetch(ahead + b * group_bytes + o);
+        }
+        elements(batch_segments[b], batch_scales[b], batch_without_nan[b]);
+      }
       continue;
     }
     for (std::size_t b = 0; b < batch; ++b) {
