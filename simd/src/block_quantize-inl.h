@@ -313,13 +313,38 @@ HWY_INLINE void PackLowFirst(const std::uint8_t* codes, std::size_t count, std::
 
 inline void PackNibblesLowFirst(const PackJob& job) { PackLowFirst(job.codes, job.count, job.packed); }
 
+// The largest |x| as bits (monotone for non-negative floats, every NaN's
+// above +Inf's) of `n` (a multiple of Lanes) values, from the last vector
+// to the first, four maxima in flight.
+HWY_INLINE std::uint32_t AbsMaxBitsBackward(D32 d, const std::uint32_t* bits, std::size_t n) {
+  const std::size_t lanes = hn::Lanes(d);
+  const V abs_mask = hn::Set(d, ~kSignBit32);
+  V m0 = hn::Zero(d), m1 = hn::Zero(d), m2 = hn::Zero(d), m3 = hn::Zero(d);
+  std::size_t i = n;
+  for (; i >= 4 * lanes; i -= 4 * lanes) {
+    m0 = hn::Max(m0, hn::And(hn::LoadU(d, bits + i - lanes), abs_mask));
+    m1 = hn::Max(m1, hn::And(hn::LoadU(d, bits + i - 2 * lanes), abs_mask));
+    m2 = hn::Max(m2, hn::And(hn::LoadU(d, bits + i - 3 * lanes), abs_mask));
+    m3 = hn::Max(m3, hn::And(hn::LoadU(d, bits + i - 4 * lanes), abs_mask));
+  }
+  for (; i >= lanes; i -= lanes) m0 = hn::Max(m0, hn::And(hn::LoadU(d, bits + i - lanes), abs_mask));
+  return hn::GetLane(hn::MaxOfLanes(d, hn::Max(hn::Max(m0, m1), hn::Max(m2, m3))));
+}
+
 // amax of a whole array: full vectors, then the tail with the model's rule.
+// The vectors are read from the end back to the start, so that the block
+// pass, which goes forwards, starts on the lines read last, which a tensor
+// larger than the last-level cache may still hold there. Without NaN the
+// maximum of the magnitudes' bits is the amax under either rule; a NaN
+// (a maximum above +Inf's bits) takes the rule's own path.
 HWY_INLINE float ArrayAbsMax(D32 d, const float* x, std::size_t count, block::AmaxNan rule) {
   const std::size_t lanes = hn::Lanes(d);
   const std::size_t full = count / lanes * lanes;
+  const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(x);
   bool any_nan = false;
-  float amax = block::F32FromBits(
-      AbsMaxBits(d, reinterpret_cast<const std::uint32_t*>(x), full, &any_nan));
+  std::uint32_t amax_bits = AbsMaxBitsBackward(d, bits, full);
+  if (HWY_UNLIKELY(amax_bits > kInf32)) amax_bits = AbsMaxBits(d, bits, full, &any_nan);
+  float amax = block::F32FromBits(amax_bits);
   if (any_nan && rule == block::AmaxNan::kPropagate) return ModelAmax(rule, x, count);
   for (std::size_t i = full; i < count; ++i) {
     amax = recipe::CombineAmax(rule, amax, block::F32Abs(x[i]));
