@@ -114,6 +114,46 @@ TEST_P(SimdGroupsQuantize, EveryRecipeMatchesModel) {
   testing::CheckAtLevel(kDraws, [this] { QuantizeMatchesModel(target()); });
 }
 
+// Integer recipes over groups of 64 or 128 along rows of 16 to 40 groups:
+// whole batches of sixteen consecutive groups, which the vector batches of
+// simd/src/int_group_quantize-inl.h QuantizeGroupsLoop take (the
+// statistics of sixteen groups at once, their scales in vectors, packed
+// codes straight from the vectors), and a short batch. The shapes above
+// hold sixteen such groups in few draws.
+// Half the draws take a GPTQ recipe, whose batches carry three statistics
+// and a zero point per group.
+constexpr testing::LevelCounts kBatchDraws{20, 100, 2000};
+
+std::vector<const recipe::Recipe*> IntegerRecipes(bool gptq_only) {
+  std::vector<const recipe::Recipe*> out;
+  for (const recipe::Recipe* r : kScaled) {
+    const bool gptq =
+        r->scale_rule == recipe::ScaleRule::kGptqSymmetric || r->scale_rule == recipe::ScaleRule::kGptqAsymmetric;
+    if (!r->element.IsFloat() && (gptq || !gptq_only)) out.push_back(r);
+  }
+  return out;
+}
+
+void WholeBatchesMatchModel(std::int64_t target) {
+  static const std::vector<const recipe::Recipe*> kIntegers = IntegerRecipes(false);
+  static const std::vector<const recipe::Recipe*> kGptq = IntegerRecipes(true);
+  RC_ASSERT(!kGptq.empty());
+  const recipe::Recipe& r = **rc::gen::elementOf(*rc::gen::arbitrary<bool>() ? kGptq : kIntegers);
+  const int group = *rc::gen::element(64, 128);
+  const std::size_t rows = *rc::gen::inRange<std::size_t>(1, 4);
+  const std::size_t cols = static_cast<std::size_t>(group) * *rc::gen::inRange<std::size_t>(16, 41);
+  std::vector<float> x(rows * cols);
+  for (std::size_t s = 0; s < x.size(); s += static_cast<std::size_t>(group)) {
+    testing::FillBiasedRun(r, x.data() + s, static_cast<std::size_t>(group));
+  }
+  const std::size_t offset = *rc::gen::inRange<std::size_t>(0, 4);
+  testing::CheckQuantizeMatchesModel(target, r, {recipe::Geometry::kGroup, group, 0}, x, rows, cols, offset);
+}
+
+TEST_P(SimdGroupsQuantize, WholeBatchesMatchModel) {
+  testing::CheckAtLevel(kBatchDraws, [this] { WholeBatchesMatchModel(target()); });
+}
+
 LOWBIT_SIMD_TARGET_SUITE(SimdGroupsDequantize);
 TEST_P(SimdGroupsDequantize, EveryRecipeMatchesModel) {
   testing::CheckAtLevel(kDraws, [this] { DequantizeMatchesModel(target()); });

@@ -572,7 +572,9 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   HWY_ALIGN float lane_factor[hn::MaxLanes(d)];
   for (std::size_t g0 = 0; g0 < groups; g0 += batch_groups) {
     const std::size_t batch = groups - g0 < batch_groups ? groups - g0 : batch_groups;
-    for (std::size_t b = 0; b < batch; ++b) batch_segments[b] = SegmentsOf(job.grid, job.cols, g0 + b);
+    // The vector batches below take the segments of a group only where it
+    // leaves their fast path (SegmentsOf divides by the grid's width).
+    const auto segments = [&](std::size_t b) { return SegmentsOf(job.grid, job.cols, g0 + b); };
     if (vector_scale && batch == batch_groups) {
       for (std::size_t b0 = 0; b0 < batch; b0 += lanes) {
         GroupsAbsMaxBits(d, job.x + (g0 + b0) * group_elements, group_elements, lane_amax);
@@ -589,7 +591,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
           batch_scales[b].zero_point = vector_zero_point;
           batch_without_nan[b] = lane_amax[k] < kInf32;
           if (lane_amax[k] > kInf32) {  // a NaN: the model's statistics and scale
-            batch_scales[b] = GroupScale(r, ModelStats(r, job.x, batch_segments[b]));
+            batch_scales[b] = GroupScale(r, ModelStats(r, job.x, segments(b)));
             job.scales[g0 + b] = batch_scales[b].decode;
           }
           if (job.zero_points != nullptr) job.zero_points[g0 + b] = batch_scales[b].zero_point;
@@ -617,7 +619,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
           }
           continue;
         }
-        elements(batch_segments[b], batch_scales[b], batch_without_nan[b]);
+        elements(segments(b), batch_scales[b], batch_without_nan[b]);
       }
       continue;
     }
@@ -638,7 +640,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
             batch_scales[b].factor = lane_decode[k];
             batch_scales[b].zero_point = lane_zero_point[k];
           } else {  // a NaN or an Inf: the model's statistics and scale
-            batch_scales[b] = GroupScale(r, ModelStats(r, job.x, batch_segments[b]));
+            batch_scales[b] = GroupScale(r, ModelStats(r, job.x, segments(b)));
           }
           job.scales[g0 + b] = batch_scales[b].decode;
           if (job.zero_points != nullptr) job.zero_points[g0 + b] = batch_scales[b].zero_point;
@@ -655,14 +657,36 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
       const bool next = g0 + 2 * batch_groups <= groups;
       const char* ahead = reinterpret_cast<const char*>(job.x + (g0 + batch_groups) * group_elements);
       const std::size_t group_bytes = group_elements * sizeof(float);
+      // A group without NaN or Inf, whose scale is finite and not zero
+      // (so no y is NaN), straight to its packed bytes (PackedGroupCodes, as
+      // the amax batches above); the rest through `elements`.
+      const bool whole_steps = fast_elements && group_elements % (4 * lanes) == 0;
       for (std::size_t b = 0; b < batch; ++b) {
         if (next) {
           for (std::size_t o = 0; o < group_bytes; o += 64) hwy::Prefetch(ahead + b * group_bytes + o);
         }
-        elements(batch_segments[b], batch_scales[b], batch_without_nan[b]);
+        const recipe::BlockScale& scale = batch_scales[b];
+        const std::uint32_t factor_bits = block::F32Bits(scale.factor) & ~kSignBit32;
+        if (!kAway && whole_steps && batch_without_nan[b] && factor_bits != 0 && factor_bits < kInf32) {
+          const std::size_t start = (g0 + b) * group_elements;
+          const auto factor = hn::Set(df, scale.factor);
+          const auto lo = hn::Set(df, static_cast<float>(r.qmin - scale.zero_point));
+          const auto hi = hn::Set(df, static_cast<float>(r.qmax - scale.zero_point));
+          const VI zero_point = hn::Set(di, scale.zero_point);
+          if (scale.zero_point != 0) {
+            PackedGroupCodes<kDivide, true>(job.x + start, group_elements, factor, lo, hi, zero_point, code_mask,
+                                            job.codes + start / 2);
+          } else {
+            PackedGroupCodes<kDivide, false>(job.x + start, group_elements, factor, lo, hi, zero_point, code_mask,
+                                             job.codes + start / 2);
+          }
+          continue;
+        }
+        elements(segments(b), scale, batch_without_nan[b]);
       }
       continue;
     }
+    for (std::size_t b = 0; b < batch; ++b) batch_segments[b] = SegmentsOf(job.grid, job.cols, g0 + b);
     for (std::size_t b = 0; b < batch; ++b) {
       const Segments& seg = batch_segments[b];
       batch_without_nan[b] = SegmentStatsWithoutNan(job.x, seg, &batch_stats[b]);
