@@ -93,6 +93,18 @@ else
   log "$venv ready: $("$venv/bin/python" -c 'import ml_dtypes, numpy; print("ml_dtypes", ml_dtypes.__version__, "numpy", numpy.__version__)')"
 fi
 
+# ---- headers from PyPI (requirements-headers.txt): CUTLASS ---------------------
+# Their own stamp; --no-deps because only the headers are used.
+headers_stamp=$venv/.lowbit-headers.sha256
+headers_want=$(sha256sum requirements-headers.txt | cut -d' ' -f1)
+if [[ -f $headers_stamp && $(cat "$headers_stamp") == "$headers_want" ]]; then
+  log "$venv headers are up to date"
+else
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps -r requirements-headers.txt
+  printf '%s\n' "$headers_want" >"$headers_stamp"
+  log "headers installed: CUTLASS $("$venv/bin/python" -m pip show nvidia-cutlass 2>/dev/null | sed -n 's/^Version: //p')"
+fi
+
 # ---- live peers: torch, torchao, ModelOpt (requirements-peers.txt) ----------
 # The libraries that the recipe profiles reproduce, for the live-peer tests
 # (tests/peers). Their own stamp, so a change to one list reinstalls only it.

@@ -27,6 +27,9 @@
 #include "gemm/gemm.h"
 #include "gemv/gemv.h"
 #include "tc_matmul/tc_gemv.h"
+#if LOWBIT_CUDA_HAS_TC_GEMM
+#include "tc_matmul/tc_gemm.h"
+#endif
 #include "lowbit/cuda/convert.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/cuda/quantize.h"
@@ -535,6 +538,11 @@ void RegisterCudaBackends(Registry& registry) {
   cuda::RegisterCudaRecipes(registry);
   cuda::RegisterCudaLayouts(registry);  // register_layouts.cc
   cuda::RegisterCudaTensorCore(registry);  // register_tensor_core.cc
+#if LOWBIT_CUDA_HAS_TC_GEMM
+  // Before the mma.sync GEMM: the first registered row of a kind is the one
+  // chosen for device memory (registry/choose.h).
+  cuda::tc_gemm::RegisterCudaTcGemm(registry);  // tc_matmul/register_tc_gemm.cc (built with CUTLASS)
+#endif
   cuda::gemm::RegisterCudaGemm(registry);  // gemm/register_gemm.cc
   cuda::gemv::RegisterCudaGemv(registry);  // gemv/register_gemv.cc
   cuda::tc_gemv::RegisterCudaTcGemv(registry);  // tc_matmul/register_tc_gemv.cc

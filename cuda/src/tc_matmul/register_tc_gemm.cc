@@ -1,0 +1,121 @@
+// The tensor-core GEMM's registry rows (registry/include/lowbit/registry/matmul_entry.h):
+// backend "cuda-tc", operation gemm, every weight kind x BF16 activations x
+// BF16 / FP16 / FP32 outputs. Each row declares TcGemmSchedule (a function
+// of the weight format and output type only), so `lowbit verify` checks it
+// bit for bit against QuantizedMatmulModel. `run` takes host memory (W, x
+// and y are copied to the device and y back); `run_on_device` takes device
+// memory (torch CUDA tensors through the Python package) and queues
+// everything on the caller's stream, its workspace from lowbit's
+// stream-ordered scratch pool (stream_scratch.h). Unavailable (skipped,
+// never passed) without a GPU.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../device_upload.h"
+#include "../stream_scratch.h"
+#include "lowbit/cuda/device.h"
+#include "lowbit/formats/matmul/exact.h"  // WriteOutput
+#include "lowbit/registry/matmul_entry.h"
+#include "lowbit/registry/registry.h"
+#include "tc_gemm.h"
+
+namespace lowbit::cuda::tc_gemm {
+namespace {
+
+using registry::MatmulArgs;
+using registry::MatmulEntry;
+
+registry::Status FromStatus(const std::string& row, const Status& s) {
+  return s.ok ? registry::Status::Ok() : registry::Status::Error(row + s.message);
+}
+
+registry::Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
+  if (registry::Status s = registry::ValidateMatmulArgs(entry, args); !s.ok) return s;
+  const std::string row = registry::MatmulRowName(entry) + " (cuda-tc): ";
+  const matmul::WeightView& w = args.w;
+  const std::size_t code_unit = w.packing == matmul::WeightPacking::kLowbit ? 1 : 4;
+  DeviceUpload codes, scales, zeros, tensor_scales, x, y, workspace;
+  cudaError_t e = codes.Upload(w.codes, static_cast<std::size_t>(w.codes_count) * code_unit);
+  if (e == cudaSuccess) e = scales.Upload(w.scales, static_cast<std::size_t>(w.scales_count) * matmul::ScaleBytes(w.scale_type));
+  if (e == cudaSuccess) e = zeros.Upload(w.zeros, static_cast<std::size_t>(w.zeros_count) * 4);
+  if (e == cudaSuccess) {
+    e = tensor_scales.Upload(w.tensor_scale, static_cast<std::size_t>(w.tensor_scale_count) * sizeof(recipe::TensorScale));
+  }
+  if (e == cudaSuccess) e = x.Upload(args.x.data, static_cast<std::size_t>(args.x.count) * 2);
+  const std::size_t y_bytes = static_cast<std::size_t>(args.y.count) * matmul::OutputBytes(args.y.type);
+  if (e == cudaSuccess) e = y.Allocate(y_bytes > 0 ? y_bytes : 1);
+  matmul::MatmulProblem p = args;
+  p.w.codes = codes.p;
+  p.w.scales = scales.p;
+  p.w.zeros = w.zeros != nullptr ? zeros.p : nullptr;
+  p.w.tensor_scale = w.tensor_scale != nullptr ? tensor_scales.As<const recipe::TensorScale>() : nullptr;
+  p.x.data = x.p;
+  p.y.data = y.p;
+  const std::size_t workspace_bytes = TcGemmWorkspaceBytes(p);
+  if (e == cudaSuccess) e = workspace.Allocate(workspace_bytes);
+  if (e != cudaSuccess) return registry::Status::Error(row + "device copy failed: " + cudaGetErrorString(e));
+  if (registry::Status s = FromStatus(row, RunTcGemm(p, workspace.p, workspace_bytes, nullptr)); !s.ok) return s;
+  // y comes back whole (its strides included) and is read as the row wrote it.
+  std::vector<unsigned char> out(y_bytes);
+  e = cudaMemcpy(out.data(), y.p, y_bytes, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return registry::Status::Error(row + "the tensor-core GEMM failed: " + cudaGetErrorString(e));
+  // Only the outputs the problem names are written back; the rest of the
+  // caller's y stays as it was.
+  const std::size_t element = matmul::OutputBytes(args.y.type);
+  std::vector<std::uint32_t> codes_out(static_cast<std::size_t>(w.batch * args.m * w.n));
+  std::size_t i = 0;
+  for (std::int64_t l = 0; l < w.batch; ++l) {
+    for (std::int64_t r = 0; r < args.m; ++r) {
+      for (std::int64_t n = 0; n < w.n; ++n) {
+        std::uint32_t code = 0;
+        std::memcpy(&code, &out[static_cast<std::size_t>(l * args.y.batch_stride + r * args.y.row_stride + n) * element],
+                    element);
+        codes_out[i++] = code;
+      }
+    }
+  }
+  matmul::WriteOutput(args, codes_out);
+  return registry::Status::Ok();
+}
+
+registry::Status RunOnDeviceMemory(const MatmulEntry& entry, const MatmulArgs& args, cudaStream_t stream) {
+  if (registry::Status s = registry::ValidateMatmulArgs(entry, args); !s.ok) return s;
+  const std::string row = registry::MatmulRowName(entry) + " (cuda-tc, device memory): ";
+  detail::StreamScratch workspace(stream);
+  const std::size_t bytes = TcGemmWorkspaceBytes(args);
+  if (cudaError_t e = workspace.Allocate(bytes); e != cudaSuccess) {
+    return registry::Status::Error(row + "device scratch failed: " + cudaGetErrorString(e));
+  }
+  return FromStatus(row, RunTcGemm(args, workspace.get(), bytes, stream));
+}
+
+}  // namespace
+
+void RegisterCudaTcGemm(registry::Registry& registry) {
+  constexpr matmul::OutputType kOutputs[] = {matmul::OutputType::kBf16, matmul::OutputType::kFp16,
+                                             matmul::OutputType::kFp32};
+  for (const registry::MatmulWeightKind& kind : registry::kMatmulWeightKinds) {
+    for (const matmul::OutputType out : kOutputs) {
+      MatmulEntry e;
+      e.operation = registry::MatmulOperation::kGemm;
+      e.weight = kind.name;
+      e.activation = matmul::ActivationType::kBf16;
+      e.output = out;
+      e.backend = "cuda-tc";
+      e.available = [] { return GpuAvailable(); };
+      e.schedule = [](const MatmulArgs& args) { return TcGemmSchedule(args.w.format, args.y.type); };
+      MatmulEntry columns = e;
+      e.run = [columns](const MatmulArgs& args) { return RunOnHostMemory(columns, args); };
+      e.run_on_device = [columns](const MatmulArgs& args, void* stream) {
+        return RunOnDeviceMemory(columns, args, static_cast<cudaStream_t>(stream));
+      };
+      registry.AddMatmul(std::move(e));
+    }
+  }
+}
+
+}  // namespace lowbit::cuda::tc_gemm
