@@ -411,6 +411,12 @@ HWY_INLINE void GroupsMinMaxBits(D32 d, const float* x, std::size_t length, std:
   }
 }
 
+// Asks for the lines of one group of `elements` consecutive values (T0).
+HWY_INLINE void PrefetchGroup(const float* group, std::size_t elements) {
+  const char* bytes = reinterpret_cast<const char*>(group);
+  for (std::size_t o = 0; o < elements * sizeof(float); o += 64) hwy::Prefetch(bytes + o);
+}
+
 // Whether group g of the grid is the g-th run of group_rows * group_cols
 // consecutive elements (groups along whole rows, or rows of groups that
 // tile the columns exactly), so that a batch of groups is one span of x.
@@ -575,6 +581,16 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
     // The vector batches below take the segments of a group only where it
     // leaves their fast path (SegmentsOf divides by the grid's width).
     const auto segments = [&](std::size_t b) { return SegmentsOf(job.grid, job.cols, g0 + b); };
+    // The element pass of a vector batch reads only what its statistics
+    // pass brought into L1, long enough for the hardware prefetchers to
+    // fall idle: the next batch's statistics then waited for memory on
+    // every line (perf, GPTQ: three quarters of the loop's samples on those
+    // loads). Each group's element pass asks for the lines of the same
+    // group two batches ahead (16 KiB), so memory works while the core
+    // computes (bench/RESULTS.md "Block and group quantizers": one batch
+    // ahead measured 3-8% slower, T1 hints 5% slower).
+    const bool prefetch = g0 + 3 * batch_groups <= groups;
+    const float* ahead = prefetch ? job.x + (g0 + 2 * batch_groups) * group_elements : job.x;
     if (vector_scale && batch == batch_groups) {
       for (std::size_t b0 = 0; b0 < batch; b0 += lanes) {
         GroupsAbsMaxBits(d, job.x + (g0 + b0) * group_elements, group_elements, lane_amax);
@@ -606,6 +622,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
       const auto hi = hn::Set(df, static_cast<float>(r.qmax - vector_zero_point));
       const VI zero_point = hn::Set(di, vector_zero_point);
       for (std::size_t b = 0; b < batch; ++b) {
+        if (prefetch) PrefetchGroup(ahead + b * group_elements, group_elements);
         const std::uint32_t factor_bits = block::F32Bits(batch_scales[b].factor) & ~kSignBit32;
         if (!kAway && whole_steps && batch_without_nan[b] && factor_bits != 0 && factor_bits < kInf32) {
           const std::size_t start = (g0 + b) * group_elements;
@@ -646,25 +663,12 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
           if (job.zero_points != nullptr) job.zero_points[g0 + b] = batch_scales[b].zero_point;
         }
       }
-      // The element pass of a batch reads only what its statistics pass
-      // brought into L1, long enough for the hardware prefetchers to fall
-      // idle: the next batch's statistics then waited for memory on every
-      // line (perf: three quarters of the loop's samples on those loads).
-      // Each group's element pass asks for the lines of the same group two
-      // batches ahead (T0, 16 KiB ahead; one batch ahead measured 3-8%
-      // slower, T1 hints 5% slower), so memory works while the core
-      // computes (bench/RESULTS.md "Block and group quantizers").
-      const bool next = g0 + 3 * batch_groups <= groups;
-      const char* ahead = reinterpret_cast<const char*>(job.x + (g0 + 2 * batch_groups) * group_elements);
-      const std::size_t group_bytes = group_elements * sizeof(float);
       // A group without NaN or Inf, whose scale is finite and not zero
       // (so no y is NaN), straight to its packed bytes (PackedGroupCodes, as
       // the amax batches above); the rest through `elements`.
       const bool whole_steps = fast_elements && group_elements % (4 * lanes) == 0;
       for (std::size_t b = 0; b < batch; ++b) {
-        if (next) {
-          for (std::size_t o = 0; o < group_bytes; o += 64) hwy::Prefetch(ahead + b * group_bytes + o);
-        }
+        if (prefetch) PrefetchGroup(ahead + b * group_elements, group_elements);
         const recipe::BlockScale& scale = batch_scales[b];
         const std::uint32_t factor_bits = block::F32Bits(scale.factor) & ~kSignBit32;
         if (!kAway && whole_steps && batch_without_nan[b] && factor_bits != 0 && factor_bits < kInf32) {
