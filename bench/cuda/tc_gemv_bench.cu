@@ -19,10 +19,12 @@
 // Each is compared with two copies: the 1 GiB device copy's rate
 // ("x_copy": this call's bytes per second over the copy's), and a copy of
 // this call's own bytes timed the same way ("x_same": that copy's time over
-// this call's), which pays the same launch and ramp.
+// this call's), which pays the same launch and ramp; and with the floor of
+// any kernel that must read this call's bytes (ReadOnlyKernel: the same
+// loads and grid, nothing else, launched overlapped).
 // Output lines: "tc_gemv FORMAT N K L= M= split= MB= | serialized US us
 // X x_copy X x_same | overlapped US us X x_copy X x_same | same-bytes copy
-// US us", where MB counts the bytes the kernel must read (packed codes,
+// US us | read-only floor US us (overlapped X x_floor)", where MB counts the bytes the kernel must read (packed codes,
 // scales, column scales, x) and write (y, FP32).
 #include <cuda_runtime.h>
 
@@ -37,6 +39,7 @@
 #include <vector>
 
 #include "bench_timing.cuh"
+#include "ptx.cuh"
 #include "tc_matmul/tc_gemv.h"
 #include "tc_matmul/tc_gemv_lanes.h"
 
@@ -50,7 +53,61 @@ namespace tc = lowbit::cuda::tc_gemv;
 struct Result {
   double us, overlapped_us, copy_us, mb;
   int split;
+  double read_floor_us;
 };
+
+// The floor of any kernel that must read these bytes: a grid of the GEMV's
+// size (4 blocks of 256 threads per SM) that only reads them, with the
+// GEMV's load (16 bytes, .nc, L1::no_allocate), XORs them and writes one
+// word per block, launched as the overlapped GEMV is (it lets the next
+// launch start at once and waits for the previous grid before its store).
+__global__ void __launch_bounds__(256) ReadOnlyKernel(const uint4* data, std::size_t vectors, unsigned* sink) {
+  lowbit::cuda::ptx::LaunchDependentGrids();
+  unsigned acc = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < vectors;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = lowbit::cuda::ptx::LdNcNoAllocate(data + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  lowbit::cuda::ptx::WaitForPrerequisiteGrids();
+  if (acc == 0x9E3779B9u) sink[blockIdx.x] = acc;  // practically never: keeps the loads
+}
+
+// Microseconds per call of ReadOnlyKernel over `bytes`, rotating among
+// enough buffers that one round does not fit in L2, timed as the GEMV is.
+double ReadFloorUs(double bytes, cudaStream_t stream, int rounds, int calls) {
+  const std::size_t size = std::max<std::size_t>(16, static_cast<std::size_t>(bytes) / 16 * 16);
+  const int buffers = std::max(2, static_cast<int>(256e6 / static_cast<double>(size) + 1));
+  std::vector<void*> data(buffers);
+  for (auto& d : data) {
+    CHECK_CUDA(cudaMalloc(&d, size));
+    CHECK_CUDA(cudaMemset(d, 0x5A, size));
+  }
+  unsigned* sink = nullptr;
+  CHECK_CUDA(cudaMalloc(&sink, 4096 * sizeof(unsigned)));
+  int sms = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  cudaLaunchAttribute overlap = {};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(std::min(4 * sms, 4096)));
+  config.blockDim = dim3(256);
+  config.stream = stream;
+  config.attrs = &overlap;
+  config.numAttrs = 1;
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const float ms = MedianMsPerCall(
+      rounds, calls,
+      [&](int i) {
+        CHECK_CUDA(cudaLaunchKernelEx(&config, ReadOnlyKernel, static_cast<const uint4*>(data[i % buffers]), size / 16,
+                                      sink));
+      },
+      stream);
+  for (auto& d : data) cudaFree(d);
+  cudaFree(sink);
+  return ms * 1e3;
+}
 
 // Which path the scales send the tiles down: plain codes only (the fast
 // path), or one zero scale per tile (the table path for every tile).
@@ -136,16 +193,18 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
   cudaFree(dws);
   const double bytes = weight_bytes + static_cast<double>(plain.size()) + column_scales.size() * 4.0 + x.size() * 2.0 + static_cast<double>(batch * m * n) * 4.0;
   const double copy_us = lowbit::bench::SameBytesCopyUs(bytes, stream, rounds, calls);
+  const double floor_us = ReadFloorUs(bytes, stream, rounds, calls);
   CHECK_CUDA(cudaStreamDestroy(stream));
-  return {ms * 1e3, overlapped_ms * 1e3, copy_us, bytes / 1e6, schedule.split_k};
+  return {ms * 1e3, overlapped_ms * 1e3, copy_us, bytes / 1e6, schedule.split_k, floor_us};
 }
 
 void Print(const char* name, long n, long k, long batch, long m, const Result& r, double copy) {
   const auto x_copy = [&](double us) { return r.mb * 1e6 / (us * 1e-6) / 1e12 / copy; };
   std::printf("tc_gemv %s %ld %ld L=%ld M=%ld split=%d MB=%.1f | serialized %.2f us %.2f x_copy %.2f x_same | overlapped "
-              "%.2f us %.2f x_copy %.2f x_same | same-bytes copy %.2f us\n",
+              "%.2f us %.2f x_copy %.2f x_same | same-bytes copy %.2f us | read-only floor %.2f us (overlapped %.2f x_floor)\n",
               name, n, k, batch, m, r.split, r.mb, r.us, x_copy(r.us), r.copy_us / r.us, r.overlapped_us,
-              x_copy(r.overlapped_us), r.copy_us / r.overlapped_us, r.copy_us);
+              x_copy(r.overlapped_us), r.copy_us / r.overlapped_us, r.copy_us, r.read_floor_us,
+              r.read_floor_us / r.overlapped_us);
 }
 
 }  // namespace
@@ -168,7 +227,7 @@ int main(int argc, char** argv) {
     long n, k, batch;
     bool contest;  // a shape of the NVFP4 GEMV competition (M = 1)
   };
-  double contest_log_us = 0.0, contest_log_overlapped_us = 0.0;
+  double contest_log_us = 0.0, contest_log_overlapped_us = 0.0, contest_log_floor_us = 0.0;
   int contest_shapes = 0;
   for (const Shape s : {Shape{8192, 8192, 1, false}, Shape{28672, 8192, 1, false}, Shape{7168, 16384, 1, true},
                         Shape{4096, 7168, 8, true}, Shape{7168, 2048, 4, true}}) {
@@ -179,13 +238,15 @@ int main(int argc, char** argv) {
         if (s.contest && m == 1 && f == WeightFormat::kNvfp4) {
           contest_log_us += std::log(r.us);
           contest_log_overlapped_us += std::log(r.overlapped_us);
+          contest_log_floor_us += std::log(r.read_floor_us);
           ++contest_shapes;
         }
       }
     }
   }
-  std::printf("tc_gemv nvfp4 competition geomean (M = 1, %d shapes) %.2f us, overlapped %.2f us\n", contest_shapes,
-              std::exp(contest_log_us / contest_shapes), std::exp(contest_log_overlapped_us / contest_shapes));
+  std::printf("tc_gemv nvfp4 competition geomean (M = 1, %d shapes) %.2f us, overlapped %.2f us; read-only floor %.2f us\n",
+              contest_shapes, std::exp(contest_log_us / contest_shapes),
+              std::exp(contest_log_overlapped_us / contest_shapes), std::exp(contest_log_floor_us / contest_shapes));
   // Every tile with one zero scale: the table path's cost.
   for (const WeightFormat f : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
     const Result r = Bench(f, 8192, 8192, 1, 1, rng, 7, 40, Scales::kTable);
