@@ -378,7 +378,26 @@ HWY_INLINE void GroupsMinMaxBits(D32 d, const float* x, std::size_t length, std:
     auto mn = v;
     auto mx = v;
     V a = hn::And(hn::BitCast(d, v), abs_mask);
-    for (std::size_t i = lanes; i < length; i += lanes) {
+    std::size_t i = lanes;
+    if (length >= 2 * lanes) {
+      auto w = hn::LoadU(df, group + lanes);
+      auto mn1 = w, mx1 = w;
+      V a1 = hn::And(hn::BitCast(d, w), abs_mask);
+      for (i = 2 * lanes; i + 2 * lanes <= length; i += 2 * lanes) {
+        v = hn::LoadU(df, group + i);
+        w = hn::LoadU(df, group + i + lanes);
+        mn = hn::Min(mn, v);
+        mx = hn::Max(mx, v);
+        a = hn::Max(a, hn::And(hn::BitCast(d, v), abs_mask));
+        mn1 = hn::Min(mn1, w);
+        mx1 = hn::Max(mx1, w);
+        a1 = hn::Max(a1, hn::And(hn::BitCast(d, w), abs_mask));
+      }
+      mn = hn::Min(mn, mn1);
+      mx = hn::Max(mx, mx1);
+      a = hn::Max(a, a1);
+    }
+    for (; i < length; i += lanes) {
       v = hn::LoadU(df, group + i);
       mn = hn::Min(mn, v);
       mx = hn::Max(mx, v);
