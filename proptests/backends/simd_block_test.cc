@@ -202,11 +202,12 @@ TEST_P(SimdPackNibbles, MatchesModelLowFirst) {
   testing::CheckAtLevel(kDraws, [this] { PackLowFirstMatchesModel(target()); });
 }
 
-// 4-bit block recipes go through the block kernels a chunk of whole blocks
-// at a time (simd/src/recipe_quantize.cc PackChunkElements, 32 Ki
-// elements): tensors of two to three chunks and an odd tail, with an
-// outlier in the last chunk half the time, so that NVFP4's tensor scale
-// must come from the whole tensor, not from the chunk being quantized.
+// MXFP4 goes through the block kernels a chunk of whole blocks at a time
+// (simd/src/recipe_quantize.cc PackChunkElements, 32 Ki elements); NVFP4's
+// kernel packs a whole tensor and prefetches eight groups of blocks ahead:
+// tensors of two to three chunks and an odd tail, with an outlier near the
+// end half the time, so that NVFP4's tensor scale must come from the whole
+// tensor (its amax pass runs from the end back to the start).
 constexpr testing::LevelCounts kChunkDraws{2, 6, 40};
 
 std::vector<const recipe::Recipe*> FourBitBlockRecipes() {
