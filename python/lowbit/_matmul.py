@@ -289,8 +289,11 @@ def matmul(weight, x, *, out_dtype=None, backend: Optional[str] = None):
     """y = x @ W.T through the GEMV row for M <= 16 and the GEMM row above.
 
     Arguments as gemv. On the host the GEMM row is the exact mode: the exact
-    sum rounded once to out_dtype (docs/matmul.md); a CUDA GEMM is within its
-    documented bound of that."""
+    sum rounded once to out_dtype (docs/matmul.md). On CUDA tensors the GEMM
+    is the tensor-core one (registry backend cuda-tc, when the build has
+    CUTLASS): bit for bit the tensor-core model under the schedule it
+    declares, the same bits for a row whatever M is (docs/matmul.md "The
+    tensor-core GEMM")."""
     return _run_matmul(None, weight, x, out_dtype, backend)
 
 
