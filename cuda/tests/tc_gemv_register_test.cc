@@ -38,7 +38,7 @@ registry::Registry& Registered() { return ::lowbit::cuda::testing::ScalarAndCuda
 std::vector<const MatmulEntry*> TcRows() {
   std::vector<const MatmulEntry*> rows;
   for (const MatmulEntry& e : Registered().MatmulEntries()) {
-    if (e.backend == "cuda-tc") rows.push_back(&e);
+    if (e.backend == "cuda-tc" && e.operation == registry::MatmulOperation::kGemv) rows.push_back(&e);
   }
   return rows;
 }
