@@ -7,7 +7,8 @@
 # against the model, batch invariance, bad arguments), compute-sanitizer
 # memcheck on the pass and the small products, and the benchmark against
 # cuBLAS BF16 in the same run. Logs in $OUT (or build/gpu-tc-gemm/out).
-# LOWBIT_GPU_PREBUILT=DIR takes the binaries from DIR;
+# LOWBIT_GPU_PREBUILT=DIR takes the binaries from DIR; LOWBIT_CUTLASS_INCLUDE_DIR
+# names CUTLASS's include directory where the build cannot find it;
 # LOWBIT_TC_GEMM_SKIP_SANITIZER=1 skips memcheck.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -22,7 +23,10 @@ build=PASS
 if [[ -n "${LOWBIT_GPU_PREBUILT:-}" ]]; then
   BUILD="$LOWBIT_GPU_PREBUILT"; build=PREBUILT
 else
-  { cmake -S cuda/standalone -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release &&
+  # The GPU machine has no CUTLASS: carry the .venv's cutlass_library/source/include
+  # and name it with LOWBIT_CUTLASS_INCLUDE_DIR (or pass LOWBIT_GPU_PREBUILT binaries).
+  CUTLASS_ARGS=(); [[ -n "${LOWBIT_CUTLASS_INCLUDE_DIR:-}" ]] && CUTLASS_ARGS=(-DLOWBIT_CUTLASS_INCLUDE_DIR="$LOWBIT_CUTLASS_INCLUDE_DIR")
+  { cmake -S cuda/standalone -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release "${CUTLASS_ARGS[@]}" &&
     cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 4)" --target lowbit_tc_gemm_test lowbit_tc_gemm_bench; } \
     >"$OUT/tc_gemm_build.log" 2>&1 || build=FAIL
 fi
