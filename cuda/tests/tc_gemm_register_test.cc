@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpu_test_util.h"
+#include "matmul_rows_on_gpu.h"
 #include "lowbit/check/check.h"
 #include "lowbit/cuda/device.h"
 #include "lowbit/registry/matmul_entry.h"
@@ -61,20 +62,7 @@ TEST(TcGemmRegister, EveryWeightKindAndOutputDeclaresTheGemmsSchedule) {
 }
 
 TEST(TcGemmRegister, EveryRowPassesOnTheGpuAndIsSkippedWithout) {
-  const std::vector<const MatmulEntry*> rows = TcGemmRows();
-  ASSERT_FALSE(rows.empty());
-  for (const MatmulEntry* e : rows) {
-    const check::Row row = check::CheckMatmul(*e, nullptr, check::Level::kSmoke);
-    if (!GpuAvailable()) {
-      EXPECT_EQ(row.outcome(), check::Row::Outcome::kSkipped) << registry::MatmulRowName(*e);
-      continue;
-    }
-    EXPECT_EQ(row.outcome(), check::Row::Outcome::kPassed) << row.format << ": " << row.skipped;
-    EXPECT_GT(row.checked, 0u);
-    if (!row.first_mismatches.empty()) {
-      ADD_FAILURE() << row.format << " " << row.first_mismatches[0].where << " " << row.first_mismatches[0].note;
-    }
-  }
+  ::lowbit::cuda::testing::ExpectRowsPassOnTheGpuAndAreSkippedWithout(TcGemmRows());
 }
 
 }  // namespace

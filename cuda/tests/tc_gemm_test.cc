@@ -161,6 +161,26 @@ HostWeights DrawWeights(std::mt19937& rng, WeightFormat f, WeightPacking packing
   return h;
 }
 
+// Every weight format and packing, with every scale type each takes
+// (weights.h FormatCombinationError) at least once across the list.
+struct WeightKind {
+  WeightFormat f;
+  WeightPacking p;
+  ScaleType s;
+  bool zeros;
+};
+const WeightKind kWeightKinds[] = {{WeightFormat::kNvfp4, WeightPacking::kLowbit, ScaleType::kUe4m3, false},
+                                   {WeightFormat::kMxfp4, WeightPacking::kLowbit, ScaleType::kE8m0, false},
+                                   {WeightFormat::kMxfp8E4m3, WeightPacking::kLowbit, ScaleType::kE8m0, false},
+                                   {WeightFormat::kInt4, WeightPacking::kLowbit, ScaleType::kFp32, false},
+                                   {WeightFormat::kUint4, WeightPacking::kLowbit, ScaleType::kFp32, true},
+                                   {WeightFormat::kUint4, WeightPacking::kLowbit, ScaleType::kFp16, true},
+                                   {WeightFormat::kUint4, WeightPacking::kLowbit, ScaleType::kBf16, true},
+                                   {WeightFormat::kUint4, WeightPacking::kGptq, ScaleType::kFp16, true},
+                                   {WeightFormat::kUint4, WeightPacking::kAwq, ScaleType::kBf16, true},
+                                   {WeightFormat::kFp8E4m3PerChannel, WeightPacking::kLowbit, ScaleType::kFp32, false}};
+constexpr int kWeightKindCount = static_cast<int>(sizeof(kWeightKinds) / sizeof(kWeightKinds[0]));
+
 // ---- the dequantizing pass ------------------------------------------------------
 
 // Runs the pass and compares the operand (NaN = NaN) and outer scales with the model.
@@ -283,22 +303,7 @@ TEST(TcGemmOperand, Uint4EveryOffsetTimesEveryBf16Scale) { EveryOffsetAndScale(S
 // far zero points take the model's own path; GPTQ / AWQ words; K off 8.
 TEST(TcGemmOperand, RandomWeightsOfEveryKind) {
   std::mt19937 rng(7);
-  struct Kind {
-    WeightFormat f;
-    WeightPacking p;
-    ScaleType s;
-    bool zeros;
-  };
-  const Kind kinds[] = {{WeightFormat::kNvfp4, WeightPacking::kLowbit, ScaleType::kUe4m3, false},
-                        {WeightFormat::kMxfp4, WeightPacking::kLowbit, ScaleType::kE8m0, false},
-                        {WeightFormat::kMxfp8E4m3, WeightPacking::kLowbit, ScaleType::kE8m0, false},
-                        {WeightFormat::kInt4, WeightPacking::kLowbit, ScaleType::kFp32, false},
-                        {WeightFormat::kUint4, WeightPacking::kLowbit, ScaleType::kFp32, true},
-                        {WeightFormat::kUint4, WeightPacking::kLowbit, ScaleType::kBf16, true},
-                        {WeightFormat::kUint4, WeightPacking::kGptq, ScaleType::kFp16, true},
-                        {WeightFormat::kUint4, WeightPacking::kAwq, ScaleType::kBf16, true},
-                        {WeightFormat::kFp8E4m3PerChannel, WeightPacking::kLowbit, ScaleType::kFp32, false}};
-  for (const Kind& kind : kinds) {
+  for (const WeightKind& kind : kWeightKinds) {
     for (const bool extremes : {false, true}) {
       const bool gptq_awq = kind.p != WeightPacking::kLowbit;
       const std::int64_t n = gptq_awq ? 40 : 37, k = gptq_awq ? 256 : 300;
@@ -394,27 +399,13 @@ std::vector<std::uint16_t> DrawX(std::mt19937& rng, std::int64_t count, bool spe
 TEST(TcGemm, EveryKindEqualsTheModelBitForBit) {
   LOWBIT_REQUIRE_GPU();
   std::mt19937 rng(11);
-  struct Kind {
-    WeightFormat f;
-    WeightPacking p;
-    ScaleType s;
-    bool zeros;
-  };
-  const Kind kinds[] = {{WeightFormat::kNvfp4, WeightPacking::kLowbit, ScaleType::kUe4m3, false},
-                        {WeightFormat::kMxfp4, WeightPacking::kLowbit, ScaleType::kE8m0, false},
-                        {WeightFormat::kMxfp8E4m3, WeightPacking::kLowbit, ScaleType::kE8m0, false},
-                        {WeightFormat::kInt4, WeightPacking::kLowbit, ScaleType::kFp32, false},
-                        {WeightFormat::kUint4, WeightPacking::kLowbit, ScaleType::kFp16, true},
-                        {WeightFormat::kUint4, WeightPacking::kGptq, ScaleType::kFp16, true},
-                        {WeightFormat::kUint4, WeightPacking::kAwq, ScaleType::kBf16, true},
-                        {WeightFormat::kFp8E4m3PerChannel, WeightPacking::kLowbit, ScaleType::kFp32, false}};
   struct Shape {
     std::int64_t n, k, m, batch;
   };
   const Shape shapes[] = {{264, 200, 128, 1}, {40, 520, 17, 2}, {136, 64, 1, 1}, {8, 1000, 3, 1}, {256, 136, 130, 1}};
   const OutputType outs[] = {OutputType::kFp32, OutputType::kBf16, OutputType::kFp16};
   int run = 0;
-  for (const Kind& kind : kinds) {
+  for (const WeightKind& kind : kWeightKinds) {
     for (const Shape& s : shapes) {
       const bool gptq_awq = kind.p != WeightPacking::kLowbit;
       const std::int64_t n = gptq_awq ? (s.n + 7) / 8 * 8 : s.n;
@@ -425,7 +416,7 @@ TEST(TcGemm, EveryKindEqualsTheModelBitForBit) {
       ++run;
     }
   }
-  EXPECT_EQ(run, 40);
+  EXPECT_EQ(run, kWeightKindCount * static_cast<int>(std::size(shapes)));
 }
 
 // Odd N (37: y staged), K % 8 != 0 (x staged), padded rows, a misaligned x.

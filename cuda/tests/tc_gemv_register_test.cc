@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gpu_test_util.h"
+#include "matmul_rows_on_gpu.h"
 #include "lowbit/check/check.h"
 #include "lowbit/formats/matmul/quantized_matmul.h"
 #include "lowbit/cuda/register.h"
@@ -74,20 +75,7 @@ TEST(TcGemvRegister, NvfpAndMxfp4GemvRowsForEveryOutputDeclareTheKernelsSchedule
 }
 
 TEST(TcGemvRegister, EveryRowPassesOnTheGpuAndIsSkippedWithout) {
-  const std::vector<const MatmulEntry*> rows = TcRows();
-  ASSERT_FALSE(rows.empty());
-  for (const MatmulEntry* e : rows) {
-    const check::Row row = check::CheckMatmul(*e, nullptr, check::Level::kSmoke);
-    if (!GpuAvailable()) {
-      EXPECT_EQ(row.outcome(), check::Row::Outcome::kSkipped) << registry::MatmulRowName(*e);
-      continue;
-    }
-    EXPECT_EQ(row.outcome(), check::Row::Outcome::kPassed) << row.format << ": " << row.skipped;
-    EXPECT_GT(row.checked, 0u);
-    if (!row.first_mismatches.empty()) {
-      ADD_FAILURE() << row.format << " " << row.first_mismatches[0].where << " " << row.first_mismatches[0].note;
-    }
-  }
+  ::lowbit::cuda::testing::ExpectRowsPassOnTheGpuAndAreSkippedWithout(TcRows());
 }
 
 TEST(TcGemvRegister, EveryRowTakesDeviceMemory) {

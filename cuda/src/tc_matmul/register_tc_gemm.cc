@@ -11,14 +11,13 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "../device_upload.h"
 #include "../stream_scratch.h"
 #include "lowbit/cuda/device.h"
-#include "lowbit/formats/matmul/exact.h"  // WriteOutput
+#include "lowbit/formats/matmul/exact.h"  // ReadOutput, WriteOutput
 #include "lowbit/registry/matmul_entry.h"
 #include "lowbit/registry/registry.h"
 #include "tc_gemm.h"
@@ -59,25 +58,15 @@ registry::Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& arg
   if (e == cudaSuccess) e = workspace.Allocate(workspace_bytes);
   if (e != cudaSuccess) return registry::Status::Error(row + "device copy failed: " + cudaGetErrorString(e));
   if (registry::Status s = FromStatus(row, RunTcGemm(p, workspace.p, workspace_bytes, nullptr)); !s.ok) return s;
-  // y comes back whole (its strides included) and is read as the row wrote it.
+  // y comes back whole (its strides included); the outputs the problem
+  // names are read from it and written into the caller's y, the rest of
+  // which stays as it was.
   std::vector<unsigned char> out(y_bytes);
   e = cudaMemcpy(out.data(), y.p, y_bytes, cudaMemcpyDeviceToHost);
   if (e != cudaSuccess) return registry::Status::Error(row + "the tensor-core GEMM failed: " + cudaGetErrorString(e));
-  // Only the outputs the problem names are written back; the rest of the
-  // caller's y stays as it was.
-  const std::size_t element = matmul::OutputBytes(args.y.type);
-  std::vector<std::uint32_t> codes_out(static_cast<std::size_t>(w.batch * args.m * w.n));
-  std::size_t i = 0;
-  for (std::int64_t l = 0; l < w.batch; ++l) {
-    for (std::int64_t r = 0; r < args.m; ++r) {
-      for (std::int64_t n = 0; n < w.n; ++n) {
-        std::uint32_t code = 0;
-        std::memcpy(&code, &out[static_cast<std::size_t>(l * args.y.batch_stride + r * args.y.row_stride + n) * element],
-                    element);
-        codes_out[i++] = code;
-      }
-    }
-  }
+  matmul::MatmulProblem returned = args;
+  returned.y.data = out.data();
+  const std::vector<std::uint32_t> codes_out = matmul::ReadOutput(returned);
   matmul::WriteOutput(args, codes_out);
   return registry::Status::Ok();
 }
