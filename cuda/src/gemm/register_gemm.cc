@@ -32,30 +32,12 @@ registry::Status ToRegistry(const Status& s) {
 registry::Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
   if (registry::Status s = registry::ValidateMatmulArgs(entry, args); !s.ok) return s;
   const std::string row = registry::MatmulRowName(entry) + " (cuda): ";
-  const matmul::WeightView& w = args.w;
-  const bool words = w.packing != matmul::WeightPacking::kLowbit;
-  DeviceUpload codes, scales, zeros, tensor_scale, x, y;
-  cudaError_t e = cudaSuccess;
-  auto up = [&](DeviceUpload& d, const void* host, std::size_t bytes) {
-    if (e == cudaSuccess) e = d.Upload(host, bytes);
-  };
-  up(codes, w.codes, static_cast<std::size_t>(w.codes_count) * (words ? 4 : 1));
-  up(scales, w.scales, static_cast<std::size_t>(w.scales_count) * matmul::ScaleBytes(w.scale_type));
-  up(zeros, w.zeros, static_cast<std::size_t>(w.zeros_count) * 4);
-  up(tensor_scale, w.tensor_scale, static_cast<std::size_t>(w.tensor_scale_count) * sizeof(recipe::TensorScale));
-  up(x, args.x.data, static_cast<std::size_t>(args.x.count) * 2);
-  const std::size_t y_bytes = static_cast<std::size_t>(args.y.count) * matmul::OutputBytes(args.y.type);
-  up(y, args.y.data, y_bytes);
-  if (e != cudaSuccess) return registry::Status::Error(row + "device copy failed: " + cudaGetErrorString(e));
-  matmul::MatmulProblem p = args;
-  p.w.codes = codes.p;
-  p.w.scales = scales.p;
-  p.w.zeros = zeros.p;
-  p.w.tensor_scale = static_cast<const recipe::TensorScale*>(tensor_scale.p);
-  p.x.data = x.p;
-  p.y.data = y.p;
-  if (Status st = Gemm(p); !st.ok) return registry::Status::Error(row + st.message);
-  if ((e = cudaMemcpy(args.y.data, y.p, y_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess) {
+  DeviceMatmulProblem d;
+  if (cudaError_t e = d.Upload(args); e != cudaSuccess) {
+    return registry::Status::Error(row + "device copy failed: " + cudaGetErrorString(e));
+  }
+  if (Status st = Gemm(d.problem); !st.ok) return registry::Status::Error(row + st.message);
+  if (cudaError_t e = d.CopyYBack(); e != cudaSuccess) {
     return registry::Status::Error(row + "GEMM failed: " + cudaGetErrorString(e));
   }
   return registry::Status::Ok();

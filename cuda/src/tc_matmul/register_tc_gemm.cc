@@ -3,7 +3,8 @@
 // BF16 / FP16 / FP32 outputs. Each row declares TcGemmSchedule (a function
 // of the weight format and output type only), so `lowbit verify` checks it
 // bit for bit against QuantizedMatmulModel. `run` takes host memory (W, x
-// and y are copied to the device and y back); `run_on_device` takes device
+// and y are copied to the device and y back whole: the GEMM writes only the
+// outputs the problem names); `run_on_device` takes device
 // memory (torch CUDA tensors through the Python package) and queues
 // everything on the caller's stream, its workspace from lowbit's
 // stream-ordered scratch pool (stream_scratch.h). Unavailable (skipped,
@@ -12,12 +13,10 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "../device_upload.h"
 #include "../stream_scratch.h"
 #include "lowbit/cuda/device.h"
-#include "lowbit/formats/matmul/exact.h"  // ReadOutput, WriteOutput
 #include "lowbit/registry/matmul_entry.h"
 #include "lowbit/registry/registry.h"
 #include "tc_gemm.h"
@@ -35,39 +34,17 @@ registry::Status FromStatus(const std::string& row, const Status& s) {
 registry::Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
   if (registry::Status s = registry::ValidateMatmulArgs(entry, args); !s.ok) return s;
   const std::string row = registry::MatmulRowName(entry) + " (cuda-tc): ";
-  const matmul::WeightView& w = args.w;
-  const std::size_t code_unit = w.packing == matmul::WeightPacking::kLowbit ? 1 : 4;
-  DeviceUpload codes, scales, zeros, tensor_scales, x, y, workspace;
-  cudaError_t e = codes.Upload(w.codes, static_cast<std::size_t>(w.codes_count) * code_unit);
-  if (e == cudaSuccess) e = scales.Upload(w.scales, static_cast<std::size_t>(w.scales_count) * matmul::ScaleBytes(w.scale_type));
-  if (e == cudaSuccess) e = zeros.Upload(w.zeros, static_cast<std::size_t>(w.zeros_count) * 4);
-  if (e == cudaSuccess) {
-    e = tensor_scales.Upload(w.tensor_scale, static_cast<std::size_t>(w.tensor_scale_count) * sizeof(recipe::TensorScale));
-  }
-  if (e == cudaSuccess) e = x.Upload(args.x.data, static_cast<std::size_t>(args.x.count) * 2);
-  const std::size_t y_bytes = static_cast<std::size_t>(args.y.count) * matmul::OutputBytes(args.y.type);
-  if (e == cudaSuccess) e = y.Allocate(y_bytes > 0 ? y_bytes : 1);
-  matmul::MatmulProblem p = args;
-  p.w.codes = codes.p;
-  p.w.scales = scales.p;
-  p.w.zeros = w.zeros != nullptr ? zeros.p : nullptr;
-  p.w.tensor_scale = w.tensor_scale != nullptr ? tensor_scales.As<const recipe::TensorScale>() : nullptr;
-  p.x.data = x.p;
-  p.y.data = y.p;
-  const std::size_t workspace_bytes = TcGemmWorkspaceBytes(p);
+  DeviceMatmulProblem d;
+  DeviceUpload workspace;
+  cudaError_t e = d.Upload(args);
+  // The plan reads the device copies' alignment, so it is asked of them.
+  const std::size_t workspace_bytes = TcGemmWorkspaceBytes(d.problem);
   if (e == cudaSuccess) e = workspace.Allocate(workspace_bytes);
   if (e != cudaSuccess) return registry::Status::Error(row + "device copy failed: " + cudaGetErrorString(e));
-  if (registry::Status s = FromStatus(row, RunTcGemm(p, workspace.p, workspace_bytes, nullptr)); !s.ok) return s;
-  // y comes back whole (its strides included); the outputs the problem
-  // names are read from it and written into the caller's y, the rest of
-  // which stays as it was.
-  std::vector<unsigned char> out(y_bytes);
-  e = cudaMemcpy(out.data(), y.p, y_bytes, cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) return registry::Status::Error(row + "the tensor-core GEMM failed: " + cudaGetErrorString(e));
-  matmul::MatmulProblem returned = args;
-  returned.y.data = out.data();
-  const std::vector<std::uint32_t> codes_out = matmul::ReadOutput(returned);
-  matmul::WriteOutput(args, codes_out);
+  if (registry::Status s = FromStatus(row, RunTcGemm(d.problem, workspace.p, workspace_bytes, nullptr)); !s.ok) return s;
+  if ((e = d.CopyYBack()) != cudaSuccess) {
+    return registry::Status::Error(row + "the tensor-core GEMM failed: " + cudaGetErrorString(e));
+  }
   return registry::Status::Ok();
 }
 
