@@ -2,11 +2,11 @@
 // in the same run: y = x * W^T for 4-bit, MXFP8 and FP8 weights at the
 // matmul goal shapes (8192^3; M = 4096, N = 28672, K = 8192), BF16 x and y.
 // Per case: the whole call (dequantizing pass + CUTLASS GEMM), the pass
-// alone, TFLOP/s, and the ratio to cuBLAS's BF16 GEMM (cublasGemmEx,
+// alone (and its bytes read + written per second against a 1 GiB device
+// copy's), TFLOP/s, and the ratio to cuBLAS's BF16 GEMM (cublasGemmEx,
 // CUBLAS_COMPUTE_32F, the default algorithm) on BF16 weights of the same
-// shape; also lowbit's earlier GEMM (cuda/src/gemm/gemm.h, mma.sync with
-// weights dequantized into shared memory) on the same weights. Median of 5
-// rounds of 5 calls (2 for the earlier GEMM).
+// shape (torch's BF16 GEMM and FP8 _scaled_mm: gemm_torch_baselines.py).
+// Median of 5 rounds of 5 calls.
 // `lowbit_tc_gemm_bench M N K` runs one shape.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "bench_timing.cuh"
-#include "gemm/gemm.h"
 #include "lowbit/formats/matmul/weights.h"
 #include "tc_matmul/operand_dequantize.h"
 #include "tc_matmul/tc_gemm.h"
@@ -90,6 +89,7 @@ void RunShape(cublasHandle_t handle, int m, int n, int k, std::mt19937_64& rng) 
   CHECK_CUDA(cudaMalloc(&y, static_cast<std::size_t>(m) * n * 4));
   const double flop = 2.0 * m * n * static_cast<double>(k);
   const double cublas_ms = CublasMs(handle, m, n, k, x, wbf, y, stream);
+  const double copy_tbps = lowbit::bench::CopyTbps();
   std::printf("tc_gemm shape M=%d N=%d K=%d | cublas bf16 %.3f ms %.0f TFLOP/s\n", m, n, k, cublas_ms,
               flop / (cublas_ms * 1e-3) / 1e12);
   cudaFree(wbf);
@@ -141,16 +141,13 @@ void RunShape(cublasHandle_t handle, int m, int n, int k, std::mt19937_64& rng) 
     auto* operand = reinterpret_cast<std::uint16_t*>(static_cast<unsigned char*>(ws) + plan.operand);
     auto* outer = reinterpret_cast<float*>(static_cast<unsigned char*>(ws) + plan.outer_scales);
     const double pass_ms = MedianMsPerCall(5, 5, [&](int) { CHECK_CUDA(tcg::DequantizeIntoOperand(p.w, plan.operand_rows, operand, outer, stream)); }, stream);
-    double old_ms = 0;
-    if (lowbit::cuda::gemm::ValidateGemm(p).ok) {
-      old_ms = MedianMsPerCall(2, 2, [&](int) {
-        const lowbit::cuda::Status st = lowbit::cuda::gemm::Gemm(p, stream);
-        if (!st.ok) std::exit(1);
-      }, stream);
-    }
-    std::printf("tc_gemm %s M=%d N=%d K=%d | %.3f ms %.0f TFLOP/s %.2f x_cublas | dequantizing pass %.3f ms | earlier gemm %.3f ms %.2f x_cublas\n",
-                kind.name, m, n, k, ms, flop / (ms * 1e-3) / 1e12, cublas_ms / ms, pass_ms, old_ms,
-                old_ms > 0 ? cublas_ms / old_ms : 0.0);
+    // The pass's own traffic: packed weights read once, the operand and the
+    // outer scales written once.
+    const double pass_bytes = static_cast<double>(code_bytes + scales.size() + (kind.zeros ? zeros.size() : 0)) +
+                              static_cast<double>(plan.operand_rows) * (2.0 * tcg::PaddedK(k) + 4.0);
+    const double pass_tbps = pass_bytes / (pass_ms * 1e-3) / 1e12;
+    std::printf("tc_gemm %s M=%d N=%d K=%d | %.3f ms %.0f TFLOP/s %.2f x_cublas | dequantizing pass %.3f ms %.2f TB/s %.2f x_copy\n",
+                kind.name, m, n, k, ms, flop / (ms * 1e-3) / 1e12, cublas_ms / ms, pass_ms, pass_tbps, pass_tbps / copy_tbps);
     cudaFree(ws);
     cudaFree(dcodes);
     cudaFree(dscales);

@@ -1,10 +1,12 @@
 // The tensor-core GEMM (cuda/src/tc_matmul/tc_gemm.h) on the GPU, bit for
 // bit against the model:
-//  - its dequantizing pass against matmul::DequantizeToOperand (the model's
-//    WeightOperand) on every element code x scale code of NVFP4, MXFP4 and
-//    MXFP8, every offset -15..15 x every FP16 / BF16 scale, FP32 scales at
-//    the operand's ties, zero points far from the codes (the model's own
-//    path) and random weights of every kind;
+//  - its dequantizing pass (both kernels, operand_dequantize.cu) against
+//    matmul::DequantizeToOperand (the model's WeightOperand) on every
+//    element code x scale code of NVFP4, MXFP4 and MXFP8, every offset
+//    -15..15 x every FP16 / BF16 scale, FP32 scales at the operand's ties,
+//    zero points far from the codes (the model's own path) and random
+//    weights of every kind (the hardware BF16 rounding the run kernels use:
+//    bf16_pair_test.cu);
 //  - every output of random problems against matmul::QuantizedMatmulModel
 //    under TcGemmSchedule: every weight format and packing, M = 1, 3, 16, 17,
 //    128, 130, N and K off the tiles (odd N, K not a multiple of 8, 16 or
@@ -103,7 +105,10 @@ HostWeights DrawWeights(std::mt19937& rng, WeightFormat f, WeightPacking packing
   h.block = f == WeightFormat::kNvfp4 ? matmul::kNvfp4Block
             : (f == WeightFormat::kMxfp4 || f == WeightFormat::kMxfp8E4m3) ? matmul::kMxBlock
                                                                             : matmul::kDefaultIntGroup;
-  if (matmul::IsIntegerFormat(f) && packing == WeightPacking::kLowbit && rng() % 2) h.block = 32;
+  if (matmul::IsIntegerFormat(f) && packing == WeightPacking::kLowbit) {
+    static constexpr std::int64_t kGroups[] = {32, 48, 128};  // 48: six runs of eight, not a power of two
+    h.block = kGroups[rng() % 3];
+  }
   h.geometry = f == WeightFormat::kFp8E4m3PerChannel ? ScaleGeometry::kPerRow : ScaleGeometry::kRowGroups;
   if (packing == WeightPacking::kLowbit && f != WeightFormat::kFp8E4m3PerChannel && k % h.block == 0 && rng() % 2) {
     h.geometry = ScaleGeometry::kFlatBlocks;
@@ -299,17 +304,24 @@ TEST(TcGemmOperand, Uint4OffsetsTimesFp32ScalesAtTies) {
 TEST(TcGemmOperand, Uint4EveryOffsetTimesEveryFp16Scale) { EveryOffsetAndScale(ScaleType::kFp16); }
 TEST(TcGemmOperand, Uint4EveryOffsetTimesEveryBf16Scale) { EveryOffsetAndScale(ScaleType::kBf16); }
 
-// Random weights of every kind, extremes included: FP32 integer scales and
-// far zero points take the model's own path; GPTQ / AWQ words; K off 8.
+// Random weights of every kind, extremes included (non-finite scales, far
+// zero points, NaN FP8 elements); K a multiple of 8 (the run kernels where
+// the packing and groups allow) and not (the general kernel); GPTQ / AWQ
+// words; groups that do not divide K.
 TEST(TcGemmOperand, RandomWeightsOfEveryKind) {
   std::mt19937 rng(7);
+  int drawn = 0;
   for (const WeightKind& kind : kWeightKinds) {
     for (const bool extremes : {false, true}) {
       const bool gptq_awq = kind.p != WeightPacking::kLowbit;
-      const std::int64_t n = gptq_awq ? 40 : 37, k = gptq_awq ? 256 : 300;
-      ExpectOperandIsTheModels(DrawWeights(rng, kind.f, kind.p, kind.s, n, k, 2, kind.zeros, extremes));
+      for (const std::int64_t k : {gptq_awq ? std::int64_t{256} : std::int64_t{300}, std::int64_t{264}}) {
+        const std::int64_t n = gptq_awq ? 40 : 37;
+        ExpectOperandIsTheModels(DrawWeights(rng, kind.f, kind.p, kind.s, n, k, 2, kind.zeros, extremes));
+        ++drawn;
+      }
     }
   }
+  EXPECT_EQ(drawn, kWeightKindCount * 2 * 2);
 }
 
 // ---- whole products -----------------------------------------------------------

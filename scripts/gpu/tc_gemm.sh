@@ -6,7 +6,8 @@
 # every code x scale pair and every output of random problems bit for bit
 # against the model, batch invariance, bad arguments), compute-sanitizer
 # memcheck on the pass and the small products, and the benchmark against
-# cuBLAS BF16 in the same run. Logs in $OUT (or build/gpu-tc-gemm/out).
+# cuBLAS BF16 in the same run, then torch's BF16 GEMM and FP8 _scaled_mm
+# (bench/cuda/gemm_torch_baselines.py). Logs in $OUT (or build/gpu-tc-gemm/out).
 # LOWBIT_GPU_PREBUILT=DIR takes the binaries from DIR; LOWBIT_CUTLASS_INCLUDE_DIR
 # names CUTLASS's include directory where the build cannot find it;
 # LOWBIT_TC_GEMM_SKIP_SANITIZER=1 skips memcheck.
@@ -43,8 +44,14 @@ if [[ "${LOWBIT_TC_GEMM_SKIP_SANITIZER:-0}" != 1 ]] && command -v compute-saniti
 fi
 "$BUILD/lowbit_tc_gemm_bench" 2>&1 | tee "$OUT/tc_gemm_bench.log"
 bench_rc=${PIPESTATUS[0]}
+# torch's BF16 GEMM and FP8 _scaled_mm on the same shapes, same machine.
+torch_rc=SKIPPED
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  python3 bench/cuda/gemm_torch_baselines.py >"$OUT/tc_gemm_torch.log" 2>&1 && torch_rc=0 || torch_rc=$?
+fi
 echo "==== tensor-core GEMM summary"
-echo "test rc=$test_rc  bench rc=$bench_rc  memcheck $san"
+echo "test rc=$test_rc  bench rc=$bench_rc  memcheck $san  torch baselines rc=$torch_rc"
 grep -E "^\[  (PASSED|FAILED|SKIPPED)" "$OUT/tc_gemm_test.log"
 grep -E "^device|^tc_gemm" "$OUT/tc_gemm_bench.log"
+grep -E "^torch|^baseline" "$OUT/tc_gemm_torch.log" 2>/dev/null
 exit $(( test_rc != 0 || bench_rc != 0 ))

@@ -1,10 +1,29 @@
-// operand_dequantize.h: one block per row (l, n) of the operand, each thread
-// eight consecutive K of it (one 16-byte store of BF16 codes). The eight
-// codes come in one load where the packing keeps them together (lowbit
-// nibbles or bytes with K a multiple of 8, a GPTQ word), and one scale and
-// zero point serve all eight where a block or group boundary cannot fall
-// among them; otherwise each element is read through the model's accessors
-// (weights.h WeightCode, ScaleBits, ZeroPointOf).
+// operand_dequantize.h. Two kernels:
+//
+// RunsKernel<format, scale type>, where the codes of eight consecutive K
+// arrive in one load and share one scale and zero point (lowbit nibbles or
+// bytes with K a multiple of 8 and scale blocks a power-of-two multiple of
+// 8; GPTQ words with groups a multiple of 8): one thread per run of eight,
+// the element values read from a table of the model's decoded codes (a pair
+// of nibbles per lookup), multiplied by the scale in FP32
+// (alternatives/weight_operand_fp32.h), and two products rounded into BF16
+// by one hardware conversion (bf16_pair.cuh). A run whose scale is not
+// finite, whose zero point could put an offset beyond 15, or whose FP8
+// elements include a NaN takes the model's WeightOperand per element.
+// Lowbit rows: consecutive threads take consecutive runs of one row (the
+// loads and the 16-byte stores coalesce); GPTQ: eight threads take the
+// eight columns of one 32-byte run of words, each thread a whole group,
+// several words in flight.
+//
+// GeneralKernel, everything else: one block per row, eight K per thread,
+// each element through the model's accessors (weights.h WeightCode,
+// ScaleBits, ZeroPointOf) where no shared load or scale applies.
+//
+// Why two: a pass over a 28672 x 8192 weight runs 235 million elements; the
+// general kernel's per-run index arithmetic (64-bit divisions by the block)
+// and per-element dispatch kept it at 60 instructions an element and a
+// fifth of the DRAM bandwidth (Nsight Compute on an H100, bench/RESULTS.md
+// "Tensor-core GEMM").
 #include "operand_dequantize.h"
 
 #include <cuda_runtime.h>
@@ -17,6 +36,7 @@
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/matmul/weight_operand.h"
 #include "lowbit/formats/recipe/element_encode.h"
+#include "bf16_pair.cuh"
 
 namespace lowbit::cuda::tc_gemm {
 namespace {
@@ -107,7 +127,7 @@ __device__ __forceinline__ void LoadCodes(const Plan& p, std::int64_t l, std::in
   for (int i = 0; i < 8; ++i) codes[i] = matmul::WeightCode(w, l, n, k0 + i);
 }
 
-__global__ void __launch_bounds__(kThreads) DequantizeKernel(Plan p) {
+__global__ void __launch_bounds__(kThreads) GeneralKernel(Plan p) {
   __shared__ float element_value[256], scale_value[256];
   const WeightView& w = p.w;
   const bool integer = matmul::IsIntegerFormat(w.format);
@@ -175,6 +195,356 @@ __global__ void __launch_bounds__(kThreads) DequantizeKernel(Plan p) {
   }
 }
 
+// ---- RunsKernel ----------------------------------------------------------------
+
+// The model's values of a format's codes for the lean path: FP element
+// formats through DecodeToF32, integer ones through recipe::IntegerOfCode,
+// scales through DecodeToF32; as floats.
+constexpr DecodedCodes ElementValuesOf(WeightFormat f) {
+  const FormatSpec e = matmul::ElementFormatOf(f);
+  if (!matmul::IsIntegerFormat(f)) return DecodedOf(e);
+  DecodedCodes d{};
+  for (int c = 0; c < (1 << e.total_bits); ++c) d.value[c] = static_cast<float>(recipe::IntegerOfCode(e, static_cast<std::uint8_t>(c)));
+  return d;
+}
+template <WeightFormat kFormat>
+__device__ const DecodedCodes kElementValues = ElementValuesOf(kFormat);
+template <ScaleType kScale>
+__device__ const DecodedCodes kByteScaleValues = DecodedOf(matmul::ScaleFormatOf(kScale));
+
+// The zero points z for which every code's offset q - z lies within
+// +-kFp32IntegerOffset (alternatives/weight_operand_fp32.h).
+struct ZeroRange {
+  std::int32_t lowest, highest;
+};
+constexpr ZeroRange SafeZerosOf(WeightFormat f) {
+  const FormatSpec e = matmul::ElementFormatOf(f);
+  std::int32_t qmin = 0, qmax = 0;
+  for (int c = 0; c < (1 << e.total_bits); ++c) {
+    const std::int32_t q = recipe::IntegerOfCode(e, static_cast<std::uint8_t>(c));
+    qmin = q < qmin ? q : qmin;
+    qmax = q > qmax ? q : qmax;
+  }
+  const auto reach = static_cast<std::int32_t>(alternatives::kFp32IntegerOffset);
+  return {qmax - reach, qmin + reach};
+}
+
+// Eight blocks of 256 threads fill an SM (32 registers a thread); the
+// model's rare per-element path spills instead.
+inline constexpr int kRunsBlocksPerSm = 8;
+
+struct RunsPlan {
+  Plan base;
+  std::int64_t runs_per_row;  // K / 8
+  int scale_shift;            // lowbit: log2(runs per scale block); 0 per row
+  int row_threads_log2;       // lowbit: threads per row = 1 << this
+  std::int64_t runs_per_group;  // GPTQ: block / 8
+};
+
+// The tables a block reads: one float per code (FP8) or a pair per byte of
+// two nibbles (4-bit), and one per scale byte.
+template <WeightFormat kFormat, ScaleType kScale>
+struct RunTables {
+  float2 pair[256];
+  float element[256];
+  float scale[256];
+};
+
+template <WeightFormat kFormat, ScaleType kScale>
+__device__ __forceinline__ void FillTables(RunTables<kFormat, kScale>& t) {
+  const int i = static_cast<int>(threadIdx.x);
+  const DecodedCodes& e = kElementValues<kFormat>;
+  if constexpr (matmul::ElementFormatOf(kFormat).total_bits == 4) {
+    t.pair[i] = make_float2(e.value[i & 0xF], e.value[i >> 4]);  // low nibble first (weights.h WeightCode)
+  } else {
+    t.element[i] = e.value[i];
+  }
+  if constexpr (kScale == ScaleType::kUe4m3 || kScale == ScaleType::kE8m0) t.scale[i] = kByteScaleValues<kScale>.value[i];
+}
+
+template <ScaleType kScale>
+__device__ __forceinline__ float ScaleOfBits(std::uint32_t bits, const float* byte_table) {
+  if constexpr (kScale == ScaleType::kFp32) return __uint_as_float(bits);
+  if constexpr (kScale == ScaleType::kFp16) return __uint_as_float(alternatives::DecodeF16ToF32Bits(static_cast<std::uint16_t>(bits)));
+  if constexpr (kScale == ScaleType::kBf16) return __uint_as_float(alternatives::DecodeBf16ToF32Bits(static_cast<std::uint16_t>(bits)));
+  return byte_table[bits & 0xFF];
+}
+
+// The FP32 value whose rounding into BF16 is one weight's operand
+// (alternatives/weight_operand_fp32.h): integers (q - z) x s rounded to odd
+// at FP32's precision, FP elements element x scale, FP8 per channel the
+// element alone (its channel scale is the epilogue's). `element` is q or the
+// decoded element, `zero` the zero point as a float.
+template <WeightFormat kFormat, ScaleType kScale>
+__device__ __forceinline__ float OperandValue(float element, float scale, float zero) {
+  if constexpr (matmul::IsIntegerFormat(kFormat)) {
+    const float offset = element - zero;  // small integers: exact
+    if constexpr (kScale == ScaleType::kFp32) {
+      return __uint_as_float(alternatives::SmallIntegerProductRoundedToOdd(offset, scale));
+    } else {
+      // An offset of at most 5 bits times an 11- or 8-bit scale is exact in
+      // FP32, so rounding it to odd leaves it as it is (weight_operand_fp32.h).
+      return offset * scale;
+    }
+  } else if constexpr (kFormat == WeightFormat::kFp8E4m3PerChannel) {
+    return element;
+  } else {
+    return element * scale;  // OperandOfFp32Product: one exact (or exactly overflowing) product
+  }
+}
+
+// A run of eight codes (4-bit: one word, nibble i = K i; 8-bit: two words,
+// byte i = K i) as the eight values OperandValue gives; true when one may
+// be a NaN (a scale that is not finite: NaN, or Inf times a zero offset; a
+// NaN FP8 element).
+template <WeightFormat kFormat, ScaleType kScale>
+__device__ __forceinline__ bool RunValues(const RunTables<kFormat, kScale>& t, uint2 words, float scale, float zero,
+                                          float (&v)[8]) {
+  if constexpr (matmul::ElementFormatOf(kFormat).total_bits == 4) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float2 e = t.pair[(words.x >> (8 * j)) & 0xFF];
+      v[2 * j] = OperandValue<kFormat, kScale>(e.x, scale, zero);
+      v[2 * j + 1] = OperandValue<kFormat, kScale>(e.y, scale, zero);
+    }
+    return !isfinite(scale);
+  } else {
+    float e[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) e[i] = t.element[((i < 4 ? words.x : words.y) >> (8 * (i % 4))) & 0xFF];
+    // E4M3 has no infinities: its values sum to a NaN only when one is.
+    const float sum = ((e[0] + e[1]) + (e[2] + e[3])) + ((e[4] + e[5]) + (e[6] + e[7]));
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[i] = OperandValue<kFormat, kScale>(e[i], scale, zero);
+    return sum != sum || !isfinite(scale);
+  }
+}
+
+// Eight values into operand codes: the hardware rounding where none is a NaN
+// (bf16_pair.cuh), else the model's (EncodeF32BitsToBf16) one by one.
+__device__ __forceinline__ uint4 PackRun(const float (&v)[8], bool may_hold_nan) {
+  std::uint32_t packed[4];
+  if (!may_hold_nan) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) packed[j] = RoundPairToBf16(v[2 * j], v[2 * j + 1]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      packed[j] = static_cast<std::uint32_t>(alternatives::EncodeF32BitsToBf16(__float_as_uint(v[2 * j]))) |
+                  static_cast<std::uint32_t>(alternatives::EncodeF32BitsToBf16(__float_as_uint(v[2 * j + 1]))) << 16;
+    }
+  }
+  return make_uint4(packed[0], packed[1], packed[2], packed[3]);
+}
+
+// Whether every code's offset q - z is within kFp32IntegerOffset: always
+// for GPTQ's 4-bit zero points and for no zero point; lowbit's int32 zero
+// points may be anywhere (FarZeroGroupsKernel).
+template <WeightFormat kFormat>
+__device__ __forceinline__ bool ZeroKeepsOffsetsSmall(std::int32_t zero) {
+  constexpr ZeroRange kSafe = SafeZerosOf(kFormat);
+  return zero >= kSafe.lowest && zero <= kSafe.highest;
+}
+
+// Lowbit rows: 1 << row_threads_log2 threads per row, run kw of a row at
+// thread kw mod that; scale index = the row's first (weights.h ScaleIndex at
+// k = 0) + kw >> scale_shift (row groups, flat blocks with K a multiple of the
+// block, per row: a row's blocks are consecutive entries).
+template <WeightFormat kFormat, ScaleType kScale>
+__global__ void __launch_bounds__(kThreads, kRunsBlocksPerSm) LowbitRunsKernel(RunsPlan rp) {
+  __shared__ RunTables<kFormat, kScale> tables;
+  FillTables(tables);
+  __syncthreads();
+  constexpr bool kFourBit = matmul::ElementFormatOf(kFormat).total_bits == 4;
+  constexpr bool kPerChannel = kFormat == WeightFormat::kFp8E4m3PerChannel;
+  const Plan& p = rp.base;
+  const WeightView& w = p.w;
+  const int row_threads = 1 << rp.row_threads_log2;
+  const int lane = static_cast<int>(threadIdx.x) & (row_threads - 1);
+  const int rows_per_block = kThreads >> rp.row_threads_log2;
+  const std::int64_t rows = w.batch * p.rows;
+  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * rows_per_block + (threadIdx.x >> rp.row_threads_log2);
+       row < rows; row += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
+    const std::int64_t l = row / p.rows, n = row - l * p.rows;
+    uint4* out = reinterpret_cast<uint4*>(p.operand + row * p.k_padded);
+    if (n >= w.n) {  // padding rows: +0, scale 1
+      if (lane == 0) p.outer_scales[row] = 1.0f;
+      for (std::int64_t kw = lane; kw < rp.runs_per_row; kw += row_threads) out[kw] = make_uint4(0, 0, 0, 0);
+      continue;
+    }
+    if (lane == 0) p.outer_scales[row] = matmul::OuterScaleOf(w, l, n);
+    const auto* code_bytes = static_cast<const std::uint8_t*>(w.codes) + l * w.codes_batch_stride + n * w.k / (kFourBit ? 2 : 1);
+    const std::int64_t first_scale = l * w.scales_batch_stride + matmul::ScaleIndex(w, n, 0);
+    const std::int32_t* zeros = w.zeros == nullptr ? nullptr
+                                                   : static_cast<const std::int32_t*>(w.zeros) + l * w.zeros_batch_stride +
+                                                         matmul::ScaleIndex(w, n, 0);
+    for (std::int64_t kw = lane; kw < rp.runs_per_row; kw += row_threads) {
+      uint2 words;
+      if constexpr (kFourBit) {
+        words = make_uint2(__ldg(reinterpret_cast<const unsigned*>(code_bytes) + kw), 0);
+      } else {
+        words = __ldg(reinterpret_cast<const uint2*>(code_bytes) + kw);
+      }
+      float scale = 1.0f;
+      std::int32_t zero = 0;
+      if constexpr (!kPerChannel) {
+        const std::int64_t s = first_scale + (kw >> rp.scale_shift);
+        std::uint32_t bits;
+        if constexpr (kScale == ScaleType::kFp32) {
+          bits = __ldg(static_cast<const unsigned*>(w.scales) + s);
+        } else if constexpr (kScale == ScaleType::kFp16 || kScale == ScaleType::kBf16) {
+          bits = __ldg(static_cast<const unsigned short*>(w.scales) + s);
+        } else {
+          bits = __ldg(static_cast<const unsigned char*>(w.scales) + s);
+        }
+        scale = ScaleOfBits<kScale>(bits, tables.scale);
+        if (zeros != nullptr) zero = __ldg(zeros + (kw >> rp.scale_shift));
+      }
+      float v[8];
+      const bool may_hold_nan = RunValues(tables, words, scale, static_cast<float>(zero), v);
+      out[kw] = PackRun(v, may_hold_nan);
+    }
+  }
+}
+
+// GPTQ words [K / 8][N] (weights.h WeightCode): a block takes eight
+// columns (one 32-byte run of words) and 32 groups of them, thread t column
+// t mod 8 of group t / 8: the group's scale and zero point read once
+// through the model's accessors, its words loaded kGptqRunsAhead at a time
+// before any is converted (one word in flight per thread left the pass
+// waiting on DRAM latency: bench/RESULTS.md "GEMM").
+inline constexpr int kGptqGroupsPerBlock = kThreads / 8;
+inline constexpr int kGptqRunsAhead = 8;
+inline constexpr int kGptqBlocksPerSm = 4;  // 64 registers: the words in flight without spilling
+
+template <WeightFormat kFormat, ScaleType kScale>
+__global__ void __launch_bounds__(kThreads, kGptqBlocksPerSm) GptqRunsKernel(RunsPlan rp) {
+  __shared__ RunTables<kFormat, kScale> tables;
+  FillTables(tables);
+  __syncthreads();
+  const Plan& p = rp.base;
+  const WeightView& w = p.w;
+  const std::int64_t column_tiles = w.n / 8;
+  const std::int64_t groups = (rp.runs_per_row + rp.runs_per_group - 1) / rp.runs_per_group;
+  const std::int64_t group_blocks = (groups + kGptqGroupsPerBlock - 1) / kGptqGroupsPerBlock;
+  for (std::int64_t b = blockIdx.x; b < w.batch * column_tiles * group_blocks; b += gridDim.x) {
+    const std::int64_t tile = b / group_blocks, g = (b - tile * group_blocks) * kGptqGroupsPerBlock + (threadIdx.x >> 3);
+    const std::int64_t l = tile / column_tiles, n = 8 * (tile - l * column_tiles) + (threadIdx.x & 7);
+    const std::int64_t row = l * p.rows + n;
+    if (threadIdx.x < 8 && b % group_blocks == 0) p.outer_scales[row] = matmul::OuterScaleOf(w, l, n);
+    if (g >= groups) continue;
+    uint4* out = reinterpret_cast<uint4*>(p.operand + row * p.k_padded);
+    const auto* words = static_cast<const std::uint32_t*>(w.codes) + l * w.codes_batch_stride + n;
+    const std::int64_t k0 = g * 8 * rp.runs_per_group;
+    const float scale = ScaleOfBits<kScale>(matmul::ScaleBits(w, l, n, k0), tables.scale);
+    const float zero = static_cast<float>(matmul::ZeroPointOf(w, l, n, k0));
+    const std::int64_t first = g * rp.runs_per_group;
+    const std::int64_t last = first + rp.runs_per_group < rp.runs_per_row ? first + rp.runs_per_group : rp.runs_per_row;
+    for (std::int64_t kw0 = first; kw0 < last; kw0 += kGptqRunsAhead) {
+      std::uint32_t word[kGptqRunsAhead];
+#pragma unroll
+      for (int i = 0; i < kGptqRunsAhead; ++i) word[i] = kw0 + i < last ? __ldg(words + (kw0 + i) * w.n) : 0;
+#pragma unroll
+      for (int i = 0; i < kGptqRunsAhead; ++i) {
+        if (kw0 + i >= last) break;
+        float v[8];
+        const bool may_hold_nan = RunValues(tables, make_uint2(word[i], 0), scale, zero, v);
+        out[kw0 + i] = PackRun(v, may_hold_nan);
+      }
+    }
+  }
+}
+
+// Rows N .. rows - 1 of every batch entry: +0, outer scale 1 (the lean
+// GPTQ kernel writes only rows below N).
+__global__ void __launch_bounds__(kThreads) PaddingRowsKernel(Plan p) {
+  const std::int64_t per_batch = p.rows - p.w.n;
+  for (std::int64_t i = blockIdx.x; i < p.w.batch * per_batch; i += gridDim.x) {
+    const std::int64_t l = i / per_batch, row = l * p.rows + p.w.n + (i - l * per_batch);
+    if (threadIdx.x == 0) p.outer_scales[row] = 1.0f;
+    uint4* out = reinterpret_cast<uint4*>(p.operand + row * p.k_padded);
+    for (std::int64_t kw = threadIdx.x; kw < p.k_padded / 8; kw += kThreads) out[kw] = make_uint4(0, 0, 0, 0);
+  }
+}
+
+// Lowbit integer weights with zero points: the groups whose zero point puts
+// an offset beyond kFp32IntegerOffset, which LowbitRunsKernel wrote in FP32
+// arithmetic that does not cover them, again through the model's
+// WeightOperand, one thread a group (8 << scale_shift weights).
+template <WeightFormat kFormat>
+__global__ void __launch_bounds__(kThreads) FarZeroGroupsKernel(RunsPlan rp) {
+  const Plan& p = rp.base;
+  const WeightView& w = p.w;
+  constexpr FormatSpec kOperand = kBf16;
+  const std::int64_t group = std::int64_t{8} << rp.scale_shift;
+  const std::int64_t groups_per_row = (w.k + group - 1) / group;
+  const std::int64_t total = w.batch * w.n * groups_per_row;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < total;
+       i += static_cast<std::int64_t>(gridDim.x) * kThreads) {
+    const std::int64_t row = i / groups_per_row, g = i - row * groups_per_row;
+    const std::int64_t l = row / w.n, n = row - l * w.n;
+    if (ZeroKeepsOffsetsSmall<kFormat>(matmul::ZeroPointOf(w, l, n, g * group))) continue;
+    std::uint16_t* out = p.operand + (l * p.rows + n) * p.k_padded;
+    const std::int64_t end = (g + 1) * group < w.k ? (g + 1) * group : w.k;
+    for (std::int64_t k = g * group; k < end; ++k) out[k] = static_cast<std::uint16_t>(matmul::WeightOperand(w, l, n, k, kOperand).code);
+  }
+}
+
+template <WeightFormat kFormat, ScaleType kScale>
+cudaError_t LaunchRuns(const RunsPlan& rp, bool gptq, cudaStream_t stream) {
+  const WeightView& w = rp.base.w;
+  std::int64_t blocks = 0;
+  const auto grid = [](std::int64_t b) { return static_cast<unsigned>(b < (std::int64_t{1} << 30) ? b : (std::int64_t{1} << 30)); };
+  if (gptq) {
+    // GPTQ zero points are nibbles, 0..15 (weights.h ZeroPointOf): every
+    // UINT4 offset stays within kFp32IntegerOffset.
+    static_assert(SafeZerosOf(WeightFormat::kUint4).lowest <= 0 && SafeZerosOf(WeightFormat::kUint4).highest >= 15);
+    if constexpr (kFormat == WeightFormat::kUint4) {
+      const std::int64_t groups = (rp.runs_per_row + rp.runs_per_group - 1) / rp.runs_per_group;
+      blocks = w.batch * (w.n / 8) * ((groups + kGptqGroupsPerBlock - 1) / kGptqGroupsPerBlock);
+      GptqRunsKernel<kFormat, kScale><<<grid(blocks), kThreads, 0, stream>>>(rp);
+    }
+    return cudaGetLastError();
+  }
+  const std::int64_t rows_per_block = kThreads >> rp.row_threads_log2;
+  blocks = (w.batch * rp.base.rows + rows_per_block - 1) / rows_per_block;
+  LowbitRunsKernel<kFormat, kScale><<<grid(blocks), kThreads, 0, stream>>>(rp);
+  if constexpr (matmul::IsIntegerFormat(kFormat)) {
+    if (w.zeros != nullptr && cudaPeekAtLastError() == cudaSuccess) {
+      const std::int64_t group = std::int64_t{8} << rp.scale_shift;
+      const std::int64_t groups = w.batch * w.n * ((w.k + group - 1) / group);
+      FarZeroGroupsKernel<kFormat><<<grid((groups + kThreads - 1) / kThreads), kThreads, 0, stream>>>(rp);
+    }
+  }
+  return cudaGetLastError();
+}
+
+// The lean kernel for W's format and scale type (HasFp32Operand's pairs).
+cudaError_t LaunchRunsFor(const RunsPlan& rp, bool gptq, cudaStream_t stream) {
+  const WeightView& w = rp.base.w;
+  switch (w.format) {
+    case WeightFormat::kNvfp4: return LaunchRuns<WeightFormat::kNvfp4, ScaleType::kUe4m3>(rp, gptq, stream);
+    case WeightFormat::kMxfp4: return LaunchRuns<WeightFormat::kMxfp4, ScaleType::kE8m0>(rp, gptq, stream);
+    case WeightFormat::kMxfp8E4m3: return LaunchRuns<WeightFormat::kMxfp8E4m3, ScaleType::kE8m0>(rp, gptq, stream);
+    case WeightFormat::kFp8E4m3PerChannel: return LaunchRuns<WeightFormat::kFp8E4m3PerChannel, ScaleType::kFp32>(rp, gptq, stream);
+    case WeightFormat::kInt4:
+    case WeightFormat::kUint4: {
+      const bool u = w.format == WeightFormat::kUint4;
+      switch (w.scale_type) {
+        case ScaleType::kFp32: return u ? LaunchRuns<WeightFormat::kUint4, ScaleType::kFp32>(rp, gptq, stream)
+                                        : LaunchRuns<WeightFormat::kInt4, ScaleType::kFp32>(rp, gptq, stream);
+        case ScaleType::kFp16: return u ? LaunchRuns<WeightFormat::kUint4, ScaleType::kFp16>(rp, gptq, stream)
+                                        : LaunchRuns<WeightFormat::kInt4, ScaleType::kFp16>(rp, gptq, stream);
+        case ScaleType::kBf16: return u ? LaunchRuns<WeightFormat::kUint4, ScaleType::kBf16>(rp, gptq, stream)
+                                        : LaunchRuns<WeightFormat::kInt4, ScaleType::kBf16>(rp, gptq, stream);
+        default: break;
+      }
+      break;
+    }
+  }
+  return cudaErrorInvalidValue;  // not reached: the caller checked HasFp32Operand
+}
+
 bool Aligned(const void* p, std::uintptr_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
 }  // namespace
@@ -202,9 +572,31 @@ cudaError_t DequantizeIntoOperand(const WeightView& w, std::int64_t operand_rows
   // 8; GPTQ / AWQ groups), or one scale per row.
   p.shared_scale = w.geometry == ScaleGeometry::kPerRow ||
                    (w.block % 8 == 0 && (w.geometry == ScaleGeometry::kRowGroups || k8));
+  // The lean kernels: one load of eight codes and one scale a run.
+  const bool power_of_two_runs = w.block % 8 == 0 && ((w.block / 8) & (w.block / 8 - 1)) == 0;
+  const bool lowbit_lean = (p.load == CodeLoad::kLowbitNibbles || p.load == CodeLoad::kLowbitBytes) &&
+                           (w.geometry == ScaleGeometry::kPerRow ||
+                            (power_of_two_runs && (w.geometry == ScaleGeometry::kRowGroups || w.k % w.block == 0)));
+  const bool gptq_lean = p.load == CodeLoad::kGptqWord && w.format == WeightFormat::kUint4 && w.n % 8 == 0 && w.block % 8 == 0;
+  if (p.fast && (lowbit_lean || gptq_lean)) {
+    RunsPlan rp{};
+    rp.base = p;
+    rp.runs_per_row = w.k / 8;
+    rp.runs_per_group = w.block / 8;
+    if (w.geometry != ScaleGeometry::kPerRow) {
+      while ((std::int64_t{8} << rp.scale_shift) < w.block) ++rp.scale_shift;
+    }
+    while (rp.row_threads_log2 < 8 && (std::int64_t{1} << rp.row_threads_log2) < rp.runs_per_row) ++rp.row_threads_log2;
+    const cudaError_t e = LaunchRunsFor(rp, gptq_lean, stream);
+    if (e != cudaSuccess || !gptq_lean || operand_rows == w.n) return e;
+    const std::int64_t padding = w.batch * (operand_rows - w.n);
+    PaddingRowsKernel<<<static_cast<unsigned>(padding < (std::int64_t{1} << 30) ? padding : (std::int64_t{1} << 30)), kThreads, 0,
+                        stream>>>(p);
+    return cudaGetLastError();
+  }
   const std::int64_t rows = w.batch * operand_rows;
   const unsigned blocks = static_cast<unsigned>(rows < (std::int64_t{1} << 30) ? rows : (std::int64_t{1} << 30));
-  DequantizeKernel<<<blocks, kThreads, 0, stream>>>(p);
+  GeneralKernel<<<blocks, kThreads, 0, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -86,9 +86,11 @@ LOWBIT_HD_CONSTEXPR std::uint16_t OperandOfFp32Product(bool bf16, float element,
   return static_cast<std::uint16_t>(bf16 ? EncodeF32BitsToBf16(bits) : EncodeF32BitsToF16(bits));
 }
 
-// The operand code of (q - z) x s, `offset` = q - z with |offset| <= 15 and
-// `scale` s the model's decoded scale (any FP32 value).
-LOWBIT_HD_CONSTEXPR std::uint16_t OperandOfSmallIntegerProduct(bool bf16, float offset, float scale) {
+// The FP32 bits of (q - z) x s rounded to odd at FP32's precision (the
+// first of the two roundings above), `offset` = q - z with |offset| <= 15
+// and `scale` s the model's decoded scale (any FP32 value); a NaN or
+// infinite product as the multiplication gives it.
+LOWBIT_HD_CONSTEXPR std::uint32_t SmallIntegerProductRoundedToOdd(float offset, float scale) {
   const float product = offset * scale;  // p = RN(o s)
   std::uint32_t bits = block::F32Bits(product);
   const std::uint32_t magnitude = bits & 0x7FFFFFFFu;
@@ -103,6 +105,12 @@ LOWBIT_HD_CONSTEXPR std::uint16_t OperandOfSmallIntegerProduct(bool bf16, float 
       bits |= 1u;
     }
   }
+  return bits;
+}
+
+// The operand code of (q - z) x s (arguments as above).
+LOWBIT_HD_CONSTEXPR std::uint16_t OperandOfSmallIntegerProduct(bool bf16, float offset, float scale) {
+  const std::uint32_t bits = SmallIntegerProductRoundedToOdd(offset, scale);
   return static_cast<std::uint16_t>(bf16 ? EncodeF32BitsToBf16(bits) : EncodeF32BitsToF16(bits));
 }
 
