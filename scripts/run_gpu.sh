@@ -146,7 +146,7 @@ else row "step torch" SKIP "not in LOWBIT_GPU_STEPS"; fi
 
 if wants checks; then
 shopt -s nullglob
-# LOWBIT_GPU_CHECKS="gemv.sh gemm.sh ...": run only the scripts/gpu checks
+# LOWBIT_GPU_CHECKS="gemv.sh tc_gemm.sh ...": run only the scripts/gpu checks
 # named (to split the run over calls); the others get a SKIP row.
 for check in scripts/gpu/*.sh scripts/gpu/*.py; do
   name="$(basename "$check")"

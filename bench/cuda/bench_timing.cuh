@@ -1,5 +1,5 @@
-// What the matmul benchmarks (gemv_bench.cu, gemm_bench.cu, tc_gemv_bench.cu)
-// share: a CUDA error check that stops the run, host-to-device upload, the
+// What the matmul benchmarks (gemv_bench.cu, tc_gemv_bench.cu,
+// tc_gemm_bench.cu) share: a CUDA error check that stops the run, host-to-device upload, the
 // device copy rate they are compared with, and CUDA-event
 // timing of back-to-back calls on one stream as a median over
 // rounds (the median: one slow round, a clock change or another process,

@@ -1,8 +1,8 @@
 // A device buffer for one call of a registry row that takes host memory
-// (gemv/register_gemv.cc, gemm/register_gemm.cc,
-// tc_matmul/register_tc_gemv.cc, tc_matmul/register_tc_gemm.cc): allocated
-// or filled from a host buffer, freed on every path out of the call; and a
-// whole matmul problem's buffers so uploaded (DeviceMatmulProblem).
+// (gemv/register_gemv.cc, tc_matmul/register_tc_gemv.cc,
+// tc_matmul/register_tc_gemm.cc): allocated or filled from a host buffer,
+// freed on every path out of the call; and a whole matmul problem's buffers
+// so uploaded (DeviceMatmulProblem).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -170,21 +170,6 @@ __device__ __forceinline__ std::uint16_t LdSharedU16(std::uint32_t address) {
   return v;
 }
 
-// ---- asynchronous 16-byte copies into shared memory (sm_80+; PTX ISA 9.0,
-// "Data Movement and Conversion Instructions: cp.async") ----
-// Copies `source_bytes` (0 or 16) of 16 and zero-fills the rest: with 0
-// nothing is read. .cg caches in L2 only. A thread's copies since its last
-// commit form one group; CpAsyncWaitGroup<N> waits until at most N of its
-// groups are pending (a barrier then makes every thread's copies visible).
-__device__ __forceinline__ void CpAsync16ZeroFill(std::uint32_t destination, const void* source, int source_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(destination), "l"(source), "r"(source_bytes) : "memory");
-}
-__device__ __forceinline__ void CpAsyncCommit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int kPending>
-__device__ __forceinline__ void CpAsyncWaitGroup() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
-}
-
 // ---- programmatic dependent launch (sm_90+; PTX ISA 9.0 "griddepcontrol";
 // CUDA C++ Programming Guide, "Programmatic Dependent Launch and
 // Synchronization") ----

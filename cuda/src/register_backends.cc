@@ -24,7 +24,6 @@
 #include "stream_scratch.h"
 #include "model_recipe.h"
 #include "spec_value.h"
-#include "gemm/gemm.h"
 #include "gemv/gemv.h"
 #include "tc_matmul/tc_gemv.h"
 #if LOWBIT_CUDA_HAS_TC_GEMM
@@ -539,11 +538,8 @@ void RegisterCudaBackends(Registry& registry) {
   cuda::RegisterCudaLayouts(registry);  // register_layouts.cc
   cuda::RegisterCudaTensorCore(registry);  // register_tensor_core.cc
 #if LOWBIT_CUDA_HAS_TC_GEMM
-  // Before the mma.sync GEMM: the first registered row of a kind is the one
-  // chosen for device memory (registry/choose.h).
   cuda::tc_gemm::RegisterCudaTcGemm(registry);  // tc_matmul/register_tc_gemm.cc (built with CUTLASS)
 #endif
-  cuda::gemm::RegisterCudaGemm(registry);  // gemm/register_gemm.cc
   cuda::gemv::RegisterCudaGemv(registry);  // gemv/register_gemv.cc
   cuda::tc_gemv::RegisterCudaTcGemv(registry);  // tc_matmul/register_tc_gemv.cc
 }

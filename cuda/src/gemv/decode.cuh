@@ -1,7 +1,7 @@
 // Exact in-register decodes of packed weight codes and scales to FP32, for
-// the GEMV (gemv.cu) and the tensor-core GEMM (cuda/src/gemm/). Each one is
-// tested equal to the model (formats/, DecodeToF32) on every code in
-// cuda/tests/gemv_test.cu; the names are stable.
+// the GEMV (gemv.cu). Each one is tested equal to the model (formats/,
+// DecodeToF32) on every code in cuda/tests/gemv_test.cu; the names are
+// stable.
 //
 // Hopper has a PTX cvt for FP8 -> FP16 (cvt.rn.f16x2.e4m3x2, sm_89+), none
 // for FP4 (cvt.rn.f16x2.e2m1x2 is sm_100a), so E2M1 and INT4 use bit tricks:
@@ -32,7 +32,6 @@ __device__ __forceinline__ float E2m1NibbleToF32(std::uint32_t word, int i) {
   const std::uint32_t em = (i <= 5 ? (word << (22 - 4 * i)) : (word >> (4 * i - 22))) & 0x01C00000u;
   return __uint_as_float(sign | em) * 0x1p126f;
 }
-__device__ __forceinline__ float E2m1ToF32(std::uint32_t code) { return E2m1NibbleToF32(code, 0); }
 
 // The high byte of the FP16 value of E2M1 magnitude code c (0..7), from the
 // model: every E2M1 value is an FP16 value whose low byte is 0 (two

@@ -6,16 +6,17 @@
 // GEMV takes (GemvViewOf) and the exact mode for the others, GEMM rows the
 // exact mode (formats/matmul/exact.h). `lowbit verify`
 // checks every other row against them: GEMV rows bit for bit against the
-// scalar GEMV row, GEMM rows within formats/matmul/gemm_bound.h of the exact
-// mode, and a row that declares its accumulation schedule (`schedule`) bit
-// for bit against formats/matmul/quantized_matmul.h QuantizedMatmulModel
-// under that schedule (check/src/matmul_check.cc, docs/matmul.md "Rows that
-// declare a schedule").
+// scalar GEMV row, GEMM rows within the bound they state (`error_bound`,
+// formats/matmul/gemm_bound.h) of the exact mode, and a row that declares
+// its accumulation schedule (`schedule`) bit for bit against
+// formats/matmul/quantized_matmul.h QuantizedMatmulModel under that schedule
+// (check/src/matmul_check.cc, docs/matmul.md "Rows that declare a
+// schedule").
 //
 // A CUDA backend registers its rows from its own file
-// (cuda/src/gemv/register_gemv.cc, cuda/src/gemm/register_gemm.cc) with
-// Registry::AddMatmul; `run` takes host memory (the row copies to and from
-// the device), `run_on_device` (optional) device memory on a stream, for
+// (cuda/src/gemv/register_gemv.cc, cuda/src/tc_matmul/register_tc_gemm.cc)
+// with Registry::AddMatmul; `run` takes host memory (the row copies to and
+// from the device), `run_on_device` (optional) device memory on a stream, for
 // the Python entry points on torch CUDA tensors.
 #pragma once
 
@@ -35,7 +36,7 @@ struct Status;
 
 enum class MatmulOperation : std::uint8_t {
   kGemv,  // M = 1..16 (decode): bandwidth-bound, checked bit for bit
-  kGemm,  // M >= 128 (prefill): tensor cores, checked within a bound
+  kGemm,  // M >= 128 (prefill): tensor cores, checked against a declared schedule or within a bound
 };
 
 inline constexpr MatmulOperation kAllMatmulOperations[] = {MatmulOperation::kGemv, MatmulOperation::kGemm};

@@ -1,16 +1,19 @@
-// The error bound of lowbit's tensor-core GEMM (cuda/src/gemm/), host only,
-// header only: how far one output of a kernel may lie from the exact value
+// An error bound for a GEMM row that declares no accumulation schedule
+// (registry/include/lowbit/registry/matmul_entry.h MatmulEntry::error_bound,
+// which `lowbit verify` checks the row within), host only, header only: how
+// far one output of a kernel may lie from the exact value
 //
 //   y = t * sum_k x_k * w_k
 //
 // where w_k is the exactly dequantized weight without its FP32 tensor /
 // channel scale t (e2m1 * ue4m3, e2m1 * 2^e, e4m3 * 2^e, (q - z) * s, e4m3),
-// x_k the BF16 activation (for W4A4 the exactly dequantized NVFP4 activation,
-// its tensor scale folded into t). The bound is a function of K and of the
+// x_k the BF16 activation. The bound is a function of K and of the
 // magnitudes  S = sum_k |x_k| |w_k|  and  X = sum_k |x_k|  (docs/matmul.md
-// "The GEMM's bound").
+// "A GEMM row's error bound"). No registered row states one: lowbit's CUDA
+// GEMM declares its schedule and is checked bit for bit.
 //
-// The kernel's arithmetic, one term each (GemmErrorModel):
+// The arithmetic of a BF16 tensor-core GEMM with the weight dequantized to
+// BF16, one term each (GemmErrorModel; a row sets the terms its kernel has):
 //  1. Weight into BF16: w~_k = w_k (1 + d_k) + e_k, |d_k| <= weight_rel,
 //     |e_k| <= weight_abs. Zero for the formats whose dequantized weight is a
 //     BF16 value (E2M1 * UE4M3 has at most 6 significant bits, E2M1/E4M3
@@ -30,15 +33,14 @@
 //     17 addends that loses < 17 ulps of the largest addend plus one ulp of
 //     the result: |error| < 18 * 2^-23 * (|c| + sum |p|). The model takes the
 //     rounder step_rel = 2^-18 = 32 * 2^-23 per step, leaving room for a
-//     tensor core that splits the 16 products into smaller chunks; the GPU
-//     test (cuda/tests/gemm_test.cc) drives a case built to be truncated
-//     and reports the measured fraction. By induction over the K/16 steps
+//     tensor core that splits the 16 products into smaller chunks
+//     (proptests/matmul/gemm_bound_test.cc checks the bound against this
+//     step taken literally). By induction over the K/16 steps
 //     (|E_{j+1}| <= (1+tau) |E_j| + tau * S_{j+1}) the accumulated error is at
 //     most ((1 + tau)^steps - 1) * S. Products or partial sums under FP32's
 //     normal range may be flushed: step_abs = 2^-126 per product and per step.
 //  3. Epilogue: epilogue_muls FP32 multiplies by t (tensor scale, channel
-//     scale, activation tensor scale), each rounded to nearest: (1 + 2^-24)
-//     per multiply.
+//     scale), each rounded to nearest: (1 + 2^-24) per multiply.
 //  4. Output rounding: output_rel = 2^-24 (FP32), 2^-8 (BF16) or 2^-11
 //     (FP16) of the computed value, plus output_abs, half the output's
 //     smallest subnormal (2^-150, 2^-134, 2^-25) and 2^-150 for each
@@ -80,11 +82,9 @@ struct GemmErrorModel {
 
 // The constants of the model (the comment above says where each comes from).
 inline double Bf16UnitRoundoff() { return Pow2(-8); }
-inline double Bf16HalfMinSubnormal() { return Pow2(-134); }
 inline double Fp32UnitRoundoff() { return Pow2(-24); }
 inline double Fp32MinNormal() { return Pow2(-126); }
 inline double TensorCoreStepRel() { return Pow2(-18); }
-inline double Fp16UnitRoundoff() { return Pow2(-11); }
 inline constexpr int kMmaSyncK = 16;
 
 // The magnitudes the bound is a function of, for one output.
@@ -112,44 +112,6 @@ inline double GemmErrorBound(const GemmErrorModel& m, const GemmBoundTerms& b) {
   // Term 5, and a margin for this double arithmetic itself (a few roundings
   // of 2^-53 each, far below every term).
   return (out + m.reference_rel * b.abs_scale * b.sum_abs_xw) * (1.0 + Pow2(-40));
-}
-
-// ---- the model of lowbit's CUDA GEMM (cuda/src/gemm/) ------------------------
-//
-// Here rather than in cuda/ so that host code without CUDA (the registry's
-// checks, `lowbit verify`, these tests) can bound the GPU rows. One function
-// per kernel family; the comment at the top says where each term comes from.
-
-// mma.sync m16n8k16 BF16 x BF16 -> FP32 with the weight dequantized to BF16
-// (and, for shapes its tiles do not take, the FP32 fallback kernel, whose
-// (K + 1) * 2^-24 is under the step term: cuda/src/gemm/gemm.cu).
-inline GemmErrorModel MmaSyncBf16GemmModel(WeightFormat f, OutputType out, bool w4a4 = false) {
-  GemmErrorModel e;
-  e.mma_k = kMmaSyncK;
-  e.step_rel = TensorCoreStepRel();
-  e.step_abs = Fp32MinNormal();
-  switch (out) {
-    case OutputType::kFp32: e.output_rel = 0; e.output_abs = 0; break;  // the FP32 result is stored as it is
-    case OutputType::kBf16: e.output_rel = Bf16UnitRoundoff(); e.output_abs = Pow2(-134); break;
-    case OutputType::kFp16: e.output_rel = Fp16UnitRoundoff(); e.output_abs = Pow2(-25); break;
-  }
-  switch (f) {
-    case WeightFormat::kNvfp4: e.epilogue_muls = 1; break;  // e2m1 * ue4m3 exact in BF16; tensor scale after
-    case WeightFormat::kMxfp4: break;                        // e2m1 * 2^e exact (finite BF16)
-    case WeightFormat::kMxfp8E4m3: e.weight_abs = Bf16HalfMinSubnormal(); break;  // e4m3 * 2^-127 underflows BF16
-    case WeightFormat::kInt4:
-    case WeightFormat::kUint4:
-      // (q - z) * s rounded to BF16; with an FP32 scale or a large zero point
-      // the FP32 product rounds first (2^-24), and a tiny one may land among
-      // BF16's subnormals.
-      e.weight_rel = Bf16UnitRoundoff() + Fp32UnitRoundoff();
-      e.weight_abs = Pow2(-133);
-      break;
-    case WeightFormat::kFp8E4m3PerChannel: e.epilogue_muls = 1; break;  // e4m3 exact; channel scale after
-  }
-  if (w4a4) e.epilogue_muls = 2;  // the weight's tensor scale, then the activations'
-  e.output_abs += e.epilogue_muls * Pow2(-150);  // an epilogue product among FP32's subnormals
-  return e;
 }
 
 // The bound's magnitudes for output y[l][m][n] of a problem in host memory:
