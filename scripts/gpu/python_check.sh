@@ -15,7 +15,10 @@
 #
 # Environment: PYTHON (default python3), LOWBIT_CUDA_ARCHITECTURES (default
 # the CMake cache default, 90a), LOWBIT_PY_JOBS (default nproc),
-# LOWBIT_PY_WHEEL (a wheel to install instead of building from this tree).
+# LOWBIT_PY_WHEEL (a wheel to install instead of building from this tree),
+# LOWBIT_CUTLASS_INCLUDE_DIR (CUTLASS's include directory, which the GPU
+# machine lacks: without it the package has no CUDA GEMM rows, the cuda-tc
+# ones being the only ones, and the quantized linear layer's GEMM fails).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -24,6 +27,9 @@ export CMAKE_BUILD_PARALLEL_LEVEL=${LOWBIT_PY_JOBS:-$(nproc)}
 args=(-Ccmake.define.LOWBIT_ENABLE_CUDA=ON)
 if [[ -n ${LOWBIT_CUDA_ARCHITECTURES:-} ]]; then
   args+=("-Ccmake.define.LOWBIT_CUDA_ARCHITECTURES=${LOWBIT_CUDA_ARCHITECTURES}")
+fi
+if [[ -n ${LOWBIT_CUTLASS_INCLUDE_DIR:-} ]]; then
+  args+=("-Ccmake.define.LOWBIT_CUTLASS_INCLUDE_DIR=${LOWBIT_CUTLASS_INCLUDE_DIR}")
 fi
 
 "$python" -c 'import numpy' 2>/dev/null || {
@@ -63,7 +69,8 @@ else
 fi
 # The quantized linear layer (docs/matmul.md) on torch CUDA tensors: the CUDA GEMV
 # rows (run_on_device, on the tensors' stream) bit for bit against the host
-# defined order, the CUDA GEMM rows within their bound of the exact mode.
+# defined order, the CUDA GEMM (the cuda-tc rows) within 2^-7 sum |x| |w| of
+# the exact mode.
 if "$python" "$root/examples/quantized-linear/quantized_linear.py" --device cuda 2>&1 | tee "$logs/linear"; then
   summary+=("quantized-linear --device cuda: $(tail -1 "$logs/linear")")
 else
