@@ -232,6 +232,7 @@ constexpr ZeroRange SafeZerosOf(WeightFormat f) {
 // Eight blocks of 256 threads fill an SM (32 registers a thread); the
 // model's rare per-element path spills instead.
 inline constexpr int kRunsBlocksPerSm = 8;
+inline constexpr int kMaxRowThreadsLog2 = 6;
 
 struct RunsPlan {
   Plan base;
@@ -363,9 +364,14 @@ __global__ void __launch_bounds__(kThreads, kRunsBlocksPerSm) LowbitRunsKernel(R
   const int lane = static_cast<int>(threadIdx.x) & (row_threads - 1);
   const int rows_per_block = kThreads >> rp.row_threads_log2;
   const std::int64_t rows = w.batch * p.rows;
+  // A row's first scale index is linear in n for the geometries that reach
+  // this kernel (weights.h ScaleIndex at k = 0: n ceil(K / block), n K /
+  // block with K a multiple of the block, n): one model call, no division
+  // per row.
+  const std::int64_t scales_per_row = matmul::ScaleIndex(w, 1, 0);
   for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * rows_per_block + (threadIdx.x >> rp.row_threads_log2);
        row < rows; row += static_cast<std::int64_t>(gridDim.x) * rows_per_block) {
-    const std::int64_t l = row / p.rows, n = row - l * p.rows;
+    const std::int64_t l = w.batch == 1 ? 0 : row / p.rows, n = row - l * p.rows;
     uint4* out = reinterpret_cast<uint4*>(p.operand + row * p.k_padded);
     if (n >= w.n) {  // padding rows: +0, scale 1
       if (lane == 0) p.outer_scales[row] = 1.0f;
@@ -374,10 +380,10 @@ __global__ void __launch_bounds__(kThreads, kRunsBlocksPerSm) LowbitRunsKernel(R
     }
     if (lane == 0) p.outer_scales[row] = matmul::OuterScaleOf(w, l, n);
     const auto* code_bytes = static_cast<const std::uint8_t*>(w.codes) + l * w.codes_batch_stride + n * w.k / (kFourBit ? 2 : 1);
-    const std::int64_t first_scale = l * w.scales_batch_stride + matmul::ScaleIndex(w, n, 0);
+    const std::int64_t first_scale = l * w.scales_batch_stride + n * scales_per_row;
     const std::int32_t* zeros = w.zeros == nullptr ? nullptr
                                                    : static_cast<const std::int32_t*>(w.zeros) + l * w.zeros_batch_stride +
-                                                         matmul::ScaleIndex(w, n, 0);
+                                                         n * scales_per_row;
     for (std::int64_t kw = lane; kw < rp.runs_per_row; kw += row_threads) {
       uint2 words;
       if constexpr (kFourBit) {
@@ -586,7 +592,12 @@ cudaError_t DequantizeIntoOperand(const WeightView& w, std::int64_t operand_rows
     if (w.geometry != ScaleGeometry::kPerRow) {
       while ((std::int64_t{8} << rp.scale_shift) < w.block) ++rp.scale_shift;
     }
-    while (rp.row_threads_log2 < 8 && (std::int64_t{1} << rp.row_threads_log2) < rp.runs_per_row) ++rp.row_threads_log2;
+    // At most 64 threads a row (two warps, each loading 32 consecutive runs):
+    // a thread's per-row set-up (the row's pointers and outer scale) is then
+    // shared by K / 512 runs.
+    while (rp.row_threads_log2 < kMaxRowThreadsLog2 && (std::int64_t{1} << rp.row_threads_log2) < rp.runs_per_row) {
+      ++rp.row_threads_log2;
+    }
     const cudaError_t e = LaunchRunsFor(rp, gptq_lean, stream);
     if (e != cudaSuccess || !gptq_lean || operand_rows == w.n) return e;
     const std::int64_t padding = w.batch * (operand_rows - w.n);
