@@ -1,15 +1,18 @@
 // operand_dequantize.h. Two kernels:
 //
-// RunsKernel<format, scale type>, where the codes of eight consecutive K
+// The run kernels (LowbitRunsKernel, GptqRunsKernel: templates over the
+// format and scale type), where the codes of eight consecutive K
 // arrive in one load and share one scale and zero point (lowbit nibbles or
 // bytes with K a multiple of 8 and scale blocks a power-of-two multiple of
 // 8; GPTQ words with groups a multiple of 8): one thread per run of eight,
 // the element values read from a table of the model's decoded codes (a pair
 // of nibbles per lookup), multiplied by the scale in FP32
 // (alternatives/weight_operand_fp32.h), and two products rounded into BF16
-// by one hardware conversion (bf16_pair.cuh). A run whose scale is not
-// finite, whose zero point could put an offset beyond 15, or whose FP8
-// elements include a NaN takes the model's WeightOperand per element.
+// by one hardware conversion (bf16_pair.cuh). A run that may hold a NaN (a
+// scale that is not finite, a NaN FP8 element) rounds with the model's
+// EncodeF32BitsToBf16 instead; lowbit groups whose int32 zero point puts an
+// offset beyond 15 are written again through the model's WeightOperand
+// (FarZeroGroupsKernel).
 // Lowbit rows: consecutive threads take consecutive runs of one row (the
 // loads and the 16-byte stores coalesce); GPTQ: eight threads take the
 // eight columns of one 32-byte run of words, each thread a whole group,
@@ -23,7 +26,7 @@
 // general kernel's per-run index arithmetic (64-bit divisions by the block)
 // and per-element dispatch kept it at 60 instructions an element and a
 // fifth of the DRAM bandwidth (Nsight Compute on an H100, bench/RESULTS.md
-// "Tensor-core GEMM").
+// "GEMM").
 #include "operand_dequantize.h"
 
 #include <cuda_runtime.h>
@@ -195,9 +198,9 @@ __global__ void __launch_bounds__(kThreads) GeneralKernel(Plan p) {
   }
 }
 
-// ---- RunsKernel ----------------------------------------------------------------
+// ---- the run kernels -------------------------------------------------------------
 
-// The model's values of a format's codes for the lean path: FP element
+// The model's values of a format's codes for the run kernels: FP element
 // formats through DecodeToF32, integer ones through recipe::IntegerOfCode,
 // scales through DecodeToF32; as floats.
 constexpr DecodedCodes ElementValuesOf(WeightFormat f) {
@@ -229,8 +232,8 @@ constexpr ZeroRange SafeZerosOf(WeightFormat f) {
   return {qmax - reach, qmin + reach};
 }
 
-// Eight blocks of 256 threads fill an SM (32 registers a thread); the
-// model's rare per-element path spills instead.
+// Eight blocks of 256 threads fill an SM (32 registers a thread: a few
+// bytes of the per-row set-up spill, not the run loop).
 inline constexpr int kRunsBlocksPerSm = 8;
 inline constexpr int kMaxRowThreadsLog2 = 6;
 
@@ -461,8 +464,8 @@ __global__ void __launch_bounds__(kThreads, kGptqBlocksPerSm) GptqRunsKernel(Run
   }
 }
 
-// Rows N .. rows - 1 of every batch entry: +0, outer scale 1 (the lean
-// GPTQ kernel writes only rows below N).
+// Rows N .. rows - 1 of every batch entry: +0, outer scale 1 (the GPTQ
+// run kernel writes only rows below N).
 __global__ void __launch_bounds__(kThreads) PaddingRowsKernel(Plan p) {
   const std::int64_t per_batch = p.rows - p.w.n;
   for (std::int64_t i = blockIdx.x; i < p.w.batch * per_batch; i += gridDim.x) {
@@ -525,7 +528,7 @@ cudaError_t LaunchRuns(const RunsPlan& rp, bool gptq, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-// The lean kernel for W's format and scale type (HasFp32Operand's pairs).
+// The run kernel for W's format and scale type (HasFp32Operand's pairs).
 cudaError_t LaunchRunsFor(const RunsPlan& rp, bool gptq, cudaStream_t stream) {
   const WeightView& w = rp.base.w;
   switch (w.format) {
@@ -578,13 +581,13 @@ cudaError_t DequantizeIntoOperand(const WeightView& w, std::int64_t operand_rows
   // 8; GPTQ / AWQ groups), or one scale per row.
   p.shared_scale = w.geometry == ScaleGeometry::kPerRow ||
                    (w.block % 8 == 0 && (w.geometry == ScaleGeometry::kRowGroups || k8));
-  // The lean kernels: one load of eight codes and one scale a run.
+  // The run kernels: one load of eight codes and one scale a run.
   const bool power_of_two_runs = w.block % 8 == 0 && ((w.block / 8) & (w.block / 8 - 1)) == 0;
-  const bool lowbit_lean = (p.load == CodeLoad::kLowbitNibbles || p.load == CodeLoad::kLowbitBytes) &&
+  const bool lowbit_runs = (p.load == CodeLoad::kLowbitNibbles || p.load == CodeLoad::kLowbitBytes) &&
                            (w.geometry == ScaleGeometry::kPerRow ||
                             (power_of_two_runs && (w.geometry == ScaleGeometry::kRowGroups || w.k % w.block == 0)));
-  const bool gptq_lean = p.load == CodeLoad::kGptqWord && w.format == WeightFormat::kUint4 && w.n % 8 == 0 && w.block % 8 == 0;
-  if (p.fast && (lowbit_lean || gptq_lean)) {
+  const bool gptq_runs = p.load == CodeLoad::kGptqWord && w.format == WeightFormat::kUint4 && w.n % 8 == 0 && w.block % 8 == 0;
+  if (p.fast && (lowbit_runs || gptq_runs)) {
     RunsPlan rp{};
     rp.base = p;
     rp.runs_per_row = w.k / 8;
@@ -598,8 +601,8 @@ cudaError_t DequantizeIntoOperand(const WeightView& w, std::int64_t operand_rows
     while (rp.row_threads_log2 < kMaxRowThreadsLog2 && (std::int64_t{1} << rp.row_threads_log2) < rp.runs_per_row) {
       ++rp.row_threads_log2;
     }
-    const cudaError_t e = LaunchRunsFor(rp, gptq_lean, stream);
-    if (e != cudaSuccess || !gptq_lean || operand_rows == w.n) return e;
+    const cudaError_t e = LaunchRunsFor(rp, gptq_runs, stream);
+    if (e != cudaSuccess || !gptq_runs || operand_rows == w.n) return e;
     const std::int64_t padding = w.batch * (operand_rows - w.n);
     PaddingRowsKernel<<<static_cast<unsigned>(padding < (std::int64_t{1} << 30) ? padding : (std::int64_t{1} << 30)), kThreads, 0,
                         stream>>>(p);
