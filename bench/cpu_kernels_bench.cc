@@ -279,12 +279,48 @@ void RunRecipeDequantize(benchmark::State& state, const recipe::Recipe* r, recip
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * TensorBytes(*r, layout, rows, cols)));
 }
 
+// The "x copy" baseline of one recipe: a memcpy moving, read plus written,
+// exactly the bytes its quantize rows count (TensorBytes; with both_reads
+// also x's second read, 4 bytes an element), items the tensor's elements.
+// The rows' items per second over this row's are then also their bytes per
+// second over the copy's. The nearest copy-rw/<B>B, 5 bytes an element,
+// moves more than an INT4-g128 or NVFP4 quantize counts (4.53 to 4.56), at
+// the same bytes per second (measured on the 2-core VM of bench/RESULTS.md
+// "CPU": copy-rw/5B 7.96 G el/s, these copies 8.69-8.82, both about 40 GB/s),
+// so a ratio of items per second against copy-rw/5B read 9-10% above the
+// ratio on bytes that bench/compare_cpu.py forms.
+void RunRecipeCopy(benchmark::State& state, const recipe::Recipe* r, recipe::Layout layout, bool both_reads,
+                   std::size_t rows, std::size_t cols) {
+  const std::size_t count = rows * cols;
+  const std::size_t moved = TensorBytes(*r, layout, rows, cols) + (both_reads ? count * 4 : 0);
+  if (moved == 0) {
+    state.SkipWithError("the layout does not tile the shape");
+    return;
+  }
+  RunCopyReadWrite(state, moved, 1);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+}
+
 // One recipe's quantize benchmarks: the model in cache, each SIMD target in
-// and out of cache (and the dequantize where asked). `name` is the
-// benchmark's recipe part ("mxfp4-ocp", "int4-g128-ao-sym").
+// and out of cache (and the dequantize where asked), and out of cache the
+// copy of the same bytes (RunRecipeCopy; NVFP4's also with x read twice).
+// `name` is the benchmark's recipe part ("mxfp4-ocp", "int4-g128-ao-sym").
 void RegisterRecipeBenchmarks(const std::string& name, const recipe::Recipe* r, recipe::Layout layout,
                               std::size_t cols, bool dequantize) {
   const std::string base = "quantize/" + name + "/";
+  benchmark::RegisterBenchmark((base + "copy-rw/out_of_cache").c_str(), RunRecipeCopy, r, layout, false,
+                               kOutOfCache / cols, cols)
+      ->MinTime(0.3)
+      ->UseRealTime();
+  recipe::GroupGrid grid;
+  if (recipe::MakeGroupGrid(*r, layout, static_cast<long>(kOutOfCache / cols), static_cast<long>(cols), &grid) ==
+          recipe::TensorStatus::kOk &&
+      recipe::SizesOf(*r, grid).tensor_scales != 0) {
+    benchmark::RegisterBenchmark((base + "copy-rw-both-reads/out_of_cache").c_str(), RunRecipeCopy, r, layout, true,
+                                 kOutOfCache / cols, cols)
+        ->MinTime(0.3)
+        ->UseRealTime();
+  }
   benchmark::RegisterBenchmark((base + "scalar/in_cache").c_str(), RunRecipeQuantize, r, layout, std::int64_t{-1},
                                kInCache / cols, cols)
       ->MinTime(0.05);
