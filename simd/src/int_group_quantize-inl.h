@@ -430,6 +430,88 @@ HWY_INLINE void GroupsMinMaxBits(D32 d, const float* x, std::size_t length, std:
   }
 }
 
+// GroupsMinMaxBits' statistics split in two, so that a batch's can be read
+// while the previous batch's elements are computed (QuantizeGroupsLoop):
+// GroupMinMaxVectors takes one group of `length` elements (a multiple of
+// Lanes) through the same vector steps as GroupsMinMaxBits, in the same
+// order, and stores its minimum and maximum vectors at vmin and vmax;
+// ReduceMinMaxVectors reduces Lanes groups' vectors to min[b] and max[b] as
+// GroupsMinMaxBits does. In place of the amax's AND and unsigned maximum per
+// vector, GroupMinMaxVectors returns f, one multiply-add v * 0 + f per
+// vector: v * 0 is NaN exactly for a NaN or an Inf v, else a zero, and a NaN
+// f stays NaN, so f, and any sum of such f, is NaN exactly where the vectors
+// held a NaN or an Inf (WithoutNanOrInf); the caller takes GroupsMinMaxBits
+// for the amax of groups that did. (Alone, before the split, the
+// multiply-add for the amax measured 4.1 against 3.9 G el/s out of cache.)
+HWY_INLINE hn::Vec<DF32> GroupMinMaxVectors(D32 d, const float* group, std::size_t length, std::uint32_t* vmin,
+                                            std::uint32_t* vmax) {
+  const DF32 df;
+  const std::size_t lanes = hn::Lanes(d);
+  const auto zero = hn::Zero(df);
+  auto v = hn::LoadU(df, group);
+  auto mn = v;
+  auto mx = v;
+  auto f = hn::MulAdd(v, zero, zero);
+  std::size_t i = lanes;
+  if (length >= 2 * lanes) {
+    auto w = hn::LoadU(df, group + lanes);
+    auto mn1 = w, mx1 = w;
+    auto f1 = hn::MulAdd(w, zero, zero);
+    for (i = 2 * lanes; i + 2 * lanes <= length; i += 2 * lanes) {
+      v = hn::LoadU(df, group + i);
+      w = hn::LoadU(df, group + i + lanes);
+      mn = hn::Min(mn, v);
+      mx = hn::Max(mx, v);
+      f = hn::MulAdd(v, zero, f);
+      mn1 = hn::Min(mn1, w);
+      mx1 = hn::Max(mx1, w);
+      f1 = hn::MulAdd(w, zero, f1);
+    }
+    mn = hn::Min(mn, mn1);
+    mx = hn::Max(mx, mx1);
+    f = hn::Add(f, f1);
+  }
+  for (; i < length; i += lanes) {
+    v = hn::LoadU(df, group + i);
+    mn = hn::Min(mn, v);
+    mx = hn::Max(mx, v);
+    f = hn::MulAdd(v, zero, f);
+  }
+  hn::Store(hn::BitCast(d, mn), d, vmin);
+  hn::Store(hn::BitCast(d, mx), d, vmax);
+  return f;
+}
+
+// Whether the vectors summed into f (GroupMinMaxVectors) held no NaN and no
+// Inf: no NaN lane, tested on the bits (IntCodes says why).
+HWY_INLINE bool WithoutNanOrInf(D32 d, hn::Vec<DF32> f) {
+  return hn::AllFalse(d, hn::Gt(hn::And(hn::BitCast(d, f), hn::Set(d, ~kSignBit32)), hn::Set(d, kInf32)));
+}
+
+HWY_INLINE void ReduceMinMaxVectors(D32 d, const std::uint32_t* vmin, const std::uint32_t* vmax, std::uint32_t* min,
+                                    std::uint32_t* max) {
+  const DF32 df;
+  const std::size_t lanes = hn::Lanes(d);
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(D32()) == 16) {
+    __m512i v[16];
+    for (int g = 0; g < 16; ++g) v[g] = _mm512_load_si512(vmin + 16 * g);
+    _mm512_storeu_si512(min, TransposedReduce16(v, [](__m512i p, __m512i q) {
+                          return _mm512_castps_si512(_mm512_min_ps(_mm512_castsi512_ps(p), _mm512_castsi512_ps(q)));
+                        }));
+    for (int g = 0; g < 16; ++g) v[g] = _mm512_load_si512(vmax + 16 * g);
+    _mm512_storeu_si512(max, TransposedReduce16(v, [](__m512i p, __m512i q) {
+                          return _mm512_castps_si512(_mm512_max_ps(_mm512_castsi512_ps(p), _mm512_castsi512_ps(q)));
+                        }));
+    return;
+  }
+#endif
+  for (std::size_t g = 0; g < lanes; ++g) {
+    min[g] = block::F32Bits(hn::GetLane(hn::MinOfLanes(df, hn::BitCast(df, hn::Load(d, vmin + g * lanes)))));
+    max[g] = block::F32Bits(hn::GetLane(hn::MaxOfLanes(df, hn::BitCast(df, hn::Load(d, vmax + g * lanes)))));
+  }
+}
+
 // Asks for the lines of one group of `elements` consecutive values (T0).
 HWY_INLINE void PrefetchGroup(const float* group, std::size_t elements) {
   const char* bytes = reinterpret_cast<const char*>(group);
@@ -595,6 +677,14 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   HWY_ALIGN std::uint32_t lane_amax[hn::MaxLanes(d)];
   HWY_ALIGN float lane_decode[hn::MaxLanes(d)];
   HWY_ALIGN float lane_factor[hn::MaxLanes(d)];
+  // GPTQ's batches: each group's minimum and maximum vectors
+  // (GroupMinMaxVectors), of this batch on one side and of the next on the
+  // other; stats_read when this batch's were read with the previous batch.
+  HWY_ALIGN std::uint32_t stats_min[2][kBatch * 16];
+  HWY_ALIGN std::uint32_t stats_max[2][kBatch * 16];
+  int stats_side = 0;
+  bool stats_read = false;
+  bool stats_without_nan = false;
   for (std::size_t g0 = 0; g0 < groups; g0 += batch_groups) {
     const std::size_t batch = groups - g0 < batch_groups ? groups - g0 : batch_groups;
     // The vector batches below take the segments of a group only where it
@@ -660,8 +750,25 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
       continue;
     }
     if (min_max_scale && batch == batch_groups) {
+      std::uint32_t* const this_min = stats_min[stats_side];
+      std::uint32_t* const this_max = stats_max[stats_side];
+      if (!stats_read) {
+        auto f = hn::Zero(df);
+        for (std::size_t b = 0; b < batch; ++b) {
+          const float* group = job.x + (g0 + b) * group_elements;
+          f = hn::Add(f, GroupMinMaxVectors(d, group, group_elements, this_min + b * lanes, this_max + b * lanes));
+        }
+        stats_without_nan = WithoutNanOrInf(d, f);
+      }
       for (std::size_t b0 = 0; b0 < batch; b0 += lanes) {
-        GroupsMinMaxBits(d, job.x + (g0 + b0) * group_elements, group_elements, lane_amax, lane_min, lane_max);
+        // A batch without NaN or Inf (nearly all) skips the amax; the
+        // others take GroupsMinMaxBits for the amax that marks the groups.
+        if (stats_without_nan) {
+          ReduceMinMaxVectors(d, this_min + b0 * lanes, this_max + b0 * lanes, lane_min, lane_max);
+          hn::Store(hn::Zero(d), d, lane_amax);
+        } else {
+          GroupsMinMaxBits(d, job.x + (g0 + b0) * group_elements, group_elements, lane_amax, lane_min, lane_max);
+        }
         hn::Vec<DF32> decode;
         VI zero_point;
         VectorGptqScale(df, r, hn::BitCast(df, hn::Load(d, lane_min)), hn::BitCast(df, hn::Load(d, lane_max)),
@@ -686,8 +793,22 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
       // (so no y is NaN), straight to its packed bytes (PackedGroupCodes, as
       // the amax batches above); the rest through `elements`.
       const bool whole_steps = fast_elements && group_elements % (4 * lanes) == 0;
+      // The next batch's statistics vectors (a whole batch's), a group
+      // before each group's elements here: its loads then wait for memory
+      // while this batch's elements are computed, not alone (measured out
+      // of cache, GPTQ g128 on the 2-core VM of bench/RESULTS.md "CPU":
+      // 4.1 to 6.4 G el/s, alternating the binaries; in cache unchanged).
+      const bool read_next = g0 + 2 * batch_groups <= groups;
+      std::uint32_t* const next_min = stats_min[stats_side ^ 1];
+      std::uint32_t* const next_max = stats_max[stats_side ^ 1];
+      auto next_f = hn::Zero(df);
       for (std::size_t b = 0; b < batch; ++b) {
         if (prefetch) PrefetchGroup(ahead + b * group_elements, group_elements);
+        if (read_next) {
+          const float* group = job.x + (g0 + batch_groups + b) * group_elements;
+          next_f = hn::Add(next_f, GroupMinMaxVectors(d, group, group_elements, next_min + b * lanes,
+                                                      next_max + b * lanes));
+        }
         const recipe::BlockScale& scale = batch_scales[b];
         const std::uint32_t factor_bits = block::F32Bits(scale.factor) & ~kSignBit32;
         if (!kAway && whole_steps && batch_without_nan[b] && factor_bits != 0 && factor_bits < kInf32) {
@@ -707,6 +828,9 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
         }
         elements(segments(b), scale, batch_without_nan[b]);
       }
+      stats_read = read_next;
+      stats_without_nan = read_next && WithoutNanOrInf(d, next_f);
+      stats_side ^= 1;
       continue;
     }
     for (std::size_t b = 0; b < batch; ++b) batch_segments[b] = SegmentsOf(job.grid, job.cols, g0 + b);
