@@ -351,6 +351,33 @@ HWY_INLINE void ReduceAbsMaxVectors(D32 d, const std::uint32_t* vamax, std::uint
   for (std::size_t g = 0; g < lanes; ++g) amax[g] = hn::GetLane(hn::MaxOfLanes(d, hn::Load(d, vamax + g * lanes)));
 }
 
+// min[b] and max[b] of Lanes groups from their minimum and maximum vectors
+// (vmin, vmax: Lanes vectors each, the layout GroupMinMaxVectors stores),
+// on AVX-512 by TransposedReduce16 (transposed_max-inl.h).
+HWY_INLINE void ReduceMinMaxVectors(D32 d, const std::uint32_t* vmin, const std::uint32_t* vmax, std::uint32_t* min,
+                                    std::uint32_t* max) {
+  const DF32 df;
+  const std::size_t lanes = hn::Lanes(d);
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (hn::MaxLanes(D32()) == 16) {
+    __m512i v[16];
+    for (int g = 0; g < 16; ++g) v[g] = _mm512_load_si512(vmin + 16 * g);
+    _mm512_storeu_si512(min, TransposedReduce16(v, [](__m512i p, __m512i q) {
+                          return _mm512_castps_si512(_mm512_min_ps(_mm512_castsi512_ps(p), _mm512_castsi512_ps(q)));
+                        }));
+    for (int g = 0; g < 16; ++g) v[g] = _mm512_load_si512(vmax + 16 * g);
+    _mm512_storeu_si512(max, TransposedReduce16(v, [](__m512i p, __m512i q) {
+                          return _mm512_castps_si512(_mm512_max_ps(_mm512_castsi512_ps(p), _mm512_castsi512_ps(q)));
+                        }));
+    return;
+  }
+#endif
+  for (std::size_t g = 0; g < lanes; ++g) {
+    min[g] = block::F32Bits(hn::GetLane(hn::MinOfLanes(df, hn::BitCast(df, hn::Load(d, vmin + g * lanes)))));
+    max[g] = block::F32Bits(hn::GetLane(hn::MaxOfLanes(df, hn::BitCast(df, hn::Load(d, vmax + g * lanes)))));
+  }
+}
+
 // For Lanes consecutive groups of `length` elements (a multiple of Lanes)
 // from x on: amax[b] as ReduceAbsMaxVectors has it (the NaN / Inf test), and
 // min[b], max[b] the group's least and greatest value (FP32 bits; without
@@ -404,27 +431,8 @@ HWY_INLINE void GroupsMinMaxBits(D32 d, const float* x, std::size_t length, std:
     hn::Store(hn::BitCast(d, mx), d, vmax + g * lanes);
     hn::Store(a, d, vamax + g * lanes);
   }
-#if HWY_TARGET <= HWY_AVX3
-  if constexpr (hn::MaxLanes(D32()) == 16) {
-    __m512i v[16];
-    for (int g = 0; g < 16; ++g) v[g] = _mm512_load_si512(vamax + 16 * g);
-    _mm512_storeu_si512(amax, TransposedMax16(v));
-    for (int g = 0; g < 16; ++g) v[g] = _mm512_load_si512(vmin + 16 * g);
-    _mm512_storeu_si512(min, TransposedReduce16(v, [](__m512i p, __m512i q) {
-                          return _mm512_castps_si512(_mm512_min_ps(_mm512_castsi512_ps(p), _mm512_castsi512_ps(q)));
-                        }));
-    for (int g = 0; g < 16; ++g) v[g] = _mm512_load_si512(vmax + 16 * g);
-    _mm512_storeu_si512(max, TransposedReduce16(v, [](__m512i p, __m512i q) {
-                          return _mm512_castps_si512(_mm512_max_ps(_mm512_castsi512_ps(p), _mm512_castsi512_ps(q)));
-                        }));
-    return;
-  }
-#endif
-  for (std::size_t g = 0; g < lanes; ++g) {
-    amax[g] = hn::GetLane(hn::MaxOfLanes(d, hn::Load(d, vamax + g * lanes)));
-    min[g] = block::F32Bits(hn::GetLane(hn::MinOfLanes(df, hn::BitCast(df, hn::Load(d, vmin + g * lanes)))));
-    max[g] = block::F32Bits(hn::GetLane(hn::MaxOfLanes(df, hn::BitCast(df, hn::Load(d, vmax + g * lanes)))));
-  }
+  ReduceAbsMaxVectors(d, vamax, amax);
+  ReduceMinMaxVectors(d, vmin, vmax, min, max);
 }
 
 // GroupsMinMaxBits' statistics split in two, so that a batch's can be read
@@ -483,30 +491,6 @@ HWY_INLINE hn::Vec<DF32> GroupMinMaxVectors(D32 d, const float* group, std::size
 // Inf: no NaN lane, tested on the bits (IntCodes says why).
 HWY_INLINE bool WithoutNanOrInf(D32 d, hn::Vec<DF32> f) {
   return hn::AllFalse(d, hn::Gt(hn::And(hn::BitCast(d, f), hn::Set(d, ~kSignBit32)), hn::Set(d, kInf32)));
-}
-
-HWY_INLINE void ReduceMinMaxVectors(D32 d, const std::uint32_t* vmin, const std::uint32_t* vmax, std::uint32_t* min,
-                                    std::uint32_t* max) {
-  const DF32 df;
-  const std::size_t lanes = hn::Lanes(d);
-#if HWY_TARGET <= HWY_AVX3
-  if constexpr (hn::MaxLanes(D32()) == 16) {
-    __m512i v[16];
-    for (int g = 0; g < 16; ++g) v[g] = _mm512_load_si512(vmin + 16 * g);
-    _mm512_storeu_si512(min, TransposedReduce16(v, [](__m512i p, __m512i q) {
-                          return _mm512_castps_si512(_mm512_min_ps(_mm512_castsi512_ps(p), _mm512_castsi512_ps(q)));
-                        }));
-    for (int g = 0; g < 16; ++g) v[g] = _mm512_load_si512(vmax + 16 * g);
-    _mm512_storeu_si512(max, TransposedReduce16(v, [](__m512i p, __m512i q) {
-                          return _mm512_castps_si512(_mm512_max_ps(_mm512_castsi512_ps(p), _mm512_castsi512_ps(q)));
-                        }));
-    return;
-  }
-#endif
-  for (std::size_t g = 0; g < lanes; ++g) {
-    min[g] = block::F32Bits(hn::GetLane(hn::MinOfLanes(df, hn::BitCast(df, hn::Load(d, vmin + g * lanes)))));
-    max[g] = block::F32Bits(hn::GetLane(hn::MaxOfLanes(df, hn::BitCast(df, hn::Load(d, vmax + g * lanes)))));
-  }
 }
 
 // Asks for the lines of one group of `elements` consecutive values (T0).
