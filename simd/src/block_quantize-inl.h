@@ -353,6 +353,93 @@ HWY_INLINE float ArrayAbsMax(D32 d, const float* x, std::size_t count, block::Am
   return amax;
 }
 
+// recipe/steps.h ScaledElement of one vector of an NVFP4 block: x times
+// (TE, ModelOpt) or over (torchao) the block's element factor. torchao's
+// clamp to +-6 before its cast (ElementQuirk::kClampToMax) changes no E2M1
+// code (the conversion saturates and a NaN passes the clamp), so it is left
+// out; ModelOpt's _cast_fp4 gives -0.0 code 0 (docs/formats-reference.md
+// §4.5).
+template <recipe::ScaleRule kRule>
+HWY_INLINE V Nvfp4ScaledVector(D32 d, const std::uint32_t* bits, float factor) {
+  constexpr const recipe::Recipe& r = kNvfp4Recipe<kRule>;
+  const DF32 df;
+  const auto x = hn::BitCast(df, hn::LoadU(d, bits));
+  const auto f = hn::Set(df, factor);
+  V y = hn::BitCast(d, r.element_step == recipe::ElementStep::kMultiply ? hn::Mul(x, f) : hn::Div(x, f));
+  if constexpr (r.element_quirk == recipe::ElementQuirk::kNegativeZeroAsPositive) {
+    y = hn::IfThenZeroElse(hn::Eq(y, hn::Set(d, kSignBit32)), y);
+  }
+  return y;
+}
+
+#if HWY_TARGET <= HWY_AVX3
+// NVFP4's whole groups of sixteen whole blocks on AVX-512 (a block is one
+// vector), software-pipelined: the amaxes, UE4M3 codes and element factors
+// of group k + 1 are computed before group k's elements are encoded, so
+// that the scale step's long dependency chain (loads, TransposedMax16, the
+// UE4M3 conversion, the decode, a division) overlaps the previous group's
+// element work instead of stalling at the head of its own (measured in
+// cache 3.1 to 4.6 G el/s, bench/RESULTS.md "Block and group
+// quantizers"). Each group's
+// scale codes leave in one 16-byte store, its codes as packed nibbles
+// (GroupEncoder::FourCodes, StorePackedFour). Returns the blocks done.
+template <recipe::ScaleRule kRule, class Encoder>
+HWY_INLINE std::size_t QuantizeNvfp4WholeGroups(const Nvfp4Job& job, const recipe::TensorScale& t,
+                                                const EncodePlan& scale_plan, const Encoder& encoder,
+                                                std::size_t full_blocks) {
+  const D32 d;
+  const DF32 df;
+  constexpr const recipe::Recipe& r = kNvfp4Recipe<kRule>;
+  constexpr std::size_t kBlock = 16;
+  static_assert(static_cast<std::size_t>(r.layout.size) == kBlock);
+  const std::size_t groups = full_blocks / kBlock;
+  if (groups == 0) return 0;
+  // Locals: the byte stores below could alias the job's fields.
+  const float* const x = job.x;
+  const float* const scale_decode = job.scale_decode;
+  std::uint8_t* const scales = job.scales;
+  std::uint8_t* const codes = job.codes;
+  HWY_ALIGN std::uint32_t amax[kBlock];
+  // Two groups' factors: the one being encoded and the next.
+  HWY_ALIGN float factors[2][kBlock];
+  // The scale codes of group k, its factors into factors[k % 2].
+  const auto scale_step = [&](std::size_t group) -> V {
+    const std::size_t first = group * kBlock;
+    // The lines of the group eight groups ahead (T0): measured 5-10%
+    // faster out of cache than none (bench/RESULTS.md "Block and group
+    // quantizers").
+    if (first + 9 * kBlock <= full_blocks) {
+      const char* p = reinterpret_cast<const char*>(x + (first + 8 * kBlock) * kBlock);
+      for (std::size_t o = 0; o < kBlock * kBlock * sizeof(float); o += 64) hwy::Prefetch(p + o);
+    }
+    GroupBlockAmaxBits(d, r.amax_nan, x, kBlock, full_blocks, nullptr, first, kBlock, amax);
+    hn::Vec<DF32> factor;
+    const V code = VectorNvfp4Scale<kRule>(d, t, scale_plan, scale_decode, hn::Load(d, amax), &factor);
+    hn::Store(factor, df, factors[group & 1]);
+    return code;
+  };
+  V code = scale_step(0);
+  for (std::size_t group = 0; group < groups; ++group) {
+    const V next_code = group + 1 < groups ? scale_step(group + 1) : code;
+    // UE4M3 codes are below 2^8: VPMOVDB's truncation keeps them.
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(scales + group * kBlock), _mm512_cvtepi32_epi8(code.raw));
+    const float* f = factors[group & 1];
+    const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(x + group * kBlock * kBlock);
+    std::uint8_t* out = codes + group * kBlock * kBlock / 2;
+    for (std::size_t g = 0; g < kBlock; g += 4) {
+      V c0, c1, c2, c3;
+      encoder.FourCodes(Nvfp4ScaledVector<kRule>(d, bits + g * kBlock, f[g]),
+                        Nvfp4ScaledVector<kRule>(d, bits + (g + 1) * kBlock, f[g + 1]),
+                        Nvfp4ScaledVector<kRule>(d, bits + (g + 2) * kBlock, f[g + 2]),
+                        Nvfp4ScaledVector<kRule>(d, bits + (g + 3) * kBlock, f[g + 3]), &c0, &c1, &c2, &c3);
+      StorePackedFour(d, c0, c1, c2, c3, hn::Set(d, 0xFu), out + g * kBlock / 2);
+    }
+    code = next_code;
+  }
+  return groups * kBlock;
+}
+#endif
+
 // NVFP4 (formats/recipe/steps.h over an NVFP4 recipe, step for step), Lanes
 // blocks at a time: the tensor amax and each block amax in vectors, the
 // tensor scale from the model's ChooseTensorScale (once per call); each
@@ -361,11 +448,12 @@ HWY_INLINE float ArrayAbsMax(D32 d, const float* x, std::size_t count, block::Am
 // VectorNvfp4Scale, the model's ChooseScale lane-wise, proven equal to it on
 // every amax); then each block's elements scaled in vectors by its factor
 // (ScaledElement) and converted by the E2M1 kernel. kPacked: the codes two
-// per byte, low nibble first; on AVX-512 (a block of 16 is one vector) four
-// blocks' codes go from the encoder's vectors straight to 32 packed bytes
-// (GroupEncoder::FourCodes, StorePackedFour), elsewhere a group's codes are
-// packed from a buffer in L1. Packing in the kernel saves the 32 KiB
-// one-byte-per-code chunks that simd.h Quantize wrote and packed again.
+// per byte, low nibble first; on AVX-512 (a block of 16 is one vector) the
+// whole groups go through QuantizeNvfp4WholeGroups (four blocks' codes
+// straight from the encoder's vectors to 32 packed bytes, the scale step one
+// group ahead), elsewhere a group's codes are packed from a buffer in L1.
+// Packing in the kernel saves the 32 KiB one-byte-per-code chunks that
+// simd.h Quantize wrote and packed again.
 //
 // The loop is instantiated per NVFP4 scale rule with that recipe as a
 // compile-time constant (block_scale-inl.h kNvfp4Recipe, which
@@ -384,9 +472,6 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
                                     ? *job.given_tensor_scale
                                     : recipe::ChooseTensorScale(r, ArrayAbsMax(d, job.x, job.count, r.amax_nan));
   *job.tensor_scale = t;
-  const bool multiply = r.element_step == recipe::ElementStep::kMultiply;
-  const bool negative_zero_as_positive =
-      r.element_quirk == recipe::ElementQuirk::kNegativeZeroAsPositive;
   const std::size_t blocks = (job.count + kBlock - 1) / kBlock;
   const std::size_t full_blocks = job.count / kBlock;
   // The short last block, zero-padded (zeros never raise the amax, and the
@@ -411,7 +496,11 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
   // StorePackedFour): a block of 16 is one vector here.
   const bool packed_vectors = kPacked && hn::MaxLanes(D32()) == 16 && lanes == kBlock && encoder.HasCellPath();
 #endif
-  for (std::size_t first = 0; first < blocks; first += lanes) {
+  std::size_t done = 0;
+#if HWY_TARGET <= HWY_AVX3
+  if (packed_vectors) done = QuantizeNvfp4WholeGroups<kRule>(job, t, scale_plan, encoder, full_blocks);
+#endif
+  for (std::size_t first = done; first < blocks; first += lanes) {
     const std::size_t group = blocks - first < lanes ? blocks - first : lanes;
     // The lines of the group eight groups ahead (T0): each group's scale
     // step is a dependency chain long enough for the hardware prefetchers
@@ -426,35 +515,13 @@ HWY_NOINLINE void QuantizeNvfp4Loop(const Nvfp4Job& job) {
     hn::Store(VectorNvfp4Scale<kRule>(d, t, scale_plan, job.scale_decode, hn::Load(d, amax), &factor_vector), d,
               scale_codes);
     hn::Store(factor_vector, df, factors);
-    // recipe/steps.h ScaledElement of one vector of block b. torchao's clamp
-    // to +-6 before its cast (ElementQuirk::kClampToMax) changes no E2M1
-    // code (the conversion saturates and a NaN passes the clamp), so it is
-    // left out; ModelOpt's _cast_fp4 gives -0.0 code 0
-    // (docs/formats-reference.md §4.5).
+    // recipe/steps.h ScaledElement of one vector of block b.
     const auto scaled_vector = [&](const std::uint32_t* bits, std::size_t b) {
-      const auto x = hn::BitCast(df, hn::LoadU(d, bits));
-      const auto factor = hn::Set(df, factors[b - first]);
-      V y = hn::BitCast(d, multiply ? hn::Mul(x, factor) : hn::Div(x, factor));
-      if (negative_zero_as_positive) y = hn::IfThenZeroElse(hn::Eq(y, hn::Set(d, kSignBit32)), y);
-      return y;
+      return Nvfp4ScaledVector<kRule>(d, bits, factors[b - first]);
     };
     if (group == lanes && first + group <= full_blocks) {
       for (std::size_t g = 0; g < group; ++g) job.scales[first + g] = static_cast<std::uint8_t>(scale_codes[g]);
       const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(job.x + first * kBlock);
-#if HWY_TARGET <= HWY_AVX3
-      if (packed_vectors) {
-        // Four blocks (four vectors) at a time to 32 packed bytes.
-        for (std::size_t g = 0; g < group; g += 4) {
-          V c0, c1, c2, c3;
-          encoder.FourCodes(scaled_vector(bits + g * kBlock, first + g),
-                            scaled_vector(bits + (g + 1) * kBlock, first + g + 1),
-                            scaled_vector(bits + (g + 2) * kBlock, first + g + 2),
-                            scaled_vector(bits + (g + 3) * kBlock, first + g + 3), &c0, &c1, &c2, &c3);
-          StorePackedFour(d, c0, c1, c2, c3, hn::Set(d, 0xFu), job.codes + (first + g) * kBlock / 2);
-        }
-        continue;
-      }
-#endif
       // A whole group of whole blocks: the scaled values of all of them
       // into `scaled`, then one GroupEncoder pass (the same E2M1 codes as
       // EncodeVector; its fast paths are proven equal to it).
