@@ -1,5 +1,5 @@
-// The tensor-core GEMV's benchmark (cuda/src/tc_matmul/tc_gemv.cu): NVFP4
-// and MXFP4 weights at 8192 x 8192, 28672 x 8192 and 7168 x 16384 (N x K)
+// The tensor-core GEMV's benchmark (cuda/src/tc_matmul/tc_gemv.cu): NVFP4,
+// MXFP4 and UINT4 (GPTQ / AWQ g128, FP16 scales and x) weights at 8192 x 8192, 28672 x 8192 and 7168 x 16384 (N x K)
 // and the two other NVFP4 GEMV competition shapes (4096 x 7168 with batch
 // L = 8, 7168 x 2048 with L = 4), M = 1 and 16, against a device-to-device copy measured in the same run (bytes read plus
 // written). The weights are random packed tiles with moderate scales, rotated
@@ -14,7 +14,8 @@
 // model whose weights no kernel writes would run.
 //
 //   tc_gemv_bench                   every case
-//   tc_gemv_bench FORMAT N K M [L [SPLIT]]  one case (for ncu), with
+//   tc_gemv_bench FORMAT N K M [L [SPLIT]]  one case (for ncu; FORMAT nvfp4,
+//                                           mxfp4 or uint4), with
 //                                           ScheduleOf's split or SPLIT
 // Each is compared with two copies: the 1 GiB device copy's rate
 // ("x_copy": this call's bytes per second over the copy's), and a copy of
@@ -42,6 +43,7 @@
 #include "ptx.cuh"
 #include "tc_matmul/tc_gemv.h"
 #include "tc_matmul/tc_gemv_lanes.h"
+#include "tc_matmul/tc_gemv_pack.h"
 
 namespace {
 
@@ -116,10 +118,13 @@ enum class Scales { kPlain, kTable };
 Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt19937_64& rng, int rounds, int calls,
              Scales kind = Scales::kPlain, int split = 0) {
   const bool nvfp4 = format == WeightFormat::kNvfp4;
-  const int block = nvfp4 ? 16 : 32;
+  const bool uint4 = format == WeightFormat::kUint4;  // GPTQ / AWQ with FP16 scales, FP16 x
+  const int block = nvfp4 ? 16 : uint4 ? tc::kUint4RecordBlock : 32;
   tc::DeviceWeights w;
   w.format = format;
-  w.scale_type = nvfp4 ? lowbit::matmul::ScaleType::kUe4m3 : lowbit::matmul::ScaleType::kE8m0;
+  w.scale_type = nvfp4   ? lowbit::matmul::ScaleType::kUe4m3
+                 : uint4 ? lowbit::matmul::ScaleType::kFp16
+                         : lowbit::matmul::ScaleType::kE8m0;
   w.block = block;
   w.n = n;
   w.k = k;
@@ -134,17 +139,30 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
   // Moderate scales: UE4M3 around 1 (0x30..0x3F), E8M0 2^-8 .. 2^0, as
   // real weights have (all plain: tc_gemv_lanes.h ScaleIsPlain).
   for (auto& s : scales) s = static_cast<std::uint8_t>(nvfp4 ? 0x30 + rng() % 16 : 119 + rng() % 9);
+  if (uint4) {  // per lane group: two FP16 scales near 2^-6, then two zero operands (zero points 0..15)
+    for (std::size_t i = 0; i < scales.size(); i += 8) {
+      for (int h = 0; h < 2; ++h) {
+        const std::uint16_t scale = static_cast<std::uint16_t>((9 << 10) | (rng() & 0x3FF));
+        const std::uint16_t zero = tc::Uint4ZeroOperand(static_cast<std::int32_t>(rng() % 16), true);
+        scales[i + 2 * h] = static_cast<std::uint8_t>(scale), scales[i + 2 * h + 1] = static_cast<std::uint8_t>(scale >> 8);
+        scales[i + 4 + 2 * h] = static_cast<std::uint8_t>(zero), scales[i + 5 + 2 * h] = static_cast<std::uint8_t>(zero >> 8);
+      }
+    }
+  }
   const int record = tc::ScaleBytesPerTile(block);
   if (kind == Scales::kTable) {
     for (std::size_t t = 0; t < scales.size(); t += static_cast<std::size_t>(record)) scales[t + rng() % record] = 0;
   }
   std::vector<std::uint8_t> plain(scales.size() / static_cast<std::size_t>(record));
   for (std::size_t t = 0; t < plain.size(); ++t) {
-    plain[t] = tc::TileScalesArePlain(w.scale_type, scales.data() + t * record, record) ? 1 : 0;
+    plain[t] = tc::PlainTileByte(w.scale_type, scales.data() + t * record, block);
   }
   std::vector<float> column_scales(static_cast<std::size_t>(batch * w.row_tiles * tc::kTileRows), 0.5f);
   std::vector<std::uint16_t> x(static_cast<std::size_t>(batch * m * k));
-  for (auto& v : x) v = static_cast<std::uint16_t>(((rng() & 1) << 15) | ((124 + rng() % 6) << 7) | (rng() & 0x7F));
+  for (auto& v : x) {
+    v = uint4 ? static_cast<std::uint16_t>(((rng() & 1) << 15) | ((12 + rng() % 6) << 10) | (rng() & 0x3FF))
+              : static_cast<std::uint16_t>(((rng() & 1) << 15) | ((124 + rng() % 6) << 7) | (rng() & 0x7F));
+  }
   const double weight_bytes = static_cast<double>(code_bytes + scale_bytes);
   const int copies = std::max(2, static_cast<int>(256e6 / weight_bytes + 1));
   std::vector<std::uint8_t*> dcodes(copies), dscales(copies);
@@ -157,7 +175,7 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
   std::uint16_t* dx = Upload(x);
   float* dy = nullptr;
   CHECK_CUDA(cudaMalloc(&dy, static_cast<std::size_t>(batch * m * n) * sizeof(float)));
-  lowbit::matmul::AccumulationSchedule schedule = tc::ScheduleOf(format, n, k, batch, lowbit::matmul::OutputType::kFp32);
+  lowbit::matmul::AccumulationSchedule schedule = tc::ScheduleOf(format, w.scale_type, n, k, batch, lowbit::matmul::OutputType::kFp32);
   if (split > 0) schedule.split_k = split;
   const std::int64_t ws_floats = tc::WorkspaceFloats(w, m, schedule.split_k);
   float* dws = nullptr;
@@ -212,7 +230,9 @@ void Print(const char* name, long n, long k, long batch, long m, const Result& r
 int main(int argc, char** argv) {
   std::mt19937_64 rng(42);
   if (argc >= 5 && argc <= 7) {  // one case, 3 rounds of 10 calls
-    const WeightFormat f = std::strcmp(argv[1], "mxfp4") == 0 ? WeightFormat::kMxfp4 : WeightFormat::kNvfp4;
+    const WeightFormat f = std::strcmp(argv[1], "mxfp4") == 0   ? WeightFormat::kMxfp4
+                           : std::strcmp(argv[1], "uint4") == 0 ? WeightFormat::kUint4
+                                                                : WeightFormat::kNvfp4;
     const long n = std::atol(argv[2]), k = std::atol(argv[3]), m = std::atol(argv[4]);
     const long batch = argc >= 6 ? std::atol(argv[5]) : 1;
     const int split = argc == 7 ? std::atoi(argv[6]) : 0;
@@ -232,9 +252,10 @@ int main(int argc, char** argv) {
   for (const Shape s : {Shape{8192, 8192, 1, false}, Shape{28672, 8192, 1, false}, Shape{7168, 16384, 1, true},
                         Shape{4096, 7168, 8, true}, Shape{7168, 2048, 4, true}}) {
     for (const long m : {1L, 16L}) {
-      for (const WeightFormat f : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
+      for (const WeightFormat f : {WeightFormat::kNvfp4, WeightFormat::kMxfp4, WeightFormat::kUint4}) {
         const Result r = Bench(f, s.n, s.k, s.batch, m, rng, 7, 40);
-        Print(f == WeightFormat::kNvfp4 ? "nvfp4" : "mxfp4", s.n, s.k, s.batch, m, r, copy);
+        Print(f == WeightFormat::kNvfp4 ? "nvfp4" : f == WeightFormat::kMxfp4 ? "mxfp4" : "uint4-gptq-fp16", s.n, s.k,
+              s.batch, m, r, copy);
         if (s.contest && m == 1 && f == WeightFormat::kNvfp4) {
           contest_log_us += std::log(r.us);
           contest_log_overlapped_us += std::log(r.overlapped_us);

@@ -75,7 +75,8 @@ std::vector<Shape> Shapes(const MatmulEntry& entry, const MatmulWeightKind& kind
   const std::int64_t block = per_row ? 0 : kind.block;
   std::vector<Shape> base;
   if (entry.operation == MatmulOperation::kGemv || entry.schedule) {
-    base = {{1, words ? 16 : 7, 264, 1, {}, block},
+    // (Words: one K of 128s, which the tensor-core GEMV's UINT4 rows need.)
+    base = {{1, words ? 16 : 7, words ? 256 : 264, 1, {}, block},
             {3, words ? 8 : 33, words ? 136 : 130, 2, {}, block},
             {16, words ? 24 : 5, words ? 512 : 530, 1, {}, block}};
     if (level != Level::kSmoke) {

@@ -7,6 +7,8 @@
 // Plain gtest and <random> (the GPU machine has no RapidCheck).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -21,21 +23,39 @@ namespace lowbit::cuda::tc_gemv::testing {
 struct GemvCase {
   matmul::WeightFormat format = matmul::WeightFormat::kNvfp4;
   matmul::ScaleGeometry geometry = matmul::ScaleGeometry::kRowGroups;
+  // UINT4 (DrawUint4Case): GPTQ or AWQ words, FP16 or BF16 scales, zero
+  // points; NVFP4 / MXFP4: lowbit's packing, their scale type.
+  matmul::WeightPacking packing = matmul::WeightPacking::kLowbit;
+  matmul::ScaleType uint4_scale_type = matmul::ScaleType::kFp16;
+  std::int64_t uint4_group = 128;
   std::int64_t n = 1, k = 1, m = 1, batch = 1;
-  std::vector<std::uint8_t> codes;
-  std::vector<std::uint8_t> scales;
+  std::vector<std::uint8_t> codes;   // bytes (GPTQ / AWQ: the words' bytes)
+  std::vector<std::uint8_t> scales;  // bytes, or 16-bit scales' bytes
+  std::vector<std::uint8_t> zeros;   // GPTQ / AWQ zero words' bytes; empty: none
   std::vector<recipe::TensorScale> tensor_scales;
-  std::vector<std::uint16_t> x;  // BF16 [batch][m][k]
+  std::vector<std::uint16_t> x;  // BF16 or (UINT4 with FP16 scales) FP16 codes, [batch][m][k]
 
+  bool Uint4() const { return format == matmul::WeightFormat::kUint4; }
+  matmul::ScaleType ScaleTypeOf() const {
+    if (Uint4()) return uint4_scale_type;
+    return format == matmul::WeightFormat::kNvfp4 ? matmul::ScaleType::kUe4m3 : matmul::ScaleType::kE8m0;
+  }
+  // The activation type the tensor-core GEMV pairs with these weights
+  // (tc_gemv_lanes.h TileCodec).
+  matmul::ActivationType Activation() const {
+    return Uint4() && uint4_scale_type == matmul::ScaleType::kFp16 ? matmul::ActivationType::kFp16
+                                                                    : matmul::ActivationType::kBf16;
+  }
   matmul::WeightView View() const {
     const bool nvfp4 = format == matmul::WeightFormat::kNvfp4;
-    return matmul::DenseWeights(format, matmul::WeightPacking::kLowbit, geometry,
-                                nvfp4 ? matmul::ScaleType::kUe4m3 : matmul::ScaleType::kE8m0, n, k,
-                                nvfp4 ? matmul::kNvfp4Block : matmul::kMxBlock, batch, codes.data(), scales.data(),
-                                nullptr, nvfp4 ? tensor_scales.data() : nullptr);
+    const std::int64_t block = Uint4() ? uint4_group : nvfp4 ? matmul::kNvfp4Block : matmul::kMxBlock;
+    return matmul::DenseWeights(format, packing, geometry, ScaleTypeOf(), n, k, block, batch, codes.data(),
+                                scales.data(), zeros.empty() ? nullptr : zeros.data(),
+                                nvfp4 ? tensor_scales.data() : nullptr);
   }
   std::string Describe() const {
-    return std::string(matmul::WeightFormatName(format)) + " N=" + std::to_string(n) + " K=" + std::to_string(k) +
+    return std::string(matmul::WeightFormatName(format)) + "/" + matmul::WeightPackingName(packing) + "/" +
+           matmul::ScaleTypeName(ScaleTypeOf()) + " N=" + std::to_string(n) + " K=" + std::to_string(k) +
            " M=" + std::to_string(m) + " L=" + std::to_string(batch) +
            (geometry == matmul::ScaleGeometry::kRowGroups ? " row groups" : " flat blocks");
   }
@@ -180,6 +200,78 @@ inline GemvCase DrawCase(std::mt19937& rng, matmul::WeightFormat format, std::in
                         XScalesUpExactly(0x7B00),
                     "2^119 scales up, 2^120 and subnormals do not");
       c.x[static_cast<std::size_t>(rng() % c.x.size())] = kOddOnes[rng() % 3];
+    }
+  }
+  return c;
+}
+
+// An FP16 activation as DrawActivation draws BF16 ones: moderate values,
+// sometimes zeros, -0, +-Inf, NaN, subnormals, the largest finite.
+inline std::uint16_t DrawFp16Activation(std::mt19937& rng, bool specials, bool wild) {
+  const int pick = static_cast<int>(rng() % 64);
+  const std::uint16_t sign = static_cast<std::uint16_t>((rng() & 1) << 15);
+  if (!wild && pick != 0 && pick != 3) return static_cast<std::uint16_t>(sign | ((7 + rng() % 16) << 10) | (rng() & 0x3FF));
+  if (pick == 0) return sign;
+  if (specials && pick == 1) return static_cast<std::uint16_t>(sign | 0x7C00);  // +-Inf
+  if (specials && pick == 2) return 0x7E01;                                      // NaN
+  if (pick == 3) return static_cast<std::uint16_t>(sign | ((rng() % 0x3FF) + 1));  // subnormal
+  if (pick == 4) return static_cast<std::uint16_t>(sign | 0x7BFF);                 // largest finite
+  if (pick < 10) return static_cast<std::uint16_t>(sign | (rng() % 0x7C00));      // any finite
+  return static_cast<std::uint16_t>(sign | ((7 + rng() % 16) << 10) | (rng() & 0x3FF));
+}
+
+// A 16-bit scale (`type` FP16 or BF16) near 2^-6 .. 2^-1, or (extremes) any
+// finite value often (overflowing products, subnormal ones), NaN and Inf
+// when `specials`.
+inline std::uint16_t DrawUint4Scale(std::mt19937& rng, matmul::ScaleType type, bool extremes, bool specials) {
+  const bool fp16 = type == matmul::ScaleType::kFp16;
+  const std::uint16_t sign = static_cast<std::uint16_t>((rng() % 8 == 0) << 15);  // negative scales too
+  if (extremes && rng() % 3 == 0) {
+    if (specials && rng() % 8 == 0) return static_cast<std::uint16_t>(sign | (fp16 ? 0x7C00 : 0x7F80));  // +-Inf
+    if (specials && rng() % 8 == 0) return fp16 ? 0x7E00 : 0x7FC0;                                     // NaN
+    return static_cast<std::uint16_t>(sign | (rng() % (fp16 ? 0x7C00 : 0x7F80)));
+  }
+  return fp16 ? static_cast<std::uint16_t>(sign | ((9 + rng() % 6) << 10) | (rng() & 0x3FF))
+              : static_cast<std::uint16_t>(sign | ((121 + rng() % 6) << 7) | (rng() & 0x7F));
+}
+
+// A UINT4 case in the GPTQ or AWQ packing (N a multiple of 8), groups of
+// `group` (a multiple of 128) along K (a multiple of 128), scales of `type`
+// (FP16 or BF16), zero points in half the cases, x of the scale's type.
+inline GemvCase DrawUint4Case(std::mt19937& rng, matmul::WeightPacking packing, matmul::ScaleType type,
+                              std::int64_t n, std::int64_t k, std::int64_t group, std::int64_t m,
+                              std::int64_t batch, bool specials) {
+  GemvCase c;
+  c.format = matmul::WeightFormat::kUint4;
+  c.packing = packing;
+  c.uint4_scale_type = type;
+  c.uint4_group = group;
+  c.n = n, c.k = k, c.m = m, c.batch = batch;
+  if (rng() % 2) c.zeros.resize(4);  // "has zero points" for the size query
+  const matmul::WeightBufferSizes sizes = matmul::PerBatchSizes(c.View());
+  c.codes.resize(static_cast<std::size_t>(sizes.codes * batch) * 4);
+  for (auto& b : c.codes) b = static_cast<std::uint8_t>(rng());
+  // Some whole words of the largest code or of zero (the offsets' ends).
+  for (std::size_t i = 0; i + 4 <= c.codes.size(); i += 4) {
+    const int kind = static_cast<int>(rng() % 16);
+    if (kind < 2) std::fill(c.codes.begin() + static_cast<std::ptrdiff_t>(i), c.codes.begin() + static_cast<std::ptrdiff_t>(i + 4), kind == 0 ? 0x00 : 0xFF);
+  }
+  const bool extremes = rng() % 3 == 0;
+  c.scales.resize(static_cast<std::size_t>(sizes.scales * batch) * 2);
+  for (std::size_t i = 0; i < c.scales.size(); i += 2) {
+    const std::uint16_t v = DrawUint4Scale(rng, type, extremes, specials);
+    c.scales[i] = static_cast<std::uint8_t>(v), c.scales[i + 1] = static_cast<std::uint8_t>(v >> 8);
+  }
+  if (!c.zeros.empty()) {
+    c.zeros.resize(static_cast<std::size_t>(sizes.zeros * batch) * 4);
+    for (auto& b : c.zeros) b = static_cast<std::uint8_t>(rng());
+  }
+  const bool fp16 = type == matmul::ScaleType::kFp16;
+  c.x.resize(static_cast<std::size_t>(batch * m * k));
+  for (std::int64_t row = 0; row < batch * m; ++row) {
+    const bool wild = rng() % 4 == 0;
+    for (std::int64_t i = 0; i < k; ++i) {
+      c.x[static_cast<std::size_t>(row * k + i)] = fp16 ? DrawFp16Activation(rng, specials, wild) : DrawActivation(rng, specials, wild);
     }
   }
   return c;

@@ -1,7 +1,7 @@
 // The tensor-core GEMV's device packer (cuda/src/tc_matmul/tc_gemv_pack_device.h)
 // against the host packer (tc_gemv_pack.h PackForTcGemv), byte for byte in
 // all four buffers: on random shapes (N not a multiple of 16, K not a
-// multiple of 128, L > 1, a W shared across the batch), NVFP4 and MXFP4,
+// multiple of 128, L > 1, a W shared across the batch), NVFP4, MXFP4 and UINT4,
 // flat blocks and per-row blocks, scales plain and not (zero, subnormal,
 // NaN, E8M0 above 2^1). The output buffers are filled with a pattern first,
 // twice with two patterns, so that a byte the kernel leaves unwritten shows;
@@ -37,13 +37,14 @@ constexpr std::int64_t kTail = 48;
 
 // Case `c` in device memory: its view with device pointers.
 struct DeviceCase {
-  DeviceVector<std::uint8_t> codes, scales;
+  DeviceVector<std::uint8_t> codes, scales, zeros;
   DeviceVector<recipe::TensorScale> tensor_scales;
   matmul::WeightView w;
   explicit DeviceCase(const testing::GemvCase& c, const matmul::WeightView& host)
-      : codes(c.codes), scales(c.scales), tensor_scales(c.tensor_scales), w(host) {
+      : codes(c.codes), scales(c.scales), zeros(c.zeros), tensor_scales(c.tensor_scales), w(host) {
     w.codes = codes.p;
     w.scales = scales.p;
+    w.zeros = c.zeros.empty() ? nullptr : zeros.p;
     w.tensor_scale = c.tensor_scales.empty() ? nullptr : tensor_scales.p;
   }
 };
@@ -197,6 +198,23 @@ TEST(TcGemvPackDevice, EveryByteOfTheFourBuffersIsTheHostPackers) {
     }
   }
   EXPECT_EQ(compared, 2 * 16 * 2);
+  // UINT4 in the GPTQ and AWQ packings, FP16 and BF16 scales, with and
+  // without zero points, N past a row tile, groups of 128 and 256, L = 2.
+  int uint4 = 0;
+  for (const matmul::WeightPacking packing : {matmul::WeightPacking::kGptq, matmul::WeightPacking::kAwq}) {
+    for (const matmul::ScaleType type : {matmul::ScaleType::kFp16, matmul::ScaleType::kBf16}) {
+      for (const Shape& s : {Shape{8, 128, 1}, Shape{24, 512, 2}, Shape{1000, 1280, 1}}) {
+        const testing::GemvCase c =
+            testing::DrawUint4Case(rng, packing, type, s.n, s.k, s.k % 256 == 0 ? 256 : 128, 1, s.batch, uint4 % 2 == 1);
+        const PackedWeights want = PackForTcGemv(c.View());
+        ASSERT_EQ(want.error, "") << c.Describe();
+        DeviceCase d(c, c.View());
+        ExpectSameBytes(PackOnDevice(d.w, 0xA5, c.Describe()), HostBytes(want), c.Describe());
+        ++uint4;
+      }
+    }
+  }
+  EXPECT_EQ(uint4, 12);
   // Both kinds of tile, both geometries and shared weights were compared.
   EXPECT_GT(plain_tiles, 0);
   EXPECT_GT(table_tiles, 0);
@@ -256,6 +274,17 @@ TEST(TcGemvPackDevice, RefusesWhatTheHostRefusesWithTheSameLine) {
     w.tensor_scale_batch_stride = 0;
   });
   add("nvfp4 blocks of 32", [](matmul::WeightView& w) { w.block = 32; });
+  add("uint4 in lowbit's packing", [](matmul::WeightView& w) {  // valid weights, not the kernel's packing
+    w.format = WeightFormat::kUint4;
+    w.scale_type = matmul::ScaleType::kFp32;
+    w.block = 16;
+    w.geometry = matmul::ScaleGeometry::kRowGroups;
+    w.scales_batch_stride = 20 * 4;
+    w.scales_count = 2 * 20 * 4;
+    w.tensor_scale = nullptr;
+    w.tensor_scale_count = 0;
+    w.tensor_scale_batch_stride = 0;
+  });
   add("flat blocks across rows", [](matmul::WeightView& w) {
     w.geometry = matmul::ScaleGeometry::kFlatBlocks;
     w.k = 40;
@@ -281,9 +310,10 @@ TEST(TcGemvPackDevice, RefusesWhatTheHostRefusesWithTheSameLine) {
     EXPECT_EQ(std::string(owned), host.error) << what;
     lines.insert(host.error);
   }
-  EXPECT_EQ(bad.size(), 9u);
+  EXPECT_EQ(bad.size(), 10u);
   // ValidateWeights' lines and PackProblem's both among them.
-  EXPECT_EQ(lines.count("the tensor-core GEMV takes nvfp4 or mxfp4 weights"), 1u);
+  EXPECT_EQ(lines.count("the tensor-core GEMV takes nvfp4, mxfp4 or uint4 weights"), 1u);
+  EXPECT_EQ(lines.count("the tensor-core GEMV takes uint4 weights in the gptq or awq packing"), 1u);
   EXPECT_EQ(lines.count("flat blocks that run across rows (K not a multiple of the block) are not supported by the "
                         "tensor-core GEMV: quantize per row (/g layout)"),
             1u);

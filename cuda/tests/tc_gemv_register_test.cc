@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -44,12 +45,21 @@ std::vector<const MatmulEntry*> TcRows() {
   return rows;
 }
 
-TEST(TcGemvRegister, NvfpAndMxfp4GemvRowsForEveryOutputDeclareTheKernelsSchedule) {
+// The rows: NVFP4 and MXFP4 in lowbit's packing (BF16 x), UINT4 in GPTQ's and
+// AWQ's with FP16 scales (FP16 x) and BF16 scales (BF16 x), each to three
+// output types.
+inline constexpr std::size_t kTcRows = (2 + 4) * 3;
+
+TEST(TcGemvRegister, GemvRowsForEveryCodecAndOutputDeclareTheKernelsSchedule) {
   std::set<std::string> names;
   for (const MatmulEntry* e : TcRows()) {
     names.insert(registry::MatmulRowName(*e));
     EXPECT_EQ(e->operation, registry::MatmulOperation::kGemv);
-    EXPECT_EQ(e->activation, matmul::ActivationType::kBf16);
+    const registry::MatmulWeightKind* row_kind = registry::FindMatmulWeightKind(e->weight);
+    ASSERT_NE(row_kind, nullptr) << e->weight;
+    EXPECT_EQ(e->activation, row_kind->scale_type == matmul::ScaleType::kFp16 ? matmul::ActivationType::kFp16
+                                                                              : matmul::ActivationType::kBf16)
+        << registry::MatmulRowName(*e);
     ASSERT_TRUE(static_cast<bool>(e->schedule)) << registry::MatmulRowName(*e);
     ASSERT_TRUE(static_cast<bool>(e->refuses));
     const registry::MatmulWeightKind* kind = registry::FindMatmulWeightKind(e->weight);
@@ -57,6 +67,7 @@ TEST(TcGemvRegister, NvfpAndMxfp4GemvRowsForEveryOutputDeclareTheKernelsSchedule
     // A weight shape's schedule is the kernel's, for any M.
     registry::MatmulArgs args;
     args.w.format = kind->format;
+    args.w.scale_type = kind->scale_type;
     args.w.n = 4096;
     args.w.k = 7168;
     args.w.batch = 8;
@@ -64,14 +75,19 @@ TEST(TcGemvRegister, NvfpAndMxfp4GemvRowsForEveryOutputDeclareTheKernelsSchedule
     for (const std::int64_t m : {1, 16}) {
       args.m = m;
       const matmul::AccumulationSchedule s = e->schedule(args);
-      const matmul::AccumulationSchedule want = ScheduleOf(kind->format, 4096, 7168, 8, e->output);
+      const matmul::AccumulationSchedule want = ScheduleOf(kind->format, kind->scale_type, 4096, 7168, 8, e->output);
       EXPECT_EQ(s.split_k, want.split_k);
       EXPECT_EQ(s.output, want.output);
       EXPECT_EQ(s.scale_per_column, want.scale_per_column);
       EXPECT_EQ(s.instruction, want.instruction);
     }
   }
-  EXPECT_EQ(names.size(), 6u) << "nvfp4 and mxfp4, each to bf16, fp16 and fp32";
+  EXPECT_EQ(names.size(), kTcRows) << "nvfp4, mxfp4 and four uint4 kinds, each to bf16, fp16 and fp32";
+  const std::vector<const MatmulEntry*> rows = TcRows();
+  for (const char* weight : {"nvfp4", "mxfp4", "uint4-gptq-fp16", "uint4-gptq-bf16", "uint4-awq-fp16", "uint4-awq-bf16"}) {
+    EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [&](const MatmulEntry* e) { return e->weight == weight; }), 3)
+        << weight;
+  }
 }
 
 TEST(TcGemvRegister, EveryRowPassesOnTheGpuAndIsSkippedWithout) {
@@ -80,7 +96,7 @@ TEST(TcGemvRegister, EveryRowPassesOnTheGpuAndIsSkippedWithout) {
 
 TEST(TcGemvRegister, EveryRowTakesDeviceMemory) {
   const std::vector<const MatmulEntry*> rows = TcRows();
-  ASSERT_EQ(rows.size(), 6u);
+  ASSERT_EQ(rows.size(), kTcRows);
   for (const MatmulEntry* e : rows) EXPECT_TRUE(static_cast<bool>(e->run_on_device)) << registry::MatmulRowName(*e);
 }
 
@@ -124,9 +140,13 @@ TEST(TcGemvRegister, DeviceMemoryCallsEqualTheModelBitForBit) {
     const registry::MatmulWeightKind* kind = registry::FindMatmulWeightKind(e->weight);
     ASSERT_NE(kind, nullptr);
     const std::size_t y_bytes = matmul::OutputBytes(e->output);
+    const bool uint4 = kind->format == matmul::WeightFormat::kUint4;
     for (const DeviceShape& shape : kShapes) {
+      // UINT4: N a multiple of 8 and K of 128 (the packing and the kernel).
       const testing::GemvCase c =
-          testing::DrawCase(rng, kind->format, shape.n, shape.k, shape.m, shape.batch, calls % 2 == 1);
+          uint4 ? testing::DrawUint4Case(rng, kind->packing, kind->scale_type, (shape.n + 7) / 8 * 8,
+                                         (shape.k + 127) / 128 * 128, 128, shape.m, shape.batch, calls % 2 == 1)
+                : testing::DrawCase(rng, kind->format, shape.n, shape.k, shape.m, shape.batch, calls % 2 == 1);
       const std::string label = registry::MatmulRowName(*e) + " " + c.Describe() + (shape.x_pad > 0 ? " strided x" : "") +
                                 (shape.y_pad > 0 ? " strided y" : "");
       registry::MatmulArgs host;
@@ -136,7 +156,7 @@ TEST(TcGemvRegister, DeviceMemoryCallsEqualTheModelBitForBit) {
       ASSERT_EQ(e->refuses(host), "") << label;
       const matmul::AccumulationSchedule schedule = e->schedule(host);
       const matmul::QuantizedMatmulResult model =
-          matmul::QuantizedMatmulModel(host.w, c.x.data(), matmul::ActivationType::kBf16, c.m, schedule, threads);
+          matmul::QuantizedMatmulModel(host.w, c.x.data(), c.Activation(), c.m, schedule, threads);
       ASSERT_EQ(model.error, "") << label;
 
       // x with its gaps NaN, y with its gaps 0xA5.
@@ -153,14 +173,15 @@ TEST(TcGemvRegister, DeviceMemoryCallsEqualTheModelBitForBit) {
         }
       }
       const std::vector<std::uint8_t> y_fill(static_cast<std::size_t>(y_count) * y_bytes, 0xA5);
-      OnDevice<std::uint8_t> codes(c.codes), scales(c.scales), y(y_fill);
+      OnDevice<std::uint8_t> codes(c.codes), scales(c.scales), zeros(c.zeros), y(y_fill);
       OnDevice<recipe::TensorScale> tensor_scales(c.tensor_scales);
       OnDevice<std::uint16_t> d_x(x);
       registry::MatmulArgs dev = host;
       dev.w.codes = codes.p;
       dev.w.scales = scales.p;
       dev.w.tensor_scale = c.tensor_scales.empty() ? nullptr : tensor_scales.p;
-      dev.x.type = matmul::ActivationType::kBf16;
+      dev.w.zeros = c.zeros.empty() ? nullptr : zeros.p;
+      dev.x.type = c.Activation();
       dev.x.data = d_x.p;
       dev.x.count = x_count;
       dev.x.row_stride = x_row;
@@ -201,7 +222,7 @@ TEST(TcGemvRegister, DeviceMemoryCallsEqualTheModelBitForBit) {
       }
     }
   }
-  EXPECT_EQ(calls, 6 * 5);
+  EXPECT_EQ(calls, static_cast<int>(kTcRows) * 5);
   EXPECT_GT(compared, 0);
   cudaStreamDestroy(stream);
 }

@@ -33,7 +33,7 @@ int HostThreads() {
 std::vector<std::uint32_t> ModelOutputs(const testing::GemvCase& c, const matmul::AccumulationSchedule& schedule,
                                         const std::vector<std::uint16_t>* x = nullptr) {
   const matmul::QuantizedMatmulResult model = matmul::QuantizedMatmulModel(
-      c.View(), (x ? *x : c.x).data(), matmul::ActivationType::kBf16, c.m, schedule, HostThreads());
+      c.View(), (x ? *x : c.x).data(), c.Activation(), c.m, schedule, HostThreads());
   EXPECT_EQ(model.error, "") << c.Describe();
   return model.y;
 }
@@ -59,10 +59,10 @@ struct UploadedWeights {
 std::vector<std::uint32_t> RunAndExpectModel(const testing::GemvCase& c, int split, matmul::OutputType output,
                                              const LaunchOptions& options = {}) {
   const matmul::WeightView w = c.View();
-  matmul::AccumulationSchedule schedule = ScheduleOf(c.format, c.n, c.k, c.batch, output);
+  matmul::AccumulationSchedule schedule = ScheduleOf(c.format, c.View().scale_type, c.n, c.k, c.batch, output);
   if (split > 0) schedule.split_k = split;
   const matmul::QuantizedMatmulResult model =
-      matmul::QuantizedMatmulModel(w, c.x.data(), matmul::ActivationType::kBf16, c.m, schedule, HostThreads());
+      matmul::QuantizedMatmulModel(w, c.x.data(), c.Activation(), c.m, schedule, HostThreads());
   EXPECT_EQ(model.error, "") << c.Describe();
   const PackedWeights packed = PackForTcGemv(w);
   EXPECT_EQ(packed.error, "") << c.Describe();
@@ -138,6 +138,65 @@ TEST(TcGemvGpu, EveryOutputEqualsTheModel) {
   EXPECT_GT(compared, 0);
 }
 
+// UINT4 (GPTQ and AWQ words, FP16 scales with FP16 x, BF16 with BF16 x):
+// every output against the model, N multiples of 8 from 8 to 4104, K of 128
+// up to 4992, groups of 128 and 256, M 1 / 3 / 9 / 16, L = 2, every output
+// type, splits 1, 2 (both part sums), 3, 5 and ScheduleOf's.
+TEST(TcGemvGpu, Uint4EveryOutputEqualsTheModel) {
+  LOWBIT_REQUIRE_GPU();
+  struct Uint4Shape {
+    std::int64_t n, k, group, m, batch;
+  };
+  static constexpr Uint4Shape kShapes[] = {{8, 128, 128, 1, 1},    {24, 256, 128, 3, 2},   {40, 512, 256, 16, 1},
+                                           {136, 384, 128, 9, 1},  {1000, 4992, 128, 1, 1}, {4104, 2048, 256, 16, 1},
+                                           {512, 1280, 128, 1, 2}};
+  std::mt19937 rng(20261207);
+  std::int64_t compared = 0;
+  int runs = 0;
+  using PartSums = LaunchOptions::PartSums;
+  for (const matmul::WeightPacking packing : {matmul::WeightPacking::kGptq, matmul::WeightPacking::kAwq}) {
+    for (const matmul::ScaleType type : {matmul::ScaleType::kFp16, matmul::ScaleType::kBf16}) {
+      for (const Uint4Shape& s : kShapes) {
+        for (const bool specials : {false, true}) {
+          const testing::GemvCase c = testing::DrawUint4Case(rng, packing, type, s.n, s.k, s.group, s.m, s.batch, specials);
+          static constexpr int kSplits[] = {0, 1, 2, 3, 5};
+          const int split = kSplits[runs % 5];
+          const matmul::OutputType out = runs % 3 == 1 ? matmul::OutputType::kFp16
+                                         : runs % 3 == 2 ? matmul::OutputType::kBf16 : matmul::OutputType::kFp32;
+          LaunchOptions options;
+          options.part_sums = split == 2 && runs % 2 ? PartSums::kCluster : split == 2 ? PartSums::kWorkspace : PartSums::kAuto;
+          compared += static_cast<std::int64_t>(RunAndExpectModel(c, split, out, options).size());
+          ++runs;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(runs, 56);
+  EXPECT_GT(compared, 0);
+}
+
+// UINT4 rows of y do not depend on M (the schedule is a function of N, K
+// and L): row r of an M = 16 product equals the M = 1 product of x's row r.
+TEST(TcGemvGpu, Uint4RowsDoNotDependOnM) {
+  LOWBIT_REQUIRE_GPU();
+  std::mt19937 rng(8);
+  for (const matmul::ScaleType type : {matmul::ScaleType::kFp16, matmul::ScaleType::kBf16}) {
+    const testing::GemvCase c16 = testing::DrawUint4Case(rng, matmul::WeightPacking::kGptq, type, 504, 3072, 128, 16, 1, false);
+    const std::vector<std::uint32_t> y16 = RunAndExpectModel(c16, 0, matmul::OutputType::kFp32);
+    ASSERT_EQ(y16.size(), 16u * 504);
+    for (const int row : {0, 7, 15}) {
+      testing::GemvCase c1 = c16;
+      c1.m = 1;
+      c1.x.assign(c16.x.begin() + row * c16.k, c16.x.begin() + (row + 1) * c16.k);
+      const std::vector<std::uint32_t> y1 = RunAndExpectModel(c1, 0, matmul::OutputType::kFp32);
+      ASSERT_EQ(y1.size(), 504u);
+      for (std::size_t n = 0; n < y1.size(); ++n) {
+        ASSERT_EQ(y1[n], y16[static_cast<std::size_t>(row) * 504 + n]) << "row " << row << " n " << n;
+      }
+    }
+  }
+}
+
 TEST(TcGemvGpu, EverySplitAndOutputType) {
   LOWBIT_REQUIRE_GPU();
   std::mt19937 rng(11);
@@ -173,12 +232,12 @@ TEST(TcGemvGpu, OverlappedCallsWaitForThePreviousKernel) {
   std::mt19937 rng(7);
   const testing::GemvCase first = testing::DrawCase(rng, WeightFormat::kNvfp4, 2048, 32768, 1, 1, false);
   testing::GemvCase second = testing::DrawCase(rng, WeightFormat::kMxfp4, 1000, 2048, 1, 1, false);
-  matmul::AccumulationSchedule first_schedule = ScheduleOf(first.format, first.n, first.k, 1, matmul::OutputType::kBf16);
+  matmul::AccumulationSchedule first_schedule = ScheduleOf(first.format, first.View().scale_type, first.n, first.k, 1, matmul::OutputType::kBf16);
   first_schedule.split_k = 1;
   const std::vector<std::uint32_t> first_model = ModelOutputs(first, first_schedule);
   ASSERT_EQ(first_model.size(), 2048u);
   second.x.assign(first_model.begin(), first_model.end());  // BF16 codes
-  matmul::AccumulationSchedule workspace_schedule = ScheduleOf(second.format, second.n, second.k, 1, matmul::OutputType::kFp32);
+  matmul::AccumulationSchedule workspace_schedule = ScheduleOf(second.format, second.View().scale_type, second.n, second.k, 1, matmul::OutputType::kFp32);
   workspace_schedule.split_k = 9;
   matmul::AccumulationSchedule cluster_schedule = workspace_schedule;
   cluster_schedule.split_k = 3;
@@ -290,6 +349,40 @@ TEST(TcGemvGpu, DecodeOfEveryCodeAndScaleIsTheModelsOperand) {
   EXPECT_EQ(paths_checked, 5);
 }
 
+// The device's UINT4 decode (sub and mul .f16x2 / .bf16x2) for every code
+// against zero points 0, 6 and 15 and every FP16 / BF16 scale code: (q - z)
+// * s rounded once into the scale's type (the model's operand; NaN = NaN).
+TEST(TcGemvGpu, DecodeOfEveryUint4CodeIsTheModelsOperand) {
+  LOWBIT_REQUIRE_GPU();
+  std::int64_t checked = 0;
+  for (const bool fp16 : {false, true}) {
+    const FormatSpec type = OperandFormat(fp16);
+    const std::size_t count = std::size_t{0x10000} * kUint4DecodeZeros * 16;
+    DeviceVector<std::uint32_t> out(count);
+    ASSERT_EQ(DecodeEveryUint4OnDevice(fp16, out.p), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<std::uint32_t> got = out.Get(count);
+    int failures = 0;
+    for (std::uint32_t scale = 0; scale < 0x10000u; ++scale) {
+      const double scale_value = DecodeToF64(type, scale);
+      for (int zi = 0; zi < kUint4DecodeZeros; ++zi) {
+        for (int q = 0; q < 16; ++q) {
+          const double exact = static_cast<double>(q - Uint4DecodeZero(zi)) * scale_value;
+          const std::uint32_t g = got[(static_cast<std::size_t>(scale) * kUint4DecodeZeros + zi) * 16 + q];
+          const bool nan_both = exact != exact && DecodeToF64(type, g) != DecodeToF64(type, g);
+          if (!nan_both && g != matmul::RoundIntoOperand(type, exact).code && failures++ < 5) {
+            ADD_FAILURE() << (fp16 ? "fp16" : "bf16") << " q " << q << " z " << Uint4DecodeZero(zi) << " scale 0x"
+                          << std::hex << scale << ": 0x" << g << ", the model 0x" << matmul::RoundIntoOperand(type, exact).code;
+          }
+          ++checked;
+        }
+      }
+    }
+    EXPECT_EQ(failures, 0);
+  }
+  EXPECT_EQ(checked, std::int64_t{2} * 0x10000 * kUint4DecodeZeros * 16);
+}
+
 // Bad input: one line each, nothing launched (runs without a GPU).
 TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
   DeviceWeights w;
@@ -305,13 +398,21 @@ TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
   w.scales = fake;
   w.column_scales = &fake_scale;
   w.plain_tiles = fake;
-  const matmul::AccumulationSchedule s = ScheduleOf(w.format, w.n, w.k, w.batch, matmul::OutputType::kFp32);
+  const matmul::AccumulationSchedule s = ScheduleOf(w.format, w.scale_type, w.n, w.k, w.batch, matmul::OutputType::kFp32);
   EXPECT_STREQ(RunTcGemv(w, fake_x, 17, s, fake_y, nullptr, 0, nullptr), "the tensor-core GEMV takes M = 1..16");
   EXPECT_STREQ(RunTcGemv(w, nullptr, 1, s, fake_y, nullptr, 0, nullptr), "a buffer is null");
   DeviceWeights e8m0 = w;
   e8m0.scale_type = matmul::ScaleType::kE8m0;
   EXPECT_STREQ(RunTcGemv(e8m0, fake_x, 1, s, fake_y, nullptr, 0, nullptr),
-               "the scale type is not the format's (ue4m3 for nvfp4, e8m0 for mxfp4)");
+               "the tensor-core GEMV takes nvfp4 (ue4m3 scales), mxfp4 (e8m0) or uint4 (fp16 or bf16 scales) weights");
+  DeviceWeights uint4_block = w;  // UINT4 weights packed with a block that is not the codec's
+  uint4_block.format = WeightFormat::kUint4;
+  uint4_block.scale_type = matmul::ScaleType::kFp16;
+  EXPECT_STREQ(RunTcGemv(uint4_block, fake_x, 1, s, fake_y, nullptr, 0, nullptr),
+               "the packed block is not the codec's (pack with PackForTcGemv)");
+  uint4_block.block = kUint4RecordBlock;  // then the NVFP4 schedule is not its own
+  EXPECT_STREQ(RunTcGemv(uint4_block, fake_x, 1, s, fake_y, nullptr, 0, nullptr),
+               "the schedule is not the tensor-core GEMV's (ScheduleOf; only split_k may differ)");
   DeviceWeights no_flags = w;
   no_flags.plain_tiles = nullptr;
   EXPECT_STREQ(RunTcGemv(no_flags, fake_x, 1, s, fake_y, nullptr, 0, nullptr), "a buffer is null");

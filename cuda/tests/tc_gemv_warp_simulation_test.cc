@@ -84,7 +84,7 @@ std::vector<std::uint16_t> StageX(const std::uint16_t* x, std::int64_t m, std::i
 }
 
 // One mma.sync of the warp: lanes' a[4], b[2], c/d[4] registers.
-void WarpMma(const std::uint32_t (&a)[kWarpSize][4], const std::uint32_t (&b)[kWarpSize][2],
+void WarpMma(TensorCoreId instruction, const std::uint32_t (&a)[kWarpSize][4], const std::uint32_t (&b)[kWarpSize][2],
              std::uint32_t (&d)[kWarpSize][4]) {
   std::uint32_t am[16 * 16] = {}, bm[8 * 16] = {}, cm[16 * 8] = {}, dm[16 * 8] = {};
   for (int lane = 0; lane < kWarpSize; ++lane) {
@@ -99,7 +99,7 @@ void WarpMma(const std::uint32_t (&a)[kWarpSize][4], const std::uint32_t (&b)[kW
       cm[pc.row * 8 + pc.col] = d[lane][i];
     }
   }
-  matmul::TensorCoreMma(Instruction(kInstruction), 8, am, bm, cm, dm);
+  matmul::TensorCoreMma(Instruction(instruction), 8, am, bm, cm, dm);
   for (int lane = 0; lane < kWarpSize; ++lane) {
     for (int i = 0; i < 4; ++i) {
       const Place pc = IsaC(lane, i);
@@ -124,6 +124,15 @@ LaneTileWords<32> AsMx(const LaneTileWords<kMaxBlock>& w) {
   mx.scales[1] = w.scales[1];
   return mx;
 }
+LaneTileWords<kUint4RecordBlock> AsUint4(const LaneTileWords<kMaxBlock>& w) {
+  LaneTileWords<kUint4RecordBlock> u{};
+  for (int h = 0; h < 2; ++h) {
+    for (int i = 0; i < 4; ++i) u.codes[h][i] = w.codes[h][i];
+  }
+  u.scales[0] = w.scales[0];
+  u.scales[1] = w.scales[1];
+  return u;
+}
 
 // How many K tiles of warps took each path of the kernel, and how many of
 // NVFP4's against x staged times 2^8 and as it is.
@@ -135,8 +144,12 @@ struct Paths {
 // The whole product as the kernel computes it: y codes [batch][m][n].
 std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uint16_t* x, std::int64_t m,
                                           const matmul::AccumulationSchedule& schedule, Paths& paths) {
-  std::uint16_t scale_table[256];
-  for (int b = 0; b < 256; ++b) scale_table[b] = ScaleOperandCode(p.scale_type, static_cast<std::uint8_t>(b));
+  TileCodec codec = TileCodec::kNvfp4;
+  EXPECT_TRUE(CodecOf(p.format, p.scale_type, &codec));
+  std::uint16_t scale_table[256] = {};
+  if (!IsUint4(codec)) {
+    for (int b = 0; b < 256; ++b) scale_table[b] = ScaleOperandCode(p.scale_type, static_cast<std::uint8_t>(b));
+  }
   const auto table_lookup = [&scale_table](std::uint32_t byte) { return scale_table[byte]; };
   const int n_tiles = m > kTileColumns ? 2 : 1;
   const int split = schedule.split_k;
@@ -170,7 +183,7 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
             const std::uint8_t* lane_scales = p.scales.data() +
                                               ScaleTileOffset(l, r, j, p.row_tiles, p.k_tiles, p.block) +
                                               ScaleLaneOffset(LaneOf(lane).group, p.block);
-            for (int w = 0; w < 2 * ScalesPerRowTile(p.block) / 4; ++w) words[lane].scales[w] = LittleEndianWord(lane_scales + 4 * w);
+            for (int w = 0; w < ScaleWordsPerLane(p.block); ++w) words[lane].scales[w] = LittleEndianWord(lane_scales + 4 * w);
           }
           const unsigned chunks = ChunkMaskOf(range, j);
           // The kernel's choice: the plain path on a whole tile whose scales
@@ -182,7 +195,11 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
             if (((chunks >> c) & 1u) == 0) continue;
             std::uint32_t a[kWarpSize][4];
             for (int lane = 0; lane < kWarpSize; ++lane) {
-              if (p.block == 16 && hot) {
+              if (codec == TileCodec::kUint4Fp16) {
+                Uint4AFragmentOfChunk<true>(AsUint4(words[lane]), c, a[lane]);
+              } else if (codec == TileCodec::kUint4Bf16) {
+                Uint4AFragmentOfChunk<false>(AsUint4(words[lane]), c, a[lane]);
+              } else if (p.block == 16 && hot) {
                 AFragmentOfChunk<16, true>(words[lane], table_lookup, c, restore, a[lane]);
               } else if (p.block == 16) {
                 AFragmentOfChunk<16, false>(words[lane], table_lookup, c, restore, a[lane]);
@@ -200,7 +217,7 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
                 b[lane][0] = q[0] | (static_cast<std::uint32_t>(q[1]) << 16);
                 b[lane][1] = q[2] | (static_cast<std::uint32_t>(q[3]) << 16);
               }
-              WarpMma(a, b, acc[tile]);
+              WarpMma(InstructionOf(codec), a, b, acc[tile]);
             }
           }
         }
@@ -255,10 +272,10 @@ bool FiniteNonzero(std::uint32_t code, matmul::OutputType output) {
 // kernel's own SplitKOf) and output type.
 Compared ExpectSimulationEqualsModel(const testing::GemvCase& c, int split, matmul::OutputType output) {
   const matmul::WeightView w = c.View();
-  matmul::AccumulationSchedule schedule = ScheduleOf(c.format, c.n, c.k, c.batch, output);
+  matmul::AccumulationSchedule schedule = ScheduleOf(c.format, c.View().scale_type, c.n, c.k, c.batch, output);
   if (split > 0) schedule.split_k = split;
   const matmul::QuantizedMatmulResult model =
-      matmul::QuantizedMatmulModel(w, c.x.data(), matmul::ActivationType::kBf16, c.m, schedule);
+      matmul::QuantizedMatmulModel(w, c.x.data(), c.Activation(), c.m, schedule);
   EXPECT_EQ(model.error, "") << c.Describe();
   const PackedWeights packed = PackForTcGemv(w);
   EXPECT_EQ(packed.error, "") << c.Describe();
@@ -326,6 +343,78 @@ TEST(TcGemvWarpSimulation, EverySplitAndOutputType) {
   EXPECT_GT(compared.paths.table, 0);
   EXPECT_GT(compared.paths.nvfp4_x_scaled_up, 0);
   EXPECT_GT(compared.paths.nvfp4_x_as_is, 0);
+}
+
+// UINT4 (GPTQ and AWQ words, FP16 scales with FP16 x, BF16 with BF16 x):
+// N a multiple of 8, K of 128, groups of 128 and 256, M 1 / 3 / 9 / 16, L = 2,
+// splits that cut K tiles, every output type.
+TEST(TcGemvWarpSimulation, Uint4EqualsTheQuantizedMatmulModel) {
+  struct Uint4Shape {
+    std::int64_t n, k, group, m, batch;
+  };
+  static constexpr Uint4Shape kShapes[] = {{8, 128, 128, 1, 1},  {24, 256, 128, 3, 2}, {40, 512, 256, 16, 1},
+                                           {16, 384, 128, 9, 1}, {8, 1280, 256, 1, 1}};
+  std::mt19937 rng(20261206);
+  Compared compared;
+  int cases = 0;
+  for (const matmul::WeightPacking packing : {matmul::WeightPacking::kGptq, matmul::WeightPacking::kAwq}) {
+    for (const ScaleType type : {ScaleType::kFp16, ScaleType::kBf16}) {
+      for (const Uint4Shape& s : kShapes) {
+        for (const bool specials : {false, true}) {
+          const testing::GemvCase c = testing::DrawUint4Case(rng, packing, type, s.n, s.k, s.group, s.m, s.batch, specials);
+          const int split = cases % 3 == 0 ? 3 : 0;  // 3 parts of 1280: parts start inside K tiles
+          const matmul::OutputType out = cases % 3 == 1 ? matmul::OutputType::kFp16
+                                         : cases % 3 == 2 ? matmul::OutputType::kBf16 : matmul::OutputType::kFp32;
+          compared += ExpectSimulationEqualsModel(c, split, out);
+          ++cases;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 40);
+  EXPECT_GT(compared.finite_nonzero * 2, compared.outputs) << compared.finite_nonzero << " of " << compared.outputs;
+  EXPECT_GT(compared.paths.plain, 0);
+  EXPECT_GT(compared.paths.table, 0);  // the part edges
+}
+
+// The UINT4 decode: every code (in every pair and half of a word across
+// the loop) against zero points 0, 6 and 15 (every offset -15..15) and
+// every FP16 / BF16 scale code: (q - z) * s rounded once into the scale's
+// type (the model's operand).
+TEST(TcGemvDecode, EveryUint4CodeZeroAndScaleIsTheModelsOperand) {
+  std::int64_t checked = 0;
+  for (const bool fp16 : {false, true}) {
+    const FormatSpec type = OperandFormat(fp16);
+    for (std::uint32_t scale = 0; scale < 0x10000u; ++scale) {
+      const double scale_value = DecodeToF64(type, scale);
+      for (const int z : {0, 6, 15}) {  // the ends and one between; every q, so every offset -15..15
+        ASSERT_TRUE(Uint4ZeroFits(z, fp16));
+        const std::uint32_t zero_pair = Bf16PairOf(Uint4ZeroOperand(z, fp16));
+        for (int q = 0; q < 16; ++q) {
+          const std::uint32_t want = matmul::RoundIntoOperand(type, static_cast<double>(q - z) * scale_value).code;
+          const int pair = (q + z) % 4, half = (q / 4 + z) % 2;  // every pair and half across the loop
+          const std::uint32_t word = Uint4CodeBitsInWord(static_cast<std::uint8_t>(q), pair, half);
+          const std::uint32_t got =
+              (DecodeUint4Pair<true>(word, pair, zero_pair, Bf16PairOf(static_cast<std::uint16_t>(scale))) >> (16 * half)) &
+              0xFFFFu;
+          const std::uint32_t got_b =
+              (DecodeUint4Pair<false>(word, pair, zero_pair, Bf16PairOf(static_cast<std::uint16_t>(scale))) >> (16 * half)) &
+              0xFFFFu;
+          const std::uint32_t g = fp16 ? got : got_b;
+          if (scale_value != scale_value || (q == z && std::isinf(scale_value))) {
+            const double v = DecodeToF64(type, g);
+            EXPECT_NE(v, v) << "q " << q << " z " << z << " scale " << scale;
+          } else if (g != want) {
+            ADD_FAILURE() << (fp16 ? "fp16" : "bf16") << " q " << q << " z " << z << " scale 0x" << std::hex << scale << ": 0x" << g
+                          << ", the model 0x" << want;
+            return;
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, std::int64_t{2} * 0x10000 * 3 * 16);
 }
 
 // The kernel runs a tile's chunks from ChunkMaskOf (all of them on every

@@ -38,7 +38,7 @@ std::unique_ptr<PackedTensorCoreWeights> PackedTensorCoreWeights::Pack(const mat
     return nullptr;
   }
   const tc_gemv::DeviceWeights& dw = state->packed.weights();
-  state->split_k = tc_gemv::ScheduleOf(dw.format, dw.n, dw.k, dw.batch, matmul::OutputType::kFp32).split_k;
+  state->split_k = tc_gemv::ScheduleOf(dw.format, dw.scale_type, dw.n, dw.k, dw.batch, matmul::OutputType::kFp32).split_k;
   state->workspace_floats = tc_gemv::WorkspaceFloats(dw, tc_gemv::kMaxM, state->split_k);
   if (state->workspace_floats > 0) {
     const std::size_t bytes = static_cast<std::size_t>(state->workspace_floats) * sizeof(float);
@@ -70,7 +70,7 @@ std::string PackedTensorCoreWeights::Gemv(const std::uint16_t* x, std::int64_t m
 
 matmul::AccumulationSchedule PackedTensorCoreWeights::Schedule(matmul::OutputType output) const {
   const tc_gemv::DeviceWeights& dw = state_->packed.weights();
-  return tc_gemv::ScheduleOf(dw.format, dw.n, dw.k, dw.batch, output);
+  return tc_gemv::ScheduleOf(dw.format, dw.scale_type, dw.n, dw.k, dw.batch, output);
 }
 matmul::WeightFormat PackedTensorCoreWeights::format() const { return state_->packed.weights().format; }
 std::int64_t PackedTensorCoreWeights::n() const { return state_->packed.weights().n; }

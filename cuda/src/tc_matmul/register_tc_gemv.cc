@@ -1,6 +1,8 @@
 // The tensor-core GEMV's registry rows (registry/include/lowbit/registry/matmul_entry.h):
 // backend "cuda-tc", operation gemv, NVFP4 and MXFP4 weights in lowbit's
-// packing x BF16 activations x BF16 / FP16 / FP32 outputs. Each row declares
+// packing x BF16 activations, and UINT4 weights in the GPTQ or AWQ packing
+// with FP16 scales x FP16 activations or BF16 scales x BF16 activations,
+// each x BF16 / FP16 / FP32 outputs. Each row declares
 // its schedule (tc_gemv_lanes.h ScheduleOf, a function of N, K and L only), so
 // `lowbit verify` checks it bit for bit against QuantizedMatmulModel under
 // that schedule. `run` takes host memory: the weights are packed once per
@@ -51,7 +53,7 @@ Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
       }
     }
   }
-  const matmul::AccumulationSchedule schedule = ScheduleOf(packed.format, n, k, batch, args.y.type);
+  const matmul::AccumulationSchedule schedule = ScheduleOf(packed.format, packed.scale_type, n, k, batch, args.y.type);
   DeviceUpload codes, scales, plain, column_scales, d_x, y, workspace;  // y: FP32 codes, or 16-bit ones
   DeviceWeights w;
   static_cast<PackedShape&>(w) = packed;
@@ -126,7 +128,7 @@ Status RunOnDeviceMemory(const MatmulEntry& entry, const MatmulArgs& args, cudaS
   const std::int64_t m = args.m, n = args.w.n, k = args.w.k, batch = args.w.batch;
   DeviceTcGemvWeights packed(stream);
   if (const char* why = packed.Pack(args.w)) return Status::Error(row + why);
-  const matmul::AccumulationSchedule schedule = ScheduleOf(args.w.format, n, k, batch, args.y.type);
+  const matmul::AccumulationSchedule schedule = ScheduleOf(args.w.format, args.w.scale_type, n, k, batch, args.y.type);
   const std::size_t out_element = matmul::OutputBytes(args.y.type);
   const bool x_dense = RowsAreDense(args.x.row_stride, args.x.batch_stride, m, k, batch);
   const bool y_dense = RowsAreDense(args.y.row_stride, args.y.batch_stride, m, n, batch);
@@ -166,15 +168,20 @@ void RegisterCudaTcGemv(registry::Registry& registry) {
   constexpr matmul::OutputType kOutputs[] = {matmul::OutputType::kBf16, matmul::OutputType::kFp16,
                                              matmul::OutputType::kFp32};
   for (const registry::MatmulWeightKind& kind : registry::kMatmulWeightKinds) {
-    if (kind.packing != matmul::WeightPacking::kLowbit ||
-        (kind.format != matmul::WeightFormat::kNvfp4 && kind.format != matmul::WeightFormat::kMxfp4)) {
-      continue;
-    }
+    // The kinds the kernel has a codec for, in the packing it takes
+    // (PackProblem): NVFP4 / MXFP4 in lowbit's, UINT4 in GPTQ's or AWQ's.
+    TileCodec codec = TileCodec::kNvfp4;
+    if (!CodecOf(kind.format, kind.scale_type, &codec)) continue;
+    const bool packing_taken = IsUint4(codec) ? kind.packing != matmul::WeightPacking::kLowbit
+                                              : kind.packing == matmul::WeightPacking::kLowbit;
+    if (!packing_taken) continue;
     for (const matmul::OutputType out : kOutputs) {
       MatmulEntry e;
       e.operation = registry::MatmulOperation::kGemv;
       e.weight = kind.name;
-      e.activation = matmul::ActivationType::kBf16;
+      // x of the operand type: FP16 with UINT4's FP16 scales, else BF16.
+      e.activation = InstructionOf(codec) == TensorCoreId::kMmaF16F32 ? matmul::ActivationType::kFp16
+                                                                       : matmul::ActivationType::kBf16;
       e.output = out;
       e.backend = "cuda-tc";
       e.available = [] { return GpuAvailable(); };
@@ -184,7 +191,7 @@ void RegisterCudaTcGemv(registry::Registry& registry) {
         return std::string(why == nullptr ? "" : why);
       };
       e.schedule = [](const MatmulArgs& args) {
-        return ScheduleOf(args.w.format, args.w.n, args.w.k, args.w.batch, args.y.type);
+        return ScheduleOf(args.w.format, args.w.scale_type, args.w.n, args.w.k, args.w.batch, args.y.type);
       };
       MatmulEntry columns = e;
       e.run = [columns](const MatmulArgs& args) { return RunOnHostMemory(columns, args); };

@@ -1,6 +1,8 @@
-// The tensor-core GEMV: y = x * W^T for NVFP4 / MXFP4 weights (packed once by
-// tc_gemv_pack.h PackForTcGemv) and BF16 x, M = 1..16, on
-// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` with the weights as
+// The tensor-core GEMV: y = x * W^T for NVFP4 / MXFP4 weights and BF16 x,
+// or UINT4 weights (GPTQ / AWQ) and x of their scales' type, FP16 or BF16
+// (packed once by tc_gemv_pack.h PackForTcGemv; the codec, tc_gemv_lanes.h
+// TileCodec, is a template parameter), M = 1..16, on
+// `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}` with the weights as
 // the A operand. Its output is matmul::QuantizedMatmulModel under the
 // schedule tc_gemv_lanes.h ScheduleOf declares, bit for bit.
 //
@@ -90,8 +92,8 @@ __device__ inline void StoreOutput(const KernelParams& p, std::int64_t index, st
 
 // One lane's loads for one K tile: two 16-byte words of codes from `codes`
 // (the lane's bytes of the tile's first half; the second half is
-// kCodeBytesPerHalf on) and one 16-byte (NVFP4) or 8-byte (MX) word of scale
-// codes from `scales` (the lane's scale bytes of the tile).
+// kCodeBytesPerHalf on) and one 16-byte (NVFP4) or 8-byte (MX, UINT4) word
+// of the scale record from `scales` (the lane's bytes of the tile's record).
 template <int kBlock>
 __device__ __forceinline__ LaneTileWords<kBlock> LoadTile(const std::uint8_t* codes, const std::uint8_t* scales) {
   LaneTileWords<kBlock> w;
@@ -100,10 +102,11 @@ __device__ __forceinline__ LaneTileWords<kBlock> LoadTile(const std::uint8_t* co
     const uint4 v = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(codes + half * kCodeBytesPerHalf));
     w.codes[half][0] = v.x, w.codes[half][1] = v.y, w.codes[half][2] = v.z, w.codes[half][3] = v.w;
   }
-  if constexpr (kBlock == 16) {
+  if constexpr (ScaleWordsPerLane(kBlock) == 4) {
     const uint4 s = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(scales));
     w.scales[0] = s.x, w.scales[1] = s.y, w.scales[2] = s.z, w.scales[3] = s.w;
   } else {
+    static_assert(ScaleWordsPerLane(kBlock) == 2, "16 or 8 bytes of record a lane");
     const uint2 s = ptx::LdNcNoAllocate(reinterpret_cast<const uint2*>(scales));
     w.scales[0] = s.x, w.scales[1] = s.y;
   }
@@ -119,8 +122,8 @@ __device__ __forceinline__ LaneTileWords<kBlock> LoadTile(const std::uint8_t* co
 // is the address of the 256 scale operands.
 static_assert(SharedXOffset(1, 2, 3, 32) == SharedXOffset(1, 0, 0, 32) + SharedXOffset(0, 2, 3, 0),
               "the lane's part of a shared-memory x offset adds to the chunk's and n-tile's");
-template <int kNTiles, int kBlock, bool kHot>
-__device__ __forceinline__ void MultiplyTile(const LaneTileWords<kBlock>& words, std::uint32_t table,
+template <int kNTiles, TileCodec kCodec, bool kHot>
+__device__ __forceinline__ void MultiplyTile(const LaneTileWords<RecordBlockOf(kCodec)>& words, std::uint32_t table,
                                              std::uint32_t x_lane, unsigned chunks, std::uint32_t restore,
                                              std::uint32_t (&acc)[kNTiles][4]) {
   const auto scale_operand = [table](std::uint32_t byte) { return ptx::LdSharedU16(table + 2 * byte); };
@@ -128,14 +131,18 @@ __device__ __forceinline__ void MultiplyTile(const LaneTileWords<kBlock>& words,
   for (int c = 0; c < kChunksPerKTile; ++c) {
     if (!kHot && ((chunks >> c) & 1u) == 0) continue;  // warp-uniform
     std::uint32_t a[4];
-    AFragmentOfChunk<kBlock, kHot>(words, scale_operand, c, restore, a);
+    if constexpr (IsUint4(kCodec)) {
+      Uint4AFragmentOfChunk<kCodec == TileCodec::kUint4Fp16>(words, c, a);
+    } else {
+      AFragmentOfChunk<RecordBlockOf(kCodec), kHot>(words, scale_operand, c, restore, a);
+    }
 #pragma unroll
     for (int tile = 0; tile < kNTiles; ++tile) {
       constexpr int kBytes = sizeof(std::uint16_t);
       const uint2 bx = tile == 0 ? ptx::LdSharedV2<kBytes * SharedXOffset(0, 0, 0, 0)>(x_lane + kBytes * c * kChunk)
                                  : ptx::LdSharedV2<kBytes * SharedXOffset(1, 0, 0, 0)>(x_lane + kBytes * c * kChunk);
       const std::uint32_t b[2] = {bx.x, bx.y};
-      tensor_core_ptx::MmaSync<kInstruction>(a, b, acc[tile]);
+      tensor_core_ptx::MmaSync<InstructionOf(kCodec)>(a, b, acc[tile]);
     }
   }
 }
@@ -243,9 +250,9 @@ __device__ __forceinline__ bool StageX(const KernelParams& p, const std::uint16_
   return exact;
 }
 
-template <int kNTiles, int kBlock>
+template <int kNTiles, TileCodec kCodec>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelParams p) {
-  static_assert(kBlock == 16 || kBlock == 32, "NVFP4 (16) or MX (32) blocks");
+  constexpr int kBlock = RecordBlockOf(kCodec);
   __shared__ std::uint16_t scale_table[256];
   extern __shared__ __align__(16) std::uint16_t xs[];  // [8 kNTiles][SharedXStride(kStageK)]
   constexpr int kXRows = kTileColumns * kNTiles;
@@ -265,7 +272,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
   // Loaded here, stored after the first stage's x loads are out, so that
   // the two loads' latencies overlap.
   const std::uint16_t table_entry =
-      threadIdx.x < 256 ? kScaleTables.code[ScaleTypeOfBlock(kBlock) == ScaleType::kUe4m3 ? 0 : 1][threadIdx.x] : 0;
+      threadIdx.x < 256 ? kScaleTables.code[kCodec == TileCodec::kNvfp4 ? 0 : 1][threadIdx.x] : 0;  // unread for UINT4
   // Rows of x at or past M feed only columns of D that are never stored;
   // they are zeroed once so that every shared-memory read is of written data.
   static_assert(kStride * sizeof(std::uint16_t) % 16 == 0, "rows of x 16-byte aligned: zeroed by 16-byte stores");
@@ -343,9 +350,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
       next_plain = __ldg(plain_tiles + ahead) != 0;
       const std::uint32_t x_lane = x_lane_stage + static_cast<std::uint32_t>((j - stage) * kKTile * sizeof(std::uint16_t));
       if (plain && PlainPathFits(kBlock, x_scaled_up) && j >= whole_first && j < whole_last) {
-        MultiplyTile<kNTiles, kBlock, true>(cur, table, x_lane, kEveryChunk, restore, acc);
+        MultiplyTile<kNTiles, kCodec, true>(cur, table, x_lane, kEveryChunk, restore, acc);
       } else {
-        MultiplyTile<kNTiles, kBlock, false>(cur, table, x_lane, ChunkMaskOf(range, j), restore, acc);
+        MultiplyTile<kNTiles, kCodec, false>(cur, table, x_lane, ChunkMaskOf(range, j), restore, acc);
       }
     }
     }
@@ -416,7 +423,7 @@ struct Residency {
   int clusters[kMaxClusterParts + 1] = {};
 };
 
-template <int kNTiles, int kBlock>
+template <int kNTiles, TileCodec kCodec>
 Residency ResidencyOnThisDevice(cudaLaunchConfig_t config) {
   static std::mutex mutex;
   static std::map<int, Residency> known;  // by device
@@ -427,7 +434,7 @@ Residency ResidencyOnThisDevice(cudaLaunchConfig_t config) {
   if (!inserted) return it->second;
   Residency& r = it->second;
   int per_sm = 0, sms = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, TcGemvKernel<kNTiles, kBlock>, kThreads,
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, TcGemvKernel<kNTiles, kCodec>, kThreads,
                                                     config.dynamicSmemBytes) == cudaSuccess &&
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess) {
     r.blocks = per_sm * sms;
@@ -442,7 +449,7 @@ Residency ResidencyOnThisDevice(cudaLaunchConfig_t config) {
     c.gridDim = dim3(1, static_cast<unsigned>(split), 1);
     c.attrs = &cluster;
     c.numAttrs = 1;
-    if (cudaOccupancyMaxActiveClusters(&r.clusters[split], TcGemvKernel<kNTiles, kBlock>, &c) != cudaSuccess) {
+    if (cudaOccupancyMaxActiveClusters(&r.clusters[split], TcGemvKernel<kNTiles, kCodec>, &c) != cudaSuccess) {
       r.clusters[split] = 0;
     }
   }
@@ -450,7 +457,7 @@ Residency ResidencyOnThisDevice(cudaLaunchConfig_t config) {
   return r;
 }
 
-template <int kNTiles, int kBlock>
+template <int kNTiles, TileCodec kCodec>
 cudaError_t Launch(KernelParams p, std::int64_t batch, const LaunchOptions& options, cudaStream_t stream) {
   constexpr std::size_t kShared = XSharedBytes<kNTiles>();
   static_assert(kShared <= 48 * 1024, "within the dynamic shared memory a kernel gets without opting in");
@@ -468,7 +475,7 @@ cudaError_t Launch(KernelParams p, std::int64_t batch, const LaunchOptions& opti
       p.parts_in_cluster = true;
     } else if (options.part_sums == PartSums::kAuto) {
       // Clusters only when they do not take more waves than the plain grid.
-      const Residency r = ResidencyOnThisDevice<kNTiles, kBlock>(config);
+      const Residency r = ResidencyOnThisDevice<kNTiles, kCodec>(config);
       const std::int64_t clusters = static_cast<std::int64_t>(groups) * batch;
       if (r.blocks > 0 && r.clusters[split] > 0) {
         p.parts_in_cluster = matmul::CeilDiv(clusters, r.clusters[split]) <= matmul::CeilDiv(clusters * split, r.blocks);
@@ -491,7 +498,7 @@ cudaError_t Launch(KernelParams p, std::int64_t batch, const LaunchOptions& opti
   }
   config.attrs = attributes;
   config.numAttrs = static_cast<unsigned>(count);
-  return cudaLaunchKernelEx(&config, TcGemvKernel<kNTiles, kBlock>, p);
+  return cudaLaunchKernelEx(&config, TcGemvKernel<kNTiles, kCodec>, p);
 }
 
 __global__ void DecodeEveryPairKernel(ScaleType type, DecodePath path, std::uint32_t* out) {
@@ -513,7 +520,28 @@ __global__ void DecodeEveryPairKernel(ScaleType type, DecodePath path, std::uint
   out[s * 128 + i] = (decoded >> (16 * half)) & 0xFFFFu;
 }
 
+__global__ void DecodeEveryUint4Kernel(bool fp16, std::uint32_t* out) {
+  const std::uint32_t scale = blockIdx.x * 256 + threadIdx.x;
+  const std::uint32_t scale_pair = Bf16PairOf(static_cast<std::uint16_t>(scale));
+  for (int zi = 0; zi < kUint4DecodeZeros; ++zi) {
+    const int z = Uint4DecodeZero(zi);
+    const std::uint32_t zero_pair = Bf16PairOf(Uint4ZeroOperand(z, fp16));
+    for (int q = 0; q < 16; ++q) {
+      const int pair = (q + z) % 4, half = (q / 4 + z) % 2;
+      const std::uint32_t word = Uint4CodeBitsInWord(static_cast<std::uint8_t>(q), pair, half);
+      const std::uint32_t got = fp16 ? DecodeUint4Pair<true>(word, pair, zero_pair, scale_pair)
+                                     : DecodeUint4Pair<false>(word, pair, zero_pair, scale_pair);
+      out[(static_cast<std::size_t>(scale) * kUint4DecodeZeros + zi) * 16 + q] = (got >> (16 * half)) & 0xFFFFu;
+    }
+  }
+}
+
 }  // namespace
+
+cudaError_t DecodeEveryUint4OnDevice(bool fp16, std::uint32_t* out) {
+  DecodeEveryUint4Kernel<<<256, 256>>>(fp16, out);
+  return cudaGetLastError();
+}
 
 cudaError_t DecodeEveryPairOnDevice(ScaleType type, DecodePath path, std::uint32_t* out) {
   DecodeEveryPairKernel<<<256, 128>>>(type, path, out);
@@ -533,9 +561,11 @@ std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k
 const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64_t m,
                       const AccumulationSchedule& schedule, void* y, float* workspace, std::int64_t workspace_floats,
                       cudaStream_t stream, const LaunchOptions& options) {
-  if (w.format != WeightFormat::kNvfp4 && w.format != WeightFormat::kMxfp4) return "the tensor-core GEMV takes nvfp4 or mxfp4 weights";
-  if (w.block != (w.format == WeightFormat::kNvfp4 ? 16 : 32)) return "the block size is not the format's";
-  if (w.scale_type != ScaleTypeOfBlock(w.block)) return "the scale type is not the format's (ue4m3 for nvfp4, e8m0 for mxfp4)";
+  TileCodec codec = TileCodec::kNvfp4;
+  if (!CodecOf(w.format, w.scale_type, &codec)) {
+    return "the tensor-core GEMV takes nvfp4 (ue4m3 scales), mxfp4 (e8m0) or uint4 (fp16 or bf16 scales) weights";
+  }
+  if (w.block != RecordBlockOf(codec)) return "the packed block is not the codec's (pack with PackForTcGemv)";
   if (w.n < 1 || w.k < 1 || w.batch < 1) return "N, K and the batch must be positive";
   if (w.row_tiles != matmul::CeilDiv(w.n, kTileRows) || w.k_tiles != matmul::CeilDiv(w.k, kKTile)) {
     return "the packed tiles do not match N and K (pack with PackForTcGemv)";
@@ -552,7 +582,7 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
   }
   const OutputType output = schedule.output == FormatId::kFp32 ? OutputType::kFp32
                             : schedule.output == FormatId::kBf16 ? OutputType::kBf16 : OutputType::kFp16;
-  AccumulationSchedule declared = ScheduleOf(w.format, w.n, w.k, w.batch, output);
+  AccumulationSchedule declared = ScheduleOf(codec, w.n, w.k, w.batch, output);
   declared.split_k = schedule.split_k;
   if (const char* why = matmul::ScheduleProblem(schedule, w.k)) return why;
   if (schedule.instruction != declared.instruction || schedule.promotion_interval != 0 ||
@@ -574,10 +604,21 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
                        w.row_tiles, w.k_tiles, schedule, false};
   const bool two_tiles = m > kTileColumns;
   cudaError_t e = cudaSuccess;
-  if (w.block == 16) {
-    e = two_tiles ? Launch<2, 16>(p, w.batch, options, stream) : Launch<1, 16>(p, w.batch, options, stream);
-  } else {
-    e = two_tiles ? Launch<2, 32>(p, w.batch, options, stream) : Launch<1, 32>(p, w.batch, options, stream);
+  switch (codec) {
+    case TileCodec::kNvfp4:
+      e = two_tiles ? Launch<2, TileCodec::kNvfp4>(p, w.batch, options, stream) : Launch<1, TileCodec::kNvfp4>(p, w.batch, options, stream);
+      break;
+    case TileCodec::kMxfp4:
+      e = two_tiles ? Launch<2, TileCodec::kMxfp4>(p, w.batch, options, stream) : Launch<1, TileCodec::kMxfp4>(p, w.batch, options, stream);
+      break;
+    case TileCodec::kUint4Fp16:
+      e = two_tiles ? Launch<2, TileCodec::kUint4Fp16>(p, w.batch, options, stream)
+                    : Launch<1, TileCodec::kUint4Fp16>(p, w.batch, options, stream);
+      break;
+    case TileCodec::kUint4Bf16:
+      e = two_tiles ? Launch<2, TileCodec::kUint4Bf16>(p, w.batch, options, stream)
+                    : Launch<1, TileCodec::kUint4Bf16>(p, w.batch, options, stream);
+      break;
   }
   if (e != cudaSuccess) return "the tensor-core GEMV kernel did not launch";
   return nullptr;

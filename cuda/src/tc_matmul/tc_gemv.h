@@ -1,5 +1,6 @@
-// The tensor-core GEMV for NVFP4 / MXFP4 weights times BF16 activations,
-// M = 1..16 (tc_gemv.cu; the per-lane steps and the schedule it declares are
+// The tensor-core GEMV for NVFP4 / MXFP4 weights times BF16 activations and
+// UINT4 weights (GPTQ / AWQ, FP16 or BF16 scales) times activations of the
+// scale's type, M = 1..16 (tc_gemv.cu; the per-lane steps and the schedule it declares are
 // in tc_gemv_lanes.h). Registered as the "cuda-tc" GEMV rows
 // (register_tc_gemv.cc), host or device memory; the weights are packed
 // by tc_gemv_pack.h (host) or tc_gemv_pack_device.h (device).
@@ -84,7 +85,7 @@ struct LaunchOptions {
 
 // y = x * W^T on `stream`: x BF16 codes [batch][m][k] on the device, y
 // [batch][m][n] of the schedule's output type (FP32, BF16 or FP16 codes).
-// `schedule` must be ScheduleOf(w.format, w.n, w.k, w.batch, output) with any split_k
+// `schedule` must be ScheduleOf(w.format, w.scale_type, w.n, w.k, w.batch, output) with any split_k
 // in 1..64 (each split is its own declared order). Returns nullptr, or one
 // line naming what is wrong (nothing is launched then).
 const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64_t m,
@@ -104,5 +105,14 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
 // default stream.
 enum class DecodePath { kTable, kTableXScaledUp, kPlain };
 cudaError_t DecodeEveryPairOnDevice(matmul::ScaleType type, DecodePath path, std::uint32_t* out);
+
+// For the GPU test of the UINT4 decode: out[(s * kUint4DecodeZeros + i) *
+// 16 + q] = the operand code the kernel's DecodeUint4Pair gives for code q
+// against zero point Uint4DecodeZero(i) and scale code s (FP16 when
+// `fp16`, else BF16), for every s < 2^16 (out holds 2^16 * 3 * 16 words on
+// the device); code q sits in pair (q + z) % 4, half (q / 4 + z) % 2.
+inline constexpr int kUint4DecodeZeros = 3;
+constexpr int Uint4DecodeZero(int i) { return i == 0 ? 0 : i == 1 ? 6 : 15; }  // every offset -15..15
+cudaError_t DecodeEveryUint4OnDevice(bool fp16, std::uint32_t* out);
 
 }  // namespace lowbit::cuda::tc_gemv

@@ -1,9 +1,11 @@
-// The tensor-core GEMV for 4-bit float weights (NVFP4, MXFP4) times BF16
-// activations, M = 1..16, step by step as one lane runs it: every function
+// The tensor-core GEMV for 4-bit weights (NVFP4, MXFP4 times BF16
+// activations; UINT4 times FP16 or BF16 ones), M = 1..16, step by step as
+// one lane runs it: every function
 // here is host and device, so that the kernel (tc_gemv.cu) and the host
 // simulation of one warp (cuda/tests/tc_gemv_warp_simulation_test.cc) run the
 // same code. Only the instruction itself differs: the kernel issues
-// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`, the simulation runs
+// `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32` (UINT4 with FP16
+// scales: `.f16.f16`), the simulation runs
 // the tensor-core model (formats/.../matmul/tensor_core.h TensorCoreMma).
 //
 // The product is y = x * W^T with the weights as the A operand: 16 output
@@ -49,6 +51,7 @@
 
 #if defined(__CUDA_ARCH__)
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #endif
 
 namespace lowbit::cuda::tc_gemv {
@@ -60,7 +63,6 @@ using matmul::WeightFormat;
 
 // ---- the instruction and the tiles --------------------------------------------
 
-inline constexpr TensorCoreId kInstruction = TensorCoreId::kMmaBf16F32;
 inline constexpr int kTileRows = 16;        // A's m: output channels per warp
 inline constexpr int kTileColumns = 8;      // the instruction's n: rows of x per n-tile
 inline constexpr int kChunk = 16;           // the instruction's k: one chunk of K
@@ -68,11 +70,47 @@ inline constexpr int kChunksPerKTile = 8;   // chunks per 16-byte load of one ro
 inline constexpr int kKTile = kChunk * kChunksPerKTile;  // 128 elements of K
 inline constexpr int kMaxM = 2 * kTileColumns;           // two n-tiles
 inline constexpr int kWarpSize = 32;
-static_assert(Instruction(kInstruction).m == kTileRows && Instruction(kInstruction).n == kTileColumns &&
-                  Instruction(kInstruction).k == kChunk,
-              "the tile constants are the instruction's m16n8k16");
-static_assert(Instruction(kInstruction).arithmetic.products_per_step == kChunk,
-              "one fused step per chunk: the K order inside a chunk is free (see the header comment)");
+
+// ---- what a packed tile holds: the codecs ------------------------------------
+
+// NVFP4 and MXFP4: E2M1 codes and one byte scale per block of 16 / 32 along
+// K, BF16 operands and activations. UINT4 (GPTQ, AWQ): 4-bit codes, each
+// row's scale (FP16 or BF16) and 4-bit zero point per group along K of a
+// multiple of 128, so that a K tile lies in one group; the operand and the
+// activations are of the scale's type, so that one multiply in that type
+// is the model's one rounding of (q - z) * s (weight_operand.h).
+enum class TileCodec : std::uint8_t { kNvfp4, kMxfp4, kUint4Fp16, kUint4Bf16 };
+LOWBIT_HD_CONSTEXPR bool IsUint4(TileCodec c) { return c == TileCodec::kUint4Fp16 || c == TileCodec::kUint4Bf16; }
+// The packed layout's block: the K a scale entry of the tile record covers.
+inline constexpr int kUint4RecordBlock = 128;
+LOWBIT_HD_CONSTEXPR int RecordBlockOf(TileCodec c) {
+  return c == TileCodec::kNvfp4 ? 16 : c == TileCodec::kMxfp4 ? 32 : kUint4RecordBlock;
+}
+LOWBIT_HD_CONSTEXPR TensorCoreId InstructionOf(TileCodec c) {
+  return c == TileCodec::kUint4Fp16 ? TensorCoreId::kMmaF16F32 : TensorCoreId::kMmaBf16F32;
+}
+LOWBIT_HD_CONSTEXPR WeightFormat FormatOf(TileCodec c) {
+  return c == TileCodec::kNvfp4 ? WeightFormat::kNvfp4 : c == TileCodec::kMxfp4 ? WeightFormat::kMxfp4 : WeightFormat::kUint4;
+}
+// The codec of weights of `format` with scales of `type`; false where the
+// kernel has none (PackProblem says why).
+LOWBIT_HD_CONSTEXPR bool CodecOf(WeightFormat format, ScaleType type, TileCodec* codec) {
+  if (format == WeightFormat::kNvfp4 && type == ScaleType::kUe4m3) return *codec = TileCodec::kNvfp4, true;
+  if (format == WeightFormat::kMxfp4 && type == ScaleType::kE8m0) return *codec = TileCodec::kMxfp4, true;
+  if (format == WeightFormat::kUint4 && type == ScaleType::kFp16) return *codec = TileCodec::kUint4Fp16, true;
+  if (format == WeightFormat::kUint4 && type == ScaleType::kBf16) return *codec = TileCodec::kUint4Bf16, true;
+  return false;
+}
+LOWBIT_HD_CONSTEXPR bool EveryInstructionFitsTheTiles() {
+  for (const TileCodec c : {TileCodec::kNvfp4, TileCodec::kMxfp4, TileCodec::kUint4Fp16, TileCodec::kUint4Bf16}) {
+    const TensorCoreInstruction i = Instruction(InstructionOf(c));
+    if (i.m != kTileRows || i.n != kTileColumns || i.k != kChunk || i.arithmetic.products_per_step != kChunk) return false;
+  }
+  return true;
+}
+// One fused step per chunk: the K order inside a chunk is free (see the
+// header comment).
+static_assert(EveryInstructionFitsTheTiles(), "the tile constants are every codec's instruction's m16n8k16");
 
 // The packed weights (PackForTcGemv in tc_gemv_pack.h writes them): for
 // batch l, row tile r (16 output channels) and K tile j (128 of K), one
@@ -85,14 +123,23 @@ inline constexpr int kCodeBytesPerHalf = kWarpSize * kCodeBytesPerLaneHalf;  // 
 inline constexpr int kCodeBytesPerTile = 2 * kCodeBytesPerHalf;             // 1024
 static_assert(kCodeBytesPerTile * 2 == kTileRows * kKTile, "two 4-bit codes per byte");
 
-// Scales per row and K tile: 8 (NVFP4, 16 per block) or 4 (MX, 32).
+// Scale entries per row and K tile: 8 (NVFP4, 16 per block), 4 (MX, 32) or
+// 1 (UINT4); an entry is a scale byte, or for UINT4 4 bytes: the FP16 /
+// BF16 scale and the zero point's operand (Uint4ZeroOperand).
 LOWBIT_HD_CONSTEXPR int ScalesPerRowTile(int block) { return kKTile / block; }
+LOWBIT_HD_CONSTEXPR int ScaleEntryBytes(int block) { return block == kUint4RecordBlock ? 4 : 1; }
 // Per (l, r, j) a scale record of 16 rows: group g's two rows interleaved
 // block by block ([row g, block 0][row g + 8, block 0][row g, block 1]...)
 // at g * 2 S, so the four lanes of a group load the same 2 S bytes (one 16-
 // or 8-byte load) and one 16-bit half of a word holds both scales a chunk
-// needs (PlainScaleOperands).
-LOWBIT_HD_CONSTEXPR int ScaleBytesPerTile(int block) { return kTileRows * ScalesPerRowTile(block); }
+// needs (PlainScaleOperands). UINT4: group g's 8 bytes are the two rows'
+// scales, then their zero operands ([scale g][scale g + 8][zero g][zero g
+// + 8], 16 bits each), so each word is a pair of row halves.
+LOWBIT_HD_CONSTEXPR int ScaleBytesPerTile(int block) {
+  return kTileRows * ScalesPerRowTile(block) * ScaleEntryBytes(block);
+}
+// A lane's 32-bit words of scale record: 4 (NVFP4) or 2 (MX, UINT4).
+LOWBIT_HD_CONSTEXPR int ScaleWordsPerLane(int block) { return 2 * ScalesPerRowTile(block) * ScaleEntryBytes(block) / 4; }
 
 struct LanePosition {
   int group;  // g = lane / 4
@@ -149,7 +196,7 @@ LOWBIT_HD_CONSTEXPR std::int64_t ScaleTileOffset(std::int64_t l, std::int64_t r,
                                                   std::int64_t row_tiles, std::int64_t k_tiles, int block) {
   return ((l * row_tiles + r) * k_tiles + j) * ScaleBytesPerTile(block);
 }
-LOWBIT_HD_CONSTEXPR int ScaleLaneOffset(int g, int block) { return g * 2 * ScalesPerRowTile(block); }
+LOWBIT_HD_CONSTEXPR int ScaleLaneOffset(int g, int block) { return g * 4 * ScaleWordsPerLane(block); }
 // Within a lane's scale bytes: row half h, block b of the K tile (or the
 // block of chunk c).
 LOWBIT_HD_CONSTEXPR int ScaleByteOfBlock(int half, int b) { return 2 * b + half; }
@@ -442,7 +489,7 @@ LOWBIT_HD_CONSTEXPR bool TileScalesArePlain(ScaleType type, const std::uint8_t* 
 template <int kBlock>
 struct LaneTileWords {
   std::uint32_t codes[2][4];
-  std::uint32_t scales[2 * kKTile / kBlock / 4];
+  std::uint32_t scales[ScaleWordsPerLane(kBlock)];
 };
 
 // Whether the plain path may decode a tile of `block` against a stage of x
@@ -478,12 +525,114 @@ LOWBIT_HD inline void AFragmentOfChunk(const LaneTileWords<kBlock>& words, const
   }
 }
 
+// ---- UINT4: (q - z) * s in the operand type, two operations a pair ----------------
+
+// A word of packed UINT4 codes holds 4 pairs: pair p's two codes (A
+// register halves 0 and 1) at bits 4 p and 16 + 4 p, so that a pair is one
+// shift and one mask away (Uint4PairBiased).
+LOWBIT_HD_CONSTEXPR std::uint32_t Uint4CodeBitsInWord(std::uint8_t code, int pair, int half) {
+  return static_cast<std::uint32_t>(code & 0xF) << (4 * pair + 16 * half);
+}
+// The bias whose low mantissa bits take a code: 1024 in FP16 (0x6400), 128
+// in BF16 (0x4300); both formats step by 1 from there up to 2048 / 256, so
+// the code's bits ORed in give bias + q exactly (Uint4BiasedIsExact).
+LOWBIT_HD_CONSTEXPR std::uint16_t Uint4Bias(bool fp16) { return fp16 ? 0x6400 : 0x4300; }
+LOWBIT_HD_CONSTEXPR double Uint4BiasValue(bool fp16) { return fp16 ? 1024.0 : 128.0; }
+LOWBIT_HD_CONSTEXPR FormatSpec OperandFormat(bool fp16) { return fp16 ? FormatSpec(kFp16) : FormatSpec(kBf16); }
+LOWBIT_HD_CONSTEXPR std::uint32_t Uint4PairBiased(std::uint32_t word, int pair, bool fp16) {
+  return ((word >> (4 * pair)) & 0x000F000Fu) | (static_cast<std::uint32_t>(Uint4Bias(fp16)) * 0x10001u);
+}
+constexpr bool Uint4BiasedIsExact() {
+  for (const bool fp16 : {false, true}) {
+    for (int q = 0; q < 16; ++q) {
+      for (int pair = 0; pair < 4; ++pair) {
+        for (int half = 0; half < 2; ++half) {
+          const std::uint32_t r = Uint4PairBiased(Uint4CodeBitsInWord(static_cast<std::uint8_t>(q), pair, half), pair, fp16);
+          if (DecodeToF64(OperandFormat(fp16), (r >> (16 * half)) & 0xFFFFu) != Uint4BiasValue(fp16) + q) return false;
+          if (DecodeToF64(OperandFormat(fp16), (r >> (16 * (1 - half))) & 0xFFFFu) != Uint4BiasValue(fp16)) return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+static_assert(Uint4BiasedIsExact(), "every code in every pair and half: bias + q, the other half the bias");
+// The record's zero entry: the operand code of bias + z, so that biased
+// minus it is q - z, exactly (both within the range where the type steps
+// by 1 or less: z in [-bias, bias - 1]; GPTQ and AWQ zero points are 0..15).
+LOWBIT_HD_CONSTEXPR bool Uint4ZeroFits(std::int32_t z, bool fp16) {
+  return z >= -static_cast<std::int32_t>(Uint4BiasValue(fp16)) && z < static_cast<std::int32_t>(Uint4BiasValue(fp16));
+}
+LOWBIT_HD_CONSTEXPR std::uint16_t Uint4ZeroOperand(std::int32_t z, bool fp16) {
+  return static_cast<std::uint16_t>(matmul::RoundIntoOperand(OperandFormat(fp16), Uint4BiasValue(fp16) + z).code);
+}
+
+// a - b and a * b on pairs of 16-bit floats (FP16 or BF16), each half one
+// IEEE 754 operation rounded to nearest even (subnormals kept): on the
+// device __hsub2 / __hmul2 (sub / mul .rn .f16x2 / .bf16x2); on the host the
+// exact result (binary64 holds it: two 16-bit operands) rounded once by the
+// model. The GPU test checks the device's against the model's on every code
+// and scale the kernel can meet (DecodeOfEveryUint4CodeIsTheModelsOperand).
+template <bool kFp16>
+LOWBIT_HD inline std::uint32_t HalfPairOp(std::uint32_t a, std::uint32_t b, bool subtract) {
+#if defined(__CUDA_ARCH__)
+  std::uint32_t out;
+  if constexpr (kFp16) {
+    __half2 x, y;
+    std::memcpy(&x, &a, sizeof(x));
+    std::memcpy(&y, &b, sizeof(y));
+    const __half2 r = subtract ? __hsub2(x, y) : __hmul2(x, y);
+    std::memcpy(&out, &r, sizeof(out));
+  } else {
+    __nv_bfloat162 x, y;
+    std::memcpy(&x, &a, sizeof(x));
+    std::memcpy(&y, &b, sizeof(y));
+    const __nv_bfloat162 r = subtract ? __hsub2(x, y) : __hmul2(x, y);
+    std::memcpy(&out, &r, sizeof(out));
+  }
+  return out;
+#else
+  constexpr FormatSpec kType = OperandFormat(kFp16);
+  std::uint32_t out = 0;
+  for (int h = 0; h < 2; ++h) {
+    const double x = DecodeToF64(kType, (a >> (16 * h)) & 0xFFFFu);
+    const double y = DecodeToF64(kType, (b >> (16 * h)) & 0xFFFFu);
+    out |= (matmul::RoundIntoOperand(kType, subtract ? x - y : x * y).code & 0xFFFFu) << (16 * h);
+  }
+  return out;
+#endif
+}
+
+// The A register of pair p of `word`: (q - z) * s of both weights, rounded
+// once into the operand type. `zero_pair` / `scale_pair`: the row's zero
+// operand and scale in both halves. The subtraction is exact (see above),
+// so the multiply is the one rounding of WeightOperand.
+template <bool kFp16>
+LOWBIT_HD inline std::uint32_t DecodeUint4Pair(std::uint32_t word, int pair, std::uint32_t zero_pair, std::uint32_t scale_pair) {
+  const std::uint32_t offsets = HalfPairOp<kFp16>(Uint4PairBiased(word, pair, kFp16), zero_pair, true);
+  return HalfPairOp<kFp16>(offsets, scale_pair, false);
+}
+
+// The four A registers of chunk c of a UINT4 tile (A register 2 s + h: row
+// half h, K 4 t + 2 s + {0, 1}, as AFragmentOfChunk): scales[0] holds the
+// scales of rows g and g + 8, scales[1] their zero operands.
+template <bool kFp16>
+LOWBIT_HD inline void Uint4AFragmentOfChunk(const LaneTileWords<kUint4RecordBlock>& words, int c, std::uint32_t (&a)[4]) {
+  for (int reg = 0; reg < 4; ++reg) {
+    const int half = reg % 2, slot = reg / 2;
+    a[reg] = DecodeUint4Pair<kFp16>(words.codes[half][c / 2], PairOf(c % 2, slot), BroadcastHalf(words.scales[1], half),
+                                    BroadcastHalf(words.scales[0], half));
+  }
+}
+
 // The K tail needs no mask: the model pads K with +0 operands (accumulation_
 // schedule.h step 1) and the packed tiles pad with code 0, whose operand is
 // +0 under every scale but a NaN one (checked for every scale code by the
 // decode test); a NaN scale covers a block that holds at least one real
 // element of the same row, whose NaN operand makes that output NaN either
-// way (the simulation's cases put NaN scales on the tail blocks).
+// way (the simulation's cases put NaN scales on the tail blocks). UINT4 has
+// no K tail: its code 0 is (0 - z) * s, so PackProblem takes K multiples of
+// 128 only.
 
 // ---- x in shared memory ----------------------------------------------------------
 
@@ -556,19 +705,28 @@ LOWBIT_HD_CONSTEXPR int SplitKOf(std::int64_t n, std::int64_t k, std::int64_t ba
   return best;
 }
 
-// The schedule the kernel declares for W [L][N][K] of `format` and `output`.
-LOWBIT_HD_CONSTEXPR AccumulationSchedule ScheduleOf(WeightFormat format, std::int64_t n, std::int64_t k,
+// The schedule the kernel declares for W [L][N][K] of `codec` and `output`.
+LOWBIT_HD_CONSTEXPR AccumulationSchedule ScheduleOf(TileCodec codec, std::int64_t n, std::int64_t k,
                                                     std::int64_t batch, OutputType output) {
   AccumulationSchedule s;
-  s.instruction = kInstruction;
+  s.instruction = InstructionOf(codec);
   s.promotion_interval = 0;
   s.split_k = SplitKOf(n, k, batch);
   s.split_reduction = matmul::SplitReduction::kInOrder;
   s.output = output == OutputType::kFp32 ? FormatId::kFp32 : output == OutputType::kBf16 ? FormatId::kBf16
                                                                                           : FormatId::kFp16;
   s.alpha = 1.0f;
-  s.scale_per_column = matmul::HasOuterScale(format);
+  s.scale_per_column = matmul::HasOuterScale(FormatOf(codec));
   return s;
+}
+
+// The same for weights of `format` with scales of `type` (a pair CodecOf
+// knows; NVFP4's otherwise).
+LOWBIT_HD_CONSTEXPR AccumulationSchedule ScheduleOf(WeightFormat format, ScaleType type, std::int64_t n, std::int64_t k,
+                                                    std::int64_t batch, OutputType output) {
+  TileCodec codec = TileCodec::kNvfp4;
+  CodecOf(format, type, &codec);
+  return ScheduleOf(codec, n, k, batch, output);
 }
 
 // Chunks [first, last) of part p (accumulation_schedule.h step 2).

@@ -1,9 +1,10 @@
-// The one conversion of a lowbit NVFP4 / MXFP4 weight (matmul/weights.h
-// WeightView, kLowbit packing: what lowbit.quantize writes) into the tiles
+// The one conversion of an NVFP4 / MXFP4 weight (matmul/weights.h
+// WeightView, kLowbit packing: what lowbit.quantize writes) or a UINT4 one
+// (GPTQ or AWQ packing, as their checkpoints store it) into the tiles
 // the tensor-core GEMV streams (tc_gemv_lanes.h "The packed weights"): codes
 // re-laid so that each lane's fragments of 8 chunks are one 16-byte load,
-// scales per (row tile, K tile), and the FP32 outer scale per output channel
-// for the epilogue. The element and scale readers are the model's
+// scales (UINT4: scales and zero points' operands) per (row tile, K tile),
+// and the FP32 outer scale per output channel for the epilogue. The element and scale readers are the model's
 // (WeightCode, ScaleBits, OuterScaleOf), so the packed tiles hold the same
 // codes and nothing is decoded here.
 //
@@ -48,12 +49,21 @@ LOWBIT_HD_CONSTEXPR PackedSizes PackedSizesOf(std::int64_t n, std::int64_t k, st
   return s;
 }
 
+// The block of W's packed layout (tc_gemv_lanes.h RecordBlockOf): the
+// format's block for NVFP4 and MXFP4, kUint4RecordBlock for UINT4 whatever
+// its group (a multiple of it: PackProblem); W's own block where the
+// kernel has no codec for it (PackProblem refuses those).
+LOWBIT_HD_CONSTEXPR int PackedBlockOf(const matmul::WeightView& w) {
+  TileCodec codec = TileCodec::kNvfp4;
+  return CodecOf(w.format, w.scale_type, &codec) ? RecordBlockOf(codec) : static_cast<int>(w.block);
+}
+
 // The shape of W's packed tiles (W checked by PackError).
 inline PackedShape PackedShapeOf(const matmul::WeightView& w) {
   PackedShape s;
   s.format = w.format;
   s.scale_type = w.scale_type;
-  s.block = static_cast<int>(w.block);
+  s.block = PackedBlockOf(w);
   s.n = w.n;
   s.k = w.k;
   s.batch = w.batch;
@@ -75,9 +85,23 @@ struct PackedWeights : PackedShape {
 // Every chunk of 16 elements of a row must share one scale: per-row blocks,
 // or flat blocks that do not run across rows (K a multiple of the block).
 // Reads no buffer, so it applies to device pointers as well.
+// UINT4: GPTQ or AWQ packing (4-bit zero points: Uint4ZeroFits), FP16 or
+// BF16 scales, groups and K multiples of 128 (a K tile in one group, and
+// no K tail: a padded code would be (0 - z) * s, not the model's +0).
 inline const char* PackProblem(const matmul::WeightView& w) {
+  if (w.format == WeightFormat::kUint4) {
+    if (w.packing != matmul::WeightPacking::kGptq && w.packing != matmul::WeightPacking::kAwq) {
+      return "the tensor-core GEMV takes uint4 weights in the gptq or awq packing";
+    }
+    if (w.scale_type != ScaleType::kFp16 && w.scale_type != ScaleType::kBf16) {
+      return "the tensor-core GEMV takes uint4 weights with fp16 or bf16 scales";
+    }
+    if (w.block % kUint4RecordBlock != 0) return "the tensor-core GEMV takes uint4 groups of a multiple of 128";
+    if (w.k % kUint4RecordBlock != 0) return "the tensor-core GEMV takes uint4 weights with K a multiple of 128";
+    return nullptr;
+  }
   if (w.format != WeightFormat::kNvfp4 && w.format != WeightFormat::kMxfp4) {
-    return "the tensor-core GEMV takes nvfp4 or mxfp4 weights";
+    return "the tensor-core GEMV takes nvfp4, mxfp4 or uint4 weights";
   }
   if (w.packing != matmul::WeightPacking::kLowbit) return "the tensor-core GEMV takes the lowbit packing";
   if (w.block != (w.format == WeightFormat::kNvfp4 ? matmul::kNvfp4Block : matmul::kMxBlock)) {
@@ -106,6 +130,7 @@ LOWBIT_HD_CONSTEXPR LaneCodeBytes PackedLaneCodes(const matmul::WeightView& w, s
                                                   std::int64_t j, int lane, int half) {
   LaneCodeBytes out{};
   const LanePosition pos = LaneOf(lane);
+  const bool uint4 = w.format == WeightFormat::kUint4;
   const std::int64_t n = r * kTileRows + ARowOf(pos.group, half);
   for (int chunk = 0; chunk < kChunksPerKTile; ++chunk) {
     for (int slot = 0; slot < 2; ++slot) {
@@ -115,7 +140,8 @@ LOWBIT_HD_CONSTEXPR LaneCodeBytes PackedLaneCodes(const matmul::WeightView& w, s
         const std::int64_t k = j * kKTile + chunk * kChunk + AKOf(pos.index, reg, e);
         const std::uint8_t code = n < w.n && k < w.k ? matmul::WeightCode(w, l, n, k) : 0;
         // The word's bytes little-endian, as the kernel's 16-byte load delivers them.
-        const std::uint32_t bits = CodeBitsInWord(static_cast<std::uint8_t>(code & 0xF), pair, e);
+        const std::uint32_t bits = uint4 ? Uint4CodeBitsInWord(code, pair, e)
+                                         : CodeBitsInWord(static_cast<std::uint8_t>(code & 0xF), pair, e);
         for (int b = 0; b < 4; ++b) {
           out.bytes[4 * (chunk / 2) + b] = static_cast<std::uint8_t>(out.bytes[4 * (chunk / 2) + b] | (bits >> (8 * b)));
         }
@@ -137,6 +163,20 @@ struct GroupScaleBytes {
 LOWBIT_HD_CONSTEXPR GroupScaleBytes PackedGroupScales(const matmul::WeightView& w, std::int64_t l, std::int64_t r,
                                                       std::int64_t j, int group, std::uint8_t padding_scale) {
   GroupScaleBytes out{};
+  if (w.format == WeightFormat::kUint4) {
+    // [scale g][scale g + 8][zero g][zero g + 8], 16 bits each; rows past N:
+    // scale +0 and zero 0, so that their operands are +0.
+    const bool fp16 = w.scale_type == ScaleType::kFp16;
+    for (int half = 0; half < 2; ++half) {
+      const std::int64_t n = r * kTileRows + ARowOf(group, half);
+      const std::int64_t k = j * kKTile;
+      const std::uint16_t scale = n < w.n ? static_cast<std::uint16_t>(matmul::ScaleBits(w, l, n, k)) : 0;
+      const std::uint16_t zero = Uint4ZeroOperand(n < w.n ? matmul::ZeroPointOf(w, l, n, k) : 0, fp16);
+      out.bytes[2 * half] = static_cast<std::uint8_t>(scale), out.bytes[2 * half + 1] = static_cast<std::uint8_t>(scale >> 8);
+      out.bytes[4 + 2 * half] = static_cast<std::uint8_t>(zero), out.bytes[5 + 2 * half] = static_cast<std::uint8_t>(zero >> 8);
+    }
+    return out;
+  }
   const int block = static_cast<int>(w.block);
   for (int half = 0; half < 2; ++half) {
     const std::int64_t n = r * kTileRows + ARowOf(group, half);
@@ -149,13 +189,17 @@ LOWBIT_HD_CONSTEXPR GroupScaleBytes PackedGroupScales(const matmul::WeightView& 
   return out;
 }
 static_assert(2 * ScalesPerRowTile(matmul::kNvfp4Block) == kMaxScaleBytesPerGroup &&
-                  2 * ScalesPerRowTile(matmul::kMxBlock) <= kMaxScaleBytesPerGroup,
+                  2 * ScalesPerRowTile(matmul::kMxBlock) <= kMaxScaleBytesPerGroup &&
+                  4 * ScaleWordsPerLane(kUint4RecordBlock) <= kMaxScaleBytesPerGroup,
               "a group's scale bytes fit GroupScaleBytes");
+// A group's bytes of the record (what PackedGroupScales fills).
+LOWBIT_HD_CONSTEXPR int GroupScaleByteCount(int block) { return 4 * ScaleWordsPerLane(block); }
 static_assert(kTileRows == 2 * 8, "8 lane groups, two rows each, fill a row tile's scale record");
 
 // The plain flag of a tile from its whole scale record (ScaleBytesPerTile(block)
 // bytes, as packed): 1 when the kernel may take the plain-scale path.
 LOWBIT_HD_CONSTEXPR std::uint8_t PlainTileByte(ScaleType type, const std::uint8_t* record, int block) {
+  if (block == kUint4RecordBlock) return 1;  // UINT4 has one path
   return TileScalesArePlain(type, record, ScaleBytesPerTile(block)) ? 1 : 0;
 }
 
@@ -191,7 +235,7 @@ inline PackedWeights PackForTcGemv(const matmul::WeightView& w) {
   p.column_scales.resize(static_cast<std::size_t>(sizes.column_scales));
   p.plain_tiles.resize(static_cast<std::size_t>(sizes.plain_tiles));
   const std::uint8_t padding_scale = PaddingScaleByte(p.scale_type);
-  const int group_scale_bytes = 2 * ScalesPerRowTile(p.block);
+  const int group_scale_bytes = GroupScaleByteCount(p.block);
   for (std::int64_t l = 0; l < p.batch; ++l) {
     for (std::int64_t r = 0; r < p.row_tiles; ++r) {
       for (int row = 0; row < kTileRows; ++row) {

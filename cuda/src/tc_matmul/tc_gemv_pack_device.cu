@@ -17,7 +17,9 @@ namespace {
 
 constexpr int kPackThreads = 2 * kWarpSize;  // one per (row half, lane) of a tile
 constexpr int kMaxScaleBytesPerTile = ScaleBytesPerTile(matmul::kNvfp4Block);
-static_assert(ScaleBytesPerTile(matmul::kMxBlock) <= kMaxScaleBytesPerTile, "the shared record fits both formats");
+static_assert(ScaleBytesPerTile(matmul::kMxBlock) <= kMaxScaleBytesPerTile &&
+                  ScaleBytesPerTile(kUint4RecordBlock) <= kMaxScaleBytesPerTile,
+              "the shared record fits every codec's");
 
 }  // namespace
 
@@ -34,9 +36,9 @@ __global__ void __launch_bounds__(kPackThreads)
     PackTcGemvTiles(const matmul::WeightView w, const PackGeometry geo, std::uint8_t* codes, std::uint8_t* scales,
                     float* column_scales, std::uint8_t* plain_tiles) {
   __shared__ std::uint8_t record[kMaxScaleBytesPerTile];
-  const int block = static_cast<int>(w.block);
+  const int block = PackedBlockOf(w);
   const int record_bytes = ScaleBytesPerTile(block);
-  const int group_bytes = 2 * ScalesPerRowTile(block);
+  const int group_bytes = GroupScaleByteCount(block);
   const int half = static_cast<int>(threadIdx.x) / kWarpSize;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   // The same trip count in every thread of a block: the barriers below are uniform.
@@ -148,7 +150,7 @@ const char* LaunchPacking(const matmul::WeightView& w, const PackedSizes& sizes,
 const char* PackForTcGemvOnDevice(const matmul::WeightView& w, const DevicePackTarget& out, cudaStream_t stream) {
   if (const std::string why = PackError(w); !why.empty()) return Line(why);
   if (const char* why = PackedSizeProblem(w)) return why;
-  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, static_cast<int>(w.block));
+  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, PackedBlockOf(w));
   if (const char* why = SizeProblem("codes", out.codes, out.code_bytes, sizes.code_bytes, 16, "bytes")) return why;
   if (const char* why = SizeProblem("scales", out.scales, out.scale_bytes, sizes.scale_bytes, 16, "bytes")) return why;
   if (const char* why = SizeProblem("column scales", out.column_scales, out.column_scale_count, sizes.column_scales,
@@ -171,7 +173,7 @@ const char* DeviceTcGemvWeights::Pack(const matmul::WeightView& w) {
   if (const std::string why = PackError(w); !why.empty()) return Line(why);
   if (const char* why = PackedSizeProblem(w)) return why;
   if (const char* why = WeightMemoryProblem(w)) return why;
-  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, static_cast<int>(w.block));
+  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, PackedBlockOf(w));
   cudaError_t e = codes_.Allocate(static_cast<std::size_t>(sizes.code_bytes));
   if (e == cudaSuccess) e = scales_.Allocate(static_cast<std::size_t>(sizes.scale_bytes));
   if (e == cudaSuccess) e = column_scales_.Allocate(static_cast<std::size_t>(sizes.column_scales) * sizeof(float));
