@@ -240,6 +240,62 @@ HWY_INLINE hn::Vec<DF32> ScaleDecodeOf(D32 d, const float* scale_decode, V code)
   return hn::GatherIndex(df, scale_decode, hn::BitCast(di, code));
 }
 
+// The UE4M3 code of each lane of rule values (FP32 bits) under the scale
+// plan, and in *decode the model's decode of that code (scale_decode, the
+// decode of every byte): EncodeVector's codes and ScaleDecodeOf's decodes,
+// with a shorter path where every lane is a non-negative finite value at or
+// above the smallest normal less a quarter of its quantum (the blocks of
+// any tensor but those of zeros or of values far below its amax):
+//
+//   - round_pack.h steps 5-8 on the bits themselves, as convert-inl.h
+//     NormalOffset and NormalCodes do for signed formats: (bits - low +
+//     half - 1 + kept LSB) >> (23 - m) is the code less 2^m, below `limit`
+//     (+Inf's) exactly in that range (below it the sum wraps, and a
+//     negative value's bits, read unsigned, are 2^31 or more), and past the
+//     largest finite code min() gives the overflow code (encode_plan.h
+//     overflow_by_min);
+//   - a normal code c decodes to the FP32 bits (c << (23 - m)) + (the
+//     smallest normal's field - 1) << 23: its exponent and mantissa fields
+//     moved over FP32's, the exponent rebiased; a code past the largest
+//     finite one (UE4M3's NaN, where the overflow is not saturated) keeps
+//     the table.
+//
+// Every other vector takes EncodeVector and the table. Codes and decodes
+// of all 2^32 FP32 amax bit patterns under each catalog NVFP4 rule and the
+// full-level tensor scales of simd_block_scale_test were compared with
+// those of EncodeVector and the table on AVX3_DL and AVX3 (2026-12-06);
+// that test at ci level samples the rounding boundaries.
+template <int kMantissaBits>
+HWY_INLINE V Nvfp4ScaleCode(D32 d, V rule_bits, const EncodePlan& scale_plan, const float* scale_decode,
+                            hn::Vec<DF32>* decode) {
+  const DF32 df;
+#if HWY_TARGET <= HWY_AVX3
+  if (scale_plan.overflow_by_min) {
+    constexpr int kShift = kMantissaBits32 - kMantissaBits;
+    const std::uint32_t low = scale_plan.min_normal_field32 << kMantissaBits32;
+    const std::uint32_t round_bias = ((1u << (kShift - 1)) - 1u) - low;  // wraps
+    const std::uint32_t limit = (kInf32 + round_bias) >> kShift;
+    const V sum = hn::Add(rule_bits, hn::Set(d, round_bias));
+    // Round to nearest even: one more where the kept LSB is set.
+    const V offset = hn::ShiftRight<kShift>(
+        hn::IfThenElse(hn::TestBit(rule_bits, hn::Set(d, 1u << kShift)), hn::Add(sum, hn::Set(d, 1u)), sum));
+    if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(offset, hn::Set(d, limit))))) {
+      const V code = hn::Min(hn::Add(offset, hn::Set(d, 1u << kMantissaBits)), hn::Set(d, scale_plan.overflow_positive));
+      if (HWY_LIKELY(hn::AllTrue(d, hn::Lt(code, hn::Set(d, scale_plan.max_code + 1))))) {
+        const std::uint32_t rebias = (scale_plan.min_normal_field32 - 1) << kMantissaBits32;
+        *decode = hn::BitCast(df, hn::Add(hn::ShiftLeft<kShift>(code), hn::Set(d, rebias)));
+      } else {
+        *decode = ScaleDecodeOf(d, scale_decode, code);
+      }
+      return code;
+    }
+  }
+#endif
+  const V code = EncodeVector<RoundingMode::kNearestEven, PlanKind::kFloat>(d, rule_bits, hn::Zero(d), scale_plan);
+  *decode = ScaleDecodeOf(d, scale_decode, code);
+  return code;
+}
+
 // The UE4M3 codes (one per u32 lane) of blocks whose amaxes are the FP32 bits
 // `amax` (any bit pattern, signed, NaN and Inf included, read as the model
 // reads a float amax), and in *factor the element factor of each, for the
@@ -289,11 +345,11 @@ HWY_INLINE V VectorNvfp4Scale(D32 d, const recipe::TensorScale& t, const EncodeP
     }
     rule_value = q;
   }
-  // The model's UE4M3 conversion (round_pack.h steps, EncodeVector), then
-  // the model's decode of that code.
-  const V code = EncodeVector<RoundingMode::kNearestEven, PlanKind::kFloat>(d, hn::BitCast(d, rule_value),
-                                                                            hn::Zero(d), scale_plan);
-  const auto decode = ScaleDecodeOf(d, scale_decode, code);
+  // The model's UE4M3 conversion (round_pack.h steps: EncodeVector or its
+  // shorter path, Nvfp4ScaleCode), then the model's decode of that code.
+  hn::Vec<DF32> decode;
+  const V code =
+      Nvfp4ScaleCode<r.scale_format.mantissa_bits>(d, hn::BitCast(d, rule_value), scale_plan, scale_decode, &decode);
   if constexpr (kRule == ScaleRule::kNvfp4Te) {
     // fminf(1 / (float(S_dec_b_fp8) * S_dec), FLT_MAX).
     *factor = FminfFltMaxVector(df, hn::Div(hn::Set(df, 1.0f), hn::Mul(decode, hn::Set(df, t.decode))));
