@@ -27,6 +27,7 @@
 #include "block_job.h"
 #include "block_scale-inl.h"
 #include "convert-inl.h"
+#include "e2m1_packed_cells-inl.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "lowbit/formats/block/block_spec.h"
@@ -102,10 +103,13 @@ HWY_INLINE const std::uint32_t* BlockBits(const float* x, std::size_t b, std::si
 }
 
 // amax[g] = BlockAmaxBits of blocks first .. first + group - 1, one lane each,
-// for the vector scale steps.
+// for the vector scale steps. With `all_finite`, also whether every value of
+// those blocks is finite (false where that was not found out): under
+// AmaxNan::kIgnore a NaN leaves no trace in the amaxes.
 HWY_INLINE void GroupBlockAmaxBits(D32 d, block::AmaxNan rule, const float* x, std::size_t block_size,
                                    std::size_t full_blocks, const std::uint32_t* padded, std::size_t first,
-                                   std::size_t group, std::uint32_t* amax) {
+                                   std::size_t group, std::uint32_t* amax, bool* all_finite = nullptr) {
+  if (all_finite != nullptr) *all_finite = false;
 #if HWY_TARGET <= HWY_AVX3
   if constexpr (hn::MaxLanes(D32()) == 16) {
     if (group == 16 && first + group <= full_blocks) {
@@ -125,6 +129,9 @@ HWY_INLINE void GroupBlockAmaxBits(D32 d, block::AmaxNan rule, const float* x, s
       }
       const __m512i maxima = TransposedMax16(v);
       _mm512_storeu_si512(amax, maxima);
+      if (all_finite != nullptr) {
+        *all_finite = _mm512_cmplt_epu32_mask(maxima, _mm512_set1_epi32(static_cast<int>(kInf32))) == 0xFFFF;
+      }
       __mmask16 nan = _mm512_cmpgt_epu32_mask(maxima, _mm512_set1_epi32(static_cast<int>(kInf32)));
       while (nan != 0) {
         const int g = __builtin_ctz(nan);
@@ -380,9 +387,11 @@ HWY_INLINE V Nvfp4ScaledVector(D32 d, const std::uint32_t* bits, float factor) {
 // UE4M3 conversion, the decode, a division) overlaps the previous group's
 // element work instead of stalling at the head of its own (measured in
 // cache 3.1 to 4.6 G el/s, bench/RESULTS.md "Block and group
-// quantizers"). Each group's
-// scale codes leave in one 16-byte store, its codes as packed nibbles
-// (GroupEncoder::FourCodes, StorePackedFour). Returns the blocks done.
+// quantizers"). Each group's scale codes leave in one 16-byte store, its
+// codes as packed nibbles: on AVX3_DL by PackedE2m1Cells
+// (e2m1_packed_cells-inl.h) where the group's scaled values cannot be NaN,
+// else (and where a value is 2^4 or more) by GroupEncoder::FourCodes and
+// StorePackedFour. Returns the blocks done.
 template <recipe::ScaleRule kRule, class Encoder>
 HWY_INLINE std::size_t QuantizeNvfp4WholeGroups(const Nvfp4Job& job, const recipe::TensorScale& t,
                                                 const EncodePlan& scale_plan, const Encoder& encoder,
@@ -399,9 +408,15 @@ HWY_INLINE std::size_t QuantizeNvfp4WholeGroups(const Nvfp4Job& job, const recip
   const float* const scale_decode = job.scale_decode;
   std::uint8_t* const scales = job.scales;
   std::uint8_t* const codes = job.codes;
+#if HWY_TARGET == HWY_AVX3_DL
+  const PackedE2m1Cells packed_cells(encoder.plan());
+#endif
   HWY_ALIGN std::uint32_t amax[kBlock];
-  // Two groups' factors: the one being encoded and the next.
+  // Two groups' factors, and whether their scaled values are free of NaN
+  // (PackedE2m1Cells::Four's condition): the group being encoded and the
+  // next.
   HWY_ALIGN float factors[2][kBlock];
+  bool nan_free[2] = {false, false};
   // The scale codes of group k, its factors into factors[k % 2].
   const auto scale_step = [&](std::size_t group) -> V {
     const std::size_t first = group * kBlock;
@@ -412,10 +427,22 @@ HWY_INLINE std::size_t QuantizeNvfp4WholeGroups(const Nvfp4Job& job, const recip
       const char* p = reinterpret_cast<const char*>(x + (first + 8 * kBlock) * kBlock);
       for (std::size_t o = 0; o < kBlock * kBlock * sizeof(float); o += 64) hwy::Prefetch(p + o);
     }
-    GroupBlockAmaxBits(d, r.amax_nan, x, kBlock, full_blocks, nullptr, first, kBlock, amax);
+    bool all_finite;
+    GroupBlockAmaxBits(d, r.amax_nan, x, kBlock, full_blocks, nullptr, first, kBlock, amax, &all_finite);
     hn::Vec<DF32> factor;
     const V code = VectorNvfp4Scale<kRule>(d, t, scale_plan, scale_decode, hn::Load(d, amax), &factor);
     hn::Store(factor, df, factors[group & 1]);
+#if HWY_TARGET == HWY_AVX3_DL
+    // x * factor and x / factor are NaN only for a NaN operand, 0 * Inf,
+    // 0 / 0 or Inf / Inf: none arises where every x is finite and every
+    // factor finite and not zero (its magnitude's bits less one below
+    // +Inf's less one).
+    const V factor_magnitude = hn::And(hn::BitCast(d, factor), hn::Set(d, ~kSignBit32));
+    nan_free[group & 1] =
+        all_finite && hn::AllTrue(d, hn::Lt(hn::Sub(factor_magnitude, hn::Set(d, 1u)), hn::Set(d, kInf32 - 1)));
+#else
+    (void)all_finite;
+#endif
     return code;
   };
   V code = scale_step(0);
@@ -426,12 +453,21 @@ HWY_INLINE std::size_t QuantizeNvfp4WholeGroups(const Nvfp4Job& job, const recip
     const float* f = factors[group & 1];
     const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(x + group * kBlock * kBlock);
     std::uint8_t* out = codes + group * kBlock * kBlock / 2;
+#if HWY_TARGET == HWY_AVX3_DL
+    const bool cells = nan_free[group & 1];
+#endif
+    // The scaled values of blocks g .. g + 3 (computed again where the
+    // cells decline them: fewer vectors live across the call).
+    const auto scaled = [&](std::size_t g) { return Nvfp4ScaledVector<kRule>(d, bits + g * kBlock, f[g]); };
     for (std::size_t g = 0; g < kBlock; g += 4) {
+#if HWY_TARGET == HWY_AVX3_DL
+      if (HWY_LIKELY(cells) &&
+          HWY_LIKELY(packed_cells.Four(scaled(g), scaled(g + 1), scaled(g + 2), scaled(g + 3), out + g * kBlock / 2))) {
+        continue;
+      }
+#endif
       V c0, c1, c2, c3;
-      encoder.FourCodes(Nvfp4ScaledVector<kRule>(d, bits + g * kBlock, f[g]),
-                        Nvfp4ScaledVector<kRule>(d, bits + (g + 1) * kBlock, f[g + 1]),
-                        Nvfp4ScaledVector<kRule>(d, bits + (g + 2) * kBlock, f[g + 2]),
-                        Nvfp4ScaledVector<kRule>(d, bits + (g + 3) * kBlock, f[g + 3]), &c0, &c1, &c2, &c3);
+      encoder.FourCodes(scaled(g), scaled(g + 1), scaled(g + 2), scaled(g + 3), &c0, &c1, &c2, &c3);
       StorePackedFour(d, c0, c1, c2, c3, hn::Set(d, 0xFu), out + g * kBlock / 2);
     }
     code = next_code;
