@@ -64,7 +64,7 @@ std::vector<std::uint8_t> Bytes(const void* device, std::int64_t bytes) {
 // bytes each than PackedSizesOf says), on a stream of its own; checks the
 // tails kept `fill` and returns the packed extents.
 Packed PackOnDevice(const matmul::WeightView& w, std::uint8_t fill, const std::string& label) {
-  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, static_cast<int>(w.block));
+  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, PackedBlockOf(w));
   const std::int64_t bytes[4] = {sizes.code_bytes, sizes.scale_bytes, sizes.column_scales * 4, sizes.plain_tiles};
   DeviceVector<std::uint8_t> codes(static_cast<std::size_t>(bytes[0] + kTail)),
       scales(static_cast<std::size_t>(bytes[1] + kTail)), columns(static_cast<std::size_t>(bytes[2] + kTail)),

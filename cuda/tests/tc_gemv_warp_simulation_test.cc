@@ -24,7 +24,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -64,21 +63,14 @@ Place IsaC(int lane, int i) {
 }
 
 // x of one stage as the kernel stages it: tiles [stage, stage_end) of K,
-// zero past K, rows past M zero; times 2^8 when `scale_up` and every value
-// of the stage scales up exactly (XScalesUpExactly), which `scaled_up` says.
+// zero past K, rows past M zero.
 std::vector<std::uint16_t> StageX(const std::uint16_t* x, std::int64_t m, std::int64_t k, std::int64_t stage,
-                                  std::int64_t stage_end, bool scale_up, bool& scaled_up) {
+                                  std::int64_t stage_end) {
   std::vector<std::uint16_t> xs(static_cast<std::size_t>(kMaxM * SharedXStride(kStageK)), 0);
-  scaled_up = scale_up;
   for (std::int64_t row = 0; row < m; ++row) {
     for (std::int64_t kk = stage * kKTile; kk < stage_end * kKTile; ++kk) {
-      const std::uint16_t v = kk < k ? x[row * k + kk] : 0;
-      xs[static_cast<std::size_t>(StagedXIndex(static_cast<int>(row), kk, stage))] = v;
-      if (!XScalesUpExactly(v)) scaled_up = false;
+      xs[static_cast<std::size_t>(StagedXIndex(static_cast<int>(row), kk, stage))] = kk < k ? x[row * k + kk] : 0;
     }
-  }
-  if (scaled_up) {
-    for (auto& v : xs) v = static_cast<std::uint16_t>(MultiplyBf16Pairs(v, Bf16PairOf(kBf16TwoTo8)));
   }
   return xs;
 }
@@ -134,11 +126,9 @@ LaneTileWords<kUint4RecordBlock> AsUint4(const LaneTileWords<kMaxBlock>& w) {
   return u;
 }
 
-// How many K tiles of warps took each path of the kernel, and how many of
-// NVFP4's against x staged times 2^8 and as it is.
+// How many K tiles of warps took each path of the kernel.
 struct Paths {
   std::int64_t plain = 0, table = 0;
-  std::int64_t nvfp4_x_scaled_up = 0, nvfp4_x_as_is = 0;
 };
 
 // The whole product as the kernel computes it: y codes [batch][m][n].
@@ -163,16 +153,13 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
         const TileSpan tiles = TilesOfPart(range);
         std::int64_t staged = -1;
         std::vector<std::uint16_t> xs;
-        bool x_scaled_up = false;
         for (std::int64_t j = tiles.first; j < tiles.last; ++j) {
           const std::int64_t stage = StageFirstTile(tiles.first, j);
           if (stage != staged) {
             const std::int64_t stage_end = std::min<std::int64_t>(stage + kStageTiles, tiles.last);
-            xs = StageX(x + l * m * p.k, m, p.k, stage, stage_end, ScalesUpX(p.block), x_scaled_up);
+            xs = StageX(x + l * m * p.k, m, p.k, stage, stage_end);
             staged = stage;
           }
-          if (p.block == 16) ++(x_scaled_up ? paths.nvfp4_x_scaled_up : paths.nvfp4_x_as_is);
-          const std::uint32_t restore = RestorePairOf(x_scaled_up);
           // Each lane's loads of the tile, as little-endian words.
           std::vector<LaneTileWords<kMaxBlock>> words(kWarpSize);
           for (int lane = 0; lane < kWarpSize; ++lane) {
@@ -186,9 +173,8 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
             for (int w = 0; w < ScaleWordsPerLane(p.block); ++w) words[lane].scales[w] = LittleEndianWord(lane_scales + 4 * w);
           }
           const unsigned chunks = ChunkMaskOf(range, j);
-          // The kernel's choice: the plain path on a whole tile whose scales
-          // are plain, where the stage of x fits it.
-          const bool hot = chunks == kEveryChunk && PlainPathFits(p.block, x_scaled_up) &&
+          // The kernel's choice: the plain path on a whole tile whose scales are plain.
+          const bool hot = chunks == kEveryChunk &&
                            p.plain_tiles[static_cast<std::size_t>((l * p.row_tiles + r) * p.k_tiles + j)] != 0;
           ++(hot ? paths.plain : paths.table);
           for (int c = 0; c < kChunksPerKTile; ++c) {
@@ -200,13 +186,13 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
               } else if (codec == TileCodec::kUint4Bf16) {
                 Uint4AFragmentOfChunk<false>(AsUint4(words[lane]), c, a[lane]);
               } else if (p.block == 16 && hot) {
-                AFragmentOfChunk<16, true>(words[lane], table_lookup, c, restore, a[lane]);
+                AFragmentOfChunk<16, true>(words[lane], table_lookup, c, a[lane]);
               } else if (p.block == 16) {
-                AFragmentOfChunk<16, false>(words[lane], table_lookup, c, restore, a[lane]);
+                AFragmentOfChunk<16, false>(words[lane], table_lookup, c, a[lane]);
               } else if (hot) {
-                AFragmentOfChunk<32, true>(AsMx(words[lane]), table_lookup, c, restore, a[lane]);
+                AFragmentOfChunk<32, true>(AsMx(words[lane]), table_lookup, c, a[lane]);
               } else {
-                AFragmentOfChunk<32, false>(AsMx(words[lane]), table_lookup, c, restore, a[lane]);
+                AFragmentOfChunk<32, false>(AsMx(words[lane]), table_lookup, c, a[lane]);
               }
             }
             for (int tile = 0; tile < n_tiles; ++tile) {
@@ -257,8 +243,6 @@ struct Compared {
     finite_nonzero += o.finite_nonzero;
     paths.plain += o.paths.plain;
     paths.table += o.paths.table;
-    paths.nvfp4_x_scaled_up += o.paths.nvfp4_x_scaled_up;
-    paths.nvfp4_x_as_is += o.paths.nvfp4_x_as_is;
   }
 };
 
@@ -320,8 +304,6 @@ TEST(TcGemvWarpSimulation, EqualsTheQuantizedMatmulModel) {
   EXPECT_GT(compared.finite_nonzero * 2, compared.outputs) << compared.finite_nonzero << " of " << compared.outputs;
   EXPECT_GT(compared.paths.plain, 0);
   EXPECT_GT(compared.paths.table, 0);
-  EXPECT_GT(compared.paths.nvfp4_x_scaled_up, 0);
-  EXPECT_GT(compared.paths.nvfp4_x_as_is, 0);
 }
 
 TEST(TcGemvWarpSimulation, EverySplitAndOutputType) {
@@ -341,8 +323,6 @@ TEST(TcGemvWarpSimulation, EverySplitAndOutputType) {
   EXPECT_GT(compared.finite_nonzero * 2, compared.outputs) << compared.finite_nonzero << " of " << compared.outputs;
   EXPECT_GT(compared.paths.plain, 0);
   EXPECT_GT(compared.paths.table, 0);
-  EXPECT_GT(compared.paths.nvfp4_x_scaled_up, 0);
-  EXPECT_GT(compared.paths.nvfp4_x_as_is, 0);
 }
 
 // UINT4 (GPTQ and AWQ words, FP16 scales with FP16 x, BF16 with BF16 x):
@@ -440,12 +420,10 @@ TEST(TcGemvParts, ChunkMaskHoldsExactlyThePartsChunks) {
 
 // The decode, exhaustively: every E2M1 code in every pair and half of a word
 // (CodeBitsInWord), times every scale byte, equals the model's weight operand (one
-// rounding of the exact product into BF16; NaN equals NaN); with the 2^118
-// restore factor (NVFP4 against x staged times 2^8) the operand times 2^-8,
-// zero or normal (tc_gemv_lanes.h "NVFP4: x staged times 2^8").
+// rounding of the exact product into BF16; NaN equals NaN).
 TEST(TcGemvDecode, EveryCodeTimesEveryScaleIsTheModelsOperand) {
   constexpr FormatSpec kBfloat = kBf16;
-  std::int64_t checked = 0, scaled_down = 0;
+  std::int64_t checked = 0;
   for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
     const ScaleType type = format == WeightFormat::kNvfp4 ? ScaleType::kUe4m3 : ScaleType::kE8m0;
     const int scale_codes = 256;  // every byte (UE4M3 is a 7-bit code: the model reads the byte as stored)
@@ -470,18 +448,6 @@ TEST(TcGemvDecode, EveryCodeTimesEveryScaleIsTheModelsOperand) {
             const std::uint32_t other = (DecodePair(word, pair, scale) >> (16 * (1 - half))) & 0xFFFFu;
             const double other_value = DecodeToF64(kBfloat, other);
             EXPECT_TRUE(scale_value != scale_value ? other_value != other_value : other_value == 0.0);
-            // NVFP4 against x staged times 2^8: the operand times 2^-8, exactly.
-            if (ScalesUpX(format == WeightFormat::kNvfp4 ? 16 : 32)) {
-              const std::uint32_t down = (DecodePair(word, pair, scale, RestorePairOf(true)) >> (16 * half)) & 0xFFFFu;
-              const double down_value = DecodeToF64(kBfloat, down);
-              if (exact != exact) {
-                EXPECT_NE(down_value, down_value);
-              } else {
-                EXPECT_EQ(down_value, DecodeToF64(kBfloat, expected.code) * 0x1p-8) << "code " << code << " scale " << s;
-                EXPECT_TRUE(down_value == 0.0 || std::abs(down_value) >= 0x1p-18) << "normal: " << down_value;
-              }
-              ++scaled_down;
-            }
             ++checked;
           }
         }
@@ -489,15 +455,14 @@ TEST(TcGemvDecode, EveryCodeTimesEveryScaleIsTheModelsOperand) {
     }
   }
   EXPECT_EQ(checked, (256 + 256) * 16 * 8);
-  EXPECT_EQ(scaled_down, 256 * 16 * 8);
 }
 
 // The plain-scale path, exhaustively: every plain scale byte (ScaleIsPlain)
 // in every block position of a lane's scale words, both row halves, times
-// every E2M1 code in every pair and half, through PlainScaleOperands and
-// DecodePairFolded, equals the model's weight operand (NVFP4: times 2^-8,
-// the kernel staging x times 2^8); the other half of each register is the
-// model's operand of the zero code.
+// every E2M1 code in every pair and half, through PlainScaleOperands and the
+// decode the kernel uses with it (DecodePair for UE4M3, DecodePairFolded for
+// E8M0), equals the model's weight operand; the other half of each register
+// is the model's operand of the zero code.
 template <int kBlock>
 std::int64_t ExpectPlainPathIsTheModel() {
   constexpr FormatSpec kBfloat = kBf16;
@@ -516,12 +481,12 @@ std::int64_t ExpectPlainPathIsTheModel() {
         const std::uint32_t scale_pair = Bf16PairOf(static_cast<std::uint16_t>(operands >> (16 * scale_half)));
         for (int code = 0; code < 16; ++code) {
           const double exact = DecodeToF64(matmul::ElementFormatOf(format), static_cast<std::uint64_t>(code)) * scale_value;
-          const double operand = DecodeToF64(kBfloat, matmul::RoundIntoOperand(kBfloat, exact).code);
-          const std::uint32_t expected = matmul::RoundIntoOperand(kBfloat, ScalesUpX(kBlock) ? operand * 0x1p-8 : operand).code;
+          const std::uint32_t expected = matmul::RoundIntoOperand(kBfloat, exact).code;
           for (int pair = 0; pair < 4; ++pair) {
             for (int half = 0; half < 2; ++half) {
               const std::uint32_t word = CodeBitsInWord(static_cast<std::uint8_t>(code), pair, half);
-              const std::uint32_t got = DecodePairFolded(word, pair, scale_pair);
+              const std::uint32_t got = kBlock == 16 ? DecodePair(word, pair, scale_pair)
+                                                     : DecodePairFolded(word, pair, scale_pair);
               EXPECT_EQ((got >> (16 * half)) & 0xFFFFu, expected)
                   << WeightFormatName(format) << " code " << code << " scale " << s << " block " << b;
               EXPECT_EQ((got >> (16 * (1 - half))) & 0xFFFFu, matmul::RoundIntoOperand(kBfloat, 0.0).code);
@@ -538,33 +503,6 @@ std::int64_t ExpectPlainPathIsTheModel() {
 TEST(TcGemvDecode, PlainScalesGiveTheModelsOperand) {
   EXPECT_EQ(ExpectPlainPathIsTheModel<16>(), std::int64_t{0x77} * 8 * 2 * 16 * 8);
   EXPECT_EQ(ExpectPlainPathIsTheModel<32>(), std::int64_t{129} * 4 * 2 * 16 * 8);
-}
-
-// XScalesUpExactly on all 2^16 BF16 codes: where it accepts a code, x times
-// 2^8 is exact and zero, normal, Inf or NaN (so the fused step sees the same
-// product: tc_gemv_lanes.h "NVFP4: x staged times 2^8"), computed here in
-// binary64 and through MultiplyBf16Pairs, the staging's multiply; it
-// rejects exactly the subnormals and the exponent fields 247..254.
-TEST(TcGemvDecode, XScalesUpExactlyWhereItSays) {
-  constexpr FormatSpec kBfloat = kBf16;
-  int accepted = 0;
-  for (std::uint32_t code = 0; code < 0x10000u; ++code) {
-    const int field = static_cast<int>((code >> 7) & 0xFFu);
-    const bool subnormal = field == 0 && (code & 0x7Fu) != 0;
-    EXPECT_EQ(XScalesUpExactly(static_cast<std::uint16_t>(code)), !subnormal && (field < 247 || field == 255)) << code;
-    if (!XScalesUpExactly(static_cast<std::uint16_t>(code))) continue;
-    ++accepted;
-    const double v = DecodeToF64(kBfloat, code);
-    const std::uint32_t up = MultiplyBf16Pairs(code, Bf16PairOf(kBf16TwoTo8)) & 0xFFFFu;
-    const double up_value = DecodeToF64(kBfloat, up);
-    if (v != v) {
-      EXPECT_NE(up_value, up_value);
-      continue;
-    }
-    EXPECT_EQ(up_value, v * 0x1p8) << code;
-    EXPECT_FALSE(up_value != 0.0 && ((up >> 7) & 0xFFu) == 0) << "subnormal after the scaling: " << code;
-  }
-  EXPECT_EQ(accepted, 0x10000 - 2 * 127 - 2 * 8 * 128);
 }
 
 // The scale table is exact: every scale code's BF16 operand has the scale's

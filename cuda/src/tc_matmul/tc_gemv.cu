@@ -124,8 +124,7 @@ static_assert(SharedXOffset(1, 2, 3, 32) == SharedXOffset(1, 0, 0, 32) + SharedX
               "the lane's part of a shared-memory x offset adds to the chunk's and n-tile's");
 template <int kNTiles, TileCodec kCodec, bool kHot>
 __device__ __forceinline__ void MultiplyTile(const LaneTileWords<RecordBlockOf(kCodec)>& words, std::uint32_t table,
-                                             std::uint32_t x_lane, unsigned chunks, std::uint32_t restore,
-                                             std::uint32_t (&acc)[kNTiles][4]) {
+                                             std::uint32_t x_lane, unsigned chunks, std::uint32_t (&acc)[kNTiles][4]) {
   const auto scale_operand = [table](std::uint32_t byte) { return ptx::LdSharedU16(table + 2 * byte); };
 #pragma unroll
   for (int c = 0; c < kChunksPerKTile; ++c) {
@@ -134,7 +133,7 @@ __device__ __forceinline__ void MultiplyTile(const LaneTileWords<RecordBlockOf(k
     if constexpr (IsUint4(kCodec)) {
       Uint4AFragmentOfChunk<kCodec == TileCodec::kUint4Fp16>(words, c, a);
     } else {
-      AFragmentOfChunk<RecordBlockOf(kCodec), kHot>(words, scale_operand, c, restore, a);
+      AFragmentOfChunk<RecordBlockOf(kCodec), kHot>(words, scale_operand, c, a);
     }
 #pragma unroll
     for (int tile = 0; tile < kNTiles; ++tile) {
@@ -202,52 +201,29 @@ __device__ __forceinline__ void FinishPartsInCluster(const KernelParams& p, cons
   cluster.sync();
 }
 
-// Two BF16 codes of x as staged: times 2^8 when `scale_up` (exact for
-// codes that pass XScalesUpExactly, tc_gemv_lanes.h).
-__device__ __forceinline__ std::uint32_t StagedXPair(std::uint32_t pair, bool scale_up) {
-  return scale_up ? MultiplyBf16Pairs(pair, Bf16PairOf(kBf16TwoTo8)) : pair;
-}
-__device__ __forceinline__ bool PairScalesUpExactly(std::uint32_t pair) {
-  return XScalesUpExactly(static_cast<std::uint16_t>(pair)) && XScalesUpExactly(static_cast<std::uint16_t>(pair >> 16));
-}
-
 // x for tiles [stage, stage_end) of K into `xs` (zero past K), by every
 // thread of the block: 16-byte loads when every row starts 16-byte aligned
-// (`vector_x`). With `scale_up`, every value times 2^8; returns false when
-// this thread staged a value for which that is not exact
-// (XScalesUpExactly), and the block stages the stage again as it is.
-__device__ __forceinline__ bool StageX(const KernelParams& p, const std::uint16_t* x, std::uint16_t* xs, int stage,
-                                       int stage_end, bool vector_x, bool scale_up) {
+// (`vector_x`).
+__device__ __forceinline__ void StageX(const KernelParams& p, const std::uint16_t* x, std::uint16_t* xs, int stage,
+                                       int stage_end, bool vector_x) {
   const std::int64_t k_begin = static_cast<std::int64_t>(stage) * kKTile;
   const int stage_k = (stage_end - stage) * kKTile;
   const int rows = static_cast<int>(p.m);
-  bool exact = true;
   if (vector_x) {  // K % 8 == 0: a vector is all before K or all past it
     const int vectors = stage_k / 8;
     for (int i = threadIdx.x; i < rows * vectors; i += kThreads) {
       const int row = i / vectors, col = 8 * (i % vectors);
       const std::int64_t kk = k_begin + col;
-      uint4 v = kk < p.k ? *reinterpret_cast<const uint4*>(x + row * p.k + kk) : make_uint4(0, 0, 0, 0);
-      if (scale_up) {
-        exact = exact && PairScalesUpExactly(v.x) && PairScalesUpExactly(v.y) && PairScalesUpExactly(v.z) &&
-                PairScalesUpExactly(v.w);
-        v = make_uint4(StagedXPair(v.x, true), StagedXPair(v.y, true), StagedXPair(v.z, true), StagedXPair(v.w, true));
-      }
-      *reinterpret_cast<uint4*>(xs + StagedXIndex(row, kk, stage)) = v;
+      *reinterpret_cast<uint4*>(xs + StagedXIndex(row, kk, stage)) =
+          kk < p.k ? *reinterpret_cast<const uint4*>(x + row * p.k + kk) : make_uint4(0, 0, 0, 0);
     }
   } else {
     for (int i = threadIdx.x; i < rows * stage_k; i += kThreads) {
       const int row = i / stage_k, col = i % stage_k;
       const std::int64_t kk = k_begin + col;
-      std::uint16_t v = kk < p.k ? x[row * p.k + kk] : std::uint16_t{0};  // zeros past K: the padding
-      if (scale_up) {
-        exact = exact && XScalesUpExactly(v);
-        v = static_cast<std::uint16_t>(StagedXPair(v, true));
-      }
-      xs[StagedXIndex(row, kk, stage)] = v;
+      xs[StagedXIndex(row, kk, stage)] = kk < p.k ? x[row * p.k + kk] : std::uint16_t{0};  // zeros past K: the padding
     }
   }
-  return exact;
 }
 
 template <int kNTiles, TileCodec kCodec>
@@ -313,30 +289,12 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
   ptx::WaitForPrerequisiteGrids();
 
   // x goes through shared memory kStageTiles K tiles at a time; the first
-  // stage's loads go out with the first tile's. NVFP4 stages x times 2^8
-  // where every value of the stage allows it (tc_gemv_lanes.h "NVFP4: x
-  // staged times 2^8"), else the stage as it is.
-  constexpr bool kScaleUp = ScalesUpX(kBlock);
-  bool staged_exactly = true;
-  if (tile_first < tile_last) {
-    staged_exactly = StageX(p, x, xs, tile_first, tile_first + kStageTiles < tile_last ? tile_first + kStageTiles : tile_last,
-                            vector_x, kScaleUp);
-  }
+  // stage's loads go out with the first tile's.
+  if (tile_first < tile_last) StageX(p, x, xs, tile_first, tile_first + kStageTiles < tile_last ? tile_first + kStageTiles : tile_last, vector_x);
   for (int stage = tile_first; stage < tile_last; stage += kStageTiles) {
     const int stage_end = stage + kStageTiles < tile_last ? stage + kStageTiles : tile_last;
     if (stage == tile_first && threadIdx.x < 256) scale_table[threadIdx.x] = table_entry;
-    // x staged (and, the first time, the scale table); block-uniform.
-    bool x_scaled_up = kScaleUp;
-    if constexpr (kScaleUp) {
-      x_scaled_up = __syncthreads_and(staged_exactly) != 0;
-      if (!x_scaled_up) {  // some value would change: stage it again as it is
-        StageX(p, x, xs, stage, stage_end, vector_x, false);
-        __syncthreads();
-      }
-    } else {
-      __syncthreads();
-    }
-    const std::uint32_t restore = RestorePairOf(x_scaled_up);
+    __syncthreads();  // x staged (and, the first time, the scale table)
     if (active) {
 #pragma unroll 2
     for (int j = stage; j < stage_end; ++j) {
@@ -349,17 +307,16 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
       next = LoadTile<kBlock>(codes + ahead * kCodeBytesPerTile, scales + ahead * kScaleBytes);
       next_plain = __ldg(plain_tiles + ahead) != 0;
       const std::uint32_t x_lane = x_lane_stage + static_cast<std::uint32_t>((j - stage) * kKTile * sizeof(std::uint16_t));
-      if (plain && PlainPathFits(kBlock, x_scaled_up) && j >= whole_first && j < whole_last) {
-        MultiplyTile<kNTiles, kCodec, true>(cur, table, x_lane, kEveryChunk, restore, acc);
+      if (plain && j >= whole_first && j < whole_last) {
+        MultiplyTile<kNTiles, kCodec, true>(cur, table, x_lane, kEveryChunk, acc);
       } else {
-        MultiplyTile<kNTiles, kCodec, false>(cur, table, x_lane, ChunkMaskOf(range, j), restore, acc);
+        MultiplyTile<kNTiles, kCodec, false>(cur, table, x_lane, ChunkMaskOf(range, j), acc);
       }
     }
     }
     if (stage_end < tile_last) {
       __syncthreads();  // every warp is done with this stage's x
-      staged_exactly = StageX(p, x, xs, stage_end, stage_end + kStageTiles < tile_last ? stage_end + kStageTiles : tile_last,
-                              vector_x, kScaleUp);
+      StageX(p, x, xs, stage_end, stage_end + kStageTiles < tile_last ? stage_end + kStageTiles : tile_last, vector_x);
     }
   }
   const int split = p.schedule.split_k;
@@ -501,21 +458,21 @@ cudaError_t Launch(KernelParams p, std::int64_t batch, const LaunchOptions& opti
   return cudaLaunchKernelEx(&config, TcGemvKernel<kNTiles, kCodec>, p);
 }
 
-__global__ void DecodeEveryPairKernel(ScaleType type, DecodePath path, std::uint32_t* out) {
+__global__ void DecodeEveryPairKernel(ScaleType type, bool plain, std::uint32_t* out) {
   const int s = blockIdx.x;   // scale code
   const int i = threadIdx.x;  // 16 codes x 4 pairs x 2 halves
   const int code = i % 16, pair = (i / 16) % 4, half = i / 64;
   const std::uint32_t word = CodeBitsInWord(static_cast<std::uint8_t>(code), pair, half);
   std::uint32_t decoded = 0;
-  if (path != DecodePath::kPlain) {
-    decoded = DecodePair(word, pair, Bf16PairOf(ScaleOperandCode(type, static_cast<std::uint8_t>(s))),
-                         RestorePairOf(path == DecodePath::kTableXScaledUp));
+  if (!plain) {
+    decoded = DecodePair(word, pair, Bf16PairOf(ScaleOperandCode(type, static_cast<std::uint8_t>(s))));
   } else {
     // Scale byte s in block 0, half `half`, as the lane's scale words hold it.
     std::uint32_t words[4] = {};
     words[0] = static_cast<std::uint32_t>(s) << (8 * ScaleByteOfBlock(half, 0));
     const std::uint32_t operands = type == ScaleType::kUe4m3 ? PlainScaleOperands<16>(words, 0) : PlainScaleOperands<32>(words, 0);
-    decoded = DecodePairFolded(word, pair, Bf16PairOf(static_cast<std::uint16_t>(operands >> (16 * half))));
+    const std::uint32_t pair_of_scale = Bf16PairOf(static_cast<std::uint16_t>(operands >> (16 * half)));
+    decoded = type == ScaleType::kUe4m3 ? DecodePair(word, pair, pair_of_scale) : DecodePairFolded(word, pair, pair_of_scale);
   }
   out[s * 128 + i] = (decoded >> (16 * half)) & 0xFFFFu;
 }
@@ -543,8 +500,8 @@ cudaError_t DecodeEveryUint4OnDevice(bool fp16, std::uint32_t* out) {
   return cudaGetLastError();
 }
 
-cudaError_t DecodeEveryPairOnDevice(ScaleType type, DecodePath path, std::uint32_t* out) {
-  DecodeEveryPairKernel<<<256, 128>>>(type, path, out);
+cudaError_t DecodeEveryPairOnDevice(ScaleType type, bool plain, std::uint32_t* out) {
+  DecodeEveryPairKernel<<<256, 128>>>(type, plain, out);
   return cudaGetLastError();
 }
 

@@ -96,15 +96,11 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
 // the kernel's decode (the device's BF16 multiplies) gives for E2M1 code
 // i % 16 placed (CodeBitsInWord) in pair (i / 16) % 4, half i / 64 of a
 // word, times scale code s of `type`, for s < 256; out holds 256 * 128 words
-// on the device. The paths (tc_gemv_lanes.h): kTable, DecodePair through
-// the table with 2^126 (the model's operand); kTableXScaledUp, the same
-// with 2^118 (NVFP4 against x staged times 2^8: the model's operand times
-// 2^-8); kPlain, PlainScaleOperands and DecodePairFolded (NVFP4: the
-// model's operand times 2^-8; MX: the model's operand), whose entries for
-// bytes that are not plain (ScaleIsPlain) are meaningless. Launches on the
-// default stream.
-enum class DecodePath { kTable, kTableXScaledUp, kPlain };
-cudaError_t DecodeEveryPairOnDevice(matmul::ScaleType type, DecodePath path, std::uint32_t* out);
+// on the device. `plain`: the plain-scale path (PlainScaleOperands, and
+// DecodePairFolded for E8M0), whose entries for bytes that are not plain
+// (ScaleIsPlain) are meaningless; else the table path (DecodePair).
+// Launches on the default stream.
+cudaError_t DecodeEveryPairOnDevice(matmul::ScaleType type, bool plain, std::uint32_t* out);
 
 // For the GPU test of the UINT4 decode: out[(s * kUint4DecodeZeros + i) *
 // 16 + q] = the operand code the kernel's DecodeUint4Pair gives for code q

@@ -292,36 +292,6 @@ LOWBIT_HD_CONSTEXPR std::uint16_t Bf16Code(double value) {
 inline constexpr std::uint16_t kBf16TwoTo126 = 0x7E80;
 static_assert(Bf16Code(0x1p126) == kBf16TwoTo126, "2^126 in BF16");
 
-// ---- NVFP4: x staged times 2^8, so that the plain decode is one multiply -------
-// The scaled-down pair needs its 2^126 back. MX folds it into the E8M0 scale
-// (DecodePairFolded); a UE4M3 scale (up to 448) times 2^126 would overflow
-// BF16, so NVFP4 folds 2^118 into the scale and the kernel stages x times
-// 2^8 instead: the weight operand is the model's times 2^-8, x's value
-// times 2^8, and the fused step (docs/tensor-cores.md "One fused step")
-// cannot tell the two apart: a product's exponent is e_a + e_b and its
-// significand s_a s_b, and where both factors stay normal (or zero, Inf,
-// NaN, which the step treats by value) these are (e_a - 8) + (e_x + 8) and
-// the same s. The operands are normal: an NVFP4 operand's magnitude is 0 or
-// at least 2^-10 (E2M1 0.5 times UE4M3 2^-9), so 2^-18 after the 2^-8
-// (FoldedNvfp4DecodeIsTheModelsOperandScaledDown in the warp simulation
-// test checks every code and scale). For x the kernel checks each staged
-// value: XScalesUpExactly. A stage of x that holds any other value (a
-// subnormal, whose (e, s) the scaling would change, or |x| >= 2^120, which
-// would overflow) is staged as it is, and its tiles take the table path
-// with the 2^126 (DecodePair's `restore`).
-inline constexpr int kXScaleUpExponent = 8;
-inline constexpr std::uint16_t kBf16TwoTo8 = 0x4380;
-inline constexpr std::uint16_t kBf16TwoTo118 = 0x7A80;
-static_assert(Bf16Code(0x1p8) == kBf16TwoTo8 && Bf16Code(0x1p118) == kBf16TwoTo118, "2^8 and 2^118 in BF16");
-static_assert(118 + kXScaleUpExponent == 126, "the two factors make the 2^126");
-// (The warp simulation test's XScalesUpExactlyWhereItSays checks all 2^16
-// codes.)
-LOWBIT_HD_CONSTEXPR bool XScalesUpExactly(std::uint16_t x) {
-  const int exponent_field = (x >> 7) & 0xFF;
-  if (exponent_field == 0) return (x & 0x7F) == 0;  // zeros; not subnormals
-  return exponent_field == 0xFF || exponent_field + kXScaleUpExponent <= 0xFE;
-}
-
 // The BF16 operand of one scale byte: the model's decode of the scale
 // (E8M0 or UE4M3) rounded into BF16 — exact for every UE4M3 and E8M0 code
 // (3 mantissa bits; exponents 2^-127 .. 2^127 within BF16's range), checked
@@ -377,22 +347,14 @@ LOWBIT_HD inline std::uint32_t BroadcastHalf(std::uint32_t pairs, int half) {
 // The A register of pair p of `word`: both weights times the scale pair
 // (`scale_pair`: one scale's BF16 code in both halves), rounded once — the
 // model's weight operand (weight_operand.h WeightOperand) for every code and
-// scale; a NaN scale gives NaN halves. `restore`: the factor that undoes
-// the decode's 2^-126 in both halves, 2^126, or 2^118 where x is staged
-// times 2^8 (the operand is then the model's times 2^-8, exactly).
-LOWBIT_HD inline std::uint32_t DecodePair(std::uint32_t word, int pair, std::uint32_t scale_pair,
-                                          std::uint32_t restore = Bf16PairOf(kBf16TwoTo126)) {
-  const std::uint32_t exact = MultiplyBf16Pairs(DecodePairScaledDown(word, pair), restore);
+// scale; a NaN scale gives NaN halves.
+LOWBIT_HD inline std::uint32_t DecodePair(std::uint32_t word, int pair, std::uint32_t scale_pair) {
+  const std::uint32_t exact = MultiplyBf16Pairs(DecodePairScaledDown(word, pair), Bf16PairOf(kBf16TwoTo126));
   return MultiplyBf16Pairs(exact, scale_pair);
 }
-// The restore factor of a stage of x (DecodePair).
-LOWBIT_HD_CONSTEXPR std::uint32_t RestorePairOf(bool x_scaled_up) {
-  return Bf16PairOf(x_scaled_up ? kBf16TwoTo118 : kBf16TwoTo126);
-}
-// The same with the restore factor folded into the scale (`folded_pair`:
-// the BF16 code of scale * 2^126, or scale * 2^118 where x is staged times
-// 2^8, in both halves, which must be exact): one multiply, the exact
-// product rounded once, as DecodePair.
+// The same with the 2^126 folded into the scale (`folded_pair`: the BF16
+// code of scale * 2^126 in both halves, which must be exact): one multiply,
+// the exact product w * s rounded once, as DecodePair.
 LOWBIT_HD inline std::uint32_t DecodePairFolded(std::uint32_t word, int pair, std::uint32_t folded_pair) {
   return MultiplyBf16Pairs(DecodePairScaledDown(word, pair), folded_pair);
 }
@@ -401,26 +363,22 @@ LOWBIT_HD inline std::uint32_t DecodePairFolded(std::uint32_t word, int pair, st
 
 // Most scale codes of real weights are "plain": a UE4M3 code with a nonzero
 // exponent field below NaN (0x08..0x7E), an E8M0 code up to 128 (scales up to
-// 2). For these the operand is integer arithmetic on the byte, no table, with
-// the decode's restore factor folded in (DecodePairFolded): UE4M3 0eeeemmm
-// is 2^(eeee - 7) * 1.mmm (docs/formats-reference.md §1), times 2^118 (x is
-// staged times 2^8: "NVFP4: x staged times 2^8" above) in BF16 the exponent
-// field eeee + 238 and the mantissa mmm0000, so the code is byte * 16 +
-// (238 << 7); E8M0 code E is 2^(E - 127), times 2^126 2^(E - 1), in BF16
-// (E + 126) << 7, exact for E <= 128. Zero, subnormal and NaN scale codes
-// (and E8M0 above 128) go through the table, and so do the NVFP4 tiles of a
-// stage of x that is not scaled up. ScaleOperandsArePlainCodes below checks
-// every plain byte against the model.
+// 2). For these the operand is integer arithmetic on the byte, no table:
+// UE4M3 0eeeemmm is 2^(eeee - 7) * 1.mmm (docs/formats-reference.md §1), in
+// BF16 the exponent field eeee + 120 and the mantissa mmm0000, so the code is
+// byte * 16 + (120 << 7); E8M0 code E is 2^(E - 127), and the kernel folds
+// the decode's 2^126 into it (DecodePairFolded): 2^(E - 1), in BF16 (E + 126)
+// << 7, exact for E <= 128. NVFP4 scales reach 448, so folding 2^126 into them
+// would overflow BF16: NVFP4 keeps DecodePair's two multiplies. Zero,
+// subnormal and NaN scale codes (and E8M0 above 128) go through the table.
+// ScaleOperandsArePlainCodes below checks every plain byte against the model.
 LOWBIT_HD_CONSTEXPR bool ScaleIsPlain(ScaleType type, std::uint32_t byte) {
   return type == ScaleType::kUe4m3 ? byte >= 0x08 && byte <= 0x7E : byte <= 128;
 }
 LOWBIT_HD_CONSTEXPR ScaleType ScaleTypeOfBlock(int block) { return block == 16 ? ScaleType::kUe4m3 : ScaleType::kE8m0; }
 LOWBIT_HD_CONSTEXPR std::uint32_t PlainOperandOffset(ScaleType type) {
-  return type == ScaleType::kUe4m3 ? std::uint32_t{120 + 118} << 7 : std::uint32_t{126} << 7;
+  return type == ScaleType::kUe4m3 ? std::uint32_t{120} << 7 : std::uint32_t{126} << 7;
 }
-// The factor a plain scale operand carries: 2^118 (UE4M3, x staged times
-// 2^8) or 2^126 (E8M0).
-LOWBIT_HD_CONSTEXPR double PlainOperandFactor(ScaleType type) { return type == ScaleType::kUe4m3 ? 0x1p118 : 0x1p126; }
 LOWBIT_HD_CONSTEXPR std::uint32_t PlainOperandMultiplier(ScaleType type) { return type == ScaleType::kUe4m3 ? 16 : 128; }
 // Half h of the result: the operand of the scale byte ScaleByteOfBlock(h, b)
 // of the lane's scale words, for a block b whose bytes are plain. Two
@@ -438,10 +396,11 @@ LOWBIT_HD inline std::uint32_t PlainScaleOperands(const std::uint32_t* scale_wor
 #endif
   return bytes * PlainOperandMultiplier(kType) + PlainOperandOffset(kType) * 0x10001u;
 }
-// The code a plain byte's operand must be: the model's scale times
-// PlainOperandFactor.
+// The code a plain byte's operand must be: the model's scale, times 2^126
+// where the kernel folds it in (E8M0).
 LOWBIT_HD_CONSTEXPR std::uint16_t PlainOperandOfModel(ScaleType type, std::uint8_t byte) {
-  return Bf16Code(DecodeToF64(matmul::ScaleFormatOf(type), byte) * PlainOperandFactor(type));
+  const double scale = DecodeToF64(matmul::ScaleFormatOf(type), byte);
+  return Bf16Code(type == ScaleType::kUe4m3 ? scale : scale * 0x1p126);
 }
 constexpr bool ScaleOperandsArePlainCodes() {
   for (const ScaleType type : {ScaleType::kUe4m3, ScaleType::kE8m0}) {
@@ -450,7 +409,7 @@ constexpr bool ScaleOperandsArePlainCodes() {
       if (!ScaleIsPlain(type, byte)) continue;
       ++plain;
       const double scale = DecodeToF64(matmul::ScaleFormatOf(type), byte);
-      const double operand = scale * PlainOperandFactor(type);
+      const double operand = type == ScaleType::kUe4m3 ? scale : scale * 0x1p126;
       if (DecodeToF64(kBf16, PlainOperandOfModel(type, static_cast<std::uint8_t>(byte))) != operand) return false;  // exact
       if (byte * PlainOperandMultiplier(type) + PlainOperandOffset(type) != PlainOperandOfModel(type, static_cast<std::uint8_t>(byte))) {
         return false;
@@ -492,35 +451,29 @@ struct LaneTileWords {
   std::uint32_t scales[ScaleWordsPerLane(kBlock)];
 };
 
-// Whether the plain path may decode a tile of `block` against a stage of x
-// that is (or is not) staged times 2^8: NVFP4's plain operands carry 2^118
-// and need x scaled up; MX's carry 2^126 and x is never scaled up.
-LOWBIT_HD_CONSTEXPR bool PlainPathFits(int block, bool x_scaled_up) { return block == 16 ? x_scaled_up : true; }
-// Whether the kernel stages x times 2^8 where it can (NVFP4).
-LOWBIT_HD_CONSTEXPR bool ScalesUpX(int block) { return block == 16; }
-
 // The four A registers of chunk c of the tile: A register 2 s + h is row
 // half h, K 4 t + 2 s + {0, 1} (AKOf), decoded with its row's block scale:
-// from PlainScaleOperands when kPlainScales (the tile's scales are plain
-// and PlainPathFits), else `scale_operand(byte)` gives the
-// ScaleOperandCode of a scale byte (the kernel reads its shared-memory
-// table of all 256) and `restore` is RestorePairOf the stage of x.
+// from PlainScaleOperands when kPlainScales, else `scale_operand(byte)`
+// gives the ScaleOperandCode of a scale byte (the kernel reads its
+// shared-memory table of all 256).
 template <int kBlock, bool kPlainScales, typename ScaleOperand>
 LOWBIT_HD inline void AFragmentOfChunk(const LaneTileWords<kBlock>& words, const ScaleOperand& scale_operand, int c,
-                                       std::uint32_t restore, std::uint32_t (&a)[4]) {
+                                       std::uint32_t (&a)[4]) {
   if constexpr (kPlainScales) {
     const std::uint32_t operands = PlainScaleOperands<kBlock>(words.scales, c * kChunk / kBlock);
     for (int reg = 0; reg < 4; ++reg) {
       const int half = reg % 2, slot = reg / 2;
       const std::uint32_t scale_pair = BroadcastHalf(operands, half);
-      a[reg] = DecodePairFolded(words.codes[half][c / 2], PairOf(c % 2, slot), scale_pair);
+      const std::uint32_t word = words.codes[half][c / 2];
+      a[reg] = kBlock == 16 ? DecodePair(word, PairOf(c % 2, slot), scale_pair)
+                            : DecodePairFolded(word, PairOf(c % 2, slot), scale_pair);
     }
   } else {
     for (int reg = 0; reg < 4; ++reg) {
       const int half = reg % 2, slot = reg / 2;
       const int sb = ScaleByteOf(half, c, kBlock);
       const std::uint32_t byte = (words.scales[sb / 4] >> (8 * (sb % 4))) & 0xFFu;
-      a[reg] = DecodePair(words.codes[half][c / 2], PairOf(c % 2, slot), Bf16PairOf(scale_operand(byte)), restore);
+      a[reg] = DecodePair(words.codes[half][c / 2], PairOf(c % 2, slot), Bf16PairOf(scale_operand(byte)));
     }
   }
 }
