@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <thread>
 #include <vector>
@@ -114,6 +115,24 @@ std::int64_t ExpectKernelEqualsModel(const testing::GemvCase& c, int split, matm
   return static_cast<std::int64_t>(RunAndExpectModel(c, split, output).size());
 }
 
+// Batch invariance: row r of the M = 16 product `c16` (FP32 outputs, each
+// against the model) has the bits of the M = 1 product of x's row r.
+void ExpectRowsDoNotDependOnM(const testing::GemvCase& c16, std::initializer_list<std::int64_t> rows) {
+  ASSERT_EQ(c16.m, 16);
+  const std::vector<std::uint32_t> y16 = RunAndExpectModel(c16, 0, matmul::OutputType::kFp32);
+  ASSERT_EQ(y16.size(), static_cast<std::size_t>(16 * c16.n));
+  for (const std::int64_t row : rows) {
+    testing::GemvCase c1 = c16;
+    c1.m = 1;
+    c1.x.assign(c16.x.begin() + row * c16.k, c16.x.begin() + (row + 1) * c16.k);
+    const std::vector<std::uint32_t> y1 = RunAndExpectModel(c1, 0, matmul::OutputType::kFp32);
+    ASSERT_EQ(y1.size(), static_cast<std::size_t>(c16.n));
+    for (std::size_t n = 0; n < y1.size(); ++n) {
+      ASSERT_EQ(y1[n], y16[static_cast<std::size_t>(row * c16.n) + n]) << c16.Describe() << " row " << row << " n " << n;
+    }
+  }
+}
+
 struct Shape {
   std::int64_t n, k, m, batch;
 };
@@ -181,19 +200,8 @@ TEST(TcGemvGpu, Uint4RowsDoNotDependOnM) {
   LOWBIT_REQUIRE_GPU();
   std::mt19937 rng(8);
   for (const matmul::ScaleType type : {matmul::ScaleType::kFp16, matmul::ScaleType::kBf16}) {
-    const testing::GemvCase c16 = testing::DrawUint4Case(rng, matmul::WeightPacking::kGptq, type, 504, 3072, 128, 16, 1, false);
-    const std::vector<std::uint32_t> y16 = RunAndExpectModel(c16, 0, matmul::OutputType::kFp32);
-    ASSERT_EQ(y16.size(), 16u * 504);
-    for (const int row : {0, 7, 15}) {
-      testing::GemvCase c1 = c16;
-      c1.m = 1;
-      c1.x.assign(c16.x.begin() + row * c16.k, c16.x.begin() + (row + 1) * c16.k);
-      const std::vector<std::uint32_t> y1 = RunAndExpectModel(c1, 0, matmul::OutputType::kFp32);
-      ASSERT_EQ(y1.size(), 504u);
-      for (std::size_t n = 0; n < y1.size(); ++n) {
-        ASSERT_EQ(y1[n], y16[static_cast<std::size_t>(row) * 504 + n]) << "row " << row << " n " << n;
-      }
-    }
+    ExpectRowsDoNotDependOnM(testing::DrawUint4Case(rng, matmul::WeightPacking::kGptq, type, 504, 3072, 128, 16, 1, false),
+                             {0, 7, 15});
   }
 }
 
@@ -285,19 +293,7 @@ TEST(TcGemvGpu, OverlappedCallsWaitForThePreviousKernel) {
 TEST(TcGemvGpu, RowsDoNotDependOnM) {
   LOWBIT_REQUIRE_GPU();
   std::mt19937 rng(5);
-  const testing::GemvCase c16 = testing::DrawCase(rng, WeightFormat::kNvfp4, 500, 3000, 16, 1, false);
-  const std::vector<std::uint32_t> y16 = RunAndExpectModel(c16, 0, matmul::OutputType::kFp32);
-  ASSERT_EQ(y16.size(), 16u * 500u);
-  for (const std::int64_t row : {0, 5, 15}) {
-    testing::GemvCase c1 = c16;
-    c1.m = 1;
-    c1.x.assign(c16.x.begin() + row * c16.k, c16.x.begin() + (row + 1) * c16.k);
-    const std::vector<std::uint32_t> y1 = RunAndExpectModel(c1, 0, matmul::OutputType::kFp32);
-    ASSERT_EQ(y1.size(), 500u);
-    for (std::size_t n = 0; n < y1.size(); ++n) {
-      ASSERT_EQ(y1[n], y16[static_cast<std::size_t>(row) * 500 + n]) << "row " << row << " n " << n;
-    }
-  }
+  ExpectRowsDoNotDependOnM(testing::DrawCase(rng, WeightFormat::kNvfp4, 500, 3000, 16, 1, false), {0, 5, 15});
 }
 
 // The device's decode (the BF16 multiplies) for every code in every pair

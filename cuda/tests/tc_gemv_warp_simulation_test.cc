@@ -374,13 +374,11 @@ TEST(TcGemvDecode, EveryUint4CodeZeroAndScaleIsTheModelsOperand) {
           const std::uint32_t want = matmul::RoundIntoOperand(type, static_cast<double>(q - z) * scale_value).code;
           const int pair = (q + z) % 4, half = (q / 4 + z) % 2;  // every pair and half across the loop
           const std::uint32_t word = Uint4CodeBitsInWord(static_cast<std::uint8_t>(q), pair, half);
-          const std::uint32_t got =
-              (DecodeUint4Pair<true>(word, pair, zero_pair, Bf16PairOf(static_cast<std::uint16_t>(scale))) >> (16 * half)) &
-              0xFFFFu;
-          const std::uint32_t got_b =
-              (DecodeUint4Pair<false>(word, pair, zero_pair, Bf16PairOf(static_cast<std::uint16_t>(scale))) >> (16 * half)) &
-              0xFFFFu;
-          const std::uint32_t g = fp16 ? got : got_b;
+          const std::uint32_t scale_pair = Bf16PairOf(static_cast<std::uint16_t>(scale));
+          const std::uint32_t g = ((fp16 ? DecodeUint4Pair<true>(word, pair, zero_pair, scale_pair)
+                                         : DecodeUint4Pair<false>(word, pair, zero_pair, scale_pair)) >>
+                                   (16 * half)) &
+                                  0xFFFFu;
           if (scale_value != scale_value || (q == z && std::isinf(scale_value))) {
             const double v = DecodeToF64(type, g);
             EXPECT_NE(v, v) << "q " << q << " z " << z << " scale " << scale;

@@ -171,10 +171,7 @@ void RegisterCudaTcGemv(registry::Registry& registry) {
     // The kinds the kernel has a codec for, in the packing it takes
     // (PackProblem): NVFP4 / MXFP4 in lowbit's, UINT4 in GPTQ's or AWQ's.
     TileCodec codec = TileCodec::kNvfp4;
-    if (!CodecOf(kind.format, kind.scale_type, &codec)) continue;
-    const bool packing_taken = IsUint4(codec) ? kind.packing != matmul::WeightPacking::kLowbit
-                                              : kind.packing == matmul::WeightPacking::kLowbit;
-    if (!packing_taken) continue;
+    if (!CodecOf(kind.format, kind.scale_type, &codec) || !CodecTakesPacking(codec, kind.packing)) continue;
     for (const matmul::OutputType out : kOutputs) {
       MatmulEntry e;
       e.operation = registry::MatmulOperation::kGemv;

@@ -301,32 +301,47 @@ LOWBIT_HD_CONSTEXPR std::uint16_t ScaleOperandCode(ScaleType type, std::uint8_t 
   return Bf16Code(DecodeToF64(matmul::ScaleFormatOf(type), byte));
 }
 
-// a * b, each half one BF16 multiplication rounded to nearest even (IEEE 754
-// with subnormals): on the device `mul.rn.bf16x2` through __hmul2_rn; on the
-// host the exact product (at most 16 significant bits, exact in binary64)
-// rounded once by the model. The two agree wherever the hardware multiplies
-// as IEEE 754 says — the GPU test checks every code x scale pair on the
-// device.
-LOWBIT_HD inline std::uint32_t MultiplyBf16Pairs(std::uint32_t a, std::uint32_t b) {
+// The 16-bit operand type: FP16 or BF16.
+LOWBIT_HD_CONSTEXPR FormatSpec OperandFormat(bool fp16) { return fp16 ? FormatSpec(kFp16) : FormatSpec(kBf16); }
+
+// a - b or a * b on pairs of 16-bit floats (FP16 or BF16), each half one
+// IEEE 754 operation rounded to nearest even (subnormals kept): on the
+// device __hsub2_rn / __hmul2_rn (sub / mul .rn .f16x2 / .bf16x2, never
+// contracted into an FMA); on the host the exact result (binary64 holds
+// it: two 16-bit operands) rounded once by the model. The two agree
+// wherever the hardware rounds as IEEE 754 says: the GPU tests check every
+// code x scale pair the kernel decodes (DecodeOfEveryCodeAndScaleIsTheModelsOperand,
+// DecodeOfEveryUint4CodeIsTheModelsOperand).
+template <bool kFp16>
+LOWBIT_HD inline std::uint32_t HalfPairOp(std::uint32_t a, std::uint32_t b, bool subtract) {
 #if defined(__CUDA_ARCH__)
-  __nv_bfloat162 x, y;
-  std::memcpy(&x, &a, sizeof(x));
-  std::memcpy(&y, &b, sizeof(y));
-  const __nv_bfloat162 p = __hmul2_rn(x, y);
   std::uint32_t out;
-  std::memcpy(&out, &p, sizeof(out));
+  if constexpr (kFp16) {
+    __half2 x, y;
+    std::memcpy(&x, &a, sizeof(x));
+    std::memcpy(&y, &b, sizeof(y));
+    const __half2 r = subtract ? __hsub2_rn(x, y) : __hmul2_rn(x, y);
+    std::memcpy(&out, &r, sizeof(out));
+  } else {
+    __nv_bfloat162 x, y;
+    std::memcpy(&x, &a, sizeof(x));
+    std::memcpy(&y, &b, sizeof(y));
+    const __nv_bfloat162 r = subtract ? __hsub2_rn(x, y) : __hmul2_rn(x, y);
+    std::memcpy(&out, &r, sizeof(out));
+  }
   return out;
 #else
-  constexpr FormatSpec kBfloat = kBf16;
+  constexpr FormatSpec kType = OperandFormat(kFp16);
   std::uint32_t out = 0;
   for (int h = 0; h < 2; ++h) {
-    const double x = DecodeToF64(kBfloat, (a >> (16 * h)) & 0xFFFFu);
-    const double y = DecodeToF64(kBfloat, (b >> (16 * h)) & 0xFFFFu);
-    out |= static_cast<std::uint32_t>(Bf16Code(x * y)) << (16 * h);
+    const double x = DecodeToF64(kType, (a >> (16 * h)) & 0xFFFFu);
+    const double y = DecodeToF64(kType, (b >> (16 * h)) & 0xFFFFu);
+    out |= (matmul::RoundIntoOperand(kType, subtract ? x - y : x * y).code & 0xFFFFu) << (16 * h);
   }
   return out;
 #endif
 }
+LOWBIT_HD inline std::uint32_t MultiplyBf16Pairs(std::uint32_t a, std::uint32_t b) { return HalfPairOp<false>(a, b, false); }
 
 // Half h of `pairs` in both halves: the scale pair of row half h from
 // PlainScaleOperands. On the device __low2bfloat162 / __high2bfloat162, which
@@ -491,7 +506,6 @@ LOWBIT_HD_CONSTEXPR std::uint32_t Uint4CodeBitsInWord(std::uint8_t code, int pai
 // the code's bits ORed in give bias + q exactly (Uint4BiasedIsExact).
 LOWBIT_HD_CONSTEXPR std::uint16_t Uint4Bias(bool fp16) { return fp16 ? 0x6400 : 0x4300; }
 LOWBIT_HD_CONSTEXPR double Uint4BiasValue(bool fp16) { return fp16 ? 1024.0 : 128.0; }
-LOWBIT_HD_CONSTEXPR FormatSpec OperandFormat(bool fp16) { return fp16 ? FormatSpec(kFp16) : FormatSpec(kBf16); }
 LOWBIT_HD_CONSTEXPR std::uint32_t Uint4PairBiased(std::uint32_t word, int pair, bool fp16) {
   const std::uint32_t bias = static_cast<std::uint32_t>(Uint4Bias(fp16)) * 0x10001u;
 #if defined(__CUDA_ARCH__)
@@ -528,42 +542,6 @@ LOWBIT_HD_CONSTEXPR bool Uint4ZeroFits(std::int32_t z, bool fp16) {
 }
 LOWBIT_HD_CONSTEXPR std::uint16_t Uint4ZeroOperand(std::int32_t z, bool fp16) {
   return static_cast<std::uint16_t>(matmul::RoundIntoOperand(OperandFormat(fp16), Uint4BiasValue(fp16) + z).code);
-}
-
-// a - b and a * b on pairs of 16-bit floats (FP16 or BF16), each half one
-// IEEE 754 operation rounded to nearest even (subnormals kept): on the
-// device __hsub2 / __hmul2 (sub / mul .rn .f16x2 / .bf16x2); on the host the
-// exact result (binary64 holds it: two 16-bit operands) rounded once by the
-// model. The GPU test checks the device's against the model's on every code
-// and scale the kernel can meet (DecodeOfEveryUint4CodeIsTheModelsOperand).
-template <bool kFp16>
-LOWBIT_HD inline std::uint32_t HalfPairOp(std::uint32_t a, std::uint32_t b, bool subtract) {
-#if defined(__CUDA_ARCH__)
-  std::uint32_t out;
-  if constexpr (kFp16) {
-    __half2 x, y;
-    std::memcpy(&x, &a, sizeof(x));
-    std::memcpy(&y, &b, sizeof(y));
-    const __half2 r = subtract ? __hsub2(x, y) : __hmul2(x, y);
-    std::memcpy(&out, &r, sizeof(out));
-  } else {
-    __nv_bfloat162 x, y;
-    std::memcpy(&x, &a, sizeof(x));
-    std::memcpy(&y, &b, sizeof(y));
-    const __nv_bfloat162 r = subtract ? __hsub2(x, y) : __hmul2(x, y);
-    std::memcpy(&out, &r, sizeof(out));
-  }
-  return out;
-#else
-  constexpr FormatSpec kType = OperandFormat(kFp16);
-  std::uint32_t out = 0;
-  for (int h = 0; h < 2; ++h) {
-    const double x = DecodeToF64(kType, (a >> (16 * h)) & 0xFFFFu);
-    const double y = DecodeToF64(kType, (b >> (16 * h)) & 0xFFFFu);
-    out |= (matmul::RoundIntoOperand(kType, subtract ? x - y : x * y).code & 0xFFFFu) << (16 * h);
-  }
-  return out;
-#endif
 }
 
 // The A register of pair p of `word`: (q - z) * s of both weights, rounded

@@ -85,12 +85,19 @@ struct PackedWeights : PackedShape {
 // Every chunk of 16 elements of a row must share one scale: per-row blocks,
 // or flat blocks that do not run across rows (K a multiple of the block).
 // Reads no buffer, so it applies to device pointers as well.
-// UINT4: GPTQ or AWQ packing (4-bit zero points: Uint4ZeroFits), FP16 or
+// The packings the kernel takes for each codec: lowbit's for NVFP4 and
+// MXFP4, GPTQ's or AWQ's for UINT4 (4-bit zero points: Uint4ZeroFits).
+LOWBIT_HD_CONSTEXPR bool CodecTakesPacking(TileCodec codec, matmul::WeightPacking packing) {
+  return IsUint4(codec) ? packing == matmul::WeightPacking::kGptq || packing == matmul::WeightPacking::kAwq
+                        : packing == matmul::WeightPacking::kLowbit;
+}
+
+// UINT4: GPTQ or AWQ packing (CodecTakesPacking), FP16 or
 // BF16 scales, groups and K multiples of 128 (a K tile in one group, and
 // no K tail: a padded code would be (0 - z) * s, not the model's +0).
 inline const char* PackProblem(const matmul::WeightView& w) {
   if (w.format == WeightFormat::kUint4) {
-    if (w.packing != matmul::WeightPacking::kGptq && w.packing != matmul::WeightPacking::kAwq) {
+    if (!CodecTakesPacking(TileCodec::kUint4Fp16, w.packing)) {
       return "the tensor-core GEMV takes uint4 weights in the gptq or awq packing";
     }
     if (w.scale_type != ScaleType::kFp16 && w.scale_type != ScaleType::kBf16) {
@@ -103,7 +110,7 @@ inline const char* PackProblem(const matmul::WeightView& w) {
   if (w.format != WeightFormat::kNvfp4 && w.format != WeightFormat::kMxfp4) {
     return "the tensor-core GEMV takes nvfp4, mxfp4 or uint4 weights";
   }
-  if (w.packing != matmul::WeightPacking::kLowbit) return "the tensor-core GEMV takes the lowbit packing";
+  if (!CodecTakesPacking(TileCodec::kNvfp4, w.packing)) return "the tensor-core GEMV takes the lowbit packing";
   if (w.block != (w.format == WeightFormat::kNvfp4 ? matmul::kNvfp4Block : matmul::kMxBlock)) {
     return "the block size is not the format's (16 for nvfp4, 32 for mxfp4)";
   }
