@@ -260,11 +260,11 @@ HWY_INLINE hn::Vec<DF32> ScaleDecodeOf(D32 d, const float* scale_decode, V code)
 //     finite one (UE4M3's NaN, where the overflow is not saturated) keeps
 //     the table.
 //
-// Every other vector takes EncodeVector and the table. Codes and decodes
-// of all 2^32 FP32 amax bit patterns under each catalog NVFP4 rule and the
-// full-level tensor scales of simd_block_scale_test were compared with
-// those of EncodeVector and the table on AVX3_DL and AVX3 (2026-12-06);
-// that test at ci level samples the rounding boundaries.
+// Every other vector takes EncodeVector and the table. The model pins
+// both paths: proptests/backends/simd_block_scale_test.cc compares the
+// codes and factors with the model's on all 2^32 FP32 amax bit patterns
+// under five NVFP4 tensor scales at the full test level, and on samples
+// biased to the rounding boundaries at ci.
 template <int kMantissaBits>
 HWY_INLINE V Nvfp4ScaleCode(D32 d, V rule_bits, const EncodePlan& scale_plan, const float* scale_decode,
                             hn::Vec<DF32>* decode) {
