@@ -6,7 +6,10 @@
 //    -15..15 x every FP16 / BF16 scale, FP32 scales at the operand's ties,
 //    zero points far from the codes (the model's own path) and random
 //    weights of every kind (the hardware BF16 rounding the run kernels use:
-//    bf16_pair_test.cu);
+//    bf16_pair_test.cu); GPTQ words on and off the edges of the GPTQ
+//    kernel's tiles (N, K, groups, L), every code against every zero point
+//    with special scales, and words the kernel cannot read 16 bytes at a
+//    time;
 //  - every output of random problems against matmul::QuantizedMatmulModel
 //    under TcGemmSchedule: every weight format and packing, M = 1, 3, 16, 17,
 //    128, 130, N and K off the tiles (odd N, K not a multiple of 8, 16 or
@@ -64,10 +67,20 @@ struct HostWeights {
   std::vector<std::uint8_t> scales;  // ScaleBytes(scale_type) each
   std::vector<std::uint8_t> zeros;   // int32 (lowbit) or words; empty: none
   std::vector<recipe::TensorScale> tensor_scales;
+  // GPTQ / AWQ words laid out off the dense layout (WordsOffTheDenseLayout):
+  // `codes_lead` words before batch 0's, batches `codes_batch_stride` words
+  // apart (0: dense).
+  std::int64_t codes_lead = 0, codes_batch_stride = 0;
 
   matmul::WeightView View(const void* c, const void* s, const void* z, const recipe::TensorScale* t) const {
-    return matmul::DenseWeights(format, packing, geometry, scale_type, n, k, block, batch, c, s,
-                                zeros.empty() ? nullptr : z, format == WeightFormat::kNvfp4 ? t : nullptr);
+    matmul::WeightView v = matmul::DenseWeights(format, packing, geometry, scale_type, n, k, block, batch, c, s,
+                                                zeros.empty() ? nullptr : z, format == WeightFormat::kNvfp4 ? t : nullptr);
+    if (c != nullptr) v.codes = static_cast<const std::uint32_t*>(c) + codes_lead;
+    if (codes_batch_stride != 0) {
+      v.codes_count = (batch - 1) * codes_batch_stride + v.codes_batch_stride;
+      v.codes_batch_stride = codes_batch_stride;
+    }
+    return v;
   }
   matmul::WeightView HostView() const { return View(codes.data(), scales.data(), zeros.data(), tensor_scales.data()); }
   std::string Describe() const {
@@ -98,8 +111,9 @@ std::uint16_t DrawHalfScale(std::mt19937& rng, ScaleType t, bool extremes) {
 
 // Random weights of one kind: buffers sized by PerBatchSizes, random codes,
 // scales near 1 or (extremes) over the whole range with NaN sometimes.
+// `block` > 0 sets an integer format's group.
 HostWeights DrawWeights(std::mt19937& rng, WeightFormat f, WeightPacking packing, ScaleType st, std::int64_t n,
-                        std::int64_t k, std::int64_t batch, bool with_zeros, bool extremes) {
+                        std::int64_t k, std::int64_t batch, bool with_zeros, bool extremes, std::int64_t block = 0) {
   HostWeights h;
   h.format = f, h.packing = packing, h.scale_type = st, h.n = n, h.k = k, h.batch = batch;
   h.block = f == WeightFormat::kNvfp4 ? matmul::kNvfp4Block
@@ -109,6 +123,7 @@ HostWeights DrawWeights(std::mt19937& rng, WeightFormat f, WeightPacking packing
     static constexpr std::int64_t kGroups[] = {32, 48, 128};  // 48: six runs of eight, not a power of two
     h.block = kGroups[rng() % 3];
   }
+  if (matmul::IsIntegerFormat(f) && block > 0) h.block = block;
   h.geometry = f == WeightFormat::kFp8E4m3PerChannel ? ScaleGeometry::kPerRow : ScaleGeometry::kRowGroups;
   if (packing == WeightPacking::kLowbit && f != WeightFormat::kFp8E4m3PerChannel && k % h.block == 0 && rng() % 2) {
     h.geometry = ScaleGeometry::kFlatBlocks;
@@ -322,6 +337,129 @@ TEST(TcGemmOperand, RandomWeightsOfEveryKind) {
     }
   }
   EXPECT_EQ(drawn, kWeightKindCount * 2 * 2);
+}
+
+// ---- GPTQ words (operand_dequantize.cu GptqTilesKernel) ------------------------
+
+// The kernel reads tiles of 16 words along K by 64 columns, four K tiles a
+// block. Shapes on and off those edges: N a multiple of 8 below, on and past
+// 64 (8, 64, 72, 200); K of one tile, a tile and a word, and past a block's
+// four tiles (128, 136, 520, 1032); groups of one run, groups that straddle
+// tiles (48, 136) and a group not a multiple of 8 (20: the general kernel);
+// L = 1..3, FP16 / BF16 / FP32 scales, with and without zero points.
+TEST(TcGemmOperand, GptqTileEdges) {
+  std::mt19937 rng(31);
+  const ScaleType scales[] = {ScaleType::kFp16, ScaleType::kBf16, ScaleType::kFp32};
+  int drawn = 0;
+  for (const std::int64_t n : {8, 64, 72, 200}) {
+    for (const std::int64_t k : {128, 136, 520, 1032}) {
+      for (const std::int64_t block : {8, 48, 128, 136, 20}) {
+        const ScaleType st = scales[drawn % 3];
+        const std::int64_t batch = 1 + drawn % 3;
+        const bool zeros = drawn % 4 != 3, extremes = drawn % 2 == 1;
+        ExpectOperandIsTheModels(
+            DrawWeights(rng, WeightFormat::kUint4, WeightPacking::kGptq, st, n, k, batch, zeros, extremes, block));
+        ++drawn;
+      }
+    }
+  }
+  EXPECT_EQ(drawn, 4 * 4 * 5);
+}
+
+// Every code against every zero point 0..15 (qzeros nibble z - 1, weights.h
+// ZeroPointOf) in groups of 16: W[l][n][k] has code (k + n + l) mod 16, so
+// every group holds all 16 codes, and group g of column n zero point
+// (g + n + l) mod 16, so a column's 17 groups take every zero point. Scales
+// near 1 with the specials among them: +-0, the smallest subnormal, the
+// largest finite, +-Inf (a NaN where the offset is 0) and NaN. N = 200
+// (three column tiles and eight columns), K = 272 (34 words: two tiles and
+// two words), L = 2.
+void GptqEveryCodeAndZeroPoint(ScaleType st) {
+  std::mt19937 rng(37);
+  HostWeights h;
+  h.format = WeightFormat::kUint4, h.packing = WeightPacking::kGptq, h.scale_type = st;
+  h.n = 200, h.k = 272, h.block = 16, h.batch = 2;
+  const std::int64_t groups = h.k / h.block;
+  for (std::int64_t l = 0; l < h.batch; ++l) {
+    for (std::int64_t kw = 0; kw < h.k / 8; ++kw) {
+      for (std::int64_t n = 0; n < h.n; ++n) {
+        std::uint32_t word = 0;
+        for (int i = 0; i < 8; ++i) word |= static_cast<std::uint32_t>((8 * kw + i + n + l) % 16) << (4 * i);
+        const auto* b = reinterpret_cast<const std::uint8_t*>(&word);
+        h.codes.insert(h.codes.end(), b, b + 4);
+      }
+    }
+    for (std::int64_t g = 0; g < groups; ++g) {
+      for (std::int64_t c = 0; c < h.n / 8; ++c) {
+        std::uint32_t word = 0;
+        for (int j = 0; j < 8; ++j) {
+          const std::uint32_t z = static_cast<std::uint32_t>((g + 8 * c + j + l) % 16);
+          word |= ((z + 15) % 16) << (4 * j);  // stored z - 1
+        }
+        const auto* b = reinterpret_cast<const std::uint8_t*>(&word);
+        h.zeros.insert(h.zeros.end(), b, b + 4);
+      }
+    }
+    const bool fp32 = st == ScaleType::kFp32, bf16 = st == ScaleType::kBf16;
+    const std::uint32_t specials[] = {0,
+                                      fp32 ? 0x80000000u : 0x8000u,
+                                      1,
+                                      fp32 ? 0x7F7FFFFFu : bf16 ? 0x7F7Fu : 0x7BFFu,
+                                      fp32 ? 0x7F800000u : bf16 ? 0x7F80u : 0x7C00u,
+                                      fp32 ? 0xFF800000u : bf16 ? 0xFF80u : 0xFC00u,
+                                      fp32 ? 0x7FC00000u : bf16 ? 0x7FC0u : 0x7E00u};
+    for (std::int64_t i = 0; i < groups * h.n; ++i) {
+      std::uint32_t bits = 0;
+      if (rng() % 8 == 0) {
+        bits = specials[rng() % std::size(specials)];
+      } else if (fp32) {
+        const float v = 0.01f + (rng() % 1000) / 1000.0f;
+        std::memcpy(&bits, &v, 4);
+      } else {
+        bits = DrawHalfScale(rng, st, false);
+      }
+      const auto* b = reinterpret_cast<const std::uint8_t*>(&bits);
+      h.scales.insert(h.scales.end(), b, b + matmul::ScaleBytes(st));
+    }
+  }
+  ExpectOperandIsTheModels(h);
+}
+TEST(TcGemmOperand, GptqEveryCodeAndZeroPointFp16Scales) { GptqEveryCodeAndZeroPoint(ScaleType::kFp16); }
+TEST(TcGemmOperand, GptqEveryCodeAndZeroPointBf16Scales) { GptqEveryCodeAndZeroPoint(ScaleType::kBf16); }
+TEST(TcGemmOperand, GptqEveryCodeAndZeroPointFp32Scales) { GptqEveryCodeAndZeroPoint(ScaleType::kFp32); }
+
+// `h`'s words moved off the dense layout: `lead` words before them and
+// `pad` words after each batch's (filled with 0xA5: never read).
+HostWeights WordsOffTheDenseLayout(HostWeights h, std::int64_t lead, std::int64_t pad) {
+  const std::size_t per_batch = h.codes.size() / static_cast<std::size_t>(h.batch);
+  std::vector<std::uint8_t> codes(static_cast<std::size_t>(4 * lead), 0xA5);
+  for (std::int64_t l = 0; l < h.batch; ++l) {
+    const auto first = h.codes.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(l) * per_batch);
+    codes.insert(codes.end(), first, first + static_cast<std::ptrdiff_t>(per_batch));
+    codes.insert(codes.end(), static_cast<std::size_t>(4 * pad), 0xA5);
+  }
+  h.codes = std::move(codes);
+  h.codes_lead = lead;
+  h.codes_batch_stride = static_cast<std::int64_t>(per_batch / 4) + pad;
+  return h;
+}
+
+// Words whose 16-byte loads would be misaligned (a codes pointer 4, 8 or 12
+// bytes past the allocation's alignment, a batch stride that is not a
+// multiple of four words): the kernel reads them a word at a time.
+TEST(TcGemmOperand, GptqWordsOffSixteenBytes) {
+  std::mt19937 rng(41);
+  int drawn = 0;
+  for (const std::int64_t lead : {0, 1, 2, 3}) {
+    for (const std::int64_t pad : {0, 1, 4}) {
+      if (lead == 0 && pad % 4 == 0) continue;  // aligned: the other tests
+      const HostWeights h = DrawWeights(rng, WeightFormat::kUint4, WeightPacking::kGptq, ScaleType::kFp16, 72, 264, 2,
+                                        true, drawn % 2 == 1);
+      ExpectOperandIsTheModels(WordsOffTheDenseLayout(h, lead, pad));
+      ++drawn;
+    }
+  }
+  EXPECT_EQ(drawn, 10);
 }
 
 // ---- whole products -----------------------------------------------------------

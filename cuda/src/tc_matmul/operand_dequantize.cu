@@ -14,9 +14,9 @@
 // offset beyond 15 are written again through the model's WeightOperand
 // (FarZeroGroupsKernel).
 // Lowbit rows: consecutive threads take consecutive runs of one row (the
-// loads and the 16-byte stores coalesce); GPTQ: eight threads take the
-// eight columns of one 32-byte run of words, each thread a whole group,
-// several words in flight.
+// loads and the 16-byte stores coalesce); GPTQ: a block turns a tile of
+// words over in shared memory, read 16 bytes a thread along N and written
+// 16 bytes a thread along K (GptqTilesKernel).
 //
 // GeneralKernel, everything else: one block per row, eight K per thread,
 // each element through the model's accessors (weights.h WeightCode,
@@ -242,7 +242,7 @@ struct RunsPlan {
   std::int64_t runs_per_row;  // K / 8
   int scale_shift;            // lowbit: log2(runs per scale block); 0 per row
   int row_threads_log2;       // lowbit: threads per row = 1 << this
-  std::int64_t runs_per_group;  // GPTQ: block / 8
+  bool gptq_wide_loads;         // GPTQ: words 16-byte aligned at every (batch, K / 8, column 4j)
 };
 
 // The tables a block reads: one float per code (FP8) or a pair per byte of
@@ -416,49 +416,111 @@ __global__ void __launch_bounds__(kThreads, kRunsBlocksPerSm) LowbitRunsKernel(R
   }
 }
 
-// GPTQ words [K / 8][N] (weights.h WeightCode): a block takes eight
-// columns (one 32-byte run of words) and 32 groups of them, thread t column
-// t mod 8 of group t / 8: the group's scale and zero point read once
-// through the model's accessors, its words loaded kGptqRunsAhead at a time
-// before any is converted (one word in flight per thread left the pass
-// waiting on DRAM latency: bench/RESULTS.md "GEMM").
-inline constexpr int kGptqGroupsPerBlock = kThreads / 8;
-inline constexpr int kGptqRunsAhead = 8;
-inline constexpr int kGptqBlocksPerSm = 4;  // 64 registers: the words in flight without spilling
+// GPTQ words [K / 8][N] (weights.h WeightCode) hold eight consecutive K of
+// one column, so the words of one operand row lie N apart while the operand
+// writes that row's K contiguously: the read and the write run along
+// different axes. A block takes a tile of kGptqTileRuns words along K by
+// kGptqTileColumns columns and turns it over in shared memory:
+//  - the read: thread t loads the 16 bytes of word row t / 16, columns
+//    4 (t mod 16) .. + 3, so a warp reads two whole 256-byte spans of rows;
+//  - the write: a warp writes runs kw0 .. kw0 + 7 of four consecutive
+//    operand rows, 16 bytes (one run of eight BF16) a thread: four whole
+//    128-byte spans.
+// The kernel before this one gave each thread a column and a group: a warp's
+// store scattered its 32 16-byte pieces over 8 rows and 4 groups (half of
+// every 32-byte sector written), and the pass ran at 0.16x a device copy
+// against NVFP4's 0.75x (bench/RESULTS.md "GEMM"). Each run still goes through RunValues and
+// PackRun with its scale and zero point from the model's accessors (ScaleBits,
+// ZeroPointOf), so groups of any multiple of 8 may start anywhere in a tile.
+// Tiles past N or K are cut at whole words (N is a multiple of 8); words
+// not 16-byte aligned (a codes pointer or batch stride off the 16 bytes)
+// are read one at a time (RunsPlan::gptq_wide_loads).
+inline constexpr int kGptqTileRuns = 16;     // words along K: 128 K, a 256-byte span of each operand row
+inline constexpr int kGptqTileColumns = 64;  // columns: a 256-byte span of each word row
+inline constexpr int kGptqChunks = kGptqTileColumns / 4;  // 16-byte chunks of a word row
+inline constexpr int kGptqTilesPerBlock = 4;  // consecutive K tiles of one column tile: the next tile's words
+                                              // load while this one's runs are stored
+// Six blocks of 256 threads an SM: 40 registers, nothing spilled inside the
+// run loop (eight blocks, 32 registers, spilled 176 bytes, some of them in
+// the tile loop; ptxas, CUDA 13.0).
+inline constexpr int kGptqTileBlocksPerSm = 6;
+inline constexpr int kGptqRunsPerThread = kGptqTileRuns * kGptqTileColumns / kThreads;
+static_assert(kGptqTileRuns * kGptqChunks == kThreads, "one 16-byte load a thread per tile");
+static_assert(kGptqTileRuns == 16 && kGptqRunsPerThread == 4, "the store mapping below: 8 warps x 4 quads of 4 rows x 8 runs");
+
+// Where word (run kw, column c) of a tile lies in shared memory: word rows
+// of 64, the 16-byte chunk c / 4 XOR kw mod 8. The load's 16-byte writes
+// (eight lanes: one row's chunks 0..7) and the store's reads (eight runs of
+// four columns) then each touch all 32 banks once.
+__device__ __forceinline__ int GptqTileIndex(int kw, int c) {
+  return kw * kGptqTileColumns + 4 * ((c >> 2) ^ (kw & 7)) + (c & 3);
+}
 
 template <WeightFormat kFormat, ScaleType kScale>
-__global__ void __launch_bounds__(kThreads, kGptqBlocksPerSm) GptqRunsKernel(RunsPlan rp) {
+__global__ void __launch_bounds__(kThreads, kGptqTileBlocksPerSm) GptqTilesKernel(RunsPlan rp) {
   __shared__ RunTables<kFormat, kScale> tables;
+  __shared__ __align__(16) std::uint32_t tile[kGptqTileRuns * kGptqTileColumns];
   FillTables(tables);
   __syncthreads();
   const Plan& p = rp.base;
-  const WeightView& w = p.w;
-  const std::int64_t column_tiles = w.n / 8;
-  const std::int64_t groups = (rp.runs_per_row + rp.runs_per_group - 1) / rp.runs_per_group;
-  const std::int64_t group_blocks = (groups + kGptqGroupsPerBlock - 1) / kGptqGroupsPerBlock;
-  for (std::int64_t b = blockIdx.x; b < w.batch * column_tiles * group_blocks; b += gridDim.x) {
-    const std::int64_t tile = b / group_blocks, g = (b - tile * group_blocks) * kGptqGroupsPerBlock + (threadIdx.x >> 3);
-    const std::int64_t l = tile / column_tiles, n = 8 * (tile - l * column_tiles) + (threadIdx.x & 7);
-    const std::int64_t row = l * p.rows + n;
-    if (threadIdx.x < 8 && b % group_blocks == 0) p.outer_scales[row] = matmul::OuterScaleOf(w, l, n);
-    if (g >= groups) continue;
-    uint4* out = reinterpret_cast<uint4*>(p.operand + row * p.k_padded);
-    const auto* words = static_cast<const std::uint32_t*>(w.codes) + l * w.codes_batch_stride + n;
-    const std::int64_t k0 = g * 8 * rp.runs_per_group;
-    const float scale = ScaleOfBits<kScale>(matmul::ScaleBits(w, l, n, k0), tables.scale);
-    const float zero = static_cast<float>(matmul::ZeroPointOf(w, l, n, k0));
-    const std::int64_t first = g * rp.runs_per_group;
-    const std::int64_t last = first + rp.runs_per_group < rp.runs_per_row ? first + rp.runs_per_group : rp.runs_per_row;
-    for (std::int64_t kw0 = first; kw0 < last; kw0 += kGptqRunsAhead) {
-      std::uint32_t word[kGptqRunsAhead];
-#pragma unroll
-      for (int i = 0; i < kGptqRunsAhead; ++i) word[i] = kw0 + i < last ? __ldg(words + (kw0 + i) * w.n) : 0;
-#pragma unroll
-      for (int i = 0; i < kGptqRunsAhead; ++i) {
-        if (kw0 + i >= last) break;
+  // W's view with the fields this kernel was chosen by (LaunchRunsFor,
+  // DequantizeIntoOperand) as the constants they equal there: the model's
+  // accessors fold their switches over format, packing and scale type (read
+  // from the view, they tripled the run loop: 623 SASS instructions against
+  // 207, CUDA 13.0 for sm_90a).
+  WeightView w = p.w;
+  w.format = kFormat;
+  w.packing = WeightPacking::kGptq;
+  w.scale_type = kScale;
+  const int t = static_cast<int>(threadIdx.x);
+  // The read: word row load_kw, columns 4 load_chunk .. + 3 of the tile.
+  const int load_kw = t / kGptqChunks, load_chunk = t % kGptqChunks;
+  // The write: run store_kw of rows 16 i + store_row (i = 0..3) of the tile
+  // (warp v, lane u: runs 8 (v mod 2) + u mod 8, rows 4 (v / 2) + u / 8).
+  const int warp = t / 32, lane = t % 32;
+  const int store_kw = 8 * (warp % 2) + lane % 8, store_row = 4 * (warp / 2) + lane / 8;
+  const std::int64_t column_tiles = (w.n + kGptqTileColumns - 1) / kGptqTileColumns;
+  const std::int64_t k_tiles = (rp.runs_per_row + kGptqTileRuns - 1) / kGptqTileRuns;
+  const std::int64_t strips = (k_tiles + kGptqTilesPerBlock - 1) / kGptqTilesPerBlock;
+  for (std::int64_t b = blockIdx.x; b < w.batch * column_tiles * strips; b += gridDim.x) {
+    const std::int64_t l = b / (column_tiles * strips), rest = b - l * column_tiles * strips;
+    const std::int64_t n0 = rest / strips * kGptqTileColumns, strip = rest % strips;
+    const auto* words = static_cast<const std::uint32_t*>(w.codes) + l * w.codes_batch_stride;
+    if (strip == 0 && t < kGptqTileColumns && n0 + t < w.n) {
+      p.outer_scales[l * p.rows + n0 + t] = matmul::OuterScaleOf(w, l, n0 + t);
+    }
+    const std::int64_t first = strip * kGptqTilesPerBlock;
+    const std::int64_t last = first + kGptqTilesPerBlock < k_tiles ? first + kGptqTilesPerBlock : k_tiles;
+    // Tile kt's 16 bytes of this thread; zeros past K or N (never stored).
+    const auto load = [&](std::int64_t kt) {
+      const std::int64_t kw = kt * kGptqTileRuns + load_kw, c = n0 + 4 * load_chunk;
+      if (kw >= rp.runs_per_row || c >= w.n) return make_uint4(0, 0, 0, 0);  // N % 8 == 0: c + 3 < N
+      const std::uint32_t* at = words + kw * w.n + c;
+      if (rp.gptq_wide_loads) return __ldg(reinterpret_cast<const uint4*>(at));
+      return make_uint4(__ldg(at), __ldg(at + 1), __ldg(at + 2), __ldg(at + 3));
+    };
+    uint4 next = load(first);
+    for (std::int64_t kt = first; kt < last; ++kt) {
+      const uint4 mine = next;
+      __syncthreads();  // the previous tile's words are read
+      *reinterpret_cast<uint4*>(&tile[GptqTileIndex(load_kw, 4 * load_chunk)]) = mine;
+      __syncthreads();
+      if (kt + 1 < last) next = load(kt + 1);
+      const std::int64_t kw = kt * kGptqTileRuns + store_kw;
+      if (kw >= rp.runs_per_row) continue;  // no __syncthreads below
+      const std::int64_t k0 = 8 * kw;
+      // Every run reads a scale and zero point (rows past N those of row
+      // N - 1, not stored): the accessors' division by the group is then
+      // the loop's to hoist.
+#pragma unroll 1
+      for (int i = 0; i < kGptqRunsPerThread; ++i) {
+        const int r = 16 * i + store_row;
+        const std::int64_t n = n0 + r < w.n ? n0 + r : w.n - 1;
+        const float scale = ScaleOfBits<kScale>(matmul::ScaleBits(w, l, n, k0), tables.scale);
+        const float zero = static_cast<float>(matmul::ZeroPointOf(w, l, n, k0));
         float v[8];
-        const bool may_hold_nan = RunValues(tables, make_uint2(word[i], 0), scale, zero, v);
-        out[kw0 + i] = PackRun(v, may_hold_nan);
+        const bool may_hold_nan = RunValues(tables, make_uint2(tile[GptqTileIndex(store_kw, r)], 0), scale, zero, v);
+        if (n0 + r < w.n) reinterpret_cast<uint4*>(p.operand + (l * p.rows + n) * p.k_padded)[kw] = PackRun(v, may_hold_nan);
       }
     }
   }
@@ -509,9 +571,10 @@ cudaError_t LaunchRuns(const RunsPlan& rp, bool gptq, cudaStream_t stream) {
     // UINT4 offset stays within kFp32IntegerOffset.
     static_assert(SafeZerosOf(WeightFormat::kUint4).lowest <= 0 && SafeZerosOf(WeightFormat::kUint4).highest >= 15);
     if constexpr (kFormat == WeightFormat::kUint4) {
-      const std::int64_t groups = (rp.runs_per_row + rp.runs_per_group - 1) / rp.runs_per_group;
-      blocks = w.batch * (w.n / 8) * ((groups + kGptqGroupsPerBlock - 1) / kGptqGroupsPerBlock);
-      GptqRunsKernel<kFormat, kScale><<<grid(blocks), kThreads, 0, stream>>>(rp);
+      const std::int64_t k_tiles = (rp.runs_per_row + kGptqTileRuns - 1) / kGptqTileRuns;
+      blocks = w.batch * ((w.n + kGptqTileColumns - 1) / kGptqTileColumns) *
+               ((k_tiles + kGptqTilesPerBlock - 1) / kGptqTilesPerBlock);
+      GptqTilesKernel<kFormat, kScale><<<grid(blocks), kThreads, 0, stream>>>(rp);
     }
     return cudaGetLastError();
   }
@@ -591,7 +654,7 @@ cudaError_t DequantizeIntoOperand(const WeightView& w, std::int64_t operand_rows
     RunsPlan rp{};
     rp.base = p;
     rp.runs_per_row = w.k / 8;
-    rp.runs_per_group = w.block / 8;
+    rp.gptq_wide_loads = Aligned(w.codes, 16) && w.codes_batch_stride % 4 == 0;  // and N % 4 == 0 (N % 8 == 0)
     if (w.geometry != ScaleGeometry::kPerRow) {
       while ((std::int64_t{8} << rp.scale_shift) < w.block) ++rp.scale_shift;
     }
