@@ -1,5 +1,6 @@
 // The tensor-core GEMV's benchmark (cuda/src/tc_matmul/tc_gemv.cu): NVFP4,
-// MXFP4 and UINT4 (GPTQ / AWQ g128, FP16 scales and x) weights at 8192 x 8192, 28672 x 8192 and 7168 x 16384 (N x K)
+// MXFP4, UINT4 (GPTQ / AWQ g128, FP16 scales and x), MXFP8 (E4M3) and FP8
+// E4M3 per-channel weights at 8192 x 8192, 28672 x 8192 and 7168 x 16384 (N x K)
 // and the two other NVFP4 GEMV competition shapes (4096 x 7168 with batch
 // L = 8, 7168 x 2048 with L = 4), M = 1 and 16, against a device-to-device copy measured in the same run (bytes read plus
 // written). The weights are random packed tiles with moderate scales, rotated
@@ -15,7 +16,7 @@
 //
 //   tc_gemv_bench                   every case
 //   tc_gemv_bench FORMAT N K M [L [SPLIT]]  one case (for ncu; FORMAT nvfp4,
-//                                           mxfp4 or uint4), with
+//                                           mxfp4, uint4, mxfp8 or fp8), with
 //                                           ScheduleOf's split or SPLIT
 // Each is compared with two copies: the 1 GiB device copy's rate
 // ("x_copy": this call's bytes per second over the copy's), and a copy of
@@ -49,7 +50,6 @@ namespace {
 
 using lowbit::bench::MedianMsPerCall;
 using lowbit::bench::Upload;
-using lowbit::matmul::WeightFormat;
 namespace tc = lowbit::cuda::tc_gemv;
 
 struct Result {
@@ -115,30 +115,32 @@ double ReadFloorUs(double bytes, cudaStream_t stream, int rounds, int calls) {
 // path), or one zero scale per tile (the table path for every tile).
 enum class Scales { kPlain, kTable };
 
-Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt19937_64& rng, int rounds, int calls,
+Result Bench(tc::TileCodec codec, long n, long k, long batch, long m, std::mt19937_64& rng, int rounds, int calls,
              Scales kind = Scales::kPlain, int split = 0) {
-  const bool nvfp4 = format == WeightFormat::kNvfp4;
-  const bool uint4 = format == WeightFormat::kUint4;  // GPTQ / AWQ with FP16 scales, FP16 x
-  const int block = nvfp4 ? 16 : uint4 ? tc::kUint4RecordBlock : 32;
+  const bool nvfp4 = codec == tc::TileCodec::kNvfp4;
+  const bool uint4 = codec == tc::TileCodec::kUint4Fp16;  // GPTQ / AWQ with FP16 scales, FP16 x
+  const bool channel = codec == tc::TileCodec::kFp8Channel;
+  const int block = tc::RecordBlockOf(codec);
   tc::DeviceWeights w;
-  w.format = format;
-  w.scale_type = nvfp4   ? lowbit::matmul::ScaleType::kUe4m3
-                 : uint4 ? lowbit::matmul::ScaleType::kFp16
-                         : lowbit::matmul::ScaleType::kE8m0;
+  w.format = tc::FormatOf(codec);
+  w.scale_type = channel ? lowbit::matmul::ScaleType::kFp32 : tc::RecordScaleTypeOf(codec);
   w.block = block;
   w.n = n;
   w.k = k;
   w.batch = batch;
   w.row_tiles = (n + tc::kTileRows - 1) / tc::kTileRows;
   w.k_tiles = (k + tc::kKTile - 1) / tc::kKTile;
-  const std::size_t code_bytes = static_cast<std::size_t>(batch * w.row_tiles * w.k_tiles * tc::kCodeBytesPerTile);
+  const std::size_t code_bytes = static_cast<std::size_t>(batch * w.row_tiles * w.k_tiles * tc::CodeBytesPerTile(codec));
   const std::size_t scale_bytes =
       static_cast<std::size_t>(batch * w.row_tiles * w.k_tiles * tc::ScaleBytesPerTile(block));
   std::vector<std::uint8_t> codes(code_bytes), scales(scale_bytes);
-  for (auto& c : codes) c = static_cast<std::uint8_t>(rng());
+  for (auto& c : codes) {
+    c = static_cast<std::uint8_t>(rng());
+    if (tc::IsE4m3(codec) && tc::IsE4m3Nan(c)) c ^= 1;  // no NaN codes: every tile plain
+  }
   // Moderate scales: UE4M3 around 1 (0x30..0x3F), E8M0 2^-8 .. 2^0, as
   // real weights have (all plain: tc_gemv_lanes.h ScaleIsPlain).
-  for (auto& s : scales) s = static_cast<std::uint8_t>(nvfp4 ? 0x30 + rng() % 16 : 119 + rng() % 9);
+  for (auto& s : scales) s = static_cast<std::uint8_t>(nvfp4 ? 0x30 + rng() % 16 : channel ? 127 : 119 + rng() % 9);
   if (uint4) {  // per lane group: two FP16 scales near 2^-6, then two zero operands (zero points 0..15)
     for (std::size_t i = 0; i < scales.size(); i += 8) {
       for (int h = 0; h < 2; ++h) {
@@ -155,7 +157,7 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
   }
   std::vector<std::uint8_t> plain(scales.size() / static_cast<std::size_t>(record));
   for (std::size_t t = 0; t < plain.size(); ++t) {
-    plain[t] = tc::PlainTileByte(w.scale_type, scales.data() + t * record, block);
+    plain[t] = tc::PlainTileByte(codec, scales.data() + t * record, false);
   }
   std::vector<float> column_scales(static_cast<std::size_t>(batch * w.row_tiles * tc::kTileRows), 0.5f);
   std::vector<std::uint16_t> x(static_cast<std::size_t>(batch * m * k));
@@ -175,7 +177,7 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
   std::uint16_t* dx = Upload(x);
   float* dy = nullptr;
   CHECK_CUDA(cudaMalloc(&dy, static_cast<std::size_t>(batch * m * n) * sizeof(float)));
-  lowbit::matmul::AccumulationSchedule schedule = tc::ScheduleOf(format, w.scale_type, n, k, batch, lowbit::matmul::OutputType::kFp32);
+  lowbit::matmul::AccumulationSchedule schedule = tc::ScheduleOf(codec, n, k, batch, lowbit::matmul::OutputType::kFp32);
   if (split > 0) schedule.split_k = split;
   const std::int64_t ws_floats = tc::WorkspaceFloats(w, m, schedule.split_k);
   float* dws = nullptr;
@@ -216,6 +218,18 @@ Result Bench(WeightFormat format, long n, long k, long batch, long m, std::mt199
   return {ms * 1e3, overlapped_ms * 1e3, copy_us, bytes / 1e6, schedule.split_k, floor_us};
 }
 
+const char* CodecName(tc::TileCodec c) {
+  switch (c) {
+    case tc::TileCodec::kNvfp4: return "nvfp4";
+    case tc::TileCodec::kMxfp4: return "mxfp4";
+    case tc::TileCodec::kUint4Fp16: return "uint4-gptq-fp16";
+    case tc::TileCodec::kUint4Bf16: return "uint4-gptq-bf16";
+    case tc::TileCodec::kMxfp8: return "mxfp8-e4m3";
+    case tc::TileCodec::kFp8Channel: return "e4m3-channel";
+  }
+  return "?";
+}
+
 void Print(const char* name, long n, long k, long batch, long m, const Result& r, double copy) {
   const auto x_copy = [&](double us) { return r.mb * 1e6 / (us * 1e-6) / 1e12 / copy; };
   std::printf("tc_gemv %s %ld %ld L=%ld M=%ld split=%d MB=%.1f | serialized %.2f us %.2f x_copy %.2f x_same | overlapped "
@@ -230,9 +244,11 @@ void Print(const char* name, long n, long k, long batch, long m, const Result& r
 int main(int argc, char** argv) {
   std::mt19937_64 rng(42);
   if (argc >= 5 && argc <= 7) {  // one case, 3 rounds of 10 calls
-    const WeightFormat f = std::strcmp(argv[1], "mxfp4") == 0   ? WeightFormat::kMxfp4
-                           : std::strcmp(argv[1], "uint4") == 0 ? WeightFormat::kUint4
-                                                                : WeightFormat::kNvfp4;
+    const tc::TileCodec f = std::strcmp(argv[1], "mxfp4") == 0   ? tc::TileCodec::kMxfp4
+                            : std::strcmp(argv[1], "uint4") == 0 ? tc::TileCodec::kUint4Fp16
+                            : std::strcmp(argv[1], "mxfp8") == 0 ? tc::TileCodec::kMxfp8
+                            : std::strcmp(argv[1], "fp8") == 0   ? tc::TileCodec::kFp8Channel
+                                                                 : tc::TileCodec::kNvfp4;
     const long n = std::atol(argv[2]), k = std::atol(argv[3]), m = std::atol(argv[4]);
     const long batch = argc >= 6 ? std::atol(argv[5]) : 1;
     const int split = argc == 7 ? std::atoi(argv[6]) : 0;
@@ -252,11 +268,11 @@ int main(int argc, char** argv) {
   for (const Shape s : {Shape{8192, 8192, 1, false}, Shape{28672, 8192, 1, false}, Shape{7168, 16384, 1, true},
                         Shape{4096, 7168, 8, true}, Shape{7168, 2048, 4, true}}) {
     for (const long m : {1L, 16L}) {
-      for (const WeightFormat f : {WeightFormat::kNvfp4, WeightFormat::kMxfp4, WeightFormat::kUint4}) {
+      for (const tc::TileCodec f : {tc::TileCodec::kNvfp4, tc::TileCodec::kMxfp4, tc::TileCodec::kUint4Fp16,
+                                    tc::TileCodec::kMxfp8, tc::TileCodec::kFp8Channel}) {
         const Result r = Bench(f, s.n, s.k, s.batch, m, rng, 7, 40);
-        Print(f == WeightFormat::kNvfp4 ? "nvfp4" : f == WeightFormat::kMxfp4 ? "mxfp4" : "uint4-gptq-fp16", s.n, s.k,
-              s.batch, m, r, copy);
-        if (s.contest && m == 1 && f == WeightFormat::kNvfp4) {
+        Print(CodecName(f), s.n, s.k, s.batch, m, r, copy);
+        if (s.contest && m == 1 && f == tc::TileCodec::kNvfp4) {
           contest_log_us += std::log(r.us);
           contest_log_overlapped_us += std::log(r.overlapped_us);
           contest_log_floor_us += std::log(r.read_floor_us);
@@ -269,9 +285,9 @@ int main(int argc, char** argv) {
               contest_shapes, std::exp(contest_log_us / contest_shapes),
               std::exp(contest_log_overlapped_us / contest_shapes), std::exp(contest_log_floor_us / contest_shapes));
   // Every tile with one zero scale: the table path's cost.
-  for (const WeightFormat f : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
+  for (const tc::TileCodec f : {tc::TileCodec::kNvfp4, tc::TileCodec::kMxfp4, tc::TileCodec::kMxfp8}) {
     const Result r = Bench(f, 8192, 8192, 1, 1, rng, 7, 40, Scales::kTable);
-    Print(f == WeightFormat::kNvfp4 ? "nvfp4-table-path" : "mxfp4-table-path", 8192, 8192, 1, 1, r, copy);
+    Print((std::string(CodecName(f)) + "-table-path").c_str(), 8192, 8192, 1, 1, r, copy);
   }
   return 0;
 }

@@ -1,4 +1,5 @@
-// Random NVFP4 / MXFP4 GEMV problems for the tensor-core GEMV's tests (the
+// Random NVFP4 / MXFP4 / MXFP8 / FP8-per-channel / UINT4 GEMV problems for
+// the tensor-core GEMV's tests (the
 // host warp simulation and the GPU test draw the same cases), biased to where
 // bugs live: K not a multiple of the chunk (16), of the K tile (128) or of
 // the block, M = 1, 3, 8, 9, 16, odd N, L = 2, blocks of zeros (+0 and -0
@@ -9,7 +10,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,8 +39,10 @@ struct GemvCase {
   std::vector<std::uint16_t> x;  // BF16 or (UINT4 with FP16 scales) FP16 codes, [batch][m][k]
 
   bool Uint4() const { return format == matmul::WeightFormat::kUint4; }
+  bool Channel() const { return format == matmul::WeightFormat::kFp8E4m3PerChannel; }
   matmul::ScaleType ScaleTypeOf() const {
     if (Uint4()) return uint4_scale_type;
+    if (Channel()) return matmul::ScaleType::kFp32;
     return format == matmul::WeightFormat::kNvfp4 ? matmul::ScaleType::kUe4m3 : matmul::ScaleType::kE8m0;
   }
   // The activation type the tensor-core GEMV pairs with these weights
@@ -47,7 +53,7 @@ struct GemvCase {
   }
   matmul::WeightView View() const {
     const bool nvfp4 = format == matmul::WeightFormat::kNvfp4;
-    const std::int64_t block = Uint4() ? uint4_group : nvfp4 ? matmul::kNvfp4Block : matmul::kMxBlock;
+    const std::int64_t block = Uint4() ? uint4_group : nvfp4 ? matmul::kNvfp4Block : Channel() ? 0 : matmul::kMxBlock;
     return matmul::DenseWeights(format, packing, geometry, ScaleTypeOf(), n, k, block, batch, codes.data(),
                                 scales.data(), zeros.empty() ? nullptr : zeros.data(),
                                 nvfp4 ? tensor_scales.data() : nullptr);
@@ -56,7 +62,9 @@ struct GemvCase {
     return std::string(matmul::WeightFormatName(format)) + "/" + matmul::WeightPackingName(packing) + "/" +
            matmul::ScaleTypeName(ScaleTypeOf()) + " N=" + std::to_string(n) + " K=" + std::to_string(k) +
            " M=" + std::to_string(m) + " L=" + std::to_string(batch) +
-           (geometry == matmul::ScaleGeometry::kRowGroups ? " row groups" : " flat blocks");
+           (geometry == matmul::ScaleGeometry::kRowGroups  ? " row groups"
+            : geometry == matmul::ScaleGeometry::kPerRow ? " per row"
+                                                         : " flat blocks");
   }
 };
 
@@ -255,6 +263,72 @@ inline GemvCase DrawUint4Case(std::mt19937& rng, matmul::WeightPacking packing, 
     for (std::int64_t i = 0; i < k; ++i) {
       c.x[static_cast<std::size_t>(row * k + i)] = fp16 ? DrawFp16Activation(rng, specials, wild) : DrawActivation(rng, specials, wild);
     }
+  }
+  return c;
+}
+
+// An E4M3 weight case: MXFP8 (`format` kMxfp8E4m3: E8M0 scales per block
+// of 32, row groups or flat blocks) or FP8 per channel (kFp8E4m3PerChannel:
+// one FP32 scale per row), x BF16. Codes block by block of 16 elements:
+// zeros, -0, the largest magnitudes, subnormals, or random finite codes;
+// one NaN code in half the cases with `specials`. MXFP8's scales as DrawCase's, with
+// the edges of its own plain codes (up to 134, tc_gemv_lanes.h ScaleIsPlain);
+// channel scales near 1, or extremes (FP32 subnormals, 1e30, negative, and
+// Inf / NaN when `specials`).
+inline GemvCase DrawE4m3Case(std::mt19937& rng, matmul::WeightFormat format, std::int64_t n, std::int64_t k,
+                             std::int64_t m, std::int64_t batch, bool specials) {
+  GemvCase c;
+  c.format = format;
+  c.n = n, c.k = k, c.m = m, c.batch = batch;
+  const bool channel = c.Channel();
+  c.geometry = channel                        ? matmul::ScaleGeometry::kPerRow
+               : k % matmul::kMxBlock == 0 && (rng() & 1) ? matmul::ScaleGeometry::kFlatBlocks
+                                                          : matmul::ScaleGeometry::kRowGroups;
+  const matmul::WeightBufferSizes sizes = matmul::PerBatchSizes(c.View());
+  c.codes.resize(static_cast<std::size_t>(sizes.codes * batch));
+  for (std::size_t e0 = 0; e0 < c.codes.size(); e0 += 16) {
+    const int kind = static_cast<int>(rng() % 10);
+    for (std::size_t e = e0; e < e0 + 16 && e < c.codes.size(); ++e) {
+      std::uint8_t code = static_cast<std::uint8_t>(rng());
+      if ((code & 0x7F) == 0x7F) code ^= 1;  // finite unless placed below
+      if (kind == 0) code = 0x00;
+      if (kind == 1) code = 0x80;
+      if (kind == 2) code = static_cast<std::uint8_t>(0x7E - rng() % 3 + (rng() % 2) * 0x80);
+      if (kind == 3) code = static_cast<std::uint8_t>(rng() % 8 + (rng() % 2) * 0x80);
+      c.codes[e] = code;
+    }
+  }
+  // One NaN code in half the cases with specials: its row's outputs are
+  // NaN, and its tile takes the table path.
+  if (specials && rng() % 2 == 0) c.codes[rng() % c.codes.size()] = rng() % 2 ? 0x7F : 0xFF;
+  const int kind = static_cast<int>(rng() % 6);
+  const bool extremes = kind < 2;
+  if (channel) {
+    c.scales.resize(static_cast<std::size_t>(sizes.scales * batch) * 4);
+    for (std::size_t i = 0; i < c.scales.size(); i += 4) {
+      float v = std::ldexp(1.0f + static_cast<float>(rng() % 1024) / 1024.0f, static_cast<int>(rng() % 5) - 2);
+      if (extremes && rng() % 3 == 0) {
+        static constexpr float kEdges[] = {1.0e-40f, -3.0f, 1.5e30f, 0.0f, -1.0e-38f, 6.0e-8f};
+        v = kEdges[rng() % 6];
+        if (specials && rng() % 4 == 0) v = rng() % 2 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+      }
+      std::uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      for (int b = 0; b < 4; ++b) c.scales[i + b] = static_cast<std::uint8_t>(bits >> (8 * b));
+    }
+  } else {
+    const ScaleDraw draw = extremes ? ScaleDraw::kExtremes : kind == 2 ? ScaleDraw::kPlainExtremes : ScaleDraw::kNearOne;
+    c.scales.resize(static_cast<std::size_t>(sizes.scales * batch));
+    for (auto& s : c.scales) {
+      s = DrawScale(rng, false, draw);
+      if (draw == ScaleDraw::kPlainExtremes && rng() % 4 == 0) s = rng() % 2 ? 0x86 : 0x85;  // MXFP8's last plain codes
+      if (s == 0xFF && !specials) s = 0x7F;
+    }
+  }
+  c.x.resize(static_cast<std::size_t>(batch * m * k));
+  for (std::int64_t row = 0; row < batch * m; ++row) {
+    const bool wild = rng() % 4 == 0;
+    for (std::int64_t i = 0; i < k; ++i) c.x[static_cast<std::size_t>(row * k + i)] = DrawActivation(rng, specials, wild);
   }
   return c;
 }

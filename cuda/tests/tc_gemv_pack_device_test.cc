@@ -64,7 +64,7 @@ std::vector<std::uint8_t> Bytes(const void* device, std::int64_t bytes) {
 // bytes each than PackedSizesOf says), on a stream of its own; checks the
 // tails kept `fill` and returns the packed extents.
 Packed PackOnDevice(const matmul::WeightView& w, std::uint8_t fill, const std::string& label) {
-  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, PackedBlockOf(w));
+  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, PackedCodecOf(w));
   const std::int64_t bytes[4] = {sizes.code_bytes, sizes.scale_bytes, sizes.column_scales * 4, sizes.plain_tiles};
   DeviceVector<std::uint8_t> codes(static_cast<std::size_t>(bytes[0] + kTail)),
       scales(static_cast<std::size_t>(bytes[1] + kTail)), columns(static_cast<std::size_t>(bytes[2] + kTail)),
@@ -215,6 +215,22 @@ TEST(TcGemvPackDevice, EveryByteOfTheFourBuffersIsTheHostPackers) {
     }
   }
   EXPECT_EQ(uint4, 12);
+  // MXFP8 and FP8 per channel: two parts of codes a tile, NaN codes (their
+  // tiles' flags 0), N past a row tile, K tails, L = 2.
+  int e4m3 = 0, e4m3_table_tiles = 0;
+  for (const WeightFormat format : {WeightFormat::kMxfp8E4m3, WeightFormat::kFp8E4m3PerChannel}) {
+    for (const Shape& s : {Shape{7, 20, 1}, Shape{33, 136, 2}, Shape{257, 2100, 1}, Shape{300, 1056, 2}}) {
+      const testing::GemvCase c = testing::DrawE4m3Case(rng, format, s.n, s.k, 1, s.batch, e4m3 % 2 == 1);
+      const PackedWeights want = PackForTcGemv(c.View());
+      ASSERT_EQ(want.error, "") << c.Describe();
+      for (const std::uint8_t p : want.plain_tiles) e4m3_table_tiles += p == 0;
+      DeviceCase d(c, c.View());
+      ExpectSameBytes(PackOnDevice(d.w, 0xA5, c.Describe()), HostBytes(want), c.Describe());
+      ++e4m3;
+    }
+  }
+  EXPECT_EQ(e4m3, 8);
+  EXPECT_GT(e4m3_table_tiles, 0);
   // Both kinds of tile, both geometries and shared weights were compared.
   EXPECT_GT(plain_tiles, 0);
   EXPECT_GT(table_tiles, 0);
@@ -260,15 +276,13 @@ TEST(TcGemvPackDevice, RefusesWhatTheHostRefusesWithTheSameLine) {
   add("N = 0", [](matmul::WeightView& w) { w.n = 0; });
   add("K = -1", [](matmul::WeightView& w) { w.k = -1; });
   add("batch 0", [](matmul::WeightView& w) { w.batch = 0; });
-  add("mxfp8", [](matmul::WeightView& w) {  // valid weights, not the kernel's
-    w.format = WeightFormat::kMxfp8E4m3;
-    w.scale_type = matmul::ScaleType::kE8m0;
-    w.block = matmul::kMxBlock;
+  add("int4", [](matmul::WeightView& w) {  // valid weights, no codec for them
+    w.format = WeightFormat::kInt4;
+    w.scale_type = matmul::ScaleType::kFp32;
+    w.block = 16;
     w.geometry = matmul::ScaleGeometry::kRowGroups;
-    w.codes_batch_stride = 20 * 64;
-    w.codes_count = 2 * 20 * 64;
-    w.scales_batch_stride = 20 * 2;
-    w.scales_count = 2 * 20 * 2;
+    w.scales_batch_stride = 20 * 4;
+    w.scales_count = 2 * 20 * 4;
     w.tensor_scale = nullptr;
     w.tensor_scale_count = 0;
     w.tensor_scale_batch_stride = 0;
@@ -312,7 +326,7 @@ TEST(TcGemvPackDevice, RefusesWhatTheHostRefusesWithTheSameLine) {
   }
   EXPECT_EQ(bad.size(), 10u);
   // ValidateWeights' lines and PackProblem's both among them.
-  EXPECT_EQ(lines.count("the tensor-core GEMV takes nvfp4, mxfp4 or uint4 weights"), 1u);
+  EXPECT_EQ(lines.count("the tensor-core GEMV takes nvfp4, mxfp4, mxfp8-e4m3, e4m3-channel or uint4 weights"), 1u);
   EXPECT_EQ(lines.count("the tensor-core GEMV takes uint4 weights in the gptq or awq packing"), 1u);
   EXPECT_EQ(lines.count("flat blocks that run across rows (K not a multiple of the block) are not supported by the "
                         "tensor-core GEMV: quantize per row (/g layout)"),
@@ -326,8 +340,8 @@ TEST(TcGemvPackDevice, RefusesWhatTheHostRefusesWithTheSameLine) {
 TEST(TcGemvPackDevice, RefusesShortNullOrMisalignedOutputs) {
   const HostCase base;
   ASSERT_EQ(PackForTcGemv(base.w).error, "");
-  const PackedSizes sizes = PackedSizesOf(base.w.n, base.w.k, base.w.batch, static_cast<int>(base.w.block));
-  ASSERT_EQ(sizes.code_bytes, 2 * 2 * 1 * kCodeBytesPerTile);  // L = 2, 2 row tiles, 1 K tile
+  const PackedSizes sizes = PackedSizesOf(base.w.n, base.w.k, base.w.batch, PackedCodecOf(base.w));
+  ASSERT_EQ(sizes.code_bytes, 2 * 2 * 1 * CodeBytesPerTile(TileCodec::kNvfp4));  // L = 2, 2 row tiles, 1 K tile
   HostTarget t;
   DevicePackTarget out = t.out;
   out.code_bytes = sizes.code_bytes - 1;
@@ -363,7 +377,7 @@ TEST(TcGemvPackDevice, RefusesShortNullOrMisalignedOutputs) {
 TEST(TcGemvPackDevice, RefusesWeightsInHostMemory) {
   LOWBIT_REQUIRE_GPU();
   const HostCase base;
-  const PackedSizes sizes = PackedSizesOf(base.w.n, base.w.k, base.w.batch, static_cast<int>(base.w.block));
+  const PackedSizes sizes = PackedSizesOf(base.w.n, base.w.k, base.w.batch, PackedCodecOf(base.w));
   DeviceVector<std::uint8_t> codes(static_cast<std::size_t>(sizes.code_bytes)),
       scales(static_cast<std::size_t>(sizes.scale_bytes)), plain(static_cast<std::size_t>(sizes.plain_tiles));
   DeviceVector<float> columns(static_cast<std::size_t>(sizes.column_scales));

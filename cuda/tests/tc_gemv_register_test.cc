@@ -45,10 +45,10 @@ std::vector<const MatmulEntry*> TcRows() {
   return rows;
 }
 
-// The rows: NVFP4 and MXFP4 in lowbit's packing (BF16 x), UINT4 in GPTQ's and
-// AWQ's with FP16 scales (FP16 x) and BF16 scales (BF16 x), each to three
-// output types.
-inline constexpr std::size_t kTcRows = (2 + 4) * 3;
+// The rows: NVFP4, MXFP4, MXFP8 and FP8 per channel in lowbit's packing (BF16
+// x), UINT4 in GPTQ's and AWQ's with FP16 scales (FP16 x) and BF16 scales
+// (BF16 x), each to three output types.
+inline constexpr std::size_t kTcRows = (4 + 4) * 3;
 
 TEST(TcGemvRegister, GemvRowsForEveryCodecAndOutputDeclareTheKernelsSchedule) {
   std::set<std::string> names;
@@ -82,9 +82,10 @@ TEST(TcGemvRegister, GemvRowsForEveryCodecAndOutputDeclareTheKernelsSchedule) {
       EXPECT_EQ(s.instruction, want.instruction);
     }
   }
-  EXPECT_EQ(names.size(), kTcRows) << "nvfp4, mxfp4 and four uint4 kinds, each to bf16, fp16 and fp32";
+  EXPECT_EQ(names.size(), kTcRows) << "nvfp4, mxfp4, mxfp8-e4m3, e4m3-channel and four uint4 kinds, each to bf16, fp16 and fp32";
   const std::vector<const MatmulEntry*> rows = TcRows();
-  for (const char* weight : {"nvfp4", "mxfp4", "uint4-gptq-fp16", "uint4-gptq-bf16", "uint4-awq-fp16", "uint4-awq-bf16"}) {
+  for (const char* weight : {"nvfp4", "mxfp4", "mxfp8-e4m3", "e4m3-channel", "uint4-gptq-fp16", "uint4-gptq-bf16",
+                             "uint4-awq-fp16", "uint4-awq-bf16"}) {
     EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [&](const MatmulEntry* e) { return e->weight == weight; }), 3)
         << weight;
   }
@@ -141,12 +142,14 @@ TEST(TcGemvRegister, DeviceMemoryCallsEqualTheModelBitForBit) {
     ASSERT_NE(kind, nullptr);
     const std::size_t y_bytes = matmul::OutputBytes(e->output);
     const bool uint4 = kind->format == matmul::WeightFormat::kUint4;
+    const bool e4m3 = kind->format == matmul::WeightFormat::kMxfp8E4m3 || kind->format == matmul::WeightFormat::kFp8E4m3PerChannel;
     for (const DeviceShape& shape : kShapes) {
       // UINT4: N a multiple of 8 and K of 128 (the packing and the kernel).
       const testing::GemvCase c =
           uint4 ? testing::DrawUint4Case(rng, kind->packing, kind->scale_type, (shape.n + 7) / 8 * 8,
                                          (shape.k + 127) / 128 * 128, 128, shape.m, shape.batch, calls % 2 == 1)
-                : testing::DrawCase(rng, kind->format, shape.n, shape.k, shape.m, shape.batch, calls % 2 == 1);
+          : e4m3 ? testing::DrawE4m3Case(rng, kind->format, shape.n, shape.k, shape.m, shape.batch, calls % 2 == 1)
+                 : testing::DrawCase(rng, kind->format, shape.n, shape.k, shape.m, shape.batch, calls % 2 == 1);
       const std::string label = registry::MatmulRowName(*e) + " " + c.Describe() + (shape.x_pad > 0 ? " strided x" : "") +
                                 (shape.y_pad > 0 ? " strided y" : "");
       registry::MatmulArgs host;

@@ -194,6 +194,48 @@ TEST(TcGemvGpu, Uint4EveryOutputEqualsTheModel) {
   EXPECT_GT(compared, 0);
 }
 
+// MXFP8 and FP8 per channel: every output against the model on the 4-bit
+// shapes, NaN codes in some blocks (their tiles take the table path),
+// extreme scales, every output type, splits 1, 2 (both part sums), 3, 5
+// and ScheduleOf's.
+TEST(TcGemvGpu, E4m3EveryOutputEqualsTheModel) {
+  LOWBIT_REQUIRE_GPU();
+  static constexpr Shape kShapes[] = {
+      {1, 16, 1, 1},    {7, 20, 3, 1},      {17, 128, 16, 1},  {33, 136, 1, 2},   {16, 300, 9, 1},
+      {5, 520, 8, 1},   {70, 96, 3, 1},     {3, 1000, 16, 1},  {40, 256, 1, 1},   {9, 33, 16, 2},
+      {257, 2100, 1, 1}, {1000, 3000, 16, 1}, {4100, 2064, 1, 1}, {129, 5000, 3, 2}, {2048, 1024, 16, 1},
+  };
+  std::mt19937 rng(20261208);
+  std::int64_t compared = 0;
+  int runs = 0;
+  using PartSums = LaunchOptions::PartSums;
+  for (const WeightFormat format : {WeightFormat::kMxfp8E4m3, WeightFormat::kFp8E4m3PerChannel}) {
+    for (const Shape& s : kShapes) {
+      for (const bool specials : {false, true}) {
+        const testing::GemvCase c = testing::DrawE4m3Case(rng, format, s.n, s.k, s.m, s.batch, specials);
+        static constexpr int kSplits[] = {0, 1, 2, 3, 5};
+        const int split = kSplits[runs % 5];
+        const matmul::OutputType out = runs % 3 == 1 ? matmul::OutputType::kFp16
+                                       : runs % 3 == 2 ? matmul::OutputType::kBf16 : matmul::OutputType::kFp32;
+        LaunchOptions options;
+        options.part_sums = split == 2 && runs % 2 ? PartSums::kCluster : split == 2 ? PartSums::kWorkspace : PartSums::kAuto;
+        compared += static_cast<std::int64_t>(RunAndExpectModel(c, split, out, options).size());
+        ++runs;
+      }
+    }
+  }
+  EXPECT_EQ(runs, 60);
+  EXPECT_GT(compared, 0);
+}
+
+TEST(TcGemvGpu, E4m3RowsDoNotDependOnM) {
+  LOWBIT_REQUIRE_GPU();
+  std::mt19937 rng(9);
+  for (const WeightFormat format : {WeightFormat::kMxfp8E4m3, WeightFormat::kFp8E4m3PerChannel}) {
+    ExpectRowsDoNotDependOnM(testing::DrawE4m3Case(rng, format, 500, 3000, 16, 1, false), {0, 9, 15});
+  }
+}
+
 // UINT4 rows of y do not depend on M (the schedule is a function of N, K
 // and L): row r of an M = 16 product equals the M = 1 product of x's row r.
 TEST(TcGemvGpu, Uint4RowsDoNotDependOnM) {
@@ -311,7 +353,9 @@ TEST(TcGemvGpu, DecodeOfEveryCodeAndScaleIsTheModelsOperand) {
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       const std::vector<std::uint32_t> got = out.Get(256 * 128);
       for (int s = 0; s < 256; ++s) {
-        if (plain && !ScaleIsPlain(type, static_cast<std::uint32_t>(s))) continue;  // the table's bytes
+        if (plain && !ScaleIsPlain(format == WeightFormat::kNvfp4 ? TileCodec::kNvfp4 : TileCodec::kMxfp4, static_cast<std::uint32_t>(s))) {
+          continue;  // the table's bytes
+        }
         plain_checked += plain ? 1 : 0;
         const double scale = DecodeToF64(matmul::ScaleFormatOf(type), static_cast<std::uint64_t>(s));
         for (int i = 0; i < 128; ++i) {
@@ -366,6 +410,40 @@ TEST(TcGemvGpu, DecodeOfEveryUint4CodeIsTheModelsOperand) {
   EXPECT_EQ(checked, std::int64_t{2} * 0x10000 * kUint4DecodeZeros * 16);
 }
 
+// The device's E4M3 decode (the byte permute with sign replication, the
+// BF16 multiplies) for every code times every E8M0 scale, each in its own
+// chunk, row half, slot and element (E4m3DecodePlaceOf): through the table,
+// and through the plain path for plain scales and finite codes.
+TEST(TcGemvGpu, DecodeOfEveryE4m3CodeAndScaleIsTheModelsOperand) {
+  LOWBIT_REQUIRE_GPU();
+  constexpr FormatSpec kBfloat = kBf16;
+  std::int64_t checked = 0;
+  for (const bool plain : {false, true}) {
+    DeviceVector<std::uint32_t> out(256 * 256);
+    ASSERT_EQ(DecodeEveryE4m3OnDevice(plain, out.p), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<std::uint32_t> got = out.Get(256 * 256);
+    int failures = 0;
+    for (int s = 0; s < 256; ++s) {
+      if (plain && !ScaleIsPlain(TileCodec::kMxfp8, static_cast<std::uint32_t>(s))) continue;
+      const double scale = DecodeToF64(matmul::ScaleFormatOf(ScaleType::kE8m0), static_cast<std::uint64_t>(s));
+      for (int code = 0; code < 256; ++code) {
+        if (plain && IsE4m3Nan(static_cast<std::uint32_t>(code))) continue;
+        const double exact = DecodeToF64(matmul::ElementFormatOf(WeightFormat::kMxfp8E4m3), static_cast<std::uint64_t>(code)) * scale;
+        const std::uint32_t g = got[static_cast<std::size_t>(s * 256 + code)];
+        const bool nan_both = exact != exact && DecodeToF64(kBfloat, g) != DecodeToF64(kBfloat, g);
+        if (!nan_both && g != matmul::RoundIntoOperand(kBfloat, exact).code && failures++ < 5) {
+          ADD_FAILURE() << (plain ? "plain" : "table") << " code 0x" << std::hex << code << " scale 0x" << s << ": 0x" << g
+                        << ", the model 0x" << matmul::RoundIntoOperand(kBfloat, exact).code;
+        }
+        ++checked;
+      }
+    }
+    EXPECT_EQ(failures, 0);
+  }
+  EXPECT_EQ(checked, std::int64_t{256} * 256 + std::int64_t{135} * 254);
+}
+
 // Bad input: one line each, nothing launched (runs without a GPU).
 TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
   DeviceWeights w;
@@ -387,7 +465,8 @@ TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
   DeviceWeights e8m0 = w;
   e8m0.scale_type = matmul::ScaleType::kE8m0;
   EXPECT_STREQ(RunTcGemv(e8m0, fake_x, 1, s, fake_y, nullptr, 0, nullptr),
-               "the tensor-core GEMV takes nvfp4 (ue4m3 scales), mxfp4 (e8m0) or uint4 (fp16 or bf16 scales) weights");
+               "the tensor-core GEMV takes nvfp4 (ue4m3 scales), mxfp4 or mxfp8-e4m3 (e8m0), e4m3-channel (fp32) or "
+               "uint4 (fp16 or bf16 scales) weights");
   DeviceWeights uint4_block = w;  // UINT4 weights packed with a block that is not the codec's
   uint4_block.format = WeightFormat::kUint4;
   uint4_block.scale_type = matmul::ScaleType::kFp16;
@@ -400,10 +479,10 @@ TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
   no_flags.plain_tiles = nullptr;
   EXPECT_STREQ(RunTcGemv(no_flags, fake_x, 1, s, fake_y, nullptr, 0, nullptr), "a buffer is null");
   DeviceWeights long_k = w;
-  long_k.k = (std::int64_t{1} << 27) + 1;
+  long_k.k = (std::int64_t{1} << 26) + 1;
   long_k.k_tiles = matmul::CeilDiv(long_k.k, kKTile);
   EXPECT_STREQ(RunTcGemv(long_k, fake_x, 1, s, fake_y, nullptr, 0, nullptr),
-               "K is too large for the tensor-core GEMV (at most 2^27)");
+               "K is too large for the tensor-core GEMV (at most 2^26)");
   matmul::AccumulationSchedule other = s;
   other.alpha = 2.0f;
   EXPECT_STREQ(RunTcGemv(w, fake_x, 1, other, fake_y, nullptr, 0, nullptr),

@@ -104,26 +104,47 @@ std::uint32_t LittleEndianWord(const std::uint8_t* bytes) {
   return static_cast<std::uint32_t>(bytes[0]) | (static_cast<std::uint32_t>(bytes[1]) << 8) |
          (static_cast<std::uint32_t>(bytes[2]) << 16) | (static_cast<std::uint32_t>(bytes[3]) << 24);
 }
-// The words of a tile held in the NVFP4-sized struct (the larger); MX uses
-// the first two scale words.
-constexpr int kMaxBlock = 16;
-LaneTileWords<32> AsMx(const LaneTileWords<kMaxBlock>& w) {
-  LaneTileWords<32> mx{};
-  for (int h = 0; h < 2; ++h) {
-    for (int i = 0; i < 4; ++i) mx.codes[h][i] = w.codes[h][i];
+
+// Every lane's A registers of every chunk of tile (l, r, j), from the words
+// its loads deliver (as little-endian words), on the plain path (`hot`) or
+// the table's, as the kernel computes them.
+using TileFragments = std::uint32_t[kChunksPerKTile][kWarpSize][4];
+template <TileCodec kCodec>
+void FragmentsOfTile(const PackedWeights& p, std::int64_t l, std::int64_t r, std::int64_t j, bool hot,
+                     const std::uint16_t (&scale_table)[256], TileFragments& a) {
+  const auto table_lookup = [&scale_table](std::uint32_t byte) { return scale_table[byte]; };
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    LaneTileWords<kCodec> words{};
+    const std::uint8_t* tile_codes = p.codes.data() + CodeTileOffset(l, r, j, p.row_tiles, p.k_tiles, kCodec);
+    for (int part = 0; part < CodePartsOf(kCodec); ++part) {
+      for (int half = 0; half < 2; ++half) {
+        for (int w = 0; w < 4; ++w) {
+          words.codes[2 * part + half][w] = LittleEndianWord(tile_codes + CodeLaneOffset(half, lane, part) + 4 * w);
+        }
+      }
+    }
+    const std::uint8_t* lane_scales = p.scales.data() + ScaleTileOffset(l, r, j, p.row_tiles, p.k_tiles, p.block) +
+                                      ScaleLaneOffset(LaneOf(lane).group, p.block);
+    for (int w = 0; w < ScaleWordsPerLane(p.block); ++w) words.scales[w] = LittleEndianWord(lane_scales + 4 * w);
+    for (int c = 0; c < kChunksPerKTile; ++c) {
+      if (hot) {
+        AFragmentOfChunk<kCodec, true>(words, table_lookup, c, a[c][lane]);
+      } else {
+        AFragmentOfChunk<kCodec, false>(words, table_lookup, c, a[c][lane]);
+      }
+    }
   }
-  mx.scales[0] = w.scales[0];
-  mx.scales[1] = w.scales[1];
-  return mx;
 }
-LaneTileWords<kUint4RecordBlock> AsUint4(const LaneTileWords<kMaxBlock>& w) {
-  LaneTileWords<kUint4RecordBlock> u{};
-  for (int h = 0; h < 2; ++h) {
-    for (int i = 0; i < 4; ++i) u.codes[h][i] = w.codes[h][i];
+void FragmentsOfTile(TileCodec codec, const PackedWeights& p, std::int64_t l, std::int64_t r, std::int64_t j, bool hot,
+                     const std::uint16_t (&scale_table)[256], TileFragments& a) {
+  switch (codec) {
+    case TileCodec::kNvfp4: return FragmentsOfTile<TileCodec::kNvfp4>(p, l, r, j, hot, scale_table, a);
+    case TileCodec::kMxfp4: return FragmentsOfTile<TileCodec::kMxfp4>(p, l, r, j, hot, scale_table, a);
+    case TileCodec::kUint4Fp16: return FragmentsOfTile<TileCodec::kUint4Fp16>(p, l, r, j, hot, scale_table, a);
+    case TileCodec::kUint4Bf16: return FragmentsOfTile<TileCodec::kUint4Bf16>(p, l, r, j, hot, scale_table, a);
+    case TileCodec::kMxfp8: return FragmentsOfTile<TileCodec::kMxfp8>(p, l, r, j, hot, scale_table, a);
+    case TileCodec::kFp8Channel: return FragmentsOfTile<TileCodec::kFp8Channel>(p, l, r, j, hot, scale_table, a);
   }
-  u.scales[0] = w.scales[0];
-  u.scales[1] = w.scales[1];
-  return u;
 }
 
 // How many K tiles of warps took each path of the kernel.
@@ -138,9 +159,8 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
   EXPECT_TRUE(CodecOf(p.format, p.scale_type, &codec));
   std::uint16_t scale_table[256] = {};
   if (!IsUint4(codec)) {
-    for (int b = 0; b < 256; ++b) scale_table[b] = ScaleOperandCode(p.scale_type, static_cast<std::uint8_t>(b));
+    for (int b = 0; b < 256; ++b) scale_table[b] = ScaleOperandCode(RecordScaleTypeOf(codec), static_cast<std::uint8_t>(b));
   }
-  const auto table_lookup = [&scale_table](std::uint32_t byte) { return scale_table[byte]; };
   const int n_tiles = m > kTileColumns ? 2 : 1;
   const int split = schedule.split_k;
   std::vector<float> parts(static_cast<std::size_t>(split * m * p.n));
@@ -160,41 +180,16 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
             xs = StageX(x + l * m * p.k, m, p.k, stage, stage_end);
             staged = stage;
           }
-          // Each lane's loads of the tile, as little-endian words.
-          std::vector<LaneTileWords<kMaxBlock>> words(kWarpSize);
-          for (int lane = 0; lane < kWarpSize; ++lane) {
-            const std::uint8_t* tile_codes = p.codes.data() + CodeTileOffset(l, r, j, p.row_tiles, p.k_tiles);
-            for (int half = 0; half < 2; ++half) {
-              for (int w = 0; w < 4; ++w) words[lane].codes[half][w] = LittleEndianWord(tile_codes + CodeLaneOffset(half, lane) + 4 * w);
-            }
-            const std::uint8_t* lane_scales = p.scales.data() +
-                                              ScaleTileOffset(l, r, j, p.row_tiles, p.k_tiles, p.block) +
-                                              ScaleLaneOffset(LaneOf(lane).group, p.block);
-            for (int w = 0; w < ScaleWordsPerLane(p.block); ++w) words[lane].scales[w] = LittleEndianWord(lane_scales + 4 * w);
-          }
           const unsigned chunks = ChunkMaskOf(range, j);
           // The kernel's choice: the plain path on a whole tile whose scales are plain.
           const bool hot = chunks == kEveryChunk &&
                            p.plain_tiles[static_cast<std::size_t>((l * p.row_tiles + r) * p.k_tiles + j)] != 0;
           ++(hot ? paths.plain : paths.table);
+          TileFragments fragments;
+          FragmentsOfTile(codec, p, l, r, j, hot, scale_table, fragments);
           for (int c = 0; c < kChunksPerKTile; ++c) {
             if (((chunks >> c) & 1u) == 0) continue;
-            std::uint32_t a[kWarpSize][4];
-            for (int lane = 0; lane < kWarpSize; ++lane) {
-              if (codec == TileCodec::kUint4Fp16) {
-                Uint4AFragmentOfChunk<true>(AsUint4(words[lane]), c, a[lane]);
-              } else if (codec == TileCodec::kUint4Bf16) {
-                Uint4AFragmentOfChunk<false>(AsUint4(words[lane]), c, a[lane]);
-              } else if (p.block == 16 && hot) {
-                AFragmentOfChunk<16, true>(words[lane], table_lookup, c, a[lane]);
-              } else if (p.block == 16) {
-                AFragmentOfChunk<16, false>(words[lane], table_lookup, c, a[lane]);
-              } else if (hot) {
-                AFragmentOfChunk<32, true>(AsMx(words[lane]), table_lookup, c, a[lane]);
-              } else {
-                AFragmentOfChunk<32, false>(AsMx(words[lane]), table_lookup, c, a[lane]);
-              }
-            }
+            const auto& a = fragments[c];
             for (int tile = 0; tile < n_tiles; ++tile) {
               std::uint32_t b[kWarpSize][2];
               for (int lane = 0; lane < kWarpSize; ++lane) {
@@ -357,6 +352,83 @@ TEST(TcGemvWarpSimulation, Uint4EqualsTheQuantizedMatmulModel) {
   EXPECT_GT(compared.paths.table, 0);  // the part edges
 }
 
+// MXFP8 (E8M0 scales, row groups and flat blocks) and FP8 per channel
+// (FP32 channel scales in the epilogue): the shapes of the 4-bit test, NaN
+// codes in some blocks (their tiles take the table path), every output type
+// and splits that cut K tiles.
+TEST(TcGemvWarpSimulation, E4m3EqualsTheQuantizedMatmulModel) {
+  static constexpr Shape kShapes[] = {
+      {1, 16, 1, 1},   {7, 20, 3, 1},   {17, 128, 16, 1}, {33, 136, 1, 2}, {16, 300, 9, 1},
+      {5, 520, 8, 1},  {70, 96, 3, 1},  {3, 1000, 16, 1}, {40, 256, 1, 1}, {9, 33, 16, 2},
+  };
+  std::mt19937 rng(20261207);
+  Compared compared;
+  int cases = 0;
+  for (const WeightFormat format : {WeightFormat::kMxfp8E4m3, WeightFormat::kFp8E4m3PerChannel}) {
+    for (const Shape& s : kShapes) {
+      for (const bool specials : {false, true}) {
+        const testing::GemvCase c = testing::DrawE4m3Case(rng, format, s.n, s.k, s.m, s.batch, specials);
+        const int split = cases % 4 == 0 ? 3 : 0;
+        const matmul::OutputType out = cases % 3 == 1 ? matmul::OutputType::kFp16
+                                       : cases % 3 == 2 ? matmul::OutputType::kBf16 : matmul::OutputType::kFp32;
+        compared += ExpectSimulationEqualsModel(c, split, out);
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 40);
+  EXPECT_GT(compared.finite_nonzero * 2, compared.outputs) << compared.finite_nonzero << " of " << compared.outputs;
+  EXPECT_GT(compared.paths.plain, 0);
+  EXPECT_GT(compared.paths.table, 0);
+}
+
+// The E4M3 decode, exhaustively: every code times every E8M0 scale byte,
+// each in its own chunk, row half, slot and element (E4m3DecodePlaceOf,
+// which the GPU test uses too), through MXFP8's AFragmentOfChunk on the
+// table path and, for plain scales, the plain path, equals the model's
+// weight operand (one rounding of e4m3 * 2^e into BF16; NaN equals NaN).
+TEST(TcGemvDecode, EveryE4m3CodeTimesEveryScaleIsTheModelsOperand) {
+  constexpr FormatSpec kBfloat = kBf16;
+  std::uint16_t table[256];
+  for (int b = 0; b < 256; ++b) table[b] = ScaleOperandCode(ScaleType::kE8m0, static_cast<std::uint8_t>(b));
+  const auto scale_operand = [&table](std::uint32_t byte) { return table[byte]; };
+  std::int64_t checked = 0, plain = 0;
+  for (int s = 0; s < 256; ++s) {
+    const double scale_value = DecodeToF64(matmul::ScaleFormatOf(ScaleType::kE8m0), static_cast<std::uint64_t>(s));
+    for (int code = 0; code < 256; ++code) {
+      const double exact = DecodeToF64(matmul::ElementFormatOf(WeightFormat::kMxfp8E4m3), static_cast<std::uint64_t>(code)) * scale_value;
+      const std::uint32_t want = matmul::RoundIntoOperand(kBfloat, exact).code;
+      const E4m3DecodePlace at = E4m3DecodePlaceOf(code, s);
+      LaneTileWords<TileCodec::kMxfp8> words{};
+      words.codes[2 * (at.chunk / 4) + at.row_half][at.chunk % 4] = E4m3CodeBitsInWord(static_cast<std::uint8_t>(code), at.slot, at.element);
+      const int sb = ScaleByteOf(at.row_half, at.chunk, RecordBlockOf(TileCodec::kMxfp8));
+      words.scales[sb / 4] = static_cast<std::uint32_t>(s) << (8 * (sb % 4));
+      for (const bool hot : {false, true}) {
+        if (hot && (!ScaleIsPlain(TileCodec::kMxfp8, static_cast<std::uint32_t>(s)) || IsE4m3Nan(static_cast<std::uint32_t>(code)))) continue;
+        std::uint32_t a[4];
+        if (hot) {
+          AFragmentOfChunk<TileCodec::kMxfp8, true>(words, scale_operand, at.chunk, a);
+        } else {
+          AFragmentOfChunk<TileCodec::kMxfp8, false>(words, scale_operand, at.chunk, a);
+        }
+        const std::uint32_t got = (a[2 * at.slot + at.row_half] >> (16 * at.element)) & 0xFFFFu;
+        const double got_value = DecodeToF64(kBfloat, got);
+        if (exact != exact) {
+          EXPECT_NE(got_value, got_value) << "code " << code << " scale " << s << (hot ? " plain" : " table");
+        } else if (got != want) {
+          ADD_FAILURE() << "code 0x" << std::hex << code << " scale 0x" << s << (hot ? " plain" : " table") << ": 0x" << got
+                        << ", the model 0x" << want;
+          return;
+        }
+        ++checked;
+        plain += hot;
+      }
+    }
+  }
+  EXPECT_EQ(plain, std::int64_t{135} * 254);      // scales 0..134, the finite codes
+  EXPECT_EQ(checked, std::int64_t{256} * 256 + plain);
+}
+
 // The UINT4 decode: every code (in every pair and half of a word across
 // the loop) against zero points 0, 6 and 15 (every offset -15..15) and
 // every FP16 / BF16 scale code: (q - z) * s rounded once into the scale's
@@ -461,21 +533,22 @@ TEST(TcGemvDecode, EveryCodeTimesEveryScaleIsTheModelsOperand) {
 // decode the kernel uses with it (DecodePair for UE4M3, DecodePairFolded for
 // E8M0), equals the model's weight operand; the other half of each register
 // is the model's operand of the zero code.
-template <int kBlock>
+template <TileCodec kCodec>
 std::int64_t ExpectPlainPathIsTheModel() {
   constexpr FormatSpec kBfloat = kBf16;
-  constexpr ScaleType kType = ScaleTypeOfBlock(kBlock);
-  const WeightFormat format = kBlock == 16 ? WeightFormat::kNvfp4 : WeightFormat::kMxfp4;
+  constexpr ScaleType kType = RecordScaleTypeOf(kCodec);
+  constexpr int kBlock = RecordBlockOf(kCodec);
+  const WeightFormat format = FormatOf(kCodec);
   std::int64_t checked = 0;
   for (int s = 0; s < 256; ++s) {
-    if (!ScaleIsPlain(kType, static_cast<std::uint32_t>(s))) continue;
+    if (!ScaleIsPlain(kCodec, static_cast<std::uint32_t>(s))) continue;
     const double scale_value = DecodeToF64(matmul::ScaleFormatOf(kType), static_cast<std::uint64_t>(s));
     for (int b = 0; b < ScalesPerRowTile(kBlock); ++b) {
       for (int scale_half = 0; scale_half < 2; ++scale_half) {
-        LaneTileWords<kBlock> words{};
+        LaneTileWords<kCodec> words{};
         const int byte = ScaleByteOfBlock(scale_half, b);
         words.scales[byte / 4] = static_cast<std::uint32_t>(s) << (8 * (byte % 4));
-        const std::uint32_t operands = PlainScaleOperands<kBlock>(words.scales, b);
+        const std::uint32_t operands = PlainScaleOperands<kCodec>(words.scales, b);
         const std::uint32_t scale_pair = Bf16PairOf(static_cast<std::uint16_t>(operands >> (16 * scale_half)));
         for (int code = 0; code < 16; ++code) {
           const double exact = DecodeToF64(matmul::ElementFormatOf(format), static_cast<std::uint64_t>(code)) * scale_value;
@@ -499,8 +572,8 @@ std::int64_t ExpectPlainPathIsTheModel() {
 }
 
 TEST(TcGemvDecode, PlainScalesGiveTheModelsOperand) {
-  EXPECT_EQ(ExpectPlainPathIsTheModel<16>(), std::int64_t{0x77} * 8 * 2 * 16 * 8);
-  EXPECT_EQ(ExpectPlainPathIsTheModel<32>(), std::int64_t{129} * 4 * 2 * 16 * 8);
+  EXPECT_EQ(ExpectPlainPathIsTheModel<TileCodec::kNvfp4>(), std::int64_t{0x77} * 8 * 2 * 16 * 8);
+  EXPECT_EQ(ExpectPlainPathIsTheModel<TileCodec::kMxfp4>(), std::int64_t{129} * 4 * 2 * 16 * 8);
 }
 
 // The scale table is exact: every scale code's BF16 operand has the scale's
@@ -529,6 +602,11 @@ TEST(TcGemvPack, RefusesWhatTheKernelCannotRun) {
   matmul::WeightView w = c.View();
   w.n = 0;
   EXPECT_NE(PackForTcGemv(w).error.find("N = 0"), std::string::npos);
+  testing::GemvCase e = testing::DrawE4m3Case(rng, WeightFormat::kMxfp8E4m3, 4, 40, 1, 1, false);
+  e.geometry = matmul::ScaleGeometry::kFlatBlocks;  // 40 % 32 != 0
+  e.scales.resize(static_cast<std::size_t>(matmul::PerBatchSizes(e.View()).scales));
+  EXPECT_NE(PackForTcGemv(e.View()).error.find("flat blocks"), std::string::npos);
+  EXPECT_EQ(PackForTcGemv(testing::DrawE4m3Case(rng, WeightFormat::kFp8E4m3PerChannel, 4, 40, 1, 1, false).View()).error, "");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The tensor-core GEMV's registry rows (registry/include/lowbit/registry/matmul_entry.h):
-// backend "cuda-tc", operation gemv, NVFP4 and MXFP4 weights in lowbit's
-// packing x BF16 activations, and UINT4 weights in the GPTQ or AWQ packing
+// backend "cuda-tc", operation gemv, NVFP4, MXFP4, MXFP8 and FP8 per-channel
+// weights in lowbit's packing x BF16 activations, and UINT4 weights in the GPTQ or AWQ packing
 // with FP16 scales x FP16 activations or BF16 scales x BF16 activations,
 // each x BF16 / FP16 / FP32 outputs. Each row declares
 // its schedule (tc_gemv_lanes.h ScheduleOf, a function of N, K and L only), so
@@ -169,7 +169,8 @@ void RegisterCudaTcGemv(registry::Registry& registry) {
                                              matmul::OutputType::kFp32};
   for (const registry::MatmulWeightKind& kind : registry::kMatmulWeightKinds) {
     // The kinds the kernel has a codec for, in the packing it takes
-    // (PackProblem): NVFP4 / MXFP4 in lowbit's, UINT4 in GPTQ's or AWQ's.
+    // (PackProblem): NVFP4, the MX formats and FP8 per channel in lowbit's,
+    // UINT4 in GPTQ's or AWQ's.
     TileCodec codec = TileCodec::kNvfp4;
     if (!CodecOf(kind.format, kind.scale_type, &codec) || !CodecTakesPacking(codec, kind.packing)) continue;
     for (const matmul::OutputType out : kOutputs) {

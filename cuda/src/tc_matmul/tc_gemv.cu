@@ -1,5 +1,6 @@
-// The tensor-core GEMV: y = x * W^T for NVFP4 / MXFP4 weights and BF16 x,
-// or UINT4 weights (GPTQ / AWQ) and x of their scales' type, FP16 or BF16
+// The tensor-core GEMV: y = x * W^T for NVFP4 / MXFP4 / MXFP8 / FP8
+// per-channel weights and BF16 x, or UINT4 weights (GPTQ / AWQ) and x of
+// their scales' type, FP16 or BF16
 // (packed once by tc_gemv_pack.h PackForTcGemv; the codec, tc_gemv_lanes.h
 // TileCodec, is a template parameter), M = 1..16, on
 // `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}` with the weights as
@@ -13,7 +14,7 @@
 // M zeroed once; for M <= 8 the next stage's copies run during the current
 // stage), and each warp walks its part's chunks in increasing K, one chain
 // of MMAs from C = +0 (the schedule's step 3, no promotion). Per K tile a
-// lane loads two 16-byte words of codes (.nc, L1::no_allocate: read once)
+// lane loads two (E4M3: four) 16-byte words of codes (.nc, L1::no_allocate: read once)
 // and one 16- or 8-byte word of scale codes, decodes each pair of weights
 // with the scale folded in (DecodePair) and reads x with one 8-byte
 // shared-memory load per chunk and n-tile. The next tile's loads are issued
@@ -45,8 +46,8 @@ namespace {
 
 inline constexpr int kThreads = kWarpsPerBlock * kWarpSize;
 // Tile indices and byte offsets within a row tile's K tiles stay in int.
-inline constexpr std::int64_t kMaxKTiles = (std::int64_t{1} << 27) / kKTile;
-static_assert(kMaxKTiles * kCodeBytesPerTile < (std::int64_t{1} << 31), "a row tile's codes addressed by int");
+inline constexpr std::int64_t kMaxKTiles = (std::int64_t{1} << 26) / kKTile;
+static_assert(kMaxKTiles * kMaxCodeBytesPerTile < (std::int64_t{1} << 31), "a row tile's codes addressed by int");
 // The 8-byte x loads of a half warp (groups g, g + 1, g + 2, g + 3; index
 // t) hit 16 distinct 8-byte slots of the 128-byte bank line: rows are 32
 // bytes apart modulo 128, the four lanes of a group 8 bytes apart.
@@ -90,17 +91,20 @@ __device__ inline void StoreOutput(const KernelParams& p, std::int64_t index, st
   }
 }
 
-// One lane's loads for one K tile: two 16-byte words of codes from `codes`
-// (the lane's bytes of the tile's first half; the second half is
-// kCodeBytesPerHalf on) and one 16-byte (NVFP4) or 8-byte (MX, UINT4) word
-// of the scale record from `scales` (the lane's bytes of the tile's record).
-template <int kBlock>
-__device__ __forceinline__ LaneTileWords<kBlock> LoadTile(const std::uint8_t* codes, const std::uint8_t* scales) {
-  LaneTileWords<kBlock> w;
+// One lane's loads for one K tile: two (4-bit codes) or four (E4M3) 16-byte
+// words of codes from `codes` (the lane's bytes of the tile's first part
+// and half: CodeLaneOffset(half, lane, part) is linear) and one 16-byte
+// (NVFP4) or 8-byte (the others) word of the scale record from `scales` (the
+// lane's bytes of the tile's record).
+static_assert(CodeLaneOffset(1, 5, 1) == CodeLaneOffset(0, 5, 0) + kCodeBytesPerHalf + kCodeBytesPerPart);
+template <TileCodec kCodec>
+__device__ __forceinline__ LaneTileWords<kCodec> LoadTile(const std::uint8_t* codes, const std::uint8_t* scales) {
+  constexpr int kBlock = RecordBlockOf(kCodec);
+  LaneTileWords<kCodec> w;
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    const uint4 v = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(codes + half * kCodeBytesPerHalf));
-    w.codes[half][0] = v.x, w.codes[half][1] = v.y, w.codes[half][2] = v.z, w.codes[half][3] = v.w;
+  for (int i = 0; i < 2 * CodePartsOf(kCodec); ++i) {  // i = 2 part + half
+    const uint4 v = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(codes + i * kCodeBytesPerHalf));
+    w.codes[i][0] = v.x, w.codes[i][1] = v.y, w.codes[i][2] = v.z, w.codes[i][3] = v.w;
   }
   if constexpr (ScaleWordsPerLane(kBlock) == 4) {
     const uint4 s = ptx::LdNcNoAllocate(reinterpret_cast<const uint4*>(scales));
@@ -123,18 +127,14 @@ __device__ __forceinline__ LaneTileWords<kBlock> LoadTile(const std::uint8_t* co
 static_assert(SharedXOffset(1, 2, 3, 32) == SharedXOffset(1, 0, 0, 32) + SharedXOffset(0, 2, 3, 0),
               "the lane's part of a shared-memory x offset adds to the chunk's and n-tile's");
 template <int kNTiles, TileCodec kCodec, bool kHot>
-__device__ __forceinline__ void MultiplyTile(const LaneTileWords<RecordBlockOf(kCodec)>& words, std::uint32_t table,
+__device__ __forceinline__ void MultiplyTile(const LaneTileWords<kCodec>& words, std::uint32_t table,
                                              std::uint32_t x_lane, unsigned chunks, std::uint32_t (&acc)[kNTiles][4]) {
   const auto scale_operand = [table](std::uint32_t byte) { return ptx::LdSharedU16(table + 2 * byte); };
 #pragma unroll
   for (int c = 0; c < kChunksPerKTile; ++c) {
     if (!kHot && ((chunks >> c) & 1u) == 0) continue;  // warp-uniform
     std::uint32_t a[4];
-    if constexpr (IsUint4(kCodec)) {
-      Uint4AFragmentOfChunk<kCodec == TileCodec::kUint4Fp16>(words, c, a);
-    } else {
-      AFragmentOfChunk<RecordBlockOf(kCodec), kHot>(words, scale_operand, c, a);
-    }
+    AFragmentOfChunk<kCodec, kHot>(words, scale_operand, c, a);
 #pragma unroll
     for (int tile = 0; tile < kNTiles; ++tile) {
       constexpr int kBytes = sizeof(std::uint16_t);
@@ -227,7 +227,7 @@ __device__ __forceinline__ void StageX(const KernelParams& p, const std::uint16_
 }
 
 template <int kNTiles, TileCodec kCodec>
-__global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelParams p) {
+__global__ void __launch_bounds__(kThreads, BlocksPerSmOf(kCodec)) TcGemvKernel(KernelParams p) {
   constexpr int kBlock = RecordBlockOf(kCodec);
   __shared__ std::uint16_t scale_table[256];
   extern __shared__ __align__(16) std::uint16_t xs[];  // [8 kNTiles][SharedXStride(kStageK)]
@@ -248,7 +248,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
   // Loaded here, stored after the first stage's x loads are out, so that
   // the two loads' latencies overlap.
   const std::uint16_t table_entry =
-      threadIdx.x < 256 ? kScaleTables.code[kCodec == TileCodec::kNvfp4 ? 0 : 1][threadIdx.x] : 0;  // unread for UINT4
+      threadIdx.x < 256 ? kScaleTables.code[RecordScaleTypeOf(kCodec) == ScaleType::kUe4m3 ? 0 : 1][threadIdx.x] : 0;  // unread for UINT4
   // Rows of x at or past M feed only columns of D that are never stored;
   // they are zeroed once so that every shared-memory read is of written data.
   static_assert(kStride * sizeof(std::uint16_t) % 16 == 0, "rows of x 16-byte aligned: zeroed by 16-byte stores");
@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
   const int tile_first = static_cast<int>(tiles.first), tile_last = static_cast<int>(tiles.last);
   const std::uint16_t* x = p.x + l * p.m * p.k;
   // The lane's loads, K tile 0 of its row tile; tile j is j times the tile's bytes on.
-  const std::uint8_t* codes = p.codes + CodeTileOffset(l, r, 0, p.row_tiles, p.k_tiles) + CodeLaneOffset(0, lane);
+  const std::uint8_t* codes = p.codes + CodeTileOffset(l, r, 0, p.row_tiles, p.k_tiles, kCodec) + CodeLaneOffset(0, lane);
   const std::uint8_t* scales =
       p.scales + ScaleTileOffset(l, r, 0, p.row_tiles, p.k_tiles, kBlock) + ScaleLaneOffset(pos.group, kBlock);
   constexpr int kScaleBytes = ScaleBytesPerTile(kBlock);
@@ -277,10 +277,11 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
   const std::uint8_t* plain_tiles = p.plain_tiles + (l * p.row_tiles + r) * p.k_tiles;
 
   std::uint32_t acc[kNTiles][4] = {};
-  LaneTileWords<kBlock> next{};
+  LaneTileWords<kCodec> next{};
+  constexpr int kCodeBytes = CodeBytesPerTile(kCodec);
   bool next_plain = false;
   if (active && tile_first < tile_last) {
-    next = LoadTile<kBlock>(codes + tile_first * kCodeBytesPerTile, scales + tile_first * kScaleBytes);
+    next = LoadTile<kCodec>(codes + tile_first * kCodeBytes, scales + tile_first * kScaleBytes);
     next_plain = __ldg(plain_tiles + tile_first) != 0;
   }
   // Everything above reads only weights; x, y and the workspace may belong
@@ -298,13 +299,13 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) TcGemvKernel(KernelPar
     if (active) {
 #pragma unroll 2
     for (int j = stage; j < stage_end; ++j) {
-      const LaneTileWords<kBlock> cur = next;
+      const LaneTileWords<kCodec> cur = next;
       const bool plain = next_plain;  // the same byte for every lane: warp-uniform
       // The next tile's loads, unconditionally (the last tile loads itself
       // again): a load under a condition would make the compiler copy the
       // twelve words each tile instead of renaming them.
       const int ahead = j + 1 < tile_last ? j + 1 : j;
-      next = LoadTile<kBlock>(codes + ahead * kCodeBytesPerTile, scales + ahead * kScaleBytes);
+      next = LoadTile<kCodec>(codes + ahead * kCodeBytes, scales + ahead * kScaleBytes);
       next_plain = __ldg(plain_tiles + ahead) != 0;
       const std::uint32_t x_lane = x_lane_stage + static_cast<std::uint32_t>((j - stage) * kKTile * sizeof(std::uint16_t));
       if (plain && j >= whole_first && j < whole_last) {
@@ -470,7 +471,8 @@ __global__ void DecodeEveryPairKernel(ScaleType type, bool plain, std::uint32_t*
     // Scale byte s in block 0, half `half`, as the lane's scale words hold it.
     std::uint32_t words[4] = {};
     words[0] = static_cast<std::uint32_t>(s) << (8 * ScaleByteOfBlock(half, 0));
-    const std::uint32_t operands = type == ScaleType::kUe4m3 ? PlainScaleOperands<16>(words, 0) : PlainScaleOperands<32>(words, 0);
+    const std::uint32_t operands =
+        type == ScaleType::kUe4m3 ? PlainScaleOperands<TileCodec::kNvfp4>(words, 0) : PlainScaleOperands<TileCodec::kMxfp4>(words, 0);
     const std::uint32_t pair_of_scale = Bf16PairOf(static_cast<std::uint16_t>(operands >> (16 * half)));
     decoded = type == ScaleType::kUe4m3 ? DecodePair(word, pair, pair_of_scale) : DecodePairFolded(word, pair, pair_of_scale);
   }
@@ -493,10 +495,37 @@ __global__ void DecodeEveryUint4Kernel(bool fp16, std::uint32_t* out) {
   }
 }
 
+// Every E4M3 code (threadIdx.x) times every E8M0 scale (blockIdx.x) through
+// AFragmentOfChunk, on the plain path (`plain`; meaningless for scales
+// that are not plain) or the table's; each (code, scale) in its own chunk,
+// row half, slot and element (E4m3DecodePlace).
+__global__ void DecodeEveryE4m3Kernel(bool plain, std::uint32_t* out) {
+  const int s = blockIdx.x, code = threadIdx.x;
+  const E4m3DecodePlace at = E4m3DecodePlaceOf(code, s);
+  LaneTileWords<TileCodec::kMxfp8> words{};
+  words.codes[2 * (at.chunk / 4) + at.row_half][at.chunk % 4] =
+      E4m3CodeBitsInWord(static_cast<std::uint8_t>(code), at.slot, at.element);
+  const int sb = ScaleByteOf(at.row_half, at.chunk, RecordBlockOf(TileCodec::kMxfp8));
+  words.scales[sb / 4] = static_cast<std::uint32_t>(s) << (8 * (sb % 4));
+  const auto scale_operand = [](std::uint32_t byte) { return kScaleTables.code[1][byte]; };
+  std::uint32_t a[4];
+  if (plain) {
+    AFragmentOfChunk<TileCodec::kMxfp8, true>(words, scale_operand, at.chunk, a);
+  } else {
+    AFragmentOfChunk<TileCodec::kMxfp8, false>(words, scale_operand, at.chunk, a);
+  }
+  out[s * 256 + code] = (a[2 * at.slot + at.row_half] >> (16 * at.element)) & 0xFFFFu;
+}
+
 }  // namespace
 
 cudaError_t DecodeEveryUint4OnDevice(bool fp16, std::uint32_t* out) {
   DecodeEveryUint4Kernel<<<256, 256>>>(fp16, out);
+  return cudaGetLastError();
+}
+
+cudaError_t DecodeEveryE4m3OnDevice(bool plain, std::uint32_t* out) {
+  DecodeEveryE4m3Kernel<<<256, 256>>>(plain, out);
   return cudaGetLastError();
 }
 
@@ -520,7 +549,8 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
                       cudaStream_t stream, const LaunchOptions& options) {
   TileCodec codec = TileCodec::kNvfp4;
   if (!CodecOf(w.format, w.scale_type, &codec)) {
-    return "the tensor-core GEMV takes nvfp4 (ue4m3 scales), mxfp4 (e8m0) or uint4 (fp16 or bf16 scales) weights";
+    return "the tensor-core GEMV takes nvfp4 (ue4m3 scales), mxfp4 or mxfp8-e4m3 (e8m0), e4m3-channel (fp32) or uint4 "
+           "(fp16 or bf16 scales) weights";
   }
   if (w.block != RecordBlockOf(codec)) return "the packed block is not the codec's (pack with PackForTcGemv)";
   if (w.n < 1 || w.k < 1 || w.batch < 1) return "N, K and the batch must be positive";
@@ -528,7 +558,7 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
     return "the packed tiles do not match N and K (pack with PackForTcGemv)";
   }
   if (m < 1 || m > kMaxM) return "the tensor-core GEMV takes M = 1..16";
-  if (w.k_tiles > kMaxKTiles) return "K is too large for the tensor-core GEMV (at most 2^27)";
+  if (w.k_tiles > kMaxKTiles) return "K is too large for the tensor-core GEMV (at most 2^26)";
   if (w.batch > 65535) return "the batch L must be at most 65535";  // gridDim.z
   if (w.codes == nullptr || w.scales == nullptr || w.column_scales == nullptr || w.plain_tiles == nullptr || x == nullptr ||
       y == nullptr) {
@@ -575,6 +605,13 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
     case TileCodec::kUint4Bf16:
       e = two_tiles ? Launch<2, TileCodec::kUint4Bf16>(p, w.batch, options, stream)
                     : Launch<1, TileCodec::kUint4Bf16>(p, w.batch, options, stream);
+      break;
+    case TileCodec::kMxfp8:
+      e = two_tiles ? Launch<2, TileCodec::kMxfp8>(p, w.batch, options, stream) : Launch<1, TileCodec::kMxfp8>(p, w.batch, options, stream);
+      break;
+    case TileCodec::kFp8Channel:
+      e = two_tiles ? Launch<2, TileCodec::kFp8Channel>(p, w.batch, options, stream)
+                    : Launch<1, TileCodec::kFp8Channel>(p, w.batch, options, stream);
       break;
   }
   if (e != cudaSuccess) return "the tensor-core GEMV kernel did not launch";

@@ -1,4 +1,4 @@
-// The tensor-core GEMV for NVFP4 / MXFP4 weights times BF16 activations and
+// The tensor-core GEMV for NVFP4 / MXFP4 / MXFP8 / FP8 per-channel weights times BF16 activations and
 // UINT4 weights (GPTQ / AWQ, FP16 or BF16 scales) times activations of the
 // scale's type, M = 1..16 (tc_gemv.cu; the per-lane steps and the schedule it declares are
 // in tc_gemv_lanes.h). Registered as the "cuda-tc" GEMV rows
@@ -19,8 +19,8 @@ class Registry;
 
 namespace lowbit::cuda::tc_gemv {
 
-// The registry rows (register_tc_gemv.cc): backend "cuda-tc", GEMV, NVFP4 /
-// MXFP4 weights x BF16 activations, each declaring ScheduleOf.
+// The registry rows (register_tc_gemv.cc): backend "cuda-tc", GEMV, the
+// weights of every codec (tc_gemv_lanes.h TileCodec), each declaring ScheduleOf.
 void RegisterCudaTcGemv(registry::Registry& registry);
 
 // What packed weights are, apart from their bytes: the host packer, the
@@ -101,6 +101,20 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
 // (ScaleIsPlain) are meaningless; else the table path (DecodePair).
 // Launches on the default stream.
 cudaError_t DecodeEveryPairOnDevice(matmul::ScaleType type, bool plain, std::uint32_t* out);
+
+// For the GPU test of the E4M3 decode: out[s * 256 + c] = the BF16 operand
+// code the kernel's E4M3 fragment (MXFP8's, on the plain path when `plain`,
+// else the table's) gives for E4M3 code c with E8M0 scale code s, the code
+// placed at E4m3DecodePlaceOf(c, s); out holds 2^16 words on the device.
+// Entries of the plain path for scales that are not plain
+// (tc_gemv_lanes.h ScaleIsPlain) are meaningless.
+struct E4m3DecodePlace {
+  int chunk, row_half, slot, element;
+};
+constexpr E4m3DecodePlace E4m3DecodePlaceOf(int code, int scale) {
+  return {(code / 8 + scale) % 8, (code + scale) % 2, (code / 2 + scale) % 2, (code / 4 + scale) % 2};
+}
+cudaError_t DecodeEveryE4m3OnDevice(bool plain, std::uint32_t* out);
 
 // For the GPU test of the UINT4 decode: out[(s * kUint4DecodeZeros + i) *
 // 16 + q] = the operand code the kernel's DecodeUint4Pair gives for code q

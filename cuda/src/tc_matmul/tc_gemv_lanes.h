@@ -1,6 +1,6 @@
-// The tensor-core GEMV for 4-bit weights (NVFP4, MXFP4 times BF16
-// activations; UINT4 times FP16 or BF16 ones), M = 1..16, step by step as
-// one lane runs it: every function
+// The tensor-core GEMV for block-scaled weights (NVFP4, MXFP4, MXFP8 and FP8
+// per channel times BF16 activations; UINT4 times FP16 or BF16 ones), M =
+// 1..16, step by step as one lane runs it: every function
 // here is host and device, so that the kernel (tc_gemv.cu) and the host
 // simulation of one warp (cuda/tests/tc_gemv_warp_simulation_test.cc) run the
 // same code. Only the instruction itself differs: the kernel issues
@@ -28,13 +28,15 @@
 // exponent, an order-free sum (docs/tensor-cores.md "One fused step"). Here
 // fragment column 2 t + e + 8 j holds K = 4 t + 2 j + e of the chunk
 // (KOfFragmentColumn), so a lane's four K of a row are consecutive: two
-// bytes of codes per row and chunk, one 8-byte shared-memory load of x.
+// (4-bit) or four (E4M3) bytes of codes per row and chunk, one 8-byte
+// shared-memory load of x.
 //
 // The schedule this kernel declares (ScheduleOf): the BF16 instruction
 // above, K in chunks of 16 in increasing order padded with zeros, no
 // promotion, split-K into SplitKOf(N, K, L) parts (a function of the shape only,
 // never of M, so a row of y has the same bits whatever M was) added in
-// order, p0 + p1 + ..., the FP32 tensor scale (NVFP4) in the epilogue, one
+// order, p0 + p1 + ..., the FP32 tensor scale (NVFP4) or channel scale (FP8
+// per channel) in the epilogue, one
 // conversion to the output type (accumulation_schedule.h steps 1-5).
 #pragma once
 
@@ -74,23 +76,44 @@ inline constexpr int kWarpSize = 32;
 // ---- what a packed tile holds: the codecs ------------------------------------
 
 // NVFP4 and MXFP4: E2M1 codes and one byte scale per block of 16 / 32 along
-// K, BF16 operands and activations. UINT4 (GPTQ, AWQ): 4-bit codes, each
-// row's scale (FP16 or BF16) and 4-bit zero point per group along K of a
-// multiple of 128, so that a K tile lies in one group; the operand and the
-// activations are of the scale's type, so that one multiply in that type
-// is the model's one rounding of (q - z) * s (weight_operand.h).
-enum class TileCodec : std::uint8_t { kNvfp4, kMxfp4, kUint4Fp16, kUint4Bf16 };
+// K, BF16 operands and activations. MXFP8: E4M3 codes, an E8M0 scale per
+// block of 32, BF16 operands and activations. FP8 per channel: E4M3 codes
+// whose FP32 channel scale the epilogue applies (weight_operand.h: the
+// operand is the element itself); its record holds the E8M0 code of 1.0 per
+// block of 32, so that it runs MXFP8's path. UINT4 (GPTQ, AWQ): 4-bit
+// codes, each row's scale (FP16 or BF16) and 4-bit zero point per group
+// along K of a multiple of 128, so that a K tile lies in one group; the
+// operand and the activations are of the scale's type, so that one
+// multiply in that type is the model's one rounding of (q - z) * s
+// (weight_operand.h).
+enum class TileCodec : std::uint8_t { kNvfp4, kMxfp4, kUint4Fp16, kUint4Bf16, kMxfp8, kFp8Channel };
+inline constexpr TileCodec kEveryCodec[] = {TileCodec::kNvfp4,     TileCodec::kMxfp4, TileCodec::kUint4Fp16,
+                                            TileCodec::kUint4Bf16, TileCodec::kMxfp8, TileCodec::kFp8Channel};
 LOWBIT_HD_CONSTEXPR bool IsUint4(TileCodec c) { return c == TileCodec::kUint4Fp16 || c == TileCodec::kUint4Bf16; }
+LOWBIT_HD_CONSTEXPR bool IsE4m3(TileCodec c) { return c == TileCodec::kMxfp8 || c == TileCodec::kFp8Channel; }
 // The packed layout's block: the K a scale entry of the tile record covers.
 inline constexpr int kUint4RecordBlock = 128;
 LOWBIT_HD_CONSTEXPR int RecordBlockOf(TileCodec c) {
-  return c == TileCodec::kNvfp4 ? 16 : c == TileCodec::kMxfp4 ? 32 : kUint4RecordBlock;
+  return c == TileCodec::kNvfp4 ? 16 : IsUint4(c) ? kUint4RecordBlock : 32;
+}
+// The type of the record's scale entries.
+LOWBIT_HD_CONSTEXPR ScaleType RecordScaleTypeOf(TileCodec c) {
+  return c == TileCodec::kNvfp4       ? ScaleType::kUe4m3
+         : c == TileCodec::kUint4Fp16 ? ScaleType::kFp16
+         : c == TileCodec::kUint4Bf16 ? ScaleType::kBf16
+                                      : ScaleType::kE8m0;
 }
 LOWBIT_HD_CONSTEXPR TensorCoreId InstructionOf(TileCodec c) {
   return c == TileCodec::kUint4Fp16 ? TensorCoreId::kMmaF16F32 : TensorCoreId::kMmaBf16F32;
 }
 LOWBIT_HD_CONSTEXPR WeightFormat FormatOf(TileCodec c) {
-  return c == TileCodec::kNvfp4 ? WeightFormat::kNvfp4 : c == TileCodec::kMxfp4 ? WeightFormat::kMxfp4 : WeightFormat::kUint4;
+  switch (c) {
+    case TileCodec::kNvfp4: return WeightFormat::kNvfp4;
+    case TileCodec::kMxfp4: return WeightFormat::kMxfp4;
+    case TileCodec::kMxfp8: return WeightFormat::kMxfp8E4m3;
+    case TileCodec::kFp8Channel: return WeightFormat::kFp8E4m3PerChannel;
+    default: return WeightFormat::kUint4;
+  }
 }
 // The codec of weights of `format` with scales of `type`; false where the
 // kernel has none (PackProblem says why).
@@ -99,29 +122,46 @@ LOWBIT_HD_CONSTEXPR bool CodecOf(WeightFormat format, ScaleType type, TileCodec*
   if (format == WeightFormat::kMxfp4 && type == ScaleType::kE8m0) return *codec = TileCodec::kMxfp4, true;
   if (format == WeightFormat::kUint4 && type == ScaleType::kFp16) return *codec = TileCodec::kUint4Fp16, true;
   if (format == WeightFormat::kUint4 && type == ScaleType::kBf16) return *codec = TileCodec::kUint4Bf16, true;
+  if (format == WeightFormat::kMxfp8E4m3 && type == ScaleType::kE8m0) return *codec = TileCodec::kMxfp8, true;
+  if (format == WeightFormat::kFp8E4m3PerChannel && type == ScaleType::kFp32) return *codec = TileCodec::kFp8Channel, true;
   return false;
 }
 LOWBIT_HD_CONSTEXPR bool EveryInstructionFitsTheTiles() {
-  for (const TileCodec c : {TileCodec::kNvfp4, TileCodec::kMxfp4, TileCodec::kUint4Fp16, TileCodec::kUint4Bf16}) {
+  for (const TileCodec c : kEveryCodec) {
     const TensorCoreInstruction i = Instruction(InstructionOf(c));
     if (i.m != kTileRows || i.n != kTileColumns || i.k != kChunk || i.arithmetic.products_per_step != kChunk) return false;
+    TileCodec back = TileCodec::kNvfp4;
+    if (!CodecOf(FormatOf(c), c == TileCodec::kFp8Channel ? ScaleType::kFp32 : RecordScaleTypeOf(c), &back) || back != c) {
+      return false;
+    }
   }
   return true;
 }
 // One fused step per chunk: the K order inside a chunk is free (see the
 // header comment).
-static_assert(EveryInstructionFitsTheTiles(), "the tile constants are every codec's instruction's m16n8k16");
+static_assert(EveryInstructionFitsTheTiles(), "the tile constants are every codec's instruction's m16n8k16; CodecOf inverts FormatOf");
 
 // The packed weights (PackForTcGemv in tc_gemv_pack.h writes them): for
 // batch l, row tile r (16 output channels) and K tile j (128 of K), one
-// 1024-byte record of codes, two halves of 512 bytes (h = 0: rows g, h = 1:
-// rows g + 8), lane L's 16 bytes at h * 512 + 16 L: one coalesced 16-byte
-// load per lane and half. Word w (0..3) of those 16 bytes holds chunks 2 w
-// and 2 w + 1 of its row (CodeBitPosition says which bits hold which K).
+// record of codes in parts of 1024 bytes, each two halves of 512 bytes (h =
+// 0: rows g, h = 1: rows g + 8), lane L's 16 bytes at h * 512 + 16 L: one
+// coalesced 16-byte load per lane, half and part. 4-bit codes fill one
+// part: word w (0..3) of a lane's 16 bytes holds chunks 2 w and 2 w + 1 of
+// its row (CodeBitPosition, Uint4CodeBitsInWord say which bits hold which
+// K). E4M3 codes fill two: word w of part p holds chunk 4 p + w, the four
+// codes of K 4 t .. 4 t + 3 in its bytes 0..3.
 inline constexpr int kCodeBytesPerLaneHalf = 16;
 inline constexpr int kCodeBytesPerHalf = kWarpSize * kCodeBytesPerLaneHalf;  // 512
-inline constexpr int kCodeBytesPerTile = 2 * kCodeBytesPerHalf;             // 1024
-static_assert(kCodeBytesPerTile * 2 == kTileRows * kKTile, "two 4-bit codes per byte");
+inline constexpr int kCodeBytesPerPart = 2 * kCodeBytesPerHalf;             // 1024
+LOWBIT_HD_CONSTEXPR int CodePartsOf(TileCodec c) { return IsE4m3(c) ? 2 : 1; }
+LOWBIT_HD_CONSTEXPR int CodeBytesPerTile(TileCodec c) { return CodePartsOf(c) * kCodeBytesPerPart; }
+inline constexpr int kMaxCodeBytesPerTile = 2 * kCodeBytesPerPart;
+static_assert(CodeBytesPerTile(TileCodec::kNvfp4) * 2 == kTileRows * kKTile &&
+                  CodeBytesPerTile(TileCodec::kMxfp8) == kTileRows * kKTile &&
+                  CodeBytesPerTile(TileCodec::kMxfp8) <= kMaxCodeBytesPerTile,
+              "two 4-bit codes a byte, one E4M3 code a byte");
+// The chunk of K an E4M3 code word holds: part p, word w.
+LOWBIT_HD_CONSTEXPR int E4m3ChunkOf(int part, int word) { return 4 * part + word; }
 
 // Scale entries per row and K tile: 8 (NVFP4, 16 per block), 4 (MX, 32) or
 // 1 (UINT4); an entry is a scale byte, or for UINT4 4 bytes: the FP16 /
@@ -186,11 +226,11 @@ static_assert(AKOf(3, 0, 0) == 12 && AKOf(3, 0, 1) == 13 && AKOf(3, 2, 0) == 14 
 LOWBIT_HD_CONSTEXPR int PairOf(int chunk_in_word, int slot) { return 2 * chunk_in_word + slot; }
 // Byte offset inside the packed codes of (batch l, row tile r, K tile j).
 LOWBIT_HD_CONSTEXPR std::int64_t CodeTileOffset(std::int64_t l, std::int64_t r, std::int64_t j,
-                                                 std::int64_t row_tiles, std::int64_t k_tiles) {
-  return ((l * row_tiles + r) * k_tiles + j) * kCodeBytesPerTile;
+                                                 std::int64_t row_tiles, std::int64_t k_tiles, TileCodec codec) {
+  return ((l * row_tiles + r) * k_tiles + j) * CodeBytesPerTile(codec);
 }
-LOWBIT_HD_CONSTEXPR int CodeLaneOffset(int half, int lane) {
-  return half * kCodeBytesPerHalf + lane * kCodeBytesPerLaneHalf;
+LOWBIT_HD_CONSTEXPR int CodeLaneOffset(int half, int lane, int part = 0) {
+  return part * kCodeBytesPerPart + half * kCodeBytesPerHalf + lane * kCodeBytesPerLaneHalf;
 }
 LOWBIT_HD_CONSTEXPR std::int64_t ScaleTileOffset(std::int64_t l, std::int64_t r, std::int64_t j,
                                                   std::int64_t row_tiles, std::int64_t k_tiles, int block) {
@@ -374,33 +414,101 @@ LOWBIT_HD inline std::uint32_t DecodePairFolded(std::uint32_t word, int pair, st
   return MultiplyBf16Pairs(DecodePairScaledDown(word, pair), folded_pair);
 }
 
+// ---- the decode: E4M3 pair -> BF16 pair ----------------------------------------
+
+// E4M3 seeeemmm has bias 7 (docs/formats-reference.md §1 "Format table"),
+// BF16 127: the code's exponent and mantissa bits moved to BF16's bits 10..4
+// and its sign to bit 15 give its value times 2^-120, for every finite code
+// (the subnormals 0.mmm * 2^-6 land on BF16's subnormals 0.mmm * 2^-126).
+// Slot s of a code word (bytes 2 s and 2 s + 1: K 4 t + 2 s + {0, 1}) takes
+// three instructions: a byte permute that puts each byte in the low byte of
+// its half and the byte's sign, repeated, in the high byte (PTX ISA "prmt",
+// default mode: the msb of a selector nibble replicates the sign), a shift
+// left by 4 and a mask. The two NaN codes (0x7F, 0xFF) come out finite: the
+// packer sends every tile that holds one to the table path, which decodes
+// them as NaN (E4m3PairExact).
+inline constexpr std::uint32_t kE4m3PairMask = 0x87F087F0u;
+LOWBIT_HD_CONSTEXPR std::uint32_t E4m3SlotSelector(int slot) { return slot == 0 ? 0x9180u : 0xB3A2u; }
+LOWBIT_HD_CONSTEXPR std::uint32_t E4m3PairScaledDown(std::uint32_t word, int slot) {
+#if defined(__CUDA_ARCH__)
+  if (!__builtin_is_constant_evaluated()) {
+    // Inline PTX: __byte_perm documents only the selector's low three bits.
+    std::uint32_t permuted;
+    if (slot == 0) {
+      asm("prmt.b32 %0, %1, 0, %2;" : "=r"(permuted) : "r"(word), "n"(0x9180));
+    } else {
+      asm("prmt.b32 %0, %1, 0, %2;" : "=r"(permuted) : "r"(word), "n"(0xB3A2));
+    }
+    return (permuted << 4) & kE4m3PairMask;
+  }
+#endif
+  // The permute as PTX ISA "prmt" defines it: result byte i is source byte
+  // (selector nibble i) & 7, or that byte's bit 7 repeated when the
+  // nibble's bit 3 is set.
+  const std::uint32_t selector = E4m3SlotSelector(slot);
+  std::uint32_t permuted = 0;
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t nibble = (selector >> (4 * i)) & 0xFu;
+    const std::uint32_t byte = (word >> (8 * (nibble & 7u))) & 0xFFu;
+    permuted |= ((nibble & 8u) != 0 ? ((byte & 0x80u) != 0 ? 0xFFu : 0u) : byte) << (8 * i);
+  }
+  return (permuted << 4) & kE4m3PairMask;
+}
+LOWBIT_HD_CONSTEXPR bool IsE4m3Nan(std::uint32_t code) { return (code & 0x7Fu) == 0x7Fu; }
+LOWBIT_HD_CONSTEXPR std::uint32_t E4m3CodeBitsInWord(std::uint8_t code, int slot, int half) {
+  return static_cast<std::uint32_t>(code) << (8 * (2 * slot + half));
+}
+constexpr bool E4m3ScaledDownDecodeIsExact() {
+  constexpr FormatSpec kBfloat = kBf16;
+  constexpr FormatSpec kFp8 = kE4m3;
+  for (int code = 0; code < 256; ++code) {
+    if (IsE4m3Nan(static_cast<std::uint32_t>(code))) continue;
+    for (int slot = 0; slot < 2; ++slot) {
+      for (int half = 0; half < 2; ++half) {
+        // The other three bytes hold other codes: none may leak into this half.
+        std::uint32_t word = 0;
+        for (int b = 0; b < 4; ++b) word |= static_cast<std::uint32_t>(b == 2 * slot + half ? code : code ^ (0x5A + 17 * b)) << (8 * b);
+        const std::uint32_t r = E4m3PairScaledDown(word, slot);
+        const double got = DecodeToF64(kBfloat, (r >> (16 * half)) & 0xFFFFu);
+        const double want = DecodeToF64(kFp8, static_cast<std::uint64_t>(code)) * 0x1p-120;
+        if (got != want || ((r >> (16 * half)) & 0x8000u) != ((static_cast<std::uint32_t>(code) & 0x80u) << 8)) return false;
+      }
+    }
+  }
+  return true;
+}
+static_assert(E4m3ScaledDownDecodeIsExact(), "every finite E4M3 code, both slots and halves: its value times 2^-120, its sign");
+
 // ---- plain scales: the scale operand in two integer instructions --------------
 
 // Most scale codes of real weights are "plain": a UE4M3 code with a nonzero
-// exponent field below NaN (0x08..0x7E), an E8M0 code up to 128 (scales up to
-// 2). For these the operand is integer arithmetic on the byte, no table:
-// UE4M3 0eeeemmm is 2^(eeee - 7) * 1.mmm (docs/formats-reference.md §1), in
-// BF16 the exponent field eeee + 120 and the mantissa mmm0000, so the code is
-// byte * 16 + (120 << 7); E8M0 code E is 2^(E - 127), and the kernel folds
-// the decode's 2^126 into it (DecodePairFolded): 2^(E - 1), in BF16 (E + 126)
-// << 7, exact for E <= 128. NVFP4 scales reach 448, so folding 2^126 into them
-// would overflow BF16: NVFP4 keeps DecodePair's two multiplies. Zero,
-// subnormal and NaN scale codes (and E8M0 above 128) go through the table.
+// exponent field below NaN (0x08..0x7E), an E8M0 code up to 128 (MXFP4:
+// scales up to 2) or 134 (MXFP8: up to 2^7). For these the operand is
+// integer arithmetic on the byte, no table: UE4M3 0eeeemmm is 2^(eeee - 7) *
+// 1.mmm (docs/formats-reference.md §1), in BF16 the exponent field eeee + 120
+// and the mantissa mmm0000, so the code is byte * 16 + (120 << 7); E8M0 code
+// E is 2^(E - 127), and the kernel folds the decode's 2^126 (E2M1) or 2^120
+// (E4M3) into it (DecodePairFolded, E4m3AFragment): 2^(E - 1) or 2^(E - 7),
+// in BF16 (E + 126) << 7 or (E + 120) << 7, exact up to the bound above.
+// NVFP4 scales reach 448, so folding 2^126 into them would overflow BF16:
+// NVFP4 keeps DecodePair's two multiplies. Zero, subnormal and NaN scale
+// codes (and E8M0 above the bound) go through the table.
 // ScaleOperandsArePlainCodes below checks every plain byte against the model.
-LOWBIT_HD_CONSTEXPR bool ScaleIsPlain(ScaleType type, std::uint32_t byte) {
-  return type == ScaleType::kUe4m3 ? byte >= 0x08 && byte <= 0x7E : byte <= 128;
+LOWBIT_HD_CONSTEXPR int FoldExponentOf(TileCodec c) { return c == TileCodec::kMxfp4 ? 126 : IsE4m3(c) ? 120 : 0; }
+LOWBIT_HD_CONSTEXPR bool ScaleIsPlain(TileCodec c, std::uint32_t byte) {
+  if (c == TileCodec::kNvfp4) return byte >= 0x08 && byte <= 0x7E;
+  if (IsUint4(c)) return true;  // one path
+  return byte + static_cast<std::uint32_t>(FoldExponentOf(c)) <= 254;  // the folded scale a normal BF16
 }
-LOWBIT_HD_CONSTEXPR ScaleType ScaleTypeOfBlock(int block) { return block == 16 ? ScaleType::kUe4m3 : ScaleType::kE8m0; }
-LOWBIT_HD_CONSTEXPR std::uint32_t PlainOperandOffset(ScaleType type) {
-  return type == ScaleType::kUe4m3 ? std::uint32_t{120} << 7 : std::uint32_t{126} << 7;
+LOWBIT_HD_CONSTEXPR std::uint32_t PlainOperandOffset(TileCodec c) {
+  return static_cast<std::uint32_t>(c == TileCodec::kNvfp4 ? 120 : FoldExponentOf(c)) << 7;
 }
-LOWBIT_HD_CONSTEXPR std::uint32_t PlainOperandMultiplier(ScaleType type) { return type == ScaleType::kUe4m3 ? 16 : 128; }
+LOWBIT_HD_CONSTEXPR std::uint32_t PlainOperandMultiplier(TileCodec c) { return c == TileCodec::kNvfp4 ? 16 : 128; }
 // Half h of the result: the operand of the scale byte ScaleByteOfBlock(h, b)
 // of the lane's scale words, for a block b whose bytes are plain. Two
 // instructions on the device (PRMT, IMAD).
-template <int kBlock>
+template <TileCodec kCodec>
 LOWBIT_HD inline std::uint32_t PlainScaleOperands(const std::uint32_t* scale_words, int b) {
-  constexpr ScaleType kType = ScaleTypeOfBlock(kBlock);
   const std::uint32_t word = scale_words[ScaleByteOfBlock(0, b) / 4];
   const int first = ScaleByteOfBlock(0, b) % 4;  // 0 or 2: the two bytes side by side
   static_assert(ScaleByteOfBlock(1, 0) == ScaleByteOfBlock(0, 0) + 1, "a block's two bytes adjacent");
@@ -409,79 +517,87 @@ LOWBIT_HD inline std::uint32_t PlainScaleOperands(const std::uint32_t* scale_wor
 #else
   const std::uint32_t bytes = ((word >> (8 * first)) & 0xFFu) | (((word >> (8 * first + 8)) & 0xFFu) << 16);
 #endif
-  return bytes * PlainOperandMultiplier(kType) + PlainOperandOffset(kType) * 0x10001u;
+  return bytes * PlainOperandMultiplier(kCodec) + PlainOperandOffset(kCodec) * 0x10001u;
 }
 // The code a plain byte's operand must be: the model's scale, times 2^126
-// where the kernel folds it in (E8M0).
-LOWBIT_HD_CONSTEXPR std::uint16_t PlainOperandOfModel(ScaleType type, std::uint8_t byte) {
-  const double scale = DecodeToF64(matmul::ScaleFormatOf(type), byte);
-  return Bf16Code(type == ScaleType::kUe4m3 ? scale : scale * 0x1p126);
+// or 2^120 where the kernel folds it in (FoldExponentOf).
+LOWBIT_HD_CONSTEXPR std::uint16_t PlainOperandOfModel(TileCodec c, std::uint8_t byte) {
+  double scale = DecodeToF64(matmul::ScaleFormatOf(RecordScaleTypeOf(c)), byte);
+  for (int i = 0; i < FoldExponentOf(c); ++i) scale *= 2.0;
+  return Bf16Code(scale);
 }
 constexpr bool ScaleOperandsArePlainCodes() {
-  for (const ScaleType type : {ScaleType::kUe4m3, ScaleType::kE8m0}) {
+  for (const TileCodec c : {TileCodec::kNvfp4, TileCodec::kMxfp4, TileCodec::kMxfp8}) {
     int plain = 0;
     for (std::uint32_t byte = 0; byte < 256; ++byte) {
-      if (!ScaleIsPlain(type, byte)) continue;
+      if (!ScaleIsPlain(c, byte)) continue;
       ++plain;
-      const double scale = DecodeToF64(matmul::ScaleFormatOf(type), byte);
-      const double operand = type == ScaleType::kUe4m3 ? scale : scale * 0x1p126;
-      if (DecodeToF64(kBf16, PlainOperandOfModel(type, static_cast<std::uint8_t>(byte))) != operand) return false;  // exact
-      if (byte * PlainOperandMultiplier(type) + PlainOperandOffset(type) != PlainOperandOfModel(type, static_cast<std::uint8_t>(byte))) {
+      double operand = DecodeToF64(matmul::ScaleFormatOf(RecordScaleTypeOf(c)), byte);
+      for (int i = 0; i < FoldExponentOf(c); ++i) operand *= 2.0;
+      if (DecodeToF64(kBf16, PlainOperandOfModel(c, static_cast<std::uint8_t>(byte))) != operand) return false;  // exact
+      if (byte * PlainOperandMultiplier(c) + PlainOperandOffset(c) != PlainOperandOfModel(c, static_cast<std::uint8_t>(byte))) {
         return false;
       }
     }
-    if (plain != (type == ScaleType::kUe4m3 ? 0x77 : 129)) return false;
+    if (plain != (c == TileCodec::kNvfp4 ? 0x77 : c == TileCodec::kMxfp4 ? 129 : 135)) return false;
   }
   return true;
 }
 static_assert(ScaleOperandsArePlainCodes(), "every plain scale byte: two integer operations give the model's operand");
 
 // A K tile takes the plain path when every scale byte of its record is
-// plain (PackForTcGemv records which tiles do). The packer pads rows past N
-// and blocks past K with the scale 1.0, a plain code, so that padding alone
-// never sends a tile to the table.
+// plain and, for E4M3 codes, no code is NaN (PackForTcGemv records which
+// tiles do). The packer pads rows past N and blocks past K with the scale
+// 1.0, a plain code, so that padding alone never sends a tile to the table.
 LOWBIT_HD_CONSTEXPR std::uint8_t PaddingScaleByte(ScaleType type) {
   for (int byte = 0; byte < 256; ++byte) {
     if (DecodeToF64(matmul::ScaleFormatOf(type), static_cast<std::uint64_t>(byte)) == 1.0) return static_cast<std::uint8_t>(byte);
   }
   return 0;
 }
-static_assert(ScaleIsPlain(ScaleType::kUe4m3, PaddingScaleByte(ScaleType::kUe4m3)) &&
-              ScaleIsPlain(ScaleType::kE8m0, PaddingScaleByte(ScaleType::kE8m0)) &&
-              DecodeToF64(matmul::ScaleFormatOf(ScaleType::kE8m0), PaddingScaleByte(ScaleType::kE8m0)) == 1.0,
-              "the padding scale is 1.0 and plain");
-LOWBIT_HD_CONSTEXPR bool TileScalesArePlain(ScaleType type, const std::uint8_t* record, int bytes) {
+constexpr bool EveryPaddingScaleIsOneAndPlain() {
+  for (const TileCodec c : kEveryCodec) {
+    if (IsUint4(c)) continue;  // UINT4 pads with scale +0 (PackedGroupScales)
+    const std::uint8_t byte = PaddingScaleByte(RecordScaleTypeOf(c));
+    if (!ScaleIsPlain(c, byte) || DecodeToF64(matmul::ScaleFormatOf(RecordScaleTypeOf(c)), byte) != 1.0) return false;
+  }
+  return true;
+}
+static_assert(EveryPaddingScaleIsOneAndPlain(), "the padding scale is 1.0 and plain");
+LOWBIT_HD_CONSTEXPR bool TileScalesArePlain(TileCodec c, const std::uint8_t* record, int bytes) {
   for (int i = 0; i < bytes; ++i) {
-    if (!ScaleIsPlain(type, record[i])) return false;
+    if (!ScaleIsPlain(c, record[i])) return false;
   }
   return true;
 }
 
-// A lane's words of one K tile as its loads deliver them: codes[half][w] the
-// four little-endian words of row half `half` (CodeLaneOffset), scales the
-// scale bytes (ScaleLaneOffset) as little-endian words: 4 (NVFP4) or 2 (MX).
-template <int kBlock>
+// A lane's words of one K tile as its loads deliver them: codes[2 p + h][w]
+// the four little-endian words of part p, row half h (CodeLaneOffset),
+// scales the scale bytes (ScaleLaneOffset) as little-endian words: 4
+// (NVFP4) or 2 (the others).
+template <TileCodec kCodec>
 struct LaneTileWords {
-  std::uint32_t codes[2][4];
-  std::uint32_t scales[ScaleWordsPerLane(kBlock)];
+  std::uint32_t codes[2 * CodePartsOf(kCodec)][4];
+  std::uint32_t scales[ScaleWordsPerLane(RecordBlockOf(kCodec))];
 };
 
-// The four A registers of chunk c of the tile: A register 2 s + h is row
-// half h, K 4 t + 2 s + {0, 1} (AKOf), decoded with its row's block scale:
-// from PlainScaleOperands when kPlainScales, else `scale_operand(byte)`
+// The four A registers of chunk c of an E2M1 tile: A register 2 s + h is
+// row half h, K 4 t + 2 s + {0, 1} (AKOf), decoded with its row's block
+// scale: from PlainScaleOperands when kPlainScales, else `scale_operand(byte)`
 // gives the ScaleOperandCode of a scale byte (the kernel reads its
 // shared-memory table of all 256).
-template <int kBlock, bool kPlainScales, typename ScaleOperand>
-LOWBIT_HD inline void AFragmentOfChunk(const LaneTileWords<kBlock>& words, const ScaleOperand& scale_operand, int c,
-                                       std::uint32_t (&a)[4]) {
+template <TileCodec kCodec, bool kPlainScales, typename ScaleOperand>
+LOWBIT_HD inline void E2m1AFragment(const LaneTileWords<kCodec>& words, const ScaleOperand& scale_operand, int c,
+                                    std::uint32_t (&a)[4]) {
+  constexpr int kBlock = RecordBlockOf(kCodec);
   if constexpr (kPlainScales) {
-    const std::uint32_t operands = PlainScaleOperands<kBlock>(words.scales, c * kChunk / kBlock);
+    const std::uint32_t operands = PlainScaleOperands<kCodec>(words.scales, c * kChunk / kBlock);
     for (int reg = 0; reg < 4; ++reg) {
       const int half = reg % 2, slot = reg / 2;
       const std::uint32_t scale_pair = BroadcastHalf(operands, half);
       const std::uint32_t word = words.codes[half][c / 2];
-      a[reg] = kBlock == 16 ? DecodePair(word, PairOf(c % 2, slot), scale_pair)
-                            : DecodePairFolded(word, PairOf(c % 2, slot), scale_pair);
+      a[reg] = kCodec == TileCodec::kNvfp4 ? DecodePair(word, PairOf(c % 2, slot), scale_pair)
+                                           : DecodePairFolded(word, PairOf(c % 2, slot), scale_pair);
     }
   } else {
     for (int reg = 0; reg < 4; ++reg) {
@@ -489,6 +605,49 @@ LOWBIT_HD inline void AFragmentOfChunk(const LaneTileWords<kBlock>& words, const
       const int sb = ScaleByteOf(half, c, kBlock);
       const std::uint32_t byte = (words.scales[sb / 4] >> (8 * (sb % 4))) & 0xFFu;
       a[reg] = DecodePair(words.codes[half][c / 2], PairOf(c % 2, slot), Bf16PairOf(scale_operand(byte)));
+    }
+  }
+}
+
+// ---- E4M3 tiles: one multiply a pair ------------------------------------------
+
+// 2^120 in BF16: multiplies the scaled-down pair back, exactly (E4M3's
+// values are within 2^-9 .. 448).
+inline constexpr std::uint16_t kBf16TwoTo120 = 0x7B80;
+static_assert(Bf16Code(0x1p120) == kBf16TwoTo120, "2^120 in BF16");
+// The pair of slot s of `word` as BF16 operands without a scale: the exact
+// E4M3 values, NaN codes NaN (the table path's decode).
+LOWBIT_HD inline std::uint32_t E4m3PairExact(std::uint32_t word, int slot) {
+  std::uint32_t pair = MultiplyBf16Pairs(E4m3PairScaledDown(word, slot), Bf16PairOf(kBf16TwoTo120));
+  for (int h = 0; h < 2; ++h) {
+    if (IsE4m3Nan(word >> (8 * (2 * slot + h)))) pair |= std::uint32_t{0x7FC0} << (16 * h);
+  }
+  return pair;
+}
+// The four A registers of chunk c of an E4M3 tile (A register 2 s + h: row
+// half h, K 4 t + 2 s + {0, 1}): on the plain path the scaled-down pair
+// times the block's scale with 2^120 folded in (PlainScaleOperands), one
+// multiply, the model's one rounding of e4m3 * 2^e; else the exact pair
+// times the table's scale operand, likewise one rounding.
+template <TileCodec kCodec, bool kPlainScales, typename ScaleOperand>
+LOWBIT_HD inline void E4m3AFragment(const LaneTileWords<kCodec>& words, const ScaleOperand& scale_operand, int c,
+                                    std::uint32_t (&a)[4]) {
+  constexpr int kBlock = RecordBlockOf(kCodec);
+  const std::uint32_t word = words.codes[2 * (c / 4) + 0][c % 4];
+  const std::uint32_t word_upper = words.codes[2 * (c / 4) + 1][c % 4];
+  static_assert(E4m3ChunkOf(1, 3) == 7, "chunk c in part c / 4, word c % 4");
+  if constexpr (kPlainScales) {
+    const std::uint32_t operands = PlainScaleOperands<kCodec>(words.scales, c * kChunk / kBlock);
+    for (int reg = 0; reg < 4; ++reg) {
+      const int half = reg % 2, slot = reg / 2;
+      a[reg] = MultiplyBf16Pairs(E4m3PairScaledDown(half == 0 ? word : word_upper, slot), BroadcastHalf(operands, half));
+    }
+  } else {
+    for (int reg = 0; reg < 4; ++reg) {
+      const int half = reg % 2, slot = reg / 2;
+      const int sb = ScaleByteOf(half, c, kBlock);
+      const std::uint32_t byte = (words.scales[sb / 4] >> (8 * (sb % 4))) & 0xFFu;
+      a[reg] = MultiplyBf16Pairs(E4m3PairExact(half == 0 ? word : word_upper, slot), Bf16PairOf(scale_operand(byte)));
     }
   }
 }
@@ -555,14 +714,30 @@ LOWBIT_HD inline std::uint32_t DecodeUint4Pair(std::uint32_t word, int pair, std
 }
 
 // The four A registers of chunk c of a UINT4 tile (A register 2 s + h: row
-// half h, K 4 t + 2 s + {0, 1}, as AFragmentOfChunk): scales[0] holds the
+// half h, K 4 t + 2 s + {0, 1}, as E2m1AFragment): scales[0] holds the
 // scales of rows g and g + 8, scales[1] their zero operands.
-template <bool kFp16>
-LOWBIT_HD inline void Uint4AFragmentOfChunk(const LaneTileWords<kUint4RecordBlock>& words, int c, std::uint32_t (&a)[4]) {
+template <TileCodec kCodec>
+LOWBIT_HD inline void Uint4AFragment(const LaneTileWords<kCodec>& words, int c, std::uint32_t (&a)[4]) {
+  constexpr bool kFp16 = kCodec == TileCodec::kUint4Fp16;
   for (int reg = 0; reg < 4; ++reg) {
     const int half = reg % 2, slot = reg / 2;
     a[reg] = DecodeUint4Pair<kFp16>(words.codes[half][c / 2], PairOf(c % 2, slot), BroadcastHalf(words.scales[1], half),
                                     BroadcastHalf(words.scales[0], half));
+  }
+}
+
+// The four A registers of chunk c of a tile of any codec: the kernel and
+// the warp simulation call this. kPlainScales: the plain path (a tile
+// PackForTcGemv flagged plain); UINT4 has one path.
+template <TileCodec kCodec, bool kPlainScales, typename ScaleOperand>
+LOWBIT_HD inline void AFragmentOfChunk(const LaneTileWords<kCodec>& words, const ScaleOperand& scale_operand, int c,
+                                       std::uint32_t (&a)[4]) {
+  if constexpr (IsUint4(kCodec)) {
+    Uint4AFragment<kCodec>(words, c, a);
+  } else if constexpr (IsE4m3(kCodec)) {
+    E4m3AFragment<kCodec, kPlainScales>(words, scale_operand, c, a);
+  } else {
+    E2m1AFragment<kCodec, kPlainScales>(words, scale_operand, c, a);
   }
 }
 
@@ -623,8 +798,14 @@ LOWBIT_HD_CONSTEXPR int SharedXOffset(int tile, int g, int t, int k0) {
 inline constexpr int kWarpsPerBlock = 8;
 inline constexpr std::int64_t kSms = 132;
 inline constexpr std::int64_t kBlocksPerSm = 4;
+// E4M3 tiles hold twice the code words a lane keeps in flight (16 for the
+// tile and 16 for the next one's loads): at 4 blocks (64 registers) ptxas
+// spills them, so those kernels run 3 blocks an SM (85 registers), which
+// keep as many bytes in flight as 4 blocks of 4-bit tiles.
+LOWBIT_HD_CONSTEXPR std::int64_t BlocksPerSmOf(TileCodec c) { return IsE4m3(c) ? 3 : kBlocksPerSm; }
 LOWBIT_HD_CONSTEXPR std::int64_t TilesLoaded(std::int64_t k, int split);
-LOWBIT_HD_CONSTEXPR int SplitKOf(std::int64_t n, std::int64_t k, std::int64_t batch) {
+LOWBIT_HD_CONSTEXPR int SplitKOf(std::int64_t n, std::int64_t k, std::int64_t batch,
+                                 std::int64_t blocks_per_sm = kBlocksPerSm) {
   const std::int64_t row_groups = matmul::CeilDiv(matmul::CeilDiv(n, kTileRows), kWarpsPerBlock) * batch;
   const std::int64_t chunks = matmul::CeilDiv(k, kChunk);
   const std::int64_t k_tiles = matmul::CeilDiv(chunks, kChunksPerKTile);
@@ -635,8 +816,8 @@ LOWBIT_HD_CONSTEXPR int SplitKOf(std::int64_t n, std::int64_t k, std::int64_t ba
   for (std::int64_t split = 1; split <= most; ++split) {
     const std::int64_t blocks = row_groups * split;
     const std::int64_t per_sm = matmul::CeilDiv(blocks, kSms);
-    if (per_sm > kBlocksPerSm) break;
-    const double filled = static_cast<double>(blocks) / static_cast<double>(kSms * kBlocksPerSm);
+    if (per_sm > blocks_per_sm) break;
+    const double filled = static_cast<double>(blocks) / static_cast<double>(kSms * blocks_per_sm);
     const double once = static_cast<double>(k_tiles) / static_cast<double>(TilesLoaded(k, static_cast<int>(split)));
     if (filled * once > best_score) {
       best_score = filled * once;
@@ -652,7 +833,7 @@ LOWBIT_HD_CONSTEXPR AccumulationSchedule ScheduleOf(TileCodec codec, std::int64_
   AccumulationSchedule s;
   s.instruction = InstructionOf(codec);
   s.promotion_interval = 0;
-  s.split_k = SplitKOf(n, k, batch);
+  s.split_k = SplitKOf(n, k, batch, BlocksPerSmOf(codec));
   s.split_reduction = matmul::SplitReduction::kInOrder;
   s.output = output == OutputType::kFp32 ? FormatId::kFp32 : output == OutputType::kBf16 ? FormatId::kBf16
                                                                                           : FormatId::kFp16;

@@ -1,6 +1,6 @@
 // The tensor-core GEMV's weight packing on the device (tc_gemv_pack_device.h):
 // one block of 64 threads per packed tile (batch l, row tile r, K tile j),
-// each thread one (row half, lane) of the tile's codes, eight threads the
+// each thread one (row half, lane) of each part of the tile's codes, eight threads the
 // scale bytes of the eight lane groups, staged in shared memory so that one
 // thread can derive the tile's plain flag from the whole record, as the host
 // packer does from the bytes it wrote.
@@ -36,7 +36,8 @@ __global__ void __launch_bounds__(kPackThreads)
     PackTcGemvTiles(const matmul::WeightView w, const PackGeometry geo, std::uint8_t* codes, std::uint8_t* scales,
                     float* column_scales, std::uint8_t* plain_tiles) {
   __shared__ std::uint8_t record[kMaxScaleBytesPerTile];
-  const int block = PackedBlockOf(w);
+  const TileCodec codec = PackedCodecOf(w);
+  const int block = RecordBlockOf(codec);
   const int record_bytes = ScaleBytesPerTile(block);
   const int group_bytes = GroupScaleByteCount(block);
   const int half = static_cast<int>(threadIdx.x) / kWarpSize;
@@ -47,13 +48,18 @@ __global__ void __launch_bounds__(kPackThreads)
     const std::int64_t r = tile / geo.k_tiles % geo.row_tiles;
     const std::int64_t l = tile / geo.k_tiles / geo.row_tiles;
     // The tile index is the plain flag's: (l * row_tiles + r) * k_tiles + j.
-    const LaneCodeBytes lane_codes = PackedLaneCodes(w, l, r, j, lane, half);
-    uint4 word;
-    static_assert(sizeof(word) == sizeof(lane_codes.bytes), "one 16-byte store per lane and half");
-    memcpy(&word, lane_codes.bytes, sizeof(word));
-    // 16-byte aligned: the buffer is (checked on the host), and so is every offset.
-    static_assert(kCodeBytesPerTile % 16 == 0 && kCodeBytesPerLaneHalf % 16 == 0 && kCodeBytesPerHalf % 16 == 0);
-    *reinterpret_cast<uint4*>(codes + CodeTileOffset(l, r, j, geo.row_tiles, geo.k_tiles) + CodeLaneOffset(half, lane)) = word;
+    bool holds_nan = false;
+    for (int part = 0; part < CodePartsOf(codec); ++part) {
+      const LaneCodeBytes lane_codes = PackedLaneCodes(w, l, r, j, lane, half, part);
+      holds_nan = holds_nan || HoldsE4m3Nan(lane_codes);
+      uint4 word;
+      static_assert(sizeof(word) == sizeof(lane_codes.bytes), "one 16-byte store per lane, half and part");
+      memcpy(&word, lane_codes.bytes, sizeof(word));
+      // 16-byte aligned: the buffer is (checked on the host), and so is every offset.
+      static_assert(kCodeBytesPerPart % 16 == 0 && kCodeBytesPerLaneHalf % 16 == 0 && kCodeBytesPerHalf % 16 == 0);
+      *reinterpret_cast<uint4*>(codes + CodeTileOffset(l, r, j, geo.row_tiles, geo.k_tiles, codec) +
+                                CodeLaneOffset(half, lane, part)) = word;
+    }
     if (threadIdx.x < kTileRows / 2) {
       const int group = static_cast<int>(threadIdx.x);
       const GroupScaleBytes group_scales = PackedGroupScales(w, l, r, j, group, geo.padding_scale);
@@ -63,10 +69,10 @@ __global__ void __launch_bounds__(kPackThreads)
       const int row = static_cast<int>(threadIdx.x);
       column_scales[(l * geo.row_tiles + r) * kTileRows + row] = PackedColumnScale(w, l, r, row);
     }
-    __syncthreads();  // the record is whole
+    const bool tile_holds_nan = __syncthreads_or(holds_nan) != 0;  // and the record is whole
     std::uint8_t* tile_scales = scales + ScaleTileOffset(l, r, j, geo.row_tiles, geo.k_tiles, block);
     for (int i = static_cast<int>(threadIdx.x); i < record_bytes; i += kPackThreads) tile_scales[i] = record[i];
-    if (threadIdx.x == 0) plain_tiles[tile] = PlainTileByte(w.scale_type, record, block);
+    if (threadIdx.x == 0) plain_tiles[tile] = PlainTileByte(codec, record, tile_holds_nan);
     __syncthreads();  // the record is read before the next tile overwrites it
   }
 }
@@ -104,7 +110,7 @@ const char* SizeProblem(const char* what, const void* p, std::int64_t have, std:
 // is L times as large); nullptr when it can. The codes are the largest buffer.
 const char* PackedSizeProblem(const matmul::WeightView& w) {
   const __int128 tiles = static_cast<__int128>(w.batch) * matmul::CeilDiv(w.n, kTileRows) * matmul::CeilDiv(w.k, kKTile);
-  return tiles * kCodeBytesPerTile > INT64_MAX ? "the packed weights' size overflows 64 bits" : nullptr;
+  return tiles * CodeBytesPerTile(PackedCodecOf(w)) > INT64_MAX ? "the packed weights' size overflows 64 bits" : nullptr;
 }
 
 }  // namespace
@@ -136,7 +142,7 @@ const char* LaunchPacking(const matmul::WeightView& w, const PackedSizes& sizes,
   geo.row_tiles = sizes.row_tiles;
   geo.k_tiles = sizes.k_tiles;
   geo.tiles = sizes.plain_tiles;
-  geo.padding_scale = PaddingScaleByte(w.scale_type);
+  geo.padding_scale = PaddingScaleByte(RecordScaleTypeOf(PackedCodecOf(w)));
   const unsigned blocks = static_cast<unsigned>(geo.tiles < kMaxPackBlocks ? geo.tiles : kMaxPackBlocks);
   PackTcGemvTiles<<<blocks, kPackThreads, 0, stream>>>(w, geo, out.codes, out.scales, out.column_scales, out.plain_tiles);
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
@@ -150,7 +156,7 @@ const char* LaunchPacking(const matmul::WeightView& w, const PackedSizes& sizes,
 const char* PackForTcGemvOnDevice(const matmul::WeightView& w, const DevicePackTarget& out, cudaStream_t stream) {
   if (const std::string why = PackError(w); !why.empty()) return Line(why);
   if (const char* why = PackedSizeProblem(w)) return why;
-  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, PackedBlockOf(w));
+  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, PackedCodecOf(w));
   if (const char* why = SizeProblem("codes", out.codes, out.code_bytes, sizes.code_bytes, 16, "bytes")) return why;
   if (const char* why = SizeProblem("scales", out.scales, out.scale_bytes, sizes.scale_bytes, 16, "bytes")) return why;
   if (const char* why = SizeProblem("column scales", out.column_scales, out.column_scale_count, sizes.column_scales,
@@ -173,7 +179,7 @@ const char* DeviceTcGemvWeights::Pack(const matmul::WeightView& w) {
   if (const std::string why = PackError(w); !why.empty()) return Line(why);
   if (const char* why = PackedSizeProblem(w)) return why;
   if (const char* why = WeightMemoryProblem(w)) return why;
-  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, PackedBlockOf(w));
+  const PackedSizes sizes = PackedSizesOf(w.n, w.k, w.batch, PackedCodecOf(w));
   cudaError_t e = codes_.Allocate(static_cast<std::size_t>(sizes.code_bytes));
   if (e == cudaSuccess) e = scales_.Allocate(static_cast<std::size_t>(sizes.scale_bytes));
   if (e == cudaSuccess) e = column_scales_.Allocate(static_cast<std::size_t>(sizes.column_scales) * sizeof(float));

@@ -20,7 +20,7 @@ namespace lowbit::cuda::tc_gemv {
 // The four device buffers the packer fills, each with the elements it holds
 // (bytes, or floats for the column scales), so that a short buffer is
 // refused rather than overrun. The sizes the packer needs are
-// PackedSizesOf(w.n, w.k, w.batch, w.block) (tc_gemv_pack.h); longer
+// PackedSizesOf(w.n, w.k, w.batch, PackedCodecOf(w)) (tc_gemv_pack.h); longer
 // buffers are accepted and their tails left alone. codes and scales must be
 // 16-byte aligned (the GEMV's 16-byte loads).
 struct DevicePackTarget {
