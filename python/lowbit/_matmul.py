@@ -90,7 +90,7 @@ def _packed_from_quantized(q: "QuantizedTensor") -> PackedWeight:
 
 
 class TensorCoreWeight:
-    """NVFP4 / MXFP4 weights packed once on a CUDA device for the tensor-core
+    """NVFP4, MXFP4, MXFP8 or FP8 per-channel weights packed once on a CUDA device for the tensor-core
     GEMV (docs/matmul.md "The tensor-core GEMV"); made by tensor_core_weight.
 
     lowbit.gemv(w, x) then runs the kernel alone on the current stream, with
@@ -111,7 +111,8 @@ class TensorCoreWeight:
 
 
 def tensor_core_weight(weight) -> TensorCoreWeight:
-    """A lowbit.quantize result of an NVFP4 or MXFP4 weight [N, K] or [L, N, K]
+    """A lowbit.quantize result of an NVFP4, MXFP4, MXFP8 (E4M3) or FP8 E4M3
+    per-channel weight [N, K] or [L, N, K]
     (quantized along K, on a CUDA device) packed once for the tensor-core GEMV,
     on the current stream. Pass it to lowbit.gemv with CUDA bfloat16 x.
 

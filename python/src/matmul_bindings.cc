@@ -201,9 +201,11 @@ std::unique_ptr<cuda::PackedTensorCoreWeights> PackTensorCoreWeight(
     std::uintptr_t stream) {
   if (const std::string why = CudaUnavailable(); !why.empty()) Fail(why);
   const registry::MatmulWeightKind& kind = KindOf(weight);
-  if (kind.packing != matmul::WeightPacking::kLowbit ||
-      (kind.format != matmul::WeightFormat::kNvfp4 && kind.format != matmul::WeightFormat::kMxfp4)) {
-    Fail("the tensor-core GEMV takes nvfp4 or mxfp4 weights, got '" + weight + "'");
+  // lowbit.quantize results are in lowbit's packing; which of them the
+  // kernel takes is the packer's rule (tc_gemv_pack.h PackProblem), whose
+  // line Pack returns.
+  if (kind.packing != matmul::WeightPacking::kLowbit) {
+    Fail("tensor_core_weight takes lowbit.quantize results (lowbit's packing), got '" + weight + "'");
   }
   if (!OnCuda(codes) || !OnCuda(scales) || (tensor_scale && !OnCuda(*tensor_scale))) {
     Fail("the weight's arrays must be on a CUDA device (move them with .cuda())");
@@ -238,7 +240,7 @@ void TensorCoreGemv(cuda::PackedTensorCoreWeights& packed, const InArray& x, std
 void RegisterMatmul(nb::module_& m) {
 #if defined(LOWBIT_PY_HAVE_CUDA)
   nb::class_<cuda::PackedTensorCoreWeights>(m, "PackedTensorCoreWeights",
-                                            "NVFP4 / MXFP4 weights packed once on a CUDA device "
+                                            "NVFP4 / MX / FP8 per-channel weights packed once on a CUDA device "
                                             "(lowbit/cuda/tensor_core_gemv.h).")
       .def_prop_ro("n", &cuda::PackedTensorCoreWeights::n)
       .def_prop_ro("k", &cuda::PackedTensorCoreWeights::k)

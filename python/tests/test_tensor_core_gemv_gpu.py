@@ -26,7 +26,8 @@ def bits(t):
     return t.view(torch.int32 if t.dtype == torch.float32 else torch.int16)
 
 
-@pytest.mark.parametrize("recipe,layout", [("nvfp4:te", None), ("nvfp4:te", "g16"), ("mxfp4:ocp", None)])
+@pytest.mark.parametrize("recipe,layout", [("nvfp4:te", None), ("nvfp4:te", "g16"), ("mxfp4:ocp", None),
+                                           ("mxfp8_e4m3:ocp", None), ("e4m3:te", "row")])
 # K a multiple of 32: CUDA quantize takes whole groups, and the kernel takes
 # flat blocks only when none runs across rows.
 @pytest.mark.parametrize("shape", [(300, 2592), (1000, 8192), (2, 129, 4992)])
@@ -85,7 +86,8 @@ def test_bad_input_gets_one_line():
         (lambda: lowbit.gemv(packed, torch.zeros((1, 256), device="cuda", dtype=torch.bfloat16), backend="cuda"),
          "cuda-tc"),
         (lambda: lowbit.tensor_core_weight(lowbit.quantize(weights((64, 256), 7).cpu(), "nvfp4:te")), "CUDA device"),
-        (lambda: lowbit.tensor_core_weight(lowbit.quantize(weights((64, 256), 8), "mxfp8_e4m3:ocp")), "nvfp4 or mxfp4"),
+        (lambda: lowbit.tensor_core_weight(lowbit.quantize(weights((64, 256), 8), "int4:ao-sym/g128")),
+         "the tensor-core GEMV takes"),
     ]
     for call, words in cases:
         with pytest.raises((ValueError, TypeError)) as e:

@@ -1,4 +1,4 @@
-// NVFP4 / MXFP4 weights packed once on the device for the tensor-core GEMV
+// Weights packed once on the device for the tensor-core GEMV
 // (docs/matmul.md "The tensor-core GEMV"): a model's layers pack at load
 // time, and every call after that runs the kernel alone, letting it start
 // while the previous kernel on the stream finishes (its weights are written
@@ -17,8 +17,10 @@ namespace lowbit::cuda {
 
 class PackedTensorCoreWeights {
  public:
-  // Packs W (lowbit-packed NVFP4 or MXFP4, [batch][n][k], its buffers in
-  // device memory) on `stream` (a cudaStream_t), asynchronously. nullptr
+  // Packs W ([batch][n][k], its buffers in device memory; any weights the
+  // tensor-core GEMV's packer takes: NVFP4, MXFP4, MXFP8 and FP8 per channel
+  // in lowbit's packing, UINT4 in GPTQ's or AWQ's) on `stream` (a
+  // cudaStream_t), asynchronously. nullptr
   // and one line in `error` when W is refused (nothing is launched then).
   // W's buffers must stay valid until the packing kernel has run.
   static std::unique_ptr<PackedTensorCoreWeights> Pack(const matmul::WeightView& w, void* stream, std::string* error);
@@ -26,7 +28,8 @@ class PackedTensorCoreWeights {
   PackedTensorCoreWeights(const PackedTensorCoreWeights&) = delete;
   PackedTensorCoreWeights& operator=(const PackedTensorCoreWeights&) = delete;
 
-  // y = x * W^T on `stream`: x BF16 codes [batch][m][k] and y [batch][m][n]
+  // y = x * W^T on `stream`: x [batch][m][k] 16-bit codes (BF16; FP16 for
+  // UINT4 with FP16 scales) and y [batch][m][n]
   // of `output` (FP32, or BF16 / FP16 codes), both dense in device memory,
   // m = 1..16. The output is the model under Schedule(output). Returns ""
   // or one line (nothing is launched then). Calls share one split-K
