@@ -39,10 +39,14 @@ TEST(PackedTensorCoreWeights, RepeatedCallsOfAnyMEqualTheModel) {
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   int calls = 0;
-  for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
+  for (const WeightFormat format :
+       {WeightFormat::kNvfp4, WeightFormat::kMxfp4, WeightFormat::kMxfp8E4m3, WeightFormat::kFp8E4m3PerChannel}) {
+    const bool e4m3 = format == WeightFormat::kMxfp8E4m3 || format == WeightFormat::kFp8E4m3PerChannel;
     for (const Shape& s : kShapes) {
       // One W; x drawn for M = 16 and cut for the smaller M.
-      const tc_gemv::testing::GemvCase c = tc_gemv::testing::DrawCase(rng, format, s.n, s.k, 16, s.batch, calls % 3 == 1);
+      const tc_gemv::testing::GemvCase c =
+          e4m3 ? tc_gemv::testing::DrawE4m3Case(rng, format, s.n, s.k, 16, s.batch, calls % 3 == 1)
+               : tc_gemv::testing::DrawCase(rng, format, s.n, s.k, 16, s.batch, calls % 3 == 1);
       DeviceVector<std::uint8_t> codes(c.codes), scales(c.scales);
       DeviceVector<recipe::TensorScale> tensor_scales(c.tensor_scales);
       matmul::WeightView w = c.View();
@@ -91,7 +95,7 @@ TEST(PackedTensorCoreWeights, RepeatedCallsOfAnyMEqualTheModel) {
       }
     }
   }
-  EXPECT_EQ(calls, 2 * 4 * 5 * 2);
+  EXPECT_EQ(calls, 4 * 4 * 5 * 2);
   ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
@@ -99,11 +103,11 @@ TEST(PackedTensorCoreWeights, RepeatedCallsOfAnyMEqualTheModel) {
 TEST(PackedTensorCoreWeights, RefusesBadWeightsWithOneLine) {
   std::mt19937 rng(3);
   const tc_gemv::testing::GemvCase c = tc_gemv::testing::DrawCase(rng, WeightFormat::kNvfp4, 16, 64, 1, 1, false);
-  matmul::WeightView mxfp8 = c.View();
-  mxfp8.format = WeightFormat::kMxfp8E4m3;
+  matmul::WeightView mxfp8_ue4m3 = c.View();  // MXFP8 codes with NVFP4's scale type: not a weight
+  mxfp8_ue4m3.format = WeightFormat::kMxfp8E4m3;
   matmul::WeightView no_codes = c.View();
   no_codes.codes = nullptr;
-  for (const matmul::WeightView& w : {mxfp8, no_codes}) {
+  for (const matmul::WeightView& w : {mxfp8_ue4m3, no_codes}) {
     std::string error;
     EXPECT_EQ(PackedTensorCoreWeights::Pack(w, nullptr, &error), nullptr);
     EXPECT_NE(error, "");
