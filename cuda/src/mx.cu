@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "block_common.cuh"
+#include "block_skeleton.cuh"
 #include "checks.h"
 #include "fp4_lanes.cuh"
 #include "launch.cuh"
@@ -99,84 +100,20 @@ struct MxSteps {
   }
 };
 
-// One thread per block of 32: every element but BF16 E2M1 in the current
-// layouts, and the partial last block after the lane groups.
-template <typename Steps, typename In>
-__global__ void __launch_bounds__(256, 4)
-    MxKernel(const In* __restrict__ x, std::size_t n, Steps steps, std::uint8_t* __restrict__ codes,
-             std::uint8_t* __restrict__ scales, bool vector) {
-  constexpr int kB = Steps::kBlock;
-  constexpr int kLoads = kB * sizeof(In) / 16;
-  const std::size_t blocks = (n + kB - 1) / kB;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t b = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += stride) {
-    const bool full = vector && (b + 1) * kB <= n;
-    float v[kB];
-    if (full) {
-      uint4 raw[kLoads];
-#pragma unroll
-      for (int l = 0; l < kLoads; ++l) raw[l] = __ldg(reinterpret_cast<const uint4*>(x + b * kB) + l);
-      In e[kB];
-      __builtin_memcpy(e, raw, sizeof(raw));
-#pragma unroll
-      for (int j = 0; j < kB; ++j) v[j] = ToF32(e[j]);
-    } else {
-      // A short last block behaves as zero-padded (recipe.h kBlock1d).
-#pragma unroll
-      for (int j = 0; j < kB; ++j) v[j] = b * kB + j < n ? ToF32(x[b * kB + j]) : 0.0f;
-    }
-    float amax = 0.0f;
-#pragma unroll
-    for (int j = 0; j < kB; ++j) amax = steps.Amax(amax, fabsf(v[j]));
-    const auto s = steps.Scale(amax);
-    std::uint32_t q[kB];
-#pragma unroll
-    for (int j = 0; j < kB; ++j) q[j] = steps.Element(s, v[j]);
-    scales[b] = s.code;
-    if constexpr (Steps::kPacked) {
-      std::uint32_t w[kB / 8] = {};
-#pragma unroll
-      for (int j = 0; j < kB; ++j) w[j / 8] += q[j] << (4 * (j % 8));
-      if (full && reinterpret_cast<std::uintptr_t>(codes) % 16 == 0) {
-        __stcs(reinterpret_cast<uint4*>(codes) + b, make_uint4(w[0], w[1], w[2], w[3]));
-      } else {
-        for (std::size_t k = 0; k < kB / 2 && b * kB + 2 * k < n; ++k) {
-          std::uint8_t byte = static_cast<std::uint8_t>(Word(w, k / 4) >> (8 * (k % 4)));
-          // Past the end the zeros count for the scale only: the unused high
-          // nibble of a last byte is 0, as the model writes it (recipe/tensor.h
-          // QuantizeTensor), not the code of 0 under a NaN scale (+max).
-          if (b * kB + 2 * k + 1 >= n) byte &= 0x0F;
-          codes[b * (kB / 2) + k] = byte;
-        }
-      }
-    } else {
-      std::uint32_t w[kB / 4] = {};
-#pragma unroll
-      for (int j = 0; j < kB; ++j) w[j / 4] |= q[j] << (8 * (j % 4));
-      if (full && reinterpret_cast<std::uintptr_t>(codes) % 16 == 0) {
-        uint4* dst = reinterpret_cast<uint4*>(codes) + 2 * b;
-        __stcs(dst, make_uint4(w[0], w[1], w[2], w[3]));
-        __stcs(dst + 1, make_uint4(w[4], w[5], w[6], w[7]));
-      } else {
-        for (std::size_t k = 0; k < kB && b * kB + k < n; ++k) {
-          codes[b * kB + k] = static_cast<std::uint8_t>(Word(w, k / 4) >> (8 * (k % 4)));
-        }
-      }
-    }
-  }
-}
-
+// One thread per block of 32 (block_skeleton.cuh BlockQuantizeKernel): every
+// element but BF16 E2M1 in the current layouts, and the partial last block
+// after the lane groups.
 template <typename Steps>
 void LaunchMxKernel(const MxArgs& a) {
   const std::size_t blocks = (a.count + Steps::kBlock - 1) / Steps::kBlock;
   const unsigned grid = GridFor(blocks, 256);
   const bool vector = reinterpret_cast<std::uintptr_t>(a.input) % 16 == 0;
   if (a.input_type == InputType::kF32) {
-    MxKernel<Steps, std::uint32_t><<<grid, 256, 0, a.stream>>>(static_cast<const std::uint32_t*>(a.input), a.count,
-                                                               Steps{}, a.codes, a.scales, vector);
+    BlockQuantizeKernel<Steps, std::uint32_t, CodeArrayStore><<<grid, 256, 0, a.stream>>>(
+        static_cast<const std::uint32_t*>(a.input), a.count, Steps{}, a.codes, a.scales, vector);
   } else {
-    MxKernel<Steps, std::uint16_t><<<grid, 256, 0, a.stream>>>(static_cast<const std::uint16_t*>(a.input), a.count,
-                                                               Steps{}, a.codes, a.scales, vector);
+    BlockQuantizeKernel<Steps, std::uint16_t, CodeArrayStore><<<grid, 256, 0, a.stream>>>(
+        static_cast<const std::uint16_t*>(a.input), a.count, Steps{}, a.codes, a.scales, vector);
   }
 }
 
