@@ -404,11 +404,6 @@ registry::Status RunRecipe(const RecipePlan& plan, const registry::RecipeArgs& a
 
 namespace cuda {
 
-bool HasRecipeKernel(const recipe::Target& target, registry::RecipeOperation operation) {
-  RecipePlan plan{};
-  return PlanRecipe(target, operation, &plan);
-}
-
 Status RunRecipeOnDevice(const registry::RecipeArgs& args, float* workspace, cudaStream_t stream) {
   if (registry::Status s = registry::ValidateRecipeArgs(args); !s.ok) return Status::Error(s.message);
   if (args.given_scale != nullptr) return Status::Error("cuda: given (static) scales run on the scalar row only");

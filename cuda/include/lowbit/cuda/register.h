@@ -59,12 +59,11 @@ void RegisterCudaTensorCore(registry::Registry& registry);
 // kRecipeWorkspaceFloats device floats the kernels use between launches
 // (tensor amax, FP8 scale). Asynchronous on `stream` (0: the legacy default
 // stream); the buffers must stay alive until the work on it is done.
-// HasRecipeKernel says whether a kernel implements (target, operation), the
-// rows RegisterCudaRecipes adds; RunRecipeOnDevice refuses others, host
-// pointers and the registry's bad arguments (ValidateRecipeArgs) with a
-// message, launching nothing.
+// RunRecipeOnDevice refuses a target no kernel implements
+// (recipe_quantize.h RunsQuantize / RunsDequantize, the rows
+// RegisterCudaRecipes adds), host pointers and the registry's bad arguments
+// (ValidateRecipeArgs) with a message, launching nothing.
 inline constexpr std::size_t kRecipeWorkspaceFloats = 2;
-bool HasRecipeKernel(const recipe::Target& target, registry::RecipeOperation operation);
 Status RunRecipeOnDevice(const registry::RecipeArgs& args, float* workspace, cudaStream_t stream);
 
 // One option set a sweep row runs: an instruction's rule
