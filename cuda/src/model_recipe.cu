@@ -47,6 +47,7 @@
 #include "element_ops.cuh"
 #include "fast_divide.h"
 #include "launch.cuh"
+#include "recipes.cuh"
 #include "spec_value.h"
 #include "stream_scratch.h"
 #include "threshold_map.cuh"
@@ -100,20 +101,9 @@ struct RunTimeRecipe {
   __device__ recipe::Recipe Get() const { return value; }
 };
 
-// Catalog recipe kIndex (recipe::kAllRecipes) as a compile-time value: a
-// constexpr local, so device code never names the host constant at run time
-// (steps.h: "Device code passes a recipe by value").
-template <int kIndex>
-struct CatalogRecipe {
-  static constexpr bool kFolded = true;  // every field a constant
-  __host__ __device__ static constexpr recipe::Recipe Get() {
-    constexpr recipe::Recipe kRecipe = recipe::kAllRecipes[kIndex];
-    return kRecipe;
-  }
-  // KeptStats: only the amax where ChooseScale reads nothing else.
-  static constexpr bool kScaleReadsOnlyAmax = recipe::ScaleReadsOnlyAmax(Get());
-};
-
+// A catalog recipe, recipes.cuh CatalogRecipe<kIndex>: a compile-time value
+// (steps.h: "Device code passes a recipe by value"), kFolded, and
+// kScaleReadsOnlyAmax for KeptStats.
 
 // The catalog recipes with their own kernels: those RunsOnModelRecipeKernels takes.
 constexpr int CountCompiledRecipes() {

@@ -12,6 +12,7 @@
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/recipe/catalog.h"
+#include "lowbit/formats/recipe/choose_scale.h"
 #include "lowbit/formats/recipe/recipe.h"
 #include "lowbit/cuda/recipe_plan.h"
 #include "spec_value.h"
@@ -29,10 +30,13 @@ constexpr int CatalogIndex(std::string_view name, std::string_view profile) {
 template <int kIndex>
 struct CatalogRecipe {
   static_assert(kIndex >= 0, "no such recipe in formats/spec/include/lowbit/formats/recipe/catalog.h");
+  static constexpr bool kFolded = true;  // every field a constant (model_recipe.cu RunTimeRecipe: false)
   LOWBIT_HD_CONSTEXPR static recipe::Recipe Get() {
     constexpr recipe::Recipe kRecipe = recipe::kAllRecipes[kIndex];
     return kRecipe;
   }
+  // Whether ChooseScale reads the amax alone (model_recipe.cu KeptStats).
+  static constexpr bool kScaleReadsOnlyAmax = recipe::ScaleReadsOnlyAmax(Get());
 };
 
 // The catalog's MX format of an element (recipe::kMxFormats), -1 if none.
