@@ -68,6 +68,12 @@ struct GemvCase {
   }
 };
 
+// The output type of the run-th case of a test that cycles through them
+// (FP32, FP16, BF16, FP32, ...).
+inline matmul::OutputType OutputOfRun(int run) {
+  return run % 3 == 1 ? matmul::OutputType::kFp16 : run % 3 == 2 ? matmul::OutputType::kBf16 : matmul::OutputType::kFp32;
+}
+
 // How a case draws its scale bytes.
 enum class ScaleDraw {
   kNearOne,        // values near 1: products finite, sums meaningful

@@ -137,6 +137,18 @@ struct Shape {
   std::int64_t n, k, m, batch;
 };
 
+// The run-th case of a test that varies the launch: split 0 (ScheduleOf's),
+// 1, 2 (part sums in a cluster and in the workspace, alternately), 3, 5 in
+// turn, and the output types in turn; returns the outputs compared.
+std::int64_t RunVaried(const testing::GemvCase& c, int run) {
+  using PartSums = LaunchOptions::PartSums;
+  static constexpr int kSplits[] = {0, 1, 2, 3, 5};
+  const int split = kSplits[run % 5];
+  LaunchOptions options;
+  options.part_sums = split == 2 && run % 2 ? PartSums::kCluster : split == 2 ? PartSums::kWorkspace : PartSums::kAuto;
+  return static_cast<std::int64_t>(RunAndExpectModel(c, split, testing::OutputOfRun(run), options).size());
+}
+
 TEST(TcGemvGpu, EveryOutputEqualsTheModel) {
   LOWBIT_REQUIRE_GPU();
   static constexpr Shape kShapes[] = {
@@ -172,19 +184,12 @@ TEST(TcGemvGpu, Uint4EveryOutputEqualsTheModel) {
   std::mt19937 rng(20261207);
   std::int64_t compared = 0;
   int runs = 0;
-  using PartSums = LaunchOptions::PartSums;
   for (const matmul::WeightPacking packing : {matmul::WeightPacking::kGptq, matmul::WeightPacking::kAwq}) {
     for (const matmul::ScaleType type : {matmul::ScaleType::kFp16, matmul::ScaleType::kBf16}) {
       for (const Uint4Shape& s : kShapes) {
         for (const bool specials : {false, true}) {
           const testing::GemvCase c = testing::DrawUint4Case(rng, packing, type, s.n, s.k, s.group, s.m, s.batch, specials);
-          static constexpr int kSplits[] = {0, 1, 2, 3, 5};
-          const int split = kSplits[runs % 5];
-          const matmul::OutputType out = runs % 3 == 1 ? matmul::OutputType::kFp16
-                                         : runs % 3 == 2 ? matmul::OutputType::kBf16 : matmul::OutputType::kFp32;
-          LaunchOptions options;
-          options.part_sums = split == 2 && runs % 2 ? PartSums::kCluster : split == 2 ? PartSums::kWorkspace : PartSums::kAuto;
-          compared += static_cast<std::int64_t>(RunAndExpectModel(c, split, out, options).size());
+          compared += RunVaried(c, runs);
           ++runs;
         }
       }
@@ -208,18 +213,11 @@ TEST(TcGemvGpu, E4m3EveryOutputEqualsTheModel) {
   std::mt19937 rng(20261208);
   std::int64_t compared = 0;
   int runs = 0;
-  using PartSums = LaunchOptions::PartSums;
   for (const WeightFormat format : {WeightFormat::kMxfp8E4m3, WeightFormat::kFp8E4m3PerChannel}) {
     for (const Shape& s : kShapes) {
       for (const bool specials : {false, true}) {
         const testing::GemvCase c = testing::DrawE4m3Case(rng, format, s.n, s.k, s.m, s.batch, specials);
-        static constexpr int kSplits[] = {0, 1, 2, 3, 5};
-        const int split = kSplits[runs % 5];
-        const matmul::OutputType out = runs % 3 == 1 ? matmul::OutputType::kFp16
-                                       : runs % 3 == 2 ? matmul::OutputType::kBf16 : matmul::OutputType::kFp32;
-        LaunchOptions options;
-        options.part_sums = split == 2 && runs % 2 ? PartSums::kCluster : split == 2 ? PartSums::kWorkspace : PartSums::kAuto;
-        compared += static_cast<std::int64_t>(RunAndExpectModel(c, split, out, options).size());
+        compared += RunVaried(c, runs);
         ++runs;
       }
     }

@@ -338,8 +338,7 @@ TEST(TcGemvWarpSimulation, Uint4EqualsTheQuantizedMatmulModel) {
         for (const bool specials : {false, true}) {
           const testing::GemvCase c = testing::DrawUint4Case(rng, packing, type, s.n, s.k, s.group, s.m, s.batch, specials);
           const int split = cases % 3 == 0 ? 3 : 0;  // 3 parts of 1280: parts start inside K tiles
-          const matmul::OutputType out = cases % 3 == 1 ? matmul::OutputType::kFp16
-                                         : cases % 3 == 2 ? matmul::OutputType::kBf16 : matmul::OutputType::kFp32;
+          const matmul::OutputType out = testing::OutputOfRun(cases);
           compared += ExpectSimulationEqualsModel(c, split, out);
           ++cases;
         }
@@ -369,8 +368,7 @@ TEST(TcGemvWarpSimulation, E4m3EqualsTheQuantizedMatmulModel) {
       for (const bool specials : {false, true}) {
         const testing::GemvCase c = testing::DrawE4m3Case(rng, format, s.n, s.k, s.m, s.batch, specials);
         const int split = cases % 4 == 0 ? 3 : 0;
-        const matmul::OutputType out = cases % 3 == 1 ? matmul::OutputType::kFp16
-                                       : cases % 3 == 2 ? matmul::OutputType::kBf16 : matmul::OutputType::kFp32;
+        const matmul::OutputType out = testing::OutputOfRun(cases);
         compared += ExpectSimulationEqualsModel(c, split, out);
         ++cases;
       }
