@@ -4,7 +4,9 @@
 // amax step (fmaxf, block_common.cuh), recipe::ChooseScale for scale and
 // scale_inv, recipe::ScaledElement for x * scale; the element conversion is
 // the cuda-hw instruction cvt.rn.satfinite, whose rule is static_asserted to
-// be the recipe's.
+// be the recipe's. The kernels are the skeleton's (block_skeleton.cuh):
+// per tensor its tensor geometry (the amax pass, TensorScaleKernel, then an
+// element map), per token its row geometry (RowQuantizeKernel).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <type_traits>
 
 #include "block_common.cuh"
+#include "block_skeleton.cuh"
 #include "checks.h"
 #include "launch.cuh"
 #include "layout.cuh"
@@ -35,12 +38,19 @@ struct ScaledFp8Steps {
                 "the recipe's element rule is not cvt.rn.satfinite's (hardware_rule.h)");
   static constexpr AmaxNan kAmaxNan = R::Get().amax_nan;
 
+  __device__ __forceinline__ static float Amax(float m, float a) { return CombineAmax<kAmaxNan>(m, a); }
   // scale (what x is multiplied by) and scale_inv (what is stored).
   __device__ __forceinline__ static recipe::BlockScale Scale(float amax) {
     constexpr recipe::Recipe kR = R::Get();
     recipe::GroupStats stats = recipe::EmptyStats();
     stats.amax = amax;
     return recipe::ChooseScale(kR, stats);
+  }
+  // Per tensor, the same pair as the tensor scale (block_skeleton.cuh
+  // TensorScaleKernel): encode = scale, decode = scale_inv.
+  __device__ __forceinline__ static recipe::TensorScale TensorScaleOf(float amax) {
+    const recipe::BlockScale s = Scale(amax);
+    return {s.factor, s.decode};
   }
   __device__ __forceinline__ static float Scaled(float scale, float x) {
     constexpr recipe::Recipe kR = R::Get();
@@ -54,13 +64,6 @@ struct ScaledFp8Steps {
 };
 
 // ---------------- per tensor ----------------
-
-template <typename Steps>
-__global__ void ScaleFromAmaxKernel(const float* amax, float* scale, float* scale_inv) {
-  const recipe::BlockScale s = Steps::Scale(*amax);
-  *scale = s.factor;
-  if (scale_inv) *scale_inv = s.decode;
-}
 
 // x * scale, then cvt.rn.satfinite: the element functor for LaunchMap.
 template <typename Steps, typename InT>
@@ -93,7 +96,7 @@ Status PerTensor(const Fp8PerTensorArgs& a, bool dynamic) {
     static_assert(Steps::kAmaxNan == AmaxNan::kIgnore, "LaunchTensorAmax skips NaN");
     s = LaunchTensorAmax(a.input_type, a.input, a.count, a.amax, a.stream);
     if (!s.ok) return s;
-    ScaleFromAmaxKernel<Steps><<<1, 1, 0, a.stream>>>(a.amax, a.scale, a.scale_inv);
+    TensorScaleKernel<Steps, KeptScale::kEncode><<<1, 1, 0, a.stream>>>(a.amax, a.scale, a.scale_inv);
     s = LastLaunchStatus("fp8 scale");
     if (!s.ok) return s;
   }
@@ -105,91 +108,6 @@ Status PerTensor(const Fp8PerTensorArgs& a, bool dynamic) {
 }
 
 // ---------------- per token ----------------
-
-template <typename Steps, typename In>
-__device__ __forceinline__ void StoreFp8Chunk(const uint4& v, float s, std::uint8_t* out, std::size_t c) {
-  constexpr int kE = 16 / sizeof(In);
-  In e[kE];
-  __builtin_memcpy(e, &v, 16);
-  std::uint8_t o[kE];
-#pragma unroll
-  for (int j = 0; j < kE; j += 2) {
-    const std::uint16_t d = Steps::Pair(s, ToF32(e[j]), ToF32(e[j + 1]));
-    o[j] = static_cast<std::uint8_t>(d);
-    o[j + 1] = static_cast<std::uint8_t>(d >> 8);
-  }
-  if constexpr (kE == 8) {
-    uint2 w;
-    __builtin_memcpy(&w, o, 8);
-    __stcs(reinterpret_cast<uint2*>(out) + c, w);
-  } else {
-    unsigned w;
-    __builtin_memcpy(&w, o, 4);
-    __stcs(reinterpret_cast<unsigned*>(out) + c, w);
-  }
-}
-
-template <typename Steps, typename In>
-__device__ __forceinline__ float ChunkAbsMax(const uint4& v, float m) {
-  constexpr int kE = 16 / sizeof(In);
-  In e[kE];
-  __builtin_memcpy(e, &v, 16);
-#pragma unroll
-  for (int j = 0; j < kE; ++j) m = CombineAmax<Steps::kAmaxNan>(m, fabsf(ToF32(e[j])));
-  return m;
-}
-
-// One block per row: amax over the row, the recipe's scale, then x * scale
-// -> FP8. The first kCache 16-byte chunks of each thread stay in registers
-// between the two passes (a row of up to 8192 BF16 is read from memory
-// once); chunks beyond that are read again (from L2).
-template <typename Steps, typename In, int kThreads>
-__global__ void __launch_bounds__(kThreads)
-    PerTokenKernel(const In* __restrict__ x, std::size_t cols, std::uint8_t* __restrict__ q,
-                   float* __restrict__ scale_inv, bool vector) {
-  constexpr int kE = 16 / sizeof(In);
-  constexpr int kCache = 4;
-  const In* row = x + blockIdx.x * cols;
-  std::uint8_t* out = q + blockIdx.x * cols;
-  const std::size_t chunks = vector ? cols / kE : 0;
-  const uint4* vrow = reinterpret_cast<const uint4*>(row);
-  uint4 cache[kCache];
-  float m = 0.0f;
-#pragma unroll
-  for (int k = 0; k < kCache; ++k) {
-    const std::size_t c = threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
-    if (c < chunks) {
-      cache[k] = __ldcs(vrow + c);
-      m = ChunkAbsMax<Steps, In>(cache[k], m);
-    }
-  }
-  for (std::size_t c = threadIdx.x + kCache * blockDim.x; c < chunks; c += blockDim.x) {
-    m = ChunkAbsMax<Steps, In>(__ldg(vrow + c), m);
-  }
-  for (std::size_t i = chunks * kE + threadIdx.x; i < cols; i += blockDim.x) {
-    m = CombineAmax<Steps::kAmaxNan>(m, fabsf(ToF32(row[i])));
-  }
-  __shared__ float row_scale;
-  m = BlockAmax<Steps::kAmaxNan>(m);
-  if (threadIdx.x == 0) {
-    const recipe::BlockScale s = Steps::Scale(m);
-    row_scale = s.factor;
-    scale_inv[blockIdx.x] = s.decode;
-  }
-  __syncthreads();
-  const float s = row_scale;
-#pragma unroll
-  for (int k = 0; k < kCache; ++k) {
-    const std::size_t c = threadIdx.x + static_cast<std::size_t>(k) * blockDim.x;
-    if (c < chunks) StoreFp8Chunk<Steps, In>(cache[k], s, out, c);
-  }
-  for (std::size_t c = threadIdx.x + kCache * blockDim.x; c < chunks; c += blockDim.x) {
-    StoreFp8Chunk<Steps, In>(__ldcs(vrow + c), s, out, c);
-  }
-  for (std::size_t i = chunks * kE + threadIdx.x; i < cols; i += blockDim.x) {
-    out[i] = static_cast<std::uint8_t>(Steps::Pair(s, ToF32(row[i]), 0.0f));
-  }
-}
 
 template <typename Layout, typename Steps>
 Status PerToken(const Fp8PerTokenArgs& a) {
@@ -208,8 +126,8 @@ Status PerToken(const Fp8PerTokenArgs& a) {
   auto launch = [&](auto in_type) {
     using T = decltype(in_type);
     const T* x = static_cast<const T*>(a.input);
-    if (narrow) PerTokenKernel<Steps, T, 128><<<rows, 128, 0, a.stream>>>(x, a.cols, a.codes, a.scale_inv, vector);
-    else PerTokenKernel<Steps, T, 256><<<rows, 256, 0, a.stream>>>(x, a.cols, a.codes, a.scale_inv, vector);
+    if (narrow) RowQuantizeKernel<Steps, T, 128><<<rows, 128, 0, a.stream>>>(x, a.cols, a.codes, a.scale_inv, vector);
+    else RowQuantizeKernel<Steps, T, 256><<<rows, 256, 0, a.stream>>>(x, a.cols, a.codes, a.scale_inv, vector);
   };
   if (a.input_type == InputType::kF32) launch(std::uint32_t{});
   else launch(std::uint16_t{});

@@ -86,13 +86,6 @@ struct Nvfp4Steps {
   }
 };
 
-template <typename R>
-__global__ void TensorScaleKernel(const float* amax, float* decode_scale, float* encode_scale) {
-  const recipe::TensorScale t = Nvfp4Steps<R, true>::TensorScaleOf(*amax);
-  *decode_scale = t.decode;
-  if (encode_scale) *encode_scale = t.encode;
-}
-
 // The element and store stages of NVFP4 in the one-thread-per-block
 // skeleton (block_skeleton.cuh BlockQuantizeKernel), which runs every layout
 // for FP32 input, ReplacedLayout for BF16, and the partial last block after
@@ -147,7 +140,8 @@ Status Quantize(const Nvfp4Args& a) {
   }
   s = CheckOptionalDeviceBuffer("nvfp4", a.encode_scale);
   if (!s.ok) return s;
-  TensorScaleKernel<R><<<1, 1, 0, a.stream>>>(amax, a.decode_scale, a.encode_scale);
+  TensorScaleKernel<Nvfp4Steps<R, true>, KeptScale::kDecode><<<1, 1, 0, a.stream>>>(amax, a.decode_scale,
+                                                                                a.encode_scale);
   const Steps steps{amax};
   constexpr std::size_t kB = Steps::kBlock;
   const std::size_t blocks = (a.count + kB - 1) / kB;
