@@ -20,7 +20,7 @@
 #include "lowbit/cuda/convert.h"
 #include "lowbit/cuda/device.h"
 #include "layout_variants.h"  // cuda/src: the entry points that name a layout
-#include "lowbit/cuda/quantize.h"
+#include "lowbit/cuda/recipe_plan.h"
 #include "lowbit/cuda/register.h"
 #include "lowbit/cuda/verify.h"
 #include "lowbit/formats/recipe/catalog.h"
@@ -28,6 +28,7 @@
 #include "lowbit/registry/recipe_entry.h"
 #include "lowbit/registry/registry.h"
 #include "spec_value.h"  // cuda/src: FormatIdOf
+#include "tensor_call.h"  // cuda/src: the tuned quantize kernels' one tensor description
 
 namespace {
 
@@ -131,53 +132,74 @@ const recipe::Recipe& CatalogRecipeNamed(const char* format, const char* profile
   return *r;
 }
 
+// One tensor of n elements (one row) through the tuned kernels in the pass's
+// layouts; the launchers are called per family, as the registry rows call
+// them (tensor_call.h LaunchRecipeKernel).
+cuda::detail::TensorCall RowCall(const recipe::Recipe& r, std::size_t n, LayoutVariant variant) {
+  cuda::detail::TensorCall t;
+  t.recipe = &r;
+  t.layout = r.layout;
+  t.rows = 1;
+  t.cols = n;
+  t.variant = variant;
+  return t;
+}
+
 void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out, void* out2, std::size_t n) {
   const LayoutVariant variant = pass.variant;
   float* small = nullptr;
   CHECK_CUDA(cudaMalloc(&small, 64));
   std::uint8_t* scales = nullptr;
   CHECK_CUDA(cudaMalloc(&scales, n / 16 + 64));
+  using cuda::detail::RecipeKernel;
   {  // dynamic per-tensor FP8 of FP32: floor is 2 reads + 1 write
-    Fp8PerTensorArgs a;
-    a.input = f32; a.count = n; a.codes = static_cast<std::uint8_t*>(out);
-    a.scale = small; a.scale_inv = small + 1; a.amax = small + 2;
-    const float ms = MedianMs([&] { CHECK_OK(QuantizeFp8PerTensorDynamic(a, variant)); });
+    cuda::detail::TensorCall a = RowCall(CatalogRecipeNamed("e4m3", "te"), n, variant);
+    a.layout = recipe::Layout{recipe::Geometry::kPerTensor, 0, 0};
+    a.input = f32; a.q.codes = static_cast<std::uint8_t*>(out);
+    a.workspace = small; a.q.scales = small + 2;  // workspace: scale, amax
+    const auto run = [&] { CHECK_OK(cuda::detail::LaunchFp8Scaled(RecipeKernel::kFp8PerTensor, a)); };
+    const float ms = MedianMs(run);
     Report(pass, "fp8 per-tensor dynamic f32 (vs 2 reads+1 write)", ms, static_cast<double>(n) * (4 + 4 + 1), 0.85);
     a.input_type = InputType::kBf16; a.input = bf16;
-    const float ms2 = MedianMs([&] { CHECK_OK(QuantizeFp8PerTensorDynamic(a, variant)); });
+    const float ms2 = MedianMs(run);
     Report(pass, "fp8 per-tensor dynamic bf16 (vs 2 reads+1 write)", ms2, static_cast<double>(n) * (2 + 2 + 1), 0.85);
-    const float ms3 = MedianMs([&] { CHECK_OK(QuantizeFp8PerTensorStatic(a, variant)); });
+    a.given_scale = small;  // static: the scale the dynamic runs wrote
+    const float ms3 = MedianMs(run);
     Report(pass, "fp8 per-tensor static bf16", ms3, static_cast<double>(n) * (2 + 1), 0.95);
   }
   {  // per-token FP8 of BF16, rows of 4096
-    Fp8PerTokenArgs a;
-    a.input = bf16; a.cols = 4096; a.rows = n / 4096; a.codes = static_cast<std::uint8_t*>(out);
-    a.scale_inv = static_cast<float*>(out2);
-    const float ms = MedianMs([&] { CHECK_OK(QuantizeFp8PerToken(a, variant)); });
+    cuda::detail::TensorCall a = RowCall(CatalogRecipeNamed("e4m3", "te"), n, variant);
+    a.layout = recipe::Layout{recipe::Geometry::kPerRow, 0, 0};
+    a.input_type = InputType::kBf16;
+    a.input = bf16; a.cols = 4096; a.rows = n / 4096; a.q.codes = static_cast<std::uint8_t*>(out);
+    a.q.scales = static_cast<float*>(out2);
+    const float ms = MedianMs([&] { CHECK_OK(cuda::detail::LaunchFp8Scaled(RecipeKernel::kFp8PerRow, a)); });
     Report(pass, "fp8 per-token bf16 [n/4096, 4096]", ms, static_cast<double>(n) * 3 + a.rows * 4.0, 0.9);
   }
   {  // NVFP4 (TE) with the tensor amax given, and with the amax pass
+    const recipe::Recipe& nvfp4 = CatalogRecipeNamed("nvfp4", "te");
+    auto* tensor_scale = reinterpret_cast<recipe::TensorScale*>(small + 6);  // S_enc, S_dec
     for (int input = 0; input < 2; ++input) {
-      Nvfp4Args a;
+      cuda::detail::TensorCall a = RowCall(nvfp4, n, variant);
       a.input_type = input == 0 ? InputType::kF32 : InputType::kBf16;
       a.input = input == 0 ? static_cast<const void*>(f32) : bf16;
-      a.count = n; a.amax_out = small + 4; a.packed_codes = static_cast<std::uint8_t*>(out);
-      a.scales = scales; a.decode_scale = small + 5;
-      CHECK_OK(QuantizeNvfp4(a, variant));
-      a.global_amax = small + 4;
+      a.workspace = small + 4; a.q.codes = static_cast<std::uint8_t*>(out);
+      a.q.scale_codes = scales; a.q.tensor_scale = tensor_scale;
+      CHECK_OK(cuda::detail::LaunchNvfp4(true, a));
+      a.tensor_amax = small + 4;
       const double in_bytes = input == 0 ? 4.0 : 2.0;
       const double bytes = static_cast<double>(n) * (in_bytes + 0.5 + 1.0 / 16);
-      const float ms = MedianMs([&] { CHECK_OK(QuantizeNvfp4(a, variant)); });
+      const float ms = MedianMs([&] { CHECK_OK(cuda::detail::LaunchNvfp4(true, a)); });
       Report(pass, input == 0 ? "nvfp4 quantize f32 (amax given)" : "nvfp4 quantize bf16 (amax given)", ms, bytes, 0.85);
-      a.global_amax = nullptr;
-      const float ms2 = MedianMs([&] { CHECK_OK(QuantizeNvfp4(a, variant)); });
+      a.tensor_amax = nullptr;
+      const float ms2 = MedianMs([&] { CHECK_OK(cuda::detail::LaunchNvfp4(true, a)); });
       Report(pass, input == 0 ? "nvfp4 quantize f32 (+amax pass)" : "nvfp4 quantize bf16 (+amax pass)", ms2,
              bytes + static_cast<double>(n) * in_bytes, 0.85);
     }
-    std::uint16_t* deq = static_cast<std::uint16_t*>(out2);
-    const float ms = MedianMs([&] {
-      CHECK_OK(DequantizeNvfp4ToBf16(static_cast<std::uint8_t*>(out), scales, small + 5, n, deq, nullptr, variant));
-    });
+    cuda::detail::TensorCall d = RowCall(nvfp4, n, variant);
+    d.q.codes = static_cast<std::uint8_t*>(out); d.q.scale_codes = scales; d.q.tensor_scale = tensor_scale;
+    d.output_type = OutputType::kBf16; d.output = out2;
+    const float ms = MedianMs([&] { CHECK_OK(cuda::detail::LaunchNvfp4(false, d)); });
     Report(pass, "nvfp4 -> bf16 dequantize", ms, static_cast<double>(n) * (0.5 + 1.0 / 16 + 2), 0.9);
   }
   // MXINT8 under OCP's rule: the catalog has no TE MXINT8.
@@ -190,13 +212,12 @@ void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out,
         std::tuple{"mxint8 ocp bf16 (model elements)", "mxint8", "ocp", 1}}) {
     const recipe::Recipe& r = CatalogRecipeNamed(format, profile);
     const FormatId elem = cuda::detail::FormatIdOf(r.element);
-    MxArgs a;
-    a.recipe = &r;
+    cuda::detail::TensorCall a = RowCall(r, n, variant);
     a.input_type = input == 0 ? InputType::kF32 : InputType::kBf16;
     a.input = input == 0 ? static_cast<const void*>(f32) : bf16;
-    a.count = n; a.codes = static_cast<std::uint8_t*>(out); a.scales = scales;
+    a.q.codes = static_cast<std::uint8_t*>(out); a.q.scale_codes = scales;
     const double code_bytes = elem == FormatId::kE2m1 ? 0.5 : 1.0;
-    const float ms = MedianMs([&] { CHECK_OK(QuantizeMx(a, variant)); });
+    const float ms = MedianMs([&] { CHECK_OK(cuda::detail::LaunchMx(true, a)); });
     Report(pass, name, ms, static_cast<double>(n) * ((input == 0 ? 4.0 : 2.0) + code_bytes + 1.0 / 32),
            elem == FormatId::kE2m1 ? 0.85 : 0);
   }
@@ -206,14 +227,13 @@ void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out,
                                   std::tuple{"mxfp8 e4m3 -> bf16 dequantize", "mxfp8_e4m3"}}) {
         const recipe::Recipe& r = CatalogRecipeNamed(format, "te");
         const FormatId elem = cuda::detail::FormatIdOf(r.element);
-        MxArgs q;
-        q.recipe = &r; q.input_type = InputType::kBf16; q.input = bf16; q.count = n;
-        q.codes = static_cast<std::uint8_t*>(out); q.scales = scales;
-        CHECK_OK(QuantizeMx(q));
-        MxDequantArgs d;
-        d.element = elem; d.codes = static_cast<std::uint8_t*>(out); d.scales = scales; d.count = n;
+        cuda::detail::TensorCall q = RowCall(r, n, variant);
+        q.input_type = InputType::kBf16; q.input = bf16;
+        q.q.codes = static_cast<std::uint8_t*>(out); q.q.scale_codes = scales;
+        CHECK_OK(cuda::detail::LaunchMx(true, q));
+        cuda::detail::TensorCall d = q;
         d.output_type = OutputType::kBf16; d.output = out2;
-        const float ms = MedianMs([&] { CHECK_OK(DequantizeMx(d)); });
+        const float ms = MedianMs([&] { CHECK_OK(cuda::detail::LaunchMx(false, d)); });
         Report(pass, name, ms, static_cast<double>(n) * ((elem == FormatId::kE2m1 ? 0.5 : 1.0) + 1.0 / 32 + 2), 0);
       }
     }
@@ -223,22 +243,20 @@ void BenchQuantize(const Pass& pass, float* f32, std::uint16_t* bf16, void* out,
       float* qscales = nullptr;
       CHECK_CUDA(cudaMalloc(&qscales, n / 32 * 4));
       for (int c = 0; c < 2; ++c) {
-        IntQuantArgs a;
-        a.recipe = c == 0 ? &CatalogRecipeNamed("int8", "ao-sym") : &CatalogRecipeNamed("uint4", "ao-asym");
-        a.layout = c == 0 ? block::QuantLayout{block::Granularity::kPerRow}
-                          : block::QuantLayout{block::Granularity::kPerGroup, 128};
+        const recipe::Recipe& r = c == 0 ? CatalogRecipeNamed("int8", "ao-sym") : CatalogRecipeNamed("uint4", "ao-asym");
+        cuda::detail::TensorCall a = RowCall(r, n, variant);
+        a.layout = c == 0 ? recipe::Layout{recipe::Geometry::kPerRow, 0, 0}
+                          : recipe::Layout{recipe::Geometry::kGroup, 128, 0};
         a.input = f32; a.rows = n / 4096; a.cols = 4096;
-        a.packing = c == 0 ? IntPacking::kBytes : IntPacking::kLowFirst;
-        a.codes = out2; a.scales = qscales; a.zero_points = zps;
-        const float ms = MedianMs([&] { CHECK_OK(QuantizeInt(a)); });
+        a.int_packing = c == 0 ? cuda::detail::IntPacking::kBytes : cuda::detail::IntPacking::kLowFirst;
+        a.q.codes = static_cast<std::uint8_t*>(out2); a.q.scales = qscales; a.q.zero_points = zps;
+        const float ms = MedianMs([&] { CHECK_OK(cuda::detail::LaunchInt(true, a)); });
         const double code_bytes = c == 0 ? 1.0 : 0.5;
         Report(pass, c == 0 ? "int8 per-channel ao-sym f32 [n/4096, 4096]" : "uint4 g128 ao-asym f32, low-first", ms,
                static_cast<double>(n) * (4 + code_bytes), 0);
-        IntDequantArgs d;
-        d.recipe = a.recipe; d.layout = a.layout; d.packing = a.packing; d.codes = out2;
-        d.rows = a.rows; d.cols = a.cols; d.scales = qscales; d.zero_points = zps;
+        cuda::detail::TensorCall d = a;
         d.output_type = OutputType::kBf16; d.output = out;
-        const float ms2 = MedianMs([&] { CHECK_OK(DequantizeInt(d)); });
+        const float ms2 = MedianMs([&] { CHECK_OK(cuda::detail::LaunchInt(false, d)); });
         Report(pass, c == 0 ? "int8 per-channel -> bf16 dequantize" : "uint4 g128 low-first -> bf16 dequantize", ms2,
                static_cast<double>(n) * (code_bytes + 2), 0);
       }

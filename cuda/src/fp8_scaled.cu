@@ -1,12 +1,21 @@
-// The FP8 scaled recipes of fp8_scaled.h ("e4m3:te", "e5m2:te": one FP32
-// scale per tensor or per row). Each kernel is a template over its recipe
-// (recipes.cuh) and calls the model's steps on it (recipe/steps.h): the
-// amax step (fmaxf, block_common.cuh), recipe::ChooseScale for scale and
-// scale_inv, recipe::ScaledElement for x * scale; the element conversion is
-// the cuda-hw instruction cvt.rn.satfinite, whose rule is static_asserted to
-// be the recipe's. The kernels are the skeleton's (block_skeleton.cuh):
-// per tensor its tensor geometry (the amax pass, TensorScaleKernel, then an
-// element map), per token its row geometry (RowQuantizeKernel).
+// FP8 with one FP32 scale per tensor or per row (token), TransformerEngine's
+// current scaling: the recipes "e4m3:te" / "e5m2:te" of
+// formats/spec/include/lowbit/formats/recipe/catalog.h and any recipe with
+// their semantics (recipe_plan.h RunsOnFp8ScaledKernels). Amax with fmaxf (a
+// NaN element is skipped), scale = max_fp8 / amax guarded as TE's
+// compute_scale_from_amax (docs/formats-reference.md §7), x * scale through
+// cvt.rn.satfinite; the stored scale is scale_inv = 1 / scale, what a GEMM
+// multiplies by. Equal bit for bit to the model's steps
+// (cuda/tests/quantize_test.cc).
+//
+// Each kernel is a template over its recipe (recipes.cuh) and calls the
+// model's steps on it (recipe/steps.h): the amax step (fmaxf,
+// block_common.cuh), recipe::ChooseScale for scale and scale_inv,
+// recipe::ScaledElement for x * scale; the element conversion is the cuda-hw
+// instruction cvt.rn.satfinite, whose rule is static_asserted to be the
+// recipe's. The kernels are the skeleton's (block_skeleton.cuh): per tensor
+// its tensor geometry (the amax pass, TensorScaleKernel, then an element
+// map), per token its row geometry (RowQuantizeKernel).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -19,10 +28,10 @@
 #include "launch.cuh"
 #include "layout.cuh"
 #include "layout_variants.h"
-#include "lowbit/cuda/fp8_scaled.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "map_kernel.cuh"
 #include "recipes.cuh"
+#include "tensor_call.h"
 
 namespace lowbit::cuda {
 namespace detail {
@@ -83,53 +92,60 @@ struct ScaledFp8Map {
   }
 };
 
+// Dynamic scaling (no given scale): the amax pass into workspace[1], the
+// scale into workspace[0] and scale_inv into q.scales (where given), then
+// the element map; static: the map with the given scale.
 template <typename Layout, typename Steps>
-Status PerTensor(const Fp8PerTensorArgs& a, bool dynamic) {
-  Status s = CheckDeviceBuffers("fp8 per-tensor", {a.input, a.codes, a.scale});
+Status PerTensor(const TensorCall& t, std::size_t count) {
+  const bool dynamic = t.given_scale == nullptr;
+  const char* what = dynamic ? "fp8 per-tensor dynamic" : "fp8 per-tensor";
+  if (dynamic && t.workspace == nullptr) return Status::Error("fp8 per-tensor dynamic: a workspace required");
+  float* const scale = dynamic ? t.workspace : nullptr;
+  const float* const read_scale = dynamic ? scale : t.given_scale;
+  Status s = CheckDeviceBuffers(what, {t.input, t.q.codes, read_scale});
   if (!s.ok) return s;
   if (dynamic) {
-    if (a.amax == nullptr) return Status::Error("fp8 per-tensor dynamic: amax buffer required");
-    s = CheckDeviceBuffers("fp8 per-tensor dynamic", {a.amax});
-    if (!s.ok) return s;
-    s = CheckOptionalDeviceBuffer("fp8 per-tensor dynamic", a.scale_inv);
+    float* const amax = t.workspace + 1;
+    s = CheckOptionalDeviceBuffer(what, t.q.scales);
     if (!s.ok) return s;
     static_assert(Steps::kAmaxNan == AmaxNan::kIgnore, "LaunchTensorAmax skips NaN");
-    s = LaunchTensorAmax(a.input_type, a.input, a.count, a.amax, a.stream);
+    s = LaunchTensorAmax(t.input_type, t.input, count, amax, t.stream);
     if (!s.ok) return s;
-    TensorScaleKernel<Steps, KeptScale::kEncode><<<1, 1, 0, a.stream>>>(a.amax, a.scale, a.scale_inv);
+    TensorScaleKernel<Steps, KeptScale::kEncode><<<1, 1, 0, t.stream>>>(amax, scale, t.q.scales);
     s = LastLaunchStatus("fp8 scale");
     if (!s.ok) return s;
   }
   const cudaError_t e =
-      a.input_type == InputType::kF32
-          ? LaunchMap<Layout>(a.input, a.codes, a.count, ScaledFp8Map<Steps, std::uint32_t>{a.scale}, a.stream)
-          : LaunchMap<Layout>(a.input, a.codes, a.count, ScaledFp8Map<Steps, std::uint16_t>{a.scale}, a.stream);
+      t.input_type == InputType::kF32
+          ? LaunchMap<Layout>(t.input, t.q.codes, count, ScaledFp8Map<Steps, std::uint32_t>{read_scale}, t.stream)
+          : LaunchMap<Layout>(t.input, t.q.codes, count, ScaledFp8Map<Steps, std::uint16_t>{read_scale}, t.stream);
   return CudaStatus("fp8 per-tensor", e);
 }
 
 // ---------------- per token ----------------
 
+// One scale per row: scale_inv[r] = 1 / scale_r into q.scales.
 template <typename Layout, typename Steps>
-Status PerToken(const Fp8PerTokenArgs& a) {
-  if (a.rows > 0x7FFFFFFFu) return Status::Error("fp8 per-token: at most 2^31-1 rows");
-  Status s = CheckDeviceBuffers("fp8 per-token", {a.input, a.codes, a.scale_inv});
+Status PerToken(const TensorCall& t) {
+  if (t.rows > 0x7FFFFFFFu) return Status::Error("fp8 per-token: at most 2^31-1 rows");
+  Status s = CheckDeviceBuffers("fp8 per-token", {t.input, t.q.codes, t.q.scales});
   if (!s.ok) return s;
-  const std::size_t in_size = a.input_type == InputType::kF32 ? 4 : 2;
-  const bool vector = reinterpret_cast<std::uintptr_t>(a.input) % 16 == 0 && (a.cols * in_size) % 16 == 0 &&
-                      reinterpret_cast<std::uintptr_t>(a.codes) % 8 == 0 && a.cols % 8 == 0;
-  const unsigned rows = static_cast<unsigned>(a.rows);
+  const std::size_t in_size = t.input_type == InputType::kF32 ? 4 : 2;
+  const bool vector = reinterpret_cast<std::uintptr_t>(t.input) % 16 == 0 && (t.cols * in_size) % 16 == 0 &&
+                      reinterpret_cast<std::uintptr_t>(t.q.codes) % 8 == 0 && t.cols % 8 == 0;
+  const unsigned rows = static_cast<unsigned>(t.rows);
   // Layout::kRegisterRows: 128 threads when a row fits their registers (4
   // chunks of 16 bytes each: 8 KB, a BF16 row of 4096), so every load of the
   // row is issued before the reduction and twice as many rows share an SM;
   // 256 otherwise.
-  const bool narrow = Layout::kRegisterRows && a.cols * in_size <= 128 * 4 * 16;
+  const bool narrow = Layout::kRegisterRows && t.cols * in_size <= 128 * 4 * 16;
   auto launch = [&](auto in_type) {
     using T = decltype(in_type);
-    const T* x = static_cast<const T*>(a.input);
-    if (narrow) RowQuantizeKernel<Steps, T, 128><<<rows, 128, 0, a.stream>>>(x, a.cols, a.codes, a.scale_inv, vector);
-    else RowQuantizeKernel<Steps, T, 256><<<rows, 256, 0, a.stream>>>(x, a.cols, a.codes, a.scale_inv, vector);
+    const T* x = static_cast<const T*>(t.input);
+    if (narrow) RowQuantizeKernel<Steps, T, 128><<<rows, 128, 0, t.stream>>>(x, t.cols, t.q.codes, t.q.scales, vector);
+    else RowQuantizeKernel<Steps, T, 256><<<rows, 256, 0, t.stream>>>(x, t.cols, t.q.codes, t.q.scales, vector);
   };
-  if (a.input_type == InputType::kF32) launch(std::uint32_t{});
+  if (t.input_type == InputType::kF32) launch(std::uint32_t{});
   else launch(std::uint16_t{});
   return LastLaunchStatus("fp8 per-token");
 }
@@ -145,39 +161,31 @@ Status WithFp8Recipe(const char* what, FormatId format, F&& f) {
   }
 }
 
-Status PerTensorWith(const Fp8PerTensorArgs& a, bool dynamic, LayoutVariant variant) {
-  return WithFp8Recipe("fp8 per-tensor", a.format, [&](auto steps) {
-    if (a.count == 0) return Status::Ok();
-    if (Status s = CheckSize("fp8 per-tensor", 1, a.count, 4); !s.ok) return s;
-    return WithLayout(variant, [&](auto layout) { return PerTensor<decltype(layout), decltype(steps)>(a, dynamic); });
-  });
-}
-
 }  // namespace
-}  // namespace detail
 
-Status QuantizeFp8PerTensorStatic(const Fp8PerTensorArgs& args, LayoutVariant variant) {
-  return detail::PerTensorWith(args, false, variant);
-}
-Status QuantizeFp8PerTensorDynamic(const Fp8PerTensorArgs& args, LayoutVariant variant) {
-  return detail::PerTensorWith(args, true, variant);
-}
-Status QuantizeFp8PerToken(const Fp8PerTokenArgs& args, LayoutVariant variant) {
-  return detail::WithFp8Recipe("fp8 per-token", args.format, [&](auto steps) {
-    if (args.rows == 0 || args.cols == 0) return Status::Ok();
-    if (Status s = detail::CheckSize("fp8 per-token", args.rows, args.cols, 4); !s.ok) return s;
-    return detail::WithLayout(variant, [&](auto layout) {
-      return detail::PerToken<decltype(layout), decltype(steps)>(args);
+// TE's current scaling of E4M3 / E5M2 (recipe_plan.h
+// RunsOnFp8ScaledKernels: a recipe with its semantics), per tensor or per
+// row (token).
+Status LaunchFp8Scaled(RecipeKernel kernel, const TensorCall& t) {
+  if (kernel != RecipeKernel::kFp8PerTensor && kernel != RecipeKernel::kFp8PerRow) {
+    return Status::Error("fp8: the FP8 kernels quantize per tensor or per row");
+  }
+  const bool per_row = kernel == RecipeKernel::kFp8PerRow;
+  const char* what = per_row ? "fp8 per-token" : "fp8 per-tensor";
+  if (t.recipe == nullptr) return Status::Error(std::string(what) + ": null recipe");
+  if (!RunsOnFp8ScaledKernels(*t.recipe)) {
+    return Status::Error(std::string(what) + ": no GPU kernel for the recipe '" + RecipeLabel(*t.recipe) +
+                         "' (the FP8 kernels take the semantics of \"e4m3:te\" and \"e5m2:te\")");
+  }
+  return WithFp8Recipe(what, FormatIdOf(t.recipe->element), [&](auto steps) {
+    if (t.rows == 0 || t.cols == 0) return Status::Ok();
+    if (Status s = CheckSize(what, t.rows, t.cols, 4); !s.ok) return s;
+    return WithLayout(t.variant, [&](auto layout) {
+      if (per_row) return PerToken<decltype(layout), decltype(steps)>(t);
+      return PerTensor<decltype(layout), decltype(steps)>(t, t.rows * t.cols);
     });
   });
 }
 
-Status QuantizeFp8PerTensorStatic(const Fp8PerTensorArgs& args) {
-  return QuantizeFp8PerTensorStatic(args, LayoutVariant::kCurrent);
-}
-Status QuantizeFp8PerTensorDynamic(const Fp8PerTensorArgs& args) {
-  return QuantizeFp8PerTensorDynamic(args, LayoutVariant::kCurrent);
-}
-Status QuantizeFp8PerToken(const Fp8PerTokenArgs& args) { return QuantizeFp8PerToken(args, LayoutVariant::kCurrent); }
-
+}  // namespace detail
 }  // namespace lowbit::cuda

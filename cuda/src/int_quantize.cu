@@ -1,4 +1,27 @@
-// Integer quantization kernels of int_quantize.h. Scale and zero point are
+// Integer quantization on the GPU, equal bit for bit to the model
+// (formats/include/lowbit/formats/recipe/tensor.h QuantizeTensor,
+// DequantizeTensor) for every recipe with the semantics of an integer recipe
+// of formats/spec/include/lowbit/formats/recipe/catalog.h that
+// recipe_plan.h RunsOnIntKernels takes (INT8, INT4, UINT4 elements: [AO]
+// symmetric / asymmetric, their CUDA-division variants, [GPTQ], the
+// docs/formats-reference.md §8.2 common kernel) over a row-major [rows,
+// cols] matrix, per row (per-channel weights, per-token activations) or per
+// group of consecutive elements along K (INT4 g = 32/64/128); codes in the
+// recipe's packing or another (tensor_call.h IntPacking). Dequantization is
+// x = fp32(q - zero_point) * scale (recipe::DecodeElement), written as FP32
+// or, rounded to nearest even, as BF16 (NaN -> 0x7FFF, as
+// cvt.rn.bf16x2.f32). Entry point: tensor_call.h LaunchInt.
+//
+// One difference is stated, not hidden: a group whose statistics are NaN (a
+// NaN input under a NaN-propagating recipe) gets the canonical NaN
+// 0x7FFFFFFF as its scale, since NVIDIA FP32 arithmetic returns that NaN for
+// any NaN operand (docs/formats-reference.md §3.3), where the host model
+// returns the input's NaN as x86 propagates it. Codes (0 for a NaN element)
+// and zero points agree. Dequantized FP32 NaNs do follow the host's x86
+// rules (a NaN operand quieted, 0 x Inf -> 0xFFC00000), so dequantization is
+// bit-exact.
+//
+// Scale and zero point are
 // the model's own function (recipe::ChooseScale over the caller's recipe)
 // compiled for the device, and so is the element step of the
 // warp-per-group kernel (recipe::ScaledElement, then the clamp-then-round
@@ -9,7 +32,6 @@
 // min / max / amax do not see (a group with a NaN redoes them in element
 // order; +-0 only ever reach a scale through a clamp to eps or a rounded
 // zero point, where both give the same bits).
-#include "lowbit/cuda/int_quantize.h"
 
 #include <cuda_runtime.h>
 
@@ -26,10 +48,13 @@
 #include "lowbit/formats/recipe/steps.h"
 #include "ptx.cuh"
 #include "lowbit/cuda/recipe_plan.h"
+#include "tensor_call.h"
 #include "unit_store.cuh"
 
 namespace lowbit::cuda {
 namespace {
+
+using detail::IntPacking;
 
 constexpr int kWarpsPerBlock = 8;
 
@@ -577,15 +602,26 @@ __global__ void __launch_bounds__(kDequantQuadThreads)
   }
 }
 
+// The packing of the recipe's codes (recipe::Packing).
+IntPacking IntPackingOf(recipe::Packing p) {
+  switch (p) {
+    case recipe::Packing::kNibblesLowFirst: return IntPacking::kLowFirst;
+    case recipe::Packing::kNibblesHighFirst: return IntPacking::kHighFirst;
+    case recipe::Packing::kOnePerByte: break;
+  }
+  return IntPacking::kBytes;
+}
+
 unsigned GridOf(std::size_t items, std::size_t per_block) {
   const std::size_t g = (items + per_block - 1) / per_block;
   return static_cast<unsigned>(g < 0x7FFFFFFFu ? (g > 0 ? g : 1) : 0x7FFFFFFFu);
 }
 
 // Checks shared by both directions; fills `geo`.
-Status CheckShape(const char* what, const recipe::Recipe* recipe, const block::QuantLayout& layout,
-                  IntPacking packing, std::size_t rows, std::size_t cols, Geometry* geo) {
+Status CheckShape(const char* what, const detail::TensorCall& t, Geometry* geo) {
   const std::string w(what);
+  const recipe::Recipe* recipe = t.recipe;
+  const std::size_t rows = t.rows, cols = t.cols;
   if (recipe == nullptr) return Status::Error(w + ": null recipe");
   if (recipe->element.IsFloat()) {
     return Status::Error(w + ": recipe '" + detail::RecipeLabel(*recipe) + "' has a float element (use the FP8 recipes)");
@@ -595,9 +631,13 @@ Status CheckShape(const char* what, const recipe::Recipe* recipe, const block::Q
                          "' (the integer kernels take the semantics of a catalog integer recipe, "
                          "cuda/include/lowbit/cuda/recipe_plan.h RunsOnIntKernels)");
   }
-  if (layout.granularity != block::Granularity::kPerRow && layout.granularity != block::Granularity::kPerGroup) {
+  if (t.layout.geometry != recipe::Geometry::kPerRow && t.layout.geometry != recipe::Geometry::kGroup) {
     return Status::Error(w + ": layout must be per-row or per-group");
   }
+  const block::QuantLayout layout = t.layout.geometry == recipe::Geometry::kGroup
+                                        ? block::QuantLayout{block::Granularity::kPerGroup, t.layout.size}
+                                        : block::QuantLayout{block::Granularity::kPerRow};
+  const IntPacking packing = t.int_packing.value_or(IntPackingOf(recipe->packing));
   if (Status s = detail::CheckSize(what, rows, cols, 4); !s.ok) return s;
   block::GroupGrid grid;
   const block::QuantStatus st =
@@ -622,15 +662,15 @@ Status CheckShape(const char* what, const recipe::Recipe* recipe, const block::Q
 // byte or nibble packing (an AWQ word spans two chunks); the input aligned
 // for its chunk loads and the codes for their stores; and a recipe whose
 // ScaledElement is one multiply or divide (no element quirk, not MX).
-int ChunkedGroupThreadsLog2(const IntQuantArgs& a, const recipe::Recipe& model, const Geometry& geo) {
-  if (a.packing == IntPacking::kAwq) return -1;
+int ChunkedGroupThreadsLog2(const detail::TensorCall& a, const recipe::Recipe& model, const Geometry& geo) {
+  if (geo.packing == IntPacking::kAwq) return -1;
   if (geo.group_cols % kGroupElementsPerThread != 0 || geo.cols % geo.group_cols != 0) return -1;
   const std::size_t threads = geo.group_cols / kGroupElementsPerThread;
   if (threads > kChunkedMaxGroupThreads || (threads & (threads - 1)) != 0) return -1;
   const std::size_t chunk_bytes = kChunk * (a.input_type == InputType::kF32 ? 4 : 2);
-  const std::size_t store_bytes = a.packing == IntPacking::kBytes ? kChunk : kChunk / 2;
+  const std::size_t store_bytes = geo.packing == IntPacking::kBytes ? kChunk : kChunk / 2;
   if (reinterpret_cast<std::uintptr_t>(a.input) % chunk_bytes != 0 ||
-      reinterpret_cast<std::uintptr_t>(a.codes) % store_bytes != 0) {
+      reinterpret_cast<std::uintptr_t>(a.q.codes) % store_bytes != 0) {
     return -1;
   }
   if (model.family() == recipe::Family::kMx || model.element_quirk != recipe::ElementQuirk::kNone) return -1;
@@ -639,25 +679,14 @@ int ChunkedGroupThreadsLog2(const IntQuantArgs& a, const recipe::Recipe& model, 
   return log2;
 }
 
-}  // namespace
-
-std::size_t IntPackedBytes(IntPacking packing, std::size_t rows, std::size_t cols) {
-  const std::size_t n = rows * cols;
-  switch (packing) {
-    case IntPacking::kBytes: return n;
-    case IntPacking::kAwq: return n / 8 * 4;
-    default: return n / 2 + n % 2;  // no n + 1 wrap
-  }
-}
-
-Status QuantizeInt(const IntQuantArgs& a) {
+Status QuantizeGroups(const detail::TensorCall& a) {
   Geometry geo{};
   if (a.recipe != nullptr && (a.rows == 0 || a.cols == 0)) return Status::Ok();  // empty (docs/bad-input.md)
-  Status s = CheckShape("int quantize", a.recipe, a.layout, a.packing, a.rows, a.cols, &geo);
+  Status s = CheckShape("int quantize", a, &geo);
   if (!s.ok) return s;
-  s = detail::CheckDeviceBuffers("int quantize", {a.input, a.codes, a.scales});
+  s = detail::CheckDeviceBuffers("int quantize", {a.input, a.q.codes, a.q.scales});
   if (!s.ok) return s;
-  if (a.zero_points && !detail::IsDevicePointer(a.zero_points)) {
+  if (a.q.zero_points && !detail::IsDevicePointer(a.q.zero_points)) {
     return Status::Error("int quantize: buffers must be device memory");
   }
   const DeviceRecipe dr{*a.recipe};
@@ -673,7 +702,7 @@ Status QuantizeInt(const IntQuantArgs& a) {
       using Index = decltype(index);
       using In = std::remove_cv_t<std::remove_pointer_t<decltype(input)>>;
       QuantizeIntChunksKernel<In, Index, decltype(divides)::value><<<blocks, block, 0, a.stream>>>(
-          input, geo, dr, log2_threads, a.codes, a.scales, a.zero_points);
+          input, geo, dr, log2_threads, a.q.codes, a.q.scales, a.q.zero_points);
     };
     auto with_input = [&](auto index, auto divides) {
       if (f32) launch(index, divides, static_cast<const std::uint32_t*>(a.input));
@@ -694,33 +723,33 @@ Status QuantizeInt(const IntQuantArgs& a) {
     constexpr int kPer = decltype(per)::value;
     if (f32) {
       QuantizeIntKernel<std::uint32_t, kPer><<<grid, kThreads, 0, a.stream>>>(
-          static_cast<const std::uint32_t*>(a.input), geo, dr, a.codes, a.scales, a.zero_points);
+          static_cast<const std::uint32_t*>(a.input), geo, dr, a.q.codes, a.q.scales, a.q.zero_points);
     } else {
       QuantizeIntKernel<std::uint16_t, kPer><<<grid, kThreads, 0, a.stream>>>(
-          static_cast<const std::uint16_t*>(a.input), geo, dr, a.codes, a.scales, a.zero_points);
+          static_cast<const std::uint16_t*>(a.input), geo, dr, a.q.codes, a.q.scales, a.q.zero_points);
     }
   };
-  if (a.packing == IntPacking::kAwq) launch(std::integral_constant<int, 8>{});
+  if (geo.packing == IntPacking::kAwq) launch(std::integral_constant<int, 8>{});
   else launch(std::integral_constant<int, 2>{});
   return detail::LastLaunchStatus("int quantize");
 }
 
-Status DequantizeInt(const IntDequantArgs& a) {
+Status DequantizeGroups(const detail::TensorCall& a) {
   Geometry geo{};
   if (a.recipe != nullptr && (a.rows == 0 || a.cols == 0)) return Status::Ok();  // empty (docs/bad-input.md)
-  Status s = CheckShape("int dequantize", a.recipe, a.layout, a.packing, a.rows, a.cols, &geo);
+  Status s = CheckShape("int dequantize", a, &geo);
   if (!s.ok) return s;
-  s = detail::CheckDeviceBuffers("int dequantize", {a.codes, a.scales, a.output});
+  s = detail::CheckDeviceBuffers("int dequantize", {a.q.codes, a.q.scales, a.output});
   if (!s.ok) return s;
-  if (a.zero_points && !detail::IsDevicePointer(a.zero_points)) {
+  if (a.q.zero_points && !detail::IsDevicePointer(a.q.zero_points)) {
     return Status::Error("int dequantize: buffers must be device memory");
   }
   const std::size_t n = geo.rows * geo.cols;
   // FP32 out, bytes or nibbles: quads, where a row and a group are whole
   // quads and the buffers aligned for their loads and stores.
-  const bool quads = a.output_type == OutputType::kF32 && a.packing != IntPacking::kAwq && geo.cols % 4 == 0 &&
+  const bool quads = a.output_type == OutputType::kF32 && geo.packing != IntPacking::kAwq && geo.cols % 4 == 0 &&
                      geo.group_cols % 4 == 0 && geo.group_cols / 4 <= 0xFFFFFFFFu &&
-                     reinterpret_cast<std::uintptr_t>(a.codes) % (a.packing == IntPacking::kBytes ? 4 : 2) == 0 &&
+                     reinterpret_cast<std::uintptr_t>(a.q.codes) % (geo.packing == IntPacking::kBytes ? 4 : 2) == 0 &&
                      reinterpret_cast<std::uintptr_t>(a.output) % 16 == 0;
   const unsigned quad_blocks =
       quads ? detail::UnitBlocks(n / 4, kDequantQuadThreads * kDequantQuadsPerThread) : 0;
@@ -728,15 +757,18 @@ Status DequantizeInt(const IntDequantArgs& a) {
     const detail::FastDivider quads_per_group = detail::FastDivider::For(static_cast<std::uint32_t>(geo.group_cols / 4));
     if (n < (std::size_t{1} << 31)) {  // 32-bit indices while every element index fits
       DequantizeIntQuadsKernel<std::uint32_t><<<quad_blocks, kDequantQuadThreads, 0, a.stream>>>(
-          a.codes, geo, a.recipe->element, a.scales, a.zero_points, quads_per_group, static_cast<float*>(a.output));
+          a.q.codes, geo, a.recipe->element, a.q.scales, a.q.zero_points, quads_per_group,
+          static_cast<float*>(a.output));
     } else {
       DequantizeIntQuadsKernel<std::size_t><<<quad_blocks, kDequantQuadThreads, 0, a.stream>>>(
-          a.codes, geo, a.recipe->element, a.scales, a.zero_points, quads_per_group, static_cast<float*>(a.output));
+          a.q.codes, geo, a.recipe->element, a.q.scales, a.q.zero_points, quads_per_group,
+          static_cast<float*>(a.output));
     }
     return detail::LastLaunchStatus("int dequantize");
   }
+  const std::size_t unit_code_bytes = geo.packing == IntPacking::kBytes ? 8 : 4;
   const bool whole_units = geo.cols % 8 == 0 && geo.group_cols % 8 == 0 &&
-                           reinterpret_cast<std::uintptr_t>(a.codes) % (a.packing == IntPacking::kBytes ? 8 : 4) == 0 &&
+                           reinterpret_cast<std::uintptr_t>(a.q.codes) % unit_code_bytes == 0 &&
                            reinterpret_cast<std::uintptr_t>(a.output) % 16 == 0;
   // 0 blocks: the unit grid would reach gridDim.x's limit (unit_store.cuh UnitBlocks); DequantizeIntKernel
   // below is grid-stride.
@@ -746,7 +778,7 @@ Status DequantizeInt(const IntDequantArgs& a) {
       using Index = decltype(index);
       using Out = std::remove_pointer_t<decltype(out)>;
       DequantizeIntUnitsKernel<Index, Out><<<blocks, kDequantUnitThreads, 0, a.stream>>>(
-          a.codes, geo, a.recipe->element, a.scales, a.zero_points, out);
+          a.q.codes, geo, a.recipe->element, a.q.scales, a.q.zero_points, out);
     };
     // 32-bit indices while every element index fits (the unit index times 8).
     const bool small = n < (std::size_t{1} << 31);
@@ -759,17 +791,35 @@ Status DequantizeInt(const IntDequantArgs& a) {
     }
     return detail::LastLaunchStatus("int dequantize");
   }
-  const int per = a.packing == IntPacking::kBytes ? 1 : a.packing == IntPacking::kAwq ? 8 : 2;
+  const int per = geo.packing == IntPacking::kBytes ? 1 : geo.packing == IntPacking::kAwq ? 8 : 2;
   const unsigned grid = GridOf(geo.rows * geo.cols / per, 256);
   if (a.output_type == OutputType::kF32) {
-    DequantizeIntKernel<float><<<grid, 256, 0, a.stream>>>(a.codes, geo, a.recipe->element, a.scales,
-                                                           a.zero_points, static_cast<float*>(a.output));
+    DequantizeIntKernel<float><<<grid, 256, 0, a.stream>>>(a.q.codes, geo, a.recipe->element, a.q.scales,
+                                                           a.q.zero_points, static_cast<float*>(a.output));
   } else {
-    DequantizeIntKernel<std::uint16_t><<<grid, 256, 0, a.stream>>>(a.codes, geo, a.recipe->element, a.scales,
-                                                                   a.zero_points,
+    DequantizeIntKernel<std::uint16_t><<<grid, 256, 0, a.stream>>>(a.q.codes, geo, a.recipe->element, a.q.scales,
+                                                                   a.q.zero_points,
                                                                    static_cast<std::uint16_t*>(a.output));
   }
   return detail::LastLaunchStatus("int dequantize");
 }
 
+}  // namespace
+
+namespace detail {
+
+std::size_t IntPackedBytes(IntPacking packing, std::size_t rows, std::size_t cols) {
+  const std::size_t n = rows * cols;
+  switch (packing) {
+    case IntPacking::kBytes: return n;
+    case IntPacking::kAwq: return n / 8 * 4;
+    default: return n / 2 + n % 2;  // no n + 1 wrap
+  }
+}
+
+// The integer-element recipes RunsOnIntKernels takes (recipe_plan.h), per
+// row or per group.
+Status LaunchInt(bool quantize, const TensorCall& t) { return quantize ? QuantizeGroups(t) : DequantizeGroups(t); }
+
+}  // namespace detail
 }  // namespace lowbit::cuda

@@ -1,6 +1,21 @@
-// The MX recipes of mx.h (those with the semantics of "<format>:te" or
-// "<format>:ocp", recipe_plan.h MxKernelProfile), quantize and
-// dequantize. The kernels are templates over the recipe (recipes.cuh) and its
+// MX on the GPU (MXFP4, MXFP6, MXFP8, MXINT8): blocks of 32 elements sharing
+// an E8M0 scale, quantized with a recipe that has the semantics of the
+// catalog's "<format>:te" (RCEIL, NaN-skipping amax; float elements) or
+// "<format>:ocp" (FLOOR, NaN-propagating amax; MXINT8 too)
+// (formats/spec/include/lowbit/formats/recipe/catalog.h,
+// docs/formats-reference.md §5.3; recipe_plan.h MxKernelProfile), whatever
+// its name, and dequantized as the model does: x_i = element_i * X as one
+// FP32 multiply, X = 2^(code - 127) (code 0 is the FP32 subnormal 2^-127), a
+// NaN scale (0xFF) making every element NaN. Codes: E2M1 packed two per
+// byte, element 0 in the low nibble (§4.5); every other element one code per
+// byte. NaN results carry the bits the host model gives, x86's rule for a
+// NaN operand of a multiply: the element's NaN (quieted) when the element is
+// NaN (FP8 NaN codes), else the decoded NaN scale; BF16 output rounds that
+// FP32 value to nearest even with cvt.rn.bf16x2.f32 (every NaN -> 0x7FFF).
+// Equal bit for bit to the model's steps (cuda/tests/quantize_test.cc,
+// mx_dequantize_test.cc). Entry point: tensor_call.h LaunchMx.
+//
+// The kernels are templates over the recipe (recipes.cuh) and its
 // functor MxSteps, which calls the model's steps (recipe/steps.h) or a named
 // alternative proven equal to one (formats/include/lowbit/formats/
 // alternatives/): the amax step, the block scale (alternatives::ChooseMxScale:
@@ -27,13 +42,13 @@
 #include "launch.cuh"
 #include "layout.cuh"
 #include "layout_variants.h"
-#include "lowbit/cuda/mx.h"
 #include "lowbit/formats/alternatives/fp6.h"
 #include "lowbit/formats/alternatives/mx_block.h"
 #include "lowbit/formats/alternatives/mxint8.h"
 #include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "recipes.cuh"
+#include "tensor_call.h"
 #include "unit_store.cuh"
 
 namespace lowbit::cuda {
@@ -102,64 +117,66 @@ struct MxSteps {
 
 // One thread per block of 32 (block_skeleton.cuh BlockQuantizeKernel): every
 // element but BF16 E2M1 in the current layouts, and the partial last block
-// after the lane groups.
+// after the lane groups. `count` elements of `input` (t.input or past its
+// lane groups) into `codes` and `scales`.
 template <typename Steps>
-void LaunchMxKernel(const MxArgs& a) {
-  const std::size_t blocks = (a.count + Steps::kBlock - 1) / Steps::kBlock;
+void LaunchMxKernel(const TensorCall& t, const void* input, std::size_t count, std::uint8_t* codes,
+                    std::uint8_t* scales) {
+  const std::size_t blocks = (count + Steps::kBlock - 1) / Steps::kBlock;
   const unsigned grid = GridFor(blocks, 256);
-  const bool vector = reinterpret_cast<std::uintptr_t>(a.input) % 16 == 0;
-  if (a.input_type == InputType::kF32) {
-    BlockQuantizeKernel<Steps, std::uint32_t, CodeArrayStore><<<grid, 256, 0, a.stream>>>(
-        static_cast<const std::uint32_t*>(a.input), a.count, Steps{}, a.codes, a.scales, vector);
+  const bool vector = reinterpret_cast<std::uintptr_t>(input) % 16 == 0;
+  if (t.input_type == InputType::kF32) {
+    BlockQuantizeKernel<Steps, std::uint32_t, CodeArrayStore><<<grid, 256, 0, t.stream>>>(
+        static_cast<const std::uint32_t*>(input), count, Steps{}, codes, scales, vector);
   } else {
-    BlockQuantizeKernel<Steps, std::uint16_t, CodeArrayStore><<<grid, 256, 0, a.stream>>>(
-        static_cast<const std::uint16_t*>(a.input), a.count, Steps{}, a.codes, a.scales, vector);
+    BlockQuantizeKernel<Steps, std::uint16_t, CodeArrayStore><<<grid, 256, 0, t.stream>>>(
+        static_cast<const std::uint16_t*>(input), count, Steps{}, codes, scales, vector);
   }
 }
 
 template <typename Layout, typename R>
-void LaunchMx(const MxArgs& a) {
+void LaunchMxOf(const TensorCall& t, std::size_t count) {
   // The E2M1 encoder is the only layout choice of non-packed elements' one
   // kernel, so every layout shares one instantiation for them.
   constexpr bool kOneAddition = FormatIdOf(R::Get().element) != FormatId::kE2m1 || Layout::kOneAdditionE2m1;
   using Steps = MxSteps<R, kOneAddition>;
   if constexpr (Steps::kPacked) {
-    if (a.input_type == InputType::kBf16) {
-      const std::size_t done = LaunchFp4Bf16Lanes<Layout>(a.input, a.count, Steps{}, a.codes, a.scales, a.stream);
+    if (t.input_type == InputType::kBf16) {
+      const std::size_t done =
+          LaunchFp4Bf16Lanes<Layout>(t.input, count, Steps{}, t.q.codes, t.q.scale_codes, t.stream);
       if (done > 0) {
-        if (done == a.count) return;
-        MxArgs rest = a;  // the partial last block: the one-thread-per-block kernel
-        rest.input = static_cast<const std::uint16_t*>(a.input) + done;
-        rest.count = a.count - done;
-        rest.codes = a.codes + done / 2;
-        rest.scales = a.scales + done / Steps::kBlock;
-        return LaunchMxKernel<Steps>(rest);
+        if (done == count) return;
+        // The partial last block: the one-thread-per-block kernel.
+        return LaunchMxKernel<Steps>(t, static_cast<const std::uint16_t*>(t.input) + done, count - done,
+                                     t.q.codes + done / 2, t.q.scale_codes + done / Steps::kBlock);
       }
     }
   }
-  LaunchMxKernel<Steps>(a);
+  LaunchMxKernel<Steps>(t, t.input, count, t.q.codes, t.q.scale_codes);
 }
 
 // The copy compiled for the profile that runs the recipe (recipe_plan.h
-// MxKernelProfile, checked by QuantizeMx before any launch).
+// MxKernelProfile, checked by LaunchMx before any launch).
 template <typename Layout, FormatId kElement>
-void LaunchMxRecipe(const MxArgs& a) {
+void LaunchMxRecipe(const TensorCall& t, std::size_t count) {
   if constexpr (kMxKernelCompiled<kElement, kMxTeProfile>) {
-    if (MxKernelProfile(*a.recipe) == kMxTeProfile) return LaunchMx<Layout, MxRecipeOf<kElement, kMxTeProfile>>(a);
+    if (MxKernelProfile(*t.recipe) == kMxTeProfile) {
+      return LaunchMxOf<Layout, MxRecipeOf<kElement, kMxTeProfile>>(t, count);
+    }
   }
-  LaunchMx<Layout, MxRecipeOf<kElement, kMxOcpProfile>>(a);
+  LaunchMxOf<Layout, MxRecipeOf<kElement, kMxOcpProfile>>(t, count);
 }
 
 template <typename Layout>
-Status Quantize(const MxArgs& a) {
-  switch (FormatIdOf(a.recipe->element)) {
-    case FormatId::kE2m1: LaunchMxRecipe<Layout, FormatId::kE2m1>(a); break;
-    case FormatId::kE2m3: LaunchMxRecipe<Layout, FormatId::kE2m3>(a); break;
-    case FormatId::kE3m2: LaunchMxRecipe<Layout, FormatId::kE3m2>(a); break;
-    case FormatId::kE4m3: LaunchMxRecipe<Layout, FormatId::kE4m3>(a); break;
-    case FormatId::kE5m2: LaunchMxRecipe<Layout, FormatId::kE5m2>(a); break;
-    case FormatId::kInt8: LaunchMxRecipe<Layout, FormatId::kInt8>(a); break;
-    default: return Status::Error(std::string("mx: no MX format has element ") + a.recipe->element.name);
+Status Quantize(const TensorCall& t, std::size_t count) {
+  switch (FormatIdOf(t.recipe->element)) {
+    case FormatId::kE2m1: LaunchMxRecipe<Layout, FormatId::kE2m1>(t, count); break;
+    case FormatId::kE2m3: LaunchMxRecipe<Layout, FormatId::kE2m3>(t, count); break;
+    case FormatId::kE3m2: LaunchMxRecipe<Layout, FormatId::kE3m2>(t, count); break;
+    case FormatId::kE4m3: LaunchMxRecipe<Layout, FormatId::kE4m3>(t, count); break;
+    case FormatId::kE5m2: LaunchMxRecipe<Layout, FormatId::kE5m2>(t, count); break;
+    case FormatId::kInt8: LaunchMxRecipe<Layout, FormatId::kInt8>(t, count); break;
+    default: return Status::Error(std::string("mx: no MX format has element ") + t.recipe->element.name);
   }
   return LastLaunchStatus("mx");
 }
@@ -341,78 +358,83 @@ const DecodeTables& CachedDecodeTables() {
   return tables;
 }
 
-Status Dequantize(const MxDequantArgs& a) {
+// codes and scale bytes of `count` elements -> t.output.
+Status Dequantize(const TensorCall& t, std::size_t count) {
+  const FormatId element = FormatIdOf(t.recipe->element);
+  const std::uint8_t* codes = t.q.codes;
+  const std::uint8_t* scales = t.q.scale_codes;
   DecodeTables tables;
-  switch (a.element) {
+  switch (element) {
     case FormatId::kE2m1: tables = CachedDecodeTables<FormatId::kE2m1>(); break;
     case FormatId::kE2m3: tables = CachedDecodeTables<FormatId::kE2m3>(); break;
     case FormatId::kE3m2: tables = CachedDecodeTables<FormatId::kE3m2>(); break;
     case FormatId::kE4m3: tables = CachedDecodeTables<FormatId::kE4m3>(); break;
     case FormatId::kE5m2: tables = CachedDecodeTables<FormatId::kE5m2>(); break;
     case FormatId::kInt8: tables = CachedDecodeTables<FormatId::kInt8>(); break;
-    default: return Status::Error(std::string("mx dequantize: no MX format has element ") + Spec(a.element).name);
+    default: return Status::Error(std::string("mx dequantize: no MX format has element ") + Spec(element).name);
   }
-  if (a.count == 0) return Status::Ok();
-  if (Status c = CheckSize("mx dequantize", 1, a.count, 4); !c.ok) return c;
-  Status s = CheckDeviceBuffers("mx dequantize", {a.codes, a.scales, a.output});
+  Status s = CheckDeviceBuffers("mx dequantize", {codes, scales, t.output});
   if (!s.ok) return s;
-  const std::size_t pairs = (a.count + 1) / 2;
+  const std::size_t pairs = (count + 1) / 2;
   const unsigned grid = GridFor(pairs, kDequantThreads);
-  const bool packed = a.element == FormatId::kE2m1;
+  const bool packed = element == FormatId::kE2m1;
   auto launch = [&](auto* out) {
     using Out = std::remove_pointer_t<decltype(out)>;
     // The unit kernel's accesses: a unit's code word (kUnit bytes or nibbles),
     // 16-byte stores.
     constexpr int kUnit = UnitOf<Out>();
-    const bool aligned = reinterpret_cast<std::uintptr_t>(a.codes) % (packed ? kUnit / 2 : kUnit) == 0 &&
-                         reinterpret_cast<std::uintptr_t>(a.output) % 16 == 0;
+    const bool aligned = reinterpret_cast<std::uintptr_t>(codes) % (packed ? kUnit / 2 : kUnit) == 0 &&
+                         reinterpret_cast<std::uintptr_t>(t.output) % 16 == 0;
     // 0 blocks: the unit grid would reach gridDim.x's limit (unit_store.cuh UnitBlocks).
-    const unsigned blocks = aligned ? UnitBlocks(a.count / kUnit, kDequantUnitThreads * (ElementsPerThreadOf<Out>() / kUnit)) : 0;
+    const unsigned blocks =
+        aligned ? UnitBlocks(count / kUnit, kDequantUnitThreads * (ElementsPerThreadOf<Out>() / kUnit)) : 0;
     if (blocks > 0) {
       if (packed) {
-        MxDequantUnitsKernel<true, Out><<<blocks, kDequantUnitThreads, 0, a.stream>>>(a.codes, a.scales, a.count,
+        MxDequantUnitsKernel<true, Out><<<blocks, kDequantUnitThreads, 0, t.stream>>>(codes, scales, count,
                                                                                       tables, out);
       } else {
-        MxDequantUnitsKernel<false, Out><<<blocks, kDequantUnitThreads, 0, a.stream>>>(a.codes, a.scales, a.count,
+        MxDequantUnitsKernel<false, Out><<<blocks, kDequantUnitThreads, 0, t.stream>>>(codes, scales, count,
                                                                                        tables, out);
       }
       return;
     }
     if (packed) {
-      MxDequantKernel<kMxBlock, true, Out><<<grid, kDequantThreads, 0, a.stream>>>(a.codes, a.scales, a.count,
+      MxDequantKernel<kMxBlock, true, Out><<<grid, kDequantThreads, 0, t.stream>>>(codes, scales, count,
                                                                                    tables, out);
     } else {
-      MxDequantKernel<kMxBlock, false, Out><<<grid, kDequantThreads, 0, a.stream>>>(a.codes, a.scales, a.count,
+      MxDequantKernel<kMxBlock, false, Out><<<grid, kDequantThreads, 0, t.stream>>>(codes, scales, count,
                                                                                     tables, out);
     }
   };
-  if (a.output_type == OutputType::kF32) launch(static_cast<float*>(a.output));
-  else launch(static_cast<std::uint16_t*>(a.output));
+  if (t.output_type == OutputType::kF32) launch(static_cast<float*>(t.output));
+  else launch(static_cast<std::uint16_t*>(t.output));
   return LastLaunchStatus("mx dequantize");
 }
 
 }  // namespace
 }  // namespace detail
 
-Status QuantizeMx(const MxArgs& args, LayoutVariant variant) {
-  if (args.recipe == nullptr) return Status::Error("mx: null recipe");
-  if (detail::MxKernelProfile(*args.recipe) < 0) {
-    return Status::Error("mx: no GPU kernel for the recipe '" + detail::RecipeLabel(*args.recipe) +
+namespace detail {
+
+Status LaunchMx(bool quantize, const TensorCall& t) {
+  const char* what = quantize ? "mx" : "mx dequantize";
+  if (t.recipe == nullptr) return Status::Error(std::string(what) + ": null recipe");
+  if (MxKernelProfile(*t.recipe) < 0) {
+    return Status::Error(std::string(what) + ": no GPU kernel for the recipe '" + RecipeLabel(*t.recipe) +
                          "' (the MX kernels take the semantics of \"<format>:te\" and \"<format>:ocp\")");
   }
-  if (args.input_type != InputType::kF32 && args.input_type != InputType::kBf16) {
-    return Status::Error("mx: input type " + std::to_string(static_cast<int>(args.input_type)) +
+  if (quantize && t.input_type != InputType::kF32 && t.input_type != InputType::kBf16) {
+    return Status::Error("mx: input type " + std::to_string(static_cast<int>(t.input_type)) +
                          " is not an InputType (0 f32, 1 bf16)");
   }
-  if (args.count == 0) return Status::Ok();
-  if (Status c = detail::CheckSize("mx", 1, args.count, 4); !c.ok) return c;
-  Status s = detail::CheckDeviceBuffers("mx", {args.input, args.codes, args.scales});
+  if (t.rows == 0 || t.cols == 0) return Status::Ok();
+  if (Status c = CheckSize(what, t.rows, t.cols, 4); !c.ok) return c;
+  const std::size_t count = t.rows * t.cols;  // the flattened tensor's 1-D blocks
+  if (!quantize) return Dequantize(t, count);
+  Status s = CheckDeviceBuffers("mx", {t.input, t.q.codes, t.q.scale_codes});
   if (!s.ok) return s;
-  return detail::WithLayout(variant, [&](auto layout) { return detail::Quantize<decltype(layout)>(args); });
+  return WithLayout(t.variant, [&](auto layout) { return Quantize<decltype(layout)>(t, count); });
 }
 
-Status QuantizeMx(const MxArgs& args) { return QuantizeMx(args, LayoutVariant::kCurrent); }
-
-Status DequantizeMx(const MxDequantArgs& args) { return detail::Dequantize(args); }
-
+}  // namespace detail
 }  // namespace lowbit::cuda

@@ -1,4 +1,16 @@
-// The NVFP4 recipe of nvfp4.h ("nvfp4:te"). The kernels are templates over
+// NVFP4 on the GPU, TransformerEngine's recipe "nvfp4:te" and any recipe
+// with its semantics (formats/spec/include/lowbit/formats/recipe/catalog.h;
+// docs/formats-reference.md §6.1; recipe_plan.h RunsOnNvfp4Kernels): E2M1
+// elements in blocks of 16 (a partial last block acts as zero-padded), a
+// UE4M3 block scale, an FP32 tensor scale (S_enc, S_dec) from the tensor
+// amax, computed first (NaN ignored) unless given; E2M1 in software on
+// Hopper, which has no FP4 cvt (§2); codes packed two per byte, element 0 in
+// the low nibble. Dequantization is x = (e2m1 * scale_b) * S_dec, rounded to
+// BF16 (RN), or in FP32 with the model's NaN bits. Equal bit for bit to the
+// model's steps (cuda/tests/quantize_test.cc). Entry point: tensor_call.h
+// LaunchNvfp4.
+//
+// The kernels are templates over
 // the recipe (recipes.cuh) and its functor Nvfp4Steps, which calls the
 // model's steps (recipe/steps.h) or a named alternative proven equal to one
 // (formats/include/lowbit/formats/alternatives/): the tensor scale
@@ -9,7 +21,9 @@
 // pick between the lane-group and one-thread-per-block kernels.
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "block_common.cuh"
 #include "block_skeleton.cuh"
@@ -18,13 +32,13 @@
 #include "launch.cuh"
 #include "layout.cuh"
 #include "layout_variants.h"
-#include "lowbit/cuda/nvfp4.h"
 #include "lowbit/formats/alternatives/e2m1.h"
 #include "lowbit/formats/alternatives/nvfp4_te_scale.h"
 #include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/steps.h"
 #include "map_kernel.cuh"
 #include "recipes.cuh"
+#include "tensor_call.h"
 #include "unit_store.cuh"
 
 namespace lowbit::cuda {
@@ -120,47 +134,53 @@ struct Nvfp4Store {
   }
 };
 
+// The tensor scale of a call: recipe::TensorScale's two floats, S_enc then
+// S_dec (recipe/tensor.h QuantizedTensor::tensor_scale).
+float* TensorScaleFloats(const TensorCall& t) { return reinterpret_cast<float*>(t.q.tensor_scale); }
+static_assert(sizeof(recipe::TensorScale) == 2 * sizeof(float) && offsetof(recipe::TensorScale, encode) == 0 &&
+                  offsetof(recipe::TensorScale, decode) == sizeof(float),
+              "the kernels write the tensor scale as two floats: encode, decode");
+
 template <typename Layout, typename R>
-Status Quantize(const Nvfp4Args& a) {
+Status Quantize(const TensorCall& t, std::size_t count) {
   using Steps = Nvfp4Steps<R, Layout::kOneAdditionE2m1>;
-  Status s = CheckDeviceBuffers("nvfp4", {a.input, a.packed_codes, a.scales, a.decode_scale});
+  float* const tensor_scale = TensorScaleFloats(t);
+  Status s = CheckDeviceBuffers("nvfp4", {t.input, t.q.codes, t.q.scale_codes, tensor_scale});
   if (!s.ok) return s;
-  const float* amax = a.global_amax;
+  const float* amax = t.tensor_amax;
   if (amax == nullptr) {
-    if (a.amax_out == nullptr) return Status::Error("nvfp4: global_amax or amax_out required");
-    s = CheckDeviceBuffers("nvfp4", {a.amax_out});
+    if (t.workspace == nullptr) return Status::Error("nvfp4: a tensor amax or a workspace required");
+    s = CheckDeviceBuffers("nvfp4", {t.workspace});
     if (!s.ok) return s;
     static_assert(Steps::kAmaxNan == AmaxNan::kIgnore, "LaunchTensorAmax skips NaN");
-    s = LaunchTensorAmax(a.input_type, a.input, a.count, a.amax_out, a.stream);
+    s = LaunchTensorAmax(t.input_type, t.input, count, t.workspace, t.stream);
     if (!s.ok) return s;
-    amax = a.amax_out;
+    amax = t.workspace;
   } else {
     s = CheckDeviceBuffers("nvfp4", {amax});
     if (!s.ok) return s;
   }
-  s = CheckOptionalDeviceBuffer("nvfp4", a.encode_scale);
-  if (!s.ok) return s;
-  TensorScaleKernel<Nvfp4Steps<R, true>, KeptScale::kDecode><<<1, 1, 0, a.stream>>>(amax, a.decode_scale,
-                                                                                a.encode_scale);
+  TensorScaleKernel<Nvfp4Steps<R, true>, KeptScale::kDecode><<<1, 1, 0, t.stream>>>(amax, tensor_scale + 1,
+                                                                                tensor_scale);
   const Steps steps{amax};
   constexpr std::size_t kB = Steps::kBlock;
-  const std::size_t blocks = (a.count + kB - 1) / kB;
-  const bool vector = reinterpret_cast<std::uintptr_t>(a.input) % 16 == 0;
-  if (a.input_type == InputType::kF32) {
-    BlockQuantizeKernel<Steps, std::uint32_t, Nvfp4Store><<<GridFor(blocks, 256), 256, 0, a.stream>>>(
-        static_cast<const std::uint32_t*>(a.input), a.count, steps, a.packed_codes, a.scales, vector);
+  const std::size_t blocks = (count + kB - 1) / kB;
+  const bool vector = reinterpret_cast<std::uintptr_t>(t.input) % 16 == 0;
+  if (t.input_type == InputType::kF32) {
+    BlockQuantizeKernel<Steps, std::uint32_t, Nvfp4Store><<<GridFor(blocks, 256), 256, 0, t.stream>>>(
+        static_cast<const std::uint32_t*>(t.input), count, steps, t.q.codes, t.q.scale_codes, vector);
     return LastLaunchStatus("nvfp4");
   }
   std::size_t done = 0;
-  if (a.count / kB * 2 < 0x3FFFFFFF00ull) {
-    done = LaunchFp4Bf16Lanes<Layout>(a.input, a.count, steps, a.packed_codes, a.scales, a.stream);
+  if (count / kB * 2 < 0x3FFFFFFF00ull) {
+    done = LaunchFp4Bf16Lanes<Layout>(t.input, count, steps, t.q.codes, t.q.scale_codes, t.stream);
   }
-  if (done < a.count) {
+  if (done < count) {
     // The rest: everything (no lane groups) or the partial last block.
-    const auto* x = static_cast<const std::uint16_t*>(a.input) + done;
-    const std::size_t rest = a.count - done;
-    BlockQuantizeKernel<Steps, std::uint16_t, Nvfp4Store><<<done == 0 ? GridFor(blocks, 256) : 1u, 256, 0, a.stream>>>(
-        x, rest, steps, a.packed_codes + done / 2, a.scales + done / kB, done == 0 && vector);
+    const auto* x = static_cast<const std::uint16_t*>(t.input) + done;
+    const std::size_t rest = count - done;
+    BlockQuantizeKernel<Steps, std::uint16_t, Nvfp4Store><<<done == 0 ? GridFor(blocks, 256) : 1u, 256, 0, t.stream>>>(
+        x, rest, steps, t.q.codes + done / 2, t.q.scale_codes + done / kB, done == 0 && vector);
   }
   return LastLaunchStatus("nvfp4");
 }
@@ -422,55 +442,57 @@ __global__ void __launch_bounds__(kNvfp4UnitThreads)
 }  // namespace
 }  // namespace detail
 
-Status DequantizeNvfp4ToF32(const std::uint8_t* packed_codes, const std::uint8_t* scales,
-                            const float* decode_scale, std::size_t count, float* out, cudaStream_t stream) {
-  using R = detail::Nvfp4TeRecipe;
-  if (count == 0) return Status::Ok();
-  if (Status c = detail::CheckSize("nvfp4 dequantize", 1, count, 4); !c.ok) return c;
-  Status s = detail::CheckDeviceBuffers("nvfp4 dequantize", {packed_codes, scales, decode_scale, out});
+namespace detail {
+namespace {
+
+Status DequantizeToF32(const std::uint8_t* packed_codes, const std::uint8_t* scales, const float* decode_scale,
+                       std::size_t count, float* out, cudaStream_t stream) {
+  using R = Nvfp4TeRecipe;
+  Status s = CheckDeviceBuffers("nvfp4 dequantize", {packed_codes, scales, decode_scale, out});
   if (!s.ok) return s;
-  const detail::Nvfp4DecodeTables& tables = detail::CachedNvfp4DecodeTables<R>();
-  const bool aligned = reinterpret_cast<std::uintptr_t>(packed_codes) % (detail::kNvfp4Unit / 2) == 0 &&
+  const Nvfp4DecodeTables& tables = CachedNvfp4DecodeTables<R>();
+  const bool aligned = reinterpret_cast<std::uintptr_t>(packed_codes) % (kNvfp4Unit / 2) == 0 &&
                        reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
   // 0 blocks: the unit grid would reach gridDim.x's limit (unit_store.cuh UnitBlocks).
   const unsigned unit_blocks =
-      aligned ? detail::UnitBlocks(count / detail::kNvfp4Unit, detail::kNvfp4UnitThreads * detail::kNvfp4UnitsPerThread)
-              : 0;
+      aligned ? UnitBlocks(count / kNvfp4Unit, kNvfp4UnitThreads * kNvfp4UnitsPerThread) : 0;
   if (unit_blocks > 0) {
-    detail::Nvfp4DequantF32UnitsKernel<R><<<unit_blocks, detail::kNvfp4UnitThreads, 0, stream>>>(
-        packed_codes, scales, decode_scale, count, tables, out);
+    Nvfp4DequantF32UnitsKernel<R><<<unit_blocks, kNvfp4UnitThreads, 0, stream>>>(packed_codes, scales, decode_scale,
+                                                                                count, tables, out);
   } else {
-    detail::Nvfp4DequantF32Kernel<R><<<detail::GridFor((count + 1) / 2, 256), 256, 0, stream>>>(
-        packed_codes, scales, decode_scale, count, tables, out);
+    Nvfp4DequantF32Kernel<R><<<GridFor((count + 1) / 2, 256), 256, 0, stream>>>(packed_codes, scales, decode_scale,
+                                                                               count, tables, out);
   }
-  return detail::LastLaunchStatus("nvfp4 dequantize");
+  return LastLaunchStatus("nvfp4 dequantize");
 }
 
-Status QuantizeNvfp4(const Nvfp4Args& args, LayoutVariant variant) {
-  if (args.count == 0) return Status::Ok();
-  if (Status s = detail::CheckSize("nvfp4", 1, args.count, 4); !s.ok) return s;
-  return detail::WithLayout(variant, [&](auto layout) {
-    return detail::Quantize<decltype(layout), detail::Nvfp4TeRecipe>(args);
+}  // namespace
+
+// TE's recipe, the one these kernels fold in (recipe_plan.h
+// RunsOnNvfp4Kernels: a recipe with its semantics).
+Status LaunchNvfp4(bool quantize, const TensorCall& t) {
+  const char* what = quantize ? "nvfp4" : "nvfp4 dequantize";
+  if (t.recipe == nullptr) return Status::Error(std::string(what) + ": null recipe");
+  if (!RunsOnNvfp4Kernels(*t.recipe)) {
+    return Status::Error(std::string(what) + ": no GPU kernel for the recipe '" + RecipeLabel(*t.recipe) +
+                         "' (the NVFP4 kernels take the semantics of \"nvfp4:te\")");
+  }
+  if (t.rows == 0 || t.cols == 0) return Status::Ok();
+  if (Status s = CheckSize(what, t.rows, t.cols, 4); !s.ok) return s;
+  const std::size_t count = t.rows * t.cols;  // the flattened tensor's 1-D blocks
+  if (quantize) {
+    return WithLayout(t.variant, [&](auto layout) { return Quantize<decltype(layout), Nvfp4TeRecipe>(t, count); });
+  }
+  const float* decode_scale = t.q.tensor_scale != nullptr ? TensorScaleFloats(t) + 1 : nullptr;
+  if (t.output_type == OutputType::kF32) {
+    return DequantizeToF32(t.q.codes, t.q.scale_codes, decode_scale, count, static_cast<float*>(t.output), t.stream);
+  }
+  return WithLayout(t.variant, [&](auto layout) {
+    return Dequantize<decltype(layout), Nvfp4TeRecipe>(t.q.codes, t.q.scale_codes, decode_scale, count,
+                                                       static_cast<std::uint16_t*>(t.output), t.stream);
   });
 }
 
-Status DequantizeNvfp4ToBf16(const std::uint8_t* packed_codes, const std::uint8_t* scales,
-                             const float* decode_scale, std::size_t count, std::uint16_t* out,
-                             cudaStream_t stream, LayoutVariant variant) {
-  if (count == 0) return Status::Ok();
-  if (Status s = detail::CheckSize("nvfp4 dequantize", 1, count, 4); !s.ok) return s;
-  return detail::WithLayout(variant, [&](auto layout) {
-    return detail::Dequantize<decltype(layout), detail::Nvfp4TeRecipe>(packed_codes, scales, decode_scale, count,
-                                                                        out, stream);
-  });
-}
-
-Status QuantizeNvfp4(const Nvfp4Args& args) { return QuantizeNvfp4(args, LayoutVariant::kCurrent); }
-
-Status DequantizeNvfp4ToBf16(const std::uint8_t* packed_codes, const std::uint8_t* scales,
-                             const float* decode_scale, std::size_t count, std::uint16_t* out,
-                             cudaStream_t stream) {
-  return DequantizeNvfp4ToBf16(packed_codes, scales, decode_scale, count, out, stream, LayoutVariant::kCurrent);
-}
+}  // namespace detail
 
 }  // namespace lowbit::cuda

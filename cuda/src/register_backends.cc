@@ -24,6 +24,7 @@
 #include "stream_scratch.h"
 #include "model_recipe.h"
 #include "spec_value.h"
+#include "tensor_call.h"
 #include "gemv/gemv.h"
 #include "tc_matmul/tc_gemv.h"
 #if LOWBIT_CUDA_HAS_TC_GEMM
@@ -31,7 +32,6 @@
 #endif
 #include "lowbit/cuda/convert.h"
 #include "lowbit/cuda/device.h"
-#include "lowbit/cuda/quantize.h"
 #include "lowbit/cuda/recipe_plan.h"
 #include "lowbit/cuda/recipe_quantize.h"
 #include "lowbit/cuda/register.h"
@@ -139,17 +139,14 @@ std::vector<cuda::SweepOptionSet> InstructionOptionSets(cuda::ElementOp op, Form
 // ---- recipe rows -----------------------------------------------------------
 
 // Which kernel runs a recipe row (lowbit/cuda/recipe_plan.h KernelOf, read
-// off the recipe's fields), and its element.
+// off the recipe's fields).
 struct RecipePlan {
   cuda::detail::RecipeKernel kernel = cuda::detail::RecipeKernel::kNone;
-  FormatId element = FormatId::kFp32;
 };
 
 bool PlanRecipe(const recipe::Target& t, registry::RecipeOperation op, RecipePlan* plan) {
   if (t.recipe == nullptr) return false;
-  const recipe::Recipe& r = *t.recipe;
-  plan->kernel = cuda::detail::KernelOf(r, t.layout, op == registry::RecipeOperation::kQuantizeRecipe);
-  plan->element = cuda::detail::FormatIdOf(r.element);
+  plan->kernel = cuda::detail::KernelOf(*t.recipe, t.layout, op == registry::RecipeOperation::kQuantizeRecipe);
   return plan->kernel != cuda::detail::RecipeKernel::kNone;
 }
 
@@ -179,129 +176,26 @@ registry::Status Back(const char* what, void* host, const void* device, std::siz
   return ToRegistry(cuda::detail::CudaStatus(what, cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost)));
 }
 
-cuda::IntPacking IntPackingOf(recipe::Packing p) {
-  switch (p) {
-    case recipe::Packing::kNibblesLowFirst: return cuda::IntPacking::kLowFirst;
-    case recipe::Packing::kNibblesHighFirst: return cuda::IntPacking::kHighFirst;
-    case recipe::Packing::kOnePerByte: break;
-  }
-  return cuda::IntPacking::kBytes;
-}
-
-block::QuantLayout IntLayoutOf(const recipe::Layout& l) {
-  if (l.geometry == recipe::Geometry::kGroup) return {block::Granularity::kPerGroup, l.size};
-  return {block::Granularity::kPerRow};
-}
-
 // The kernels of `plan` on device buffers, launched on `stream` and not
 // waited for: every pointer of `a` is device memory, q.tensor_scale
 // included (recipe::TensorScale, encode then decode), and `workspace` holds
 // kRecipeWorkspaceFloats device floats for the amax and scale the kernels
-// pass between launches. Called only by LaunchOnDevice, after its checks.
+// pass between launches. The row is one tensor description
+// (tensor_call.h TensorCall) whatever the kernel. Called only by
+// LaunchOnDevice, after its checks.
 cuda::Status LaunchKernels(const RecipePlan& plan, const registry::RecipeArgs& a, float* workspace,
                            cudaStream_t stream) {
-  static_assert(sizeof(recipe::TensorScale) == 2 * sizeof(float) && offsetof(recipe::TensorScale, encode) == 0 &&
-                    offsetof(recipe::TensorScale, decode) == sizeof(float),
-                "the kernels write the tensor scale as two floats: encode, decode");
-  const recipe::Recipe& r = *a.target.recipe;
-  const std::size_t count = a.rows * a.cols;  // ValidateRecipeArgs checked the product
-  const bool quantize = a.operation == registry::RecipeOperation::kQuantizeRecipe;
-  auto* tensor_scale = reinterpret_cast<float*>(a.q.tensor_scale);  // [0] encode, [1] decode
-  using cuda::detail::RecipeKernel;
-  switch (plan.kernel) {
-    case RecipeKernel::kNone: break;
-    case RecipeKernel::kMx: {
-      if (quantize) {
-        cuda::MxArgs m;
-        m.recipe = &r;
-        m.input = a.x;
-        m.count = count;
-        m.codes = a.q.codes;
-        m.scales = a.q.scale_codes;
-        m.stream = stream;
-        return cuda::QuantizeMx(m);
-      }
-      cuda::MxDequantArgs m;
-      m.element = plan.element;
-      m.codes = a.q.codes;
-      m.scales = a.q.scale_codes;
-      m.count = count;
-      m.output_type = cuda::OutputType::kF32;
-      m.output = a.out;
-      m.stream = stream;
-      return cuda::DequantizeMx(m);
-    }
-    case RecipeKernel::kNvfp4: {
-      if (!quantize) {
-        return cuda::DequantizeNvfp4ToF32(a.q.codes, a.q.scale_codes, tensor_scale + 1, count, a.out, stream);
-      }
-      cuda::Nvfp4Args n;
-      n.input = a.x;
-      n.count = count;
-      n.amax_out = workspace;
-      n.packed_codes = a.q.codes;
-      n.scales = a.q.scale_codes;
-      n.encode_scale = tensor_scale;
-      n.decode_scale = tensor_scale + 1;
-      n.stream = stream;
-      return cuda::QuantizeNvfp4(n);
-    }
-    case RecipeKernel::kFp8PerTensor: {
-      cuda::Fp8PerTensorArgs f;
-      f.input = a.x;
-      f.count = count;
-      f.format = plan.element;
-      f.codes = a.q.codes;
-      f.scale = workspace;
-      f.scale_inv = a.q.scales;  // the stored scale: what dequantization multiplies by
-      f.amax = workspace + 1;
-      f.stream = stream;
-      return cuda::QuantizeFp8PerTensorDynamic(f);
-    }
-    case RecipeKernel::kFp8PerRow: {
-      cuda::Fp8PerTokenArgs f;
-      f.input_type = cuda::InputType::kF32;
-      f.input = a.x;
-      f.rows = a.rows;
-      f.cols = a.cols;
-      f.format = plan.element;
-      f.codes = a.q.codes;
-      f.scale_inv = a.q.scales;
-      f.stream = stream;
-      return cuda::QuantizeFp8PerToken(f);
-    }
-    case RecipeKernel::kModel:
-      return cuda::detail::RunModelRecipe(r, a.target.layout, quantize, a.x, a.rows, a.cols, a.q, a.out, stream);
-    case RecipeKernel::kInt:
-      if (quantize) {
-        cuda::IntQuantArgs q;
-        q.recipe = &r;
-        q.layout = IntLayoutOf(a.target.layout);
-        q.input = a.x;
-        q.rows = a.rows;
-        q.cols = a.cols;
-        q.packing = IntPackingOf(r.packing);
-        q.codes = a.q.codes;
-        q.scales = a.q.scales;
-        q.zero_points = a.q.zero_points;
-        q.stream = stream;
-        return cuda::QuantizeInt(q);
-      }
-      cuda::IntDequantArgs q;
-      q.recipe = &r;
-      q.layout = IntLayoutOf(a.target.layout);
-      q.packing = IntPackingOf(r.packing);
-      q.codes = a.q.codes;
-      q.rows = a.rows;
-      q.cols = a.cols;
-      q.scales = a.q.scales;
-      q.zero_points = a.q.zero_points;
-      q.output_type = cuda::OutputType::kF32;
-      q.output = a.out;
-      q.stream = stream;
-      return cuda::DequantizeInt(q);
-  }
-  return cuda::Status::Error("cuda: unknown recipe kernel");
+  cuda::detail::TensorCall t;
+  t.recipe = a.target.recipe;
+  t.layout = a.target.layout;
+  t.rows = a.rows;  // ValidateRecipeArgs checked the product
+  t.cols = a.cols;
+  t.input = a.x;
+  t.output = a.out;
+  t.q = a.q;
+  t.workspace = workspace;
+  t.stream = stream;
+  return cuda::detail::LaunchRecipeKernel(plan.kernel, a.operation == registry::RecipeOperation::kQuantizeRecipe, t);
 }
 
 // The one launcher of both entry points: the checks a launch on device

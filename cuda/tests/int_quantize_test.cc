@@ -1,9 +1,9 @@
-// The GPU integer recipes (int_quantize.h) equal the model
+// The GPU integer recipes (int_quantize.cu through tensor_call.h) equal the model
 // (formats/.../recipe/tensor.h QuantizeTensor, DequantizeTensor) bit for bit: every integer recipe, per row
 // (odd and wide shapes) and per group of 32 / 64 / 128, FP32 and BF16
 // input, every packing of packing.h that the GPU writes, on rows that hold
 // NaN, +-Inf, all zeros, an outlier, subnormal-range and huge values. The
-// one stated difference (int_quantize.h): a NaN scale is the canonical
+// one stated difference (int_quantize.cu): a NaN scale is the canonical
 // 0x7FFFFFFF on the GPU.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -19,16 +19,19 @@
 #include "block_model.h"
 #include "gpu_test_util.h"
 #include "lowbit/cuda/device.h"
-#include "lowbit/cuda/int_quantize.h"
 #include "lowbit/cuda/recipe_plan.h"
 #include "lowbit/formats/block/int_quant_layout.h"
 #include "lowbit/formats/block/packing.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/recipe/tensor.h"
+#include "tensor_call.h"
 
 namespace lowbit::cuda {
 namespace {
 
+using detail::IntPackedBytes;
+using detail::IntPacking;
+using detail::TensorCall;
 using testing::BitsF32;
 using testing::DeviceVector;
 using testing::F32Bits;
@@ -156,18 +159,18 @@ void CheckCase(const recipe::Recipe& r, const block::QuantLayout& layout, Shape 
   std::uint8_t* const codes_at = codes_buffer.p + shift;
   DeviceVector<float> scales(groups);
   DeviceVector<std::int32_t> zps(groups);
-  IntQuantArgs a;
+  TensorCall a;
   a.recipe = &r;
-  a.layout = layout;
+  a.layout = model_layout;
   a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
   a.input = bf16 ? static_cast<const void*>(dxb.p + shift) : dx.p + shift;
   a.rows = sh.rows;
   a.cols = sh.cols;
-  a.packing = packing;
-  a.codes = codes_at;
-  a.scales = scales.p;
-  a.zero_points = zps.p;
-  const Status s = QuantizeInt(a);
+  a.int_packing = packing;
+  a.q.codes = codes_at;
+  a.q.scales = scales.p;
+  a.q.zero_points = zps.p;
+  const Status s = detail::RunTensorCall(true, a);
   ASSERT_TRUE(s.ok) << what << ": " << s.message;
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
   const auto got_all = codes_buffer.Get(bytes + shift);
@@ -207,18 +210,11 @@ void CheckCase(const recipe::Recipe& r, const block::QuantLayout& layout, Shape 
   bo.nan_payload = NanPayload::kAllOnes;
   for (OutputType ot : {OutputType::kF32, OutputType::kBf16}) {
     DeviceVector<std::uint32_t> out(n);
-    IntDequantArgs d;
-    d.recipe = &r;
-    d.layout = layout;
-    d.packing = packing;
-    d.codes = codes_at;
-    d.rows = sh.rows;
-    d.cols = sh.cols;
-    d.scales = scales.p;
-    d.zero_points = zps.p;
+    TensorCall d = a;
+    d.input = nullptr;
     d.output_type = ot;
     d.output = out.p;
-    const Status ds = DequantizeInt(d);
+    const Status ds = detail::RunTensorCall(false, d);
     ASSERT_TRUE(ds.ok) << what << ": " << ds.message;
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     if (ot == OutputType::kF32) {
@@ -341,26 +337,27 @@ TEST(CudaIntQuantize, BadArgumentsReturnErrors) {
   DeviceVector<float> x(64);
   DeviceVector<std::uint8_t> q(64);
   DeviceVector<float> s(8);
-  IntQuantArgs a;
+  TensorCall a;
   a.input = x.p;
   a.rows = 2;
   a.cols = 32;
-  a.codes = q.p;
-  a.scales = s.p;
+  a.layout = {recipe::Geometry::kPerRow, 0, 0};
+  a.q.codes = q.p;
+  a.q.scales = s.p;
   a.recipe = &testing::CatalogRecipeNamed("e4m3", "te");
-  EXPECT_FALSE(QuantizeInt(a).ok);  // float element
+  EXPECT_FALSE(detail::LaunchInt(true, a).ok);  // float element
   a.recipe = &testing::CatalogRecipeNamed("int8", "ao-sym");
-  a.packing = IntPacking::kLowFirst;
-  EXPECT_FALSE(QuantizeInt(a).ok);  // nibbles of an 8-bit element
+  a.int_packing = IntPacking::kLowFirst;
+  EXPECT_FALSE(detail::RunTensorCall(true, a).ok);  // nibbles of an 8-bit element
   a.recipe = &testing::CatalogRecipeNamed("int4", "ao-sym");
-  a.layout = {block::Granularity::kPerGroup, 48};
-  EXPECT_FALSE(QuantizeInt(a).ok);  // 32 columns are not a multiple of 48
-  a.layout = {block::Granularity::kPerGroup, 32};
+  a.layout = {recipe::Geometry::kGroup, 48, 0};
+  EXPECT_FALSE(detail::RunTensorCall(true, a).ok);  // 32 columns are not a multiple of 48
+  a.layout = {recipe::Geometry::kGroup, 32, 0};
   std::vector<float> host(64);
   a.input = host.data();
-  EXPECT_FALSE(QuantizeInt(a).ok);  // host memory
+  EXPECT_FALSE(detail::RunTensorCall(true, a).ok);  // host memory
   a.input = x.p;
-  EXPECT_TRUE(QuantizeInt(a).ok);
+  EXPECT_TRUE(detail::RunTensorCall(true, a).ok);
 }
 
 }  // namespace

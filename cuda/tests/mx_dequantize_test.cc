@@ -1,8 +1,8 @@
-// MX dequantization on the GPU (mx.h DequantizeMx) equals the model's
+// MX dequantization on the GPU (mx.cu, tensor_call.h LaunchMx) equals the model's
 // (recipe::DecodeElement of the stored scale, as recipe::DequantizeTensor)
 // bit for bit, FP32 out, and its RN BF16 rounding: every MX element format,
 // every code, every scale byte (0 = 2^-127 and 0xFF = NaN included), odd
-// counts (a partial last block), and the codes QuantizeMx writes for
+// counts (a partial last block), and the codes the MX quantizer writes for
 // generated tensors (round trip through the GPU quantizer).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -16,13 +16,13 @@
 #include "block_model.h"
 #include "gpu_test_util.h"
 #include "lowbit/cuda/device.h"
-#include "lowbit/cuda/mx.h"
 #include "lowbit/cuda/recipe_plan.h"
 #include "lowbit/formats/block/packing.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
 #include "spec_value.h"
+#include "tensor_call.h"
 
 namespace lowbit::cuda {
 namespace {
@@ -75,14 +75,16 @@ void Check(const Case& c, const std::vector<std::uint8_t>& codes, const std::vec
   for (OutputType ot : {OutputType::kF32, OutputType::kBf16}) {
     DeviceVector<std::uint32_t> out(n + 1);
     cudaMemset(out.p, 0xCD, (n + 1) * 4);
-    MxDequantArgs a;
-    a.element = c.element;
-    a.codes = dc.p;
-    a.scales = ds.p;
-    a.count = n;
+    detail::TensorCall a;
+    a.recipe = &c.recipe;
+    a.layout = c.recipe.layout;
+    a.rows = 1;
+    a.cols = n;
+    a.q.codes = dc.p;
+    a.q.scale_codes = ds.p;
     a.output_type = ot;
     a.output = out.p;
-    const Status s = DequantizeMx(a);
+    const Status s = detail::RunTensorCall(false, a);
     ASSERT_TRUE(s.ok) << s.message;
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     const auto raw = out.Get(n + 1);
@@ -147,13 +149,15 @@ TEST(CudaMxDequantize, RoundTripOfGpuQuantizedTensorsEqualsModel) {
       const bool packed = c.element == FormatId::kE2m1;
       const std::size_t blocks = (n + 31) / 32;
       DeviceVector<std::uint8_t> codes(packed ? (n + 1) / 2 : n), scales(blocks);
-      MxArgs q;
+      detail::TensorCall q;
       q.recipe = &quantize_recipe;
+      q.layout = quantize_recipe.layout;
       q.input = dx.p;
-      q.count = n;
-      q.codes = codes.p;
-      q.scales = scales.p;
-      ASSERT_TRUE(QuantizeMx(q).ok);
+      q.rows = 1;
+      q.cols = n;
+      q.q.codes = codes.p;
+      q.q.scale_codes = scales.p;
+      ASSERT_TRUE(detail::RunTensorCall(true, q).ok);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       const auto stored = codes.Get(packed ? (n + 1) / 2 : n);
       std::vector<std::uint8_t> unpacked(n);
@@ -168,16 +172,21 @@ TEST(CudaMxDequantize, BadArgumentsReturnErrors) {
   LOWBIT_REQUIRE_GPU();
   DeviceVector<std::uint8_t> c(64), s(2);
   DeviceVector<float> out(64);
-  MxDequantArgs a;
-  a.element = FormatId::kFp16;
-  a.codes = c.p;
-  a.scales = s.p;
-  a.count = 64;
+  const recipe::Recipe& nvfp4 = testing::CatalogRecipeNamed("nvfp4", "te");
+  detail::TensorCall a;
+  a.recipe = &nvfp4;  // not an MX recipe
+  a.layout = nvfp4.layout;
+  a.rows = 1;
+  a.cols = 64;
+  a.q.codes = c.p;
+  a.q.scale_codes = s.p;
   a.output = out.p;
-  EXPECT_FALSE(DequantizeMx(a).ok);
-  a.element = FormatId::kE4m3;
-  a.scales = nullptr;
-  EXPECT_FALSE(DequantizeMx(a).ok);
+  EXPECT_FALSE(detail::LaunchMx(false, a).ok);
+  const recipe::Recipe& mxfp8 = testing::CatalogRecipeNamed("mxfp8_e4m3", "ocp");
+  a.recipe = &mxfp8;
+  a.layout = mxfp8.layout;
+  a.q.scale_codes = nullptr;
+  EXPECT_FALSE(detail::RunTensorCall(false, a).ok);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The GPU recipes (fp8_scaled.h, nvfp4.h, mx.h) equal their models in
+// The GPU recipes (fp8_scaled.cu, nvfp4.cu, mx.cu through tensor_call.h) equal their models in
 // formats/include/lowbit/formats/ bit for bit on generated tensors: odd
 // lengths (partial last blocks), NaN and Inf inside blocks, all-zero blocks
 // and rows, outliers, BF16-valued ties, tiny and huge magnitudes; in every
@@ -20,8 +20,8 @@
 #include "block_model.h"
 #include "gpu_test_util.h"
 #include "layout_variants.h"
+#include "tensor_call.h"
 #include "lowbit/cuda/device.h"
-#include "lowbit/cuda/quantize.h"
 #include "lowbit/cuda/recipe_plan.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/recipe/catalog.h"
@@ -30,6 +30,21 @@
 
 namespace lowbit::cuda {
 namespace {
+
+using detail::RunTensorCall;
+using detail::TensorCall;
+
+// A call over `n` elements of one row (the 1-D block recipes flatten the
+// tensor; per tensor is one scale for all of it).
+TensorCall OneRow(const recipe::Recipe& r, const recipe::Layout& layout, std::size_t n, LayoutVariant variant) {
+  TensorCall t;
+  t.recipe = &r;
+  t.layout = layout;
+  t.rows = 1;
+  t.cols = n;
+  t.variant = variant;
+  return t;
+}
 
 using testing::BitsF32;
 using testing::DeviceVector;
@@ -122,28 +137,28 @@ TEST(CudaQuantize, Fp8PerTensorEqualsModel) {
           DeviceVector<float> dx(x);
           DeviceVector<std::uint16_t> dxb(xb);
           DeviceVector<std::uint8_t> q(n), q_static(n);
-          DeviceVector<float> scale(1), scale_inv(1), amax(1);
-          Fp8PerTensorArgs a;
+          DeviceVector<float> workspace(2), scale_inv(1);  // workspace: scale, amax
+          TensorCall a = OneRow(r, recipe::Layout{recipe::Geometry::kPerTensor, 0, 0}, n, variant);
           a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
           a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
-          a.count = n;
-          a.format = f;
-          a.codes = q.p;
-          a.scale = scale.p;
-          a.scale_inv = scale_inv.p;
-          a.amax = amax.p;
-          Status s = QuantizeFp8PerTensorDynamic(a, variant);
+          a.q.codes = q.p;
+          a.q.scales = scale_inv.p;
+          a.workspace = workspace.p;
+          Status s = RunTensorCall(true, a);  // dynamic
           ASSERT_TRUE(s.ok) << s.message;
-          a.codes = q_static.p;
-          s = QuantizeFp8PerTensorStatic(a, variant);
+          a.q.codes = q_static.p;
+          a.q.scales = nullptr;
+          a.given_scale = workspace.p;  // static: the scale the dynamic run wrote
+          s = RunTensorCall(true, a);
           ASSERT_TRUE(s.ok) << s.message;
           ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
           const std::string what = std::string(LayoutVariantName(variant)) + " " + Spec(f).name +
                                    (bf16 ? " bf16" : " f32") + " n=" + std::to_string(n);
           const float want_amax = block::AbsMax(x.data(), static_cast<long>(n), AmaxNan::kIgnore);
           const recipe::BlockScale want = ScaleOfAmax(r, want_amax);
-          EXPECT_EQ(F32Bits(amax.Get(1)[0]), F32Bits(want_amax)) << what;
-          EXPECT_EQ(F32Bits(scale.Get(1)[0]), F32Bits(want.factor)) << what;
+          const std::vector<float> ws = workspace.Get(2);
+          EXPECT_EQ(F32Bits(ws[1]), F32Bits(want_amax)) << what;
+          EXPECT_EQ(F32Bits(ws[0]), F32Bits(want.factor)) << what;
           EXPECT_EQ(F32Bits(scale_inv.Get(1)[0]), F32Bits(want.decode)) << what;
           const std::vector<std::uint8_t> got = q.Get(n), got_static = q_static.Get(n);
           int bad = 0;
@@ -179,15 +194,17 @@ TEST(CudaQuantize, Fp8PerTokenEqualsModel) {
           DeviceVector<std::uint16_t> dxb(xb);
           DeviceVector<std::uint8_t> q(n);
           DeviceVector<float> sinv(sh.rows);
-          Fp8PerTokenArgs a;
+          TensorCall a;
+          a.recipe = &r;
+          a.layout = recipe::Layout{recipe::Geometry::kPerRow, 0, 0};
+          a.variant = variant;
           a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
           a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
           a.rows = sh.rows;
           a.cols = sh.cols;
-          a.format = f;
-          a.codes = q.p;
-          a.scale_inv = sinv.p;
-          const Status s = QuantizeFp8PerToken(a, variant);
+          a.q.codes = q.p;
+          a.q.scales = sinv.p;
+          const Status s = RunTensorCall(true, a);
           ASSERT_TRUE(s.ok) << s.message;
           ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
           const auto got = q.Get(n);
@@ -227,24 +244,25 @@ void CheckNvfp4(LayoutVariant variant) {
       DeviceVector<std::uint16_t> dxb(xb);
       const std::size_t blocks = (n + 15) / 16;
       DeviceVector<std::uint8_t> packed((n + 1) / 2), scales(blocks);
-      DeviceVector<float> amax(1), sdec(1);
-      Nvfp4Args a;
+      DeviceVector<float> amax(1), tensor_scale(2);  // tensor_scale: S_enc, S_dec
+      const recipe::Recipe& te = testing::CatalogRecipeNamed("nvfp4", "te");
+      TensorCall a = OneRow(te, te.layout, n, variant);
       a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
       a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
-      a.count = n;
-      a.amax_out = amax.p;
-      a.packed_codes = packed.p;
-      a.scales = scales.p;
-      a.decode_scale = sdec.p;
-      const Status s = QuantizeNvfp4(a, variant);
+      a.workspace = amax.p;
+      a.q.codes = packed.p;
+      a.q.scale_codes = scales.p;
+      a.q.tensor_scale = reinterpret_cast<recipe::TensorScale*>(tensor_scale.p);
+      const Status s = RunTensorCall(true, a);
       ASSERT_TRUE(s.ok) << s.message;
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      const recipe::Recipe& te = testing::CatalogRecipeNamed("nvfp4", "te");
       const testing::ModelBlocks model = testing::QuantizeBlocksByModel(te, x.data(), n);
       const std::vector<std::uint8_t>& codes = model.codes;
       const std::vector<std::uint8_t>& want_scales = model.scale_codes;
       const recipe::TensorScale t = model.tensor_scale;
-      EXPECT_EQ(F32Bits(sdec.Get(1)[0]), F32Bits(t.decode)) << "n=" << n;
+      const std::vector<float> got_tensor_scale = tensor_scale.Get(2);
+      EXPECT_EQ(F32Bits(got_tensor_scale[0]), F32Bits(t.encode)) << "n=" << n;
+      EXPECT_EQ(F32Bits(got_tensor_scale[1]), F32Bits(t.decode)) << "n=" << n;
       const auto got_scales = scales.Get(blocks);
       const auto got_packed = packed.Get((n + 1) / 2);
       int bad = 0;
@@ -263,7 +281,10 @@ void CheckNvfp4(LayoutVariant variant) {
       }
       // Dequantize to BF16 against the model's FP32 value rounded RN.
       DeviceVector<std::uint16_t> out(n);
-      const Status d = DequantizeNvfp4ToBf16(packed.p, scales.p, sdec.p, n, out.p, nullptr, variant);
+      TensorCall dq = a;
+      dq.output_type = OutputType::kBf16;
+      dq.output = out.p;
+      const Status d = RunTensorCall(false, dq);
       ASSERT_TRUE(d.ok) << d.message;
       const auto got_bf = out.Get(n);
       EncodeOptions bo;
@@ -304,10 +325,16 @@ TEST(CudaQuantize, Nvfp4DequantizeEveryScaleByteAndCodeEqualsModel) {
   const recipe::Recipe& te = testing::CatalogRecipeNamed("nvfp4", "te");
   for (float tensor_amax : {2688.0f, 1.0f, 1e-30f, 3e38f}) {
     const recipe::TensorScale t = recipe::ChooseTensorScale(te, tensor_amax);
-    DeviceVector<float> sdec(std::vector<float>{t.decode});
+    DeviceVector<float> tensor_scale(std::vector<float>{t.encode, t.decode});
     for (LayoutVariant variant : kAllLayoutVariants) {
       DeviceVector<std::uint16_t> out(n);
-      const Status d = DequantizeNvfp4ToBf16(dp.p, ds.p, sdec.p, n, out.p, nullptr, variant);
+      TensorCall dq = OneRow(te, te.layout, n, variant);
+      dq.q.codes = dp.p;
+      dq.q.scale_codes = ds.p;
+      dq.q.tensor_scale = reinterpret_cast<recipe::TensorScale*>(tensor_scale.p);
+      dq.output_type = OutputType::kBf16;
+      dq.output = out.p;
+      const Status d = RunTensorCall(false, dq);
       ASSERT_TRUE(d.ok) << d.message;
       const auto got = out.Get(n);
       int bad = 0;
@@ -340,10 +367,15 @@ TEST(CudaQuantize, Nvfp4DequantizeToF32EveryScaleByteAndCodeEqualsModel) {
   const recipe::Recipe& te = testing::CatalogRecipeNamed("nvfp4", "te");
   for (float tensor_amax : {2688.0f, 1.0f, 1e-30f, 3e38f}) {
     const recipe::TensorScale t = recipe::ChooseTensorScale(te, tensor_amax);
-    DeviceVector<float> sdec(std::vector<float>{t.decode});
+    DeviceVector<float> tensor_scale(std::vector<float>{t.encode, t.decode});
     for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
       DeviceVector<float> out(n + 1);
-      const Status d = DequantizeNvfp4ToF32(dp.p, ds.p, sdec.p, n, out.p + offset);
+      TensorCall dq = OneRow(te, te.layout, n, LayoutVariant::kCurrent);
+      dq.q.codes = dp.p;
+      dq.q.scale_codes = ds.p;
+      dq.q.tensor_scale = reinterpret_cast<recipe::TensorScale*>(tensor_scale.p);
+      dq.output = out.p + offset;
+      const Status d = RunTensorCall(false, dq);
       ASSERT_TRUE(d.ok) << d.message;
       const auto got = out.Get(n + 1);
       int bad = 0;
@@ -384,14 +416,12 @@ void CheckMx(LayoutVariant variant) {
           const bool packed = recipe.packing != recipe::Packing::kOnePerByte;
           const std::size_t code_bytes = packed ? (n + 1) / 2 : n;
           DeviceVector<std::uint8_t> codes(code_bytes), scales(blocks);
-          MxArgs a;
-          a.recipe = &recipe;
+          TensorCall a = OneRow(recipe, recipe.layout, n, variant);
           a.input_type = bf16 ? InputType::kBf16 : InputType::kF32;
           a.input = bf16 ? static_cast<const void*>(dxb.p) : dx.p;
-          a.count = n;
-          a.codes = codes.p;
-          a.scales = scales.p;
-          const Status s = QuantizeMx(a, variant);
+          a.q.codes = codes.p;
+          a.q.scale_codes = scales.p;
+          const Status s = RunTensorCall(true, a);
           ASSERT_TRUE(s.ok) << s.message;
           ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
           const testing::ModelBlocks model = testing::QuantizeBlocksByModel(recipe, x.data(), n);
@@ -428,29 +458,24 @@ TEST(CudaQuantize, BadArgumentsReturnErrors) {
   LOWBIT_REQUIRE_GPU();
   DeviceVector<float> x(64);
   DeviceVector<std::uint8_t> q(64), s(4);
-  MxArgs a;
-  a.recipe = &testing::CatalogRecipeNamed("e4m3", "te");  // not an MX recipe
+  const recipe::Recipe& e4m3 = testing::CatalogRecipeNamed("e4m3", "te");
+  TensorCall a = OneRow(e4m3, e4m3.layout, 64, LayoutVariant::kCurrent);  // not an MX recipe
   a.input = x.p;
-  a.count = 64;
-  a.codes = q.p;
-  a.scales = s.p;
-  EXPECT_FALSE(QuantizeMx(a).ok);
-  a.recipe = &testing::CatalogRecipeNamed("mxfp4", "te");
+  a.q.codes = q.p;
+  a.q.scale_codes = s.p;
+  EXPECT_FALSE(detail::LaunchMx(true, a).ok);
+  const recipe::Recipe& mxfp4 = testing::CatalogRecipeNamed("mxfp4", "te");
+  a.recipe = &mxfp4;
+  a.layout = mxfp4.layout;
   std::vector<float> host(64);
   a.input = host.data();
-  EXPECT_FALSE(QuantizeMx(a).ok);
-  Fp8PerTensorArgs f;
-  f.input = x.p;
-  f.count = 64;
-  f.codes = q.p;
-  f.format = FormatId::kE2m1;
-  EXPECT_FALSE(QuantizeFp8PerTensorStatic(f).ok);
-  Nvfp4Args n;
-  n.input = x.p;
-  n.count = 64;
-  n.packed_codes = q.p;
-  n.scales = s.p;
-  EXPECT_FALSE(QuantizeNvfp4(n).ok);  // no decode_scale, no amax
+  EXPECT_FALSE(RunTensorCall(true, a).ok);  // host memory
+  a.input = x.p;
+  EXPECT_FALSE(detail::LaunchFp8Scaled(detail::RecipeKernel::kFp8PerTensor, a).ok);  // not an FP8 recipe
+  const recipe::Recipe& nvfp4 = testing::CatalogRecipeNamed("nvfp4", "te");
+  a.recipe = &nvfp4;
+  a.layout = nvfp4.layout;
+  EXPECT_FALSE(RunTensorCall(true, a).ok);  // no tensor scale, no amax
 }
 
 }  // namespace

@@ -10,14 +10,12 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #if __has_include("lowbit/cuda/convert.h")
 #define LOWBIT_TEST_HAVE_CUDA 1
 #include "lowbit/cuda/convert.h"
-#include "lowbit/cuda/fp8_scaled.h"
-#include "lowbit/cuda/int_quantize.h"
-#include "lowbit/cuda/mx.h"
-#include "lowbit/cuda/nvfp4.h"
 #include "lowbit/cuda/recipe_quantize.h"
 #include "lowbit/formats/recipe/names.h"
 #endif
@@ -45,61 +43,27 @@ TEST(CudaHostChecks, SizeOverflowBeforeAnyDeviceCall) {
   c.output = bytes;
   c.count = k2p62 + 1;  // x 8 bytes wraps
   EXPECT_CUDA_ERROR(lowbit::cuda::Convert(c), "overflow");
-  lowbit::cuda::Fp8PerTensorArgs t;
-  t.input = host;
-  t.codes = bytes;
-  t.scale = host;
-  t.count = k2p62 + 1;
-  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeFp8PerTensorStatic(t), "overflow");
-  lowbit::cuda::Fp8PerTokenArgs p;
-  p.input = host;
-  p.codes = bytes;
-  p.scale_inv = host;
-  p.rows = k2p32;
-  p.cols = k2p32;  // wraps to 0
-  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeFp8PerToken(p), "overflow");
-  lowbit::cuda::IntQuantArgs q;
-  q.recipe = lowbit::recipe::FindRecipe("int8", "ao-sym");
-  q.input = host;
+  // The one call per direction, every tuned kernel family and the model
+  // recipe kernels: [2^32, 2^32] wraps to 0 elements.
+  lowbit::recipe::QuantizedTensor q;
   q.codes = bytes;
+  q.scale_codes = bytes;
   q.scales = host;
-  q.rows = k2p32;
-  q.cols = k2p32;
-  q.layout = {lowbit::block::Granularity::kPerRow, 0, 0};
-  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeInt(q), "overflow");
-  lowbit::cuda::IntDequantArgs d;
-  d.recipe = q.recipe;
-  d.codes = bytes;
-  d.scales = host;
-  d.output = host;
-  d.rows = 4;
-  d.cols = k2p62 + 1;
-  d.layout = {lowbit::block::Granularity::kPerRow, 0, 0};
-  EXPECT_CUDA_ERROR(lowbit::cuda::DequantizeInt(d), "overflow");
-  lowbit::cuda::MxArgs m;
-  m.input = host;
-  m.codes = bytes;
-  m.scales = bytes;
-  m.recipe = lowbit::recipe::FindRecipe("mxfp4", "te");
-  m.count = kSizeMax;
-  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeMx(m), "overflow");
-  lowbit::cuda::MxDequantArgs md;
-  md.codes = bytes;
-  md.scales = bytes;
-  md.output = host;
-  md.count = k2p62 + 1;
-  EXPECT_CUDA_ERROR(lowbit::cuda::DequantizeMx(md), "overflow");
-  lowbit::cuda::Nvfp4Args n;
-  n.input = host;
-  n.packed_codes = bytes;
-  n.scales = bytes;
-  n.decode_scale = host;
-  n.count = k2p62 + 1;
-  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeNvfp4(n), "overflow");
-  EXPECT_CUDA_ERROR(lowbit::cuda::DequantizeNvfp4ToF32(bytes, bytes, host, k2p62 + 1, host, nullptr), "overflow");
-  EXPECT_CUDA_ERROR(lowbit::cuda::DequantizeNvfp4ToBf16(bytes, bytes, host, k2p62 + 1,
-                                                        reinterpret_cast<std::uint16_t*>(host), nullptr),
-                    "overflow");
+  q.tensor_scale = reinterpret_cast<lowbit::recipe::TensorScale*>(host);
+  const lowbit::recipe::Layout per_tensor{lowbit::recipe::Geometry::kPerTensor, 0, 0};
+  const lowbit::recipe::Layout per_row{lowbit::recipe::Geometry::kPerRow, 0, 0};
+  for (const auto& [name, profile, per] : {std::tuple{"e4m3", "te", per_tensor}, std::tuple{"e4m3", "te", per_row},
+                                           std::tuple{"int8", "ao-sym", per_row}, std::tuple{"mxfp4", "te", per_tensor},
+                                           std::tuple{"nvfp4", "te", per_tensor}}) {
+    const lowbit::recipe::Recipe& r = *lowbit::recipe::FindRecipe(name, profile);
+    const lowbit::recipe::Layout layout = r.family() == lowbit::recipe::Family::kScaled ? per : r.layout;
+    SCOPED_TRACE(std::string(name) + ":" + profile);
+    EXPECT_CUDA_ERROR(lowbit::cuda::Quantize(r, layout, host, k2p32, k2p32, q, nullptr), "overflow");
+    if (lowbit::cuda::RunsDequantize(r, layout)) {
+      EXPECT_CUDA_ERROR(lowbit::cuda::Dequantize(r, layout, lowbit::recipe::AsConst(q), 4, k2p62 + 1, host, nullptr),
+                        "overflow");
+    }
+  }
 }
 
 TEST(CudaHostChecks, AliasedConvertRefused) {
@@ -127,28 +91,6 @@ TEST(CudaHostChecks, EnumsOutOfRange) {
   c.encode = {};
   c.format = static_cast<lowbit::FormatId>(250);
   EXPECT_CUDA_ERROR(lowbit::cuda::Convert(c), "unknown format");
-  lowbit::cuda::MxArgs m;
-  m.input = host;
-  m.codes = bytes;
-  m.scales = bytes;
-  m.count = 4;
-  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeMx(m), "null recipe");
-  // torchao's ceil rule: an MX recipe, but not the semantics of the TE or
-  // OCP recipe the kernels compile.
-  m.recipe = lowbit::recipe::FindRecipe("mxfp4", "ao-ceil");
-  ASSERT_NE(m.recipe, nullptr);
-  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeMx(m), "no GPU kernel for the recipe 'mxfp4:ao-ceil'");
-  m.recipe = lowbit::recipe::FindRecipe("mxfp4", "ocp");
-  m.input_type = static_cast<lowbit::cuda::InputType>(5);
-  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeMx(m), "input type 5");
-  lowbit::cuda::Fp8PerTensorArgs t;
-  t.format = lowbit::FormatId::kE2m1;
-  t.count = 4;
-  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeFp8PerTensorStatic(t), "format must be e4m3 or e5m2");
-  lowbit::cuda::IntQuantArgs q;
-  q.recipe = nullptr;
-  q.rows = q.cols = 4;
-  EXPECT_CUDA_ERROR(lowbit::cuda::QuantizeInt(q), "null recipe");
 }
 
 // The one call per direction (recipe_quantize.h) checks its arguments as
@@ -183,26 +125,22 @@ TEST(CudaHostChecks, RecipeQuantizeRefusesBeforeTheDevice) {
 TEST(CudaHostChecks, EmptyIsOk) {
   lowbit::cuda::ConvertRequest c;
   EXPECT_TRUE(lowbit::cuda::Convert(c).ok);
-  lowbit::cuda::Fp8PerTokenArgs p;
-  p.rows = 0;
-  p.cols = kSizeMax;
-  EXPECT_TRUE(lowbit::cuda::QuantizeFp8PerToken(p).ok);
-  lowbit::cuda::IntQuantArgs q;
-  q.recipe = lowbit::recipe::FindRecipe("int8", "ao-sym");
-  q.rows = 0;
-  q.cols = 128;
-  q.layout = {lowbit::block::Granularity::kPerRow, 0, 0};
-  const Status s = lowbit::cuda::QuantizeInt(q);
-  EXPECT_TRUE(s.ok) << s.message << " (rows = 0 was 'empty shape' before; empty is ok everywhere)";
-  lowbit::cuda::IntDequantArgs d;
-  d.recipe = q.recipe;
-  d.rows = 4;
-  d.cols = 0;
-  EXPECT_TRUE(lowbit::cuda::DequantizeInt(d).ok);
-  lowbit::cuda::MxArgs m;
-  m.recipe = lowbit::recipe::FindRecipe("mxfp4", "te");
-  EXPECT_TRUE(lowbit::cuda::QuantizeMx(m).ok);
-  EXPECT_TRUE(lowbit::cuda::QuantizeNvfp4(lowbit::cuda::Nvfp4Args{}).ok);
+  // Every tuned kernel family through the one call: rows or cols 0, with a
+  // width that would overflow, is ok (never a product that wraps to 0).
+  float host[4] = {};
+  const lowbit::recipe::QuantizedTensor none;
+  const lowbit::recipe::Layout per_row{lowbit::recipe::Geometry::kPerRow, 0, 0};
+  for (const auto& [name, profile] : {std::pair{"e4m3", "te"}, std::pair{"int8", "ao-sym"}, std::pair{"mxfp4", "te"},
+                                      std::pair{"nvfp4", "te"}}) {
+    const lowbit::recipe::Recipe& r = *lowbit::recipe::FindRecipe(name, profile);
+    const lowbit::recipe::Layout layout = r.family() == lowbit::recipe::Family::kScaled ? per_row : r.layout;
+    const Status s = lowbit::cuda::Quantize(r, layout, host, 0, kSizeMax, none, nullptr);
+    EXPECT_TRUE(s.ok) << name << ":" << profile << ": " << s.message;
+    if (lowbit::cuda::RunsDequantize(r, layout)) {
+      EXPECT_TRUE(lowbit::cuda::Dequantize(r, layout, lowbit::recipe::AsConst(none), 4, 0, host, nullptr).ok)
+          << name << ":" << profile;
+    }
+  }
 }
 #else
 TEST(CudaHostChecks, NotBuilt) { GTEST_SKIP() << "lowbit::cuda is not built here"; }

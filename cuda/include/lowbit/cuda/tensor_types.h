@@ -1,5 +1,5 @@
-// Element types of the recipe calls' FP32-side arrays (fp8_scaled.h,
-// nvfp4.h, mx.h, int_quantize.h).
+// Element types of the FP32-side arrays of the tuned quantize kernels
+// (cuda/src/tensor_call.h TensorCall).
 #pragma once
 
 #include <cstdint>

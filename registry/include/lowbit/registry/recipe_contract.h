@@ -80,21 +80,21 @@ inline constexpr RecipeRowRule kRecipeRowContract[] = {
     // kernel in cuda/ implements (not a registration slip); the scalar and
     // SIMD rows still check it on the host. A new GPU kernel adds its rule
     // here, and the test then demands its rows.
-    // MX: cuda/include/lowbit/cuda/mx.h implements the "te" (RCEIL,
+    // MX: cuda/src/mx.cu implements the "te" (RCEIL,
     // NaN-skipping amax) and "ocp" (FLOOR) rules, both ways, over every MX
     // format each profile has (ocp includes MXINT8). msx, msx-even, ao-*
     // and nearest have no GPU kernel.
     {BackendLibrary::kCuda, recipe::Family::kMx, "te", ElementKind::kAny, kBlockLayout, true, true},
     {BackendLibrary::kCuda, recipe::Family::kMx, "ocp", ElementKind::kAny, kBlockLayout, true, true},
-    // NVFP4: nvfp4.h implements TE's recipe only; "ao" and "modelopt" order
+    // NVFP4: cuda/src/nvfp4.cu implements TE's recipe only; "ao" and "modelopt" order
     // the scale arithmetic differently and have no GPU kernel.
     {BackendLibrary::kCuda, recipe::Family::kNvfp4, "te", ElementKind::kAny, kBlockLayout, true, true},
-    // TE FP8 current scaling: fp8_scaled.h has quantize kernels per tensor
+    // TE FP8 current scaling: cuda/src/fp8_scaled.cu has quantize kernels per tensor
     // and per row (token) only: no FP8 dequantize kernel, no per-group one,
     // and none for "te-pow2" (power-of-two scales).
     {BackendLibrary::kCuda, recipe::Family::kScaled, "te", ElementKind::kFloat, kTensorLayout | kRowLayout, true,
      false},
-    // Integer recipes (INT8, INT4, UINT4; every profile): int_quantize.h
+    // Integer recipes (INT8, INT4, UINT4; every profile): cuda/src/int_quantize.cu
     // works per row or per group along K, both ways; it has no per-tensor
     // layout, so there is no per-tensor row.
     {BackendLibrary::kCuda, recipe::Family::kScaled, nullptr, ElementKind::kInteger, kGroupLayout | kRowLayout, true,
