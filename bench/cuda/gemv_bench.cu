@@ -29,7 +29,8 @@ using lowbit::cuda::gemv::GemvEntryElementCounts;
 using lowbit::cuda::gemv::GemvEntrySizes;
 using lowbit::cuda::gemv::GemvLaunch;
 using lowbit::cuda::gemv::LaunchGemv;
-using lowbit::matmul::GemvFormat;
+using lowbit::matmul::WeightFormat;
+using lowbit::matmul::WeightPacking;
 
 using lowbit::bench::MedianMsPerCall;
 using lowbit::bench::Upload;
@@ -38,11 +39,16 @@ namespace {
 
 struct Fmt {
   const char* name;
-  GemvFormat f;
+  WeightFormat f;
+  WeightPacking packing = WeightPacking::kLowbit;
 };
-const Fmt kFormats[] = {{"nvfp4", GemvFormat::kNvfp4},         {"mxfp4", GemvFormat::kMxfp4},
-                        {"mxfp8", GemvFormat::kMxfp8},         {"fp8-channel", GemvFormat::kFp8PerChannel},
-                        {"int4-gptq", GemvFormat::kInt4Gptq}, {"int4-awq", GemvFormat::kInt4Awq}};
+// The "int4" rows read unsigned codes (uint4, as GPTQ and AWQ checkpoints store them).
+const Fmt kFormats[] = {{"nvfp4", WeightFormat::kNvfp4},
+                        {"mxfp4", WeightFormat::kMxfp4},
+                        {"mxfp8", WeightFormat::kMxfp8E4m3},
+                        {"fp8-channel", WeightFormat::kFp8E4m3PerChannel},
+                        {"int4-gptq", WeightFormat::kUint4, WeightPacking::kGptq},
+                        {"int4-awq", WeightFormat::kUint4, WeightPacking::kAwq}};
 
 template <typename T>
 T* DeviceRandom(std::size_t count, std::mt19937_64& rng, std::uint32_t mask = 0xFFFFFFFFu, std::uint32_t base = 0) {
@@ -58,13 +64,14 @@ struct Result {
 Result Bench(const Fmt& fmt, long n, long k, long batch, long m, int rounds, int launches, std::mt19937_64& rng) {
   lowbit::matmul::GemvWeightView w;
   w.format = fmt.f;
+  w.packing = fmt.packing;
   w.n = n;
   w.k = k;
   w.group = 128;
   w.tensor_scale = 0.25f;
-  w.scale_type = lowbit::matmul::GemvScaleType::kFp16;
+  w.scale_type = lowbit::matmul::ScaleType::kFp16;
   const GemvEntrySizes s = GemvEntryElementCounts(w);
-  const bool int4 = lowbit::matmul::GemvIsInt4(fmt.f);
+  const bool int4 = lowbit::matmul::IsIntegerFormat(fmt.f);
   const double weight_bytes =
       static_cast<double>(batch) * (s.codes + s.block_scales + 4.0 * s.channel_scales + 4.0 * s.words +
                                     2.0 * s.group_scales + (int4 ? 4.0 * s.zeros : 0.0));
@@ -83,8 +90,8 @@ Result Bench(const Fmt& fmt, long n, long k, long batch, long m, int rounds, int
   for (int c = 0; c < copies; ++c) {
     GemvLaunch& g = launch[c];
     g.w = w;
-    auto* codes = DeviceRandom<std::uint8_t>(s.codes * batch, rng, fmt.f == GemvFormat::kMxfp8 || fmt.f == GemvFormat::kFp8PerChannel ? 0x77 : 0xFF);
-    auto* bs = DeviceRandom<std::uint8_t>(s.block_scales * batch, rng, 0x7, fmt.f == GemvFormat::kNvfp4 ? 0x30 : 124);
+    auto* codes = DeviceRandom<std::uint8_t>(s.codes * batch, rng, fmt.f == WeightFormat::kMxfp8E4m3 || fmt.f == WeightFormat::kFp8E4m3PerChannel ? 0x77 : 0xFF);
+    auto* bs = DeviceRandom<std::uint8_t>(s.block_scales * batch, rng, 0x7, fmt.f == WeightFormat::kNvfp4 ? 0x30 : 124);
     auto* cs = DeviceRandom<float>(s.channel_scales * batch, rng, 0x3, 1);
     auto* words = DeviceRandom<std::uint32_t>(s.words * batch, rng);
     auto* gs = DeviceRandom<std::uint16_t>(s.group_scales * batch, rng, 0x3FF, 0x2000);

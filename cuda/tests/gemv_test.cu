@@ -26,10 +26,11 @@
 namespace lowbit::cuda::gemv {
 namespace {
 
-using matmul::GemvActType;
-using matmul::GemvFormat;
-using matmul::GemvOutType;
-using matmul::GemvScaleType;
+using matmul::ActivationType;
+using matmul::OutputType;
+using matmul::ScaleType;
+using matmul::WeightFormat;
+using matmul::WeightPacking;
 using testing::DeviceVector;
 
 bool F32IsNanBits(std::uint32_t b) { return (b & 0x7F800000u) == 0x7F800000u && (b & 0x7FFFFFu) != 0; }
@@ -224,25 +225,25 @@ struct HostWeights {
   GemvEntrySizes sizes;
 };
 
-std::uint16_t RandomActivation(std::mt19937_64& rng, GemvActType t) {
+std::uint16_t RandomActivation(std::mt19937_64& rng, ActivationType t) {
   // Sign, an exponent within 2^-6 .. 2^5, a random mantissa; 1 in 16 zero.
   const std::uint32_t r = static_cast<std::uint32_t>(rng());
   if ((r & 15) == 0) return (r & 16) ? 0x8000 : 0;
   const std::uint32_t sign = (r >> 31) << 15;
   const int e = static_cast<int>((r >> 8) % 12) - 6;
-  if (t == GemvActType::kBf16) return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(e + 127) << 7) | ((r >> 20) & 0x7F));
+  if (t == ActivationType::kBf16) return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(e + 127) << 7) | ((r >> 20) & 0x7F));
   return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(e + 15) << 10) | ((r >> 20) & 0x3FF));
 }
 
-HostWeights MakeWeights(GemvFormat f, long n, long k, long batch, ScaleClass sc, bool signed_codes, bool with_zeros,
-                        GemvScaleType st, std::mt19937_64& rng) {
+HostWeights MakeWeights(WeightFormat f, WeightPacking packing, long n, long k, long batch, ScaleClass sc,
+                        bool with_zeros, ScaleType st, std::mt19937_64& rng) {
   HostWeights h;
   matmul::GemvWeightView& w = h.view;
   w.format = f;
+  w.packing = packing;
   w.n = n;
   w.k = k;
   w.group = 128;
-  w.signed_codes = signed_codes;
   w.scale_type = st;
   w.tensor_scale = sc == ScaleClass::kModerate ? 0.3125f : 1.5e-5f;
   h.sizes = GemvEntryElementCounts(w);
@@ -259,7 +260,7 @@ HostWeights MakeWeights(GemvFormat f, long n, long k, long batch, ScaleClass sc,
   for (auto& s : h.block_scales) {
     if (sc == ScaleClass::kAnyByte) {
       s = byte();
-    } else if (f == GemvFormat::kNvfp4) {
+    } else if (f == WeightFormat::kNvfp4) {
       s = static_cast<std::uint8_t>(0x20 + rng() % 0x40);  // 2^-3 .. 2^4 (UE4M3)
     } else {
       s = static_cast<std::uint8_t>(120 + rng() % 15);  // 2^-7 .. 2^7 (E8M0)
@@ -277,7 +278,7 @@ HostWeights MakeWeights(GemvFormat f, long n, long k, long batch, ScaleClass sc,
       s = static_cast<std::uint16_t>(rng());
     } else {
       const std::uint32_t e = static_cast<std::uint32_t>(rng() % 8);  // 2^-9 .. 2^-2
-      s = st == GemvScaleType::kFp16 ? static_cast<std::uint16_t>(((6 + e) << 10) | (rng() & 0x3FF))
+      s = st == ScaleType::kFp16 ? static_cast<std::uint16_t>(((6 + e) << 10) | (rng() & 0x3FF))
                                      : static_cast<std::uint16_t>(((118 + e) << 7) | (rng() & 0x7F));
     }
   }
@@ -304,28 +305,29 @@ matmul::GemvWeightView EntryView(matmul::GemvWeightView w, const GemvEntrySizes&
 }
 
 struct Case {
-  GemvFormat format;
+  WeightFormat format;
   long n, k, m, batch;
-  GemvActType act;
-  GemvOutType out;
+  ActivationType act;
+  OutputType out;
   ScaleClass scales;
-  bool signed_codes = false;
+  WeightPacking packing = WeightPacking::kLowbit;  // kGptq / kAwq for kInt4 / kUint4
   bool zeros = true;
-  GemvScaleType scale_type = GemvScaleType::kFp16;
+  ScaleType scale_type = ScaleType::kFp16;
 };
 
 std::string Describe(const Case& c) {
-  return "format " + std::to_string(static_cast<int>(c.format)) + " N=" + std::to_string(c.n) + " K=" +
+  return std::string("format ") + matmul::WeightFormatName(c.format) + " packing " +
+         matmul::WeightPackingName(c.packing) + " N=" + std::to_string(c.n) + " K=" +
          std::to_string(c.k) + " M=" + std::to_string(c.m) + " L=" + std::to_string(c.batch) + " act " +
          std::to_string(static_cast<int>(c.act)) + " out " + std::to_string(static_cast<int>(c.out)) + " scales " +
-         std::to_string(static_cast<int>(c.scales)) + " signed " + std::to_string(c.signed_codes) + " zeros " +
-         std::to_string(c.zeros) + " scale_type " + std::to_string(static_cast<int>(c.scale_type));
+         std::to_string(static_cast<int>(c.scales)) + " zeros " + std::to_string(c.zeros) + " scale_type " +
+         matmul::ScaleTypeName(c.scale_type);
 }
 
 void RunCase(const Case& c, std::uint64_t seed) {
   SCOPED_TRACE(Describe(c));
   std::mt19937_64 rng(seed);
-  HostWeights h = MakeWeights(c.format, c.n, c.k, c.batch, c.scales, c.signed_codes, c.zeros, c.scale_type, rng);
+  HostWeights h = MakeWeights(c.format, c.packing, c.n, c.k, c.batch, c.scales, c.zeros, c.scale_type, rng);
   std::vector<std::uint16_t> x(static_cast<std::size_t>(c.batch * c.m * c.k));
   for (auto& v : x) v = RandomActivation(rng, c.act);
   if (c.m >= 3) {  // row 1 of entry 0 all zero, +0 and -0: the sign of a zero sum
@@ -343,7 +345,7 @@ void RunCase(const Case& c, std::uint64_t seed) {
   DeviceVector<float> d_cs(h.channel_scales);
   DeviceVector<std::uint32_t> d_words(h.words), d_zeros(h.zeros);
   DeviceVector<std::uint16_t> d_gs(h.group_scales), d_x(x);
-  const std::size_t out_bytes = outs * (c.out == GemvOutType::kFp32 ? 4 : 2);
+  const std::size_t out_bytes = outs * (c.out == OutputType::kFp32 ? 4 : 2);
   DeviceVector<std::uint8_t> d_out(out_bytes);
   ASSERT_EQ(cudaMemset(d_out.p, 0x5A, out_bytes), cudaSuccess);  // poison: every output must be written
   GemvLaunch g;
@@ -367,7 +369,7 @@ void RunCase(const Case& c, std::uint64_t seed) {
   int bad = 0, nan_outputs = 0;
   for (std::size_t i = 0; i < outs; ++i) {
     std::uint32_t got = 0;
-    if (c.out == GemvOutType::kFp32) {
+    if (c.out == OutputType::kFp32) {
       std::memcpy(&got, raw.data() + 4 * i, 4);
     } else {
       std::uint16_t h16;
@@ -387,22 +389,23 @@ void RunCase(const Case& c, std::uint64_t seed) {
   if (c.scales == ScaleClass::kModerate) EXPECT_EQ(nan_outputs, 0) << "moderate scales gave NaN outputs";
 }
 
-const GemvOutType kOuts[] = {GemvOutType::kBf16, GemvOutType::kFp16, GemvOutType::kFp32};
+const OutputType kOuts[] = {OutputType::kBf16, OutputType::kFp16, OutputType::kFp32};
 
 TEST(CudaGemv, KMajorFormatsMatchTheDefinedOrderBitForBit) {
   LOWBIT_REQUIRE_GPU();
-  const GemvFormat formats[] = {GemvFormat::kNvfp4, GemvFormat::kMxfp4, GemvFormat::kMxfp8, GemvFormat::kFp8PerChannel};
+  const WeightFormat formats[] = {WeightFormat::kNvfp4, WeightFormat::kMxfp4, WeightFormat::kMxfp8E4m3,
+                                  WeightFormat::kFp8E4m3PerChannel};
   // K: a multiple of every chunk (vector loads), K % 32 = 8 (short last
   // block, scalar tail), odd K (odd FP4 row bytes), K smaller than a block.
   const long shapes[][2] = {{5, 1536}, {37, 1000}, {9, 33}, {3, 7}};
   std::uint64_t seed = 1;
   int variant = 0;
-  for (GemvFormat f : formats) {
+  for (WeightFormat f : formats) {
     for (const auto& s : shapes) {
       for (long m : {1L, 3L, 16L}) {
         for (ScaleClass sc : {ScaleClass::kModerate, ScaleClass::kAnyByte}) {
           ++variant;
-          Case c{f, s[0], s[1], m, 2, variant % 2 ? GemvActType::kBf16 : GemvActType::kFp16, kOuts[variant % 3], sc};
+          Case c{f, s[0], s[1], m, 2, variant % 2 ? ActivationType::kBf16 : ActivationType::kFp16, kOuts[variant % 3], sc};
           RunCase(c, seed++);
         }
       }
@@ -413,22 +416,24 @@ TEST(CudaGemv, KMajorFormatsMatchTheDefinedOrderBitForBit) {
 TEST(CudaGemv, Int4GptqAndAwqMatchTheDefinedOrderBitForBit) {
   LOWBIT_REQUIRE_GPU();
   // K % 128 != 0 (a short last group), K a multiple of 128, AWQ with odd K.
-  struct S { GemvFormat f; long n, k; };
+  struct S { WeightPacking packing; long n, k; };
   // More groups than a block's slots (GPTQ 16, AWQ 32: several tiles, the
   // last partial) and N past one block's columns (GPTQ 16, AWQ 64 channels).
-  const S shapes[] = {{GemvFormat::kInt4Gptq, 24, 1000}, {GemvFormat::kInt4Gptq, 16, 1024},
-                      {GemvFormat::kInt4Awq, 24, 999}, {GemvFormat::kInt4Awq, 16, 1024},
-                      {GemvFormat::kInt4Gptq, 40, 4104}, {GemvFormat::kInt4Awq, 72, 4999}};
+  const S shapes[] = {{WeightPacking::kGptq, 24, 1000}, {WeightPacking::kGptq, 16, 1024},
+                      {WeightPacking::kAwq, 24, 999},   {WeightPacking::kAwq, 16, 1024},
+                      {WeightPacking::kGptq, 40, 4104}, {WeightPacking::kAwq, 72, 4999}};
   std::uint64_t seed = 1000;
   int variant = 0;
   for (const S& s : shapes) {
     for (long m : {1L, 3L, 16L}) {
       for (ScaleClass sc : {ScaleClass::kModerate, ScaleClass::kAnyByte}) {
         ++variant;
-        Case c{s.f, s.n, s.k, m, 2, variant % 2 ? GemvActType::kBf16 : GemvActType::kFp16, kOuts[variant % 3], sc};
-        c.signed_codes = variant % 4 == 3;
+        // Signed (int4) codes in one variant of four.
+        const WeightFormat f = variant % 4 == 3 ? WeightFormat::kInt4 : WeightFormat::kUint4;
+        Case c{f, s.n, s.k, m, 2, variant % 2 ? ActivationType::kBf16 : ActivationType::kFp16, kOuts[variant % 3], sc};
+        c.packing = s.packing;
         c.zeros = variant % 5 != 4;
-        c.scale_type = variant % 3 == 0 ? GemvScaleType::kBf16 : GemvScaleType::kFp16;
+        c.scale_type = variant % 3 == 0 ? ScaleType::kBf16 : ScaleType::kFp16;
         RunCase(c, seed++);
       }
     }
@@ -438,7 +443,7 @@ TEST(CudaGemv, Int4GptqAndAwqMatchTheDefinedOrderBitForBit) {
 TEST(CudaGemv, BadArgumentsAreNamedWithoutALaunch) {
   // Host-side checks only: runs without a GPU.
   GemvLaunch g;
-  g.w.format = GemvFormat::kNvfp4;
+  g.w.format = WeightFormat::kNvfp4;
   g.w.n = 8;
   g.w.k = 32;
   static std::uint8_t bytes[64];
@@ -462,7 +467,8 @@ TEST(CudaGemv, BadArgumentsAreNamedWithoutALaunch) {
   b.x = reinterpret_cast<const char*>(xs) + 1;
   EXPECT_NE(error_of(b).find("x is not 2-byte aligned"), std::string::npos);
   b = g;
-  b.w.format = GemvFormat::kInt4Gptq;
+  b.w.format = WeightFormat::kUint4;
+  b.w.packing = WeightPacking::kGptq;
   b.w.words = reinterpret_cast<const std::uint32_t*>(xs);
   b.w.group_scales = xs;
   b.w.n = 12;
@@ -484,6 +490,18 @@ TEST(CudaGemv, BadArgumentsAreNamedWithoutALaunch) {
   b.w.n = 1L << 40;
   b.w.k = 1L << 30;
   EXPECT_NE(error_of(b).find("overflows"), std::string::npos);
+  // The packing goes with the format (weights.h's vocabulary).
+  b = g;
+  b.w.packing = WeightPacking::kGptq;
+  EXPECT_NE(error_of(b).find("nvfp4 weights take the lowbit packing"), std::string::npos);
+  b = g;
+  b.w.format = WeightFormat::kInt4;
+  EXPECT_NE(error_of(b).find("GPTQ or AWQ packing"), std::string::npos);
+  b.w.packing = WeightPacking::kAwq;
+  b.w.words = reinterpret_cast<const std::uint32_t*>(xs);
+  b.w.group_scales = xs;
+  b.w.scale_type = ScaleType::kFp32;
+  EXPECT_NE(error_of(b).find("awq: group scales are FP16 or BF16, got fp32"), std::string::npos);
 }
 
 }  // namespace

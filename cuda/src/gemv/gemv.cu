@@ -29,9 +29,11 @@
 namespace lowbit::cuda::gemv {
 namespace {
 
-using matmul::GemvActType;
-using matmul::GemvFormat;
-using matmul::GemvOutType;
+using matmul::ActivationType;
+using matmul::OutputType;
+using matmul::ScaleType;
+using matmul::WeightFormat;
+using matmul::WeightPacking;
 
 struct Bf16Act {
   static __device__ __forceinline__ float Lo(std::uint32_t w) { return __uint_as_float(w << 16); }
@@ -44,11 +46,11 @@ struct Fp16Act {
   static __device__ __forceinline__ float One(std::uint16_t b) { return Fp16BitsToF32(b); }
 };
 
-__device__ __forceinline__ void StoreOut(void* out, GemvOutType t, long idx, float y) {
+__device__ __forceinline__ void StoreOut(void* out, OutputType t, long idx, float y) {
   switch (t) {
-    case GemvOutType::kBf16: static_cast<__nv_bfloat16*>(out)[idx] = __float2bfloat16_rn(y); break;
-    case GemvOutType::kFp16: static_cast<__half*>(out)[idx] = __float2half_rn(y); break;
-    case GemvOutType::kFp32: static_cast<float*>(out)[idx] = y; break;
+    case OutputType::kBf16: static_cast<__nv_bfloat16*>(out)[idx] = __float2bfloat16_rn(y); break;
+    case OutputType::kFp16: static_cast<__half*>(out)[idx] = __float2half_rn(y); break;
+    case OutputType::kFp32: static_cast<float*>(out)[idx] = y; break;
   }
 }
 
@@ -78,7 +80,7 @@ __device__ __forceinline__ void LoadX(const std::uint16_t* x, bool vec, int vali
 // The block of step 1 and the blocks per lane chunk of step 3 are
 // gemv_order.h's (GemvOrderOf), the order the host reference runs; only the
 // load shape is the kernel's: kElems codes of kBytes bytes per lane chunk.
-template <GemvFormat F, int kElemsPerChunk, int kBytesPerChunk, bool kIsFp4>
+template <WeightFormat F, int kElemsPerChunk, int kBytesPerChunk, bool kIsFp4>
 struct KTraitsOf {
   static constexpr int kBlock = matmul::GemvOrderOf(F, 0).block;
   static constexpr int kBpc = matmul::GemvOrderOf(F, 0).blocks_per_chunk;
@@ -87,22 +89,22 @@ struct KTraitsOf {
   static_assert(kBlock * kBpc == kElems, "a lane's chunk is gemv_order.h's blocks_per_chunk whole blocks");
   static_assert(kFp4 == matmul::GemvIsFp4(F) && kBytes * (kFp4 ? 2 : 1) == kElems, "one code per byte or two");
 };
-template <GemvFormat F>
+template <WeightFormat F>
 struct KTraits;
 template <>
-struct KTraits<GemvFormat::kNvfp4> : KTraitsOf<GemvFormat::kNvfp4, 32, 16, true> {};
+struct KTraits<WeightFormat::kNvfp4> : KTraitsOf<WeightFormat::kNvfp4, 32, 16, true> {};
 template <>
-struct KTraits<GemvFormat::kMxfp4> : KTraitsOf<GemvFormat::kMxfp4, 32, 16, true> {};
+struct KTraits<WeightFormat::kMxfp4> : KTraitsOf<WeightFormat::kMxfp4, 32, 16, true> {};
 template <>
-struct KTraits<GemvFormat::kMxfp8> : KTraitsOf<GemvFormat::kMxfp8, 32, 32, false> {};
+struct KTraits<WeightFormat::kMxfp8E4m3> : KTraitsOf<WeightFormat::kMxfp8E4m3, 32, 32, false> {};
 template <>
-struct KTraits<GemvFormat::kFp8PerChannel> : KTraitsOf<GemvFormat::kFp8PerChannel, 16, 16, false> {};
+struct KTraits<WeightFormat::kFp8E4m3PerChannel> : KTraitsOf<WeightFormat::kFp8E4m3PerChannel, 16, 16, false> {};
 
 // Block scales per row of W: ceil(K / block) for the formats with block
 // scales (the weight view's block_scales, gemv_order.h), none for FP8
 // per-channel (its one scale per row is channel_scales).
-LOWBIT_HD_CONSTEXPR long BlockScalesPerRow(GemvFormat f, long k) {
-  const bool has_block_scales = f == GemvFormat::kNvfp4 || f == GemvFormat::kMxfp4 || f == GemvFormat::kMxfp8;
+LOWBIT_HD_CONSTEXPR long BlockScalesPerRow(WeightFormat f, long k) {
+  const bool has_block_scales = f == WeightFormat::kNvfp4 || f == WeightFormat::kMxfp4 || f == WeightFormat::kMxfp8E4m3;
   return has_block_scales ? matmul::GemvCeilDiv(k, matmul::GemvOrderOf(f, 0).block) : 0;
 }
 
@@ -111,7 +113,7 @@ LOWBIT_HD_CONSTEXPR long BlockScalesPerRow(GemvFormat f, long k) {
 struct CommonArgs {
   const std::uint16_t* x;
   void* out;
-  GemvOutType out_type;
+  OutputType out_type;
   long n, k, m;
 };
 
@@ -134,7 +136,7 @@ constexpr int kLanes = 32;
 // With M = 1 the chunk of x is loaded and widened once for all R rows.
 // kFast: a whole chunk with 16-byte-aligned codes and x (no guards, vector
 // loads only).
-template <GemvFormat F, typename Act, int MT, int R, bool kFast>
+template <WeightFormat F, typename Act, int MT, int R, bool kFast>
 __device__ __forceinline__ void KMajorChunk(const KArgs& a, const std::uint8_t* codes, const std::uint8_t* scales,
                                             const std::uint16_t* x, long j, int rows, float (&acc)[MT][R]) {
   using T = KTraits<F>;
@@ -197,9 +199,9 @@ __device__ __forceinline__ void KMajorChunk(const KArgs& a, const std::uint8_t* 
     for (int bb = 0; bb < T::kBpc; ++bb) {
       const long blk = j * T::kBpc + bb;
       block_ok[bb] = kFast || k0 + bb * T::kBlock < a.k;
-      if constexpr (F == GemvFormat::kNvfp4) {
+      if constexpr (F == WeightFormat::kNvfp4) {
         s[bb] = block_ok[bb] ? Ue4m3ToF32(__ldg(rs + blk)) : 0.0f;
-      } else if constexpr (F == GemvFormat::kFp8PerChannel) {
+      } else if constexpr (F == WeightFormat::kFp8E4m3PerChannel) {
         s[bb] = 1.0f;
       } else {
         s[bb] = block_ok[bb] ? E8m0ToF32(__ldg(rs + blk)) : 0.0f;
@@ -236,7 +238,7 @@ __device__ __forceinline__ void KMajorChunk(const KArgs& a, const std::uint8_t* 
 // gemv_order.h's: partial_b from +0 over the block's k in increasing order,
 // then acc = fmaf(partial_b, scale_b, acc) over the lane's blocks in order.
 // Rows past the last (r >= rows) read row 0 again and are never stored.
-template <GemvFormat F, typename Act, int MT, int R, bool kFast>
+template <WeightFormat F, typename Act, int MT, int R, bool kFast>
 __device__ __forceinline__ void KMajorChunkRows(const KArgs& a, const std::uint8_t* codes, const std::uint8_t* scales,
                                                 const std::uint16_t* x, long j, int rows, float (&acc)[MT][R]) {
   using T = KTraits<F>;
@@ -300,9 +302,9 @@ __device__ __forceinline__ void KMajorChunkRows(const KArgs& a, const std::uint8
         }
       }
       const std::uint8_t* rs = scales + (r < rows ? r : 0) * a.nblocks;
-      if constexpr (F == GemvFormat::kNvfp4) {
+      if constexpr (F == WeightFormat::kNvfp4) {
         s[r] = Ue4m3ToF32(__ldg(rs + blk));
-      } else if constexpr (F == GemvFormat::kFp8PerChannel) {
+      } else if constexpr (F == WeightFormat::kFp8E4m3PerChannel) {
         s[r] = 1.0f;
       } else {
         s[r] = E8m0ToF32(__ldg(rs + blk));
@@ -336,7 +338,7 @@ __device__ __forceinline__ void KMajorChunkRows(const KArgs& a, const std::uint8
 // widening of x (M = 1: R = 1 by default, KMajorTuning; M > 1: R = 2 or 4,
 // KMajorRowsPerWarpM); lane j takes chunks j, j + 32, ... of each, as the
 // reference's lanes do. M = 1 runs KMajorChunk, M > 1 KMajorChunkRows.
-template <GemvFormat F, typename Act, int MT, int R, int U>
+template <WeightFormat F, typename Act, int MT, int R, int U>
 __global__ void __launch_bounds__(kKMajorWarps * 32) GemvKMajorKernel(KArgs a) {
   using T = KTraits<F>;
   static_assert(T::kBlock * T::kBpc == T::kElems, "a chunk is whole blocks");
@@ -397,8 +399,8 @@ __global__ void __launch_bounds__(kKMajorWarps * 32) GemvKMajorKernel(KArgs a) {
       if (lane == (m * R + r) % kLanes && m < a.m && r < rows) {
         const long n = n0 + r;
         float y = acc[m][r];
-        if constexpr (F == GemvFormat::kNvfp4) y = __fmul_rn(y, a.tensor_scale_at != nullptr ? __ldg(a.tensor_scale_at) : a.tensor_scale);
-        if constexpr (F == GemvFormat::kFp8PerChannel) y = __fmul_rn(y, __ldg(a.channel_scales + l * a.n + n));
+        if constexpr (F == WeightFormat::kNvfp4) y = __fmul_rn(y, a.tensor_scale_at != nullptr ? __ldg(a.tensor_scale_at) : a.tensor_scale);
+        if constexpr (F == WeightFormat::kFp8E4m3PerChannel) y = __fmul_rn(y, __ldg(a.channel_scales + l * a.n + n));
         StoreOut(a.out, a.out_type, (l * a.m + m) * a.n + n, y);
       }
     }
@@ -426,9 +428,9 @@ __device__ __forceinline__ int AwqNibbleOfColumn(int j) { return (j % 2) * 4 + j
 // 5 bench shapes on the H100, bench/RESULTS-archive-2026.md "GEMV"), AWQ 8 (one
 // 32-byte sector per word row, 32 slots: N / 64 blocks). The block's other
 // threads are group slots.
-template <GemvFormat F>
+template <WeightPacking P>
 constexpr int Int4ColsPerBlock() {
-  return F == GemvFormat::kInt4Gptq ? 16 : 8;
+  return P == WeightPacking::kGptq ? 16 : 8;
 }
 
 // One block: Int4ColsPerBlock() word columns x S = 256 / that group slots.
@@ -440,11 +442,11 @@ constexpr int Int4ColsPerBlock() {
 // The partials are independent, so S groups are in flight per column where
 // the fold chain is the only serial part; the 8 lane sums are added by the
 // pairwise tree (step 4). Same order as before, many more loads in flight.
-template <GemvFormat F, typename Act, int MC>
+template <WeightPacking P, typename Act, int MC>
 __global__ void __launch_bounds__(kInt4Threads) GemvInt4Kernel(IArgs a) {
-  constexpr bool kGptq = F == GemvFormat::kInt4Gptq;
+  constexpr bool kGptq = P == WeightPacking::kGptq;
   constexpr int kCols = kGptq ? 1 : 8;  // output channels per word column
-  constexpr int kCb = Int4ColsPerBlock<F>();
+  constexpr int kCb = Int4ColsPerBlock<P>();
   constexpr int kSlots = kInt4Threads / kCb;
   static_assert(kSlots % kInt4Lanes == 0, "a tile is whole rounds of the lanes");
   __shared__ float red[kSlots][MC][kCols][kCb];
@@ -602,7 +604,7 @@ const KTuning& KMajorTuning() {
 // yet checked bit for bit, so not the default). LOWBIT_GEMV_ROWS_PER_WARP_M
 // = 2 or 4 overrides it (a knob for bench/cuda/gemv_bench.cu; every choice
 // keeps the order, so the output bits).
-template <GemvFormat F>
+template <WeightFormat F>
 int KMajorRowsPerWarpM() {
   static const int rows = [] {
     if (const char* e = std::getenv("LOWBIT_GEMV_ROWS_PER_WARP_M"); e != nullptr) {
@@ -625,7 +627,7 @@ CommonArgs CommonArgsOf(const GemvLaunch& g) {
   return c;
 }
 
-template <GemvFormat F, typename Act>
+template <WeightFormat F, typename Act>
 cudaError_t LaunchKMajor(const GemvLaunch& g, cudaStream_t stream) {
   const matmul::GemvWeightView& w = g.w;
   KArgs a{};
@@ -682,7 +684,7 @@ cudaError_t LaunchKMajor(const GemvLaunch& g, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-template <GemvFormat F, typename Act>
+template <WeightPacking P, typename Act>
 cudaError_t LaunchInt4(const GemvLaunch& g, cudaStream_t stream) {
   const matmul::GemvWeightView& w = g.w;
   IArgs a{};
@@ -692,18 +694,18 @@ cudaError_t LaunchInt4(const GemvLaunch& g, cudaStream_t stream) {
   a.zeros = w.zeros;
   a.group = w.group;
   a.groups = matmul::GemvCeilDiv(w.k, w.group);
-  a.word_cols = F == GemvFormat::kInt4Gptq ? w.n : w.n / 8;
-  a.words_per_entry = F == GemvFormat::kInt4Gptq ? (w.k / 8) * w.n : w.k * (w.n / 8);
-  a.signed_codes = w.signed_codes;
-  a.bf16_scales = w.scale_type == matmul::GemvScaleType::kBf16;
+  a.word_cols = P == WeightPacking::kGptq ? w.n : w.n / 8;
+  a.words_per_entry = P == WeightPacking::kGptq ? (w.k / 8) * w.n : w.k * (w.n / 8);
+  a.signed_codes = w.format == WeightFormat::kInt4;
+  a.bf16_scales = w.scale_type == ScaleType::kBf16;
   a.x_vec = w.k % 8 == 0 && w.group % 8 == 0 && Aligned(g.x, 16);
-  constexpr int kCb = Int4ColsPerBlock<F>();
+  constexpr int kCb = Int4ColsPerBlock<P>();
   const dim3 grid(static_cast<unsigned>((a.word_cols + kCb - 1) / kCb), static_cast<unsigned>(g.batch));
   const dim3 block(kInt4Threads);
   if (g.m == 1) {
-    GemvInt4Kernel<F, Act, 1><<<grid, block, 0, stream>>>(a);
+    GemvInt4Kernel<P, Act, 1><<<grid, block, 0, stream>>>(a);
   } else {
-    GemvInt4Kernel<F, Act, 4><<<grid, block, 0, stream>>>(a);
+    GemvInt4Kernel<P, Act, 4><<<grid, block, 0, stream>>>(a);
   }
   return cudaGetLastError();
 }
@@ -711,12 +713,14 @@ cudaError_t LaunchInt4(const GemvLaunch& g, cudaStream_t stream) {
 template <typename Act>
 cudaError_t LaunchFor(const GemvLaunch& g, cudaStream_t stream) {
   switch (g.w.format) {
-    case GemvFormat::kNvfp4: return LaunchKMajor<GemvFormat::kNvfp4, Act>(g, stream);
-    case GemvFormat::kMxfp4: return LaunchKMajor<GemvFormat::kMxfp4, Act>(g, stream);
-    case GemvFormat::kMxfp8: return LaunchKMajor<GemvFormat::kMxfp8, Act>(g, stream);
-    case GemvFormat::kFp8PerChannel: return LaunchKMajor<GemvFormat::kFp8PerChannel, Act>(g, stream);
-    case GemvFormat::kInt4Gptq: return LaunchInt4<GemvFormat::kInt4Gptq, Act>(g, stream);
-    case GemvFormat::kInt4Awq: return LaunchInt4<GemvFormat::kInt4Awq, Act>(g, stream);
+    case WeightFormat::kNvfp4: return LaunchKMajor<WeightFormat::kNvfp4, Act>(g, stream);
+    case WeightFormat::kMxfp4: return LaunchKMajor<WeightFormat::kMxfp4, Act>(g, stream);
+    case WeightFormat::kMxfp8E4m3: return LaunchKMajor<WeightFormat::kMxfp8E4m3, Act>(g, stream);
+    case WeightFormat::kFp8E4m3PerChannel: return LaunchKMajor<WeightFormat::kFp8E4m3PerChannel, Act>(g, stream);
+    case WeightFormat::kInt4:
+    case WeightFormat::kUint4:
+      return g.w.packing == WeightPacking::kGptq ? LaunchInt4<WeightPacking::kGptq, Act>(g, stream)
+                                                 : LaunchInt4<WeightPacking::kAwq, Act>(g, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -727,20 +731,20 @@ GemvEntrySizes GemvEntryElementCounts(const matmul::GemvWeightView& w) {
   GemvEntrySizes s;
   const std::size_t n = static_cast<std::size_t>(w.n), k = static_cast<std::size_t>(w.k);
   switch (w.format) {
-    case GemvFormat::kNvfp4:
-    case GemvFormat::kMxfp4:
-    case GemvFormat::kMxfp8:
+    case WeightFormat::kNvfp4:
+    case WeightFormat::kMxfp4:
+    case WeightFormat::kMxfp8E4m3:
       s.codes = n * static_cast<std::size_t>(matmul::GemvCodeRowBytes(w.format, w.k));
       s.block_scales = n * static_cast<std::size_t>(BlockScalesPerRow(w.format, w.k));
       break;
-    case GemvFormat::kFp8PerChannel:
+    case WeightFormat::kFp8E4m3PerChannel:
       s.codes = n * static_cast<std::size_t>(matmul::GemvCodeRowBytes(w.format, w.k));
       s.channel_scales = n;
       break;
-    case GemvFormat::kInt4Gptq:
-    case GemvFormat::kInt4Awq: {
+    case WeightFormat::kInt4:
+    case WeightFormat::kUint4: {
       const std::size_t groups = w.group > 0 ? (k + w.group - 1) / w.group : 0;
-      s.words = w.format == GemvFormat::kInt4Gptq ? (k / 8) * n : k * (n / 8);
+      s.words = w.packing == WeightPacking::kGptq ? (k / 8) * n : k * (n / 8);
       s.group_scales = groups * n;
       s.zeros = groups * (n / 8);  // when zeros are given
       break;
@@ -752,7 +756,16 @@ GemvEntrySizes GemvEntryElementCounts(const matmul::GemvWeightView& w) {
 GemvStatus ValidateGemv(const GemvLaunch& g) {
   const matmul::GemvWeightView& w = g.w;
   const int f = static_cast<int>(w.format);
-  if (f < 0 || f > static_cast<int>(GemvFormat::kInt4Awq)) return Fail("unknown weight format");
+  if (f < 0 || f > static_cast<int>(WeightFormat::kFp8E4m3PerChannel)) return Fail("unknown weight format");
+  // The packing the kernels read: lowbit's rows of codes for the K-major
+  // formats, GPTQ or AWQ words for the integer ones (gemv_order.h).
+  if (matmul::IsIntegerFormat(w.format)) {
+    if (w.packing != WeightPacking::kGptq && w.packing != WeightPacking::kAwq) {
+      return Fail("integer weights take the GPTQ or AWQ packing");
+    }
+  } else if (w.packing != WeightPacking::kLowbit) {
+    return Fail(std::string(matmul::WeightFormatName(w.format)) + " weights take the lowbit packing");
+  }
   if (w.n < 1 || w.k < 1) return Fail("N = " + std::to_string(w.n) + ", K = " + std::to_string(w.k) + ": both must be >= 1");
   if (g.m < 1 || g.m > kGemvMaxM) return Fail("M = " + std::to_string(g.m) + " is outside 1..16");
   if (g.batch < 1 || g.batch > 65535) return Fail("batch L = " + std::to_string(g.batch) + " is outside 1..65535");
@@ -762,28 +775,30 @@ GemvStatus ValidateGemv(const GemvLaunch& g) {
   if (static_cast<int>(g.out_type) > 2) return Fail("unknown output type");
   if (g.x == nullptr || g.out == nullptr) return Fail("x and out must be non-null device pointers");
   if (!Aligned(g.x, 2)) return Fail("x is not 2-byte aligned");
-  if (!Aligned(g.out, g.out_type == GemvOutType::kFp32 ? 4 : 2)) return Fail("out is not aligned to its element size");
+  if (!Aligned(g.out, g.out_type == OutputType::kFp32 ? 4 : 2)) return Fail("out is not aligned to its element size");
   switch (w.format) {
-    case GemvFormat::kNvfp4:
-    case GemvFormat::kMxfp4:
-    case GemvFormat::kMxfp8:
+    case WeightFormat::kNvfp4:
+    case WeightFormat::kMxfp4:
+    case WeightFormat::kMxfp8E4m3:
       if (w.codes == nullptr || w.block_scales == nullptr) return Fail("codes and block_scales must be non-null");
       if (!Aligned(w.tensor_scale_at, 4)) return Fail("tensor_scale_at is not 4-byte aligned");
       break;
-    case GemvFormat::kFp8PerChannel:
+    case WeightFormat::kFp8E4m3PerChannel:
       if (w.codes == nullptr || w.channel_scales == nullptr) return Fail("codes and channel_scales must be non-null");
       if (!Aligned(w.channel_scales, 4)) return Fail("channel_scales is not 4-byte aligned");
       break;
-    case GemvFormat::kInt4Gptq:
-    case GemvFormat::kInt4Awq: {
-      const char* name = w.format == GemvFormat::kInt4Gptq ? "gptq" : "awq";
+    case WeightFormat::kInt4:
+    case WeightFormat::kUint4: {
+      const char* name = matmul::WeightPackingName(w.packing);
       if (w.words == nullptr || w.group_scales == nullptr) return Fail(std::string(name) + ": words and group_scales must be non-null");
       if (w.group < 8 || w.group % 8 != 0) return Fail(std::string(name) + ": group = " + std::to_string(w.group) + " must be a positive multiple of 8");
       if (w.n % 8 != 0) return Fail(std::string(name) + ": N = " + std::to_string(w.n) + " is not a multiple of 8");
-      if (w.format == GemvFormat::kInt4Gptq && w.k % 8 != 0) return Fail("gptq: K = " + std::to_string(w.k) + " is not a multiple of 8");
+      if (w.packing == WeightPacking::kGptq && w.k % 8 != 0) return Fail("gptq: K = " + std::to_string(w.k) + " is not a multiple of 8");
       if (!Aligned(w.words, 4) || !Aligned(w.zeros, 4)) return Fail(std::string(name) + ": words and zeros must be 4-byte aligned");
       if (!Aligned(w.group_scales, 2)) return Fail(std::string(name) + ": group_scales is not 2-byte aligned");
-      if (static_cast<int>(w.scale_type) > 1) return Fail(std::string(name) + ": unknown scale type");
+      if (w.scale_type != ScaleType::kFp16 && w.scale_type != ScaleType::kBf16) {
+        return Fail(std::string(name) + ": group scales are FP16 or BF16, got " + matmul::ScaleTypeName(w.scale_type));
+      }
       break;
     }
   }
@@ -793,7 +808,7 @@ GemvStatus ValidateGemv(const GemvLaunch& g) {
 GemvStatus LaunchGemv(const GemvLaunch& g, cudaStream_t stream) {
   GemvStatus st = ValidateGemv(g);
   if (!st.ok) return st;
-  const cudaError_t e = g.act == GemvActType::kBf16 ? LaunchFor<Bf16Act>(g, stream) : LaunchFor<Fp16Act>(g, stream);
+  const cudaError_t e = g.act == ActivationType::kBf16 ? LaunchFor<Bf16Act>(g, stream) : LaunchFor<Fp16Act>(g, stream);
   if (e != cudaSuccess) return Fail(std::string("launch failed: ") + cudaGetErrorString(e));
   return {};
 }

@@ -28,9 +28,9 @@ struct GemvLaunch {
   matmul::GemvWeightView w;
   long batch = 1;                                     // L
   long m = 1;                                         // rows of x, 1..16
-  matmul::GemvActType act = matmul::GemvActType::kBf16;
+  matmul::ActivationType act = matmul::ActivationType::kBf16;
   const void* x = nullptr;                            // [L][M][K] BF16 / FP16
-  matmul::GemvOutType out_type = matmul::GemvOutType::kBf16;
+  matmul::OutputType out_type = matmul::OutputType::kBf16;
   void* out = nullptr;                                // [L][M][N]
 };
 

@@ -66,9 +66,9 @@ Status RunOnHostMemory(const MatmulEntry& entry, const MatmulArgs& args) {
     g.w.zeros = static_cast<const std::uint32_t*>(d_zeros.p);
     g.batch = 1;
     g.m = static_cast<long>(args.m);
-    g.act = matmul::GemvActOf(args.x.type);
+    g.act = args.x.type;
     g.x = d_x.p;
-    g.out_type = matmul::GemvOutOf(args.y.type);
+    g.out_type = args.y.type;
     g.out = d_out.p;
     if (GemvStatus st = LaunchGemv(g); !st.ok) return Status::Error(row + st.error);
     if ((e = cudaMemcpy(out.data(), d_out.p, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess) {
@@ -120,9 +120,9 @@ Status RunOnDeviceMemory(const MatmulEntry& entry, const MatmulArgs& args, cudaS
     g.w = v;
     g.batch = 1;
     g.m = static_cast<long>(args.m);
-    g.act = matmul::GemvActOf(args.x.type);
+    g.act = args.x.type;
     g.x = static_cast<const std::uint16_t*>(args.x.data) + l * args.x.batch_stride;
-    g.out_type = matmul::GemvOutOf(args.y.type);
+    g.out_type = args.y.type;
     g.out = static_cast<std::uint8_t*>(args.y.data) + static_cast<std::size_t>(l * args.y.batch_stride) * out_element;
     if (GemvStatus st = LaunchGemv(g, stream); !st.ok) return Status::Error(row + st.error);
   }

@@ -49,32 +49,25 @@
 
 namespace lowbit::matmul {
 
-// The packed weight formats the GEMV reads.
-enum class GemvFormat : std::uint8_t {
-  kNvfp4,           // E2M1 nibbles (low first) + UE4M3 per 16 + FP32 tensor scale
-  kMxfp4,           // E2M1 nibbles (low first) + E8M0 per 32
-  kMxfp8,           // E4M3 bytes + E8M0 per 32
-  kFp8PerChannel,   // E4M3 bytes + FP32 scale per output channel n
-  kInt4Gptq,        // GPTQ qweight [K/8][N] words, scales [groups][N], qzeros [groups][N/8] (zero - 1)
-  kInt4Awq,         // AWQ qweight [K][N/8] words (order_map), scales [groups][N], qzeros [groups][N/8]
-};
-
-// The activation and output types are weights.h's, under the names the
-// CUDA GEMV spells them. The INT4 group-scale type stays its own two-value
-// enum: cuda/src/gemv/gemv.cu validates it by its numeric range.
-enum class GemvScaleType : std::uint8_t { kFp16, kBf16 };
-using GemvActType = ActivationType;
-using GemvOutType = OutputType;
+// The GEMV reads weights.h's vocabulary: WeightFormat for the element and
+// scale format, WeightPacking for where INT4 codes sit (GPTQ or AWQ words),
+// ScaleType for how INT4 group scales are stored (FP16 or BF16).
+//   kNvfp4              E2M1 nibbles (low first) + UE4M3 per 16 + FP32 tensor scale
+//   kMxfp4              E2M1 nibbles (low first) + E8M0 per 32
+//   kMxfp8E4m3          E4M3 bytes + E8M0 per 32
+//   kFp8E4m3PerChannel  E4M3 bytes + FP32 scale per output channel n
+//   kInt4 / kUint4      kGptq: qweight [K/8][N] words, scales [groups][N], qzeros [groups][N/8] (zero - 1);
+//                       kAwq: qweight [K][N/8] words (order_map), scales [groups][N], qzeros [groups][N/8]
 
 // One batch entry's packed weight W[n, k] (N output channels, K inputs).
 // Only the pointers the format uses are read.
 struct GemvWeightView {
-  GemvFormat format = GemvFormat::kNvfp4;
+  WeightFormat format = WeightFormat::kNvfp4;    // kInt4: two's complement codes, kUint4: unsigned
+  WeightPacking packing = WeightPacking::kLowbit;  // kLowbit, or kGptq / kAwq for kInt4 / kUint4
   long n = 0;
   long k = 0;
-  int group = 128;              // INT4 only: elements per group along K
-  bool signed_codes = false;    // INT4 only: int4 two's complement codes (else uint4)
-  GemvScaleType scale_type = GemvScaleType::kFp16;  // INT4 only
+  int group = 128;                               // INT4 only: elements per group along K
+  ScaleType scale_type = ScaleType::kFp16;       // INT4 only: kFp16 or kBf16 group scales
   const std::uint8_t* codes = nullptr;         // FP4: [N][(K + 1) / 2] bytes; FP8: [N][K] bytes
   const std::uint32_t* words = nullptr;        // INT4: GPTQ [K/8][N], AWQ [K][N/8]
   const std::uint8_t* block_scales = nullptr;  // NVFP4 [N][ceil(K/16)] UE4M3, MX [N][ceil(K/32)] E8M0
@@ -100,29 +93,28 @@ struct GemvOrder {
 // FP4 or 32 of FP8 = one block. FP8 per-channel: 16 codes. INT4: eight warps
 // split the groups of a column.
 inline constexpr int kGemvInt4Lanes = 8;
-LOWBIT_HD_CONSTEXPR GemvOrder GemvOrderOf(GemvFormat f, int group) {
+LOWBIT_HD_CONSTEXPR GemvOrder GemvOrderOf(WeightFormat f, int group) {
   switch (f) {
-    case GemvFormat::kNvfp4: return {16, 2, 32};
-    case GemvFormat::kMxfp4: return {32, 1, 32};
-    case GemvFormat::kMxfp8: return {32, 1, 32};
-    case GemvFormat::kFp8PerChannel: return {16, 1, 32};
-    case GemvFormat::kInt4Gptq:
-    case GemvFormat::kInt4Awq: return {group, 1, kGemvInt4Lanes};
+    case WeightFormat::kNvfp4: return {16, 2, 32};
+    case WeightFormat::kMxfp4: return {32, 1, 32};
+    case WeightFormat::kMxfp8E4m3: return {32, 1, 32};
+    case WeightFormat::kFp8E4m3PerChannel: return {16, 1, 32};
+    case WeightFormat::kInt4:
+    case WeightFormat::kUint4: return {group, 1, kGemvInt4Lanes};
   }
   return {};
 }
 
 LOWBIT_HD_CONSTEXPR long GemvCeilDiv(long a, long b) { return (a + b - 1) / b; }
-LOWBIT_HD_CONSTEXPR bool GemvIsFp4(GemvFormat f) { return f == GemvFormat::kNvfp4 || f == GemvFormat::kMxfp4; }
-LOWBIT_HD_CONSTEXPR bool GemvIsInt4(GemvFormat f) { return f == GemvFormat::kInt4Gptq || f == GemvFormat::kInt4Awq; }
+LOWBIT_HD_CONSTEXPR bool GemvIsFp4(WeightFormat f) { return f == WeightFormat::kNvfp4 || f == WeightFormat::kMxfp4; }
 // Bytes of one FP4 / FP8 code row.
-LOWBIT_HD_CONSTEXPR long GemvCodeRowBytes(GemvFormat f, long k) { return GemvIsFp4(f) ? (k + 1) / 2 : k; }
+LOWBIT_HD_CONSTEXPR long GemvCodeRowBytes(WeightFormat f, long k) { return GemvIsFp4(f) ? (k + 1) / 2 : k; }
 
 // The INT4 code and zero point of element (n, k), unpacked by the model's
 // packing functions (formats/block/packing.h) from the one word that holds it.
 LOWBIT_HD_CONSTEXPR std::uint8_t GemvInt4Code(const GemvWeightView& w, long n, long k) {
   std::uint8_t q[8] = {};
-  if (w.format == GemvFormat::kInt4Gptq) {
+  if (w.packing == WeightPacking::kGptq) {
     const std::uint32_t word = w.words[(k / 8) * w.n + n];
     block::UnpackGptqQweight(&word, 8, 1, q);
     return q[k % 8];
@@ -135,7 +127,7 @@ LOWBIT_HD_CONSTEXPR std::int32_t GemvInt4Zero(const GemvWeightView& w, long n, l
   if (w.zeros == nullptr) return 0;
   std::uint8_t z[8] = {};
   const std::uint32_t word = w.zeros[group_index * (w.n / 8) + n / 8];
-  if (w.format == GemvFormat::kInt4Gptq) {
+  if (w.packing == WeightPacking::kGptq) {
     block::UnpackGptqQzeros(&word, 1, 8, z);
   } else {
     block::UnpackAwq(&word, 1, 8, z);
@@ -146,8 +138,8 @@ LOWBIT_HD_CONSTEXPR std::int32_t GemvInt4Zero(const GemvWeightView& w, long n, l
 // value(q) of element (n, k): exact in FP32.
 LOWBIT_HD_CONSTEXPR float GemvElementValue(const GemvWeightView& w, long n, long k) {
   switch (w.format) {
-    case GemvFormat::kNvfp4:
-    case GemvFormat::kMxfp4: {
+    case WeightFormat::kNvfp4:
+    case WeightFormat::kMxfp4: {
       constexpr FormatSpec kElement = kE2m1;
       std::uint8_t two[2] = {};
       // Both nibbles of the element's byte (the padding nibble of an odd K
@@ -155,16 +147,14 @@ LOWBIT_HD_CONSTEXPR float GemvElementValue(const GemvWeightView& w, long n, long
       block::UnpackNibbles(w.codes + n * GemvCodeRowBytes(w.format, w.k) + k / 2, 2, block::NibbleOrder::kLowFirst, two);
       return DecodeToF32(kElement, two[k % 2]);
     }
-    case GemvFormat::kMxfp8:
-    case GemvFormat::kFp8PerChannel: {
+    case WeightFormat::kMxfp8E4m3:
+    case WeightFormat::kFp8E4m3PerChannel: {
       constexpr FormatSpec kElement = kE4m3;
       return DecodeToF32(kElement, w.codes[n * w.k + k]);
     }
-    case GemvFormat::kInt4Gptq:
-    case GemvFormat::kInt4Awq: {
-      constexpr FormatSpec kSigned = kInt4;
-      constexpr FormatSpec kUnsigned = kUint4;
-      const std::int32_t q = recipe::IntegerOfCode(w.signed_codes ? kSigned : kUnsigned, GemvInt4Code(w, n, k));
+    case WeightFormat::kInt4:
+    case WeightFormat::kUint4: {
+      const std::int32_t q = recipe::IntegerOfCode(ElementFormatOf(w.format), GemvInt4Code(w, n, k));
       return static_cast<float>(q - GemvInt4Zero(w, n, k / w.group));
     }
   }
@@ -174,22 +164,18 @@ LOWBIT_HD_CONSTEXPR float GemvElementValue(const GemvWeightView& w, long n, long
 // scale_b of block b of row n.
 LOWBIT_HD_CONSTEXPR float GemvBlockScale(const GemvWeightView& w, long n, long b) {
   switch (w.format) {
-    case GemvFormat::kNvfp4: {
+    case WeightFormat::kNvfp4: {
       constexpr FormatSpec kScale = kUe4m3;
       return DecodeToF32(kScale, w.block_scales[n * GemvCeilDiv(w.k, 16) + b]);
     }
-    case GemvFormat::kMxfp4:
-    case GemvFormat::kMxfp8: {
+    case WeightFormat::kMxfp4:
+    case WeightFormat::kMxfp8E4m3: {
       constexpr FormatSpec kScale = kE8m0;
       return DecodeToF32(kScale, w.block_scales[n * GemvCeilDiv(w.k, 32) + b]);
     }
-    case GemvFormat::kFp8PerChannel: return 1.0f;
-    case GemvFormat::kInt4Gptq:
-    case GemvFormat::kInt4Awq: {
-      constexpr FormatSpec kHalf = kFp16;
-      constexpr FormatSpec kBfloat = kBf16;
-      return DecodeToF32(w.scale_type == GemvScaleType::kFp16 ? kHalf : kBfloat, w.group_scales[b * w.n + n]);
-    }
+    case WeightFormat::kFp8E4m3PerChannel: return 1.0f;
+    case WeightFormat::kInt4:
+    case WeightFormat::kUint4: return DecodeToF32(ScaleFormatOf(w.scale_type), w.group_scales[b * w.n + n]);
   }
   return 1.0f;
 }
@@ -216,44 +202,44 @@ LOWBIT_HD inline float GemvDotDefinedOrder(const GemvWeightView& w, long n, XAt 
     for (int i = 0; i < h; ++i) lane[i] = lane[i] + lane[i + h];
   }
   float sum = lane[0];
-  if (w.format == GemvFormat::kNvfp4) sum = sum * w.tensor_scale;
-  if (w.format == GemvFormat::kFp8PerChannel) sum = sum * w.channel_scales[n];
+  if (w.format == WeightFormat::kNvfp4) sum = sum * w.tensor_scale;
+  if (w.format == WeightFormat::kFp8E4m3PerChannel) sum = sum * w.channel_scales[n];
   return sum;
 }
 
 // Activation bits to FP32 (exact), by the model.
-LOWBIT_HD_CONSTEXPR float GemvActivationValue(GemvActType t, std::uint16_t bits) {
+LOWBIT_HD_CONSTEXPR float GemvActivationValue(ActivationType t, std::uint16_t bits) {
   constexpr FormatSpec kHalf = kFp16;
   constexpr FormatSpec kBfloat = kBf16;
-  return DecodeToF32(t == GemvActType::kBf16 ? kBfloat : kHalf, bits);
+  return DecodeToF32(t == ActivationType::kBf16 ? kBfloat : kHalf, bits);
 }
 
 // Step 6: the output bits (low 16 bits for BF16 / FP16), by the model.
-LOWBIT_HD_CONSTEXPR std::uint32_t GemvOutputBits(GemvOutType t, float v) {
+LOWBIT_HD_CONSTEXPR std::uint32_t GemvOutputBits(OutputType t, float v) {
   constexpr FormatSpec kHalf = kFp16;
   constexpr FormatSpec kBfloat = kBf16;
   switch (t) {
-    case GemvOutType::kBf16: return static_cast<std::uint32_t>(EncodeF32(kBfloat, v).code);
-    case GemvOutType::kFp16: return static_cast<std::uint32_t>(EncodeF32(kHalf, v).code);
-    case GemvOutType::kFp32: return BitCast<std::uint32_t>(v);
+    case OutputType::kBf16: return static_cast<std::uint32_t>(EncodeF32(kBfloat, v).code);
+    case OutputType::kFp16: return static_cast<std::uint32_t>(EncodeF32(kHalf, v).code);
+    case OutputType::kFp32: return BitCast<std::uint32_t>(v);
   }
   return 0;
 }
 
 // Whether output bits are a NaN of type t (NaN payloads are not compared).
-LOWBIT_HD_CONSTEXPR bool GemvOutputIsNan(GemvOutType t, std::uint32_t bits) {
+LOWBIT_HD_CONSTEXPR bool GemvOutputIsNan(OutputType t, std::uint32_t bits) {
   switch (t) {
-    case GemvOutType::kBf16: return (bits & 0x7F80u) == 0x7F80u && (bits & 0x7Fu) != 0;
-    case GemvOutType::kFp16: return (bits & 0x7C00u) == 0x7C00u && (bits & 0x3FFu) != 0;
-    case GemvOutType::kFp32: return (bits & 0x7F800000u) == 0x7F800000u && (bits & 0x7FFFFFu) != 0;
+    case OutputType::kBf16: return (bits & 0x7F80u) == 0x7F80u && (bits & 0x7Fu) != 0;
+    case OutputType::kFp16: return (bits & 0x7C00u) == 0x7C00u && (bits & 0x3FFu) != 0;
+    case OutputType::kFp32: return (bits & 0x7F800000u) == 0x7F800000u && (bits & 0x7FFFFFu) != 0;
   }
   return false;
 }
 
 // The whole GEMV of one batch entry: x [M][K] activation bits, out [M][N]
 // output bits (one uint32 per output, the low 16 bits for BF16 / FP16).
-LOWBIT_HD inline void GemvDefinedOrder(const GemvWeightView& w, const std::uint16_t* x, GemvActType act, long m_rows,
-                                          GemvOutType out_type, std::uint32_t* out) {
+LOWBIT_HD inline void GemvDefinedOrder(const GemvWeightView& w, const std::uint16_t* x, ActivationType act, long m_rows,
+                                          OutputType out_type, std::uint32_t* out) {
   for (long m = 0; m < m_rows; ++m) {
     const std::uint16_t* xr = x + m * w.k;
     for (long n = 0; n < w.n; ++n) {
@@ -273,6 +259,7 @@ LOWBIT_HD inline void GemvDefinedOrder(const GemvWeightView& w, const std::uint1
 // need the GPTQ or AWQ packing with FP16 / BF16 scales.
 LOWBIT_HD_CONSTEXPR const char* GemvViewOf(const WeightView& w, std::int64_t l, GemvWeightView* out) {
   GemvWeightView v;
+  v.format = w.format;
   v.n = static_cast<long>(w.n);
   v.k = static_cast<long>(w.k);
   switch (w.format) {
@@ -284,9 +271,6 @@ LOWBIT_HD_CONSTEXPR const char* GemvViewOf(const WeightView& w, std::int64_t l, 
                            (w.geometry == ScaleGeometry::kFlatBlocks && w.block > 0 && w.k % w.block == 0);
       if (!per_row) return "the GEMV takes per-row blocks (kRowGroups, or kFlatBlocks with K a multiple of the block)";
       if (IsFourBit(w.format) && w.k % 2 != 0) return "the GEMV takes 4-bit rows that start on a byte (K even)";
-      v.format = w.format == WeightFormat::kNvfp4   ? GemvFormat::kNvfp4
-                 : w.format == WeightFormat::kMxfp4 ? GemvFormat::kMxfp4
-                                                    : GemvFormat::kMxfp8;
       v.codes = static_cast<const std::uint8_t*>(w.codes) + l * w.codes_batch_stride;
       v.block_scales = static_cast<const std::uint8_t*>(w.scales) + l * w.scales_batch_stride;
       v.tensor_scale = TensorScaleOf(w, l);
@@ -296,7 +280,6 @@ LOWBIT_HD_CONSTEXPR const char* GemvViewOf(const WeightView& w, std::int64_t l, 
       if (w.packing != WeightPacking::kLowbit || w.geometry != ScaleGeometry::kPerRow || w.scale_type != ScaleType::kFp32) {
         return "the GEMV takes E4M3 per-channel weights with one FP32 scale per row";
       }
-      v.format = GemvFormat::kFp8PerChannel;
       v.codes = static_cast<const std::uint8_t*>(w.codes) + l * w.codes_batch_stride;
       v.channel_scales = static_cast<const float*>(w.scales) + l * w.scales_batch_stride;
       break;
@@ -307,10 +290,9 @@ LOWBIT_HD_CONSTEXPR const char* GemvViewOf(const WeightView& w, std::int64_t l, 
         return "the GEMV takes GPTQ / AWQ scales in FP16 or BF16";
       }
       if (w.block < 1) return "the group size must be positive";
-      v.format = w.packing == WeightPacking::kGptq ? GemvFormat::kInt4Gptq : GemvFormat::kInt4Awq;
+      v.packing = w.packing;
       v.group = static_cast<int>(w.block);
-      v.signed_codes = w.format == WeightFormat::kInt4;
-      v.scale_type = w.scale_type == ScaleType::kFp16 ? GemvScaleType::kFp16 : GemvScaleType::kBf16;
+      v.scale_type = w.scale_type;
       v.words = static_cast<const std::uint32_t*>(w.codes) + l * w.codes_batch_stride;
       v.group_scales = static_cast<const std::uint16_t*>(w.scales) + l * w.scales_batch_stride;
       v.zeros = w.zeros != nullptr ? static_cast<const std::uint32_t*>(w.zeros) + l * w.zeros_batch_stride : nullptr;
@@ -319,9 +301,6 @@ LOWBIT_HD_CONSTEXPR const char* GemvViewOf(const WeightView& w, std::int64_t l, 
   *out = v;
   return nullptr;
 }
-
-LOWBIT_HD_CONSTEXPR GemvActType GemvActOf(ActivationType t) { return t; }
-LOWBIT_HD_CONSTEXPR GemvOutType GemvOutOf(OutputType t) { return t; }
 
 #if !defined(__CUDA_ARCH__)
 // The defined-order GEMV of a whole problem (host), for the registry's GEMV
@@ -346,7 +325,7 @@ inline GemvProblemResult GemvDefinedOrderProblem(const MatmulProblem& p) {
     for (std::int64_t m = 0; m < p.m; ++m) {
       for (std::int64_t k = 0; k < p.w.k; ++k) x[m * p.w.k + k] = xs[l * p.x.batch_stride + m * p.x.row_stride + k];
     }
-    GemvDefinedOrder(v, x.data(), GemvActOf(p.x.type), static_cast<long>(p.m), GemvOutOf(p.y.type),
+    GemvDefinedOrder(v, x.data(), p.x.type, static_cast<long>(p.m), p.y.type,
                      r.codes.data() + l * p.m * p.w.n);
   }
   return r;
