@@ -97,16 +97,50 @@ TEST(WeightKind, RecipesWithoutAWeightKindSayNo) {
   EXPECT_EQ(f, WeightFormat::kInt4);
 }
 
+// A lowbit.quantize result of any profile of a lowbit-packed kind's format,
+// in the kind's layout, is that kind (what Python's PackedWeight reads).
+TEST(WeightKind, EachLowbitKindIsFoundFromEveryProfileOfItsRecipe) {
+  int kinds = 0;
+  for (const matmul::WeightKind& kind : matmul::kWeightKinds) {
+    if (kind.packing != WeightPacking::kLowbit) continue;
+    ++kinds;
+    for (const recipe::Recipe& r : recipe::kAllRecipes) {
+      if (std::string_view(r.name) != kind.format) continue;
+      const matmul::WeightKind* got = nullptr;
+      EXPECT_EQ(matmul::LowbitWeightKindOf(r, kind.layout, &got), nullptr) << kind.name << " " << r.profile;
+      EXPECT_EQ(got, &kind) << kind.name << " " << r.profile;
+    }
+  }
+  EXPECT_EQ(kinds, 6);
+  EXPECT_EQ(matmul::ScaleGeometryOf({recipe::Geometry::kBlock1d, 16, 0}), matmul::ScaleGeometry::kFlatBlocks);
+  EXPECT_EQ(matmul::ScaleGeometryOf({recipe::Geometry::kGroup, 32, 0}), matmul::ScaleGeometry::kRowGroups);
+  EXPECT_EQ(matmul::ScaleGeometryOf({recipe::Geometry::kPerRow, 0, 0}), matmul::ScaleGeometry::kPerRow);
+}
+
+// A recipe without a lowbit-packed kind gets one line saying why: no kind
+// reads its format, or the kind of its format takes another layout.
+TEST(WeightKind, RecipesWithoutALowbitKindSayWhy) {
+  const matmul::WeightKind* got = nullptr;
+  const auto why = [&got](const char* format, const char* profile, recipe::Layout layout) {
+    return std::string(matmul::LowbitWeightKindOf(*recipe::FindRecipe(format, profile), layout, &got));
+  };
+  EXPECT_EQ(why("int8", "ao-sym", {recipe::Geometry::kGroup, 128, 0}), "no matmul weight kind reads its output");
+  EXPECT_EQ(why("mxfp6_e2m3", "ocp", {recipe::Geometry::kBlock1d, 32, 0}), "no matmul weight kind reads its output");
+  EXPECT_EQ(why("int4", "ao-sym", {recipe::Geometry::kPerRow, 0, 0}),
+            "integer weights take groups along K (layout 'gN', as 'g128')");
+  EXPECT_EQ(why("e4m3", "te", {recipe::Geometry::kPerTensor, 0, 0}),
+            "its matmul weights take one scale per output channel (layout 'row')");
+  EXPECT_EQ(why("nvfp4", "te", {recipe::Geometry::kPerRow, 0, 0}),
+            "its matmul weights take 1-D blocks (its default layout) or groups along K ('gN')");
+  EXPECT_EQ(got, nullptr);
+}
+
 // A kind's format, packing, scale storage and block make a view the model
 // takes (weights.h FormatCombinationError).
 TEST(WeightKind, EachKindMakesAValidView) {
   for (const matmul::WeightKind& kind : matmul::kWeightKinds) {
-    const matmul::ScaleGeometry geometry = kind.layout.geometry == recipe::Geometry::kPerRow
-                                               ? matmul::ScaleGeometry::kPerRow
-                                           : kind.layout.geometry == recipe::Geometry::kBlock1d
-                                               ? matmul::ScaleGeometry::kFlatBlocks
-                                               : matmul::ScaleGeometry::kRowGroups;
-    const matmul::WeightView w = matmul::DenseWeights(matmul::FormatOf(kind), kind.packing, geometry,
+    const matmul::WeightView w = matmul::DenseWeights(matmul::FormatOf(kind), kind.packing,
+                                                      matmul::ScaleGeometryOf(kind.layout),
                                                       kind.scale_storage, 8, 256, matmul::BlockOf(kind), 1, nullptr,
                                                       nullptr, nullptr, nullptr);
     EXPECT_EQ(matmul::FormatCombinationError(w), nullptr) << kind.name;

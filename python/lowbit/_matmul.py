@@ -20,10 +20,6 @@ from ._formats import _ml_dtypes
 from ._quantize import QuantizedTensor
 
 
-_MATMUL_KIND_OF_FORMAT = {"nvfp4": "nvfp4", "mxfp4": "mxfp4", "mxfp8_e4m3": "mxfp8-e4m3", "int4": "int4-g128",
-                          "uint4": "uint4-g128"}
-
-
 @dataclasses.dataclass
 class PackedWeight:
     """A packed weight W [batch, N, K] as the matmul rows take it.
@@ -59,22 +55,10 @@ def _packed_from_quantized(q: "QuantizedTensor") -> PackedWeight:
     k = shape[-1]
     n = shape[-2] if len(shape) >= 2 else 1
     batch = shape[0] if len(shape) == 3 else 1
-    layout = q.layout
-    if r.format == "e4m3" and layout == "row":
-        kind, geometry, block = "e4m3-channel", "per-row", 0
-    elif r.format in _MATMUL_KIND_OF_FORMAT:
-        kind = _MATMUL_KIND_OF_FORMAT[r.format]
-        if layout.startswith("b"):
-            geometry, block = "flat", int(layout[1:])
-        elif layout.startswith("g"):
-            geometry, block = "row-blocks", int(layout[1:])
-        else:
-            raise ValueError(f"{r.name}: layout {layout!r} has no matmul row (blocks 'bN' or groups 'gN')")
-        if r.format in ("int4", "uint4") and geometry != "row-blocks":
-            raise ValueError(f"{r.name}: integer weights take groups along K ('g128'), got layout {layout!r}")
-    else:
-        raise ValueError(f"recipe {r.name} ({layout}) has no matmul row; the rows take nvfp4, mxfp4, mxfp8_e4m3, "
-                         "int4 / uint4 groups and e4m3 per row")
+    # Which row kind reads this recipe's output, and where its scales sit,
+    # is the C++ side's rule (formats/include/lowbit/formats/matmul/weight_kind.h
+    # LowbitWeightKindOf); it raises ValueError with the reason when none does.
+    kind, geometry, block = _lowbit.matmul_weight_of_recipe(r.name, q.layout)
     if batch > 1 and geometry == "flat" and ((n * k) % block != 0 or (n * k) % 2 != 0):
         raise ValueError(f"a batched weight with 1-D blocks needs N * K a multiple of the block ({block}) "
                          "so that no block spans two batch entries; quantize with a 'g' layout instead")
@@ -165,7 +149,7 @@ def _run_tensor_core(w: TensorCoreWeight, x, out_dtype):
     return out.view(torch.bfloat16 if out_name == "bf16" else torch.float16)
 
 
-def _scale_kind_suffix(scales) -> str:
+def _scale_storage(scales) -> str:
     name = str(scales.dtype)
     if "bfloat16" in name:
         return "bf16"
@@ -179,8 +163,8 @@ def gptq_weight(qweight, scales, qzeros=None, *, group: int = 128) -> PackedWeig
     (lowbit pack gptq-qweight), scales float16 / bfloat16 [ceil(K / group), N],
     qzeros int32 [ceil(K / group), N / 8] of zero - 1 (None: zero points 0)."""
     k, n = int(qweight.shape[0]) * 8, int(qweight.shape[1])
-    return PackedWeight(kind="uint4-gptq-" + _scale_kind_suffix(scales), n=n, k=k, codes=qweight,
-                        scales=_as_bits16(scales), zeros=qzeros, block=group)
+    kind = _lowbit.matmul_weight_of_checkpoint("gptq", _scale_storage(scales))
+    return PackedWeight(kind=kind, n=n, k=k, codes=qweight, scales=_as_bits16(scales), zeros=qzeros, block=group)
 
 
 def awq_weight(qweight, scales, qzeros=None, *, group: int = 128) -> PackedWeight:
@@ -188,8 +172,8 @@ def awq_weight(qweight, scales, qzeros=None, *, group: int = 128) -> PackedWeigh
     (order_map interleave), scales [ceil(K / group), N], qzeros int32
     [ceil(K / group), N / 8]."""
     k, n = int(qweight.shape[0]), int(qweight.shape[1]) * 8
-    return PackedWeight(kind="uint4-awq-" + _scale_kind_suffix(scales), n=n, k=k, codes=qweight,
-                        scales=_as_bits16(scales), zeros=qzeros, block=group)
+    kind = _lowbit.matmul_weight_of_checkpoint("awq", _scale_storage(scales))
+    return PackedWeight(kind=kind, n=n, k=k, codes=qweight, scales=_as_bits16(scales), zeros=qzeros, block=group)
 
 
 def _activation_of(x) -> tuple[object, str]:

@@ -7,16 +7,20 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "lowbit/check/backends.h"
+#include "lowbit/formats/matmul/weight_kind.h"
 #include "lowbit/formats/matmul/weights.h"
+#include "lowbit/formats/recipe/names.h"
 #include "lowbit/registry/choose.h"
 #include "lowbit/registry/registry.h"
 #include "matmul_bindings.h"
@@ -60,11 +64,25 @@ matmul::OutputType OutputOf(const std::string& name) {
   if (name == "fp32" || name == "float32") return matmul::OutputType::kFp32;
   Fail("outputs are bf16, fp16 or fp32, got '" + name + "'");
 }
+// PackedWeight.geometry's words for weights.h's ScaleGeometry.
+constexpr struct {
+  const char* name;
+  matmul::ScaleGeometry geometry;
+} kGeometryNames[] = {{"flat", matmul::ScaleGeometry::kFlatBlocks},
+                      {"row-blocks", matmul::ScaleGeometry::kRowGroups},
+                      {"per-row", matmul::ScaleGeometry::kPerRow}};
+
 matmul::ScaleGeometry GeometryOf(const std::string& name) {
-  if (name == "flat") return matmul::ScaleGeometry::kFlatBlocks;
-  if (name == "row-blocks") return matmul::ScaleGeometry::kRowGroups;
-  if (name == "per-row") return matmul::ScaleGeometry::kPerRow;
+  for (const auto& g : kGeometryNames) {
+    if (name == g.name) return g.geometry;
+  }
   Fail("unknown scale geometry '" + name + "' (flat, row-blocks, per-row)");
+}
+const char* GeometryName(matmul::ScaleGeometry geometry) {
+  for (const auto& g : kGeometryNames) {
+    if (g.geometry == geometry) return g.name;
+  }
+  return "?";
 }
 
 bool OnCuda(const InArray& a) { return a.device_type() == nb::device::cuda::value; }
@@ -107,6 +125,76 @@ matmul::WeightView WeightsOf(const registry::MatmulWeightKind& kind, const std::
   w.zeros_count = zeros ? static_cast<std::int64_t>(zeros->size()) : 0;
   w.tensor_scale_count = tensor_scale ? static_cast<std::int64_t>(tensor_scale->size() / 2) : 0;
   return w;
+}
+
+// The matmul rows' name of a kind (registry kMatmulWeightKinds, what
+// matmul_rows() lists as "weight"): lowbit.PackedWeight.kind.
+std::string RowName(const matmul::WeightKind& kind) {
+  const registry::MatmulWeightKind* row = registry::FindMatmulWeightKind(kind.name);
+  if (row == nullptr) Fail(std::string("weight kind ") + kind.name + " has no matmul row");
+  return row->name;
+}
+
+// A lowbit.quantize result as a matmul weight: the row's weight kind, the
+// view's scale geometry and its block (formats/matmul/weight_kind.h
+// LowbitWeightKindOf), or why not. `layout` is QuantizedTensor.layout
+// (recipe::LayoutName); empty or the recipe's own is its default layout.
+std::tuple<std::string, std::string, std::int64_t> MatmulWeightOfRecipe(const std::string& name,
+                                                                        const std::string& layout) {
+  recipe::Target t;
+  std::string error;
+  if (!recipe::ParseTarget(name, &t, &error)) Fail(error);
+  if (t.kind != recipe::Target::Kind::kRecipe) Fail("'" + name + "' names a format, not a recipe");
+  if (!layout.empty() && layout != recipe::LayoutName(t.layout)) {
+    if (!recipe::ParseLayout(layout, &t.layout, &error)) Fail(error);
+  }
+  const matmul::WeightKind* kind = nullptr;
+  if (const char* why = matmul::LowbitWeightKindOf(*t.recipe, t.layout, &kind); why != nullptr) {
+    std::string message = "recipe " + recipe::RecipeName(*t.recipe) + " (" + recipe::LayoutName(t.layout) +
+                          ") has no matmul row: " + why;
+    bool format_has_kind = false;
+    for (const matmul::WeightKind& k : matmul::kWeightKinds) format_has_kind |= std::string(k.format) == t.recipe->name;
+    if (!format_has_kind) {
+      std::string kinds;
+      for (const matmul::WeightKind& k : matmul::kWeightKinds) {
+        if (k.packing == matmul::WeightPacking::kLowbit) kinds += (kinds.empty() ? "" : ", ") + std::string(k.name);
+      }
+      message += " (the kinds of lowbit.quantize results: " + kinds + ")";
+    }
+    Fail(message);
+  }
+  const bool per_row = t.layout.geometry == recipe::Geometry::kPerRow;
+  return {RowName(*kind), GeometryName(matmul::ScaleGeometryOf(t.layout)), per_row ? 0 : t.layout.size};
+}
+
+// GPTQ / AWQ checkpoint tensors as a matmul weight: the row's weight kind
+// for the packing ("gptq", "awq") and the scales' storage ("fp16", "bf16").
+std::string MatmulWeightOfCheckpoint(const std::string& packing, const std::string& scale_storage) {
+  for (const matmul::WeightKind& k : matmul::kWeightKinds) {
+    if (k.packing != matmul::WeightPacking::kLowbit && packing == matmul::WeightPackingName(k.packing) &&
+        scale_storage == matmul::ScaleTypeName(k.scale_storage)) {
+      return RowName(k);
+    }
+  }
+  Fail("no checkpoint weight kind packs '" + packing + "' words with " + scale_storage + " scales");
+}
+
+// Every weight kind (formats/matmul/weight_kind.h kWeightKinds): its name in
+// the recipe grammar, the catalog format and layout it is a target of, its
+// packing and scale storage, and the matmul rows' name for it.
+std::vector<nb::dict> MatmulWeightKinds() {
+  std::vector<nb::dict> kinds;
+  for (const matmul::WeightKind& k : matmul::kWeightKinds) {
+    nb::dict d;
+    d["name"] = k.name;
+    d["format"] = k.format;
+    d["layout"] = recipe::LayoutName(k.layout);
+    d["packing"] = matmul::WeightPackingName(k.packing);
+    d["scale_storage"] = matmul::ScaleTypeName(k.scale_storage);
+    d["row"] = RowName(k);
+    kinds.push_back(std::move(d));
+  }
+  return kinds;
 }
 
 // Runs one matmul row; returns the backend that ran.
@@ -256,6 +344,12 @@ void RegisterMatmul(nb::module_& m) {
         "output"_a, "backend"_a, "stream"_a,
         "y = x * W^T through a matmul row (registry matmul_entry.h); returns the backend that ran.");
   m.def("matmul_rows", &MatmulRows, "Every matmul row of the registry.");
+  m.def("matmul_weight_of_recipe", &MatmulWeightOfRecipe, "recipe"_a, "layout"_a,
+        "A lowbit.quantize result's matmul weight kind (the rows' name), scale geometry and block; "
+        "ValueError with the reason when no matmul row reads it.");
+  m.def("matmul_weight_of_checkpoint", &MatmulWeightOfCheckpoint, "packing"_a, "scale_storage"_a,
+        "The matmul weight kind (the rows' name) of GPTQ / AWQ words with FP16 / BF16 scales.");
+  m.def("matmul_weight_kinds", &MatmulWeightKinds, "Every matmul weight kind (formats/matmul/weight_kind.h).");
 }
 
 }  // namespace lowbit::python

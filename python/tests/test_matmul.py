@@ -6,6 +6,7 @@ accumulation bound of the exact sum, row- and batch-independent); GPTQ and
 AWQ tensors built here from codes match their dequantized values; bad
 arguments raise errors that name the problem."""
 
+import dataclasses
 import fractions
 
 import ml_dtypes
@@ -198,3 +199,57 @@ def test_bad_arguments_name_the_problem():
         lowbit.gemv(q, x, out_dtype="int8")
     with pytest.raises(ValueError, match="no gemv row"):
         lowbit.gemv(q, x, backend="no-such-backend")
+
+
+def test_a_recipe_without_a_matmul_kind_is_refused_with_the_reason():
+    # The reason is the C++ side's (formats/matmul/weight_kind.h LowbitWeightKindOf).
+    x = np.zeros((1, 128), ml_dtypes.bfloat16)
+    q = lowbit.quantize(np.ones((2, 128), np.float32), "int8:ao-sym/g128")
+    with pytest.raises(ValueError, match=r"^recipe int8:ao-sym \(g128\) has no matmul row: no matmul weight kind "
+                                         r"reads its output \(the kinds of lowbit.quantize results: nvfp4, "):
+        lowbit.gemv(q, x)
+    q = lowbit.quantize(np.ones((2, 128), np.float32), "e4m3:te")
+    with pytest.raises(ValueError, match=r"^recipe e4m3:te \(tensor\) has no matmul row: its matmul weights take one "
+                                         r"scale per output channel \(layout 'row'\)$"):
+        lowbit.gemv(q, x)
+    q = lowbit.quantize(np.ones((2, 128), np.float32), "int4:ao-sym")
+    with pytest.raises(ValueError, match=r"^recipe int4:ao-sym \(tensor\) has no matmul row: integer weights take "
+                                         r"groups along K"):
+        lowbit.matmul(q, x)
+
+
+def test_every_weight_kind_round_trips():
+    """Each kind of formats/matmul/weight_kind.h kWeightKinds: a lowbit.quantize
+    result of every recipe of its format in its layout (or GPTQ / AWQ tensors
+    with its scale type) is that kind, under the rows' name; the kind's own
+    name reaches the same row, with the same bits."""
+    rng = np.random.default_rng(11)
+    n, k = 16, 256
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    x = rng.standard_normal((2, k)).astype(ml_dtypes.bfloat16)
+    rows = {r["weight"] for r in lowbit.matmul_rows()}
+    kinds = lowbit._lowbit.matmul_weight_kinds()
+    assert len(kinds) == 10
+    for kind in kinds:
+        assert kind["row"] in rows, kind
+        if kind["packing"] == "lowbit":
+            recipes = [r for r in lowbit.recipes.values() if r.format == kind["format"]]
+            assert recipes, kind
+            for r in recipes:
+                layout = None if kind["layout"] == r.layout else kind["layout"]
+                q = lowbit.quantize(w, r.name, layout=layout)
+                pw = lowbit._matmul._packed_from_quantized(q)
+                block = 0 if kind["layout"] == "row" else int(kind["layout"][1:])
+                geometry = {"b": "flat", "g": "row-blocks", "r": "per-row"}[kind["layout"][0]]
+                assert (pw.kind, pw.geometry, pw.block) == (kind["row"], geometry, block), (kind, r.name)
+                y = lowbit.gemv(q, x, out_dtype="float32")
+                y_named = lowbit.gemv(dataclasses.replace(pw, kind=kind["name"]), x, out_dtype="float32")
+                assert y.tobytes() == y_named.tobytes(), (kind, r.name)
+        else:
+            scales = np.full((k // 128, n), 0.5, np.float16 if kind["scale_storage"] == "fp16" else ml_dtypes.bfloat16)
+            make = lowbit.gptq_weight if kind["packing"] == "gptq" else lowbit.awq_weight
+            words = np.zeros((k // 8, n) if kind["packing"] == "gptq" else (k, n // 8), np.int32)
+            pw = make(words, scales)
+            assert pw.kind == kind["row"], kind
+            assert lowbit.gemv(pw, x).tobytes() == \
+                lowbit.gemv(dataclasses.replace(pw, kind=kind["name"]), x).tobytes()

@@ -129,6 +129,48 @@ constexpr WeightFormat FormatOf(const WeightKind& kind) {
 // The block (or group) size of a kind, from its layout (0: per row).
 constexpr int BlockOf(const WeightKind& kind) { return kind.layout.size; }
 
+// The lowbit-packed kind a recipe's output is (a lowbit.quantize result fed
+// to a matmul row unchanged), its scales laid out as `layout`: nullptr and
+// *out set, or why not in one line, to follow the recipe's name and layout.
+// The scale geometry of the view follows from `layout` (1-D blocks or groups
+// along K, or one scale per row), its block from layout.size.
+constexpr const char* LowbitWeightKindOf(const recipe::Recipe& r, const recipe::Layout& layout,
+                                         const WeightKind** out) {
+  WeightFormat f = WeightFormat::kNvfp4;
+  if (WeightFormatOfRecipe(r, layout, &f)) {
+    for (const WeightKind& k : kWeightKinds) {
+      if (k.packing == WeightPacking::kLowbit && FormatOf(k) == f) {
+        *out = &k;
+        return nullptr;
+      }
+    }
+    // Not reached: proptests/matmul/weight_kind_test.cc finds a kind for every
+    // recipe of every lowbit-packed kind's format.
+    return "its weight format has no lowbit-packed kind";
+  }
+  // The layouts that would make it one.
+  const auto takes = [&r](recipe::Geometry g) {
+    WeightFormat unused = WeightFormat::kNvfp4;
+    return WeightFormatOfRecipe(r, recipe::Layout{g, 1, 0}, &unused);
+  };
+  const bool blocks = takes(recipe::Geometry::kBlock1d), groups = takes(recipe::Geometry::kGroup);
+  if (blocks && groups) return "its matmul weights take 1-D blocks (its default layout) or groups along K ('gN')";
+  if (groups) return "integer weights take groups along K (layout 'gN', as 'g128')";
+  if (takes(recipe::Geometry::kPerRow)) return "its matmul weights take one scale per output channel (layout 'row')";
+  return "no matmul weight kind reads its output";
+}
+
+// Where a lowbit-packed view's scales sit for a recipe layout (weights.h
+// ScaleGeometry): 1-D blocks of the flattened [N, K] (the MX / NVFP4
+// default), groups along each row ("/gN"), one per row ("/row").
+constexpr ScaleGeometry ScaleGeometryOf(const recipe::Layout& layout) {
+  switch (layout.geometry) {
+    case recipe::Geometry::kGroup: return ScaleGeometry::kRowGroups;
+    case recipe::Geometry::kPerRow: return ScaleGeometry::kPerRow;
+    default: return ScaleGeometry::kFlatBlocks;
+  }
+}
+
 // The one alias table: names users have typed for these kinds.
 struct WeightKindAlias {
   const char* alias;
