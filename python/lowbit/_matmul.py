@@ -24,13 +24,14 @@ from ._quantize import QuantizedTensor
 class PackedWeight:
     """A packed weight W [batch, N, K] as the matmul rows take it.
 
-    kind: a row weight kind ("nvfp4", "mxfp4", "mxfp8-e4m3", "int4-g128",
-    "uint4-g128", "uint4-gptq-fp16", "uint4-gptq-bf16", "uint4-awq-fp16",
-    "uint4-awq-bf16", "e4m3-channel"); geometry: "flat" (1-D blocks of the
-    flattened [N, K], lowbit's MX / NVFP4 default), "row-blocks"
-    (ceil(K / block) per row) or "per-row"; block: elements per scale (the
-    group for integers). codes, scales, zeros, tensor_scale: the buffers
-    (NumPy arrays or torch tensors, all on one device).
+    kind: a matmul row's weight kind (a "weight" of lowbit.matmul_rows(), or
+    the kind's name in the recipe grammar: the C++ side names every kind,
+    formats/include/lowbit/formats/matmul/weight_kind.h kWeightKinds);
+    geometry: "flat" (1-D blocks of the flattened [N, K], lowbit's MX / NVFP4
+    default), "row-blocks" (ceil(K / block) per row) or "per-row"; block:
+    elements per scale (the group for integers). codes, scales, zeros,
+    tensor_scale: the buffers (NumPy arrays or torch tensors, all on one
+    device).
     """
 
     kind: str
