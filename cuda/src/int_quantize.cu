@@ -73,7 +73,8 @@ struct GroupParams {
   std::int32_t zero_point = 0;  // BlockScale::zero_point
 };
 
-// The model's scale of a group from its statistics (recipe::ChooseScale).
+// The block scale stage of the skeleton (block_skeleton.cuh): the model's
+// scale of a group from its statistics (recipe::ChooseScale).
 __device__ __forceinline__ GroupParams ParamsFromStats(const recipe::Recipe& r, const recipe::GroupStats& s) {
   const recipe::BlockScale b = recipe::ChooseScale(r, s);
   return {b.factor, b.decode, b.zero_point};
@@ -145,12 +146,33 @@ __device__ __forceinline__ std::uint32_t CodeOfScaled(float y, float lo, float h
   return y != y ? 0u : static_cast<std::uint32_t>(q + zero_point) & mask;
 }
 
-// The code of one element: y = x * fp32(1/scale) or x / scale
-// (ScaledElement), then CodeOfScaled.
+// The scaled element and encode stages: the code of one element, y = x *
+// fp32(1/scale) or x / scale (ScaledElement), then CodeOfScaled.
 __device__ __forceinline__ std::uint32_t QuantizeOne(const recipe::Recipe& r, const GroupParams& p, float x,
                                                      std::uint32_t mask) {
   return CodeOfScaled(recipe::ScaledElement(r, ScaleOf(p), x), static_cast<float>(r.qmin - p.zero_point),
                       static_cast<float>(r.qmax - p.zero_point), p.zero_point, r.element_encode.rounding, mask);
+}
+
+// The statistics stage of the skeleton (block_skeleton.cuh) for the
+// integer recipes: the model's min, max and amax steps (recipe::Accumulate:
+// TorchMin, TorchMax, the recipe's amax rule) onto s, of another part's
+// statistics (mn, mx, am) or of one element x.
+__device__ __forceinline__ recipe::GroupStats CombineStats(recipe::GroupStats s, float mn, float mx, float am,
+                                                           block::AmaxNan rule) {
+  s.min = recipe::TorchMin(s.min, mn);
+  s.max = recipe::TorchMax(s.max, mx);
+  s.amax = rule == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, am) : block::MaxPropagatingNan(s.amax, am);
+  return s;
+}
+// The element form: written out, since as a call of the form above (with
+// |x| computed first) the integer kernels compile to other SASS.
+__device__ __forceinline__ recipe::GroupStats CombineStats(recipe::GroupStats s, float x, block::AmaxNan rule) {
+  s.min = recipe::TorchMin(s.min, x);
+  s.max = recipe::TorchMax(s.max, x);
+  s.amax = rule == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, block::F32Abs(x))
+                                           : block::MaxPropagatingNan(s.amax, block::F32Abs(x));
+  return s;
 }
 
 __device__ __forceinline__ recipe::GroupStats WarpStats(recipe::GroupStats s, block::AmaxNan rule) {
@@ -159,10 +181,7 @@ __device__ __forceinline__ recipe::GroupStats WarpStats(recipe::GroupStats s, bl
     const float mn = __shfl_xor_sync(0xFFFFFFFFu, s.min, o);
     const float mx = __shfl_xor_sync(0xFFFFFFFFu, s.max, o);
     const float am = __shfl_xor_sync(0xFFFFFFFFu, s.amax, o);
-    s.min = recipe::TorchMin(s.min, mn);
-    s.max = recipe::TorchMax(s.max, mx);
-    s.amax = rule == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, am)
-                                             : block::MaxPropagatingNan(s.amax, am);
+    s = CombineStats(s, mn, mx, am, rule);
   }
   return s;
 }
@@ -180,13 +199,7 @@ __device__ __noinline__ recipe::GroupStats StatsInElementOrder(const In* __restr
   s.min = __int_as_float(0x7F800000);
   s.max = __int_as_float(0xFF800000);
   s.amax = 0.0f;
-  for (std::size_t j = 0; j < n; ++j) {
-    const float v = LoadF32(x, start + j);
-    s.min = recipe::TorchMin(s.min, v);
-    s.max = recipe::TorchMax(s.max, v);
-    s.amax = rule == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, block::F32Abs(v))
-                                             : block::MaxPropagatingNan(s.amax, block::F32Abs(v));
-  }
+  for (std::size_t j = 0; j < n; ++j) s = CombineStats(s, LoadF32(x, start + j), rule);
   return s;
 }
 
@@ -214,13 +227,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   for (std::size_t j = static_cast<std::size_t>(lane) * kPer; j < n; j += 32 * kPer) {
 #pragma unroll
     for (int i = 0; i < kPer; ++i) {
-      if (j + i < n) {
-        const float v = LoadF32(x, start + j + i);
-        s.min = recipe::TorchMin(s.min, v);
-        s.max = recipe::TorchMax(s.max, v);
-        s.amax = r.amax_nan == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, block::F32Abs(v))
-                                                       : block::MaxPropagatingNan(s.amax, block::F32Abs(v));
-      }
+      if (j + i < n) s = CombineStats(s, LoadF32(x, start + j + i), r.amax_nan);
     }
   }
   s = WarpStats(s, r.amax_nan);
