@@ -41,5 +41,35 @@ TEST(AlternativeRoundToInteger, NearestEvenEqualsTheModel) {
   });
 }
 
+bool SameInGrid(std::uint32_t bits) {
+  const float y = block::F32FromBits(bits);
+  if (!(block::F32Abs(y) <= alternatives::kInGridLimit)) return true;  // outside its domain
+  return block::F32Bits(alternatives::RoundToIntegerNearestEvenInGrid(y)) ==
+         block::F32Bits(recipe::RoundToIntegerF32(y, RoundingMode::kNearestEven));
+}
+
+TEST(AlternativeRoundToInteger, InGridEqualsTheModelUpTo32767) {
+  testing::ExpectSameOnF32Patterns(SameInGrid, [](const auto& check) {
+    // Every half-integer up to the limit and its neighbours, both signs;
+    // the limit itself and its neighbours; every 16th pattern below it.
+    for (std::uint32_t k = 0; k < 32767; ++k) {
+      const std::uint32_t half = block::F32Bits(static_cast<float>(k) + 0.5f);
+      for (const std::uint32_t b : {half - 1, half, half + 1}) {
+        check(b);
+        check(b | 0x80000000u);
+      }
+    }
+    const std::uint32_t limit = block::F32Bits(alternatives::kInGridLimit);
+    for (const std::uint32_t b : {limit - 1, limit, limit + 1}) {
+      check(b);
+      check(b | 0x80000000u);
+    }
+    for (std::uint32_t m = 0; m < limit; m += 16) {
+      check(m);
+      check(m | 0x80000000u);
+    }
+  });
+}
+
 }  // namespace
 }  // namespace lowbit

@@ -57,6 +57,18 @@ LOWBIT_HD_CONSTEXPR float RoundToIntegerNearestEvenCovered(float y) {
   return r < kGridMin ? kGridMin : (r > kGridMax ? kGridMax : r);
 }
 
+// recipe::RoundToIntegerF32(y, kNearestEven) for every |y| <= 32767: the
+// addition alone. There the rounded value lies in [-32767, 32767] (rounding
+// is monotone and the bounds are integers), inside the grid, so the clamp
+// of RoundToIntegerNearestEvenCovered changes nothing. For callers whose
+// values are clamped that far already (cuda/src/element_arithmetic.cuh
+// ClampedElementArithmetic).
+inline constexpr float kInGridLimit = 32767.0f;
+LOWBIT_HD_CONSTEXPR float RoundToIntegerNearestEvenInGrid(float y) {
+  using namespace round_detail;
+  return (y + kMagic) - kMagic;
+}
+
 // recipe::RoundToIntegerF32(y, kNearestEven), for every FP32 y. (A kernel
 // may compose the two functions above with the model kept out of line:
 // cuda/src/element_arithmetic.cuh.)

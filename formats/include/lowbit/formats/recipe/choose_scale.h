@@ -17,22 +17,41 @@
 
 namespace lowbit::recipe {
 
+// The steps of ChooseScale that a kernel may pass as named alternatives
+// proven equal to the model's: torchao's eager RCEIL exponent (mx_scale.h
+// RceilEagerExponent; alternatives/rceil_eager.h), NVFP4's UE4M3 block
+// scale conversion and decode (nvfp4_scale.h Nvfp4ScaleCodecOfModel;
+// cuda/src/model_recipe.cu HardwareNvfp4ScaleCodec) and the scaled rules'
+// roundings (scaled_scale.h ScaleArithmeticOfModel).
+struct ScaleStepsOfModel {
+  detail::RceilEagerExponentOfModel eager_exponent;
+  detail::Nvfp4ScaleCodecOfModel nvfp4_scale;
+  detail::ScaleArithmeticOfModel arithmetic;  // the scaled rules' FP16 and integer roundings
+};
+
 // The scale of one block or group from its statistics (and, for NVFP4, the
-// tensor scale already chosen).
-LOWBIT_HD_CONSTEXPR BlockScale ChooseScale(const Recipe& r, const GroupStats& stats, const TensorScale& t = {}) {
+// tensor scale already chosen), with `steps` (ScaleStepsOfModel's members);
+// ChooseScale passes the model's.
+template <typename Steps>
+LOWBIT_HD_CONSTEXPR BlockScale ChooseScaleWith(const Recipe& r, const GroupStats& stats, const TensorScale& t,
+                                               const Steps& steps) {
   switch (r.family()) {
     case Family::kMx: {
-      BlockScale s = detail::ChooseMxScale(r, stats.amax);
+      BlockScale s = detail::ChooseMxScale(r, stats.amax, steps.eager_exponent);
       s.decode = DecodeToF32(r.scale_format, s.code);  // X, or NaN
       s.factor = MxElementFactor(r, s.code, s.decode);
       return s;
     }
     case Family::kNvfp4:
-      return detail::ChooseNvfp4Scale(r, stats.amax, t);
+      return detail::ChooseNvfp4Scale(r, stats.amax, t, steps.nvfp4_scale);
     case Family::kScaled:
-      return detail::ChooseScaledScale(r, stats);
+      return detail::ChooseScaledScale(r, stats, steps.arithmetic);
   }
   return {};
+}
+
+LOWBIT_HD_CONSTEXPR BlockScale ChooseScale(const Recipe& r, const GroupStats& stats, const TensorScale& t = {}) {
+  return ChooseScaleWith(r, stats, t, ScaleStepsOfModel{});
 }
 
 // Whether ChooseScale(r, stats, t) depends on stats.amax alone, never on

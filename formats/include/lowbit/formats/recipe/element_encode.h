@@ -64,11 +64,15 @@ struct ElementArithmeticOfModel {
 template <typename Arithmetic = ElementArithmeticOfModel>
 LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaledWith(const Recipe& r, std::int32_t zero_point, float y,
                                                      const Arithmetic& arithmetic = {}) {
-  if (F32IsNan(F32Bits(y))) return 0;
+  // Written as selects rather than an early return (the same integer for
+  // every y): a kernel then runs it without a branch an element.
+  const bool nan = F32IsNan(F32Bits(y));
   const float lo = static_cast<float>(r.qmin - zero_point);
   const float hi = static_cast<float>(r.qmax - zero_point);
-  const float c = y < lo ? lo : (y > hi ? hi : y);
-  return static_cast<std::int32_t>(arithmetic.RoundToInteger(c, r.element_encode.rounding)) + zero_point;
+  const float c = nan ? lo : (y < lo ? lo : (y > hi ? hi : y));
+  const std::int32_t q =
+      static_cast<std::int32_t>(arithmetic.RoundToInteger(c, r.element_encode.rounding)) + zero_point;
+  return nan ? 0 : q;
 }
 
 LOWBIT_HD_CONSTEXPR std::int32_t IntegerOfScaled(const Recipe& r, std::int32_t zero_point, float y) {
@@ -147,16 +151,54 @@ LOWBIT_HD_CONSTEXPR float AwqScaledElement(const BlockScale& s, float x, const A
   return arithmetic.F16Rounded(arithmetic.F16Rounded(x) / s.factor);
 }
 
+// AutoAWQ's two integers, split so that a kernel can take the second as a
+// function of the first (it reads nothing of x but q0): the quantizer's
+// q0 = clamp(round(fp16(w) / s) + z, 0, 15) ...
 template <typename Arithmetic = ElementArithmeticOfModel>
-LOWBIT_HD_CONSTEXPR std::uint8_t EncodeAwqElement(const Recipe& r, const BlockScale& s, float x,
-                                                  const Arithmetic& arithmetic = {}) {
-  const float y = AwqScaledElement(s, x, arithmetic);
-  const std::int32_t q0 = IntegerOfScaledWith(r, s.zero_point, y, arithmetic);
+LOWBIT_HD_CONSTEXPR std::int32_t AwqIntegerWith(const Recipe& r, const BlockScale& s, float x,
+                                                const Arithmetic& arithmetic = {}) {
+  return IntegerOfScaledWith(r, s.zero_point, AwqScaledElement(s, x, arithmetic), arithmetic);
+}
+
+// ... and from_linear's round((W + z * s) / s) for that q0, W = (q0 - z) * s.
+template <typename Arithmetic = ElementArithmeticOfModel>
+LOWBIT_HD_CONSTEXPR std::int32_t AwqRepackedIntegerWith(const BlockScale& s, std::int32_t q0,
+                                                        const Arithmetic& arithmetic = {}) {
   const float weight = arithmetic.F16Rounded(static_cast<float>(q0 - s.zero_point) * s.factor);
   const float scale_zero = arithmetic.F16Rounded(static_cast<float>(s.zero_point) * s.factor);
   const float t = arithmetic.F16Rounded(arithmetic.F16Rounded(weight + scale_zero) / s.decode);
   const bool finite = F32IsFinite(F32Bits(t));
-  const std::int32_t q = finite ? static_cast<std::int32_t>(arithmetic.RoundToInteger(t, RoundingMode::kNearestEven)) : 0;
+  return finite ? static_cast<std::int32_t>(arithmetic.RoundToInteger(t, RoundingMode::kNearestEven)) : 0;
+}
+
+template <typename Arithmetic = ElementArithmeticOfModel>
+LOWBIT_HD_CONSTEXPR std::uint8_t EncodeAwqElement(const Recipe& r, const BlockScale& s, float x,
+                                                  const Arithmetic& arithmetic = {}) {
+  const std::int32_t q = AwqRepackedIntegerWith(s, AwqIntegerWith(r, s, x, arithmetic), arithmetic);
+  return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element.CodeMask());
+}
+
+// A recipe whose stored integer the checkpoint packer recomputes from the
+// quantizer's (ElementQuirk::kRepackWithFp16Scale: GPTQ and AWQ with FP16
+// scales) in two steps: QuantizerIntegerWith, the quantizer's q0 of x, and
+// RepackedCodeWith, the code the packer stores for that q0, which reads
+// nothing of x. EncodeElementWith of such a recipe is
+// RepackedCodeWith(r, s, QuantizerIntegerWith(r, s, x)) (the steps above
+// and EncodeScaledWith, in the same order), so a kernel may hold the
+// second as a table of the group's 16 codes
+// (proptests/model/repacked_code_test.cc).
+template <typename Arithmetic = ElementArithmeticOfModel>
+LOWBIT_HD_CONSTEXPR std::int32_t QuantizerIntegerWith(const Recipe& r, const BlockScale& s, float x,
+                                                      const Arithmetic& arithmetic = {}) {
+  if (r.scale_rule == ScaleRule::kAwqAsymmetric) return AwqIntegerWith(r, s, x, arithmetic);
+  return IntegerOfScaledWith(r, s.zero_point, ScaledElement(r, s, x), arithmetic);
+}
+
+template <typename Arithmetic = ElementArithmeticOfModel>
+LOWBIT_HD_CONSTEXPR std::uint8_t RepackedCodeWith(const Recipe& r, const BlockScale& s, std::int32_t q0,
+                                                  const Arithmetic& arithmetic = {}) {
+  const std::int32_t q = r.scale_rule == ScaleRule::kAwqAsymmetric ? AwqRepackedIntegerWith(s, q0, arithmetic)
+                                                                   : RepackedIntegerWith(s, q0, arithmetic);
   return static_cast<std::uint8_t>(static_cast<std::uint32_t>(q) & r.element.CodeMask());
 }
 

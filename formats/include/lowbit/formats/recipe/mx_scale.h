@@ -55,7 +55,15 @@ LOWBIT_HD_CONSTEXPR int RceilEagerExponent(float d) {
   return f < threshold ? k : k + 1;
 }
 
-LOWBIT_HD_CONSTEXPR BlockScale ChooseMxScale(const Recipe& r, float amax) {
+// RceilEagerExponent as a parameter of ChooseMxScale, so that a kernel can
+// pass a named alternative proven equal to it on every FP32 input
+// (alternatives/rceil_eager.h); everything around it stays this file's.
+struct RceilEagerExponentOfModel {
+  LOWBIT_HD_CONSTEXPR int operator()(float d) const { return RceilEagerExponent(d); }
+};
+
+template <typename EagerExponent = RceilEagerExponentOfModel>
+LOWBIT_HD_CONSTEXPR BlockScale ChooseMxScale(const Recipe& r, float amax, const EagerExponent& eager_exponent = {}) {
   BlockScale s;
   if (r.scale_rule == ScaleRule::kMxRceilEager) {
     // descale = max_abs / max_pos (FP32 division); NaN -> 255, Inf -> 254;
@@ -70,7 +78,7 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseMxScale(const Recipe& r, float amax) {
     if (!F32IsFinite(bits)) {
       e = block::kF32Bias;
     } else if ((bits & ~block::kF32SignMask) != 0) {
-      e = RceilEagerExponent(s.rule_value);
+      e = eager_exponent(s.rule_value);
       e = e < -block::kF32Bias ? -block::kF32Bias : (e > block::kF32Bias ? block::kF32Bias : e);
     }
     s.exponent = e;

@@ -39,19 +39,34 @@ LOWBIT_HD_CONSTEXPR float Nvfp4ModelOptScaleFloor(const Recipe& r) {
   return F32Pow2(r.scale_format.MinNormalExponent() - r.scale_format.mantissa_bits);
 }
 
-LOWBIT_HD_CONSTEXPR BlockScale ChooseNvfp4Scale(const Recipe& r, float amax, const TensorScale& t) {
+// The block scale's UE4M3 conversion (under Nvfp4ScaleOptions) and decode,
+// as a parameter of ChooseNvfp4Scale, so that a kernel can pass the
+// hardware's conversions where they are proven equal to these
+// (cuda/src/model_recipe.cu HardwareNvfp4ScaleCodec); everything around
+// them stays this file's.
+struct Nvfp4ScaleCodecOfModel {
+  LOWBIT_HD_CONSTEXPR std::uint8_t Encode(const Recipe& r, float v) const {
+    return static_cast<std::uint8_t>(EncodeF32(r.scale_format, v, Nvfp4ScaleOptions(r)).code);
+  }
+  LOWBIT_HD_CONSTEXPR float Decode(const Recipe& r, std::uint8_t code) const {
+    return DecodeToF32(r.scale_format, code);
+  }
+};
+
+template <typename Codec = Nvfp4ScaleCodecOfModel>
+LOWBIT_HD_CONSTEXPR BlockScale ChooseNvfp4Scale(const Recipe& r, float amax, const TensorScale& t,
+                                                const Codec& codec = {}) {
   BlockScale s;
   const float scale_max = MaxFiniteF32(r.scale_format);  // 448
   const float element_max = MaxFiniteF32(r.element);     // 6
-  const EncodeOptions scale_options = Nvfp4ScaleOptions(r);
   switch (r.scale_rule) {
     case ScaleRule::kNvfp4Te: {
       // compute_decoding_scaling_factor: block_amax * (S_enc * fp32(1/6)).
       const float element_max_inv = 1.0f / element_max;
       s.rule_value = FminfFltMax(amax * (t.encode * element_max_inv));
-      s.code = static_cast<std::uint8_t>(EncodeF32(r.scale_format, s.rule_value, scale_options).code);
+      s.code = codec.Encode(r, s.rule_value);
       // block_scale_inverse = fminf(1 / (float(S_dec_b_fp8) * S_dec), FLT_MAX).
-      s.factor = FminfFltMax(1.0f / (DecodeToF32(r.scale_format, s.code) * t.decode));
+      s.factor = FminfFltMax(1.0f / (codec.Decode(r, s.code) * t.decode));
       break;
     }
     case ScaleRule::kNvfp4Torchao:
@@ -60,19 +75,19 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseNvfp4Scale(const Recipe& r, float amax, con
       // clamp(min=E4M3_EPS=2^-6, max=448); total = pts * fp8; x / total.
       const float smallest_normal = Nvfp4TorchaoScaleFloor(r);  // 2^-6
       s.rule_value = TorchClamp((amax / element_max) / t.decode, smallest_normal, scale_max);
-      s.code = static_cast<std::uint8_t>(EncodeF32(r.scale_format, s.rule_value, scale_options).code);
+      s.code = codec.Encode(r, s.rule_value);
       if (r.scale_rule == ScaleRule::kNvfp4Torchao018) {
         // torchao 0.18: reciprocal_scale = (1.0 / per_tensor_scale) /
         // fp8_scale, x * reciprocal_scale. For pts below ~2^-128 the
         // reciprocal is Inf and so is the factor.
-        s.factor = (1.0f / t.decode) / DecodeToF32(r.scale_format, s.code);
+        s.factor = (1.0f / t.decode) / codec.Decode(r, s.code);
       } else {
         // pts * fp8_scale. With two NaN operands (a NaN tensor scale and the
         // NaN code 0x7F) which NaN a multiply returns is the compiler's
         // choice of operand order on x86 and 0x7FFFFFFF on NVIDIA; the first
         // as written wins (block::F32MulFirstNanWins), so host, device and
         // the vector form agree on the factor's bits.
-        s.factor = block::F32MulFirstNanWins(t.decode, DecodeToF32(r.scale_format, s.code));
+        s.factor = block::F32MulFirstNanWins(t.decode, codec.Decode(r, s.code));
       }
       break;
     }
@@ -86,15 +101,15 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseNvfp4Scale(const Recipe& r, float amax, con
       if (!F32IsNan(F32Bits(s.rule_value)) && s.rule_value < smallest_subnormal) s.rule_value = smallest_subnormal;
       // 0.47: clamp(min=2^-9, max=448), so Inf and > 448 give 448 (0x7E).
       if (r.scale_rule == ScaleRule::kNvfp4ModelOpt047 && s.rule_value > scale_max) s.rule_value = scale_max;
-      s.code = static_cast<std::uint8_t>(EncodeF32(r.scale_format, s.rule_value, scale_options).code);
+      s.code = codec.Encode(r, s.rule_value);
       // fp8 * wsf2, the first NaN as written winning (see torchao above).
-      s.factor = block::F32MulFirstNanWins(DecodeToF32(r.scale_format, s.code), t.decode);
+      s.factor = block::F32MulFirstNanWins(codec.Decode(r, s.code), t.decode);
       break;
     }
     default:
       break;
   }
-  s.decode = DecodeToF32(r.scale_format, s.code);
+  s.decode = codec.Decode(r, s.code);
   return s;
 }
 

@@ -30,10 +30,22 @@ LOWBIT_HD_CONSTEXPR float TeScaleFromAmax(float amax, float max_fp8, bool force_
   return scale;
 }
 
+// The roundings of the scale rules below (torch `.half()`, torch.round), as
+// a parameter of ChooseScaledScale, so that a kernel can pass named
+// alternatives proven equal to them on every FP32 input (the ones
+// element_encode.h's element arithmetic takes; cuda/src/model_recipe.cu
+// KernelScaleSteps); the model passes its own.
+struct ScaleArithmeticOfModel {
+  LOWBIT_HD_CONSTEXPR float RoundToInteger(float y, RoundingMode mode) const { return RoundToIntegerF32(y, mode); }
+  LOWBIT_HD_CONSTEXPR float F16Rounded(float v) const { return F16RoundedF32(v); }
+};
+
 // A group holding a NaN has a NaN scale; its bits are pinned to the host's
 // (block::F32DivAsX86 / F32SubAsX86 / F32WithX86Nan) so that the device
 // computes the same scale bytes.
-LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupStats& st) {
+template <typename Arithmetic = ScaleArithmeticOfModel>
+LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupStats& st,
+                                                 const Arithmetic& arithmetic = {}) {
   using block::F32DivAsX86;
   using block::F32SubAsX86;
   BlockScale s;
@@ -72,7 +84,7 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       const float ratio = F32DivAsX86(min_neg, scale);
       float zp = ratio;
       if (F32IsFinite(F32Bits(ratio))) {
-        zp = qmin - RoundToIntegerF32(ratio, RoundingMode::kNearestEven);
+        zp = qmin - arithmetic.RoundToInteger(ratio, RoundingMode::kNearestEven);
       } else if (!F32IsNan(F32Bits(ratio))) {
         zp = -ratio;  // qmin - round(+-Inf) = -+Inf
       }
@@ -106,11 +118,12 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
         // torch.round(-xmin / scale), no clamp. A scale that underflows to 0
         // (a subnormal range) gives Inf, which the integer cast makes 0.
         const float z = F32DivAsX86(-xmin, scale);
-        s.zero_point = TorchToInt(F32IsFinite(F32Bits(z)) ? RoundToIntegerF32(z, RoundingMode::kNearestEven) : z);
+        s.zero_point =
+            TorchToInt(F32IsFinite(F32Bits(z)) ? arithmetic.RoundToInteger(z, RoundingMode::kNearestEven) : z);
       }
       // Stored as FP16 (QuantLinear.pack: scales.clone().half()); the
       // quantizer's integers still come from the FP32 scale (factor).
-      if (r.element_quirk == ElementQuirk::kRepackWithFp16Scale) s.decode = F16RoundedF32(scale);
+      if (r.element_quirk == ElementQuirk::kRepackWithFp16Scale) s.decode = arithmetic.F16Rounded(scale);
       return s;
     }
     case ScaleRule::kAwqAsymmetric: {
@@ -123,22 +136,22 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       // max; a NaN wins, AutoAWQ asserts there is none, the model carries
       // it through); scales = (max_val - min_val).clamp(min=1e-5) / max_int,
       // the clamp against Half(1e-5) (torch.clamp keeps NaN).
-      const float lo = F16RoundedF32(st.min);
-      const float hi = F16RoundedF32(st.max);
-      const float range = F16RoundedF32(F32SubAsX86(hi, lo));
-      const float eps = F16RoundedF32(r.eps);
+      const float lo = arithmetic.F16Rounded(st.min);
+      const float hi = arithmetic.F16Rounded(st.max);
+      const float range = arithmetic.F16Rounded(F32SubAsX86(hi, lo));
+      const float eps = arithmetic.F16Rounded(r.eps);
       const float floored = !F32IsNan(F32Bits(range)) && range < eps ? eps : range;
-      const float scale = F16RoundedF32(F32DivAsX86(floored, qmax));
+      const float scale = arithmetic.F16Rounded(F32DivAsX86(floored, qmax));
       // zeros = (-torch.round(min_val / scales)).clamp_(0, max_int). The
       // ratio may pass the 16-bit rounding grid (min far from 0 with a small
       // range): RoundToIntegerF32 saturates keeping the sign, and the clamp
       // to [0, maxq] gives the same as the exact integer would. NaN stays
       // NaN through round and clamp_, and .to(torch.int32) makes it 0
       // (TorchToInt); -Inf / Inf (an infinite min) is NaN too.
-      const float ratio = F16RoundedF32(F32DivAsX86(lo, scale));  // FP16: may overflow to +-Inf
+      const float ratio = arithmetic.F16Rounded(F32DivAsX86(lo, scale));  // FP16: may overflow to +-Inf
       float zp = ratio;
       if (F32IsFinite(F32Bits(ratio))) {
-        zp = -RoundToIntegerF32(ratio, RoundingMode::kNearestEven);
+        zp = -arithmetic.RoundToInteger(ratio, RoundingMode::kNearestEven);
         zp = zp < 0.0f ? 0.0f : (zp > qmax ? qmax : zp);
       } else if (!F32IsNan(F32Bits(ratio))) {
         zp = ratio < 0.0f ? qmax : 0.0f;  // -round(-+Inf) = +-Inf, clamped
