@@ -1,4 +1,5 @@
-// The claim behind cuda/src/model_recipe.cu HardwareNvfp4ScaleCodec: for
+// The claim a kernel passing the hardware's E4M3 conversion as NVFP4's
+// block-scale codec (recipe::ChooseScaleWith) rests on: for
 // every NVFP4 recipe of the catalog, the model's UE4M3 conversion of a
 // block-scale value v under the recipe's options
 // (recipe::detail::Nvfp4ScaleCodecOfModel, Nvfp4ScaleOptions) equals the

@@ -47,8 +47,8 @@ TEST(AlternativeRceilEager, ExponentEqualsTheModel) {
       [](const auto& check) { TargetedPatterns(check); });
 }
 
-// The model's steps with the alternative's exponent (as the CUDA model
-// recipe kernels pass them, cuda/src/model_recipe.cu KernelScaleSteps).
+// The model's steps with the alternative's exponent (as a kernel passes
+// them to recipe::ChooseScaleWith).
 struct Steps {
   alternatives::RceilEagerExponentAlternative eager_exponent;
   recipe::detail::Nvfp4ScaleCodecOfModel nvfp4_scale;

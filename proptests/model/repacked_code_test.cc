@@ -1,13 +1,12 @@
-// The two claims behind the CUDA model recipe kernels' integer elements
-// (cuda/src/model_recipe.cu ClampedIntegerElements, RepackTableElements;
-// cuda/src/element_arithmetic.cuh ClampedElementArithmetic), for every
+// Two claims a kernel may rest integer elements on (a table of a group's
+// codes by quantizer integer, and the in-grid rounding), for every
 // catalog recipe they apply to (a scaled recipe with integer elements of up
 // to 8 bits rounded to nearest even: INT8 amax-clamp, GPTQ and AWQ with FP16
 // scales, and the other scaled integer recipes of the catalog):
 //   - a repacked recipe's code is RepackedCodeWith(r, s, QuantizerIntegerWith(
 //     r, s, x)) (element_encode.h), so a table of the group's codes by
 //     quantizer integer gives EncodeElement's code;
-//   - in a group whose zero point lies in [qmin, qmax] (ClampedIntegerApplies)
+//   - in a group whose zero point lies in [qmin, qmax]
 //     the quantizer's integer lies in [qmin, qmax], and every value the
 //     element step rounds to an integer lies within +-32767, where
 //     alternatives/round_to_integer.h RoundToIntegerNearestEvenInGrid equals

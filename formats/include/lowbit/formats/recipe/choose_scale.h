@@ -20,9 +20,8 @@ namespace lowbit::recipe {
 // The steps of ChooseScale that a kernel may pass as named alternatives
 // proven equal to the model's: torchao's eager RCEIL exponent (mx_scale.h
 // RceilEagerExponent; alternatives/rceil_eager.h), NVFP4's UE4M3 block
-// scale conversion and decode (nvfp4_scale.h Nvfp4ScaleCodecOfModel;
-// cuda/src/model_recipe.cu HardwareNvfp4ScaleCodec) and the scaled rules'
-// roundings (scaled_scale.h ScaleArithmeticOfModel).
+// scale conversion and decode (nvfp4_scale.h Nvfp4ScaleCodecOfModel) and
+// the scaled rules' roundings (scaled_scale.h ScaleArithmeticOfModel).
 struct ScaleStepsOfModel {
   detail::RceilEagerExponentOfModel eager_exponent;
   detail::Nvfp4ScaleCodecOfModel nvfp4_scale;

@@ -42,8 +42,8 @@ LOWBIT_HD_CONSTEXPR float Nvfp4ModelOptScaleFloor(const Recipe& r) {
 // The block scale's UE4M3 conversion (under Nvfp4ScaleOptions) and decode,
 // as a parameter of ChooseNvfp4Scale, so that a kernel can pass the
 // hardware's conversions where they are proven equal to these
-// (cuda/src/model_recipe.cu HardwareNvfp4ScaleCodec); everything around
-// them stays this file's.
+// (proptests/backends/nvfp4_scale_codec_test.cc); everything around them
+// stays this file's.
 struct Nvfp4ScaleCodecOfModel {
   LOWBIT_HD_CONSTEXPR std::uint8_t Encode(const Recipe& r, float v) const {
     return static_cast<std::uint8_t>(EncodeF32(r.scale_format, v, Nvfp4ScaleOptions(r)).code);

@@ -33,8 +33,7 @@ LOWBIT_HD_CONSTEXPR float TeScaleFromAmax(float amax, float max_fp8, bool force_
 // The roundings of the scale rules below (torch `.half()`, torch.round), as
 // a parameter of ChooseScaledScale, so that a kernel can pass named
 // alternatives proven equal to them on every FP32 input (the ones
-// element_encode.h's element arithmetic takes; cuda/src/model_recipe.cu
-// KernelScaleSteps); the model passes its own.
+// element_encode.h's element arithmetic takes); the model passes its own.
 struct ScaleArithmeticOfModel {
   LOWBIT_HD_CONSTEXPR float RoundToInteger(float y, RoundingMode mode) const { return RoundToIntegerF32(y, mode); }
   LOWBIT_HD_CONSTEXPR float F16Rounded(float v) const { return F16RoundedF32(v); }
