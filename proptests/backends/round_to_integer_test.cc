@@ -15,6 +15,19 @@
 namespace lowbit {
 namespace {
 
+// Every k + 1/2 for 0 <= k < `bound` (the ties) and the patterns either
+// side of it, both signs.
+template <typename Check>
+void CheckHalfIntegersBelow(std::uint32_t bound, const Check& check) {
+  for (std::uint32_t k = 0; k < bound; ++k) {
+    const std::uint32_t half = block::F32Bits(static_cast<float>(k) + 0.5f);
+    for (const std::uint32_t b : {half - 1, half, half + 1}) {
+      check(b);
+      check(b | 0x80000000u);
+    }
+  }
+}
+
 bool Same(std::uint32_t bits) {
   const float y = block::F32FromBits(bits);
   return block::F32Bits(alternatives::RoundToIntegerNearestEvenF32(y)) ==
@@ -27,13 +40,7 @@ TEST(AlternativeRoundToInteger, NearestEvenEqualsTheModel) {
     // (the ties and the patterns either side), both signs, then every
     // 16th pattern of magnitude below 2^16 (the range the model's callers
     // reach after their clamp).
-    for (std::uint32_t k = 0; k < 65536; ++k) {
-      const std::uint32_t half = block::F32Bits(static_cast<float>(k) + 0.5f);
-      for (const std::uint32_t b : {half - 1, half, half + 1}) {
-        check(b);
-        check(b | 0x80000000u);
-      }
-    }
+    CheckHalfIntegersBelow(65536, check);
     for (std::uint32_t m = 0; m < 0x47800000u; m += 16) {
       check(m);
       check(m | 0x80000000u);
@@ -52,13 +59,7 @@ TEST(AlternativeRoundToInteger, InGridEqualsTheModelUpTo32767) {
   testing::ExpectSameOnF32Patterns(SameInGrid, [](const auto& check) {
     // Every half-integer up to the limit and its neighbours, both signs;
     // the limit itself and its neighbours; every 16th pattern below it.
-    for (std::uint32_t k = 0; k < 32767; ++k) {
-      const std::uint32_t half = block::F32Bits(static_cast<float>(k) + 0.5f);
-      for (const std::uint32_t b : {half - 1, half, half + 1}) {
-        check(b);
-        check(b | 0x80000000u);
-      }
-    }
+    CheckHalfIntegersBelow(32767, check);
     const std::uint32_t limit = block::F32Bits(alternatives::kInGridLimit);
     for (const std::uint32_t b : {limit - 1, limit, limit + 1}) {
       check(b);

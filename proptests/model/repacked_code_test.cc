@@ -16,7 +16,6 @@
 // scale formats' edges, the recipe's own constants, NaN, Inf, +-0) and
 // elements near the group's ties ((k + 1/2) * scale and its neighbours),
 // its clamp bounds, its extremes, and anywhere.
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -28,6 +27,7 @@
 #include <rapidcheck.h>
 
 #include "boundary_generators.h"
+#include "catalog_recipe.h"
 #include "generators_at_level.h"
 #include "lowbit/formats/alternatives/round_to_integer.h"
 #include "lowbit/formats/fp32_bits.h"
@@ -139,14 +139,6 @@ rc::Gen<float> Element(const Recipe& r, const BlockScale& s, const GroupStats& s
   });
 }
 
-std::string TestName(const ::testing::TestParamInfo<int>& info) {
-  std::string name = std::to_string(info.param) + "_" + RecipeName(kAllRecipes[info.param]);
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name;
-}
-
 class ClampedIntegerRecipe : public ::testing::TestWithParam<int> {};
 
 TEST_P(ClampedIntegerRecipe, TableAndInGridRoundingGiveTheModelsCode) {
@@ -183,7 +175,7 @@ TEST_P(ClampedIntegerRecipe, TableAndInGridRoundingGiveTheModelsCode) {
   EXPECT_GT(clamped_groups, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Catalog, ClampedIntegerRecipe, ::testing::ValuesIn(Recipes()), TestName);
+INSTANTIATE_TEST_SUITE_P(Catalog, ClampedIntegerRecipe, ::testing::ValuesIn(Recipes()), testing::CatalogIndexTestName);
 
 // The catalog recipes the kernels name: their claims must be checked above.
 TEST(ClampedIntegerRecipe, CoversTheServingIntegerRecipes) {

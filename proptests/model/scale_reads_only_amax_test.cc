@@ -15,7 +15,6 @@
 //     fp32_bits.h) and of Accumulate bit for bit under both NaN rules, the
 //     first NaN winning, and leave min and max as they were.
 #include <array>
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -27,6 +26,7 @@
 #include <rapidcheck.h>
 
 #include "boundary_generators.h"
+#include "catalog_recipe.h"
 #include "generators_at_level.h"
 #include "lowbit/formats/fp32_bits.h"
 #include "lowbit/formats/recipe/catalog.h"
@@ -149,14 +149,6 @@ std::vector<int> RecipesWhere(bool reads_only_amax) {
   return indices;
 }
 
-std::string TestName(const ::testing::TestParamInfo<int>& info) {
-  std::string name = std::to_string(info.param) + "_" + RecipeName(kAllRecipes[info.param]);
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name;
-}
-
 class AmaxOnlyRecipe : public ::testing::TestWithParam<int> {};
 
 TEST_P(AmaxOnlyRecipe, ScaleIsTheSameWhateverMinAndMaxAre) {
@@ -183,7 +175,7 @@ TEST_P(AmaxOnlyRecipe, ScaleIsTheSameWhateverMinAndMaxAre) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Catalog, AmaxOnlyRecipe, ::testing::ValuesIn(RecipesWhere(true)), TestName);
+INSTANTIATE_TEST_SUITE_P(Catalog, AmaxOnlyRecipe, ::testing::ValuesIn(RecipesWhere(true)), testing::CatalogIndexTestName);
 
 // Statistics a group of values in {-1000, -3, -1, -0.25, 0, 0.25, 1, 3,
 // 1000} can have, and the same with min (or max) replaced by another value

@@ -15,7 +15,6 @@
 // conversion rounds (EncodeScaled of it gives the code; AutoAWQ's FP16
 // arithmetic has its own path, EncodeAwqElement: its scaled value must be an
 // FP16 value).
-#include <cctype>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +22,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include "catalog_recipe.h"
 #include "generators_at_level.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/names.h"
@@ -106,14 +106,6 @@ void ExpectTraceEqualsModel(const TraceTensor& t, const testing::Matrix& x, cons
   for (int count : seen) RC_ASSERT(count == 1);
 }
 
-std::string TestName(const ::testing::TestParamInfo<int>& info) {
-  std::string name = std::to_string(info.param) + "_" + RecipeName(kAllRecipes[info.param]);
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name;
-}
-
 // The catalog indices of the recipes for which `keep` holds
 // (TraceTensor.EverySuiteHasRecipes checks that there are some).
 template <typename Keep>
@@ -191,16 +183,16 @@ TEST_P(TraceOfGivenScaleRecipe, EqualsQuantizeWithGivenScales) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalog, TraceOfRecipe, ::testing::Range(0, static_cast<int>(kAllRecipes.size())),
-                         TestName);
+                         testing::CatalogIndexTestName);
 // Static ranges are for scaled recipes (`lowbit quantize --static`).
 INSTANTIATE_TEST_SUITE_P(Catalog, TraceOfScaledRecipe,
                          ::testing::ValuesIn(RecipeIndices([](const Recipe& r) {
                            return r.family() == Family::kScaled;
                          })),
-                         TestName);
+                         testing::CatalogIndexTestName);
 INSTANTIATE_TEST_SUITE_P(Catalog, TraceOfGivenScaleRecipe,
                          ::testing::ValuesIn(RecipeIndices([](const Recipe& r) { return TakesGivenScale(r); })),
-                         TestName);
+                         testing::CatalogIndexTestName);
 
 TEST(TraceTensor, EverySuiteHasRecipes) {
   EXPECT_EQ(RecipeIndices([](const Recipe&) { return true; }).size(), kAllRecipes.size());
