@@ -13,6 +13,7 @@
 
 #include "lowbit/check/inputs.h"
 #include "lowbit/formats/convert.h"
+#include "lowbit/formats/fp32_bits.h"
 
 namespace lowbit::check {
 namespace {
@@ -37,11 +38,7 @@ constexpr std::uint64_t kF32Stride = 4093;  // prime: every residue of the low b
 constexpr std::uint32_t kLowPatterns[] = {0x0000, 0x0001, 0x0FFF, 0x1000, 0x1001,
                                           0x7FFF, 0x8000, 0x8001, 0xFFFF};
 
-std::uint32_t F32Bits(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  return bits;
-}
+using block::F32Bits;
 
 void AddAround(double value, std::vector<std::uint32_t>* out) {
   const float x = static_cast<float>(value);

@@ -268,7 +268,7 @@ HostWeights MakeWeights(WeightFormat f, WeightPacking packing, long n, long k, l
   }
   h.channel_scales.resize(h.sizes.channel_scales * batch);
   for (auto& s : h.channel_scales) {
-    s = sc == ScaleClass::kModerate ? 0.001f + static_cast<float>(rng() % 1000) / 997.0f : testing::BitsF32(static_cast<std::uint32_t>(rng()));
+    s = sc == ScaleClass::kModerate ? 0.001f + static_cast<float>(rng() % 1000) / 997.0f : testing::F32FromBits(static_cast<std::uint32_t>(rng()));
   }
   h.words.resize(h.sizes.words * batch);
   for (auto& x : h.words) x = static_cast<std::uint32_t>(rng());

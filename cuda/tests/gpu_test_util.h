@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lowbit/cuda/device.h"
+#include "lowbit/formats/fp32_bits.h"
 
 #define LOWBIT_REQUIRE_GPU()                                             \
   do {                                                                   \
@@ -87,16 +88,9 @@ void Download(std::vector<T>& h, const DeviceBuffer& d, std::size_t byte_offset 
             cudaSuccess);
 }
 
-inline std::uint32_t F32Bits(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float BitsF32(std::uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+// The model's FP32 bit views (formats/fp32_bits.h), for the tests here.
+using block::F32Bits;
+using block::F32FromBits;
 
 // FP32 inputs where conversions go wrong (docs/formats-reference.md §9 boundary vectors), then a
 // strided walk over all 2^32 patterns that hits every exponent and, through

@@ -32,7 +32,7 @@ namespace {
 using detail::IntPackedBytes;
 using detail::IntPacking;
 using detail::TensorCall;
-using testing::BitsF32;
+using testing::F32FromBits;
 using testing::DeviceVector;
 using testing::F32Bits;
 
@@ -52,7 +52,7 @@ std::vector<float> Generate(std::size_t rows, std::size_t cols, std::uint32_t se
         case 1: v = 0.0f; break;                                    // all-zero row
         case 2:  // two NaNs of other signs and payloads: the model's statistics keep the first
           if (c == cols / 2) v = std::numeric_limits<float>::quiet_NaN();
-          if (c == cols / 4 && cols / 4 != cols / 2) v = BitsF32(0xFFC00123u);
+          if (c == cols / 4 && cols / 4 != cols / 2) v = F32FromBits(0xFFC00123u);
           break;
         case 3: if (c == 1 % cols) v = -std::numeric_limits<float>::infinity(); break;
         case 4: v = std::fabs(v); break;                            // no negative value (GPTQ)
@@ -73,7 +73,7 @@ std::vector<std::uint16_t> ToBf16(std::vector<float>& x) {  // rounds x to BF16 
     std::uint16_t h = std::isnan(x[i]) ? static_cast<std::uint16_t>(F32Bits(x[i]) >> 16)
                                        : static_cast<std::uint16_t>(EncodeF32(kBf16, x[i]).code);
     b[i] = h;
-    x[i] = BitsF32(static_cast<std::uint32_t>(h) << 16);
+    x[i] = F32FromBits(static_cast<std::uint32_t>(h) << 16);
   }
   return b;
 }

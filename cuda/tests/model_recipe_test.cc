@@ -25,7 +25,7 @@
 namespace lowbit::cuda {
 namespace {
 
-using testing::BitsF32;
+using testing::F32FromBits;
 
 // Mode 0: plain values; 1: a few specials; 2: a third specials (several
 // NaNs per group); 3: signed zeros only.
@@ -38,14 +38,14 @@ std::vector<float> Input(std::size_t n, int mode, std::uint32_t seed) {
     float v = g(rng) * std::ldexp(1.0f, static_cast<int>(rng() % 24) - 12);
     if (rng() % 100 < special_percent) {
       switch (rng() % 10) {
-        case 0: v = BitsF32(0x7FC00000u | (rng() & 0x3FFFFFu)); break;  // quiet NaN, payload
-        case 1: v = BitsF32(0xFFC00000u | (rng() & 0x3FFFFFu)); break;  // negative quiet NaN
-        case 2: v = BitsF32(0x7F800001u | (rng() & 0x1FFFFFu)); break;  // signalling NaN
+        case 0: v = F32FromBits(0x7FC00000u | (rng() & 0x3FFFFFu)); break;  // quiet NaN, payload
+        case 1: v = F32FromBits(0xFFC00000u | (rng() & 0x3FFFFFu)); break;  // negative quiet NaN
+        case 2: v = F32FromBits(0x7F800001u | (rng() & 0x1FFFFFu)); break;  // signalling NaN
         case 3: v = 0.0f; break;
         case 4: v = -0.0f; break;
         case 5: v = INFINITY; break;
         case 6: v = -INFINITY; break;
-        case 7: v = BitsF32(rng() & 0x807FFFFFu); break;  // subnormal
+        case 7: v = F32FromBits(rng() & 0x807FFFFFu); break;  // subnormal
         case 8: v = 3e30f; break;
         default: v = -1e-30f; break;
       }

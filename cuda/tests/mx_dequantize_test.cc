@@ -27,7 +27,7 @@
 namespace lowbit::cuda {
 namespace {
 
-using testing::BitsF32;
+using testing::F32FromBits;
 using testing::DeviceVector;
 using testing::F32Bits;
 

@@ -46,7 +46,7 @@ TensorCall OneRow(const recipe::Recipe& r, const recipe::Layout& layout, std::si
   return t;
 }
 
-using testing::BitsF32;
+using testing::F32FromBits;
 using testing::DeviceVector;
 using testing::F32Bits;
 

@@ -29,6 +29,7 @@
 #include "lowbit/formats/matmul/weights.h"
 #include "lowbit/formats/tensor_core.h"
 #include "lowbit/reference/exact_value.h"
+#include "lowbit/formats/fp32_bits.h"
 #include "test_level.h"
 
 namespace lowbit {
@@ -162,11 +163,7 @@ struct Random {
   }
 };
 
-std::uint32_t F32Bits(float f) {
-  std::uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
+using block::F32Bits;
 
 struct Problem {
   Kind kind;
