@@ -64,7 +64,7 @@ TEST(CudaGemvRegister, EveryGemvKindHasACudaRowThroughRegisterCudaBackends) {
       }
     }
   }
-  EXPECT_EQ(want.size(), 8u * 2u * 3u);  // nvfp4, mxfp4, mxfp8, 4 GPTQ/AWQ kinds, e4m3-channel
+  EXPECT_EQ(want.size(), 8u * 2u * 3u);  // nvfp4, mxfp4, mxfp8_e4m3, 4 GPTQ/AWQ kinds, e4m3/row
   EXPECT_EQ(GemvRows("cuda"), want);
   // Each has the scalar row it is checked against.
   const std::set<RowKey> scalar = GemvRows("scalar");

@@ -82,10 +82,10 @@ TEST(TcGemvRegister, GemvRowsForEveryCodecAndOutputDeclareTheKernelsSchedule) {
       EXPECT_EQ(s.instruction, want.instruction);
     }
   }
-  EXPECT_EQ(names.size(), kTcRows) << "nvfp4, mxfp4, mxfp8-e4m3, e4m3-channel and four uint4 kinds, each to bf16, fp16 and fp32";
+  EXPECT_EQ(names.size(), kTcRows) << "nvfp4, mxfp4, mxfp8_e4m3, e4m3/row and four uint4 kinds, each to bf16, fp16 and fp32";
   const std::vector<const MatmulEntry*> rows = TcRows();
-  for (const char* weight : {"nvfp4", "mxfp4", "mxfp8-e4m3", "e4m3-channel", "uint4-gptq-fp16", "uint4-gptq-bf16",
-                             "uint4-awq-fp16", "uint4-awq-bf16"}) {
+  for (const char* weight : {"nvfp4", "mxfp4", "mxfp8_e4m3", "e4m3/row", "uint4/g128+gptq-fp16", "uint4/g128+gptq-bf16",
+                             "uint4/g128+awq-fp16", "uint4/g128+awq-bf16"}) {
     EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [&](const MatmulEntry* e) { return e->weight == weight; }), 3)
         << weight;
   }

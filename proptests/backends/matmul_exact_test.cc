@@ -5,6 +5,7 @@
 // 16, odd N, L > 1, NaN / Inf / zero blocks and extreme scales.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -104,10 +105,12 @@ TEST_P(MatmulExactVsRationals, AllZeroBlocksGivePositiveZero) {
   CheckAgainstRationals(p);
 }
 
+// The kind's canonical name as a gtest name: "uint4/g128+gptq-fp16" ->
+// "uint4_g128_gptq_fp16" (gtest takes letters, digits and '_').
 std::string KindName(const ::testing::TestParamInfo<registry::MatmulWeightKind>& info) {
   std::string name = info.param.name;
   for (char& c : name) {
-    if (c == '-') c = '_';
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
   return name;
 }

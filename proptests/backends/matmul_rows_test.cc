@@ -147,7 +147,7 @@ TEST(MatmulRows, HarnessCatchesAWritePastARow) {
 
 TEST(MatmulRows, HarnessReportsAKernelError) {
   const registry::Registry reg = ScalarRegistry();
-  MatmulEntry e = FaultyRow(reg, MatmulOperation::kGemv, "int4-g128", nullptr);
+  MatmulEntry e = FaultyRow(reg, MatmulOperation::kGemv, "int4/g128", nullptr);
   e.run = [](const registry::MatmulArgs&) { return registry::Status::Error("out of registers"); };
   const check::Row row = Check(reg, e);
   EXPECT_EQ(row.outcome(), check::Row::Outcome::kFailed);
@@ -160,14 +160,14 @@ TEST(MatmulRows, GemmRowsAreCheckedWithinTheirBound) {
   // The exact mode itself is within a zero-error bound... plus the output
   // rounding: the harness compares with the unrounded exact value, so the
   // bound must cover half an FP32 ulp of |y| <= sum |x||w| * |t|.
-  MatmulEntry exact = FaultyRow(reg, MatmulOperation::kGemm, "mxfp8-e4m3", nullptr);
+  MatmulEntry exact = FaultyRow(reg, MatmulOperation::kGemm, "mxfp8_e4m3", nullptr);
   exact.error_bound = [](const registry::MatmulArgs&, const registry::MatmulMagnitudes& m) {
     return std::ldexp(m.sum_abs_xw * m.abs_scale, -24) + std::ldexp(1.0, -149);
   };
   const check::Row pass = Check(reg, exact);
   EXPECT_EQ(pass.outcome(), check::Row::Outcome::kPassed) << pass.skipped;
   // A row 2^-10 relatively off fails that bound.
-  MatmulEntry off = FaultyRow(reg, MatmulOperation::kGemm, "mxfp8-e4m3", [](const registry::MatmulArgs& a) {
+  MatmulEntry off = FaultyRow(reg, MatmulOperation::kGemm, "mxfp8_e4m3", [](const registry::MatmulArgs& a) {
     float* y = static_cast<float*>(a.y.data);
     y[0] = y[0] * (1.0f + 1.0f / 1024) + 1.0f;
   });
@@ -177,7 +177,7 @@ TEST(MatmulRows, GemmRowsAreCheckedWithinTheirBound) {
   ASSERT_FALSE(fail.first_mismatches.empty());
   EXPECT_NE(fail.first_mismatches[0].note.find("> bound"), std::string::npos) << fail.first_mismatches[0].note;
   // No bound: skipped with the reason, never passed.
-  MatmulEntry unbounded = FaultyRow(reg, MatmulOperation::kGemm, "mxfp8-e4m3", nullptr);
+  MatmulEntry unbounded = FaultyRow(reg, MatmulOperation::kGemm, "mxfp8_e4m3", nullptr);
   const check::Row skipped = Check(reg, unbounded);
   EXPECT_EQ(skipped.outcome(), check::Row::Outcome::kSkipped);
   EXPECT_NE(skipped.skipped.find("error bound"), std::string::npos);
@@ -191,7 +191,7 @@ TEST(MatmulRows, GemmRowsAreCheckedWithinTheirBound) {
 // FP32 output: the largest finite value is 0x1.fffffep127 (~3.4e38).
 MatmulEntry GemmRowWithBound(const registry::Registry& reg, void (*fault)(const registry::MatmulArgs&),
                              double bound) {
-  MatmulEntry e = FaultyRow(reg, MatmulOperation::kGemm, "mxfp8-e4m3", fault);
+  MatmulEntry e = FaultyRow(reg, MatmulOperation::kGemm, "mxfp8_e4m3", fault);
   e.error_bound = [bound](const registry::MatmulArgs&, const registry::MatmulMagnitudes&) { return bound; };
   return e;
 }
@@ -249,12 +249,12 @@ TEST(MatmulRows, GemmInfinityPassesOnlyWhereTheBoundReachesPastTheLargestFinite)
 // is SKIPPED, never passed.
 TEST(MatmulRows, HarnessLeavesWhatARowRefusesToAnotherRow) {
   const registry::Registry reg = ScalarRegistry();
-  MatmulEntry all = FaultyRow(reg, MatmulOperation::kGemv, "mxfp8-e4m3", nullptr);
+  MatmulEntry all = FaultyRow(reg, MatmulOperation::kGemv, "mxfp8_e4m3", nullptr);
   const check::Row every = Check(reg, all);
   ASSERT_EQ(every.outcome(), check::Row::Outcome::kPassed) << every.skipped;
   // Refusing M = 3 leaves out the smoke shape M = 3 (its faulty output goes
   // unseen) and checks the others.
-  MatmulEntry some = FaultyRow(reg, MatmulOperation::kGemv, "mxfp8-e4m3", [](const registry::MatmulArgs& a) {
+  MatmulEntry some = FaultyRow(reg, MatmulOperation::kGemv, "mxfp8_e4m3", [](const registry::MatmulArgs& a) {
     if (a.m == 3) static_cast<std::uint32_t*>(a.y.data)[0] ^= 1u;
   });
   some.refuses = [](const registry::MatmulArgs& a) { return std::string(a.m == 3 ? "M = 3 is another row's" : ""); };
@@ -271,7 +271,7 @@ TEST(MatmulRows, HarnessLeavesWhatARowRefusesToAnotherRow) {
 
 TEST(MatmulRows, RunPlanListsMatmulRowsAndAnUnavailableOneIsSkipped) {
   registry::Registry reg = ScalarRegistry();
-  MatmulEntry e = FaultyRow(reg, MatmulOperation::kGemv, "uint4-awq-fp16", nullptr);
+  MatmulEntry e = FaultyRow(reg, MatmulOperation::kGemv, "uint4/g128+awq-fp16", nullptr);
   e.available = [] { return false; };
   reg.AddMatmul(e);
   check::Plan plan;
@@ -281,7 +281,7 @@ TEST(MatmulRows, RunPlanListsMatmulRowsAndAnUnavailableOneIsSkipped) {
   ASSERT_EQ(results.rows.size(), 1u);
   EXPECT_EQ(results.rows[0].kind, check::RowKind::kMatmul);
   EXPECT_EQ(results.rows[0].outcome(), check::Row::Outcome::kSkipped);
-  EXPECT_EQ(results.rows[0].format, "uint4-awq-fp16 bf16->fp32");
+  EXPECT_EQ(results.rows[0].format, "uint4/g128+awq-fp16 bf16->fp32");
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ TEST(MatmulWeights, LowbitQuantizedTensorsReadThroughTheView) {
 // GPTQ / AWQ: the view reads back the [K][N] codes and the zero points that
 // lowbit's packers (formats/block/packing.h) stored.
 TEST(MatmulWeights, GptqAndAwqWordsReadBackThePackedCodes) {
-  for (const char* kind_name : {"uint4-gptq-fp16", "uint4-awq-bf16"}) {
+  for (const char* kind_name : {"uint4/g128+gptq-fp16", "uint4/g128+awq-bf16"}) {
     const registry::MatmulWeightKind* kind = registry::FindMatmulWeightKind(kind_name);
     ASSERT_NE(kind, nullptr);
     Random r(3);
@@ -213,7 +213,7 @@ TEST(MatmulValidate, NamesEachProblem) {
 
 TEST(MatmulValidate, IntegerLayoutsNameTheirShapeRules) {
   Random r(5);
-  Problem p = RandomProblem(r, *registry::FindMatmulWeightKind("uint4-gptq-fp16"), 0.0, 1);
+  Problem p = RandomProblem(r, *registry::FindMatmulWeightKind("uint4/g128+gptq-fp16"), 0.0, 1);
   matmul::MatmulProblem v = p.View();
   v.w.k = 12;  // not a multiple of 8
   EXPECT_NE(ErrorOf(v).find("K = 12 is not a multiple of 8"), std::string::npos) << ErrorOf(v);

@@ -24,9 +24,12 @@ from ._quantize import QuantizedTensor
 class PackedWeight:
     """A packed weight W [batch, N, K] as the matmul rows take it.
 
-    kind: a matmul row's weight kind (a "weight" of lowbit.matmul_rows(), or
-    the kind's name in the recipe grammar: the C++ side names every kind,
-    formats/include/lowbit/formats/matmul/weight_kind.h kWeightKinds);
+    kind: the weight kind's name in the recipe grammar, as the rows name it
+    (a "weight" of lowbit.matmul_rows(): "nvfp4", "int4/g128",
+    "uint4/g128+gptq-fp16", ...), or an older name of it ("int4-g128",
+    "e4m3-channel", ...): the C++ side names every kind and alias once,
+    formats/include/lowbit/formats/matmul/weight_kind.h kWeightKinds and
+    kWeightKindAliases;
     geometry: "flat" (1-D blocks of the flattened [N, K], lowbit's MX / NVFP4
     default), "row-blocks" (ceil(K / block) per row) or "per-row"; block:
     elements per scale (the group for integers). codes, scales, zeros,

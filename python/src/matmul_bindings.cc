@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -94,11 +95,14 @@ void CheckItem(const char* what, std::size_t itemsize, std::size_t want) {
   }
 }
 
+// The kind a user's name means: a canonical name or an alias of it
+// (formats/matmul/weight_kind.h kWeightKindAliases); the error lists the
+// canonical names.
 const registry::MatmulWeightKind& KindOf(const std::string& weight) {
   const registry::MatmulWeightKind* kind = registry::FindMatmulWeightKind(weight);
   if (kind == nullptr) {
     std::string names;
-    for (const auto& kd : registry::kMatmulWeightKinds) names += std::string(names.empty() ? "" : ", ") + kd.name;
+    for (const matmul::WeightKind& k : matmul::kWeightKinds) names += std::string(names.empty() ? "" : ", ") + k.name;
     Fail("unknown weight kind '" + weight + "' (" + names + ")");
   }
   return *kind;
@@ -125,14 +129,6 @@ matmul::WeightView WeightsOf(const registry::MatmulWeightKind& kind, const std::
   w.zeros_count = zeros ? static_cast<std::int64_t>(zeros->size()) : 0;
   w.tensor_scale_count = tensor_scale ? static_cast<std::int64_t>(tensor_scale->size() / 2) : 0;
   return w;
-}
-
-// The matmul rows' name of a kind (registry kMatmulWeightKinds, what
-// matmul_rows() lists as "weight"): lowbit.PackedWeight.kind.
-std::string RowName(const matmul::WeightKind& kind) {
-  const registry::MatmulWeightKind* row = registry::FindMatmulWeightKind(kind.name);
-  if (row == nullptr) Fail(std::string("weight kind ") + kind.name + " has no matmul row");
-  return row->name;
 }
 
 // A lowbit.quantize result as a matmul weight: the row's weight kind, the
@@ -164,34 +160,39 @@ std::tuple<std::string, std::string, std::int64_t> MatmulWeightOfRecipe(const st
     Fail(message);
   }
   const bool per_row = t.layout.geometry == recipe::Geometry::kPerRow;
-  return {RowName(*kind), GeometryName(matmul::ScaleGeometryOf(t.layout)), per_row ? 0 : t.layout.size};
+  return {kind->name, GeometryName(matmul::ScaleGeometryOf(t.layout)), per_row ? 0 : t.layout.size};
 }
 
-// GPTQ / AWQ checkpoint tensors as a matmul weight: the row's weight kind
+// GPTQ / AWQ checkpoint tensors as a matmul weight: the weight kind
 // for the packing ("gptq", "awq") and the scales' storage ("fp16", "bf16").
 std::string MatmulWeightOfCheckpoint(const std::string& packing, const std::string& scale_storage) {
   for (const matmul::WeightKind& k : matmul::kWeightKinds) {
     if (k.packing != matmul::WeightPacking::kLowbit && packing == matmul::WeightPackingName(k.packing) &&
         scale_storage == matmul::ScaleTypeName(k.scale_storage)) {
-      return RowName(k);
+      return k.name;
     }
   }
   Fail("no checkpoint weight kind packs '" + packing + "' words with " + scale_storage + " scales");
 }
 
 // Every weight kind (formats/matmul/weight_kind.h kWeightKinds): its name in
-// the recipe grammar, the catalog format and layout it is a target of, its
-// packing and scale storage, and the matmul rows' name for it.
+// the recipe grammar (the matmul rows' weight), the older names that still
+// mean it (kWeightKindAliases), the catalog format and layout it is a target
+// of, its packing and scale storage.
 std::vector<nb::dict> MatmulWeightKinds() {
   std::vector<nb::dict> kinds;
   for (const matmul::WeightKind& k : matmul::kWeightKinds) {
     nb::dict d;
     d["name"] = k.name;
+    std::vector<std::string> aliases;
+    for (const matmul::WeightKindAlias& a : matmul::kWeightKindAliases) {
+      if (std::string_view(a.name) == k.name) aliases.push_back(a.alias);
+    }
+    d["aliases"] = aliases;
     d["format"] = k.format;
     d["layout"] = recipe::LayoutName(k.layout);
     d["packing"] = matmul::WeightPackingName(k.packing);
     d["scale_storage"] = matmul::ScaleTypeName(k.scale_storage);
-    d["row"] = RowName(k);
     kinds.push_back(std::move(d));
   }
   return kinds;
@@ -345,10 +346,10 @@ void RegisterMatmul(nb::module_& m) {
         "y = x * W^T through a matmul row (registry matmul_entry.h); returns the backend that ran.");
   m.def("matmul_rows", &MatmulRows, "Every matmul row of the registry.");
   m.def("matmul_weight_of_recipe", &MatmulWeightOfRecipe, "recipe"_a, "layout"_a,
-        "A lowbit.quantize result's matmul weight kind (the rows' name), scale geometry and block; "
+        "A lowbit.quantize result's matmul weight kind (its canonical name), scale geometry and block; "
         "ValueError with the reason when no matmul row reads it.");
   m.def("matmul_weight_of_checkpoint", &MatmulWeightOfCheckpoint, "packing"_a, "scale_storage"_a,
-        "The matmul weight kind (the rows' name) of GPTQ / AWQ words with FP16 / BF16 scales.");
+        "The matmul weight kind (its canonical name) of GPTQ / AWQ words with FP16 / BF16 scales.");
   m.def("matmul_weight_kinds", &MatmulWeightKinds, "Every matmul weight kind (formats/matmul/weight_kind.h).");
 }
 

@@ -169,10 +169,22 @@ def test_gptq_and_awq_tensors(layout, scale_dtype):
 
 def test_rows_are_listed():
     rows = lowbit.matmul_rows()
-    kinds = {r["weight"] for r in rows if r["backend"] == "scalar"}
-    assert {"nvfp4", "mxfp4", "mxfp8-e4m3", "int4-g128", "uint4-g128", "uint4-gptq-fp16", "uint4-awq-bf16",
-            "e4m3-channel"} <= kinds
+    names = {k["name"] for k in lowbit._lowbit.matmul_weight_kinds()}
+    # The rows name their weights by the kinds' canonical names
+    # (formats/matmul/weight_kind.h kWeightKinds), never an older alias.
+    assert {r["weight"] for r in rows if r["backend"] == "scalar"} == names
+    assert {r["weight"] for r in rows} <= names
+    assert {"nvfp4", "mxfp4", "mxfp8_e4m3", "int4/g128", "uint4/g128", "uint4/g128+gptq-fp16",
+            "uint4/g128+awq-bf16", "e4m3/row"} <= names
     assert {r["operation"] for r in rows} == {"gemv", "gemm"}
+
+
+def test_an_unknown_weight_kind_lists_the_canonical_names():
+    q = lowbit.quantize(np.ones((4, 64), np.float32), "nvfp4:te")
+    pw = dataclasses.replace(lowbit._matmul._packed_from_quantized(q), kind="int4-g64")
+    with pytest.raises(ValueError, match=r"^unknown weight kind 'int4-g64' \(nvfp4, mxfp4, mxfp8_e4m3, int4/g128, "
+                                         r"uint4/g128, uint4/g128\+gptq-fp16, .*, e4m3/row\)$"):
+        lowbit.gemv(pw, np.zeros((1, 64), ml_dtypes.bfloat16))
 
 
 def test_bad_arguments_name_the_problem():
@@ -221,8 +233,9 @@ def test_a_recipe_without_a_matmul_kind_is_refused_with_the_reason():
 def test_every_weight_kind_round_trips():
     """Each kind of formats/matmul/weight_kind.h kWeightKinds: a lowbit.quantize
     result of every recipe of its format in its layout (or GPTQ / AWQ tensors
-    with its scale type) is that kind, under the rows' name; the kind's own
-    name reaches the same row, with the same bits."""
+    with its scale type) is that kind, under its canonical name, the rows'
+    weight; each older name of it (kWeightKindAliases) reaches the same row,
+    with the same bits."""
     rng = np.random.default_rng(11)
     n, k = 16, 256
     w = rng.standard_normal((n, k)).astype(np.float32)
@@ -230,8 +243,12 @@ def test_every_weight_kind_round_trips():
     rows = {r["weight"] for r in lowbit.matmul_rows()}
     kinds = lowbit._lowbit.matmul_weight_kinds()
     assert len(kinds) == 10
+    # The names the rows had before the weights took the recipe grammar keep
+    # working (users' scripts pass them as PackedWeight.kind).
+    assert {"mxfp8-e4m3", "int4-g128", "uint4-g128", "uint4-gptq-fp16", "uint4-gptq-bf16", "uint4-awq-fp16",
+            "uint4-awq-bf16", "e4m3-channel"} <= {a for kind in kinds for a in kind["aliases"]}
     for kind in kinds:
-        assert kind["row"] in rows, kind
+        assert kind["name"] in rows, kind
         if kind["packing"] == "lowbit":
             recipes = [r for r in lowbit.recipes.values() if r.format == kind["format"]]
             assert recipes, kind
@@ -241,15 +258,17 @@ def test_every_weight_kind_round_trips():
                 pw = lowbit._matmul._packed_from_quantized(q)
                 block = 0 if kind["layout"] == "row" else int(kind["layout"][1:])
                 geometry = {"b": "flat", "g": "row-blocks", "r": "per-row"}[kind["layout"][0]]
-                assert (pw.kind, pw.geometry, pw.block) == (kind["row"], geometry, block), (kind, r.name)
+                assert (pw.kind, pw.geometry, pw.block) == (kind["name"], geometry, block), (kind, r.name)
                 y = lowbit.gemv(q, x, out_dtype="float32")
-                y_named = lowbit.gemv(dataclasses.replace(pw, kind=kind["name"]), x, out_dtype="float32")
-                assert y.tobytes() == y_named.tobytes(), (kind, r.name)
+                for alias in kind["aliases"]:
+                    y_alias = lowbit.gemv(dataclasses.replace(pw, kind=alias), x, out_dtype="float32")
+                    assert y.tobytes() == y_alias.tobytes(), (kind, alias, r.name)
         else:
             scales = np.full((k // 128, n), 0.5, np.float16 if kind["scale_storage"] == "fp16" else ml_dtypes.bfloat16)
             make = lowbit.gptq_weight if kind["packing"] == "gptq" else lowbit.awq_weight
             words = np.zeros((k // 8, n) if kind["packing"] == "gptq" else (k, n // 8), np.int32)
             pw = make(words, scales)
-            assert pw.kind == kind["row"], kind
-            assert lowbit.gemv(pw, x).tobytes() == \
-                lowbit.gemv(dataclasses.replace(pw, kind=kind["name"]), x).tobytes()
+            assert pw.kind == kind["name"], kind
+            assert kind["aliases"], kind  # the GPTQ / AWQ kinds' older names
+            for alias in kind["aliases"]:
+                assert lowbit.gemv(pw, x).tobytes() == lowbit.gemv(dataclasses.replace(pw, kind=alias), x).tobytes()

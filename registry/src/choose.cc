@@ -56,6 +56,7 @@ const RecipeEntry* ChooseRecipeRow(const Registry& registry, const RecipeArgs& a
 
 const MatmulEntry* ChooseMatmulRow(const Registry& registry, MatmulOperation operation, std::string_view weight,
                                    matmul::ActivationType activation, matmul::OutputType output, Memory memory) {
+  weight = CanonicalMatmulWeightName(weight);  // an older name finds its rows
   for (const MatmulEntry& e : registry.MatmulEntries()) {
     if (e.operation != operation || e.weight != weight || e.activation != activation || e.output != output) continue;
     if (static_cast<bool>(e.run_on_device) != (memory == Memory::kDevice)) continue;

@@ -1,5 +1,6 @@
 // The matmul rows' names, weight kinds and the argument check every matmul
 // backend runs first (matmul_entry.h).
+#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -21,20 +22,16 @@ bool ParseMatmulOperation(std::string_view name, MatmulOperation* out) {
 }
 
 const MatmulWeightKind* FindMatmulWeightKind(std::string_view name) {
-  for (const MatmulWeightKind& kind : kMatmulWeightKinds) {
-    if (name == kind.name) return &kind;
-  }
-  // The model's names in the recipe grammar and their one alias table
-  // (formats/matmul/weight_kind.h): the row of the same format, packing and
-  // scale storage.
-  if (const matmul::WeightKind* k = matmul::FindWeightKind(name)) {
-    for (const MatmulWeightKind& kind : kMatmulWeightKinds) {
-      if (kind.format == matmul::FormatOf(*k) && kind.packing == k->packing && kind.scale_type == k->scale_storage) {
-        return &kind;
-      }
-    }
-  }
-  return nullptr;
+  // The one table of names and aliases (formats/matmul/weight_kind.h); the
+  // views are in its order.
+  const matmul::WeightKind* k = matmul::FindWeightKind(name);
+  if (k == nullptr) return nullptr;
+  return &kMatmulWeightKinds[static_cast<std::size_t>(k - matmul::kWeightKinds)];
+}
+
+std::string_view CanonicalMatmulWeightName(std::string_view name) {
+  const matmul::WeightKind* k = matmul::FindWeightKind(name);
+  return k != nullptr ? std::string_view(k->name) : name;
 }
 
 const MatmulWeightKind* MatmulWeightKindOf(const matmul::WeightView& w) {
@@ -73,7 +70,7 @@ Status ValidateMatmulArgs(const MatmulEntry& entry, const MatmulArgs& args) {
   const matmul::ValidationResult v = matmul::Validate(args);
   if (!v.ok) return Status::Error(prefix + v.error);
   const MatmulWeightKind* kind = MatmulWeightKindOf(args.w);
-  if (kind == nullptr || entry.weight != kind->name) {
+  if (kind == nullptr || FindMatmulWeightKind(entry.weight) != kind) {
     return Status::Error(prefix + "the weights are " + matmul::WeightFormatName(args.w.format) + " in the " +
                          matmul::WeightPackingName(args.w.packing) + " packing with " +
                          matmul::ScaleTypeName(args.w.scale_type) + " scales (" +

@@ -145,6 +145,9 @@ bool SameMatmulRow(const MatmulEntry& a, MatmulOperation operation, std::string_
 }  // namespace
 
 void Registry::AddMatmul(MatmulEntry entry) {
+  // Rows speak the weight kinds' canonical names (matmul_entry.h): a row
+  // registered under an older name is stored under the name it means.
+  entry.weight = std::string(CanonicalMatmulWeightName(entry.weight));
   std::lock_guard<std::mutex> lock(tables_->mutex);
   tables_->matmuls.Put(std::move(entry), [](const MatmulEntry& a, const MatmulEntry& b) {
     return SameMatmulRow(a, b.operation, b.weight, b.activation, b.output, b.backend);
@@ -159,6 +162,7 @@ const std::vector<MatmulEntry>& Registry::MatmulEntries() const {
 const MatmulEntry* Registry::FindMatmul(MatmulOperation operation, std::string_view weight,
                                         matmul::ActivationType activation, matmul::OutputType output,
                                         std::string_view backend) const {
+  weight = CanonicalMatmulWeightName(weight);  // an older name finds its row
   std::lock_guard<std::mutex> lock(tables_->mutex);
   for (const MatmulEntry& entry : tables_->matmuls.Read()) {
     if (SameMatmulRow(entry, operation, weight, activation, output, backend)) return &entry;

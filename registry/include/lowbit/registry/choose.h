@@ -33,7 +33,7 @@ const RecipeEntry* ChooseRecipeRow(const Registry& registry, const RecipeArgs& a
 // with run_on_device (matmul_entry.h), for host memory a row without one (a
 // device row's `run` copies host buffers, for the harness). The first
 // registered wins; an unavailable row is never chosen. nullptr when none runs
-// here.
+// here. `weight` is a kind's canonical name or an alias of it.
 const MatmulEntry* ChooseMatmulRow(const Registry& registry, MatmulOperation operation, std::string_view weight,
                                    matmul::ActivationType activation, matmul::OutputType output, Memory memory);
 

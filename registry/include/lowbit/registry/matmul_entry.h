@@ -20,14 +20,18 @@
 // the Python entry points on torch CUDA tensors.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lowbit/formats/matmul/accumulation_schedule.h"
+#include "lowbit/formats/matmul/weight_kind.h"
 #include "lowbit/formats/matmul/weights.h"
 
 namespace lowbit::registry {
@@ -51,43 +55,59 @@ bool ParseMatmulOperation(std::string_view name, MatmulOperation* out);
 // rows take any M >= 1 (the harness tries M >= 128 and small M).
 inline constexpr std::int64_t kGemvMaxM = 16;
 
-// One kind of packed weight a row takes: format, packing and scale type
-// (the per-call geometry and group size are in the WeightView). The name
-// is the row's weight column in `lowbit verify` and Python.
+// One kind of packed weight a row takes: a kind of the model's one table,
+// formats/matmul/weight_kind.h kWeightKinds (docs/matmul.md "Weight kinds: a
+// recipe target plus a packing"), with the weight format and block its recipe
+// target gives worked out at compile time, so that the per-call argument
+// check (ValidateMatmulArgs) compares enums instead of reading the catalog.
+// The name is the row's weight column in `lowbit verify` and Python: the
+// kind's canonical name.
 struct MatmulWeightKind {
-  const char* name;  // "nvfp4", "uint4-gptq-fp16"
-  matmul::WeightFormat format;
-  matmul::WeightPacking packing;
-  matmul::ScaleType scale_type;
-  int block;           // the block or group the harness uses (0: per row)
-  const char* source;  // what produces these buffers
+  const matmul::WeightKind* kind;  // its row of matmul::kWeightKinds
+  const char* name;                // kind->name: "nvfp4", "uint4/g128+gptq-fp16"
+  matmul::WeightFormat format;     // matmul::FormatOf(*kind)
+  matmul::WeightPacking packing;   // kind->packing
+  matmul::ScaleType scale_type;    // kind->scale_storage
+  int block;                       // matmul::BlockOf(*kind): the block or group the harness uses (0: per row)
+  const char* source;              // kind->source: what produces these buffers
 };
 
-inline constexpr MatmulWeightKind kMatmulWeightKinds[] = {
-    {"nvfp4", matmul::WeightFormat::kNvfp4, matmul::WeightPacking::kLowbit, matmul::ScaleType::kUe4m3,
-     matmul::kNvfp4Block, "lowbit.quantize(W, 'nvfp4:*'): E2M1 nibbles low first, UE4M3 per 16, FP32 tensor scale"},
-    {"mxfp4", matmul::WeightFormat::kMxfp4, matmul::WeightPacking::kLowbit, matmul::ScaleType::kE8m0,
-     matmul::kMxBlock, "lowbit.quantize(W, 'mxfp4:*'): E2M1 nibbles low first, E8M0 per 32"},
-    {"mxfp8-e4m3", matmul::WeightFormat::kMxfp8E4m3, matmul::WeightPacking::kLowbit, matmul::ScaleType::kE8m0,
-     matmul::kMxBlock, "lowbit.quantize(W, 'mxfp8_e4m3:*'): E4M3 bytes, E8M0 per 32"},
-    {"int4-g128", matmul::WeightFormat::kInt4, matmul::WeightPacking::kLowbit, matmul::ScaleType::kFp32,
-     matmul::kDefaultIntGroup, "lowbit.quantize(W, 'int4:*/g128'): nibbles low first, FP32 scales, no zero points"},
-    {"uint4-g128", matmul::WeightFormat::kUint4, matmul::WeightPacking::kLowbit, matmul::ScaleType::kFp32,
-     matmul::kDefaultIntGroup, "lowbit.quantize(W, 'uint4:*/g128'): nibbles low first, FP32 scales, int32 zero points"},
-    {"uint4-gptq-fp16", matmul::WeightFormat::kUint4, matmul::WeightPacking::kGptq, matmul::ScaleType::kFp16,
-     matmul::kDefaultIntGroup, "GPTQ qweight / qzeros (lowbit pack gptq-qweight, gptq-qzeros), FP16 scales [K/g][N]"},
-    {"uint4-gptq-bf16", matmul::WeightFormat::kUint4, matmul::WeightPacking::kGptq, matmul::ScaleType::kBf16,
-     matmul::kDefaultIntGroup, "GPTQ qweight / qzeros, BF16 scales [K/g][N]"},
-    {"uint4-awq-fp16", matmul::WeightFormat::kUint4, matmul::WeightPacking::kAwq, matmul::ScaleType::kFp16,
-     matmul::kDefaultIntGroup, "AWQ qweight / qzeros (lowbit pack awq), FP16 scales [K/g][N]"},
-    {"uint4-awq-bf16", matmul::WeightFormat::kUint4, matmul::WeightPacking::kAwq, matmul::ScaleType::kBf16,
-     matmul::kDefaultIntGroup, "AWQ qweight / qzeros, BF16 scales [K/g][N]"},
-    {"e4m3-channel", matmul::WeightFormat::kFp8E4m3PerChannel, matmul::WeightPacking::kLowbit,
-     matmul::ScaleType::kFp32, 0, "lowbit.quantize(W, 'e4m3:*/row'): E4M3 bytes, FP32 scale per output channel"},
-};
+namespace matmul_entry_detail {
+constexpr MatmulWeightKind ViewOf(const matmul::WeightKind& k) {
+  return {&k, k.name, matmul::FormatOf(k), k.packing, k.scale_storage, matmul::BlockOf(k), k.source};
+}
+template <std::size_t... I>
+constexpr std::array<MatmulWeightKind, sizeof...(I)> ViewsOf(std::index_sequence<I...>) {
+  return {ViewOf(matmul::kWeightKinds[I])...};
+}
+// FormatOf falls back to NVFP4 when a kind's recipe target is no weight
+// format; every kind must have one.
+constexpr bool EveryKindHasAWeightFormat() {
+  for (const matmul::WeightKind& k : matmul::kWeightKinds) {
+    const recipe::Recipe* r = matmul::FirstRecipeOfFormat(k.format);
+    matmul::WeightFormat unused = matmul::WeightFormat::kNvfp4;
+    if (r == nullptr || !matmul::WeightFormatOfRecipe(*r, k.layout, &unused)) return false;
+  }
+  return true;
+}
+}  // namespace matmul_entry_detail
 
-// The kind named `name`, or nullptr.
+static_assert(matmul_entry_detail::EveryKindHasAWeightFormat(),
+              "a matmul::kWeightKinds kind names no catalog recipe format that gives a weight format");
+
+// Every kind, in kWeightKinds's order (kMatmulWeightKinds[i].kind ==
+// &matmul::kWeightKinds[i]): derived, never typed a second time.
+inline constexpr auto kMatmulWeightKinds =
+    matmul_entry_detail::ViewsOf(std::make_index_sequence<std::size(matmul::kWeightKinds)>());
+
+// The kind `name` means — a canonical name or one of the model's older
+// names (matmul::FindWeightKind through kWeightKindAliases) — or nullptr.
 const MatmulWeightKind* FindMatmulWeightKind(std::string_view name);
+// The canonical name of the kind `name` means, or `name` itself when it
+// means none (a row of a test's own weight name). Registry::AddMatmul,
+// FindMatmul and ChooseMatmulRow compare weights through it, so the older
+// names keep finding the rows.
+std::string_view CanonicalMatmulWeightName(std::string_view name);
 // The kind of a view (format, packing, scale type), or nullptr when no row
 // kind has that combination.
 const MatmulWeightKind* MatmulWeightKindOf(const matmul::WeightView& w);
@@ -108,7 +128,7 @@ struct MatmulMagnitudes {
 
 struct MatmulEntry {
   MatmulOperation operation = MatmulOperation::kGemv;
-  std::string weight;  // a kMatmulWeightKinds name
+  std::string weight;  // a kind's canonical name (matmul::kWeightKinds)
   matmul::ActivationType activation = matmul::ActivationType::kBf16;
   matmul::OutputType output = matmul::OutputType::kFp32;
   std::string backend;  // "scalar", "cuda", ...

@@ -277,7 +277,9 @@ class Registry {
   const PackingEntry* FindPacking(PackingLayout layout, PackDirection direction,
                                   std::string_view backend) const;
   // Matrix-product rows (matmul_entry.h), replaced on the same
-  // (operation, weight, activation, output, backend) like Add.
+  // (operation, weight, activation, output, backend) like Add. The weight is
+  // stored and found by its canonical name (CanonicalMatmulWeightName): an
+  // older name of a kind (matmul::kWeightKindAliases) is the same row.
   void AddMatmul(MatmulEntry entry);
   const std::vector<MatmulEntry>& MatmulEntries() const;
   const MatmulEntry* FindMatmul(MatmulOperation operation, std::string_view weight,
