@@ -42,6 +42,8 @@ namespace tcg = lowbit::cuda::tc_gemm;
     }                                                                         \
   } while (0)
 
+// The weight kinds timed; `name` is the kind's canonical name, as the matmul
+// rows name it (formats/matmul/weight_kind.h kWeightKinds).
 struct Kind {
   const char* name;
   WeightFormat format;
@@ -53,10 +55,10 @@ struct Kind {
 const Kind kKinds[] = {
     {"nvfp4", WeightFormat::kNvfp4, WeightPacking::kLowbit, ScaleType::kUe4m3, 16, false},
     {"mxfp4", WeightFormat::kMxfp4, WeightPacking::kLowbit, ScaleType::kE8m0, 32, false},
-    {"uint4-gptq-fp16-g128", WeightFormat::kUint4, WeightPacking::kGptq, ScaleType::kFp16, 128, true},
-    {"int4-g128 (fp32 scales)", WeightFormat::kInt4, WeightPacking::kLowbit, ScaleType::kFp32, 128, false},
-    {"mxfp8-e4m3", WeightFormat::kMxfp8E4m3, WeightPacking::kLowbit, ScaleType::kE8m0, 32, false},
-    {"e4m3-channel", WeightFormat::kFp8E4m3PerChannel, WeightPacking::kLowbit, ScaleType::kFp32, 128, false},
+    {"uint4/g128+gptq-fp16", WeightFormat::kUint4, WeightPacking::kGptq, ScaleType::kFp16, 128, true},
+    {"int4/g128", WeightFormat::kInt4, WeightPacking::kLowbit, ScaleType::kFp32, 128, false},
+    {"mxfp8_e4m3", WeightFormat::kMxfp8E4m3, WeightPacking::kLowbit, ScaleType::kE8m0, 32, false},
+    {"e4m3/row", WeightFormat::kFp8E4m3PerChannel, WeightPacking::kLowbit, ScaleType::kFp32, 128, false},
 };
 
 std::uint16_t Bf16Near1(std::mt19937_64& rng) {

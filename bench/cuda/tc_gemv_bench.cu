@@ -218,14 +218,16 @@ Result Bench(tc::TileCodec codec, long n, long k, long batch, long m, std::mt199
   return {ms * 1e3, overlapped_ms * 1e3, copy_us, bytes / 1e6, schedule.split_k, floor_us};
 }
 
+// The weight kind's canonical name, as the matmul rows name it
+// (formats/matmul/weight_kind.h kWeightKinds).
 const char* CodecName(tc::TileCodec c) {
   switch (c) {
     case tc::TileCodec::kNvfp4: return "nvfp4";
     case tc::TileCodec::kMxfp4: return "mxfp4";
-    case tc::TileCodec::kUint4Fp16: return "uint4-gptq-fp16";
-    case tc::TileCodec::kUint4Bf16: return "uint4-gptq-bf16";
-    case tc::TileCodec::kMxfp8: return "mxfp8-e4m3";
-    case tc::TileCodec::kFp8Channel: return "e4m3-channel";
+    case tc::TileCodec::kUint4Fp16: return "uint4/g128+gptq-fp16";
+    case tc::TileCodec::kUint4Bf16: return "uint4/g128+gptq-bf16";
+    case tc::TileCodec::kMxfp8: return "mxfp8_e4m3";
+    case tc::TileCodec::kFp8Channel: return "e4m3/row";
   }
   return "?";
 }
