@@ -326,7 +326,7 @@ TEST(TcGemvPackDevice, RefusesWhatTheHostRefusesWithTheSameLine) {
   }
   EXPECT_EQ(bad.size(), 10u);
   // ValidateWeights' lines and PackProblem's both among them.
-  EXPECT_EQ(lines.count("the tensor-core GEMV takes nvfp4, mxfp4, mxfp8-e4m3, e4m3-channel or uint4 weights"), 1u);
+  EXPECT_EQ(lines.count("the tensor-core GEMV takes nvfp4, mxfp4, mxfp8_e4m3, e4m3/row or uint4 weights"), 1u);
   EXPECT_EQ(lines.count("the tensor-core GEMV takes uint4 weights in the gptq or awq packing"), 1u);
   EXPECT_EQ(lines.count("flat blocks that run across rows (K not a multiple of the block) are not supported by the "
                         "tensor-core GEMV: quantize per row (/g layout)"),

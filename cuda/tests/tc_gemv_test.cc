@@ -463,7 +463,7 @@ TEST(TcGemvGpu, RefusesBadInputWithOneLine) {
   DeviceWeights e8m0 = w;
   e8m0.scale_type = matmul::ScaleType::kE8m0;
   EXPECT_STREQ(RunTcGemv(e8m0, fake_x, 1, s, fake_y, nullptr, 0, nullptr),
-               "the tensor-core GEMV takes nvfp4 (ue4m3 scales), mxfp4 or mxfp8-e4m3 (e8m0), e4m3-channel (fp32) or "
+               "the tensor-core GEMV takes nvfp4 (ue4m3 scales), mxfp4 or mxfp8_e4m3 (e8m0), e4m3/row (fp32) or "
                "uint4 (fp16 or bf16 scales) weights");
   DeviceWeights uint4_block = w;  // UINT4 weights packed with a block that is not the codec's
   uint4_block.format = WeightFormat::kUint4;

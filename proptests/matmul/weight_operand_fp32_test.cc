@@ -114,7 +114,7 @@ TEST(WeightOperandFp32, Fp8PerChannelEveryElement) {
     w.scale = block::F32Bits(channel);
     for (int c = 0; c < 256; ++c) {
       w.code = static_cast<std::uint8_t>(c);
-      Compare(w, DecodeToF32(kE4m3, static_cast<std::uint32_t>(c)), 1.0f, &t, "e4m3-channel");
+      Compare(w, DecodeToF32(kE4m3, static_cast<std::uint32_t>(c)), 1.0f, &t, "e4m3/row");
     }
   }
   EXPECT_EQ(t.checked, 2 * 3 * 256);

@@ -549,7 +549,7 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
                       cudaStream_t stream, const LaunchOptions& options) {
   TileCodec codec = TileCodec::kNvfp4;
   if (!CodecOf(w.format, w.scale_type, &codec)) {
-    return "the tensor-core GEMV takes nvfp4 (ue4m3 scales), mxfp4 or mxfp8-e4m3 (e8m0), e4m3-channel (fp32) or uint4 "
+    return "the tensor-core GEMV takes nvfp4 (ue4m3 scales), mxfp4 or mxfp8_e4m3 (e8m0), e4m3/row (fp32) or uint4 "
            "(fp16 or bf16 scales) weights";
   }
   if (w.block != RecordBlockOf(codec)) return "the packed block is not the codec's (pack with PackForTcGemv)";

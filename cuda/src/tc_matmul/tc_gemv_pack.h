@@ -114,12 +114,12 @@ inline const char* PackProblem(const matmul::WeightView& w) {
   if (w.format == WeightFormat::kFp8E4m3PerChannel) {
     if (!CodecTakesPacking(TileCodec::kFp8Channel, w.packing)) return "the tensor-core GEMV takes the lowbit packing";
     if (w.scale_type != ScaleType::kFp32 || w.geometry != matmul::ScaleGeometry::kPerRow) {
-      return "the tensor-core GEMV takes e4m3-channel weights with one fp32 scale per row";
+      return "the tensor-core GEMV takes e4m3/row weights with one fp32 scale per row";
     }
     return nullptr;
   }
   if (w.format != WeightFormat::kNvfp4 && w.format != WeightFormat::kMxfp4 && w.format != WeightFormat::kMxfp8E4m3) {
-    return "the tensor-core GEMV takes nvfp4, mxfp4, mxfp8-e4m3, e4m3-channel or uint4 weights";
+    return "the tensor-core GEMV takes nvfp4, mxfp4, mxfp8_e4m3, e4m3/row or uint4 weights";
   }
   if (!CodecTakesPacking(TileCodec::kNvfp4, w.packing)) return "the tensor-core GEMV takes the lowbit packing";
   if (w.block != (w.format == WeightFormat::kNvfp4 ? matmul::kNvfp4Block : matmul::kMxBlock)) {

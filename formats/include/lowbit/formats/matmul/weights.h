@@ -100,10 +100,10 @@ LOWBIT_HD_CONSTEXPR const char* WeightFormatName(WeightFormat f) {
   switch (f) {
     case WeightFormat::kNvfp4: return "nvfp4";
     case WeightFormat::kMxfp4: return "mxfp4";
-    case WeightFormat::kMxfp8E4m3: return "mxfp8-e4m3";
+    case WeightFormat::kMxfp8E4m3: return "mxfp8_e4m3";
     case WeightFormat::kInt4: return "int4";
     case WeightFormat::kUint4: return "uint4";
-    case WeightFormat::kFp8E4m3PerChannel: return "e4m3-channel";
+    case WeightFormat::kFp8E4m3PerChannel: return "e4m3/row";
   }
   return "unknown-weight-format";
 }
