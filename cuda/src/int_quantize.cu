@@ -41,7 +41,6 @@
 
 #include "checks.h"
 #include "fast_divide.h"
-#include "lowbit/formats/alternatives/x86_multiply.h"
 #include "lowbit/formats/block/int_quant_layout.h"
 #include "launch.cuh"
 #include "lowbit/formats/block/packing.h"
@@ -469,7 +468,7 @@ __global__ void __launch_bounds__(256)
     for (int i = 0; i < per; ++i) {
       std::int32_t v = static_cast<std::int32_t>(q[i] & mask);
       if (half != 0 && v >= half) v -= 2 * half;  // IntegerOfCode
-      const float value = alternatives::F32MulAsX86(static_cast<float>(v - zp), scale);
+      const float value = block::F32MulAsX86(static_cast<float>(v - zp), scale);
       if constexpr (sizeof(Out) == 4) out[e0 + i] = value;
       else out[e0 + i] = static_cast<std::uint16_t>(ptx::CvtRnBf16x2F32(value, 0.0f));
     }
@@ -538,7 +537,7 @@ __global__ void __launch_bounds__(kDequantUnitThreads)
     for (int i = 0; i < 8; ++i) {
       std::int32_t c = static_cast<std::int32_t>(q[i] & mask);
       if (half != 0 && c >= half) c -= 2 * half;  // IntegerOfCode
-      v[i] = alternatives::F32MulAsX86(static_cast<float>(c - zp[k]), scale[k]);
+      v[i] = block::F32MulAsX86(static_cast<float>(c - zp[k]), scale[k]);
     }
     detail::StoreUnit8(out + static_cast<std::size_t>(u) * 8, v);
   }
@@ -603,7 +602,7 @@ __global__ void __launch_bounds__(kDequantQuadThreads)
     for (int i = 0; i < 4; ++i) {
       std::int32_t x = static_cast<std::int32_t>(c[i] & mask);
       if (half != 0 && x >= half) x -= 2 * half;  // IntegerOfCode
-      v[i] = alternatives::F32MulAsX86(static_cast<float>(x - zp[k]), scale[k]);
+      v[i] = block::F32MulAsX86(static_cast<float>(x - zp[k]), scale[k]);
     }
     reinterpret_cast<float4*>(out)[q] = make_float4(v[0], v[1], v[2], v[3]);
   }

@@ -44,7 +44,6 @@
 #include "lowbit/formats/alternatives/mx_block.h"
 #include "lowbit/formats/alternatives/mxint8.h"
 #include "lowbit/formats/alternatives/nvfp4_te_scale.h"
-#include "lowbit/formats/alternatives/x86_multiply.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
 #include "lowbit/formats/fp32_bits.h"
@@ -904,7 +903,7 @@ TEST(AlternativeX86Multiply, EqualsThisHostsMultiplyWithAtMostOneNan) {
       if (block::F32IsNan(a) && block::F32IsNan(b)) continue;  // which NaN is the compiler's operand order
       volatile float va = F32FromBits(a), vb = F32FromBits(b);
       const std::uint32_t host = F32Bits(va * vb);
-      const std::uint32_t got = F32Bits(alternatives::F32MulAsX86(F32FromBits(a), F32FromBits(b)));
+      const std::uint32_t got = F32Bits(block::F32MulAsX86(F32FromBits(a), F32FromBits(b)));
       EXPECT_EQ(got, host) << Hex(a) << " * " << Hex(b);
       ++compared;
     }

@@ -212,7 +212,7 @@ TEST(Nvfp4TensorTest, WholeTensorWithAShortLastBlock) {
 // Dequantizing a NaN block scale (UE4M3 0x7F decodes to 0x7FF00000: the
 // payload 111 widened, quiet) against a NaN tensor scale 0x7FC00001: the first
 // NaN operand wins, so the block scale's NaN comes out in every recipe's
-// operation order (F32MulFirstNanWins), not whichever the compiler commutes.
+// operation order (F32MulAsX86), not whichever the compiler commutes.
 TEST(Nvfp4DequantizeNanTest, BlockScaleNanWinsOverTensorScaleNan) {
   TensorScale t;
   t.decode = F32FromBits(0x7FC00001u);

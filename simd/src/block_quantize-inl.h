@@ -651,7 +651,7 @@ inline void DequantizeMx(const MxDequantizeJob& job) {
 // others' q * (s * S), in those FP32 orders. E2M1 codes are never NaN, so a
 // product meets two NaNs only in s * S and in TE's second multiply (a NaN
 // scale byte and a NaN tensor scale): the first operand wins, quieted, as
-// the model pins it (block::F32MulFirstNanWins); it is named here so that
+// the model pins it (block::F32MulAsX86); it is named here so that
 // the compiler commuting a multiply cannot change bits.
 inline void DequantizeNvfp4(const Nvfp4DequantizeJob& job) {
   const D32 d;
@@ -676,7 +676,7 @@ inline void DequantizeNvfp4(const Nvfp4DequantizeJob& job) {
       out = out_buffer;
     }
     const float s = job.scale_table[job.scales[b]];
-    const auto first = hn::Set(df, scale_then_tensor ? s : block::F32MulFirstNanWins(s, tensor));
+    const auto first = hn::Set(df, scale_then_tensor ? s : block::F32MulAsX86(s, tensor));
     const auto second = hn::Set(df, tensor);
     for (std::size_t i = 0; i < kBlock; i += lanes) {
       const V index = hn::And(hn::PromoteTo(d, hn::LoadU(d8, codes + i)), hn::Set(d, 0xFu));

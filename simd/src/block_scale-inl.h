@@ -157,7 +157,7 @@ inline void MxScaleCodesArray(const recipe::Recipe& r, const std::uint32_t* amax
 // model (a division cannot be commuted). A product can be commuted by the
 // compiler, so the two where both operands can be NaN are pinned to the
 // first operand as the model writes it (steps.h uses
-// block::F32MulFirstNanWins there); TE's factor and rule value pass through
+// block::F32MulAsX86 there); TE's factor and rule value pass through
 // fminf, which turns every NaN into FLT_MAX. fminf and the clamps compare
 // with ordered predicates (false for a NaN lane on every target, unlike
 // Highway 1.0.3 AVX3's Ne, docs/design.md "Known traps (measured)").
@@ -199,7 +199,7 @@ HWY_INLINE hn::Vec<DF32> FminfFltMaxVector(DF32 df, hn::Vec<DF32> x) {
 }
 
 // A NaN lane's bits with the quiet bit set, other lanes `otherwise`
-// (block::F32MulFirstNanWins's NaN branch).
+// (block::F32MulAsX86's NaN branch).
 HWY_INLINE hn::Vec<DF32> QuietIfNan(D32 d, hn::Vec<DF32> first, hn::Vec<DF32> otherwise) {
   const DF32 df;
   const V bits = hn::BitCast(d, first);

@@ -48,17 +48,6 @@ LOWBIT_HD_CONSTEXPR float F32Pow2(int e) {
   return F32FromBits(std::uint32_t{1} << (e + 149));
 }
 
-// a * b with the NaN result pinned: the first NaN operand, quieted. IEEE 754
-// §6.2 lets either NaN operand through and compilers may commute a multiply,
-// so a recipe product of two NaNs (a NaN scale byte times a NaN tensor scale)
-// would otherwise depend on code generation. First-operand-wins is what x86
-// SSE/AVX mulss/mulps return, so the SIMD kernels get it for free.
-LOWBIT_HD_CONSTEXPR float F32MulFirstNanWins(float a, float b) {
-  if (F32IsNan(F32Bits(a))) return F32FromBits(F32Bits(a) | kF32QuietBit);
-  if (F32IsNan(F32Bits(b))) return F32FromBits(F32Bits(b) | kF32QuietBit);
-  return a * b;
-}
-
 // a / b and a - b with the NaN result pinned to what x86 SSE/AVX divss /
 // subss return (Intel SDM Vol. 1 §4.8.3.5 Table 4-7: the first source operand
 // if it is a NaN, else the second, quieted; an invalid operation, 0/0, Inf/Inf
@@ -77,8 +66,15 @@ LOWBIT_HD_CONSTEXPR float F32WithX86Nan(float a, float b, float result) {
 }
 LOWBIT_HD_CONSTEXPR float F32DivAsX86(float a, float b) { return F32WithX86Nan(a, b, a / b); }
 LOWBIT_HD_CONSTEXPR float F32SubAsX86(float a, float b) { return F32WithX86Nan(a, b, a - b); }
-// a * b likewise (mulss): a dequantized element's NaN bits are the host's on
-// the device too (recipe/steps.h DecodeElement).
+// a * b likewise (mulss): a NaN operand comes back quieted, the first if
+// both are (IEEE 754 §6.2 lets either through and a compiler may commute a
+// multiply, so the recipes' products of two NaNs, a NaN scale byte times a
+// NaN tensor scale, are pinned to the operand written first), and an invalid
+// product (0 x Inf, as a zero element times an infinite NVFP4 tensor scale)
+// is 0xFFC00000. So a dequantized element, a block scale's factor and every
+// other product of the model has the host's bits on the device too;
+// proptests/backends/alternatives_test.cc compares it with the host's own
+// multiply for every pair of a boundary set.
 LOWBIT_HD_CONSTEXPR float F32MulAsX86(float a, float b) { return F32WithX86Nan(a, b, a * b); }
 
 // IEEE 754-2008 maxNum on magnitudes: a NaN operand is ignored. This is what

@@ -42,12 +42,12 @@ LOWBIT_HD_CONSTEXPR float DecodeElementWith(const Recipe& r, const BlockScale& s
       return block::F32MulAsX86(v, s.decode);
     }
     case Family::kNvfp4: {
-      // Two NaN operands: the first wins, quieted (block::F32MulFirstNanWins).
+      // Two NaN operands: the first wins, quieted (block::F32MulAsX86).
       const float q = element_value(code);
       if (r.dequantize_order == DequantizeOrder::kElementTimesScaleThenTensor) {
-        return block::F32MulFirstNanWins(block::F32MulFirstNanWins(q, s.decode), t.decode);
+        return block::F32MulAsX86(block::F32MulAsX86(q, s.decode), t.decode);
       }
-      return block::F32MulFirstNanWins(q, block::F32MulFirstNanWins(s.decode, t.decode));
+      return block::F32MulAsX86(q, block::F32MulAsX86(s.decode, t.decode));
     }
     case Family::kScaled:
       if (r.element.IsFloat()) {
