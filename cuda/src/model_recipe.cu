@@ -30,9 +30,19 @@
 // DecodeToF32 for all 256 code bytes, filled per block; quantize, for a
 // catalog recipe with E4M3 / E5M2 elements under cvt.rn.satfinite's options,
 // converts the scaled value with that instruction (proven on every input by
-// `lowbit verify`'s cuda-hw sweeps), and for one whose element options the
-// threshold tables are proven for (threshold_map.cuh), looks its code up in
-// the model's threshold table.
+// `lowbit verify`'s cuda-hw sweeps), also where only the NaN rule differs
+// (the model's NaN code by a select), for E2M1 and FP6 elements under the
+// options they are proven for takes the one-addition encoders
+// (alternatives/e2m1.h, fp6.h), and for one whose
+// element options the threshold tables are proven for (threshold_map.cuh),
+// looks its code up in the model's threshold table. Scaled recipes with
+// integer elements take the integer step with the rounding their clamp
+// bounds allow (element_arithmetic.cuh ClampedElementArithmetic), and GPTQ /
+// AWQ with FP16 scales the packer's code from a table of the group's 16
+// codes (RepackTableElements). The scale step takes torchao's eager RCEIL
+// exponent from the bits (alternatives/rceil_eager.h) and NVFP4's UE4M3
+// conversions from the hardware (HardwareNvfp4ScaleCodec), through
+// recipe::ChooseScaleWith.
 #include "model_recipe.h"
 
 #include <cuda_runtime.h>
@@ -46,11 +56,17 @@
 #include "element_arithmetic.cuh"
 #include "element_ops.cuh"
 #include "fast_divide.h"
+#include "hardware_rule.h"
+#include "options_match.h"
+#include "ptx.cuh"
 #include "launch.cuh"
 #include "recipes.cuh"
 #include "spec_value.h"
 #include "stream_scratch.h"
 #include "threshold_map.cuh"
+#include "lowbit/formats/alternatives/e2m1.h"
+#include "lowbit/formats/alternatives/fp6.h"
+#include "lowbit/formats/alternatives/rceil_eager.h"
 #include "lowbit/formats/profiles/format_match.h"
 #include "lowbit/formats/recipe/catalog.h"
 #include "lowbit/formats/recipe/same_semantics.h"
@@ -161,6 +177,74 @@ struct HardwareElementCodes {
   }
 };
 
+// The hardware's cvt.rn.satfinite as HardwareElementCodes for every value
+// but NaN, and the model's code of a NaN (EncodeF32 under the recipe's
+// element options, which reads only the NaN's sign there:
+// HardwareCodesButNanApply) for a NaN, by a select. On non-NaN inputs the
+// options are the instruction's (the same `lowbit verify` sweeps); the
+// model recipe tests feed NaNs of both signs and many payloads.
+template <FormatId kElement>
+struct HardwareElementCodesModelNan {
+  static constexpr int kTableEntries = 1;
+  std::uint8_t positive_nan;  // EncodeF32(element, +NaN, options).code
+  std::uint8_t negative_nan;
+  __device__ void Stage(uint2*) const {}
+  __device__ auto Encoder(const recipe::Recipe&, const uint2*) const {
+    return [p = positive_nan, n = negative_nan](float y) -> std::uint64_t {
+      const std::uint32_t bits = block::F32Bits(y);
+      const std::uint64_t hardware = HwEncodeF32Fp8<kElement>{}.One(bits, 0);
+      const std::uint64_t nan = (bits & block::kF32SignMask) != 0 ? n : p;
+      return block::F32IsNan(bits) ? nan : hardware;
+    };
+  }
+};
+
+// E2M1 through alternatives/e2m1.h EncodeE2m1OneAddition (one FP32
+// addition where the threshold table took a bucket computation, a shared
+// load and a test for non-finite values), for a compiled recipe whose E2M1
+// options are the ones it equals the model under (E2m1CodesApply; as
+// block_common.cuh E2m1AlternativeApplies for the tuned kernels). Proven on
+// every FP32 input by cuda/tests/fast_e2m1_test.cu (device) and
+// proptests/backends/alternatives_test.cc (host).
+struct E2m1ElementCodes {
+  static constexpr int kTableEntries = 1;
+  __device__ void Stage(uint2*) const {}
+  __device__ auto Encoder(const recipe::Recipe&, const uint2*) const {
+    return [](float y) -> std::uint64_t { return alternatives::EncodeE2m1OneAddition(y); };
+  }
+};
+
+// FP6 (E2M3, E3M2) through alternatives/fp6.h EncodeE2m3 / EncodeE3m2 (one
+// FP32 addition for ties to even), for a compiled recipe they are proven
+// for (alternatives::Fp6AlternativeApplies, as mx.cu takes them): every
+// FP32 input by proptests/backends/alternatives_test.cc (host) and
+// cuda/tests/fast_mx_elements_test.cu (device).
+template <FormatId kElement, RoundingMode kRounding>
+struct Fp6ElementCodes {
+  static constexpr int kTableEntries = 1;
+  __device__ void Stage(uint2*) const {}
+  __device__ auto Encoder(const recipe::Recipe&, const uint2*) const {
+    return [](float y) -> std::uint64_t {
+      if constexpr (kElement == FormatId::kE2m3) return alternatives::EncodeE2m3<kRounding>(y);
+      else return alternatives::EncodeE3m2<kRounding>(y);
+    };
+  }
+};
+
+template <int kIndex>
+constexpr bool Fp6CodesApply() {
+  constexpr recipe::Recipe r = CatalogRecipe<kIndex>::Get();
+  return alternatives::Fp6AlternativeApplies(r);
+}
+
+template <int kIndex>
+constexpr bool E2m1CodesApply() {
+  constexpr recipe::Recipe r = CatalogRecipe<kIndex>::Get();
+  constexpr FormatSpec kE2m1Spec = SpecValue<FormatId::kE2m1>();
+  return IsFormat<FormatId::kE2m1>(r.element) &&
+         SameEncodeSemantics(kE2m1Spec, r.element_encode, recipe::SatfiniteElements());
+}
+
 // Whether catalog recipe kIndex takes the hardware conversion: an E4M3 or
 // E5M2 element under the options of cvt.rn.satfinite.
 template <int kIndex>
@@ -170,6 +254,29 @@ constexpr bool HardwareCodesApply() {
   if constexpr (id == FormatId::kE4m3 || id == FormatId::kE5m2) {
     return SameEncodeSemantics(r.element, r.element_encode,
                                HardwareEncodeRule(id, RoundingMode::kNearestEven, true).options);
+  }
+  return false;
+}
+
+// Whether catalog recipe kIndex takes the hardware conversion for every
+// value but NaN (HardwareElementCodesModelNan): an E4M3 or E5M2 element
+// whose options are cvt.rn.satfinite's once the NaN fields are the
+// hardware's (torchao's MX profiles: a NaN keeps its sign, where the
+// instruction gives +NaN), and whose NaN code does not depend on the
+// payload (one NaN per sign, or NanPayload::kAllOnes).
+template <int kIndex>
+constexpr bool HardwareCodesButNanApply() {
+  constexpr recipe::Recipe r = CatalogRecipe<kIndex>::Get();
+  constexpr FormatId id = FormatIdOf(r.element);
+  if constexpr ((id == FormatId::kE4m3 || id == FormatId::kE5m2) && !HardwareCodesApply<kIndex>()) {
+    constexpr EncodeOptions hardware = HardwareEncodeRule(id, RoundingMode::kNearestEven, true).options;
+    EncodeOptions options = r.element_encode;
+    options.nan_sign = hardware.nan_sign;
+    options.nan_payload = hardware.nan_payload;
+    options.nan_into_no_nan = hardware.nan_into_no_nan;
+    return SameEncodeSemantics(r.element, options, hardware) &&
+           (r.element.specials == SpecialCodes::kAllOnesIsNan ||
+            r.element_encode.nan_payload == NanPayload::kAllOnes);
   }
   return false;
 }
@@ -186,6 +293,130 @@ constexpr bool ThresholdCodesApply() {
   }
   return false;
 }
+
+// ---- the scale step's alternatives -------------------------------------------
+
+// E4M3 code -> FP32 through cvt.rn.f16x2.e4m3x2 and cvt.f32.f16 (exact for
+// every finite code), the cuda-hw decode swept against the model.
+__device__ __forceinline__ float HardwareE4m3ToF32(std::uint32_t code) {
+  return ptx::CvtF32F16(static_cast<std::uint16_t>(ptx::CvtF16x2E4m3x2(static_cast<std::uint16_t>(code))));
+}
+
+// The model's conversions kept out of line for the values the hardware's do
+// not cover (never reached by the catalog rules; a call, not inline code in
+// every copy). The recipe is the catalog's constant, never a reference: a
+// recipe whose address reached a call would be kept in memory, and every
+// step reading it would lose its constants.
+template <int kIndex>
+__device__ __noinline__ std::uint8_t ModelNvfp4ScaleEncodeOutOfLine(float v) {
+  constexpr recipe::Recipe kRecipe = CatalogRecipe<kIndex>::Get();
+  return recipe::detail::Nvfp4ScaleCodecOfModel{}.Encode(kRecipe, v);
+}
+template <int kIndex>
+__device__ __noinline__ float ModelNvfp4ScaleDecodeOutOfLine(std::uint8_t code) {
+  constexpr recipe::Recipe kRecipe = CatalogRecipe<kIndex>::Get();
+  return recipe::detail::Nvfp4ScaleCodecOfModel{}.Decode(kRecipe, code);
+}
+
+// NVFP4's UE4M3 block-scale conversion and decode (recipe::ChooseScaleWith's
+// nvfp4_scale) through the hardware, for a compiled NVFP4 recipe: UE4M3 is
+// E4M3 without the sign bit (static_assert below, as nvfp4.cu's HwUe4m3Codec
+// for TE), so the E4M3 code of a value from +0 to 448 is its UE4M3 code.
+// cvt.rn.satfinite.e4m3x2.f32 rounds as the recipe's UE4M3 options but for
+// overflow (the torchao and ModelOpt rules do not saturate), which no value
+// up to 448, the largest finite, reaches; a NaN gives 0x7F under both. So
+// +0 .. 448 and NaN (every block scale value of torchao 0.18's and ModelOpt
+// 0.47's rules, whose clamps end at 448) take the instruction and any other
+// value the model, out of line. Decode: every finite code through the
+// instructions; the NaN code 0x7F the model's NaN. Proofs: the static_asserts
+// below and the cuda-hw rows of E4M3 that `lowbit verify` sweeps;
+// proptests/backends/nvfp4_scale_codec_test.cc checks that the model's UE4M3
+// and E4M3 conversions agree on that domain.
+template <int kIndex>
+struct HardwareNvfp4ScaleCodec {
+  static constexpr recipe::Recipe kRecipe = CatalogRecipe<kIndex>::Get();
+  static constexpr FormatSpec kScale = kRecipe.scale_format;
+  static constexpr FormatSpec kE4m3Spec = SpecValue<FormatId::kE4m3>();
+  static_assert(!kScale.has_sign && kScale.exponent_bits == kE4m3Spec.exponent_bits &&
+                    kScale.mantissa_bits == kE4m3Spec.mantissa_bits && kScale.bias == kE4m3Spec.bias &&
+                    kScale.specials == kE4m3Spec.specials && kScale.total_bits + 1 == kE4m3Spec.total_bits,
+                "the NVFP4 scale format is E4M3 without the sign");
+  static constexpr EncodeOptions kHardware =
+      HardwareEncodeRule(FormatId::kE4m3, RoundingMode::kNearestEven, true).options;
+  static constexpr EncodeOptions ButForOverflow() {
+    EncodeOptions o = recipe::detail::Nvfp4ScaleOptions(kRecipe);
+    o.overflow = kHardware.overflow;
+    o.inf_input = kHardware.inf_input;
+    return o;
+  }
+  static_assert(SameEncodeSemantics(kE4m3Spec, ButForOverflow(), kHardware),
+                "the recipe's UE4M3 rule differs from cvt.rn.satfinite's in more than overflow");
+  static constexpr std::uint32_t kMaxBits = block::F32Bits(recipe::MaxFiniteF32(kScale));  // 448
+  static constexpr std::uint8_t kNanCode = static_cast<std::uint8_t>(kScale.CodeMask());       // 0x7F
+  static_assert(block::F32IsNan(block::F32Bits(DecodeToF32(kScale, kNanCode))) &&
+                kScale.MaxFiniteCode() + 1 == kNanCode);
+  __device__ __forceinline__ std::uint8_t Encode(const recipe::Recipe&, float v) const {
+    const std::uint32_t bits = block::F32Bits(v);
+    if (bits > kMaxBits && !block::F32IsNan(bits)) return ModelNvfp4ScaleEncodeOutOfLine<kIndex>(v);
+    return static_cast<std::uint8_t>(ptx::CvtE4m3x2F32(v, 0.0f) & 0xFFu);
+  }
+  __device__ __forceinline__ float Decode(const recipe::Recipe&, std::uint8_t code) const {
+    if (code >= kNanCode) return ModelNvfp4ScaleDecodeOutOfLine<kIndex>(code);
+    return HardwareE4m3ToF32(code);
+  }
+};
+
+// The scale steps the kernels pass to recipe::ChooseScaleWith: torchao's
+// eager RCEIL exponent from the bits (alternatives/rceil_eager.h), the
+// scaled rules' roundings through HardwareF16Arithmetic (element_arithmetic
+// .cuh: AutoAWQ's scale rounds to FP16 six times a group, GPTQ's once), and
+// for a compiled NVFP4 recipe the hardware's UE4M3 conversions above.
+template <class Src>
+struct KernelScaleSteps {
+  alternatives::RceilEagerExponentAlternative eager_exponent;
+  recipe::detail::Nvfp4ScaleCodecOfModel nvfp4_scale;
+  HardwareF16Arithmetic arithmetic;
+};
+template <int kIndex>
+  requires(CatalogRecipe<kIndex>::Get().family() == recipe::Family::kNvfp4)
+struct KernelScaleSteps<CatalogRecipe<kIndex>> {
+  alternatives::RceilEagerExponentAlternative eager_exponent;
+  HardwareNvfp4ScaleCodec<kIndex> nvfp4_scale;
+  HardwareF16Arithmetic arithmetic;
+};
+
+// Whether recipe source Src's elements take ClampedElementArithmetic
+// (element_arithmetic.cuh) in groups where ClampedIntegerApplies: a
+// compiled scaled recipe with integer elements rounded to nearest even
+// (INT8 amax-clamp, GPTQ and AWQ with FP16 scales).
+template <class Src>
+constexpr bool ClampedIntegerElements() {
+  if constexpr (Src::kFolded) {
+    constexpr recipe::Recipe r = Src::Get();
+    static_assert(r.element.IsFloat() || r.element.total_bits <= 8,
+                  "ClampedElementArithmetic rounds values clamped to within 255 of 0");
+    return r.family() == recipe::Family::kScaled && !r.element.IsFloat() &&
+           r.element_encode.rounding == RoundingMode::kNearestEven;
+  }
+  return false;
+}
+
+// Whether Src's codes come from a table of the group's codes by the
+// quantizer's integer (recipe::RepackedCodeWith of q0 = qmin .. qmax, the
+// model's, for GPTQ and AWQ with FP16 scales): the packer's integer reads
+// nothing of x but q0, so each group's 16 codes are computed once, spread
+// over the group's threads, in place of its FP16 repack per element (3.5
+// warp instructions an element for GPTQ, most of AWQ's 11.3, on the H200:
+// bench/RESULTS.md "GPU roofline").
+template <class Src>
+constexpr bool RepackTableElements() {
+  if constexpr (ClampedIntegerElements<Src>()) {
+    constexpr recipe::Recipe r = Src::Get();
+    return r.element_quirk == recipe::ElementQuirk::kRepackWithFp16Scale;
+  }
+  return false;
+}
+inline constexpr int kRepackCodes = 16;  // qmax - qmin + 1 of a 4-bit element
 
 __host__ __device__ bool Aligned(const void* p, std::uintptr_t bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
@@ -241,6 +472,16 @@ struct KeptStats {
     }
     right.amax = __shfl_down_sync(kFullWarp, s.amax, o);
     return right;
+  }
+  // Lane (this lane ^ o)'s statistics, the kept fields only.
+  __device__ __forceinline__ static recipe::GroupStats ShuffleXor(const recipe::GroupStats& s, int o) {
+    recipe::GroupStats other = recipe::EmptyStats();
+    if constexpr (!kAmaxOnly) {
+      other.min = __shfl_xor_sync(kFullWarp, s.min, o);
+      other.max = __shfl_xor_sync(kFullWarp, s.max, o);
+    }
+    other.amax = __shfl_xor_sync(kFullWarp, s.amax, o);
+    return other;
   }
   // Shared memory between warps: the kept fields only.
   __device__ __forceinline__ static void Store(recipe::GroupStats* to, const recipe::GroupStats& s) {
@@ -310,6 +551,22 @@ __device__ recipe::GroupStats AccumulateRun(const recipe::Recipe& r, const float
 template <class Stats>
 __device__ recipe::GroupStats CombineAcrossLanes(const recipe::Recipe& r, recipe::GroupStats s, int lanes) {
   for (int o = 1; o < lanes; o *= 2) s = Stats::Combine(r, s, Stats::ShuffleDown(s, o));
+  return s;
+}
+
+// The in-order Combine of each aligned set of `lanes` consecutive lanes'
+// statistics (lanes a power of two <= 32), left in every lane of the set:
+// at offset o, a lane holding the o lanes of its aligned half combines them
+// with its partner's (lane ^ o), the lower half on the left. The same tree
+// as CombineAcrossLanes, so the same bits (Combine is associative). Every
+// lane of the warp calls it (full-warp shuffles).
+template <class Stats>
+__device__ recipe::GroupStats CombineAcrossLanesToAll(const recipe::Recipe& r, recipe::GroupStats s, int lanes) {
+  const int lane = threadIdx.x % kWarpSize;
+  for (int o = 1; o < lanes; o *= 2) {
+    const recipe::GroupStats other = Stats::ShuffleXor(s, o);
+    s = (lane & o) == 0 ? Stats::Combine(r, s, other) : Stats::Combine(r, other, s);
+  }
   return s;
 }
 
@@ -443,7 +700,7 @@ __global__ __launch_bounds__(kModelThreads) void ModelScalesKernel(Src src, reci
       }
     }
     if (valid && part == 0) {
-      const recipe::BlockScale s = recipe::ChooseScale(r, stats, t);
+      const recipe::BlockScale s = recipe::ChooseScaleWith(r, stats, t, KernelScaleSteps<Src>{});
       recipe::StoreScale(r, q, group, s);
       scales[group] = s;
     }
@@ -451,6 +708,25 @@ __global__ __launch_bounds__(kModelThreads) void ModelScalesKernel(Src src, reci
 }
 
 // ---- elements -----------------------------------------------------------------
+
+// One element's code under its group's scale: recipe::EncodeElementWith
+// with AlternativeElementArithmetic, or (kClamped, for a group where
+// ClampedIntegerApplies) the same steps with ClampedElementArithmetic, and
+// for a repacked recipe (kTable) the group's code at the quantizer's
+// integer, which lies in [qmin, qmax] there (RepackTableElements).
+template <bool kClamped, bool kTable, class Encode>
+__device__ __forceinline__ std::uint8_t GroupElementCode(const recipe::Recipe& r, const recipe::BlockScale& s, float x,
+                                                         const Encode& encode_element,
+                                                         const std::uint8_t* group_codes) {
+  if constexpr (kClamped && kTable) {
+    return group_codes[recipe::QuantizerIntegerWith(r, s, x, ClampedElementArithmetic{}) - r.qmin];
+  } else if constexpr (kClamped) {
+    return recipe::EncodeElementWith(r, s, x, encode_element, ClampedElementArithmetic{});
+  } else {
+    return recipe::EncodeElementWith(r, s, x, encode_element, AlternativeElementArithmetic{});
+  }
+}
+
 
 // The end of the stretch [k, end) of elements that share element k's group
 // (k = i * cols + j in group `group`, recipe::GroupOf): a flat block ends at
@@ -543,6 +819,29 @@ __device__ __forceinline__ int StagedSlot(int lane, int p) { return lane * 4 + (
 
 __host__ __device__ long ElementRuns(long n) { return n / kElementRun + (n % kElementRun != 0 ? 1 : 0); }
 
+// A run of kElementRun elements of one group encoded into lo / hi, in
+// element order (GroupElementCode for each).
+template <bool kClamped, bool kTable, class Encode>
+__device__ __forceinline__ void EncodeElementRun(const recipe::Recipe& r, const recipe::BlockScale& s,
+                                                 const float (&v)[kElementRun], const Encode& encode_element,
+                                                 const std::uint8_t* group_codes, std::uint64_t& lo,
+                                                 std::uint64_t& hi) {
+  const bool packed = r.packing != recipe::Packing::kOnePerByte;
+#pragma unroll
+  for (int e = 0; e < kElementRun; e += 2) {
+    std::uint8_t pair[2] = {0, 0};
+    recipe::StoreCode(r.packing, pair, 0, GroupElementCode<kClamped, kTable>(r, s, v[e], encode_element, group_codes));
+    recipe::StoreCode(r.packing, pair, 1,
+                      GroupElementCode<kClamped, kTable>(r, s, v[e + 1], encode_element, group_codes));
+    if (packed) {
+      PutByte(lo, hi, e / 2, pair[0]);
+    } else {
+      PutByte(lo, hi, e, pair[0]);
+      PutByte(lo, hi, e + 1, pair[1]);
+    }
+  }
+}
+
 // One thread per run of kElementRun consecutive elements: the model's
 // element step under each element's group scale (looked up once per
 // stretch of one group), stored as the model stores it: recipe::StoreCode
@@ -560,6 +859,10 @@ __global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelEleme
   element_codes.Stage(table);
   if (ElementCodes::kTableEntries > 1) __syncthreads();
   const auto encode_element = element_codes.Encoder(r, table);
+  constexpr bool kTable = RepackTableElements<Src>();
+  __shared__ std::uint8_t repack_codes[kTable ? kModelThreads * kRepackCodes : 1];
+  std::uint8_t* const thread_codes = kTable ? repack_codes + threadIdx.x * kRepackCodes : nullptr;
+  long table_group = -1;
   const long n = g.rows * g.cols;
   const bool packed = r.packing != recipe::Packing::kOnePerByte;
   const long run_bytes = packed ? kElementRun / 2 : kElementRun;
@@ -583,18 +886,21 @@ __global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelEleme
       const recipe::BlockScale s0 = scales[group0];
       const float v[kElementRun] = {in0.x, in0.y, in0.z, in0.w, in1.x, in1.y, in1.z, in1.w,
                                     in2.x, in2.y, in2.z, in2.w, in3.x, in3.y, in3.z, in3.w};
-#pragma unroll
-      for (int e = 0; e < kElementRun; e += 2) {
-        std::uint8_t pair[2] = {0, 0};
-        const AlternativeElementArithmetic arithmetic;
-        recipe::StoreCode(r.packing, pair, 0, recipe::EncodeElementWith(r, s0, v[e], encode_element, arithmetic));
-        recipe::StoreCode(r.packing, pair, 1, recipe::EncodeElementWith(r, s0, v[e + 1], encode_element, arithmetic));
-        if (packed) {
-          PutByte(lo, hi, e / 2, pair[0]);
-        } else {
-          PutByte(lo, hi, e, pair[0]);
-          PutByte(lo, hi, e + 1, pair[1]);
+      if (ClampedIntegerElements<Src>() && ClampedIntegerApplies(r, s0.zero_point)) {
+        if constexpr (kTable) {
+          // This thread's table of the group's codes (RepackTableElements),
+          // built again only when the group changes (a per-tensor group:
+          // once a thread).
+          if (group0 != table_group) {
+            for (int c = 0; c < kRepackCodes; ++c) {
+              thread_codes[c] = recipe::RepackedCodeWith(r, s0, r.qmin + c, HardwareF16Arithmetic{});
+            }
+            table_group = group0;
+          }
         }
+        EncodeElementRun<ClampedIntegerElements<Src>(), kTable>(r, s0, v, encode_element, thread_codes, lo, hi);
+      } else {
+        EncodeElementRun<false, false>(r, s0, v, encode_element, thread_codes, lo, hi);
       }
     } else {
       long i = DivideNonNegative(k0, g.cols);
@@ -822,6 +1128,35 @@ int GroupRegisterThreads(const recipe::Recipe& r, const recipe::GroupGrid& g, co
   return 0;
 }
 
+// A thread's kGroupRegisterRun elements (quads) encoded into `words`, in
+// element order, one byte or nibble each as recipe::StoreCode places it.
+template <bool kClamped, bool kTable, class Encode>
+__device__ __forceinline__ void EncodeGroupRun(const recipe::Recipe& r, const recipe::BlockScale& scale,
+                                               const float4 (&quads)[kGroupRegisterRun / 4],
+                                               const Encode& encode_element, const std::uint8_t* group_codes,
+                                               std::uint64_t (&words)[kGroupRegisterRun / 8]) {
+  const bool packed = r.packing != recipe::Packing::kOnePerByte;
+#pragma unroll
+  for (int p = 0; p < kGroupRegisterRun / 4; ++p) {
+    const float v[4] = {quads[p].x, quads[p].y, quads[p].z, quads[p].w};
+#pragma unroll
+    for (int e = 0; e < 4; e += 2) {
+      std::uint8_t pair[2] = {0, 0};
+      recipe::StoreCode(r.packing, pair, 0,
+                        GroupElementCode<kClamped, kTable>(r, scale, v[e], encode_element, group_codes));
+      recipe::StoreCode(r.packing, pair, 1,
+                        GroupElementCode<kClamped, kTable>(r, scale, v[e + 1], encode_element, group_codes));
+      const int element = 4 * p + e;  // even: the pair's first element in the run
+      if (packed) {
+        words[element / 16] |= static_cast<std::uint64_t>(pair[0]) << (8 * ((element / 2) % 8));
+      } else {
+        words[element / 8] |= static_cast<std::uint64_t>(pair[0]) << (8 * (element % 8));
+        words[element / 8] |= static_cast<std::uint64_t>(pair[1]) << (8 * (element % 8 + 1));
+      }
+    }
+  }
+}
+
 template <class Src, class ElementCodes>
 __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsInRegistersKernel(
     Src src, ElementCodes element_codes, recipe::GroupGrid g, int threads_per_group, const float* __restrict__ x,
@@ -834,6 +1169,8 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
   __shared__ uint2 table[ElementCodes::kTableEntries];
   __shared__ recipe::GroupStats warp_stats[kWarpsPerBlock];
   __shared__ recipe::BlockScale group_scales[kModelThreads];
+  constexpr bool kTable = RepackTableElements<Src>();
+  __shared__ std::uint8_t repack_codes[kTable ? kModelThreads * kRepackCodes : 1];
   element_codes.Stage(table);
   if (ElementCodes::kTableEntries > 1) __syncthreads();
   const auto encode_element = element_codes.Encoder(r, table);
@@ -856,40 +1193,54 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
       LoadQuads(x, k0, quads);
       s = AccumulateQuads<Stats>(r, s, quads);
     }
-    s = CombineAcrossLanes<Stats>(r, s, threads_per_group < kWarpSize ? threads_per_group : kWarpSize);
-    if (warps_per_group > 1) {
+    // A group within a warp (threads_per_group <= 32): every lane of the
+    // group ends with the group's statistics and chooses its scale itself,
+    // in parallel (where one lane did while the others waited), with no
+    // block barrier, and a field of the scale the elements do not read (an
+    // MX block's decoded scale) is never computed. A group over several
+    // warps: the first thread combines the warps' statistics and chooses the
+    // scale, and the block's threads read it from shared memory.
+    const bool in_warp = warps_per_group <= 1;
+    if (in_warp) {
+      s = CombineAcrossLanesToAll<Stats>(r, s, threads_per_group);
+    } else {
+      s = CombineAcrossLanes<Stats>(r, s, kWarpSize);
       if (threadIdx.x % kWarpSize == 0) Stats::Store(&warp_stats[warp], s);
       __syncthreads();
       if (part == 0) {
         for (int w = 1; w < warps_per_group; ++w) s = Stats::Combine(r, s, Stats::Load(&warp_stats[warp + w]));
       }
     }
-    if (valid && part == 0) {
-      const recipe::BlockScale scale = recipe::ChooseScale(r, s, t);
-      recipe::StoreScale(r, q, group, scale);
-      group_scales[local_group] = scale;
+    recipe::BlockScale scale;
+    if (in_warp || part == 0) scale = recipe::ChooseScaleWith(r, s, t, KernelScaleSteps<Src>{});
+    if (valid && part == 0) recipe::StoreScale(r, q, group, scale);
+    if (!in_warp) {
+      if (valid && part == 0) group_scales[local_group] = scale;
+      __syncthreads();
+      scale = group_scales[local_group];
     }
-    __syncthreads();
-    if (valid) {
-      const recipe::BlockScale scale = group_scales[local_group];
-      std::uint64_t words[kGroupRegisterRun / 8] = {};
-#pragma unroll
-      for (int p = 0; p < kGroupRegisterRun / 4; ++p) {
-        const float v[4] = {quads[p].x, quads[p].y, quads[p].z, quads[p].w};
-#pragma unroll
-        for (int e = 0; e < 4; e += 2) {
-          std::uint8_t pair[2] = {0, 0};
-          const AlternativeElementArithmetic arithmetic;
-          recipe::StoreCode(r.packing, pair, 0, recipe::EncodeElementWith(r, scale, v[e], encode_element, arithmetic));
-          recipe::StoreCode(r.packing, pair, 1, recipe::EncodeElementWith(r, scale, v[e + 1], encode_element, arithmetic));
-          const int element = 4 * p + e;  // even: the pair's first element in the run
-          if (packed) {
-            words[element / 16] |= static_cast<std::uint64_t>(pair[0]) << (8 * ((element / 2) % 8));
-          } else {
-            words[element / 8] |= static_cast<std::uint64_t>(pair[0]) << (8 * (element % 8));
-            words[element / 8] |= static_cast<std::uint64_t>(pair[1]) << (8 * (element % 8 + 1));
-          }
+    const std::uint8_t* const group_codes = kTable ? repack_codes + local_group * kRepackCodes : nullptr;
+    if constexpr (kTable) {
+      // The group's codes by quantizer integer, q0 = qmin + c at c, each
+      // thread of the group computing every threads_per_group-th.
+      if (valid) {
+        for (int c = part; c < kRepackCodes; c += threads_per_group) {
+          repack_codes[local_group * kRepackCodes + c] =
+              recipe::RepackedCodeWith(r, scale, r.qmin + c, HardwareF16Arithmetic{});
         }
+      }
+      if (in_warp) {
+        __syncwarp();
+      } else {
+        __syncthreads();
+      }
+    }
+    if (valid) {
+      std::uint64_t words[kGroupRegisterRun / 8] = {};
+      if (ClampedIntegerElements<Src>() && ClampedIntegerApplies(r, scale.zero_point)) {
+        EncodeGroupRun<ClampedIntegerElements<Src>(), kTable>(r, scale, quads, encode_element, group_codes, words);
+      } else {
+        EncodeGroupRun<false, false>(r, scale, quads, encode_element, group_codes, words);
       }
       // A run's codes: kGroupRegisterRun bytes, or half as many packed, at
       // a boundary of their own size (the buffer is 16-byte aligned and a
@@ -910,7 +1261,12 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
         }
       }
     }
-    __syncthreads();  // warp_stats and group_scales are written again next turn
+    // warp_stats, group_scales and repack_codes are written again next turn.
+    if (!in_warp) {
+      __syncthreads();
+    } else if (kTable) {
+      __syncwarp();
+    }
   }
 }
 
@@ -930,7 +1286,39 @@ struct ElementCodesOf<CatalogRecipe<kIndex>> {
   static Type Make(const recipe::Recipe&, const uint2*) { return {}; }
 };
 template <int kIndex>
-  requires(!HardwareCodesApply<kIndex>() && ThresholdCodesApply<kIndex>())
+  requires(HardwareCodesButNanApply<kIndex>())
+struct ElementCodesOf<CatalogRecipe<kIndex>> {
+  using Type = HardwareElementCodesModelNan<FormatIdOf(CatalogRecipe<kIndex>::Get().element)>;
+  static Type Make(const recipe::Recipe&, const uint2*) {
+    constexpr recipe::Recipe r = CatalogRecipe<kIndex>::Get();
+    constexpr std::uint8_t kPositive = static_cast<std::uint8_t>(
+        EncodeF32(r.element, block::F32FromBits(block::kF32CanonicalNan), r.element_encode).code);
+    constexpr std::uint8_t kNegative = static_cast<std::uint8_t>(
+        EncodeF32(r.element, block::F32FromBits(block::kF32CanonicalNan | block::kF32SignMask), r.element_encode)
+            .code);
+    // The NaN's payload changes nothing (HardwareCodesButNanApply): a
+    // signalling one with other payload bits gives the same codes.
+    static_assert(kPositive == EncodeF32(r.element, block::F32FromBits(0x7F800001u), r.element_encode).code &&
+                  kNegative == EncodeF32(r.element, block::F32FromBits(0xFFA5A5A5u), r.element_encode).code);
+    return {kPositive, kNegative};
+  }
+};
+template <int kIndex>
+  requires(E2m1CodesApply<kIndex>())
+struct ElementCodesOf<CatalogRecipe<kIndex>> {
+  using Type = E2m1ElementCodes;
+  static Type Make(const recipe::Recipe&, const uint2*) { return {}; }
+};
+template <int kIndex>
+  requires(Fp6CodesApply<kIndex>())
+struct ElementCodesOf<CatalogRecipe<kIndex>> {
+  using Type = Fp6ElementCodes<FormatIdOf(CatalogRecipe<kIndex>::Get().element),
+                               CatalogRecipe<kIndex>::Get().element_encode.rounding>;
+  static Type Make(const recipe::Recipe&, const uint2*) { return {}; }
+};
+template <int kIndex>
+  requires(!HardwareCodesApply<kIndex>() && !HardwareCodesButNanApply<kIndex>() && !E2m1CodesApply<kIndex>() &&
+           !Fp6CodesApply<kIndex>() && ThresholdCodesApply<kIndex>())
 struct ElementCodesOf<CatalogRecipe<kIndex>> {
   using Type = ThresholdElementCodes<FormatIdOf(CatalogRecipe<kIndex>::Get().element)>;
   static Type Make(const recipe::Recipe& r, const uint2* table) {

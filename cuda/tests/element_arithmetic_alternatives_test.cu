@@ -4,7 +4,10 @@
 // equals the device compilation of the model's step, compared as bits
 // (RoundToInteger and alternatives/round_to_integer.h against
 // recipe::RoundToIntegerF32 under round to nearest even; F16Rounded and
-// alternatives/f16_rounded.h against recipe::F16RoundedF32). The host compilations are compared by
+// alternatives/f16_rounded.h against recipe::F16RoundedF32), and
+// ClampedElementArithmetic's F16Rounded (the hardware's cvt.rn.f16x2.f32
+// and cvt.f32.f16, the model's NaNs) and in-grid RoundToInteger (on the
+// patterns of magnitude up to 32767, its domain) likewise. The host compilations are compared by
 // proptests/backends/round_to_integer_test.cc and f16_rounded_test.cc; this
 // test covers what nvcc makes of them (the build's --fmad=false and
 // -ftz=false are what keep (y + 1.5 * 2^23) - 1.5 * 2^23 two rounded FP32
@@ -31,7 +34,7 @@ struct Mismatches {
   unsigned long long first;  // the smallest differing pattern
 };
 
-enum class Step { kRoundToInteger, kF16Rounded };
+enum class Step { kRoundToInteger, kF16Rounded, kClampedRoundToInteger, kClampedF16Rounded };
 
 template <Step kStep>
 __global__ void CompareEveryPattern(Mismatches* m) {
@@ -45,10 +48,19 @@ __global__ void CompareEveryPattern(Mismatches* m) {
       alternative = block::F32Bits(alternatives::RoundToIntegerNearestEvenF32(v));
       kernels = block::F32Bits(kernels_arithmetic.RoundToInteger(v, RoundingMode::kNearestEven));
       model = block::F32Bits(recipe::RoundToIntegerF32(v, RoundingMode::kNearestEven));
-    } else {
+    } else if constexpr (kStep == Step::kF16Rounded) {
       alternative = block::F32Bits(alternatives::F16RoundedF32Alternative(v));
       kernels = block::F32Bits(kernels_arithmetic.F16Rounded(v));
       model = block::F32Bits(recipe::F16RoundedF32(v));
+    } else if constexpr (kStep == Step::kClampedRoundToInteger) {
+      if (!(block::F32Abs(v) <= alternatives::kInGridLimit)) continue;  // outside its domain
+      model = block::F32Bits(recipe::RoundToIntegerF32(v, RoundingMode::kNearestEven));
+      alternative = block::F32Bits(alternatives::RoundToIntegerNearestEvenInGrid(v));
+      kernels = block::F32Bits(detail::ClampedElementArithmetic{}.RoundToInteger(v, RoundingMode::kNearestEven));
+    } else {
+      model = block::F32Bits(recipe::F16RoundedF32(v));
+      alternative = block::F32Bits(detail::HardwareF16Rounded(v));
+      kernels = block::F32Bits(detail::ClampedElementArithmetic{}.F16Rounded(v));
     }
     if (alternative != model || kernels != model) {
       atomicAdd(&m->count, 1ull);
@@ -78,6 +90,18 @@ TEST(CudaElementArithmeticAlternatives, RoundToIntegerEqualsTheDeviceModelOnEver
 TEST(CudaElementArithmeticAlternatives, F16RoundedEqualsTheDeviceModelOnEveryFp32Pattern) {
   LOWBIT_REQUIRE_GPU();
   const Mismatches m = Sweep<Step::kF16Rounded>();
+  EXPECT_EQ(m.count, 0ull) << "first differing pattern 0x" << std::hex << m.first;
+}
+
+TEST(CudaElementArithmeticAlternatives, ClampedRoundToIntegerEqualsTheDeviceModelUpTo32767) {
+  LOWBIT_REQUIRE_GPU();
+  const Mismatches m = Sweep<Step::kClampedRoundToInteger>();
+  EXPECT_EQ(m.count, 0ull) << "first differing pattern 0x" << std::hex << m.first;
+}
+
+TEST(CudaElementArithmeticAlternatives, HardwareF16RoundedEqualsTheDeviceModelOnEveryFp32Pattern) {
+  LOWBIT_REQUIRE_GPU();
+  const Mismatches m = Sweep<Step::kClampedF16Rounded>();
   EXPECT_EQ(m.count, 0ull) << "first differing pattern 0x" << std::hex << m.first;
 }
 

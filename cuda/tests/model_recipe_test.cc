@@ -28,14 +28,20 @@ namespace {
 using testing::F32FromBits;
 
 // Mode 0: plain values; 1: a few specials; 2: a third specials (several
-// NaNs per group); 3: signed zeros only.
+// NaNs per group); 3: signed zeros only; 4: tiny values (2^-26 to 2^-17, a
+// few specials), whose GPTQ / AWQ scales are FP16 subnormals, so the
+// packer's integers differ from the quantizer's (the kernels' table of a
+// group's codes, model_recipe.cu RepackTableElements) and AWQ's FP16 steps
+// pass through FP16's subnormals.
+constexpr int kModes = 5;
 std::vector<float> Input(std::size_t n, int mode, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> g(0.0f, 1.0f);
   std::vector<float> x(n);
-  const unsigned special_percent = mode == 1 ? 3 : (mode == 2 ? 35 : 0);
+  const unsigned special_percent = mode == 1 || mode == 4 ? 3 : (mode == 2 ? 35 : 0);
   for (std::size_t i = 0; i < n; ++i) {
-    float v = g(rng) * std::ldexp(1.0f, static_cast<int>(rng() % 24) - 12);
+    const int binade = mode == 4 ? static_cast<int>(rng() % 10) - 26 : static_cast<int>(rng() % 24) - 12;
+    float v = g(rng) * std::ldexp(1.0f, binade);
     if (rng() % 100 < special_percent) {
       switch (rng() % 10) {
         case 0: v = F32FromBits(0x7FC00000u | (rng() & 0x3FFFFFu)); break;  // quiet NaN, payload
@@ -169,7 +175,7 @@ TEST(ModelRecipe, OddShapesEqualTheHostModel) {
     for (const recipe::Layout& layout : LayoutsOf(r)) {
       for (auto [rows, cols] : {std::pair<long, long>{1, 1}, {3, 257}, {129, 33}, {4, 256}, {1, 1001}, {6, 4100},
                                 {5, 16}, {96, 384}}) {
-        for (int mode = 0; mode < 4; ++mode) ExpectModelBits(r, layout, rows, cols, mode, run++ % 2);
+        for (int mode = 0; mode < kModes; ++mode) ExpectModelBits(r, layout, rows, cols, mode, run++ % 2);
       }
     }
   }
@@ -184,6 +190,7 @@ TEST(ModelRecipe, LargeTensorsEqualTheHostModel) {
     for (auto [rows, cols] : {std::pair<long, long>{1, (1L << 20) + 3}, {768, 4096}}) {
       ExpectModelBits(r, r.layout, rows, cols, 1, 0);
       ExpectModelBits(r, r.layout, rows, cols, 2, 1);
+      ExpectModelBits(r, r.layout, rows, cols, 4, 0);
     }
   }
 }
@@ -221,7 +228,7 @@ TEST(ModelRecipe, GroupsHeldInRegistersEqualTheHostModel) {
         EXPECT_EQ(takes, shape_applies) << r.name << ":" << r.profile << " group " << group;
         EXPECT_FALSE(detail::QuantizesGroupsInRegisters(r, layout, rows, cols, x_aligned + 1, codes_aligned));
         taken += takes ? 1 : 0;
-        for (int mode = 0; mode < 4; ++mode) ExpectModelBits(r, layout, rows, cols, mode, mode == 3 ? 1 : 0);
+        for (int mode = 0; mode < kModes; ++mode) ExpectModelBits(r, layout, rows, cols, mode, mode == 3 ? 1 : 0);
       }
     }
   }
