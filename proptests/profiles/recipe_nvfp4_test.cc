@@ -224,5 +224,21 @@ TEST(Nvfp4DequantizeNanTest, BlockScaleNanWinsOverTensorScaleNan) {
   EXPECT_EQ(F32Bits(DequantizeElement(kTorchao, t, 0x38, 0x2)), 0x7FC00001u);
 }
 
+// A tensor holding Inf gives torchao's and ModelOpt's rules an infinite
+// tensor scale (per_tensor_scale = amax / (6 * 448)); a zero element times it
+// is an invalid product, pinned to x86's default NaN 0xFFC00000
+// (F32MulAsX86), so that a GPU, whose FP32 multiply returns 0x7FFFFFFF,
+// dequantizes to the same bits (cuda/tests/model_recipe_test.cc runs the
+// kernels on such inputs).
+TEST(Nvfp4DequantizeNanTest, ZeroTimesAnInfiniteTensorScaleIsX86sDefaultNan) {
+  for (const Recipe* r : {&kTorchao, &kModelOpt}) {
+    const TensorScale t = ChooseTensorScale(*r, std::numeric_limits<float>::infinity());
+    ASSERT_TRUE(std::isinf(t.decode)) << r->profile;
+    EXPECT_EQ(F32Bits(DequantizeElement(*r, t, 0x38, 0x0)), 0xFFC00000u) << r->profile;  // +0
+    EXPECT_EQ(F32Bits(DequantizeElement(*r, t, 0x38, 0x8)), 0xFFC00000u) << r->profile;  // -0
+    EXPECT_EQ(F32Bits(DequantizeElement(*r, t, 0x00, 0x2)), 0xFFC00000u) << r->profile;  // zero block scale
+  }
+}
+
 }  // namespace
 }  // namespace lowbit::recipe
