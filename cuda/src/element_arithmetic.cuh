@@ -106,13 +106,12 @@ namespace clamped_detail {
 // HardwareF16Rounded's claim: the hardware rule of cvt.rn.f16.f32 is
 // recipe::F16ScaleOptions once the NaN fields are the hardware's.
 LOWBIT_HD_CONSTEXPR bool HardwareF16IsTheScaleRoundingButForNan() {
-  const EncodeOptions hardware = HardwareEncodeRule(FormatId::kFp16, RoundingMode::kNearestEven, false).options;
+  const auto rule = HardwareEncodeRule(FormatId::kFp16, RoundingMode::kNearestEven, false);
   EncodeOptions scale = recipe::F16ScaleOptions();
-  scale.nan_sign = hardware.nan_sign;
-  scale.nan_payload = hardware.nan_payload;
-  scale.nan_into_no_nan = hardware.nan_into_no_nan;
-  return HardwareEncodeRule(FormatId::kFp16, RoundingMode::kNearestEven, false).exists &&
-         SameEncodeSemantics(kFp16, scale, hardware);
+  scale.nan_sign = rule.options.nan_sign;
+  scale.nan_payload = rule.options.nan_payload;
+  scale.nan_into_no_nan = rule.options.nan_into_no_nan;
+  return rule.exists && SameEncodeSemantics(kFp16, scale, rule.options);
 }
 static_assert(HardwareF16IsTheScaleRoundingButForNan(),
               "cvt.rn.f16x2.f32 must round as recipe::F16ScaleOptions on every non-NaN input");

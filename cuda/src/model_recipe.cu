@@ -463,24 +463,16 @@ struct KeptStats {
       return recipe::Combine(r, a, b);
     }
   }
-  // Lane (this lane + o)'s statistics, the kept fields only.
-  __device__ __forceinline__ static recipe::GroupStats ShuffleDown(const recipe::GroupStats& s, int o) {
-    recipe::GroupStats right = recipe::EmptyStats();
-    if constexpr (!kAmaxOnly) {
-      right.min = __shfl_down_sync(kFullWarp, s.min, o);
-      right.max = __shfl_down_sync(kFullWarp, s.max, o);
-    }
-    right.amax = __shfl_down_sync(kFullWarp, s.amax, o);
-    return right;
-  }
-  // Lane (this lane ^ o)'s statistics, the kept fields only.
-  __device__ __forceinline__ static recipe::GroupStats ShuffleXor(const recipe::GroupStats& s, int o) {
+  // The kept fields of another lane's statistics, each field moved by
+  // `from_lane` (a warp shuffle: __shfl_down_sync or __shfl_xor_sync).
+  template <class FromLane>
+  __device__ __forceinline__ static recipe::GroupStats OfLane(const recipe::GroupStats& s, FromLane from_lane) {
     recipe::GroupStats other = recipe::EmptyStats();
     if constexpr (!kAmaxOnly) {
-      other.min = __shfl_xor_sync(kFullWarp, s.min, o);
-      other.max = __shfl_xor_sync(kFullWarp, s.max, o);
+      other.min = from_lane(s.min);
+      other.max = from_lane(s.max);
     }
-    other.amax = __shfl_xor_sync(kFullWarp, s.amax, o);
+    other.amax = from_lane(s.amax);
     return other;
   }
   // Shared memory between warps: the kept fields only.
@@ -550,7 +542,9 @@ __device__ recipe::GroupStats AccumulateRun(const recipe::Recipe& r, const float
 // Every lane of the warp calls it (full-warp shuffles).
 template <class Stats>
 __device__ recipe::GroupStats CombineAcrossLanes(const recipe::Recipe& r, recipe::GroupStats s, int lanes) {
-  for (int o = 1; o < lanes; o *= 2) s = Stats::Combine(r, s, Stats::ShuffleDown(s, o));
+  for (int o = 1; o < lanes; o *= 2) {
+    s = Stats::Combine(r, s, Stats::OfLane(s, [o](float v) { return __shfl_down_sync(kFullWarp, v, o); }));
+  }
   return s;
 }
 
@@ -564,7 +558,7 @@ template <class Stats>
 __device__ recipe::GroupStats CombineAcrossLanesToAll(const recipe::Recipe& r, recipe::GroupStats s, int lanes) {
   const int lane = threadIdx.x % kWarpSize;
   for (int o = 1; o < lanes; o *= 2) {
-    const recipe::GroupStats other = Stats::ShuffleXor(s, o);
+    const recipe::GroupStats other = Stats::OfLane(s, [o](float v) { return __shfl_xor_sync(kFullWarp, v, o); });
     s = (lane & o) == 0 ? Stats::Combine(r, s, other) : Stats::Combine(r, other, s);
   }
   return s;

@@ -12,10 +12,10 @@
 #include <string>
 #include <string_view>
 
-#include "lowbit/check/backends.h"
 #include "lowbit/formats/matmul/weight_kind.h"
 #include "lowbit/registry/choose.h"
 #include "lowbit/registry/registry.h"
+#include "all_backends.h"
 #include "matmul_support.h"
 
 namespace lowbit::matmul_test {
@@ -24,18 +24,9 @@ namespace {
 using registry::MatmulEntry;
 using registry::MatmulOperation;
 
-const registry::Registry& AllRows() {
-  static const registry::Registry rows = [] {
-    registry::Registry r;
-    check::RegisterAllBackends(r);
-    return r;
-  }();
-  return rows;
-}
-
 TEST(MatmulWeightNames, EveryRegisteredRowNamesItsWeightByACanonicalKindName) {
-  ASSERT_FALSE(AllRows().MatmulEntries().empty());
-  for (const MatmulEntry& e : AllRows().MatmulEntries()) {
+  ASSERT_FALSE(testing::AllBackends().MatmulEntries().empty());
+  for (const MatmulEntry& e : testing::AllBackends().MatmulEntries()) {
     const std::string row = registry::MatmulRowName(e) + " (" + e.backend + ")";
     const matmul::WeightKind* kind = matmul::FindWeightKind(e.weight);
     ASSERT_NE(kind, nullptr) << row << " names no weight kind";
@@ -62,15 +53,16 @@ TEST(MatmulWeightNames, EveryNameAndAliasFindsItsKind) {
 }
 
 TEST(MatmulWeightNames, EveryAliasFindsTheRowsOfItsKind) {
+  const registry::Registry& rows = testing::AllBackends();
   std::size_t found = 0;
   for (const matmul::WeightKindAlias& a : matmul::kWeightKindAliases) {
-    for (const MatmulEntry& e : AllRows().MatmulEntries()) {
+    for (const MatmulEntry& e : rows.MatmulEntries()) {
       if (e.weight != a.name) continue;
       const std::string row = registry::MatmulRowName(e) + " (" + e.backend + ") as " + a.alias;
-      EXPECT_EQ(AllRows().FindMatmul(e.operation, a.alias, e.activation, e.output, e.backend), &e) << row;
+      EXPECT_EQ(rows.FindMatmul(e.operation, a.alias, e.activation, e.output, e.backend), &e) << row;
       for (const registry::Memory memory : {registry::Memory::kHost, registry::Memory::kDevice}) {
-        EXPECT_EQ(registry::ChooseMatmulRow(AllRows(), e.operation, a.alias, e.activation, e.output, memory),
-                  registry::ChooseMatmulRow(AllRows(), e.operation, a.name, e.activation, e.output, memory))
+        EXPECT_EQ(registry::ChooseMatmulRow(rows, e.operation, a.alias, e.activation, e.output, memory),
+                  registry::ChooseMatmulRow(rows, e.operation, a.name, e.activation, e.output, memory))
             << row;
       }
       ++found;
