@@ -170,6 +170,32 @@ __device__ __forceinline__ std::uint16_t LdSharedU16(std::uint32_t address) {
   return v;
 }
 
+// ---- asynchronous copies global -> shared (sm_80+; PTX ISA 9.0, "Data
+// Movement and Conversion Instructions: cp.async") ----
+// Each thread's copies land in shared memory without passing through its
+// registers; CpAsyncWaitAll makes the thread's own completed copies visible
+// to it (other threads' copies need a barrier besides). .cg caches in L2
+// only, as the streaming loads above skip L1, and takes 16-byte copies
+// only; 8-byte copies use .ca. "memory": the copies stay ordered with the caller's other
+// accesses.
+__device__ __forceinline__ void CpAsyncGlobalToShared(std::uint32_t shared, const uint4* global) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared), "l"(global) : "memory");
+}
+__device__ __forceinline__ void CpAsyncGlobalToShared(std::uint32_t shared, const uint2* global) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(shared), "l"(global) : "memory");
+}
+__device__ __forceinline__ void CpAsyncWaitAll() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+__device__ __forceinline__ uint4 LdSharedV4(std::uint32_t address) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(address));
+  return v;
+}
+__device__ __forceinline__ uint2 LdSharedV2(std::uint32_t address) {
+  uint2 v;
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "r"(address));
+  return v;
+}
+
 // ---- programmatic dependent launch (sm_90+; PTX ISA 9.0 "griddepcontrol";
 // CUDA C++ Programming Guide, "Programmatic Dependent Launch and
 // Synchronization") ----

@@ -23,11 +23,13 @@
 // the parts of a row group are one thread-block cluster and add their
 // values through distributed shared memory; otherwise each part's FP32
 // value goes to the workspace and the last block of each row group to
-// finish adds the parts in order and runs the epilogue: the same additions
-// in the same order either way. One launch in every case. Every block
-// reads nothing but weights before the previous kernel on the stream has
-// finished, and lets the next one start at once (programmatic dependent
-// launch, LaunchOptions::overlap_previous_kernel).
+// finish adds the parts in order and runs the epilogue: the same
+// additions in the same order either way. One launch in every case. Every
+// block reads nothing but weights before the previous kernel on the stream
+// has finished (the E4M3 codecs copy their first tile to shared memory
+// there besides the one in registers: PreWaitTilesOf), and lets the next
+// one start at once (programmatic dependent launch,
+// LaunchOptions::overlap_previous_kernel).
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -166,6 +168,95 @@ constexpr std::size_t XSharedBytes() {
 static_assert(kBlocksPerSm * (XSharedBytes<1>() + 1024 + 512) <= 228 * 1024 &&
               kBlocksPerSm * (XSharedBytes<2>() + 1024 + 512) <= 228 * 1024);
 
+// E4M3 codecs: the first tiles of a warp's part go to shared memory by
+// cp.async before the wait for the previous kernel (only weights are read
+// there), besides the one tile in registers, so that a block starts with
+// more of its 2 KB tiles in flight: on an H100 (bench/RESULTS.md, "MXFP8
+// and FP8 per channel on the tensor cores") one such tile took MXFP8
+// 8192 x 8192 at M = 1 from 28.9 to 27.2 us overlapped and 31.3 to 30.1
+// serialized. The 4-bit codecs, whose tiles are half as large, gained
+// nothing with one to three (NVFP4 8192 x 8192: 18.2 us without, 18.5,
+// 18.9 and 20.0 with; serialized up to 3.3 us slower), so they take none.
+// A lane's words of a tile sit lane-major ([slot][vector][thread] 16-byte
+// vectors of codes, then [slot][thread] scale words), so the warp's
+// 16-byte shared-memory loads are conflict free.
+template <TileCodec kCodec>
+constexpr int CodeVectorsOf() {
+  return 2 * CodePartsOf(kCodec);
+}
+template <TileCodec kCodec>
+constexpr int ScaleBytesPerLane() {
+  return 4 * ScaleWordsPerLane(RecordBlockOf(kCodec));
+}
+template <TileCodec kCodec>
+constexpr std::size_t PreWaitTileBytes() {
+  return static_cast<std::size_t>(kThreads) * (16 * CodeVectorsOf<kCodec>() + ScaleBytesPerLane<kCodec>());
+}
+#if defined(LOWBIT_TC_GEMV_E4M3_PRE_WAIT_TILES)  // a measuring build's choice
+inline constexpr int kE4m3PreWaitTiles = LOWBIT_TC_GEMV_E4M3_PRE_WAIT_TILES;
+#else
+inline constexpr int kE4m3PreWaitTiles = 1;
+#endif
+static_assert(kE4m3PreWaitTiles <= kStageTiles, "the tiles read from shared memory are all in the part's first x stage");
+// As many as wanted that the SM's shared memory left by x holds at
+// BlocksPerSmOf blocks (with the 1 KB reserved per block and the table).
+template <int kNTiles, TileCodec kCodec>
+constexpr int PreWaitTilesOf() {
+  constexpr int kWanted = IsE4m3(kCodec) ? kE4m3PreWaitTiles : 0;
+  constexpr std::size_t kPerBlock = 228 * 1024 / BlocksPerSmOf(kCodec) - 1024 - 512;
+  constexpr std::size_t kFit = (kPerBlock - XSharedBytes<kNTiles>()) / PreWaitTileBytes<kCodec>();
+  return kFit < kWanted ? static_cast<int>(kFit) : kWanted;
+}
+static_assert(PreWaitTilesOf<1, TileCodec::kMxfp8>() == kE4m3PreWaitTiles &&
+              PreWaitTilesOf<2, TileCodec::kFp8Channel>() == kE4m3PreWaitTiles && PreWaitTilesOf<1, TileCodec::kNvfp4>() == 0,
+              "every E4M3 kernel gets the tiles it wants");
+template <int kNTiles, TileCodec kCodec>
+constexpr std::size_t SharedBytesOf() {
+  return XSharedBytes<kNTiles>() + PreWaitTilesOf<kNTiles, kCodec>() * PreWaitTileBytes<kCodec>();
+}
+static_assert(XSharedBytes<1>() % 16 == 0 && XSharedBytes<2>() % 16 == 0, "the pre-wait tiles 16-byte aligned");
+
+// The lane's copies of tile `j`'s words into pre-wait slot `slot` (at
+// shared address `pre`), and its loads of them back.
+template <TileCodec kCodec>
+__device__ __forceinline__ void CopyTileToShared(const std::uint8_t* codes, const std::uint8_t* scales, std::uint32_t pre,
+                                                 int slot) {
+  constexpr int kVectors = CodeVectorsOf<kCodec>();
+  const std::uint32_t base = pre + static_cast<std::uint32_t>(slot) * static_cast<std::uint32_t>(PreWaitTileBytes<kCodec>());
+#pragma unroll
+  for (int i = 0; i < kVectors; ++i) {
+    ptx::CpAsyncGlobalToShared(base + 16u * (i * kThreads + threadIdx.x),
+                         reinterpret_cast<const uint4*>(codes + i * kCodeBytesPerHalf));
+  }
+  const std::uint32_t scale_base = base + 16u * kVectors * kThreads + ScaleBytesPerLane<kCodec>() * threadIdx.x;
+  if constexpr (ScaleBytesPerLane<kCodec>() == 16) {
+    ptx::CpAsyncGlobalToShared(scale_base, reinterpret_cast<const uint4*>(scales));
+  } else {
+    static_assert(ScaleBytesPerLane<kCodec>() == 8, "16 or 8 bytes of record a lane");
+    ptx::CpAsyncGlobalToShared(scale_base, reinterpret_cast<const uint2*>(scales));
+  }
+}
+template <TileCodec kCodec>
+__device__ __forceinline__ LaneTileWords<kCodec> LoadTileFromShared(std::uint32_t pre, int slot) {
+  constexpr int kVectors = CodeVectorsOf<kCodec>();
+  const std::uint32_t base = pre + static_cast<std::uint32_t>(slot) * static_cast<std::uint32_t>(PreWaitTileBytes<kCodec>());
+  LaneTileWords<kCodec> w;
+#pragma unroll
+  for (int i = 0; i < kVectors; ++i) {
+    const uint4 v = ptx::LdSharedV4(base + 16u * (i * kThreads + threadIdx.x));
+    w.codes[i][0] = v.x, w.codes[i][1] = v.y, w.codes[i][2] = v.z, w.codes[i][3] = v.w;
+  }
+  const std::uint32_t scale_base = base + 16u * kVectors * kThreads + ScaleBytesPerLane<kCodec>() * threadIdx.x;
+  if constexpr (ScaleBytesPerLane<kCodec>() == 16) {
+    const uint4 v = ptx::LdSharedV4(scale_base);
+    w.scales[0] = v.x, w.scales[1] = v.y, w.scales[2] = v.z, w.scales[3] = v.w;
+  } else {
+    const uint2 v = ptx::LdSharedV2(scale_base);
+    w.scales[0] = v.x, w.scales[1] = v.y;
+  }
+  return w;
+}
+
 template <int kNTiles>
 __device__ __forceinline__ void FinishPartsInCluster(const KernelParams& p, const std::uint32_t (&acc)[kNTiles][4],
                                                      float* values, bool active, LanePosition pos, int warp,
@@ -279,10 +370,22 @@ __global__ void __launch_bounds__(kThreads, BlocksPerSmOf(kCodec)) TcGemvKernel(
   std::uint32_t acc[kNTiles][4] = {};
   LaneTileWords<kCodec> next{};
   constexpr int kCodeBytes = CodeBytesPerTile(kCodec);
+  // Tiles [tile_first, pre_end) come from shared memory, copied there
+  // before the wait; the registers hold tile pre_end (the last tile again
+  // when the part has no more), the main loop's first.
+  constexpr int kPreWait = PreWaitTilesOf<kNTiles, kCodec>();
+  const int pre_end = tile_first + kPreWait < tile_last ? tile_first + kPreWait : tile_last;
+  const std::uint32_t pre = ptx::SharedAddress(xs) + static_cast<std::uint32_t>(XSharedBytes<kNTiles>());
+  unsigned pre_plain = 0;  // bit s: tile tile_first + s is plain
   bool next_plain = false;
   if (active && tile_first < tile_last) {
-    next = LoadTile<kCodec>(codes + tile_first * kCodeBytes, scales + tile_first * kScaleBytes);
-    next_plain = __ldg(plain_tiles + tile_first) != 0;
+    for (int j = tile_first; j < pre_end; ++j) {
+      CopyTileToShared<kCodec>(codes + j * kCodeBytes, scales + j * kScaleBytes, pre, j - tile_first);
+      pre_plain |= (__ldg(plain_tiles + j) != 0 ? 1u : 0u) << (j - tile_first);
+    }
+    const int first_loaded = pre_end < tile_last ? pre_end : tile_last - 1;
+    next = LoadTile<kCodec>(codes + first_loaded * kCodeBytes, scales + first_loaded * kScaleBytes);
+    next_plain = __ldg(plain_tiles + first_loaded) != 0;
   }
   // Everything above reads only weights; x, y and the workspace may belong
   // to the previous kernel on the stream until it has finished
@@ -297,8 +400,22 @@ __global__ void __launch_bounds__(kThreads, BlocksPerSmOf(kCodec)) TcGemvKernel(
     if (stage == tile_first && threadIdx.x < 256) scale_table[threadIdx.x] = table_entry;
     __syncthreads();  // x staged (and, the first time, the scale table)
     if (active) {
+    int j = stage;
+    if (stage == tile_first && kPreWait > 0) {
+      ptx::CpAsyncWaitAll();  // the lane's own copies: no other lane reads them
+      for (; j < pre_end; ++j) {
+        const LaneTileWords<kCodec> cur = LoadTileFromShared<kCodec>(pre, j - tile_first);
+        const bool plain = ((pre_plain >> (j - tile_first)) & 1u) != 0;
+        const std::uint32_t x_lane = x_lane_stage + static_cast<std::uint32_t>((j - stage) * kKTile * sizeof(std::uint16_t));
+        if (plain && j >= whole_first && j < whole_last) {
+          MultiplyTile<kNTiles, kCodec, true>(cur, table, x_lane, kEveryChunk, acc);
+        } else {
+          MultiplyTile<kNTiles, kCodec, false>(cur, table, x_lane, ChunkMaskOf(range, j), acc);
+        }
+      }
+    }
 #pragma unroll 2
-    for (int j = stage; j < stage_end; ++j) {
+    for (; j < stage_end; ++j) {
       const LaneTileWords<kCodec> cur = next;
       const bool plain = next_plain;  // the same byte for every lane: warp-uniform
       // The next tile's loads, unconditionally (the last tile loads itself
@@ -415,10 +532,30 @@ Residency ResidencyOnThisDevice(cudaLaunchConfig_t config) {
   return r;
 }
 
+// A kernel's dynamic shared memory past 48 KB needs its attribute set once
+// per device (CUDA C++ Programming Guide, "Shared Memory", compute
+// capability 9.0); before ResidencyOnThisDevice asks its occupancy.
+template <int kNTiles, TileCodec kCodec>
+cudaError_t AllowSharedBytes(std::size_t bytes) {
+  static std::mutex mutex;
+  static std::map<int, cudaError_t> done;  // by device
+  int device = 0;
+  if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto [it, inserted] = done.try_emplace(device, cudaSuccess);
+  if (inserted) {
+    it->second = cudaFuncSetAttribute(TcGemvKernel<kNTiles, kCodec>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(bytes));
+  }
+  return it->second;
+}
+
 template <int kNTiles, TileCodec kCodec>
 cudaError_t Launch(KernelParams p, std::int64_t batch, const LaunchOptions& options, cudaStream_t stream) {
-  constexpr std::size_t kShared = XSharedBytes<kNTiles>();
-  static_assert(kShared <= 48 * 1024, "within the dynamic shared memory a kernel gets without opting in");
+  constexpr std::size_t kShared = SharedBytesOf<kNTiles, kCodec>();
+  if constexpr (kShared > 48 * 1024) {
+    if (const cudaError_t e = AllowSharedBytes<kNTiles, kCodec>(kShared); e != cudaSuccess) return e;
+  }
   cudaLaunchConfig_t config = {};
   const unsigned groups = static_cast<unsigned>(matmul::CeilDiv(p.row_tiles, kWarpsPerBlock));
   const int split = p.schedule.split_k;
