@@ -46,9 +46,7 @@ TensorCall OneRow(const recipe::Recipe& r, const recipe::Layout& layout, std::si
   return t;
 }
 
-using testing::F32FromBits;
 using testing::DeviceVector;
-using testing::F32Bits;
 
 float Bf16Round(float x) {  // the value a BF16 input holds (RNE; NaN stays NaN)
   std::uint32_t u;

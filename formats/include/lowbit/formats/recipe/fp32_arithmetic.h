@@ -19,13 +19,6 @@
 
 namespace lowbit::recipe {
 
-using ::lowbit::F32Abs;
-using ::lowbit::F32Bits;
-using ::lowbit::F32FromBits;
-using ::lowbit::F32IsFinite;
-using ::lowbit::F32IsNan;
-using ::lowbit::F32Pow2;
-
 inline constexpr float kF32Max = 3.40282347e38f;  // FLT_MAX
 static_assert(kF32Max == F32FromBits(0x7F7FFFFFu));
 inline constexpr std::uint8_t kE8m0NanCode = 0xFF;  // [OCP-MX §5.4.1]
