@@ -52,7 +52,7 @@ const char* ScaleRuleText(recipe::ScaleRule rule) {
   return texts[static_cast<std::size_t>(rule)].c_str();
 }
 
-std::string Decimal(float x) { return ExactDecimal(kFp32, recipe::F32Bits(x)); }
+std::string Decimal(float x) { return ExactDecimal(kFp32, F32Bits(x)); }
 
 struct Largest {
   std::string recipe;
@@ -100,7 +100,7 @@ Largest ExplainMx(const recipe::Recipe& r, const std::vector<float>& x, int larg
                 F32Text(recipe::MaxNormReciprocal(r)).c_str(), F32Text(s.rule_value).c_str());
   } else {
     // The fields of amax as kFp32 lays them out.
-    const std::uint32_t bits = recipe::F32Bits(stats.amax);
+    const std::uint32_t bits = F32Bits(stats.amax);
     const int exponent_field = static_cast<int>(bits >> kFp32.mantissa_bits) & kFp32.MaxExponentField();
     const std::uint32_t mantissa = bits & ((std::uint32_t{1} << kFp32.mantissa_bits) - 1);
     std::printf("   FP32 exponent field of amax = %d, mantissa %s\n", exponent_field, Hex(mantissa).c_str());
@@ -169,7 +169,7 @@ Largest ExplainScaled(const recipe::Recipe& r, const std::vector<float>& x, int 
 int LargestMagnitude(const std::vector<float>& x) {
   int largest = 0;
   for (int i = 1; i < static_cast<int>(x.size()); ++i) {
-    if (recipe::F32Abs(x[static_cast<std::size_t>(i)]) > recipe::F32Abs(x[static_cast<std::size_t>(largest)])) {
+    if (F32Abs(x[static_cast<std::size_t>(i)]) > F32Abs(x[static_cast<std::size_t>(largest)])) {
       largest = i;
     }
   }

@@ -136,7 +136,7 @@ void PrintErrorMetrics(const std::vector<float>& x, const std::vector<float>& ba
 
 void PrintDequantized(const std::vector<float>& back) {
   std::printf("dequantized:");
-  for (float v : back) std::printf(" %s", ExactDecimal(kFp32, recipe::F32Bits(v)).c_str());
+  for (float v : back) std::printf(" %s", ExactDecimal(kFp32, F32Bits(v)).c_str());
   std::printf("\n");
 }
 

@@ -102,12 +102,12 @@ std::vector<std::uint64_t> RecipeSlotValues(const RecipeRun& run, const RecipePa
   if (parts.codes) v.insert(v.end(), run.codes.begin(), run.codes.end());
   if (parts.scale_codes) v.insert(v.end(), run.scale_codes.begin(), run.scale_codes.end());
   if (parts.scales) {
-    for (float s : run.scales) v.push_back(recipe::F32Bits(s));
+    for (float s : run.scales) v.push_back(F32Bits(s));
   }
   if (parts.zero_points) {
     for (std::int32_t z : run.zero_points) v.push_back(static_cast<std::uint32_t>(z));
   }
-  if (parts.tensor_scale) v.push_back(recipe::F32Bits(run.tensor.decode));
+  if (parts.tensor_scale) v.push_back(F32Bits(run.tensor.decode));
   return v;
 }
 

@@ -38,8 +38,6 @@ constexpr std::uint64_t kF32Stride = 4093;  // prime: every residue of the low b
 constexpr std::uint32_t kLowPatterns[] = {0x0000, 0x0001, 0x0FFF, 0x1000, 0x1001,
                                           0x7FFF, 0x8000, 0x8001, 0xFFFF};
 
-using block::F32Bits;
-
 void AddAround(double value, std::vector<std::uint32_t>* out) {
   const float x = static_cast<float>(value);
   for (float v : {x, std::nextafter(x, 0.0f), std::nextafter(x, INFINITY)}) {

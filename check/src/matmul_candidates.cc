@@ -169,7 +169,7 @@ float Fp32Accumulator(const CandidateSpec& c, const MatmulOperands& o, long i, l
 FormatSpec OutputSpec(FormatId type) { return Spec(type); }
 
 std::uint32_t ConvertOut(FormatId type, float v) {
-  if (type == FormatId::kFp32) return block::F32Bits(v);
+  if (type == FormatId::kFp32) return F32Bits(v);
   EncodeOptions nearest;
   return static_cast<std::uint32_t>(EncodeF32(OutputSpec(type), v, nearest).code);
 }
@@ -258,7 +258,7 @@ std::vector<float> TensorCoreAccumulators(const CandidateSpec& c, const MatmulOp
   // The schedule's output is FP32 (an FP16 accumulator widened exactly):
   // the epilogue is applied here, once for every epilogue candidate.
   std::vector<float> acc(y.size());
-  for (std::size_t t = 0; t < y.size(); ++t) acc[t] = block::F32FromBits(y[t]);
+  for (std::size_t t = 0; t < y.size(); ++t) acc[t] = F32FromBits(y[t]);
   return acc;
 }
 

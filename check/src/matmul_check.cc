@@ -415,7 +415,7 @@ void CheckGemmShape(const MatmulEntry& entry, const MatmulWeightKind& kind, cons
 bool SameSchedule(const matmul::AccumulationSchedule& a, const matmul::AccumulationSchedule& b) {
   return a.instruction == b.instruction && a.promotion_interval == b.promotion_interval && a.split_k == b.split_k &&
          a.split_reduction == b.split_reduction && a.output == b.output &&
-         block::F32Bits(a.alpha) == block::F32Bits(b.alpha) && a.scale_per_column == b.scale_per_column;
+         F32Bits(a.alpha) == F32Bits(b.alpha) && a.scale_per_column == b.scale_per_column;
 }
 
 // The split-K counts a scheduled row took over its shapes, for its listing.

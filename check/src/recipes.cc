@@ -42,7 +42,7 @@ struct Rng {
   int Below(int n) { return static_cast<int>(Next() % static_cast<std::uint64_t>(n)); }
 };
 
-float Pow2(int k) { return block::F32Pow2(k); }
+float Pow2(int k) { return F32Pow2(k); }
 
 // 16-element chunks (the smallest block) each of one biased kind.
 std::vector<float> Tensor(std::size_t count, std::uint64_t seed) {
@@ -56,14 +56,14 @@ std::vector<float> Tensor(std::size_t count, std::uint64_t seed) {
       switch (kind) {
         case 0: x[i] = rng.Below(2) ? 0.0f : -0.0f; break;
         case 1: x[i] = static_cast<float>(rng.Below(31) - 15) / 2.0f * Pow2(k); break;
-        case 2: x[i] = block::F32FromBits(static_cast<std::uint32_t>(rng.Next())); break;
+        case 2: x[i] = F32FromBits(static_cast<std::uint32_t>(rng.Next())); break;
         default: x[i] = u * Pow2(k); break;
       }
     }
     const std::size_t at = start + static_cast<std::size_t>(rng.Below(16));
     if (at < count && rng.Below(3) == 0) {
-      const float specials[] = {block::F32FromBits(0x7FC00000u), block::F32FromBits(0xFFC00001u),
-                                block::F32FromBits(0x7F800000u), block::F32FromBits(0xFF800000u),
+      const float specials[] = {F32FromBits(0x7FC00000u), F32FromBits(0xFFC00001u),
+                                F32FromBits(0x7F800000u), F32FromBits(0xFF800000u),
                                 (1.0f - Pow2(-24)) * Pow2(k),   7.0f * Pow2(k),
                                 7.5f * Pow2(k),                 6.0f * Pow2(k),
                                 4096.0f * Pow2(k)};
@@ -118,8 +118,8 @@ void CompareBytes(const std::vector<std::uint8_t>& expected, const std::vector<s
 // One FP32 output that should have `want`'s bits.
 void CompareF32(float want, float have, const std::string& where, const std::string& shape,
                 Row* row) {
-  const std::uint32_t want_bits = block::F32Bits(want);
-  const std::uint32_t have_bits = block::F32Bits(have);
+  const std::uint32_t want_bits = F32Bits(want);
+  const std::uint32_t have_bits = F32Bits(have);
   if (want_bits == have_bits) return;
   Mismatch m;
   m.combo = shape;
@@ -187,7 +187,7 @@ void CheckShape(const RecipeEntry& entry, const RecipeEntry& scalar,
   const std::string shape = ShapeText(rows, cols);
   const std::size_t count = rows * cols;
   std::vector<float> x = Tensor(count, seed);
-  if (rows == 1 && cols == kShortLastBlockEndingInInf) x.back() = block::F32FromBits(0xFF800000u);
+  if (rows == 1 && cols == kShortLastBlockEndingInInf) x.back() = F32FromBits(0xFF800000u);
   registry::RecipeStorage want(sizes.sizes);
   RecipeArgs a;
   a.operation = RecipeOperation::kQuantizeRecipe;

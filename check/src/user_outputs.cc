@@ -97,7 +97,7 @@ void Keep(Report* r, const CheckOptions& o, OutputMismatch m) {
   if (r->first_mismatches.size() < o.max_mismatches) r->first_mismatches.push_back(std::move(m));
 }
 
-std::string F32Text(float v) { return internal::ValueText(kFp32, recipe::F32Bits(v)); }
+std::string F32Text(float v) { return internal::ValueText(kFp32, F32Bits(v)); }
 
 // ---- recipes: slot layout ---------------------------------------------------------
 
@@ -327,7 +327,7 @@ Report CheckRecipeOutputs(const Target& t, const InputBuffer& inputs, long rows,
     slots.cls.push_back(scale_class);
   }
   for (std::size_t g = 0; g < ranges.scales; ++g) {
-    slots.actual.push_back(recipe::F32Bits(outputs.scales[g]));
+    slots.actual.push_back(F32Bits(outputs.scales[g]));
     slots.cls.push_back(scale_class);
   }
   const std::uint8_t zero_point_class = slots.AddClass("zero points");
@@ -336,7 +336,7 @@ Report CheckRecipeOutputs(const Target& t, const InputBuffer& inputs, long rows,
     slots.cls.push_back(zero_point_class);
   }
   if (ranges.tensor) {
-    slots.actual.push_back(recipe::F32Bits(*outputs.tensor_scale));
+    slots.actual.push_back(F32Bits(*outputs.tensor_scale));
     slots.cls.push_back(slots.AddClass("tensor scale"));
   }
 
@@ -348,9 +348,9 @@ Report CheckRecipeOutputs(const Target& t, const InputBuffer& inputs, long rows,
     const std::size_t gi = static_cast<std::size_t>(g);
     b.amax = F32Text(model.amax[gi]);
     b.expected_scale = scale_is_code ? ScaleText(rc, model.scale_codes[gi], true)
-                                     : ScaleText(rc, recipe::F32Bits(model.scales[gi]), false);
+                                     : ScaleText(rc, F32Bits(model.scales[gi]), false);
     if (parts.scale_codes) b.actual_scale = ScaleText(rc, outputs.scale_codes[gi], true);
-    if (parts.scales) b.actual_scale = ScaleText(rc, recipe::F32Bits(outputs.scales[gi]), false);
+    if (parts.scales) b.actual_scale = ScaleText(rc, F32Bits(outputs.scales[gi]), false);
     return b;
   };
 
@@ -363,7 +363,7 @@ Report CheckRecipeOutputs(const Target& t, const InputBuffer& inputs, long rows,
     if (k < ranges.codes) {
       const long row = static_cast<long>(k) / cols;
       const long col = static_cast<long>(k) % cols;
-      m.mismatch = internal::ElementMismatch("", kFp32, recipe::F32Bits(x[k]), rc.element, expected[i], slots.actual[i]);
+      m.mismatch = internal::ElementMismatch("", kFp32, F32Bits(x[k]), rc.element, expected[i], slots.actual[i]);
       m.mismatch.where = "element " + std::to_string(k) + " (row " + std::to_string(row) + ", col " +
                          std::to_string(col) + ")";
       m.element = static_cast<long>(k);
@@ -455,7 +455,7 @@ Report CheckRecipeDequantized(const Target& t, const RecipeOutputs& q, long rows
     std::vector<float> out(n);
     recipe::DequantizeTensor(variant, t.layout, c, rows, cols, out.data());
     std::vector<std::uint64_t> bits(n);
-    for (std::size_t k = 0; k < n; ++k) bits[k] = recipe::F32Bits(out[k]);
+    for (std::size_t k = 0; k < n; ++k) bits[k] = F32Bits(out[k]);
     return bits;
   };
   const std::vector<std::uint64_t> expected = dequantize(rc);
@@ -463,8 +463,8 @@ Report CheckRecipeDequantized(const Target& t, const RecipeOutputs& q, long rows
   const std::uint8_t value_class = slots.AddClass("values");
   const std::uint8_t nan_class = slots.AddClass("NaN values");
   for (std::size_t k = 0; k < n; ++k) {
-    slots.actual.push_back(recipe::F32Bits(values[k]));
-    slots.cls.push_back(std::isnan(recipe::F32FromBits(static_cast<std::uint32_t>(expected[k]))) ? nan_class
+    slots.actual.push_back(F32Bits(values[k]));
+    slots.cls.push_back(std::isnan(F32FromBits(static_cast<std::uint32_t>(expected[k]))) ? nan_class
                                                                                                   : value_class);
   }
   r.checked = n;

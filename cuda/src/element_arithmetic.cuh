@@ -57,13 +57,13 @@ struct AlternativeElementArithmetic {
 __device__ __forceinline__ float HardwareF16Rounded(float v) {
   // The model's NaN does not depend on the payload (F16ScaleOptions:
   // kQuietOnly), only on the sign: its two results, as constants.
-  constexpr float kPositiveNan = recipe::F16RoundedF32(block::F32FromBits(block::kF32CanonicalNan));
+  constexpr float kPositiveNan = recipe::F16RoundedF32(F32FromBits(kF32CanonicalNan));
   constexpr float kNegativeNan =
-      recipe::F16RoundedF32(block::F32FromBits(block::kF32CanonicalNan | block::kF32SignMask));
-  const std::uint32_t bits = block::F32Bits(v);
-  const float nan = (bits & block::kF32SignMask) != 0 ? kNegativeNan : kPositiveNan;
+      recipe::F16RoundedF32(F32FromBits(kF32CanonicalNan | kF32SignMask));
+  const std::uint32_t bits = F32Bits(v);
+  const float nan = (bits & kF32SignMask) != 0 ? kNegativeNan : kPositiveNan;
   const float hardware = ptx::CvtF32F16(static_cast<std::uint16_t>(ptx::CvtRnF16x2F32(v, 0.0f)));
-  return block::F32IsNan(bits) ? nan : hardware;
+  return F32IsNan(bits) ? nan : hardware;
 }
 
 // The element step of a scaled recipe with integer elements in a group whose

@@ -158,23 +158,23 @@ __device__ __forceinline__ std::uint32_t QuantizeOne(const recipe::Recipe& r, co
 // TorchMin, TorchMax, the recipe's amax rule) onto s, of another part's
 // statistics (mn, mx, am) or of one element x.
 __device__ __forceinline__ recipe::GroupStats CombineStats(recipe::GroupStats s, float mn, float mx, float am,
-                                                           block::AmaxNan rule) {
+                                                           AmaxNan rule) {
   s.min = recipe::TorchMin(s.min, mn);
   s.max = recipe::TorchMax(s.max, mx);
-  s.amax = rule == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, am) : block::MaxPropagatingNan(s.amax, am);
+  s.amax = rule == AmaxNan::kIgnore ? MaxIgnoringNan(s.amax, am) : MaxPropagatingNan(s.amax, am);
   return s;
 }
 // The element form: written out, since as a call of the form above (with
 // |x| computed first) the integer kernels compile to other SASS.
-__device__ __forceinline__ recipe::GroupStats CombineStats(recipe::GroupStats s, float x, block::AmaxNan rule) {
+__device__ __forceinline__ recipe::GroupStats CombineStats(recipe::GroupStats s, float x, AmaxNan rule) {
   s.min = recipe::TorchMin(s.min, x);
   s.max = recipe::TorchMax(s.max, x);
-  s.amax = rule == block::AmaxNan::kIgnore ? block::MaxIgnoringNan(s.amax, block::F32Abs(x))
-                                           : block::MaxPropagatingNan(s.amax, block::F32Abs(x));
+  s.amax = rule == AmaxNan::kIgnore ? MaxIgnoringNan(s.amax, F32Abs(x))
+                                           : MaxPropagatingNan(s.amax, F32Abs(x));
   return s;
 }
 
-__device__ __forceinline__ recipe::GroupStats WarpStats(recipe::GroupStats s, block::AmaxNan rule) {
+__device__ __forceinline__ recipe::GroupStats WarpStats(recipe::GroupStats s, AmaxNan rule) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     const float mn = __shfl_xor_sync(0xFFFFFFFFu, s.min, o);
@@ -193,7 +193,7 @@ __device__ __forceinline__ recipe::GroupStats WarpStats(recipe::GroupStats s, bl
 // that the common path keeps its registers.
 template <typename In>
 __device__ __noinline__ recipe::GroupStats StatsInElementOrder(const In* __restrict__ x, std::size_t start,
-                                                               std::size_t n, block::AmaxNan rule) {
+                                                               std::size_t n, AmaxNan rule) {
   recipe::GroupStats s;
   s.min = __int_as_float(0x7F800000);
   s.max = __int_as_float(0xFF800000);
@@ -230,8 +230,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     }
   }
   s = WarpStats(s, r.amax_nan);
-  if (block::F32IsNan(block::F32Bits(s.min)) || block::F32IsNan(block::F32Bits(s.max)) ||
-      block::F32IsNan(block::F32Bits(s.amax))) {
+  if (F32IsNan(F32Bits(s.min)) || F32IsNan(F32Bits(s.max)) ||
+      F32IsNan(F32Bits(s.amax))) {
     // Warp-uniform: every lane saw the same reduction.
     recipe::GroupStats ordered = s;
     if (lane == 0) ordered = StatsInElementOrder(x, start, n, r.amax_nan);
@@ -468,7 +468,7 @@ __global__ void __launch_bounds__(256)
     for (int i = 0; i < per; ++i) {
       std::int32_t v = static_cast<std::int32_t>(q[i] & mask);
       if (half != 0 && v >= half) v -= 2 * half;  // IntegerOfCode
-      const float value = block::F32MulAsX86(static_cast<float>(v - zp), scale);
+      const float value = F32MulAsX86(static_cast<float>(v - zp), scale);
       if constexpr (sizeof(Out) == 4) out[e0 + i] = value;
       else out[e0 + i] = static_cast<std::uint16_t>(ptx::CvtRnBf16x2F32(value, 0.0f));
     }
@@ -537,7 +537,7 @@ __global__ void __launch_bounds__(kDequantUnitThreads)
     for (int i = 0; i < 8; ++i) {
       std::int32_t c = static_cast<std::int32_t>(q[i] & mask);
       if (half != 0 && c >= half) c -= 2 * half;  // IntegerOfCode
-      v[i] = block::F32MulAsX86(static_cast<float>(c - zp[k]), scale[k]);
+      v[i] = F32MulAsX86(static_cast<float>(c - zp[k]), scale[k]);
     }
     detail::StoreUnit8(out + static_cast<std::size_t>(u) * 8, v);
   }
@@ -602,7 +602,7 @@ __global__ void __launch_bounds__(kDequantQuadThreads)
     for (int i = 0; i < 4; ++i) {
       std::int32_t x = static_cast<std::int32_t>(c[i] & mask);
       if (half != 0 && x >= half) x -= 2 * half;  // IntegerOfCode
-      v[i] = block::F32MulAsX86(static_cast<float>(x - zp[k]), scale[k]);
+      v[i] = F32MulAsX86(static_cast<float>(x - zp[k]), scale[k]);
     }
     reinterpret_cast<float4*>(out)[q] = make_float4(v[0], v[1], v[2], v[3]);
   }

@@ -159,7 +159,7 @@ struct ThresholdElementCodes {
     for (int j = threadIdx.x; j < kTableEntries; j += blockDim.x) shared[j] = table[j];
   }
   __device__ auto Encoder(const recipe::Recipe&, const uint2* shared) const {
-    return [shared, this](float y) -> std::uint64_t { return ThresholdCode(shared, encode, block::F32Bits(y)); };
+    return [shared, this](float y) -> std::uint64_t { return ThresholdCode(shared, encode, F32Bits(y)); };
   }
 };
 
@@ -173,7 +173,7 @@ struct HardwareElementCodes {
   static constexpr int kTableEntries = 1;
   __device__ void Stage(uint2*) const {}
   __device__ auto Encoder(const recipe::Recipe&, const uint2*) const {
-    return [](float y) -> std::uint64_t { return HwEncodeF32Fp8<kElement>{}.One(block::F32Bits(y), 0); };
+    return [](float y) -> std::uint64_t { return HwEncodeF32Fp8<kElement>{}.One(F32Bits(y), 0); };
   }
 };
 
@@ -191,10 +191,10 @@ struct HardwareElementCodesModelNan {
   __device__ void Stage(uint2*) const {}
   __device__ auto Encoder(const recipe::Recipe&, const uint2*) const {
     return [p = positive_nan, n = negative_nan](float y) -> std::uint64_t {
-      const std::uint32_t bits = block::F32Bits(y);
+      const std::uint32_t bits = F32Bits(y);
       const std::uint64_t hardware = HwEncodeF32Fp8<kElement>{}.One(bits, 0);
-      const std::uint64_t nan = (bits & block::kF32SignMask) != 0 ? n : p;
-      return block::F32IsNan(bits) ? nan : hardware;
+      const std::uint64_t nan = (bits & kF32SignMask) != 0 ? n : p;
+      return F32IsNan(bits) ? nan : hardware;
     };
   }
 };
@@ -351,13 +351,13 @@ struct HardwareNvfp4ScaleCodec {
   }
   static_assert(SameEncodeSemantics(kE4m3Spec, ButForOverflow(), kHardware),
                 "the recipe's UE4M3 rule differs from cvt.rn.satfinite's in more than overflow");
-  static constexpr std::uint32_t kMaxBits = block::F32Bits(recipe::MaxFiniteF32(kScale));  // 448
+  static constexpr std::uint32_t kMaxBits = F32Bits(recipe::MaxFiniteF32(kScale));  // 448
   static constexpr std::uint8_t kNanCode = static_cast<std::uint8_t>(kScale.CodeMask());       // 0x7F
-  static_assert(block::F32IsNan(block::F32Bits(DecodeToF32(kScale, kNanCode))) &&
+  static_assert(F32IsNan(F32Bits(DecodeToF32(kScale, kNanCode))) &&
                 kScale.MaxFiniteCode() + 1 == kNanCode);
   __device__ __forceinline__ std::uint8_t Encode(const recipe::Recipe&, float v) const {
-    const std::uint32_t bits = block::F32Bits(v);
-    if (bits > kMaxBits && !block::F32IsNan(bits)) return ModelNvfp4ScaleEncodeOutOfLine<kIndex>(v);
+    const std::uint32_t bits = F32Bits(v);
+    if (bits > kMaxBits && !F32IsNan(bits)) return ModelNvfp4ScaleEncodeOutOfLine<kIndex>(v);
     return static_cast<std::uint8_t>(ptx::CvtE4m3x2F32(v, 0.0f) & 0xFFu);
   }
   __device__ __forceinline__ float Decode(const recipe::Recipe&, std::uint8_t code) const {
@@ -1018,7 +1018,7 @@ __global__ __launch_bounds__(kModelThreads, kDequantizeBlocksPerSm) void ModelDe
       // The same steps twice, so that in each copy the compiler knows
       // whether the scale is NaN (a test DecodeElementWith makes per
       // element) and drops that test from the unrolled elements.
-      if (block::F32IsNan(block::F32Bits(s0.decode))) {
+      if (F32IsNan(F32Bits(s0.decode))) {
         decode_run();
       } else {
         decode_run();
@@ -1286,14 +1286,14 @@ struct ElementCodesOf<CatalogRecipe<kIndex>> {
   static Type Make(const recipe::Recipe&, const uint2*) {
     constexpr recipe::Recipe r = CatalogRecipe<kIndex>::Get();
     constexpr std::uint8_t kPositive = static_cast<std::uint8_t>(
-        EncodeF32(r.element, block::F32FromBits(block::kF32CanonicalNan), r.element_encode).code);
+        EncodeF32(r.element, F32FromBits(kF32CanonicalNan), r.element_encode).code);
     constexpr std::uint8_t kNegative = static_cast<std::uint8_t>(
-        EncodeF32(r.element, block::F32FromBits(block::kF32CanonicalNan | block::kF32SignMask), r.element_encode)
+        EncodeF32(r.element, F32FromBits(kF32CanonicalNan | kF32SignMask), r.element_encode)
             .code);
     // The NaN's payload changes nothing (HardwareCodesButNanApply): a
     // signalling one with other payload bits gives the same codes.
-    static_assert(kPositive == EncodeF32(r.element, block::F32FromBits(0x7F800001u), r.element_encode).code &&
-                  kNegative == EncodeF32(r.element, block::F32FromBits(0xFFA5A5A5u), r.element_encode).code);
+    static_assert(kPositive == EncodeF32(r.element, F32FromBits(0x7F800001u), r.element_encode).code &&
+                  kNegative == EncodeF32(r.element, F32FromBits(0xFFA5A5A5u), r.element_encode).code);
     return {kPositive, kNegative};
   }
 };

@@ -197,7 +197,7 @@ constexpr int kDequantThreads = 256;
 constexpr int kMxBlock = recipe::kMxBlockSize;
 
 // Grid-stride over pairs of elements (one E2M1 byte, or two code bytes). The
-// product is block::F32MulAsX86: a NaN element (FP8 NaN codes) wins
+// product is F32MulAsX86: a NaN element (FP8 NaN codes) wins
 // over a NaN scale, quieted, which is what the host model's FP32 multiply
 // returns on x86 and NVIDIA's FMUL would not (it returns 0x7FFFFFFF;
 // docs/formats-reference.md §3.3).
@@ -224,8 +224,8 @@ __global__ void __launch_bounds__(kDequantThreads)
       c1 = i + 1 < n ? __ldg(codes + i + 1) : 0u;
     }
     const float x = scale[__ldg(scales + i / kBlock)];  // i even: i and i + 1 share a block
-    const float v0 = block::F32MulAsX86(element[c0], x);
-    const float v1 = block::F32MulAsX86(element[c1], x);
+    const float v0 = F32MulAsX86(element[c0], x);
+    const float v1 = F32MulAsX86(element[c1], x);
     if constexpr (sizeof(Out) == 4) {
       out[i] = v0;
       if (i + 1 < n) out[i + 1] = v1;
@@ -314,7 +314,7 @@ __global__ void __launch_bounds__(kDequantUnitThreads)
 #pragma unroll
     for (int j = 0; j < kUnit; ++j) {
       const std::uint32_t c = kPacked ? (lo >> (4 * j)) & 0xFu : ((j < 4 ? lo : hi) >> (8 * (j % 4))) & 0xFFu;
-      v[j] = block::F32MulAsX86(element[c], x);
+      v[j] = F32MulAsX86(element[c], x);
     }
     if constexpr (kUnit == 4) {
       reinterpret_cast<float4*>(out)[u] = make_float4(v[0], v[1], v[2], v[3]);
@@ -324,7 +324,7 @@ __global__ void __launch_bounds__(kDequantUnitThreads)
   }
   if (blockIdx.x == 0) {
     for (std::size_t i = units * kUnit + threadIdx.x; i < n; i += kDequantUnitThreads) {
-      const float v = block::F32MulAsX86(element[CodeOf<kPacked>(codes, i)], scale[__ldg(scales + i / kMxBlock)]);
+      const float v = F32MulAsX86(element[CodeOf<kPacked>(codes, i)], scale[__ldg(scales + i / kMxBlock)]);
       if constexpr (sizeof(Out) == 4) out[i] = v;
       else out[i] = static_cast<std::uint16_t>(ptx::CvtRnBf16x2F32(v, 0.0f));
     }
@@ -343,8 +343,8 @@ DecodeTables MakeDecodeTables() {
   unit.decode = 1.0f;  // element * 1: the element's own value (exact)
   for (std::uint32_t c = 0; c < 256; ++c) {
     const std::uint8_t code = static_cast<std::uint8_t>(c < codes ? c : 0);
-    t.element[c] = block::F32Bits(recipe::DecodeElement(r, unit, recipe::TensorScale{}, code));
-    t.scale[c] = block::F32Bits(recipe::StoredScale(r, static_cast<std::uint8_t>(c), 0.0f, 0).decode);
+    t.element[c] = F32Bits(recipe::DecodeElement(r, unit, recipe::TensorScale{}, code));
+    t.scale[c] = F32Bits(recipe::StoredScale(r, static_cast<std::uint8_t>(c), 0.0f, 0).decode);
   }
   return t;
 }

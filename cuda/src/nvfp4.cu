@@ -191,7 +191,7 @@ Status Quantize(const TensorCall& t, std::size_t count) {
 // (recipe::DecodeElement, DequantizeOrder::kElementTimesScaleThenTensor),
 // with q from the bits (alternatives::DecodeE2m1FromBits) and s_block from
 // the cuda-hw decode. The model pins which NaN a NaN product returns
-// (block::F32MulAsX86); the BF16 output makes every NaN 0x7FFF
+// (F32MulAsX86); the BF16 output makes every NaN 0x7FFF
 // (cvt.rn.bf16x2.f32), so plain multiplies give the same bits.
 template <typename R>
 struct Nvfp4DequantSteps {
@@ -327,7 +327,7 @@ Status Dequantize(const std::uint8_t* packed, const std::uint8_t* scales, const 
 
 // FP32 output with the model's bits: the element and scale values are the
 // model's decodes (tables built on the host), the products the model's
-// (block::F32MulAsX86 in the recipe's order), so a NaN scale byte
+// (F32MulAsX86 in the recipe's order), so a NaN scale byte
 // gives the model's NaN. One thread per element pair: the path for buffers
 // that Nvfp4DequantF32UnitsKernel (below) cannot take, unaligned ones.
 struct Nvfp4DecodeTables {
@@ -373,7 +373,7 @@ __global__ void __launch_bounds__(256)
     const float s = tables.scale[__ldg(scales + (2 * p) / 16)];
     for (int k = 0; k < 2 && 2 * p + k < n; ++k) {
       const float q = tables.element[(byte >> (4 * k)) & 0xFu];
-      out[2 * p + k] = block::F32MulAsX86(block::F32MulAsX86(q, s), s_dec);
+      out[2 * p + k] = F32MulAsX86(F32MulAsX86(q, s), s_dec);
     }
   }
 }
@@ -427,14 +427,14 @@ __global__ void __launch_bounds__(kNvfp4UnitThreads)
     float v[kNvfp4Unit];
 #pragma unroll
     for (int j = 0; j < kNvfp4Unit; ++j) {
-      v[j] = block::F32MulAsX86(block::F32MulAsX86(element[(word[k] >> (4 * j)) & 0xFu], s), s_dec);
+      v[j] = F32MulAsX86(F32MulAsX86(element[(word[k] >> (4 * j)) & 0xFu], s), s_dec);
     }
     reinterpret_cast<float4*>(out)[u] = make_float4(v[0], v[1], v[2], v[3]);
   }
   if (blockIdx.x == 0) {
     for (std::size_t i = units * kNvfp4Unit + threadIdx.x; i < n; i += kNvfp4UnitThreads) {
       const float q = element[LowFirstNibbleCode(packed, i)];
-      out[i] = block::F32MulAsX86(block::F32MulAsX86(q, scale[__ldg(scales + i / 16)]), s_dec);
+      out[i] = F32MulAsX86(F32MulAsX86(q, scale[__ldg(scales + i / 16)]), s_dec);
     }
   }
 }

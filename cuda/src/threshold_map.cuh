@@ -81,16 +81,16 @@ struct ThresholdGeometry {
   };
   static constexpr Range Values() {
     Range r;
-    r.smallest = block::F32FromBits(0x7F7FFFFFu);
+    r.smallest = F32FromBits(0x7F7FFFFFu);
     for (std::uint64_t c = 0; c < (std::uint64_t{1} << kSpec.total_bits); ++c) {
-      const float v = block::F32Abs(DecodeToF32(kSpec, c));
-      if (!block::F32IsFinite(block::F32Bits(v)) || v == 0.0f) continue;
+      const float v = F32Abs(DecodeToF32(kSpec, c));
+      if (!F32IsFinite(F32Bits(v)) || v == 0.0f) continue;
       if (v < r.smallest) r.smallest = v;
       if (v > r.largest) r.largest = v;
     }
     return r;
   }
-  static constexpr int Field(float v) { return static_cast<int>(block::F32Bits(v) >> 23); }
+  static constexpr int Field(float v) { return static_cast<int>(F32Bits(v) >> 23); }
   static constexpr int kFieldLo = Field(Values().smallest) - 2 > 0 ? Field(Values().smallest) - 2 : 0;
   static constexpr int kFieldHi = Field(Values().largest) + 2 < 254 ? Field(Values().largest) + 2 : 254;
   // log2 of the values per FP32 binade: mantissa_bits for floats; for integers

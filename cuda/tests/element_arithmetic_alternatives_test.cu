@@ -41,26 +41,26 @@ __global__ void CompareEveryPattern(Mismatches* m) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t p = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        p < (std::uint64_t{1} << 32); p += stride) {
-    const float v = block::F32FromBits(static_cast<std::uint32_t>(p));
+    const float v = F32FromBits(static_cast<std::uint32_t>(p));
     const detail::AlternativeElementArithmetic kernels_arithmetic;
     std::uint32_t alternative, kernels, model;
     if constexpr (kStep == Step::kRoundToInteger) {
-      alternative = block::F32Bits(alternatives::RoundToIntegerNearestEvenF32(v));
-      kernels = block::F32Bits(kernels_arithmetic.RoundToInteger(v, RoundingMode::kNearestEven));
-      model = block::F32Bits(recipe::RoundToIntegerF32(v, RoundingMode::kNearestEven));
+      alternative = F32Bits(alternatives::RoundToIntegerNearestEvenF32(v));
+      kernels = F32Bits(kernels_arithmetic.RoundToInteger(v, RoundingMode::kNearestEven));
+      model = F32Bits(recipe::RoundToIntegerF32(v, RoundingMode::kNearestEven));
     } else if constexpr (kStep == Step::kF16Rounded) {
-      alternative = block::F32Bits(alternatives::F16RoundedF32Alternative(v));
-      kernels = block::F32Bits(kernels_arithmetic.F16Rounded(v));
-      model = block::F32Bits(recipe::F16RoundedF32(v));
+      alternative = F32Bits(alternatives::F16RoundedF32Alternative(v));
+      kernels = F32Bits(kernels_arithmetic.F16Rounded(v));
+      model = F32Bits(recipe::F16RoundedF32(v));
     } else if constexpr (kStep == Step::kClampedRoundToInteger) {
-      if (!(block::F32Abs(v) <= alternatives::kInGridLimit)) continue;  // outside its domain
-      model = block::F32Bits(recipe::RoundToIntegerF32(v, RoundingMode::kNearestEven));
-      alternative = block::F32Bits(alternatives::RoundToIntegerNearestEvenInGrid(v));
-      kernels = block::F32Bits(detail::ClampedElementArithmetic{}.RoundToInteger(v, RoundingMode::kNearestEven));
+      if (!(F32Abs(v) <= alternatives::kInGridLimit)) continue;  // outside its domain
+      model = F32Bits(recipe::RoundToIntegerF32(v, RoundingMode::kNearestEven));
+      alternative = F32Bits(alternatives::RoundToIntegerNearestEvenInGrid(v));
+      kernels = F32Bits(detail::ClampedElementArithmetic{}.RoundToInteger(v, RoundingMode::kNearestEven));
     } else {
-      model = block::F32Bits(recipe::F16RoundedF32(v));
-      alternative = block::F32Bits(detail::HardwareF16Rounded(v));
-      kernels = block::F32Bits(detail::ClampedElementArithmetic{}.F16Rounded(v));
+      model = F32Bits(recipe::F16RoundedF32(v));
+      alternative = F32Bits(detail::HardwareF16Rounded(v));
+      kernels = F32Bits(detail::ClampedElementArithmetic{}.F16Rounded(v));
     }
     if (alternative != model || kernels != model) {
       atomicAdd(&m->count, 1ull);

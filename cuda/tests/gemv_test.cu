@@ -207,7 +207,7 @@ TEST(CudaGemvDecode, Int4EveryCodeZeroSignAndNibble) {
     const bool s = (in[i] >> 8) & 1;
     const std::int32_t q = recipe::IntegerOfCode(s ? kInt4 : kUint4, static_cast<std::uint8_t>(c));
     const float want = static_cast<float>(q - static_cast<std::int32_t>(z));
-    EXPECT_EQ(got[i], testing::F32Bits(want)) << "code " << c << " zero " << z << " signed " << s;
+    EXPECT_EQ(got[i], F32Bits(want)) << "code " << c << " zero " << z << " signed " << s;
   }
 }
 
@@ -268,7 +268,7 @@ HostWeights MakeWeights(WeightFormat f, WeightPacking packing, long n, long k, l
   }
   h.channel_scales.resize(h.sizes.channel_scales * batch);
   for (auto& s : h.channel_scales) {
-    s = sc == ScaleClass::kModerate ? 0.001f + static_cast<float>(rng() % 1000) / 997.0f : testing::F32FromBits(static_cast<std::uint32_t>(rng()));
+    s = sc == ScaleClass::kModerate ? 0.001f + static_cast<float>(rng() % 1000) / 997.0f : F32FromBits(static_cast<std::uint32_t>(rng()));
   }
   h.words.resize(h.sizes.words * batch);
   for (auto& x : h.words) x = static_cast<std::uint32_t>(rng());

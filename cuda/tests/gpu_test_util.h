@@ -88,10 +88,6 @@ void Download(std::vector<T>& h, const DeviceBuffer& d, std::size_t byte_offset 
             cudaSuccess);
 }
 
-// The model's FP32 bit views (formats/fp32_bits.h), for the tests here.
-using block::F32Bits;
-using block::F32FromBits;
-
 // FP32 inputs where conversions go wrong (docs/formats-reference.md §9 boundary vectors), then a
 // strided walk over all 2^32 patterns that hits every exponent and, through
 // the odd stride, every low-bit rounding class.

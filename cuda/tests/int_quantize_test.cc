@@ -32,9 +32,7 @@ namespace {
 using detail::IntPackedBytes;
 using detail::IntPacking;
 using detail::TensorCall;
-using testing::F32FromBits;
 using testing::DeviceVector;
-using testing::F32Bits;
 
 // Row r cycles through the cases where recipes differ; a few single
 // elements elsewhere land NaN or Inf inside otherwise normal groups.

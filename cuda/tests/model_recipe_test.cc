@@ -25,8 +25,6 @@
 namespace lowbit::cuda {
 namespace {
 
-using testing::F32FromBits;
-
 // Mode 0: plain values; 1: a few specials; 2: a third specials (several
 // NaNs per group); 3: signed zeros only; 4: tiny values (2^-26 to 2^-17, a
 // few specials), whose GPTQ / AWQ scales are FP16 subnormals, so the

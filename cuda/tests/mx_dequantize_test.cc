@@ -27,9 +27,7 @@
 namespace lowbit::cuda {
 namespace {
 
-using testing::F32FromBits;
 using testing::DeviceVector;
-using testing::F32Bits;
 
 // Every MX format of the catalog; dequantization reads no profile field, so
 // OCP's recipe stands for every profile's.

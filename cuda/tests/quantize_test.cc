@@ -46,9 +46,7 @@ TensorCall OneRow(const recipe::Recipe& r, const recipe::Layout& layout, std::si
   return t;
 }
 
-using testing::F32FromBits;
 using testing::DeviceVector;
-using testing::F32Bits;
 
 float Bf16Round(float x) {  // the value a BF16 input holds (RNE; NaN stays NaN)
   std::uint32_t u;
@@ -154,7 +152,7 @@ TEST(CudaQuantize, Fp8PerTensorEqualsModel) {
           ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
           const std::string what = std::string(LayoutVariantName(variant)) + " " + Spec(f).name +
                                    (bf16 ? " bf16" : " f32") + " n=" + std::to_string(n);
-          const float want_amax = block::AbsMax(x.data(), static_cast<long>(n), AmaxNan::kIgnore);
+          const float want_amax = AbsMax(x.data(), static_cast<long>(n), AmaxNan::kIgnore);
           const recipe::BlockScale want = ScaleOfAmax(r, want_amax);
           const std::vector<float> ws = workspace.Get(2);
           EXPECT_EQ(F32Bits(ws[1]), F32Bits(want_amax)) << what;
@@ -214,7 +212,7 @@ TEST(CudaQuantize, Fp8PerTokenEqualsModel) {
                                    std::to_string(sh.cols) + "]";
           int bad = 0;
           for (std::size_t row = 0; row < sh.rows; ++row) {
-            const float amax = block::AbsMax(x.data() + row * sh.cols, static_cast<long>(sh.cols), AmaxNan::kIgnore);
+            const float amax = AbsMax(x.data() + row * sh.cols, static_cast<long>(sh.cols), AmaxNan::kIgnore);
             const recipe::BlockScale want = ScaleOfAmax(r, amax);
             EXPECT_EQ(F32Bits(got_inv[row]), F32Bits(want.decode)) << what << " row " << row;
             for (std::size_t c = 0; c < sh.cols && bad < 5; ++c) {

@@ -209,7 +209,7 @@ std::vector<std::uint32_t> SimulateKernel(const PackedWeights& p, const std::uin
               const std::int64_t n = r * kTileRows + DRowOf(pos.group, i);
               const std::int64_t row = tile * kTileColumns + DColumnOf(pos.index, i);
               if (n < p.n && row < m) {
-                parts[static_cast<std::size_t>((part * m + row) * p.n + n)] = block::F32FromBits(acc[tile][lane][i]);
+                parts[static_cast<std::size_t>((part * m + row) * p.n + n)] = F32FromBits(acc[tile][lane][i]);
               }
             }
           }

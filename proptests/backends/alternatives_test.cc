@@ -56,9 +56,6 @@
 namespace lowbit {
 namespace {
 
-using ::lowbit::block::F32Bits;
-using ::lowbit::block::F32FromBits;
-
 std::string Hex(std::uint64_t v) {
   char b[32];
   std::snprintf(b, sizeof b, "0x%llX", static_cast<unsigned long long>(v));
@@ -333,7 +330,7 @@ std::vector<float> ScaleBoundaryAmaxes(const recipe::Recipe& r) {
   std::vector<float> v = NonNegativeBoundaryValues(20000);
   const float rcp = recipe::MaxNormReciprocal(r);
   for (int c = 0; c < 255; ++c) {
-    const float threshold = block::F32Pow2(c - 127) / rcp;
+    const float threshold = F32Pow2(c - 127) / rcp;
     const std::uint32_t b = F32Bits(threshold);
     for (std::uint32_t d : {b - 2, b - 1, b, b + 1, b + 2}) {
       if (d < 0x7F800000u) v.push_back(F32FromBits(d));
@@ -472,7 +469,7 @@ TEST(AlternativeMxScale, ScaledElementAnyNanGivesTheModelsCodes) {
         // Under a NaN-propagating amax a NaN or Inf element makes its block's
         // scale NaN (every MX rule maps a non-finite amax to 0xFF), so it
         // never meets a finite scale.
-        if (r.amax_nan == AmaxNan::kPropagate && !block::F32IsFinite(F32Bits(x)) && s.code != recipe::kE8m0NanCode) {
+        if (r.amax_nan == AmaxNan::kPropagate && !F32IsFinite(F32Bits(x)) && s.code != recipe::kE8m0NanCode) {
           continue;
         }
         const std::uint32_t want = recipe::EncodeScaled(r, s, recipe::ScaledElement(r, s, x));
@@ -626,13 +623,13 @@ static_assert(alternatives::EncodeE2m3OneAddition(7.75f) == 0x1F);  // saturates
 static_assert(alternatives::EncodeE2m3OneAddition(-0.0f) == 0x20);
 static_assert(alternatives::EncodeE2m3OneAddition(0.0625f) == 0x00);  // a tie: to even (0)
 static_assert(alternatives::EncodeE2m3FromBits<kAway>(0.0625f) == 0x01);
-static_assert(alternatives::EncodeE3m2OneAddition(-block::F32FromBits(0x7F800000u)) == 0x3F);  // -Inf -> -max
-static_assert(alternatives::EncodeE3m2FromBits<kEven>(block::F32FromBits(0xFFC00000u)) == 0x1F);  // -NaN -> +max
+static_assert(alternatives::EncodeE3m2OneAddition(-F32FromBits(0x7F800000u)) == 0x3F);  // -Inf -> -max
+static_assert(alternatives::EncodeE3m2FromBits<kEven>(F32FromBits(0xFFC00000u)) == 0x1F);  // -NaN -> +max
 static_assert(alternatives::EncodeMxInt8MagicAdd(-127.5f) == 0x81);  // -128 clamped to -127
 static_assert(alternatives::EncodeMxInt8MagicAdd(2.5f) == 0x02);
 static_assert(alternatives::EncodeMxInt8FromBits<kAway>(2.5f) == 0x03);
 static_assert(alternatives::EncodeMxInt8FromBits<kAway>(-0.0f) == 0x00);
-static_assert(alternatives::EncodeMxInt8MagicAdd(block::F32FromBits(0xFFC00000u)) == 0x7F);  // -NaN -> +127
+static_assert(alternatives::EncodeMxInt8MagicAdd(F32FromBits(0xFFC00000u)) == 0x7F);  // -NaN -> +127
 
 // ---- FP32 <-> BF16 / FP16 ------------------------------------------------------
 
@@ -900,10 +897,10 @@ TEST(AlternativeX86Multiply, EqualsThisHostsMultiplyWithAtMostOneNan) {
   int compared = 0;
   for (std::uint32_t a : bits) {
     for (std::uint32_t b : bits) {
-      if (block::F32IsNan(a) && block::F32IsNan(b)) continue;  // which NaN is the compiler's operand order
+      if (F32IsNan(a) && F32IsNan(b)) continue;  // which NaN is the compiler's operand order
       volatile float va = F32FromBits(a), vb = F32FromBits(b);
       const std::uint32_t host = F32Bits(va * vb);
-      const std::uint32_t got = F32Bits(block::F32MulAsX86(F32FromBits(a), F32FromBits(b)));
+      const std::uint32_t got = F32Bits(F32MulAsX86(F32FromBits(a), F32FromBits(b)));
       EXPECT_EQ(got, host) << Hex(a) << " * " << Hex(b);
       ++compared;
     }
@@ -911,7 +908,7 @@ TEST(AlternativeX86Multiply, EqualsThisHostsMultiplyWithAtMostOneNan) {
   EXPECT_GT(compared, 90000);
 }
 
-// The model's division and subtraction with the NaN pinned (block::F32DivAsX86,
+// The model's division and subtraction with the NaN pinned (F32DivAsX86,
 // F32SubAsX86) against this host's own operators: every pair of the same set,
 // two NaNs included (division and subtraction do not commute, so the first
 // operand is the first source of divss / subss whatever the compiler does).
@@ -926,11 +923,11 @@ TEST(AlternativeX86Multiply, ModelDivideAndSubtractEqualThisHostsOperators) {
     for (std::uint32_t b : bits) {
       volatile float va = F32FromBits(a), vb = F32FromBits(b);
       const std::uint32_t quotient = F32Bits(va / vb), difference = F32Bits(va - vb), product = F32Bits(va * vb);
-      EXPECT_EQ(F32Bits(block::F32DivAsX86(F32FromBits(a), F32FromBits(b))), quotient) << Hex(a) << " / " << Hex(b);
-      EXPECT_EQ(F32Bits(block::F32SubAsX86(F32FromBits(a), F32FromBits(b))), difference) << Hex(a) << " - " << Hex(b);
+      EXPECT_EQ(F32Bits(F32DivAsX86(F32FromBits(a), F32FromBits(b))), quotient) << Hex(a) << " / " << Hex(b);
+      EXPECT_EQ(F32Bits(F32SubAsX86(F32FromBits(a), F32FromBits(b))), difference) << Hex(a) << " - " << Hex(b);
       // F32MulAsX86 (recipe/steps.h DecodeElement): as mulss with a first.
-      EXPECT_EQ(F32Bits(block::F32MulAsX86(F32FromBits(a), F32FromBits(b))), product) << Hex(a) << " * " << Hex(b);
-      nan_results += block::F32IsNan(quotient) + block::F32IsNan(difference) + block::F32IsNan(product);
+      EXPECT_EQ(F32Bits(F32MulAsX86(F32FromBits(a), F32FromBits(b))), product) << Hex(a) << " * " << Hex(b);
+      nan_results += F32IsNan(quotient) + F32IsNan(difference) + F32IsNan(product);
       ++compared;
     }
   }

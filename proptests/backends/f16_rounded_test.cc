@@ -17,8 +17,8 @@ namespace lowbit {
 namespace {
 
 bool Same(std::uint32_t bits) {
-  const float v = block::F32FromBits(bits);
-  return block::F32Bits(alternatives::F16RoundedF32Alternative(v)) == block::F32Bits(recipe::F16RoundedF32(v));
+  const float v = F32FromBits(bits);
+  return F32Bits(alternatives::F16RoundedF32Alternative(v)) == F32Bits(recipe::F16RoundedF32(v));
 }
 
 TEST(AlternativeF16Rounded, EqualsTheModelOnEveryTestedPattern) {

@@ -41,9 +41,6 @@ namespace {
 
 namespace ref = lowbit::reference::block;
 
-using ::lowbit::block::F32Bits;
-using ::lowbit::block::F32FromBits;
-
 using ::lowbit::testing::CatalogRecipe;
 
 constexpr const char* kProfiles[] = {"gptq-sym-fp16", "gptq-asym-fp16", "awq-fp16"};

@@ -31,7 +31,7 @@ namespace {
 EncodeOptions SatfiniteE4m3() { return recipe::SatfiniteElements(); }
 
 bool InDomain(std::uint32_t bits) {
-  return bits <= block::F32Bits(448.0f) || block::F32IsNan(bits);
+  return bits <= F32Bits(448.0f) || F32IsNan(bits);
 }
 
 TEST(Nvfp4ScaleCodec, Ue4m3EqualsE4m3FromZeroTo448AndNan) {
@@ -43,7 +43,7 @@ TEST(Nvfp4ScaleCodec, Ue4m3EqualsE4m3FromZeroTo448AndNan) {
     testing::ExpectSameOnF32Patterns(
         [&](std::uint32_t bits) {
           if (!InDomain(bits)) return true;
-          const float v = block::F32FromBits(bits);
+          const float v = F32FromBits(bits);
           const std::uint64_t e4m3 = EncodeF32(kE4m3, v, SatfiniteE4m3()).code;
           return model.Encode(r, v) == e4m3;
         },
@@ -61,7 +61,7 @@ TEST(Nvfp4ScaleCodec, Ue4m3EqualsE4m3FromZeroTo448AndNan) {
     for (std::uint32_t code = 0; code < 0x7F; ++code) {
       const float ue4m3 = model.Decode(r, static_cast<std::uint8_t>(code));
       const float e4m3 = DecodeToF32(kE4m3, code);
-      EXPECT_EQ(block::F32Bits(ue4m3), block::F32Bits(e4m3)) << r.profile << " code " << code;
+      EXPECT_EQ(F32Bits(ue4m3), F32Bits(e4m3)) << r.profile << " code " << code;
     }
   }
   EXPECT_EQ(recipes, 5);

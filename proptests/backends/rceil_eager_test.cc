@@ -40,8 +40,8 @@ TEST(AlternativeRceilEager, ExponentEqualsTheModel) {
       [](std::uint32_t bits) {
         // The model's domain: a finite nonzero d (ChooseMxScale hands it no
         // other; at zero its normalizing loop would not end).
-        if ((bits & 0x7FFFFFFFu) == 0 || !block::F32IsFinite(bits)) return true;
-        const float d = block::F32FromBits(bits);
+        if ((bits & 0x7FFFFFFFu) == 0 || !F32IsFinite(bits)) return true;
+        const float d = F32FromBits(bits);
         return alternatives::RceilEagerExponentFromBits(d) == recipe::detail::RceilEagerExponent(d);
       },
       [](const auto& check) { TargetedPatterns(check); });
@@ -56,9 +56,9 @@ struct Steps {
 };
 
 bool SameScale(const recipe::BlockScale& a, const recipe::BlockScale& b) {
-  return a.code == b.code && block::F32Bits(a.decode) == block::F32Bits(b.decode) &&
-         block::F32Bits(a.factor) == block::F32Bits(b.factor) && a.zero_point == b.zero_point &&
-         a.exponent == b.exponent && block::F32Bits(a.rule_value) == block::F32Bits(b.rule_value);
+  return a.code == b.code && F32Bits(a.decode) == F32Bits(b.decode) &&
+         F32Bits(a.factor) == F32Bits(b.factor) && a.zero_point == b.zero_point &&
+         a.exponent == b.exponent && F32Bits(a.rule_value) == F32Bits(b.rule_value);
 }
 static_assert(sizeof(recipe::BlockScale) == 24, "BlockScale changed: compare its new field in SameScale");
 
@@ -71,7 +71,7 @@ TEST(AlternativeRceilEager, ScaleEqualsChooseScaleForEveryEagerRecipe) {
     const auto check = [&](std::uint32_t bits) {
       ++checked;
       recipe::GroupStats stats = recipe::EmptyStats();
-      stats.amax = block::F32FromBits(bits);
+      stats.amax = F32FromBits(bits);
       const recipe::BlockScale want = recipe::ChooseScale(r, stats);
       const recipe::BlockScale have = recipe::ChooseScaleWith(r, stats, recipe::TensorScale{}, Steps{});
       if (!SameScale(want, have) && wrong++ == 0) {

@@ -20,7 +20,7 @@ namespace {
 template <typename Check>
 void CheckHalfIntegersBelow(std::uint32_t bound, const Check& check) {
   for (std::uint32_t k = 0; k < bound; ++k) {
-    const std::uint32_t half = block::F32Bits(static_cast<float>(k) + 0.5f);
+    const std::uint32_t half = F32Bits(static_cast<float>(k) + 0.5f);
     for (const std::uint32_t b : {half - 1, half, half + 1}) {
       check(b);
       check(b | 0x80000000u);
@@ -29,9 +29,9 @@ void CheckHalfIntegersBelow(std::uint32_t bound, const Check& check) {
 }
 
 bool Same(std::uint32_t bits) {
-  const float y = block::F32FromBits(bits);
-  return block::F32Bits(alternatives::RoundToIntegerNearestEvenF32(y)) ==
-         block::F32Bits(recipe::RoundToIntegerF32(y, RoundingMode::kNearestEven));
+  const float y = F32FromBits(bits);
+  return F32Bits(alternatives::RoundToIntegerNearestEvenF32(y)) ==
+         F32Bits(recipe::RoundToIntegerF32(y, RoundingMode::kNearestEven));
 }
 
 TEST(AlternativeRoundToInteger, NearestEvenEqualsTheModel) {
@@ -49,10 +49,10 @@ TEST(AlternativeRoundToInteger, NearestEvenEqualsTheModel) {
 }
 
 bool SameInGrid(std::uint32_t bits) {
-  const float y = block::F32FromBits(bits);
-  if (!(block::F32Abs(y) <= alternatives::kInGridLimit)) return true;  // outside its domain
-  return block::F32Bits(alternatives::RoundToIntegerNearestEvenInGrid(y)) ==
-         block::F32Bits(recipe::RoundToIntegerF32(y, RoundingMode::kNearestEven));
+  const float y = F32FromBits(bits);
+  if (!(F32Abs(y) <= alternatives::kInGridLimit)) return true;  // outside its domain
+  return F32Bits(alternatives::RoundToIntegerNearestEvenInGrid(y)) ==
+         F32Bits(recipe::RoundToIntegerF32(y, RoundingMode::kNearestEven));
 }
 
 TEST(AlternativeRoundToInteger, InGridEqualsTheModelUpTo32767) {
@@ -60,7 +60,7 @@ TEST(AlternativeRoundToInteger, InGridEqualsTheModelUpTo32767) {
     // Every half-integer up to the limit and its neighbours, both signs;
     // the limit itself and its neighbours; every 16th pattern below it.
     CheckHalfIntegersBelow(32767, check);
-    const std::uint32_t limit = block::F32Bits(alternatives::kInGridLimit);
+    const std::uint32_t limit = F32Bits(alternatives::kInGridLimit);
     for (const std::uint32_t b : {limit - 1, limit, limit + 1}) {
       check(b);
       check(b | 0x80000000u);

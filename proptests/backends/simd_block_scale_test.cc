@@ -75,7 +75,7 @@ std::vector<recipe::Recipe> VectorScaleRecipes() {
     distinct.emplace(std::make_tuple(static_cast<int>(r.scale_rule), rceil ? 0 : r.element_emax,
                                      even ? r.element.mantissa_bits : 0, rceil && r.scale_saturate,
                                      !rceil && r.zero_amax_as_min_normal,
-                                     rceil ? block::F32Bits(recipe::MaxNormReciprocal(r)) : 0u),
+                                     rceil ? F32Bits(recipe::MaxNormReciprocal(r)) : 0u),
                      r);
   }
   std::vector<recipe::Recipe> out;
@@ -88,28 +88,28 @@ std::vector<std::uint32_t> SampledInputs(const recipe::Recipe& r, testing::TestL
   std::vector<std::uint32_t> v;
   std::vector<std::uint32_t> mantissas = {0, 1, 2, 0x3FFFFF, 0x400000, 0x400001, 0x7FFFFE, 0x7FFFFF};
   for (int mbits = 1; mbits <= 3; ++mbits) {
-    const std::uint32_t step = std::uint32_t{1} << (block::kF32MantissaBits - mbits);
-    for (std::uint32_t m = step / 2; m < (std::uint32_t{1} << block::kF32MantissaBits); m += step) {
+    const std::uint32_t step = std::uint32_t{1} << (kF32MantissaBits - mbits);
+    for (std::uint32_t m = step / 2; m < (std::uint32_t{1} << kF32MantissaBits); m += step) {
       for (std::uint32_t d : {m - 1, m, m + 1}) mantissas.push_back(d);
     }
   }
   for (std::uint32_t e = 0; e < 256; ++e) {
     for (std::uint32_t m : mantissas) {
-      v.push_back((e << block::kF32MantissaBits) | m);
-      v.push_back(block::kF32SignMask | (e << block::kF32MantissaBits) | m);
+      v.push_back((e << kF32MantissaBits) | m);
+      v.push_back(kF32SignMask | (e << kF32MantissaBits) | m);
     }
   }
   // RCEIL: amax * fp32(1/max) next to 2^k (the round-up boundary).
   const float rcp = recipe::MaxNormReciprocal(r);
   for (int k = -149; k <= 128; ++k) {
-    const std::uint32_t b = block::F32Bits(block::F32Pow2(k) / rcp);
+    const std::uint32_t b = F32Bits(F32Pow2(k) / rcp);
     for (std::uint32_t d = b - 3; d <= b + 3; ++d) v.push_back(d);
   }
   if (level != testing::TestLevel::kSmoke) {
     // Every 61st (a prime) at ci, next to the boundary mantissas above.
-    for (std::uint32_t m = 0; m < (std::uint32_t{1} << block::kF32MantissaBits); m += 61) {
+    for (std::uint32_t m = 0; m < (std::uint32_t{1} << kF32MantissaBits); m += 61) {
       v.push_back(m);                             // +0 and the subnormals
-      v.push_back(block::kF32ExponentMask | m);  // +Inf and the NaNs
+      v.push_back(kF32ExponentMask | m);  // +Inf and the NaNs
     }
   }
   const std::uint64_t stride = level == testing::TestLevel::kSmoke ? 65521 : 4093;  // primes
@@ -140,7 +140,7 @@ std::uint64_t CompareRange(const recipe::Recipe& r, const std::vector<std::int64
     for (std::size_t i = 0; i < n; ++i) {
       amax[i] = inputs ? (*inputs)[at + i] : static_cast<std::uint32_t>(at + i);
       recipe::GroupStats stats = recipe::EmptyStats();
-      stats.amax = block::F32FromBits(amax[i]);
+      stats.amax = F32FromBits(amax[i]);
       want[i] = recipe::ChooseScale(r, stats).code;
     }
     for (std::int64_t target : targets) {
@@ -253,12 +253,12 @@ const TensorScaleCase kTensorScaleCases[] = {
     {"tensor amax 0", true, false, 0x00000000u, {}},
     {"tensor amax +Inf", false, false, 0x7F800000u, {}},
     {"tensor amax NaN 0x7FA12345 (signalling, payload)", true, false, 0x7FA12345u, {}},
-    {"S_enc 0, S_dec / pts -NaN 0xFF800001", false, true, 0, {0.0f, block::F32FromBits(0xFF800001u)}},
+    {"S_enc 0, S_dec / pts -NaN 0xFF800001", false, true, 0, {0.0f, F32FromBits(0xFF800001u)}},
     {"S_enc 3, S_dec / pts -0.75", false, true, 0, {3.0f, -0.75f}},
 };
 
 recipe::TensorScale TensorScaleOf(const TensorScaleCase& c, const recipe::Recipe& r) {
-  return c.direct ? c.t : recipe::ChooseTensorScale(r, block::F32FromBits(c.tensor_amax));
+  return c.direct ? c.t : recipe::ChooseTensorScale(r, F32FromBits(c.tensor_amax));
 }
 
 // The FP32 values where the step's answer changes, as rule values (the value
@@ -288,8 +288,8 @@ std::vector<std::uint32_t> Nvfp4SampledInputs(const recipe::Recipe& r, const rec
   const std::uint32_t mantissas[] = {0, 1, 2, 0x3FFFFF, 0x400000, 0x400001, 0x7FFFFE, 0x7FFFFF};
   for (std::uint32_t e = 0; e < 256; ++e) {
     for (std::uint32_t m : mantissas) {
-      v.push_back((e << block::kF32MantissaBits) | m);
-      v.push_back(block::kF32SignMask | (e << block::kF32MantissaBits) | m);
+      v.push_back((e << kF32MantissaBits) | m);
+      v.push_back(kF32SignMask | (e << kF32MantissaBits) | m);
     }
   }
   // The amax whose rule value is each boundary, by the rule's arithmetic
@@ -304,7 +304,7 @@ std::vector<std::uint32_t> Nvfp4SampledInputs(const recipe::Recipe& r, const rec
   for (double boundary : RuleValueBoundaries(r)) {
     const double amax = boundary / per_amax;
     if (!(amax > 0) || amax > recipe::kF32Max) continue;  // NaN, zero, negative or past FP32
-    const std::uint32_t b = block::F32Bits(static_cast<float>(amax));
+    const std::uint32_t b = F32Bits(static_cast<float>(amax));
     for (std::uint32_t d = b < 3 ? 0 : b - 3; d <= b + 3; ++d) v.push_back(d);
   }
   const std::uint64_t stride = level == testing::TestLevel::kSmoke ? 262139 : 16381;  // primes
@@ -325,10 +325,10 @@ std::uint64_t CompareNvfp4Range(const recipe::Recipe& r, const recipe::TensorSca
     for (std::size_t i = 0; i < n; ++i) {
       amax[i] = inputs ? (*inputs)[at + i] : static_cast<std::uint32_t>(at + i);
       recipe::GroupStats stats = recipe::EmptyStats();
-      stats.amax = block::F32FromBits(amax[i]);
+      stats.amax = F32FromBits(amax[i]);
       const recipe::BlockScale s = recipe::ChooseScale(r, stats, t);
       want[i] = s.code;
-      want_factor[i] = block::F32Bits(s.factor);
+      want_factor[i] = F32Bits(s.factor);
     }
     for (std::int64_t target : targets) {
       std::fill(got.begin(), got.end(), std::uint8_t{0xCD});
@@ -383,8 +383,8 @@ TEST(SimdBlockScale, VectorNvfp4ScaleEqualsTheModelOnEveryAmax) {
       for (int k = 0; k < threads; ++k) {
         sum += checked[k];
         for (const std::string& b : bad[k]) {
-          ADD_FAILURE() << r.name << ":" << r.profile << " under " << c.what << " (S_enc " << Hex(block::F32Bits(t.encode))
-                        << ", S_dec " << Hex(block::F32Bits(t.decode)) << "): " << b;
+          ADD_FAILURE() << r.name << ":" << r.profile << " under " << c.what << " (S_enc " << Hex(F32Bits(t.encode))
+                        << ", S_dec " << Hex(F32Bits(t.decode)) << "): " << b;
         }
       }
       // The body ran over every input it was given.
@@ -410,19 +410,19 @@ TEST(SimdBlockScale, Nvfp4CasesReachEveryBranch) {
       const recipe::TensorScale t = TensorScaleOf(c, r);
       for (std::uint32_t a : Nvfp4SampledInputs(r, t, testing::TestLevel::kCi)) {
         recipe::GroupStats stats;
-        stats.amax = block::F32FromBits(a);
+        stats.amax = F32FromBits(a);
         const recipe::BlockScale s = recipe::ChooseScale(r, stats, t);
-        const std::uint32_t f = block::F32Bits(s.factor);
+        const std::uint32_t f = F32Bits(s.factor);
         clamped_high += s.code == max_code;
         floored += s.rule_value == recipe::detail::Nvfp4TorchaoScaleFloor(r) ||
                    s.rule_value == recipe::detail::Nvfp4ModelOptScaleFloor(r);
-        factor_flt_max += f == block::F32Bits(recipe::kF32Max);
-        factor_inf += f == block::kF32ExponentMask;
-        nan_code += block::F32IsNan(block::F32Bits(s.decode));
+        factor_flt_max += f == F32Bits(recipe::kF32Max);
+        factor_inf += f == kF32ExponentMask;
+        nan_code += F32IsNan(F32Bits(s.decode));
         // Both operands of the factor's product NaN, with different bits.
-        nan_factor_pinned += block::F32IsNan(block::F32Bits(s.decode)) && block::F32IsNan(block::F32Bits(t.decode)) &&
-                             (block::F32Bits(s.decode) | block::kF32QuietBit) !=
-                                 (block::F32Bits(t.decode) | block::kF32QuietBit);
+        nan_factor_pinned += F32IsNan(F32Bits(s.decode)) && F32IsNan(F32Bits(t.decode)) &&
+                             (F32Bits(s.decode) | kF32QuietBit) !=
+                                 (F32Bits(t.decode) | kF32QuietBit);
       }
     }
   }

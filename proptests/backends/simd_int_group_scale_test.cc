@@ -47,7 +47,7 @@
 namespace lowbit {
 namespace {
 
-constexpr std::uint32_t kInfBits = block::kF32ExponentMask;
+constexpr std::uint32_t kInfBits = kF32ExponentMask;
 
 // The catalog's recipes with a vector group scale rule, one per distinct set
 // of the fields the rule reads (recipe/scaled_scale.h ChooseScaledScale:
@@ -56,7 +56,7 @@ std::vector<recipe::Recipe> VectorScaleRecipes() {
   std::map<std::tuple<int, int, int, std::uint32_t, bool>, recipe::Recipe> distinct;
   for (const recipe::Recipe& r : recipe::kAllRecipes) {
     if (!simd::HasVectorIntGroupScale(r)) continue;
-    distinct.emplace(std::make_tuple(static_cast<int>(r.scale_rule), r.qmin, r.qmax, block::F32Bits(r.eps),
+    distinct.emplace(std::make_tuple(static_cast<int>(r.scale_rule), r.qmin, r.qmax, F32Bits(r.eps),
                                      r.scalar_divisor_as_reciprocal),
                      r);
   }
@@ -70,7 +70,7 @@ std::vector<std::uint32_t> SampledInputs(const recipe::Recipe& r, testing::TestL
   std::vector<std::uint32_t> v;
   for (std::uint32_t e = 0; e < 255; ++e) {
     for (std::uint32_t m : {0u, 1u, 2u, 0x3FFFFFu, 0x400000u, 0x400001u, 0x7FFFFEu, 0x7FFFFFu}) {
-      v.push_back((e << block::kF32MantissaBits) | m);
+      v.push_back((e << kF32MantissaBits) | m);
     }
   }
   for (std::uint32_t b = 0; b < 256; ++b) v.push_back(b);  // amax / qmax underflowing to 0
@@ -81,7 +81,7 @@ std::vector<std::uint32_t> SampledInputs(const recipe::Recipe& r, testing::TestL
   const float half_range = (qmax - static_cast<float>(r.qmin)) / 2.0f;
   for (float edge : {r.eps, r.eps * half_range, r.eps * qmax, 0x1p-128f * half_range, 0x1p-128f * qmax,
                      recipe::kF32Max, recipe::kF32Max / half_range}) {
-    const std::uint32_t b = block::F32Bits(edge);
+    const std::uint32_t b = F32Bits(edge);
     for (std::uint32_t d = b < 3 ? 0 : b - 3; d <= b + 3 && d <= kInfBits; ++d) v.push_back(d);
   }
   v.push_back(kInfBits);
@@ -133,7 +133,7 @@ std::uint64_t CompareRange(const recipe::Recipe& r, const std::vector<std::int64
     for (std::size_t i = 0; i < n; ++i) {
       amax[i] = inputs ? (*inputs)[at + i] : static_cast<std::uint32_t>(at + i);
       for (int shape = 0; shape < (symmetric ? 3 : 1); ++shape) {
-        want[3 * i + shape] = ModelScale(r, block::F32FromBits(amax[i]), shape);
+        want[3 * i + shape] = ModelScale(r, F32FromBits(amax[i]), shape);
       }
     }
     for (std::int64_t target : targets) {
@@ -148,7 +148,7 @@ std::uint64_t CompareRange(const recipe::Recipe& r, const std::vector<std::int64
       for (std::size_t i = 0; i < n; ++i) {
         for (int shape = 0; shape < (symmetric ? 3 : 1); ++shape) {
           const recipe::BlockScale& w = want[3 * i + shape];
-          if ((decode[i] != block::F32Bits(w.decode) || factor[i] != block::F32Bits(w.factor) ||
+          if ((decode[i] != F32Bits(w.decode) || factor[i] != F32Bits(w.factor) ||
                zp[i] != w.zero_point) &&
               bad->size() < 8) {
             bad->push_back(Mismatch(recipe::RecipeName(r), target, amax[i], shape, w, decode[i], factor[i], zp[i]));
@@ -213,15 +213,15 @@ TEST(SimdIntGroupScale, ScaleOfAnyGroupIsTheScaleOfItsAmax) {
     recipe::GroupStats stats;
     stats.min = lo;
     stats.max = hi;
-    const std::uint32_t amax = std::max(block::F32Bits(lo) & ~block::kF32SignMask, block::F32Bits(hi) & ~block::kF32SignMask);
-    stats.amax = block::F32FromBits(amax);
+    const std::uint32_t amax = std::max(F32Bits(lo) & ~kF32SignMask, F32Bits(hi) & ~kF32SignMask);
+    stats.amax = F32FromBits(amax);
     const recipe::BlockScale want = recipe::ChooseScale(r, stats);
     std::uint32_t decode = 0, factor = 0;
     std::int32_t zp = 0;
     const registry::Status s = simd::IntGroupScalesOnTarget(simd::kBestTarget, r, &amax, 1, &decode, &factor, &zp);
     RC_ASSERT(s.ok);
-    RC_ASSERT(decode == block::F32Bits(want.decode));
-    RC_ASSERT(factor == block::F32Bits(want.factor));
+    RC_ASSERT(decode == F32Bits(want.decode));
+    RC_ASSERT(factor == F32Bits(want.factor));
     RC_ASSERT(zp == want.zero_point);
   });
 }
@@ -297,15 +297,15 @@ TEST(SimdIntGroupScale, VectorGptqScaleEqualsTheModel) {
     stats.max = hi;
     stats.amax = std::max(std::fabs(lo), std::fabs(hi));
     const recipe::BlockScale want = recipe::ChooseScale(r, stats);
-    const std::uint32_t min_bits = block::F32Bits(lo), max_bits = block::F32Bits(hi);
+    const std::uint32_t min_bits = F32Bits(lo), max_bits = F32Bits(hi);
     for (std::int64_t target : targets) {
       std::uint32_t decode = 0, factor = 0;
       std::int32_t zp = 0;
       const registry::Status s =
           simd::MinMaxGroupScalesOnTarget(target, r, &min_bits, &max_bits, 1, &decode, &factor, &zp);
       RC_ASSERT(s.ok);
-      RC_ASSERT(decode == block::F32Bits(want.decode));
-      RC_ASSERT(factor == block::F32Bits(want.factor));
+      RC_ASSERT(decode == F32Bits(want.decode));
+      RC_ASSERT(factor == F32Bits(want.factor));
       RC_ASSERT(zp == want.zero_point);
     }
   });

@@ -33,9 +33,6 @@ namespace {
 
 namespace ref = lowbit::reference::block;
 
-using ::lowbit::block::F32Bits;
-using ::lowbit::block::F32FromBits;
-
 using ::lowbit::testing::CatalogRecipe;
 
 // The model's whole-tensor result under a layout, unpacked.

@@ -23,9 +23,6 @@ namespace {
 
 // ---- independent reference pieces of the buggy kernels -------------------------
 
-using ::lowbit::block::F32Bits;
-using ::lowbit::block::F32FromBits;
-
 // E4M3 (OCP "FN") values typed from the OCP OFP8 spec's layout: 4 exponent
 // bits with bias 7, 3 mantissa bits, subnormals at exponent 0.
 double E4m3Magnitude(int code) {

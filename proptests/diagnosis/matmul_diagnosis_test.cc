@@ -41,7 +41,6 @@ std::vector<std::uint16_t> NarrowBf16(std::size_t count, std::uint32_t seed) {
 }
 
 float Bf16Value(std::uint16_t c) { return std::bit_cast<float>(static_cast<std::uint32_t>(c) << 16); }
-using ::lowbit::block::F32Bits;
 
 // Row-major A (M x K) and B (K x N) values.
 struct Problem {

@@ -163,8 +163,6 @@ struct Random {
   }
 };
 
-using block::F32Bits;
-
 struct Problem {
   Kind kind;
   ScaleGeometry geometry = ScaleGeometry::kRowGroups;

@@ -111,7 +111,7 @@ TEST(WeightOperandFp32, Fp8PerChannelEveryElement) {
   ASSERT_TRUE(matmul::ValidateWeights(w.view).ok) << matmul::ValidateWeights(w.view).error;
   Tally t;
   for (const float channel : {1.0f, 0.0078125f, 3.0e38f}) {
-    w.scale = block::F32Bits(channel);
+    w.scale = F32Bits(channel);
     for (int c = 0; c < 256; ++c) {
       w.code = static_cast<std::uint8_t>(c);
       Compare(w, DecodeToF32(kE4m3, static_cast<std::uint32_t>(c)), 1.0f, &t, "e4m3/row");
@@ -169,7 +169,7 @@ TEST(WeightOperandFp32, Fp32ScaleTieNeedsRoundToOdd) {
   ASSERT_TRUE(matmul::ValidateWeights(w.view).ok) << matmul::ValidateWeights(w.view).error;
   w.code = 3;
   w.scale = 0x3F95AAABu;
-  const float scale = block::F32FromBits(w.scale);
+  const float scale = F32FromBits(w.scale);
   EXPECT_EQ(DecodeToF32(kBf16, matmul::WeightOperand(w.view, 0, 0, 0, kBf16).code), 3.515625f);
   EXPECT_EQ(DecodeToF32(kBf16, alternatives::OperandOfFp32Product(true, 3.0f, scale)), 3.5f);  // the plain rounding
   EXPECT_EQ(DecodeToF32(kBf16, alternatives::OperandOfSmallIntegerProduct(true, 3.0f, scale)), 3.515625f);
@@ -195,7 +195,7 @@ std::vector<std::uint32_t> TieScales(int offset, std::mt19937& rng, int random_p
           const double t = std::ldexp(1.0 + (m + half) / std::ldexp(1.0, step - 1), exponent);
           const float s = static_cast<float>(t / o);
           if (!std::isfinite(s)) continue;
-          const std::uint32_t b = block::F32Bits(s);
+          const std::uint32_t b = F32Bits(s);
           for (const int d : {-2, -1, 0, 1, 2}) scales.push_back(static_cast<std::uint32_t>(static_cast<std::int64_t>(b) + d));
         }
       }
@@ -230,7 +230,7 @@ TEST(WeightOperandFp32, IntegerOffsetsTimesFp32ScalesAtTies) {
         for (const std::uint32_t s : TieScales(offset, rng, RandomPerBinade())) {
           for (const std::uint32_t sign : {0u, 0x80000000u}) {
             w.scale = s ^ sign;
-            Compare(w, static_cast<float>(offset), block::F32FromBits(w.scale), &t, matmul::WeightFormatName(format));
+            Compare(w, static_cast<float>(offset), F32FromBits(w.scale), &t, matmul::WeightFormatName(format));
           }
         }
       }

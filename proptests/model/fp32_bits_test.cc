@@ -1,4 +1,4 @@
-// block::F32IsNan (formats/include/lowbit/formats/fp32_bits.h) tests
+// F32IsNan (formats/include/lowbit/formats/fp32_bits.h) tests
 // "sign cleared, above +Inf" in one compare. It must be IEEE 754-2019 §3.4's
 // NaN: exponent field all ones and a mantissa not 0. Both forms, and the
 // host's std::isnan as an independent witness, on every FP32 bit pattern.
@@ -23,7 +23,7 @@ TEST(Fp32Bits, IsNanIsExponentAllOnesAndMantissaNotZeroOnEveryPattern) {
     float value;
     std::memcpy(&value, &bits, sizeof(value));
     const bool witness = std::isnan(value);
-    const bool model = block::F32IsNan(bits);
+    const bool model = F32IsNan(bits);
     nans += model ? 1 : 0;
     if (model != field_definition || model != witness) {
       if (wrong++ == 0) first_wrong = bits;

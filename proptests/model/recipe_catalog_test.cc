@@ -40,8 +40,8 @@ TEST(RecipeCatalogTest, DerivedConstantsAreTheSpecValues) {
   EXPECT_EQ(TensorRange(*FindRecipe("nvfp4", "te")), 2688.0f);
   EXPECT_EQ(ElementMaxF32(*FindRecipe("mxint8", "ocp")), 127.0f / 64.0f);
   // fp32(1/448) = 0x3B124925, fp32(1/6) = 0x3E2AAAAB (§5.3).
-  EXPECT_EQ(block::F32Bits(MaxNormReciprocal(*FindRecipe("mxfp8_e4m3", "te"))), 0x3B124925u);
-  EXPECT_EQ(block::F32Bits(MaxNormReciprocal(*FindRecipe("mxfp4", "te"))), 0x3E2AAAABu);
+  EXPECT_EQ(F32Bits(MaxNormReciprocal(*FindRecipe("mxfp8_e4m3", "te"))), 0x3B124925u);
+  EXPECT_EQ(F32Bits(MaxNormReciprocal(*FindRecipe("mxfp4", "te"))), 0x3E2AAAABu);
   // emax_elem, OCP MX §6.3: E4M3 8, E5M2 15, E3M2 4, E2M3 2, E2M1 2, INT8 0.
   EXPECT_EQ(FindRecipe("mxfp8_e4m3", "ocp")->element_emax, 8);
   EXPECT_EQ(FindRecipe("mxfp8_e5m2", "ocp")->element_emax, 15);
@@ -66,7 +66,7 @@ TEST(RecipeCatalogTest, Ue4m3ScaleEncodingEqualsE4m3OnNonNegativeInputs) {
       lowbit::testing::CurrentTestLevel() == lowbit::testing::TestLevel::kFull ? 1 : 97;
   std::uint64_t checked = 0;
   for (std::uint64_t b = 0; b <= 0x7FFFFFFFu; b += stride) {
-    const float x = block::F32FromBits(static_cast<std::uint32_t>(b));
+    const float x = F32FromBits(static_cast<std::uint32_t>(b));
     for (const EncodeOptions& o : {te, torch}) {
       const std::uint64_t e4m3 = EncodeF32(kE4m3, x, o).code;
       const std::uint64_t ue4m3 = EncodeF32(kUe4m3, x, o).code;

@@ -11,7 +11,7 @@
 //     catalog needs), an asymmetric rule among them where min alone does (so
 //     the comparison above can fail);
 //   - AccumulateAmaxOnly / CombineAmaxOnly, over a sequence or two halves of
-//     it, give the amax of block::AbsMax (the block models' own loop,
+//     it, give the amax of AbsMax (the block models' own loop,
 //     fp32_bits.h) and of Accumulate bit for bit under both NaN rules, the
 //     first NaN winning, and leave min and max as they were.
 #include <array>
@@ -272,7 +272,7 @@ TEST(AmaxOnlySteps, GiveAccumulatesAmaxInOrderAndLeaveMinAndMax) {
       const std::size_t cut = *rc::gen::inRange<std::size_t>(0, x.size() + 1);
       const GroupStats empty = EmptyStats();
       const GroupStats all = StatsOfSpan(r, x, 0, x.size(), false);
-      const float abs_max = block::AbsMax(x.data(), static_cast<long>(x.size()), r.amax_nan);
+      const float abs_max = AbsMax(x.data(), static_cast<long>(x.size()), r.amax_nan);
       RC_ASSERT(F32Bits(all.amax) == F32Bits(abs_max));
       const GroupStats all_amax = StatsOfSpan(r, x, 0, x.size(), true);
       const GroupStats combined =

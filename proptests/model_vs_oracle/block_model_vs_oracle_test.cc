@@ -26,8 +26,6 @@
 namespace lowbit::testing {
 namespace {
 
-using ::lowbit::block::F32FromBits;
-
 // Multiples of 2^(k-4): every E2M1/FP6 value and midpoint at scale 2^k, and
 // many FP8 ones, so that ties after scaling are common.
 rc::Gen<float> GridValue(int k) {

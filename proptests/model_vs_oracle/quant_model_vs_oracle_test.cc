@@ -26,9 +26,6 @@
 namespace lowbit::testing {
 namespace {
 
-using ::lowbit::block::F32Bits;
-using ::lowbit::block::F32FromBits;
-
 // The amax that makes each recipe's scale 2^e exactly, so that multiples of
 // 2^(e-1) are ties after scaling: 127.5 (AO int8), 7.5 (AO int4 and GPTQ
 // sym: 2 * 7.5 / 15), 127 / 7 (common), 448 / 57344 (TE), 255 / 15 (asym

@@ -70,8 +70,6 @@ float ToFloat(double v, int mode) {
   return out;
 }
 
-using ::lowbit::block::F32Bits;
-
 TEST(TensorCoreOracleRounding, Fp32NearestAndTruncationMatchTheFpu) {
   const FusedStepOracle fp32(tensor_core::kFp32Of16Bit, tensor_core::kBf16Operand, tensor_core::kBf16Operand);
   testing::SplitMixSource src{0xF0F0ull};

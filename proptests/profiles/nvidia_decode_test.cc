@@ -26,8 +26,6 @@ namespace {
 
 #if LOWBIT_HAVE_CUDA_HEADERS
 
-using ::lowbit::block::F32Bits;
-
 struct Witness {
   const char* name;
   FormatId src;

@@ -84,7 +84,7 @@ inline std::string Hex(std::uint64_t v) {
 }
 
 // FP32 bits of a value, for messages and bit-exact comparisons.
-inline std::string F32Hex(float v) { return Hex(block::F32Bits(v)); }
+inline std::string F32Hex(float v) { return Hex(F32Bits(v)); }
 
 // Largest finite value of a float format, from the model (never retyped).
 inline float MaxFinite(const FormatSpec& f) { return DecodeToF32(f, f.MaxFiniteCode()); }
@@ -110,7 +110,7 @@ inline const FormatSpec* const kBlockElementFormats[] = {&kE4m3, &kE5m2, &kE2m3,
 inline rc::Gen<float> BiasedFloat() {
   return rc::gen::oneOf(
       rc::gen::map(rc::gen::arbitrary<std::uint32_t>(),
-                   [](std::uint32_t b) { return block::F32FromBits(b); }),
+                   [](std::uint32_t b) { return F32FromBits(b); }),
       rc::gen::map(rc::gen::pair(rc::gen::inRange(-30, 30), rc::gen::arbitrary<bool>()),
                    [](std::pair<int, bool> p) {
                      const float v = std::ldexp(1.0f - 0x1p-24f, p.first);
@@ -121,7 +121,7 @@ inline rc::Gen<float> BiasedFloat() {
                      return std::ldexp(static_cast<float>(2 * p.second + 1), p.first) / 4.0f;
                    }),
       rc::gen::element(0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 0x1p-127f, 0x1p-149f,
-                       block::F32FromBits(0x7F7FFFFFu)),
+                       F32FromBits(0x7F7FFFFFu)),
       rc::gen::map(rc::gen::pair(rc::gen::inRange<std::size_t>(0, std::size(kBlockElementFormats)),
                                  rc::gen::inRange(0, 4)),
                    [](std::pair<std::size_t, int> p) {
@@ -253,14 +253,14 @@ inline void CheckQuantizeMatchesModel(std::int64_t target, const recipe::Recipe&
     RC_ASSERT(simd.scale_codes[g] == model.scale_codes[g]);
   }
   for (std::size_t g = 0; g < static_cast<std::size_t>(sizes.scales); ++g) {
-    RC_ASSERT(block::F32Bits(simd.scales[g]) == block::F32Bits(model.scales[g]));
+    RC_ASSERT(F32Bits(simd.scales[g]) == F32Bits(model.scales[g]));
   }
   for (std::size_t g = 0; g < static_cast<std::size_t>(sizes.zero_points); ++g) {
     RC_ASSERT(simd.zero_points[g] == model.zero_points[g]);
   }
   if (sizes.tensor_scales > 0) {
-    RC_ASSERT(block::F32Bits(simd.tensor_scale[0].decode) == block::F32Bits(model.tensor_scale[0].decode));
-    RC_ASSERT(block::F32Bits(simd.tensor_scale[0].encode) == block::F32Bits(model.tensor_scale[0].encode));
+    RC_ASSERT(F32Bits(simd.tensor_scale[0].decode) == F32Bits(model.tensor_scale[0].decode));
+    RC_ASSERT(F32Bits(simd.tensor_scale[0].encode) == F32Bits(model.tensor_scale[0].encode));
   }
   for (std::size_t i = 0; i < static_cast<std::size_t>(sizes.code_bytes); ++i) {
     if (simd.codes[i] != model.codes[i]) {
@@ -283,7 +283,7 @@ inline void CheckDequantizeMatchesModel(std::int64_t target, const recipe::Recip
   const registry::Status s = simd::Dequantize(target, r, layout, q, rows, cols, out.data());
   if (!s.ok) RC_FAIL(NameOf(r, layout) + ": " + s.message);
   for (std::size_t i = 0; i < count; ++i) {
-    if (block::F32Bits(out[i]) != block::F32Bits(expected[i])) {
+    if (F32Bits(out[i]) != F32Bits(expected[i])) {
       RC_FAIL(NameOf(r, layout) + " element " + std::to_string(i) + " model " + F32Hex(expected[i]) + " simd " +
               F32Hex(out[i]));
     }

@@ -73,7 +73,7 @@ struct Nvfp4Job {
 struct ArrayAmaxJob {
   const float* x;
   std::size_t count;
-  block::AmaxNan rule;
+  AmaxNan rule;
   float* amax;  // out
 };
 

@@ -68,9 +68,9 @@ HWY_INLINE std::uint32_t AbsMaxBits(D32 d, const std::uint32_t* bits, std::size_
 // x[0..n): the rare path for an input holding a NaN under AmaxNan::
 // kPropagate, where which NaN wins (its payload reaches the scale) depends
 // on the order.
-HWY_INLINE float ModelAmax(block::AmaxNan rule, const float* x, std::size_t n) {
+HWY_INLINE float ModelAmax(AmaxNan rule, const float* x, std::size_t n) {
   float amax = 0.0f;
-  for (std::size_t i = 0; i < n; ++i) amax = recipe::CombineAmax(rule, amax, block::F32Abs(x[i]));
+  for (std::size_t i = 0; i < n; ++i) amax = recipe::CombineAmax(rule, amax, F32Abs(x[i]));
   return amax;
 }
 
@@ -79,7 +79,7 @@ HWY_INLINE float ModelAmax(block::AmaxNan rule, const float* x, std::size_t n) {
 // vector: |x| as bits orders every NaN above +Inf, so a maximum above
 // +Inf's bits means the block holds a NaN, and only then does the block
 // take AbsMaxBits (kIgnore) or the model's ModelAmax (kPropagate).
-HWY_INLINE std::uint32_t BlockAmaxBits(D32 d, block::AmaxNan rule, const std::uint32_t* bits,
+HWY_INLINE std::uint32_t BlockAmaxBits(D32 d, AmaxNan rule, const std::uint32_t* bits,
                                        std::size_t n) {
   const V abs_mask = hn::Set(d, ~kSignBit32);
   V max = hn::And(hn::LoadU(d, bits), abs_mask);
@@ -88,8 +88,8 @@ HWY_INLINE std::uint32_t BlockAmaxBits(D32 d, block::AmaxNan rule, const std::ui
   }
   const std::uint32_t m = hn::GetLane(hn::MaxOfLanes(d, max));
   if (HWY_LIKELY(m <= kInf32)) return m;
-  if (rule == block::AmaxNan::kPropagate) {
-    return block::F32Bits(ModelAmax(rule, reinterpret_cast<const float*>(bits), n));
+  if (rule == AmaxNan::kPropagate) {
+    return F32Bits(ModelAmax(rule, reinterpret_cast<const float*>(bits), n));
   }
   bool any_nan = false;
   return AbsMaxBits(d, bits, n, &any_nan);
@@ -106,7 +106,7 @@ HWY_INLINE const std::uint32_t* BlockBits(const float* x, std::size_t b, std::si
 // for the vector scale steps. With `all_finite`, also whether every value of
 // those blocks is finite (false where that was not found out): under
 // AmaxNan::kIgnore a NaN leaves no trace in the amaxes.
-HWY_INLINE void GroupBlockAmaxBits(D32 d, block::AmaxNan rule, const float* x, std::size_t block_size,
+HWY_INLINE void GroupBlockAmaxBits(D32 d, AmaxNan rule, const float* x, std::size_t block_size,
                                    std::size_t full_blocks, const std::uint32_t* padded, std::size_t first,
                                    std::size_t group, std::uint32_t* amax, bool* all_finite = nullptr) {
   if (all_finite != nullptr) *all_finite = false;
@@ -182,7 +182,7 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
   const GroupEncoder<kMode, kKind, InputKind::kF32, 1> encoder(plan);
   // recipe/steps.h ScaledElement: MX integer elements go onto the integer
   // grid, y * 2^-implied (exact: a power of two).
-  const auto integer_grid = hn::Set(df, block::F32Pow2(-r.element_implied_exponent));
+  const auto integer_grid = hn::Set(df, F32Pow2(-r.element_implied_exponent));
   // recipe/steps.h EncodeScaled for MX integers: the saturating conversion
   // clamps to the format's range, the recipe's [qmin, qmax] is narrower only
   // at the bottom (MXINT8 +-127: the saturated -128 becomes -127).
@@ -199,7 +199,7 @@ HWY_NOINLINE void QuantizeMxLoop(const MxJob& job) {
     } else {
       for (std::size_t g = 0; g < group; ++g) {
         recipe::GroupStats stats;
-        stats.amax = block::F32FromBits(amax[g]);
+        stats.amax = F32FromBits(amax[g]);
         scale_codes[g] = recipe::ChooseScale(r, stats).code;
       }
     }
@@ -345,17 +345,17 @@ HWY_INLINE std::uint32_t AbsMaxBitsBackward(D32 d, const std::uint32_t* bits, st
 // larger than the last-level cache may still hold there. Without NaN the
 // maximum of the magnitudes' bits is the amax under either rule; a NaN
 // (a maximum above +Inf's bits) takes the rule's own path.
-HWY_INLINE float ArrayAbsMax(D32 d, const float* x, std::size_t count, block::AmaxNan rule) {
+HWY_INLINE float ArrayAbsMax(D32 d, const float* x, std::size_t count, AmaxNan rule) {
   const std::size_t lanes = hn::Lanes(d);
   const std::size_t full = count / lanes * lanes;
   const std::uint32_t* bits = reinterpret_cast<const std::uint32_t*>(x);
   bool any_nan = false;
   std::uint32_t amax_bits = AbsMaxBitsBackward(d, bits, full);
   if (HWY_UNLIKELY(amax_bits > kInf32)) amax_bits = AbsMaxBits(d, bits, full, &any_nan);
-  float amax = block::F32FromBits(amax_bits);
-  if (any_nan && rule == block::AmaxNan::kPropagate) return ModelAmax(rule, x, count);
+  float amax = F32FromBits(amax_bits);
+  if (any_nan && rule == AmaxNan::kPropagate) return ModelAmax(rule, x, count);
   for (std::size_t i = full; i < count; ++i) {
-    amax = recipe::CombineAmax(rule, amax, block::F32Abs(x[i]));
+    amax = recipe::CombineAmax(rule, amax, F32Abs(x[i]));
   }
   return amax;
 }
@@ -651,7 +651,7 @@ inline void DequantizeMx(const MxDequantizeJob& job) {
 // others' q * (s * S), in those FP32 orders. E2M1 codes are never NaN, so a
 // product meets two NaNs only in s * S and in TE's second multiply (a NaN
 // scale byte and a NaN tensor scale): the first operand wins, quieted, as
-// the model pins it (block::F32MulAsX86); it is named here so that
+// the model pins it (F32MulAsX86); it is named here so that
 // the compiler commuting a multiply cannot change bits.
 inline void DequantizeNvfp4(const Nvfp4DequantizeJob& job) {
   const D32 d;
@@ -676,7 +676,7 @@ inline void DequantizeNvfp4(const Nvfp4DequantizeJob& job) {
       out = out_buffer;
     }
     const float s = job.scale_table[job.scales[b]];
-    const auto first = hn::Set(df, scale_then_tensor ? s : block::F32MulAsX86(s, tensor));
+    const auto first = hn::Set(df, scale_then_tensor ? s : F32MulAsX86(s, tensor));
     const auto second = hn::Set(df, tensor);
     for (std::size_t i = 0; i < kBlock; i += lanes) {
       const V index = hn::And(hn::PromoteTo(d, hn::LoadU(d8, codes + i)), hn::Set(d, 0xFu));

@@ -75,7 +75,7 @@ const std::int32_t* MxElementTable(const recipe::Recipe& r) {
     unit.decode = 1.0f;
     for (int c = 0; c < kDecodeTableSize; ++c) {
       const auto code = static_cast<std::uint8_t>(c & static_cast<int>(r.element.CodeMask()));
-      slot.t[c] = static_cast<std::int32_t>(block::F32Bits(recipe::DecodeElement(r, unit, {}, code)));
+      slot.t[c] = static_cast<std::int32_t>(F32Bits(recipe::DecodeElement(r, unit, {}, code)));
     }
   });
   return slot.t;
@@ -132,7 +132,7 @@ const MxScaleTables* MxScaleTablesOf(const recipe::Recipe& r) {
       // are one correctly rounded value, and an FP32 division costs the
       // dividing recipes' quantizers about 10 cycles a vector (vdivps).
       slot.t.factor[c] = alternatives::MxScaleByReciprocal(r, code).factor;
-      slot.t.is_nan[c] = block::F32IsNan(block::F32Bits(decode)) ? 1 : 0;
+      slot.t.is_nan[c] = F32IsNan(F32Bits(decode)) ? 1 : 0;
     }
   });
   return &slot.t;

@@ -54,17 +54,17 @@ HWY_INLINE V VectorMxScaleCodes(D32 d, const recipe::Recipe& r, V amax) {
   const DI32 di;
   const DF32 df;
   const V nan_code = hn::Set(d, static_cast<std::uint32_t>(recipe::kE8m0NanCode));
-  const V magnitude = hn::And(amax, hn::Set(d, ~block::kF32SignMask));
+  const V magnitude = hn::And(amax, hn::Set(d, ~kF32SignMask));
   if (r.scale_rule == recipe::ScaleRule::kMxRceil) {
     // recipe/steps.h ChooseMxScale: rule_value = amax * MaxNormReciprocal(r),
     // one FP32 multiply (round to nearest even, as the model's), then the
     // E8M0 round-up conversion, read from the bits as E8m0RceilFromBits.
     using alternatives::e8m0_detail::kMaxCode;
     const V u = hn::And(hn::BitCast(d, hn::Mul(hn::BitCast(df, magnitude), hn::Set(df, recipe::MaxNormReciprocal(r)))),
-                        hn::Set(d, ~block::kF32SignMask));
-    const V exponent_mask = hn::Set(d, block::kF32ExponentMask);
-    const V exponent = hn::ShiftRight<block::kF32MantissaBits>(u);
-    const V mantissa = hn::And(u, hn::Set(d, block::kF32MantissaMask));
+                        hn::Set(d, ~kF32SignMask));
+    const V exponent_mask = hn::Set(d, kF32ExponentMask);
+    const V exponent = hn::ShiftRight<kF32MantissaBits>(u);
+    const V mantissa = hn::And(u, hn::Set(d, kF32MantissaMask));
     const V one = hn::Set(d, 1u);
     // Normal: exponent field, plus one when the mantissa is not 0.
     V code = hn::Add(exponent, hn::IfThenElseZero(hn::Ne(mantissa, hn::Zero(d)), one));
@@ -76,24 +76,24 @@ HWY_INLINE V VectorMxScaleCodes(D32 d, const recipe::Recipe& r, V amax) {
   // saturated, else NaN); NaN the NaN code.
     const V special = (r.scale_saturate) ? hn::IfThenElse(hn::Eq(u, exponent_mask), hn::Set(d, kMaxCode), nan_code)
                                          : nan_code;
-    return hn::IfThenElse(hn::Gt(u, hn::Set(d, block::kF32ExponentMask - 1)), special, code);
+    return hn::IfThenElse(hn::Gt(u, hn::Set(d, kF32ExponentMask - 1)), special, code);
   }
   // kMxFloor / kMxCeil / kMxEven (recipe/steps.h ChooseMxScale, the integer
   // branch): bits = |amax|; EVEN rounds the significand half-up to the
   // element's mantissa width first (NaN left alone).
   V bits = magnitude;
-  const V exponent_mask = hn::Set(d, block::kF32ExponentMask);
+  const V exponent_mask = hn::Set(d, kF32ExponentMask);
   const auto is_nan = hn::Gt(bits, exponent_mask);
   if (r.scale_rule == recipe::ScaleRule::kMxEven) {
     const int mbits = r.element.mantissa_bits;
-    const V half = hn::Set(d, std::uint32_t{1} << (block::kF32MantissaBits - mbits - 1));
+    const V half = hn::Set(d, std::uint32_t{1} << (kF32MantissaBits - mbits - 1));
     bits = hn::IfThenElse(is_nan, bits, hn::And(hn::Add(bits, half), exponent_mask));
   }
   // code = e + 127 with e = field - 127 (+1 for CEIL with a mantissa), or
   // 1 - 127 for a zero amax with zero_amax_as_min_normal, minus element_emax.
-  VI code = hn::BitCast(di, hn::ShiftRight<block::kF32MantissaBits>(bits));
+  VI code = hn::BitCast(di, hn::ShiftRight<kF32MantissaBits>(bits));
   if (r.scale_rule == recipe::ScaleRule::kMxCeil) {
-    const auto has_mantissa = hn::Ne(hn::And(bits, hn::Set(d, block::kF32MantissaMask)),
+    const auto has_mantissa = hn::Ne(hn::And(bits, hn::Set(d, kF32MantissaMask)),
                                      hn::Zero(d));
     code = hn::Add(code, hn::BitCast(di, hn::IfThenElseZero(has_mantissa, hn::Set(d, 1u))));
   }
@@ -103,10 +103,10 @@ HWY_INLINE V VectorMxScaleCodes(D32 d, const recipe::Recipe& r, V amax) {
   code = hn::Sub(code, hn::Set(di, r.element_emax));
   // e < -127 -> -127 (code 0) [OCP-MX §5.4.1]; e > 127 -> NaN [MSX].
   code = hn::Max(code, hn::Zero(di));
-  const auto too_large = hn::Gt(code, hn::Set(di, 2 * block::kF32Bias));
+  const auto too_large = hn::Gt(code, hn::Set(di, 2 * kF32Bias));
   V result = hn::IfThenElse(hn::RebindMask(d, too_large), nan_code, hn::BitCast(d, code));
   // A non-finite |amax| (after EVEN's rounding; >= Inf): the NaN code.
-  return hn::IfThenElse(hn::Gt(bits, hn::Set(d, block::kF32ExponentMask - 1)), nan_code, result);
+  return hn::IfThenElse(hn::Gt(bits, hn::Set(d, kF32ExponentMask - 1)), nan_code, result);
 }
 
 // VectorMxScaleCodes over an array of amax bit patterns (the test hook
@@ -157,7 +157,7 @@ inline void MxScaleCodesArray(const recipe::Recipe& r, const std::uint32_t* amax
 // model (a division cannot be commuted). A product can be commuted by the
 // compiler, so the two where both operands can be NaN are pinned to the
 // first operand as the model writes it (steps.h uses
-// block::F32MulAsX86 there); TE's factor and rule value pass through
+// F32MulAsX86 there); TE's factor and rule value pass through
 // fminf, which turns every NaN into FLT_MAX. fminf and the clamps compare
 // with ordered predicates (false for a NaN lane on every target, unlike
 // Highway 1.0.3 AVX3's Ne, docs/design.md "Known traps (measured)").
@@ -199,12 +199,12 @@ HWY_INLINE hn::Vec<DF32> FminfFltMaxVector(DF32 df, hn::Vec<DF32> x) {
 }
 
 // A NaN lane's bits with the quiet bit set, other lanes `otherwise`
-// (block::F32MulAsX86's NaN branch).
+// (F32MulAsX86's NaN branch).
 HWY_INLINE hn::Vec<DF32> QuietIfNan(D32 d, hn::Vec<DF32> first, hn::Vec<DF32> otherwise) {
   const DF32 df;
   const V bits = hn::BitCast(d, first);
-  const auto is_nan = hn::Gt(hn::And(bits, hn::Set(d, ~block::kF32SignMask)), hn::Set(d, block::kF32ExponentMask));
-  return hn::IfThenElse(hn::RebindMask(df, is_nan), hn::BitCast(df, hn::Or(bits, hn::Set(d, block::kF32QuietBit))),
+  const auto is_nan = hn::Gt(hn::And(bits, hn::Set(d, ~kF32SignMask)), hn::Set(d, kF32ExponentMask));
+  return hn::IfThenElse(hn::RebindMask(df, is_nan), hn::BitCast(df, hn::Or(bits, hn::Set(d, kF32QuietBit))),
                         otherwise);
 }
 

@@ -34,11 +34,11 @@ bool BuildArithmetic(const FormatSpec& spec, const Table& t, ArithmeticDecode* a
   a->code_mask = static_cast<std::uint32_t>(spec.CodeMask());
   a->sign_shift = spec.has_sign ? spec.total_bits - 1 : -1;
   a->magnitude_mask = spec.has_sign ? a->code_mask >> 1 : a->code_mask;
-  a->mantissa_shift = block::kF32MantissaBits - spec.mantissa_bits;
-  const int offset = block::kF32Bias - spec.bias;
+  a->mantissa_shift = kF32MantissaBits - spec.mantissa_bits;
+  const int offset = kF32Bias - spec.bias;
   const int subnormal_exponent = 1 - spec.bias - spec.mantissa_bits;
-  if (offset < 0 || offset > 254 || subnormal_exponent < 1 - block::kF32Bias) return false;
-  a->exponent_offset = static_cast<std::uint32_t>(offset) << block::kF32MantissaBits;
+  if (offset < 0 || offset > 254 || subnormal_exponent < 1 - kF32Bias) return false;
+  a->exponent_offset = static_cast<std::uint32_t>(offset) << kF32MantissaBits;
   a->subnormal_limit = 1u << spec.mantissa_bits;
   a->subnormal_scale = std::ldexp(1.0f, subnormal_exponent);
   // What the kernel computes, in the same operations (the conversion of a
@@ -48,7 +48,7 @@ bool BuildArithmetic(const FormatSpec& spec, const Table& t, ArithmeticDecode* a
     const std::uint32_t magnitude = code & a->magnitude_mask;
     std::uint32_t bits =
         magnitude < a->subnormal_limit
-            ? block::F32Bits(static_cast<float>(static_cast<std::int32_t>(magnitude)) * a->subnormal_scale)
+            ? F32Bits(static_cast<float>(static_cast<std::int32_t>(magnitude)) * a->subnormal_scale)
             : (magnitude << a->mantissa_shift) + a->exponent_offset;
     if (a->sign_shift >= 0) bits |= ((code >> a->sign_shift) & 1u) << 31;
     return bits;

@@ -73,15 +73,15 @@ HWY_INLINE bool GroupStatsWithoutNan(const float* x, std::size_t n, recipe::Grou
   float mn = hn::GetLane(hn::MinOfLanes(df, vmin));
   float mx = hn::GetLane(hn::MaxOfLanes(df, vmax));
   for (; i < n; ++i) {
-    const std::uint32_t bits = block::F32Bits(x[i]);
-    if (block::F32IsNan(bits)) return false;
+    const std::uint32_t bits = F32Bits(x[i]);
+    if (F32IsNan(bits)) return false;
     mn = x[i] < mn ? x[i] : mn;
     mx = mx < x[i] ? x[i] : mx;
     ab = (bits & ~kSignBit32) > ab ? bits & ~kSignBit32 : ab;
   }
   s->min = mn;
   s->max = mx;
-  s->amax = block::F32FromBits(ab);
+  s->amax = F32FromBits(ab);
   return true;
 }
 
@@ -373,8 +373,8 @@ HWY_INLINE void ReduceMinMaxVectors(D32 d, const std::uint32_t* vmin, const std:
   }
 #endif
   for (std::size_t g = 0; g < lanes; ++g) {
-    min[g] = block::F32Bits(hn::GetLane(hn::MinOfLanes(df, hn::BitCast(df, hn::Load(d, vmin + g * lanes)))));
-    max[g] = block::F32Bits(hn::GetLane(hn::MaxOfLanes(df, hn::BitCast(df, hn::Load(d, vmax + g * lanes)))));
+    min[g] = F32Bits(hn::GetLane(hn::MinOfLanes(df, hn::BitCast(df, hn::Load(d, vmin + g * lanes)))));
+    max[g] = F32Bits(hn::GetLane(hn::MaxOfLanes(df, hn::BitCast(df, hn::Load(d, vmax + g * lanes)))));
   }
 }
 
@@ -542,7 +542,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
   // statistics say so); with a finite non-zero factor no y is then NaN.
   const bool fast_elements = job.packed && !repack && !model_elements && lanes % 2 == 0;
   auto elements = [&](const Segments& seg, const recipe::BlockScale& scale, bool without_nan) {
-    const std::uint32_t factor_bits = block::F32Bits(scale.factor) & ~kSignBit32;
+    const std::uint32_t factor_bits = F32Bits(scale.factor) & ~kSignBit32;
     const bool no_nan_y = without_nan && factor_bits != 0 && factor_bits < kInf32;
     const auto factor = hn::Set(df, scale.factor);
     const auto lo = hn::Set(df, static_cast<float>(r.qmin - scale.zero_point));
@@ -731,7 +731,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
           hn::Store(GroupAbsMaxVector(d, job.x + (g0 + batch_groups + b) * group_elements, group_elements), d,
                     next_amax + b * lanes);
         }
-        const std::uint32_t factor_bits = block::F32Bits(batch_scales[b].factor) & ~kSignBit32;
+        const std::uint32_t factor_bits = F32Bits(batch_scales[b].factor) & ~kSignBit32;
         if (!kAway && whole_steps && batch_without_nan[b] && factor_bits != 0 && factor_bits < kInf32) {
           const std::size_t start = (g0 + b) * group_elements;
           const auto factor = hn::Set(df, batch_scales[b].factor);
@@ -811,7 +811,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
                                                       next_max + b * lanes));
         }
         const recipe::BlockScale& scale = batch_scales[b];
-        const std::uint32_t factor_bits = block::F32Bits(scale.factor) & ~kSignBit32;
+        const std::uint32_t factor_bits = F32Bits(scale.factor) & ~kSignBit32;
         if (!kAway && whole_steps && batch_without_nan[b] && factor_bits != 0 && factor_bits < kInf32) {
           const std::size_t start = (g0 + b) * group_elements;
           const auto factor = hn::Set(df, scale.factor);
@@ -839,7 +839,7 @@ HWY_NOINLINE void QuantizeGroupsLoop(const IntGroupJob& job) {
       const Segments& seg = batch_segments[b];
       batch_without_nan[b] = SegmentStatsWithoutNan(job.x, seg, &batch_stats[b]);
       if (!batch_without_nan[b]) batch_stats[b] = ModelStats(r, job.x, seg);
-      batch_without_nan[b] = batch_without_nan[b] && (block::F32Bits(batch_stats[b].amax) & ~kSignBit32) < kInf32;
+      batch_without_nan[b] = batch_without_nan[b] && (F32Bits(batch_stats[b].amax) & ~kSignBit32) < kInf32;
     }
     for (std::size_t b = 0; b < batch; ++b) {
       batch_scales[b] = GroupScale(r, batch_stats[b]);
@@ -913,7 +913,7 @@ HWY_NOINLINE void DequantizeGroupsLoop(const IntGroupDequantizeJob& job) {
     // A NaN scale (rare): every product is NaN, and where an FP8 code is a
     // NaN too, which NaN wins is the model's rule (recipe/steps.h
     // DecodeElement), so such a group takes the model element by element.
-    const bool nan_scale = kSource == CodeSource::kFp8 && block::F32IsNan(block::F32Bits(p.decode));
+    const bool nan_scale = kSource == CodeSource::kFp8 && F32IsNan(F32Bits(p.decode));
     for (std::size_t k = 0; nan_scale && k < seg.count; ++k) {
       const std::size_t start = seg.first + k * seg.stride;
       for (std::size_t i = 0; i < seg.length; ++i) {

@@ -184,7 +184,7 @@ registry::Status IntGroupScalesOnTarget(std::int64_t target, const recipe::Recip
                                    std::to_string(count));
   }
   for (std::size_t i = 0; i < count; ++i) {
-    if (amax_bits[i] > block::kF32ExponentMask) {  // above +Inf: a sign or NaN
+    if (amax_bits[i] > kF32ExponentMask) {  // above +Inf: a sign or NaN
       return registry::Status::Error("simd: amax " + std::to_string(i) + " is negative or NaN");
     }
   }
@@ -211,9 +211,9 @@ registry::Status MinMaxGroupScalesOnTarget(std::int64_t target, const recipe::Re
                                    std::to_string(count));
   }
   for (std::size_t i = 0; i < count; ++i) {
-    const float lo = block::F32FromBits(min_bits[i]);
-    const float hi = block::F32FromBits(max_bits[i]);
-    if (!block::F32IsFinite(min_bits[i]) || !block::F32IsFinite(max_bits[i]) || hi < lo) {
+    const float lo = F32FromBits(min_bits[i]);
+    const float hi = F32FromBits(max_bits[i]);
+    if (!F32IsFinite(min_bits[i]) || !F32IsFinite(max_bits[i]) || hi < lo) {
       return registry::Status::Error("simd: group " + std::to_string(i) +
                                      " has a min or max that is not finite, or a min above its max");
     }

@@ -921,7 +921,7 @@ LOWBIT_HD_CONSTEXPR float AddPartsInOrder(const float* parts, int count) {
 LOWBIT_HD_CONSTEXPR std::uint32_t Epilogue(const AccumulationSchedule& s, float value, float column_scale) {
   if (s.scale_per_column) value = matmul::detail::CanonicalNan(value * column_scale);
   if (s.alpha != 1.0f) value = matmul::detail::CanonicalNan(value * s.alpha);
-  if (s.output == FormatId::kFp32) return block::F32Bits(value);
+  if (s.output == FormatId::kFp32) return F32Bits(value);
   constexpr FormatSpec kHalf = kFp16;
   constexpr FormatSpec kBfloat = kBf16;
   EncodeOptions nearest;

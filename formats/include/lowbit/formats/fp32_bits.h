@@ -14,7 +14,7 @@
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/convert.h"
 
-namespace lowbit::block {
+namespace lowbit {
 
 inline constexpr std::uint32_t kF32SignMask = 0x80000000u;
 inline constexpr std::uint32_t kF32ExponentMask = 0x7F800000u;
@@ -91,10 +91,6 @@ LOWBIT_HD_CONSTEXPR float MaxPropagatingNan(float a, float b) {
   return a < b ? b : a;
 }
 
-// The recipe data (policy.h) names how |x| is reduced; the block models
-// spell it block::AmaxNan.
-using ::lowbit::AmaxNan;
-
 // amax of |x[0..n)| as FP32 (exact: a maximum never rounds). Starts from +0,
 // as TE's kernels do, so an empty or all-NaN input under kIgnore gives 0.
 LOWBIT_HD_CONSTEXPR float AbsMax(const float* x, long n, AmaxNan nan_rule) {
@@ -106,4 +102,4 @@ LOWBIT_HD_CONSTEXPR float AbsMax(const float* x, long n, AmaxNan nan_rule) {
   return m;
 }
 
-}  // namespace lowbit::block
+}  // namespace lowbit

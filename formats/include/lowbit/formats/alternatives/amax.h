@@ -1,8 +1,8 @@
 // A named alternative to the model's amax step, recipe::CombineAmax
-// (recipe/steps.h: block::MaxIgnoringNan / block::MaxPropagatingNan), for the
+// (recipe/steps.h: MaxIgnoringNan / MaxPropagatingNan), for the
 // magnitudes |x| a block reduces (+0 and up, or NaN): the NaN test as the
 // comparison x != x, true exactly for a NaN (IEEE 754-2019 §5.11), where the
-// model reads the bits (block::F32IsNan: a mask, two compares and a logical
+// model reads the bits (F32IsNan: a mask, two compares and a logical
 // and; the CUDA OCP MX kernel of BF16 input grew by half with it). On a GPU
 // the NaN-skipping rule is fmaxf, IEEE 754-2008 maxNum (PTX max.f32: "if one
 // operand is NaN, the other is returned"), the instruction TE's kernels

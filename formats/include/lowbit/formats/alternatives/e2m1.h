@@ -38,7 +38,7 @@ inline constexpr std::uint32_t kMaxCode = static_cast<std::uint32_t>(kSpec.MaxFi
 inline constexpr std::uint32_t kSignCode = static_cast<std::uint32_t>(kSpec.SignBit());
 static_assert(kMaxCode == 7 && kSignCode == 8);
 // FP32 bit fields (fp32_bits.h).
-inline constexpr std::uint32_t kF32One = static_cast<std::uint32_t>(block::kF32Bias) << block::kF32MantissaBits;
+inline constexpr std::uint32_t kF32One = static_cast<std::uint32_t>(kF32Bias) << kF32MantissaBits;
 static_assert(kF32One == 0x3F800000u);
 
 LOWBIT_HD_CONSTEXPR std::uint32_t Min(std::uint32_t a, std::uint32_t b) { return a < b ? a : b; }
@@ -53,10 +53,10 @@ LOWBIT_HD_CONSTEXPR std::uint32_t Max(std::uint32_t a, std::uint32_t b) { return
 // (Constant evaluation, on either pass, takes the host formulation.)
 LOWBIT_HD_CONSTEXPR std::uint32_t AddF32Bits(float a, float b) {
 #if defined(__CUDA_ARCH__)
-  if (!__builtin_is_constant_evaluated()) return block::F32Bits(__fadd_rn(a, b));
+  if (!__builtin_is_constant_evaluated()) return F32Bits(__fadd_rn(a, b));
 #endif
-  const std::uint32_t s = block::F32Bits(a + b);
-  return block::F32IsNan(s) ? 0x7FFFFFFFu : s;
+  const std::uint32_t s = F32Bits(a + b);
+  return F32IsNan(s) ? 0x7FFFFFFFu : s;
 }
 
 }  // namespace e2m1_detail
@@ -75,13 +75,13 @@ LOWBIT_HD_CONSTEXPR std::uint32_t AddF32Bits(float a, float b) {
 // whose sign is 0: +6, the model's NaN -> +max. -0 stays code 8.
 LOWBIT_HD_CONSTEXPR std::uint32_t EncodeE2m1OneAddition(float x) {
   using namespace e2m1_detail;
-  const std::uint32_t bits = block::F32Bits(x);
+  const std::uint32_t bits = F32Bits(x);
   // Exponent field clamped to binades 0..3 (1.0 .. 8.0).
-  const std::uint32_t eb = Min(Max(bits & block::kF32ExponentMask, kF32One), kF32One + (3u << block::kF32MantissaBits));
-  const std::uint32_t m = (eb + (22u << block::kF32MantissaBits)) | (bits & block::kF32SignMask);  // +-2^(22 + E')
-  const std::uint32_t s = AddF32Bits(x, block::F32FromBits(m));
+  const std::uint32_t eb = Min(Max(bits & kF32ExponentMask, kF32One), kF32One + (3u << kF32MantissaBits));
+  const std::uint32_t m = (eb + (22u << kF32MantissaBits)) | (bits & kF32SignMask);  // +-2^(22 + E')
+  const std::uint32_t s = AddF32Bits(x, F32FromBits(m));
   // k + 2E': (eb - 1.0's bits) >> 22 is 2E'.
-  const std::uint32_t mag = Min(s - m + ((eb - kF32One) >> (block::kF32MantissaBits - 1)), kMaxCode);
+  const std::uint32_t mag = Min(s - m + ((eb - kF32One) >> (kF32MantissaBits - 1)), kMaxCode);
   return mag | ((s >> 28) & kSignCode);
 }
 
@@ -95,12 +95,12 @@ LOWBIT_HD_CONSTEXPR std::uint32_t EncodeE2m1OneAddition(float x) {
 //  NaN: +6, the model's NaN -> +max; otherwise the sign is kept.
 LOWBIT_HD_CONSTEXPR std::uint32_t EncodeE2m1TwoPath(float x) {
   using namespace e2m1_detail;
-  const std::uint32_t bits = block::F32Bits(x);
-  const std::uint32_t u = bits & ~block::kF32SignMask;
+  const std::uint32_t bits = F32Bits(x);
+  const std::uint32_t u = bits & ~kF32SignMask;
   const std::uint32_t big = Min(((u + 0x1FFFFFu + ((u >> 22) & 1u)) >> 22) - 252u, kMaxCode);
-  const std::uint32_t small = AddF32Bits(block::F32FromBits(u), block::F32Pow2(22)) - 0x4A800000u;
+  const std::uint32_t small = AddF32Bits(F32FromBits(u), F32Pow2(22)) - 0x4A800000u;
   const std::uint32_t mag = u < kF32One ? small : big;
-  return u > block::kF32ExponentMask ? kMaxCode : (mag | ((bits >> 28) & kSignCode));
+  return u > kF32ExponentMask ? kMaxCode : (mag | ((bits >> 28) & kSignCode));
 }
 
 // E2M1 code -> FP32 value, exact, from the bits: magnitudes 0 and 1 are 0 and
@@ -111,7 +111,7 @@ LOWBIT_HD_CONSTEXPR float DecodeE2m1FromBits(std::uint32_t code) {
   using namespace e2m1_detail;
   const std::uint32_t mag = code & kMaxCode;
   const float v = mag < 2 ? 0.5f * static_cast<float>(mag)
-                          : block::F32FromBits((((mag >> 1) + 126u) << block::kF32MantissaBits) | ((mag & 1u) << 22));
+                          : F32FromBits((((mag >> 1) + 126u) << kF32MantissaBits) | ((mag & 1u) << 22));
   return (code & kSignCode) ? -v : v;
 }
 

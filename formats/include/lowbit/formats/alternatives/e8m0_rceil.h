@@ -23,7 +23,7 @@ namespace e8m0_detail {
 
 inline constexpr FormatSpec kSpec = kE8m0;
 static_assert(!kSpec.has_sign && kSpec.exponent_bits == 8 && kSpec.mantissa_bits == 0 &&
-                  kSpec.bias == block::kF32Bias && !kSpec.has_subnormals &&
+                  kSpec.bias == kF32Bias && !kSpec.has_subnormals &&
                   kSpec.specials == SpecialCodes::kAllOnesIsNan,
               "E8M0 code c is 2^(c - 127), FP32's exponent field, and 0xFF is NaN");
 inline constexpr std::uint32_t kNanCode = static_cast<std::uint32_t>(kSpec.CodeMask());
@@ -42,9 +42,9 @@ static_assert(kNanCode == 0xFF && kMaxCode == 0xFE);
 // the overflow (254 saturated, else NaN); NaN is the NaN code.
 LOWBIT_HD_CONSTEXPR std::uint32_t E8m0RceilFromBits(float value, bool saturate) {
   using namespace e8m0_detail;
-  const std::uint32_t u = block::F32Bits(value) & ~block::kF32SignMask;
-  if (u >= block::kF32ExponentMask) return (u == block::kF32ExponentMask && saturate) ? kMaxCode : kNanCode;
-  const std::uint32_t e = u >> block::kF32MantissaBits, m = block::F32Mantissa(u);
+  const std::uint32_t u = F32Bits(value) & ~kF32SignMask;
+  if (u >= kF32ExponentMask) return (u == kF32ExponentMask && saturate) ? kMaxCode : kNanCode;
+  const std::uint32_t e = u >> kF32MantissaBits, m = F32Mantissa(u);
   if (e == 0) return m > (std::uint32_t{1} << 22) ? 1u : 0u;
   const std::uint32_t up = e + (m != 0 ? 1u : 0u);
   return saturate && up > kMaxCode ? kMaxCode : up;

@@ -41,11 +41,11 @@ static_assert(EncodeF32ToHalfAlternativeApplies(ScaleOptionsWithTruncatedNan()) 
 }  // namespace f16_rounded_detail
 
 // Whether the integer conversions cover v: every value but NaN.
-LOWBIT_HD_CONSTEXPR bool F16RoundedF32AlternativeCovers(float v) { return !block::F32IsNan(block::F32Bits(v)); }
+LOWBIT_HD_CONSTEXPR bool F16RoundedF32AlternativeCovers(float v) { return !F32IsNan(F32Bits(v)); }
 
 // recipe::F16RoundedF32(v) for every v that F16RoundedF32AlternativeCovers.
 LOWBIT_HD_CONSTEXPR float F16RoundedF32Covered(float v) {
-  return block::F32FromBits(DecodeF16ToF32Bits(EncodeF32BitsToF16(block::F32Bits(v))));
+  return F32FromBits(DecodeF16ToF32Bits(EncodeF32BitsToF16(F32Bits(v))));
 }
 
 // recipe::F16RoundedF32(v), bit for bit, for every FP32 v. (A kernel may

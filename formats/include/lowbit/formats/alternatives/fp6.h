@@ -67,13 +67,13 @@ LOWBIT_HD_CONSTEXPR std::uint32_t RoundingIncrement(std::uint32_t v, std::uint32
 template <int kE, int kM, int kBias>
 struct Grid {
   static_assert(1 + kE + kM == 6 && kM >= 1 && kE >= 2);
-  static constexpr std::uint32_t kShift = block::kF32MantissaBits - kM;  // FP32 fraction bits a normal result drops
+  static constexpr std::uint32_t kShift = kF32MantissaBits - kM;  // FP32 fraction bits a normal result drops
   // FP32 exponent fields of the smallest normal 2^(1 - kBias) and of the top binade.
-  static constexpr std::uint32_t kMinNormalField = block::kF32Bias + 1 - kBias;
+  static constexpr std::uint32_t kMinNormalField = kF32Bias + 1 - kBias;
   static constexpr std::uint32_t kMaxField = (1u << kE) - 1;
   static constexpr std::uint32_t kTopField = kMinNormalField + kMaxField - 1;
   static constexpr std::uint32_t kMantissaMask = (1u << kM) - 1;
-  static constexpr std::uint32_t kMaxBits = (kTopField << block::kF32MantissaBits) | (kMantissaMask << kShift);
+  static constexpr std::uint32_t kMaxBits = (kTopField << kF32MantissaBits) | (kMantissaMask << kShift);
   static constexpr std::uint32_t kMaxCode = (kMaxField << kM) | kMantissaMask;
   static constexpr std::uint32_t kSignCode = kMaxCode + 1;
   static constexpr std::uint32_t kSignShift = 31 - kE - kM;  // FP32's sign bit onto the code's
@@ -96,18 +96,18 @@ struct Grid {
 template <int kE, int kM, int kBias, RoundingMode kRounding>
 LOWBIT_HD_CONSTEXPR std::uint32_t EncodeFromBits(float y) {
   using G = Grid<kE, kM, kBias>;
-  const std::uint32_t bits = block::F32Bits(y);
-  const std::uint32_t a = bits & ~block::kF32SignMask;
+  const std::uint32_t bits = F32Bits(y);
+  const std::uint32_t a = bits & ~kF32SignMask;
   const std::uint32_t u = Min(a, G::kMaxBits);
   std::uint32_t mag;
-  if (u >= G::kMinNormalField << block::kF32MantissaBits) {
+  if (u >= G::kMinNormalField << kF32MantissaBits) {
     mag = ((u + RoundingIncrement<kRounding>(u, G::kShift)) >> G::kShift) - ((G::kMinNormalField - 1) << kM);
   } else {
-    const std::uint32_t shift = Min(G::kShift + G::kMinNormalField - (u >> block::kF32MantissaBits), 31u);
-    const std::uint32_t sig = (u & block::kF32MantissaMask) | (1u << block::kF32MantissaBits);
+    const std::uint32_t shift = Min(G::kShift + G::kMinNormalField - (u >> kF32MantissaBits), 31u);
+    const std::uint32_t sig = (u & kF32MantissaMask) | (1u << kF32MantissaBits);
     mag = (sig + RoundingIncrement<kRounding>(sig, shift)) >> shift;
   }
-  if (a > block::kF32ExponentMask) return G::kMaxCode;  // NaN -> +max
+  if (a > kF32ExponentMask) return G::kMaxCode;  // NaN -> +max
   return mag | ((bits >> G::kSignShift) & G::kSignCode);
 }
 
@@ -127,13 +127,13 @@ LOWBIT_HD_CONSTEXPR std::uint32_t EncodeFromBits(float y) {
 template <int kE, int kM, int kBias>
 LOWBIT_HD_CONSTEXPR std::uint32_t EncodeOneAddition(float y) {
   using G = Grid<kE, kM, kBias>;
-  const std::uint32_t bits = block::F32Bits(y);
-  const std::uint32_t eb = Min(Max(bits & block::kF32ExponentMask, G::kMinNormalField << block::kF32MantissaBits),
-                               G::kTopField << block::kF32MantissaBits);
-  const std::uint32_t m = (eb + (G::kShift << block::kF32MantissaBits)) | (bits & block::kF32SignMask);
-  const std::uint32_t s = e2m1_detail::AddF32Bits(y, block::F32FromBits(m));
+  const std::uint32_t bits = F32Bits(y);
+  const std::uint32_t eb = Min(Max(bits & kF32ExponentMask, G::kMinNormalField << kF32MantissaBits),
+                               G::kTopField << kF32MantissaBits);
+  const std::uint32_t m = (eb + (G::kShift << kF32MantissaBits)) | (bits & kF32SignMask);
+  const std::uint32_t s = e2m1_detail::AddF32Bits(y, F32FromBits(m));
   const std::uint32_t mag =
-      Min(s - m + ((eb - (G::kMinNormalField << block::kF32MantissaBits)) >> G::kShift), G::kMaxCode);
+      Min(s - m + ((eb - (G::kMinNormalField << kF32MantissaBits)) >> G::kShift), G::kMaxCode);
   return mag | ((s >> G::kSignShift) & G::kSignCode);
 }
 

@@ -52,7 +52,7 @@ static_assert(!kInt8.IsFloat() && kInt8.has_sign && kInt8.total_bits == 8 && kIn
 inline constexpr std::uint32_t kQmax = 127;                                    // MakeMxRecipe's qmax
 inline constexpr std::uint32_t kQmaxBits = 0x42FE0000u;                        // 127.0f
 inline constexpr std::uint32_t kMagicBits = 0x4B400000u;                       // 1.5 * 2^23
-static_assert(block::F32FromBits(kQmaxBits) == 127.0f && block::F32FromBits(kMagicBits) == 12582912.0f);
+static_assert(F32FromBits(kQmaxBits) == 127.0f && F32FromBits(kMagicBits) == 12582912.0f);
 
 LOWBIT_HD_CONSTEXPR std::uint32_t Min(std::uint32_t a, std::uint32_t b) { return a < b ? a : b; }
 
@@ -88,8 +88,8 @@ LOWBIT_HD_CONSTEXPR float AddRn(float a, float b) {
 // rounding then clamping: rounding is monotone and +-127 are integers.
 LOWBIT_HD_CONSTEXPR std::uint32_t EncodeMxInt8MagicAdd(float y) {
   using namespace mxint8_detail;
-  const float sum = AddRn(ClampToQmax(y), block::F32FromBits(kMagicBits));
-  return (block::F32Bits(sum) - kMagicBits) & 0xFFu;
+  const float sum = AddRn(ClampToQmax(y), F32FromBits(kMagicBits));
+  return (F32Bits(sum) - kMagicBits) & 0xFFu;
 }
 
 // Ties to even or away, in 32-bit integer arithmetic on the bits: |y| is
@@ -102,16 +102,16 @@ LOWBIT_HD_CONSTEXPR std::uint32_t EncodeMxInt8FromBits(float y) {
   static_assert(kRounding == RoundingMode::kNearestEven || kRounding == RoundingMode::kNearestAway,
                 "written for round to nearest, ties to even or away");
   using namespace mxint8_detail;
-  const std::uint32_t bits = block::F32Bits(y);
-  const std::uint32_t a = bits & ~block::kF32SignMask;
+  const std::uint32_t bits = F32Bits(y);
+  const std::uint32_t a = bits & ~kF32SignMask;
   const std::uint32_t u = Min(a, kQmaxBits);
   const std::uint32_t shift =
-      Min(block::kF32Bias + block::kF32MantissaBits - (u >> block::kF32MantissaBits), 31u);  // >= 17
-  const std::uint32_t sig = (u & block::kF32MantissaMask) | (1u << block::kF32MantissaBits);
+      Min(kF32Bias + kF32MantissaBits - (u >> kF32MantissaBits), 31u);  // >= 17
+  const std::uint32_t sig = (u & kF32MantissaMask) | (1u << kF32MantissaBits);
   const std::uint32_t half = 1u << (shift - 1);
   const std::uint32_t inc = kRounding == RoundingMode::kNearestEven ? half - 1 + ((sig >> shift) & 1u) : half;
   const std::uint32_t n = (sig + inc) >> shift;
-  const bool negative = (bits & block::kF32SignMask) != 0 && a <= block::kF32ExponentMask;  // not a NaN
+  const bool negative = (bits & kF32SignMask) != 0 && a <= kF32ExponentMask;  // not a NaN
   return (negative ? 0u - n : n) & 0xFFu;
 }
 

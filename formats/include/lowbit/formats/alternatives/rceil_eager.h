@@ -41,7 +41,7 @@ LOWBIT_HD_CONSTEXPR int RepresentativeK(int i) { return i == 0 ? -1 : 1 << (i - 
 // exponent of |k| as an FP32 value (exact: |k| < 2^24), no loop.
 LOWBIT_HD_CONSTEXPR int SpacingIndex(int k) {
   const unsigned magnitude = static_cast<unsigned>(k < 0 ? -k : k);
-  const int log2 = block::F32ExponentField(block::F32Bits(static_cast<float>(magnitude))) - block::kF32Bias;
+  const int log2 = F32ExponentField(F32Bits(static_cast<float>(magnitude))) - kF32Bias;
   const bool power_of_two = (magnitude & (magnitude - 1)) == 0;
   return log2 + 1 - (k < 0 && power_of_two ? 1 : 0);
 }
@@ -53,8 +53,8 @@ LOWBIT_HD_CONSTEXPR std::uint32_t ThresholdAt(int k) {
   std::uint32_t lo = 1, hi = 1u << 23;  // the answer lies in [lo, hi]
   while (lo < hi) {
     const std::uint32_t mid = lo + (hi - lo) / 2;
-    const std::uint32_t bits = (static_cast<std::uint32_t>(k + block::kF32Bias) << 23) | mid;
-    if (recipe::detail::RceilEagerExponent(block::F32FromBits(bits)) == k + 1) {
+    const std::uint32_t bits = (static_cast<std::uint32_t>(k + kF32Bias) << 23) | mid;
+    if (recipe::detail::RceilEagerExponent(F32FromBits(bits)) == k + 1) {
       hi = mid;
     } else {
       lo = mid + 1;
@@ -90,11 +90,11 @@ static_assert(Thresholds()[7] == 23 && Thresholds()[1] == 1 && Thresholds()[0] =
 // the model's domain (the model itself for subnormals).
 LOWBIT_HD_CONSTEXPR int RceilEagerExponentFromBits(float d) {
   using namespace rceil_eager_detail;
-  const std::uint32_t bits = block::F32Bits(d);
-  const int field = block::F32ExponentField(bits);
+  const std::uint32_t bits = F32Bits(d);
+  const int field = F32ExponentField(bits);
   if (field == 0 || field == 0xFF) return recipe::detail::RceilEagerExponent(d);
-  const int k = field - block::kF32Bias;
-  const std::uint32_t m = block::F32Mantissa(bits);
+  const int k = field - kF32Bias;
+  const std::uint32_t m = F32Mantissa(bits);
   if (m == 0) return k;
   if (k == 0) return 1;  // spacing index undefined; the model never keeps 2^0 with m > 0
   const std::uint32_t threshold = static_cast<std::uint32_t>(kPackedThresholds >> (5 * SpacingIndex(k))) & 31u;

@@ -36,7 +36,7 @@ inline constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
 inline constexpr float kLimit = 4194304.0f;   // 2^22
 inline constexpr float kGridMin = -32768.0f;  // kRoundingGrid16: int16
 inline constexpr float kGridMax = 32767.0f;
-static_assert(block::F32Bits(kMagic) == 0x4B400000u && block::F32Bits(kLimit) == 0x4A800000u);
+static_assert(F32Bits(kMagic) == 0x4B400000u && F32Bits(kLimit) == 0x4A800000u);
 }  // namespace round_detail
 
 LOWBIT_HD_CONSTEXPR bool RoundToIntegerAlternativeApplies(RoundingMode mode) {
@@ -46,7 +46,7 @@ LOWBIT_HD_CONSTEXPR bool RoundToIntegerAlternativeApplies(RoundingMode mode) {
 // Whether the addition covers y: finite and |y| < 2^22 (NaN compares
 // false).
 LOWBIT_HD_CONSTEXPR bool RoundToIntegerNearestEvenCovers(float y) {
-  return block::F32Abs(y) < round_detail::kLimit;
+  return F32Abs(y) < round_detail::kLimit;
 }
 
 // recipe::RoundToIntegerF32(y, kNearestEven) for every y that

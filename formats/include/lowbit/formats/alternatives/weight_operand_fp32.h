@@ -82,7 +82,7 @@ LOWBIT_HD_CONSTEXPR bool HasFp32Operand(matmul::WeightFormat f, matmul::ScaleTyp
 // integer offset q - z as a float).
 LOWBIT_HD_CONSTEXPR std::uint16_t OperandOfFp32Product(bool bf16, float element, float scale) {
   const float product = element * scale;  // one correctly rounded multiplication: exact in the cases above
-  const std::uint32_t bits = block::F32Bits(product);
+  const std::uint32_t bits = F32Bits(product);
   return static_cast<std::uint16_t>(bf16 ? EncodeF32BitsToBf16(bits) : EncodeF32BitsToF16(bits));
 }
 
@@ -92,7 +92,7 @@ LOWBIT_HD_CONSTEXPR std::uint16_t OperandOfFp32Product(bool bf16, float element,
 // infinite product as the multiplication gives it.
 LOWBIT_HD_CONSTEXPR std::uint32_t SmallIntegerProductRoundedToOdd(float offset, float scale) {
   const float product = offset * scale;  // p = RN(o s)
-  std::uint32_t bits = block::F32Bits(product);
+  std::uint32_t bits = F32Bits(product);
   const std::uint32_t magnitude = bits & 0x7FFFFFFFu;
   if (magnitude < 0x7F800000u && magnitude != 0) {  // finite, non-zero: round to odd at FP32's precision
 #if defined(__CUDA_ARCH__)

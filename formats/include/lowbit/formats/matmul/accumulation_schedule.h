@@ -98,11 +98,11 @@ namespace detail {
 
 // One FP32 operation's result as the GPU writes it: NaN canonical.
 LOWBIT_HD_CONSTEXPR float CanonicalNan(float v) {
-  return v != v ? block::F32FromBits(0x7FFFFFFFu) : v;
+  return v != v ? F32FromBits(0x7FFFFFFFu) : v;
 }
 
 LOWBIT_HD_CONSTEXPR float AccumulatorToF32(const TensorCoreArithmetic& arith, std::uint32_t d) {
-  return block::F32FromBits(DecodeToF32Bits(arith.accumulator, d));
+  return F32FromBits(DecodeToF32Bits(arith.accumulator, d));
 }
 
 // One chain of instruction chunks [first, last) from C = +0, each chunk one
@@ -199,7 +199,7 @@ LOWBIT_HD_CONSTEXPR std::uint32_t ScheduledDot(const AccumulationSchedule& s, co
   }
   if (s.scale_per_column) value = detail::CanonicalNan(value * column_scale);
   if (s.alpha != 1.0f) value = detail::CanonicalNan(value * s.alpha);
-  if (s.output == FormatId::kFp32) return block::F32Bits(value);
+  if (s.output == FormatId::kFp32) return F32Bits(value);
   const FormatSpec out = s.output == FormatId::kBf16 ? kBfloat : kHalf;
   EncodeOptions nearest;
   return static_cast<std::uint32_t>(EncodeF32(out, value, nearest).code);

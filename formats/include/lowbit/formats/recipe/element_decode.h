@@ -34,29 +34,29 @@ LOWBIT_HD_CONSTEXPR float DecodeElementWith(const Recipe& r, const BlockScale& s
     case Family::kMx: {
       // element * X as one FP32 multiply; a NaN scale makes every element
       // NaN ([OCP-MX §5.4.1]); MXINT8 elements carry their 2^-6 first.
-      // The NaN bits are pinned to x86's (block::F32MulAsX86), so the model
+      // The NaN bits are pinned to x86's (F32MulAsX86), so the model
       // compiled for the device gives the host's (NVIDIA's FP32 units return
       // 0x7FFFFFFF for every NaN).
       float v = element_value(code);
       if (!r.element.IsFloat()) v = v * F32Pow2(r.element_implied_exponent);
-      return block::F32MulAsX86(v, s.decode);
+      return F32MulAsX86(v, s.decode);
     }
     case Family::kNvfp4: {
-      // Two NaN operands: the first wins, quieted (block::F32MulAsX86).
+      // Two NaN operands: the first wins, quieted (F32MulAsX86).
       const float q = element_value(code);
       if (r.dequantize_order == DequantizeOrder::kElementTimesScaleThenTensor) {
-        return block::F32MulAsX86(block::F32MulAsX86(q, s.decode), t.decode);
+        return F32MulAsX86(F32MulAsX86(q, s.decode), t.decode);
       }
-      return block::F32MulAsX86(q, block::F32MulAsX86(s.decode, t.decode));
+      return F32MulAsX86(q, F32MulAsX86(s.decode, t.decode));
     }
     case Family::kScaled:
       if (r.element.IsFloat()) {
         // A NaN scale wins over a NaN code, quieted: IEEE 754 §6.2 leaves the
         // choice open and compilers may commute the multiply, so it is pinned.
         if (F32IsNan(F32Bits(s.decode))) return F32FromBits(F32Bits(s.decode) | 0x00400000u);
-        return block::F32MulAsX86(element_value(code), s.decode);
+        return F32MulAsX86(element_value(code), s.decode);
       }
-      return block::F32MulAsX86(static_cast<float>(IntegerOfCode(r.element, code) - s.zero_point), s.decode);
+      return F32MulAsX86(static_cast<float>(IntegerOfCode(r.element, code) - s.zero_point), s.decode);
   }
   return 0.0f;
 }

@@ -18,7 +18,7 @@ namespace lowbit::recipe {
 LOWBIT_HD_CONSTEXPR float ScaledElement(const Recipe& r, const BlockScale& s, float x) {
   // MX: x / NaN is a NaN whose sign the hardware picks (x86 keeps the first
   // NaN operand); the model fixes it to +NaN so codes are reproducible.
-  if (r.family() == Family::kMx && s.code == kE8m0NanCode) return F32FromBits(block::kF32CanonicalNan);
+  if (r.family() == Family::kMx && s.code == kE8m0NanCode) return F32FromBits(kF32CanonicalNan);
   float y = r.element_step == ElementStep::kDivide ? x / s.factor : x * s.factor;
   // A signalling NaN x comes out of the FP32 multiply quiet; a compiler that
   // sees a factor of exactly 1.0 (ao-rceil-eager's code 0) may fold x * 1.0f
@@ -37,7 +37,7 @@ LOWBIT_HD_CONSTEXPR float ScaledElement(const Recipe& r, const BlockScale& s, fl
   }
   // ModelOpt _cast_fp4: sign = (x < 0), so -0.0 gives code 0 while a
   // negative value that rounds to zero keeps its sign (§4.5).
-  if (r.element_quirk == ElementQuirk::kNegativeZeroAsPositive && F32Bits(y) == block::kF32SignMask) y = 0.0f;
+  if (r.element_quirk == ElementQuirk::kNegativeZeroAsPositive && F32Bits(y) == kF32SignMask) y = 0.0f;
   // MX integer elements: onto the integer grid, y * 2^-implied (exact).
   if (r.family() == Family::kMx && !r.element.IsFloat()) y = y * F32Pow2(-r.element_implied_exponent);
   return y;

@@ -19,13 +19,6 @@
 
 namespace lowbit::recipe {
 
-using block::F32Abs;
-using block::F32Bits;
-using block::F32FromBits;
-using block::F32IsFinite;
-using block::F32IsNan;
-using block::F32Pow2;
-
 inline constexpr float kF32Max = 3.40282347e38f;  // FLT_MAX
 static_assert(kF32Max == F32FromBits(0x7F7FFFFFu));
 inline constexpr std::uint8_t kE8m0NanCode = 0xFF;  // [OCP-MX §5.4.1]
@@ -61,7 +54,7 @@ LOWBIT_HD_CONSTEXPR float TorchMin(float a, float b) {
   if (F32IsNan(F32Bits(b))) return b;
   return b < a ? b : a;
 }
-LOWBIT_HD_CONSTEXPR float TorchMax(float a, float b) { return block::MaxPropagatingNan(a, b); }
+LOWBIT_HD_CONSTEXPR float TorchMax(float a, float b) { return MaxPropagatingNan(a, b); }
 // torch.clamp: NaN passes through.
 LOWBIT_HD_CONSTEXPR float TorchClamp(float x, float lo, float hi) {
   if (F32IsNan(F32Bits(x))) return x;
@@ -73,9 +66,9 @@ LOWBIT_HD_CONSTEXPR float FminfFltMax(float x) { return x < kF32Max ? x : kF32Ma
 // A torch tensor divided by a Python float or a CPU scalar tensor: one FP32
 // division on the CPU; on CUDA a multiply by the FP32 reciprocal of the
 // divisor (ATen div_true_kernel_cuda, Recipe::scalar_divisor_as_reciprocal).
-// NaN bits as x86's divss / mulss (block::F32WithX86Nan).
+// NaN bits as x86's divss / mulss (F32WithX86Nan).
 LOWBIT_HD_CONSTEXPR float TorchDivideByScalar(const Recipe& r, float a, float divisor) {
-  return r.scalar_divisor_as_reciprocal ? block::F32MulAsX86(a, 1.0f / divisor) : block::F32DivAsX86(a, divisor);
+  return r.scalar_divisor_as_reciprocal ? F32MulAsX86(a, 1.0f / divisor) : F32DivAsX86(a, divisor);
 }
 
 // torch .to(int32) of an FP32 integer value; NaN and +-Inf -> 0 (the CPU
@@ -102,8 +95,8 @@ LOWBIT_HD_CONSTEXPR float RoundToIntegerF32(float y, RoundingMode mode) {
 // FP32 2^-e for an E8M0 code, built from bits as TE exp2f_rcp and torchao
 // _e8m0_scale_to_reciprocal_fp32 do: 254 -> 2^-127 (subnormal), 0xFF -> NaN.
 LOWBIT_HD_CONSTEXPR float E8m0ReciprocalF32(std::uint8_t code) {
-  if (code == kE8m0NanCode) return F32FromBits(block::kF32CanonicalNan);
-  return F32Pow2(block::kF32Bias - static_cast<int>(code));
+  if (code == kE8m0NanCode) return F32FromBits(kF32CanonicalNan);
+  return F32Pow2(kF32Bias - static_cast<int>(code));
 }
 
 // torch `.half()` of an FP32 value read back as FP32 (GPTQ / AWQ store

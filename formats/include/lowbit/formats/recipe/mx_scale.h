@@ -28,15 +28,15 @@ namespace detail {
 // stays 0.09 ulp or more from each threshold, docs/formats-reference.md §5.3).
 LOWBIT_HD_CONSTEXPR int RceilEagerExponent(float d) {
   const std::uint32_t bits = F32Bits(d);
-  int k = block::F32ExponentField(bits) - block::kF32Bias;
-  std::uint32_t mantissa = block::F32Mantissa(bits);
-  if (block::F32ExponentField(bits) == 0) {  // subnormal: normalize
-    k = 1 - block::kF32Bias;
-    while ((mantissa & (1u << block::kF32MantissaBits)) == 0) {
+  int k = F32ExponentField(bits) - kF32Bias;
+  std::uint32_t mantissa = F32Mantissa(bits);
+  if (F32ExponentField(bits) == 0) {  // subnormal: normalize
+    k = 1 - kF32Bias;
+    while ((mantissa & (1u << kF32MantissaBits)) == 0) {
       mantissa <<= 1;
       --k;
     }
-    mantissa &= (1u << block::kF32MantissaBits) - 1;
+    mantissa &= (1u << kF32MantissaBits) - 1;
   }
   if (mantissa == 0) return k;
   // The FP32 spacing next to k toward k + log2(1 + f): above k for k > 0;
@@ -46,12 +46,12 @@ LOWBIT_HD_CONSTEXPR int RceilEagerExponent(float d) {
   const int magnitude = k > 0 ? k : -k;
   int log2_magnitude = 0;
   while ((2 << log2_magnitude) <= magnitude) ++log2_magnitude;
-  int spacing_exponent = log2_magnitude - block::kF32MantissaBits;
+  int spacing_exponent = log2_magnitude - kF32MantissaBits;
   if (k < 0 && magnitude == (1 << log2_magnitude)) --spacing_exponent;
   const double half_spacing_ln2 = 0.69314718055994530942 * static_cast<double>(F32Pow2(spacing_exponent - 1));
   const double t = half_spacing_ln2;
   const double threshold = t + t * t / 2 + t * t * t / 6 + t * t * t * t / 24;  // 2^h - 1
-  const double f = static_cast<double>(mantissa) * static_cast<double>(F32Pow2(-block::kF32MantissaBits));
+  const double f = static_cast<double>(mantissa) * static_cast<double>(F32Pow2(-kF32MantissaBits));
   return f < threshold ? k : k + 1;
 }
 
@@ -70,19 +70,19 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseMxScale(const Recipe& r, float amax, const 
     // else clamp(ceil(log2(descale)), -127, 127) + 127 (0 -> log2 -Inf -> 0).
     s.rule_value = amax / ElementMaxF32(r);
     const std::uint32_t bits = F32Bits(s.rule_value);
-    int e = -block::kF32Bias;
+    int e = -kF32Bias;
     if (F32IsNan(bits)) {
       s.code = kE8m0NanCode;
       return s;
     }
     if (!F32IsFinite(bits)) {
-      e = block::kF32Bias;
-    } else if ((bits & ~block::kF32SignMask) != 0) {
+      e = kF32Bias;
+    } else if ((bits & ~kF32SignMask) != 0) {
       e = eager_exponent(s.rule_value);
-      e = e < -block::kF32Bias ? -block::kF32Bias : (e > block::kF32Bias ? block::kF32Bias : e);
+      e = e < -kF32Bias ? -kF32Bias : (e > kF32Bias ? kF32Bias : e);
     }
     s.exponent = e;
-    s.code = static_cast<std::uint8_t>(e + block::kF32Bias);
+    s.code = static_cast<std::uint8_t>(e + kF32Bias);
     return s;
   }
   if (r.scale_rule == ScaleRule::kMxRceil || r.scale_rule == ScaleRule::kMxNearest) {
@@ -93,29 +93,29 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseMxScale(const Recipe& r, float amax, const 
     e8m0.zero_into_no_zero = ZeroIntoNoZero::kMinPositive;  // 0 -> 2^-127 (0x00)
     e8m0.negative_into_unsigned = NegativeIntoUnsigned::kMagnitude;
     s.code = static_cast<std::uint8_t>(EncodeF32(r.scale_format, s.rule_value, e8m0).code);
-    s.exponent = static_cast<int>(s.code) - block::kF32Bias;
+    s.exponent = static_cast<int>(s.code) - kF32Bias;
     return s;
   }
-  std::uint32_t bits = F32Bits(amax) & ~block::kF32SignMask;
+  std::uint32_t bits = F32Bits(amax) & ~kF32SignMask;
   if (r.scale_rule == ScaleRule::kMxEven && !F32IsNan(bits)) {
     const int mbits = r.element.mantissa_bits;
-    bits = (bits + (std::uint32_t{1} << (block::kF32MantissaBits - mbits - 1))) & block::kF32ExponentMask;
+    bits = (bits + (std::uint32_t{1} << (kF32MantissaBits - mbits - 1))) & kF32ExponentMask;
   }
   if (!F32IsFinite(bits)) {
     s.code = kE8m0NanCode;
     return s;
   }
-  int e = block::F32ExponentField(bits) - block::kF32Bias;
-  if (r.scale_rule == ScaleRule::kMxCeil && block::F32Mantissa(bits) != 0) ++e;
-  if (bits == 0 && r.zero_amax_as_min_normal) e = 1 - block::kF32Bias;
+  int e = F32ExponentField(bits) - kF32Bias;
+  if (r.scale_rule == ScaleRule::kMxCeil && F32Mantissa(bits) != 0) ++e;
+  if (bits == 0 && r.zero_amax_as_min_normal) e = 1 - kF32Bias;
   e -= r.element_emax;
-  if (e < -block::kF32Bias) e = -block::kF32Bias;  // E8M0 range -127..127 [OCP-MX §5.4.1]
-  if (e > block::kF32Bias) {                      // [MSX]: > 127 -> NaN
+  if (e < -kF32Bias) e = -kF32Bias;  // E8M0 range -127..127 [OCP-MX §5.4.1]
+  if (e > kF32Bias) {                      // [MSX]: > 127 -> NaN
     s.code = kE8m0NanCode;
     return s;
   }
   s.exponent = e;
-  s.code = static_cast<std::uint8_t>(e + block::kF32Bias);
+  s.code = static_cast<std::uint8_t>(e + kF32Bias);
   return s;
 }
 

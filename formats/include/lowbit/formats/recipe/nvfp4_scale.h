@@ -85,9 +85,9 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseNvfp4Scale(const Recipe& r, float amax, con
         // pts * fp8_scale. With two NaN operands (a NaN tensor scale and the
         // NaN code 0x7F) which NaN a multiply returns is the compiler's
         // choice of operand order on x86 and 0x7FFFFFFF on NVIDIA; the first
-        // as written wins (block::F32MulAsX86), so host, device and
+        // as written wins (F32MulAsX86), so host, device and
         // the vector form agree on the factor's bits.
-        s.factor = block::F32MulAsX86(t.decode, codec.Decode(r, s.code));
+        s.factor = F32MulAsX86(t.decode, codec.Decode(r, s.code));
       }
       break;
     }
@@ -103,7 +103,7 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseNvfp4Scale(const Recipe& r, float amax, con
       if (r.scale_rule == ScaleRule::kNvfp4ModelOpt047 && s.rule_value > scale_max) s.rule_value = scale_max;
       s.code = codec.Encode(r, s.rule_value);
       // fp8 * wsf2, the first NaN as written winning (see torchao above).
-      s.factor = block::F32MulAsX86(codec.Decode(r, s.code), t.decode);
+      s.factor = F32MulAsX86(codec.Decode(r, s.code), t.decode);
       break;
     }
     default:

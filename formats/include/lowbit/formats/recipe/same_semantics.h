@@ -50,7 +50,7 @@ LOWBIT_HD_CONSTEXPR bool SameSemantics(const Recipe& a, const Recipe& b) {
          a.zero_point == b.zero_point && a.packing == b.packing && a.element_emax == b.element_emax &&
          a.element_implied_exponent == b.element_implied_exponent && a.qmin == b.qmin && a.qmax == b.qmax &&
          a.scale_saturate == b.scale_saturate && a.zero_amax_as_min_normal == b.zero_amax_as_min_normal &&
-         block::F32Bits(a.eps) == block::F32Bits(b.eps) && a.pow2_scale == b.pow2_scale &&
+         F32Bits(a.eps) == F32Bits(b.eps) && a.pow2_scale == b.pow2_scale &&
          a.scalar_divisor_as_reciprocal == b.scalar_divisor_as_reciprocal && a.amax_divisor == b.amax_divisor;
 }
 

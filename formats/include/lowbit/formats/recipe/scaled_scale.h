@@ -26,7 +26,7 @@ LOWBIT_HD_CONSTEXPR float TeScaleFromAmax(float amax, float max_fp8, bool force_
   if (!F32IsFinite(F32Bits(amax)) || amax == 0.0f) return 1.0f;
   float scale = max_fp8 / amax;
   if (!F32IsFinite(F32Bits(scale))) scale = kF32Max;
-  if (force_pow_2_scales) scale = F32FromBits(F32Bits(scale) & (block::kF32SignMask | block::kF32ExponentMask));
+  if (force_pow_2_scales) scale = F32FromBits(F32Bits(scale) & (kF32SignMask | kF32ExponentMask));
   return scale;
 }
 
@@ -40,13 +40,11 @@ struct ScaleArithmeticOfModel {
 };
 
 // A group holding a NaN has a NaN scale; its bits are pinned to the host's
-// (block::F32DivAsX86 / F32SubAsX86 / F32WithX86Nan) so that the device
+// (F32DivAsX86 / F32SubAsX86 / F32WithX86Nan) so that the device
 // computes the same scale bytes.
 template <typename Arithmetic = ScaleArithmeticOfModel>
 LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupStats& st,
                                                  const Arithmetic& arithmetic = {}) {
-  using block::F32DivAsX86;
-  using block::F32SubAsX86;
   BlockScale s;
   const float qmin = static_cast<float>(r.qmin);
   const float qmax = static_cast<float>(r.qmax);
@@ -171,7 +169,7 @@ LOWBIT_HD_CONSTEXPR BlockScale ChooseScaledScale(const Recipe& r, const GroupSta
       float scale = st.amax / max_fp8;
       if (r.scale_rule == ScaleRule::kVllmFp8PerToken) {
         const float min_scale = 1.0f / (max_fp8 * 512.0f);
-        scale = block::MaxIgnoringNan(scale, min_scale);  // fmaxf: a NaN (from a calibrated range) gives the floor
+        scale = MaxIgnoringNan(scale, min_scale);  // fmaxf: a NaN (from a calibrated range) gives the floor
         s.factor = scale;                                // x / scale ("to match FBGemm")
       } else {
         s.factor = 1.0f / scale;  // inverted_scale = 1.0f / (*scale); x * inverted_scale

@@ -27,7 +27,7 @@ LOWBIT_HD_CONSTEXPR GroupStats EmptyStats() {
 }
 
 LOWBIT_HD_CONSTEXPR float CombineAmax(AmaxNan rule, float a, float b) {
-  return rule == AmaxNan::kIgnore ? block::MaxIgnoringNan(a, b) : block::MaxPropagatingNan(a, b);
+  return rule == AmaxNan::kIgnore ? MaxIgnoringNan(a, b) : MaxPropagatingNan(a, b);
 }
 
 // The amax field of Accumulate / Combine alone; min and max stay as they
@@ -75,7 +75,7 @@ LOWBIT_HD_CONSTEXPR GroupStats StatsOfRange(float lo, float hi) {
   GroupStats s;
   s.min = lo;
   s.max = hi;
-  s.amax = block::MaxPropagatingNan(F32Abs(lo), F32Abs(hi));
+  s.amax = MaxPropagatingNan(F32Abs(lo), F32Abs(hi));
   return s;
 }
 

@@ -31,8 +31,8 @@ LOWBIT_HD_CONSTEXPR TensorScale ChooseTensorScale(const Recipe& r, float tensor_
     }
     case TensorScaleRule::kAmaxOverRange:
       // amax.float() / (448 * 6), no guard; a NaN amax keeps the host's NaN bits
-      // on the device too (block::F32DivAsX86).
-      t.decode = block::F32DivAsX86(tensor_amax, TensorRange(r));
+      // on the device too (F32DivAsX86).
+      t.decode = F32DivAsX86(tensor_amax, TensorRange(r));
       t.encode = 0.0f;
       return t;
   }
