@@ -173,10 +173,11 @@ static_assert(kBlocksPerSm * (XSharedBytes<1>() + 1024 + 512) <= 228 * 1024 &&
 // there), besides the one tile in registers, so that a block starts with
 // more of its 2 KB tiles in flight: on an H100 (bench/RESULTS.md, "MXFP8
 // and FP8 per channel on the tensor cores") one such tile took MXFP8
-// 8192 x 8192 at M = 1 from 28.9 to 27.2 us overlapped and 31.3 to 30.1
+// 8192 x 8192 at M = 1 from 28.5 to 26.7 us overlapped and 30.9 to 29.8
 // serialized. The 4-bit codecs, whose tiles are half as large, gained
-// nothing with one to three (NVFP4 8192 x 8192: 18.2 us without, 18.5,
-// 18.9 and 20.0 with; serialized up to 3.3 us slower), so they take none.
+// nothing with one to three (the "Tensor-core GEMV" section there: NVFP4
+// 8192 x 8192 18.2 us without, 18.5, 18.9 and 20.0 with; serialized up to
+// 3.3 us slower), so they take none.
 // A lane's words of a tile sit lane-major ([slot][vector][thread] 16-byte
 // vectors of codes, then [slot][thread] scale words), so the warp's
 // 16-byte shared-memory loads are conflict free.
