@@ -227,7 +227,7 @@ __device__ __forceinline__ void CopyTileToShared(const std::uint8_t* codes, cons
 #pragma unroll
   for (int i = 0; i < kVectors; ++i) {
     ptx::CpAsyncGlobalToShared(base + 16u * (i * kThreads + threadIdx.x),
-                         reinterpret_cast<const uint4*>(codes + i * kCodeBytesPerHalf));
+                               reinterpret_cast<const uint4*>(codes + i * kCodeBytesPerHalf));
   }
   const std::uint32_t scale_base = base + 16u * kVectors * kThreads + ScaleBytesPerLane<kCodec>() * threadIdx.x;
   if constexpr (ScaleBytesPerLane<kCodec>() == 16) {
