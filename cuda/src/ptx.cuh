@@ -164,6 +164,14 @@ __device__ __forceinline__ uint2 LdSharedV2(std::uint32_t address) {
   asm volatile("ld.shared.v2.u32 {%0, %1}, [%2+%3];" : "=r"(v.x), "=r"(v.y) : "r"(address), "n"(kOffset));
   return v;
 }
+template <int kOffset>
+__device__ __forceinline__ uint4 LdSharedV4(std::uint32_t address) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4+%5];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(address), "n"(kOffset));
+  return v;
+}
 __device__ __forceinline__ std::uint16_t LdSharedU16(std::uint32_t address) {
   std::uint16_t v;
   asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(address));
@@ -185,16 +193,6 @@ __device__ __forceinline__ void CpAsyncGlobalToShared(std::uint32_t shared, cons
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(shared), "l"(global) : "memory");
 }
 __device__ __forceinline__ void CpAsyncWaitAll() { asm volatile("cp.async.wait_all;" ::: "memory"); }
-__device__ __forceinline__ uint4 LdSharedV4(std::uint32_t address) {
-  uint4 v;
-  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(address));
-  return v;
-}
-__device__ __forceinline__ uint2 LdSharedV2(std::uint32_t address) {
-  uint2 v;
-  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "r"(address));
-  return v;
-}
 
 // ---- programmatic dependent launch (sm_90+; PTX ISA 9.0 "griddepcontrol";
 // CUDA C++ Programming Guide, "Programmatic Dependent Launch and

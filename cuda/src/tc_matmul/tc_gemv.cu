@@ -217,42 +217,48 @@ constexpr std::size_t SharedBytesOf() {
 }
 static_assert(XSharedBytes<1>() % 16 == 0 && XSharedBytes<2>() % 16 == 0, "the pre-wait tiles 16-byte aligned");
 
-// The lane's copies of tile `j`'s words into pre-wait slot `slot` (at
-// shared address `pre`), and its loads of them back.
+// Shared addresses of the lane's words in pre-wait slot `slot` (the slots
+// start at shared address `pre`): code vector i, then the scale words.
+template <TileCodec kCodec>
+__device__ __forceinline__ std::uint32_t PreWaitCodeAddress(std::uint32_t pre, int slot, int i) {
+  return pre + static_cast<std::uint32_t>(slot * PreWaitTileBytes<kCodec>() + 16 * (i * kThreads + threadIdx.x));
+}
+template <TileCodec kCodec>
+__device__ __forceinline__ std::uint32_t PreWaitScaleAddress(std::uint32_t pre, int slot) {
+  return pre + static_cast<std::uint32_t>(slot * PreWaitTileBytes<kCodec>() + 16 * CodeVectorsOf<kCodec>() * kThreads +
+                                         ScaleBytesPerLane<kCodec>() * threadIdx.x);
+}
+
+// The lane's copies of a tile's words (`codes`, `scales`: its addresses as
+// LoadTile takes them) into pre-wait slot `slot`, and its loads of them back.
 template <TileCodec kCodec>
 __device__ __forceinline__ void CopyTileToShared(const std::uint8_t* codes, const std::uint8_t* scales, std::uint32_t pre,
                                                  int slot) {
-  constexpr int kVectors = CodeVectorsOf<kCodec>();
-  const std::uint32_t base = pre + static_cast<std::uint32_t>(slot) * static_cast<std::uint32_t>(PreWaitTileBytes<kCodec>());
 #pragma unroll
-  for (int i = 0; i < kVectors; ++i) {
-    ptx::CpAsyncGlobalToShared(base + 16u * (i * kThreads + threadIdx.x),
+  for (int i = 0; i < CodeVectorsOf<kCodec>(); ++i) {
+    ptx::CpAsyncGlobalToShared(PreWaitCodeAddress<kCodec>(pre, slot, i),
                                reinterpret_cast<const uint4*>(codes + i * kCodeBytesPerHalf));
   }
-  const std::uint32_t scale_base = base + 16u * kVectors * kThreads + ScaleBytesPerLane<kCodec>() * threadIdx.x;
   if constexpr (ScaleBytesPerLane<kCodec>() == 16) {
-    ptx::CpAsyncGlobalToShared(scale_base, reinterpret_cast<const uint4*>(scales));
+    ptx::CpAsyncGlobalToShared(PreWaitScaleAddress<kCodec>(pre, slot), reinterpret_cast<const uint4*>(scales));
   } else {
     static_assert(ScaleBytesPerLane<kCodec>() == 8, "16 or 8 bytes of record a lane");
-    ptx::CpAsyncGlobalToShared(scale_base, reinterpret_cast<const uint2*>(scales));
+    ptx::CpAsyncGlobalToShared(PreWaitScaleAddress<kCodec>(pre, slot), reinterpret_cast<const uint2*>(scales));
   }
 }
 template <TileCodec kCodec>
 __device__ __forceinline__ LaneTileWords<kCodec> LoadTileFromShared(std::uint32_t pre, int slot) {
-  constexpr int kVectors = CodeVectorsOf<kCodec>();
-  const std::uint32_t base = pre + static_cast<std::uint32_t>(slot) * static_cast<std::uint32_t>(PreWaitTileBytes<kCodec>());
   LaneTileWords<kCodec> w;
 #pragma unroll
-  for (int i = 0; i < kVectors; ++i) {
-    const uint4 v = ptx::LdSharedV4(base + 16u * (i * kThreads + threadIdx.x));
+  for (int i = 0; i < CodeVectorsOf<kCodec>(); ++i) {
+    const uint4 v = ptx::LdSharedV4<0>(PreWaitCodeAddress<kCodec>(pre, slot, i));
     w.codes[i][0] = v.x, w.codes[i][1] = v.y, w.codes[i][2] = v.z, w.codes[i][3] = v.w;
   }
-  const std::uint32_t scale_base = base + 16u * kVectors * kThreads + ScaleBytesPerLane<kCodec>() * threadIdx.x;
   if constexpr (ScaleBytesPerLane<kCodec>() == 16) {
-    const uint4 v = ptx::LdSharedV4(scale_base);
+    const uint4 v = ptx::LdSharedV4<0>(PreWaitScaleAddress<kCodec>(pre, slot));
     w.scales[0] = v.x, w.scales[1] = v.y, w.scales[2] = v.z, w.scales[3] = v.w;
   } else {
-    const uint2 v = ptx::LdSharedV2(scale_base);
+    const uint2 v = ptx::LdSharedV2<0>(PreWaitScaleAddress<kCodec>(pre, slot));
     w.scales[0] = v.x, w.scales[1] = v.y;
   }
   return w;
