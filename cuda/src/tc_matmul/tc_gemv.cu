@@ -246,12 +246,8 @@ static_assert(PreWaitTilesOf<1, TileCodec::kMxfp8>() == kE4m3PreWaitTiles &&
               "every E4M3 kernel gets the tiles it wants");
 template <int kNTiles, TileCodec kCodec>
 constexpr std::size_t SharedBytesOf() {
-  // The split-K sum (SumPartsThroughShared) reuses the buffer: at least one
-  // part of every row of x, the sums and the column scales.
-  constexpr std::size_t kSum = (2 * kTileColumns * kNTiles + 1) * WarpsOf<kNTiles, kCodec>() * kTileRows * sizeof(float);
-  constexpr std::size_t kLoop = XBuffersOf<kNTiles, kCodec>() * XSharedBytes<kNTiles>() +
-                                PreWaitTilesOf<kNTiles, kCodec>() * PreWaitTileBytes<kCodec>();
-  return kLoop > kSum ? kLoop : kSum;
+  return XBuffersOf<kNTiles, kCodec>() * XSharedBytes<kNTiles>() +
+         PreWaitTilesOf<kNTiles, kCodec>() * PreWaitTileBytes<kCodec>();
 }
 static_assert(XSharedBytes<1>() % 16 == 0 && XSharedBytes<2>() % 16 == 0, "the pre-wait tiles 16-byte aligned");
 
@@ -302,9 +298,9 @@ __device__ __forceinline__ LaneTileWords<kCodec> LoadTileFromShared(std::uint32_
   return w;
 }
 
-// The row group's 128 column scales (channel n of batch entry l at
-// (l row_tiles + n / 16) 16 + n % 16 = l row_tiles 16 + n) into shared memory, by the block's first 128 threads; the
-// epilogue then reads them there. Read in the epilogue's loop instead, each
+// The row group's column scales (kWarps x 16 of them; channel n of batch
+// entry l at (l row_tiles + n / 16) 16 + n % 16 = l row_tiles 16 + n) into
+// shared memory, one a thread; the epilogue then reads them there. Read in the epilogue's loop instead, each
 // output's scale was a load the store before it kept from being issued
 // early: one L2 round trip per output a thread writes (8 at M = 16).
 // The caller's barrier makes them visible.
@@ -315,57 +311,6 @@ __device__ __forceinline__ void StageColumnScales(const KernelParams& p, float* 
   if (threadIdx.x < kGroupRows) {
     const std::int64_t n = n0 + threadIdx.x;
     column_scales[threadIdx.x] = n < p.n ? p.column_scales[l * p.row_tiles * kTileRows + n] : 0.0f;
-  }
-}
-
-// Steps 4 and 5 for a whole row group by the last of its blocks to finish,
-// with the parts' rows coming to shared memory by cp.async: as many parts at
-// a time as the x buffer holds, all their 512-byte rows (one part, one row
-// of x, the group's 128 channels) in flight at once, where a thread loading
-// its outputs' parts itself waits on L2 once per output. The sums so far
-// stay in shared memory too (few registers: the main loop's allocation is
-// left alone), and so do the column scales (StageColumnScales). Needs N % 4
-// == 0, a whole row group and a 16-byte aligned workspace (the caller checks).
-template <int kNTiles, int kWarps, std::size_t kBufferBytes>
-__device__ __forceinline__ void SumPartsThroughShared(const KernelParams& p, std::uint16_t* xs, std::int64_t l,
-                                                      std::int64_t n0) {
-  constexpr int kGroupRows = kWarps * kTileRows;
-  constexpr int kThreads = kWarps * kWarpSize;
-  constexpr int kRowBytes = kGroupRows * sizeof(float);
-  constexpr int kRows = kTileColumns * kNTiles;  // rows of x the kernel instance takes at most
-  // Rows of parts a batch holds: the x buffer less the sums and the scales.
-  constexpr int kRowsHeld = static_cast<int>(kBufferBytes / kRowBytes) - kRows - 1;
-  static_assert(kRowsHeld >= kRows, "a batch holds at least one part of every row of x");
-  static_assert(kRowBytes % 16 == 0);
-  const int m = static_cast<int>(p.m), split = p.schedule.split_k;
-  const int parts_per_batch = kRowsHeld / m;
-  float* values = reinterpret_cast<float*>(xs);
-  float* sums = values + kRowsHeld * kGroupRows;  // [m][128]
-  float* column_scales = sums + kRows * kGroupRows;
-  const std::uint32_t shared = ptx::SharedAddress(xs);
-  constexpr int kVectorsPerRow = kRowBytes / 16;
-  for (int q0 = 0; q0 < split; q0 += parts_per_batch) {
-    const int parts = split - q0 < parts_per_batch ? split - q0 : parts_per_batch;
-    for (int v = threadIdx.x; v < parts * m * kVectorsPerRow; v += kThreads) {
-      const int slice = v / kVectorsPerRow, vector = v % kVectorsPerRow;  // slice = (part - q0) m + row
-      const int q = q0 + slice / m, row = slice % m;
-      const float* source = p.workspace + ((l * split + q) * p.m + row) * p.n + n0 + 4 * vector;
-      ptx::CpAsyncGlobalToShared(shared + static_cast<std::uint32_t>(slice * kRowBytes + 16 * vector),
-                                 reinterpret_cast<const uint4*>(source));
-    }
-    if (q0 == 0) StageColumnScales<kWarps>(p, column_scales, l, n0);
-    ptx::CpAsyncWaitAll();
-    __syncthreads();  // every thread's rows (and the scales) have landed
-    for (int i = threadIdx.x; i < m * kGroupRows; i += kThreads) {  // row i / 128, channel n0 + i % 128
-      float sum = q0 == 0 ? values[i] : AddPartInOrder(sums[i], values[i]);
-      for (int q = 1; q < parts; ++q) sum = AddPartInOrder(sum, values[q * m * kGroupRows + i]);
-      sums[i] = sum;
-    }
-    __syncthreads();  // every thread is done with the batch before the next overwrites it
-  }
-  for (int i = threadIdx.x; i < m * kGroupRows; i += kThreads) {
-    const std::int64_t n = n0 + i % kGroupRows, row = i / kGroupRows;
-    StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, sums[i], column_scales[i % kGroupRows]));
   }
 }
 
@@ -620,11 +565,6 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
   __threadfence();
   constexpr int kGroupRows = kWarps * kTileRows;
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * kGroupRows;
-  if (p.n % 4 == 0 && n0 + kGroupRows <= p.n && reinterpret_cast<std::uintptr_t>(p.workspace) % 16 == 0) {
-    SumPartsThroughShared<kNTiles, kWarps, SharedBytesOf<kNTiles, kCodec>()>(p, xs, l, n0);
-    if (threadIdx.x == 0) *counter = 0;
-    return;
-  }
   for (int i = threadIdx.x; i < static_cast<int>(p.m) * kGroupRows; i += kThreads) {
     const std::int64_t n = n0 + i % kGroupRows, row = i / kGroupRows;
     if (n >= p.n) continue;
