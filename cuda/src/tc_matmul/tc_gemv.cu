@@ -11,9 +11,9 @@
 // channels, all warps sharing x; blockIdx.y is the split-K part (the chunks
 // PartChunks gives it), blockIdx.z the batch. Per part the block stages x
 // into shared memory kStageTiles K tiles at a time (zero past K; rows past
-// M zeroed once; for M <= 8 the next stage's copies run during the current
-// stage), and each warp walks its part's chunks in increasing K, one chain
-// of MMAs from C = +0 (the schedule's step 3, no promotion). Per K tile a
+// M zeroed once; one buffer, so a part of more than kStageTiles tiles waits
+// at a barrier for each next stage), and each warp walks its part's chunks
+// in increasing K, one chain of MMAs from C = +0 (the schedule's step 3, no promotion). Per K tile a
 // lane loads two (E4M3: four) 16-byte words of codes (.nc, L1::no_allocate: read once)
 // and one 16- or 8-byte word of scale codes, decodes each pair of weights
 // with the scale folded in (DecodePair) and reads x with one 8-byte
