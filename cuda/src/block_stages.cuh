@@ -1,0 +1,114 @@
+// The stages of the CUDA backend's quantize skeleton (block_skeleton.cuh
+// lists them and its geometries), as device functions over a thread's
+// registers: every geometry that quantizes (block_skeleton.cuh's kernels,
+// int_quantize.cu's, model_recipe.cu's) calls these, so a stage is written
+// once and a geometry is the loop around them. Each stage takes its
+// recipe's part as a policy argument (an amax step, an encoder), never a
+// recipe name.
+//
+// Device functions only, no kernel: a file that includes this compiles no
+// kernel it does not launch (block_common.cuh's TensorAmaxKernel, for one,
+// is compiled into every object that includes block_common.cuh).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lowbit::cuda::detail {
+
+// ---- load ----
+
+// The FP32 value of one input element: FP32 bits, or BF16 bits widened
+// (exact: BF16 is the top half of FP32).
+template <typename In>
+__device__ __forceinline__ float ToF32(In v) {
+  if constexpr (sizeof(In) == 2) return __uint_as_float(static_cast<std::uint32_t>(v) << 16);
+  else return __uint_as_float(v);
+}
+
+// Load: block b of x as FP32. `full`: the block is whole and x 16-byte
+// aligned, so it is read as kB * sizeof(In) / 16 vector loads; otherwise a
+// short last block behaves as zero-padded (recipe.h kBlock1d).
+template <int kB, typename In>
+__device__ __forceinline__ void LoadBlock(const In* __restrict__ x, std::size_t n, std::size_t b, bool full,
+                                          float (&v)[kB]) {
+  constexpr int kLoads = kB * sizeof(In) / 16;
+  if (full) {
+    uint4 raw[kLoads];
+#pragma unroll
+    for (int l = 0; l < kLoads; ++l) raw[l] = __ldg(reinterpret_cast<const uint4*>(x + b * kB) + l);
+    In e[kB];
+    __builtin_memcpy(e, raw, sizeof(raw));
+#pragma unroll
+    for (int j = 0; j < kB; ++j) v[j] = ToF32(e[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kB; ++j) v[j] = b * kB + j < n ? ToF32(x[b * kB + j]) : 0.0f;
+  }
+}
+
+// ---- statistics ----
+
+// Statistics: the block's amax by the recipe's amax step, in element order.
+template <typename Steps, int kB>
+__device__ __forceinline__ float BlockAmaxOf(const Steps& steps, const float (&v)[kB]) {
+  float amax = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kB; ++j) amax = steps.Amax(amax, fabsf(v[j]));
+  return amax;
+}
+
+// ---- store ----
+
+// w[i] for a run-time i, as selects: indexing the array with a run-time
+// value would put it in local memory.
+template <int kWords>
+__device__ __forceinline__ std::uint32_t Word(const std::uint32_t (&w)[kWords], std::size_t i) {
+  std::uint32_t word = w[0];
+#pragma unroll
+  for (int j = 1; j < kWords; ++j) word = i == static_cast<std::size_t>(j) ? w[j] : word;
+  return word;
+}
+
+// Store: block b's kB 4-bit codes, two a byte with element 2k in the low
+// nibble of byte k (recipe::Packing::kNibblesLowFirst), as words w. A whole
+// block with 16-byte aligned codes is one streaming store; otherwise byte
+// by byte up to the end of the tensor.
+template <int kB>
+__device__ __forceinline__ void StoreNibbleCodes(const std::uint32_t (&w)[kB / 8], bool full,
+                                                 std::uint8_t* __restrict__ codes, std::size_t b, std::size_t n) {
+  static_assert(kB == 32, "a block's packed codes are one uint4");
+  if (full && reinterpret_cast<std::uintptr_t>(codes) % 16 == 0) {
+    __stcs(reinterpret_cast<uint4*>(codes) + b, make_uint4(w[0], w[1], w[2], w[3]));
+  } else {
+    for (std::size_t k = 0; k < kB / 2 && b * kB + 2 * k < n; ++k) {
+      std::uint8_t byte = static_cast<std::uint8_t>(Word(w, k / 4) >> (8 * (k % 4)));
+      // Past the end the zeros count for the scale only: the unused high
+      // nibble of a last byte is 0, as the model writes it (recipe/tensor.h
+      // QuantizeTensor), not the code of 0 under a NaN scale (+max).
+      if (b * kB + 2 * k + 1 >= n) byte &= 0x0F;
+      codes[b * (kB / 2) + k] = byte;
+    }
+  }
+}
+
+// Store: block b's kB codes of at most 8 bits, one a byte, as words w. A
+// whole block with 16-byte aligned codes is kB / 16 streaming stores.
+template <int kB>
+__device__ __forceinline__ void StoreByteCodes(const std::uint32_t (&w)[kB / 4], bool full,
+                                               std::uint8_t* __restrict__ codes, std::size_t b, std::size_t n) {
+  static_assert(kB == 32, "a block's codes are two uint4");
+  if (full && reinterpret_cast<std::uintptr_t>(codes) % 16 == 0) {
+    uint4* dst = reinterpret_cast<uint4*>(codes) + 2 * b;
+    __stcs(dst, make_uint4(w[0], w[1], w[2], w[3]));
+    __stcs(dst + 1, make_uint4(w[4], w[5], w[6], w[7]));
+  } else {
+    for (std::size_t k = 0; k < kB && b * kB + k < n; ++k) {
+      codes[b * kB + k] = static_cast<std::uint8_t>(Word(w, k / 4) >> (8 * (k % 4)));
+    }
+  }
+}
+
+}  // namespace lowbit::cuda::detail
