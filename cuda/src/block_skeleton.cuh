@@ -31,11 +31,12 @@
 //                   NVFP4's S_enc / S_dec before its blocks).
 // The integer group recipes (int_quantize.cu) run the same stages over
 // groups along rows with their own geometries (a warp a group, or a group's
-// chunks in registers), over a recipe given at run time: statistics
-// CombineStats (min, max and amax), block scale ParamsFromStats, scaled
-// element and encode QuantizeOne (CodesOf in registers). They stay free
-// functions: gathered into one recipe functor holding the run-time recipe,
-// the integer kernels compile to other SASS (nvcc 13.0, sm_90a).
+// chunks in registers), over a recipe given at run time: load LoadF32 and
+// LoadF32s (block_stages.cuh), statistics CombineStats (min, max and
+// amax), block scale ParamsFromStats, scaled element and encode
+// QuantizeOne (CodesOf in registers). They stay free functions: gathered
+// into one recipe functor holding the run-time recipe, the integer kernels
+// compile to other SASS (nvcc 13.0, sm_90a).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -28,9 +28,49 @@ __device__ __forceinline__ float ToF32(In v) {
   else return __uint_as_float(v);
 }
 
+// Load: element i of x as FP32, through the read-only path.
+template <typename In>
+__device__ __forceinline__ float LoadF32(const In* x, std::size_t i) {
+  return ToF32(__ldg(x + i));
+}
+
+// Load: the kN elements from p as FP32 into v[0, kN), p aligned to their
+// kN * sizeof(In) bytes (8, or a multiple of 16): read-only vector loads,
+// all issued before the first use. BF16 widens in place in each 32-bit
+// word (element 2i its low half, 2i + 1 its high half): a shift and a mask,
+// where ToF32 of each half took a byte permute and a shift for the high one
+// (PRMT and IMAD.U32 against one LOP3, nvcc 13.0, sm_90a).
+template <int kN, typename In>
+__device__ __forceinline__ void LoadF32s(const In* __restrict__ p, float* v) {
+  constexpr int kBytes = kN * sizeof(In);
+  static_assert(kBytes == 8 || kBytes % 16 == 0, "8 bytes or whole 16-byte vectors");
+  std::uint32_t w[kBytes / 4];
+  if constexpr (kBytes == 8) {
+    const uint2 raw = __ldg(reinterpret_cast<const uint2*>(p));
+    __builtin_memcpy(w, &raw, sizeof(raw));
+  } else {
+    constexpr int kLoads = kBytes / 16;
+    uint4 raw[kLoads];
+#pragma unroll
+    for (int l = 0; l < kLoads; ++l) raw[l] = __ldg(reinterpret_cast<const uint4*>(p) + l);
+    __builtin_memcpy(w, raw, sizeof(raw));
+  }
+#pragma unroll
+  for (int i = 0; i < kBytes / 4; ++i) {
+    if constexpr (sizeof(In) == 2) {
+      v[2 * i] = __uint_as_float(w[i] << 16);
+      v[2 * i + 1] = __uint_as_float(w[i] & 0xFFFF0000u);
+    } else {
+      v[i] = __uint_as_float(w[i]);
+    }
+  }
+}
+
 // Load: block b of x as FP32. `full`: the block is whole and x 16-byte
 // aligned, so it is read as kB * sizeof(In) / 16 vector loads; otherwise a
-// short last block behaves as zero-padded (recipe.h kBlock1d).
+// short last block behaves as zero-padded (recipe.h kBlock1d). BF16 widens
+// by ToF32 here, not as LoadF32s does: that form changes the SASS of the
+// BF16 block kernels, unmeasured so far.
 template <int kB, typename In>
 __device__ __forceinline__ void LoadBlock(const In* __restrict__ x, std::size_t n, std::size_t b, bool full,
                                           float (&v)[kB]) {

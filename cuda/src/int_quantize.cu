@@ -39,6 +39,7 @@
 #include <string>
 #include <type_traits>
 
+#include "block_stages.cuh"
 #include "checks.h"
 #include "fast_divide.h"
 #include "lowbit/formats/block/int_quant_layout.h"
@@ -114,13 +115,10 @@ __device__ __forceinline__ int AwqColumn(int i) {
   return kOrder.at[i];
 }
 
-// In: the input's bits, std::uint32_t for FP32 or std::uint16_t for BF16.
-template <typename In>
-__device__ __forceinline__ float LoadF32(const In* x, std::size_t i) {
-  static_assert(std::is_same_v<In, std::uint32_t> || std::is_same_v<In, std::uint16_t>, "input bits");
-  if constexpr (sizeof(In) == 2) return __uint_as_float(static_cast<std::uint32_t>(__ldg(x + i)) << 16);
-  else return __uint_as_float(__ldg(x + i));
-}
+// In: the input's bits, std::uint32_t for FP32 or std::uint16_t for BF16,
+// read by the load stage (block_stages.cuh LoadF32, LoadF32s).
+using detail::LoadF32;
+using detail::LoadF32s;
 
 // The code of a scaled value y (IntegerOfScaled, then the code mask): NaN ->
 // 0, clamp to [lo, hi] = [qmin - zp, qmax - zp], round, + zp. Round half
@@ -305,22 +303,6 @@ constexpr int kChunkedMinBlock = 256;
 constexpr int kChunkedMaxPartials = kChunkedMinBlock > kChunkedMaxGroupThreads / 32 ? kChunkedMinBlock
                                                                                    : kChunkedMaxGroupThreads / 32;
 
-// FP32 input as bits, as LoadF32 and StatsInElementOrder read it.
-__device__ __forceinline__ void LoadChunk(const std::uint32_t* x, std::size_t e, float v[kChunk]) {
-  const uint4 c = __ldg(reinterpret_cast<const uint4*>(x + e));
-  v[0] = __uint_as_float(c.x);
-  v[1] = __uint_as_float(c.y);
-  v[2] = __uint_as_float(c.z);
-  v[3] = __uint_as_float(c.w);
-}
-__device__ __forceinline__ void LoadChunk(const std::uint16_t* x, std::size_t e, float v[kChunk]) {
-  const uint2 c = __ldg(reinterpret_cast<const uint2*>(x + e));
-  v[0] = __uint_as_float(c.x << 16);  // BF16 widens exactly
-  v[1] = __uint_as_float(c.x & 0xFFFF0000u);
-  v[2] = __uint_as_float(c.y << 16);
-  v[3] = __uint_as_float(c.y & 0xFFFF0000u);
-}
-
 // CodeOfScaled over a thread's 16 values. Called with a constant rounding
 // for the common modes, so that the mode is tested once, outside the loop.
 template <bool kDivide, int kCount>
@@ -369,8 +351,8 @@ __global__ void __launch_bounds__(kChunkedMaxGroupThreads)
   if (valid) {
 #pragma unroll
     for (int i = 0; i < kChunksPerThread; ++i) {
-      LoadChunk(x, static_cast<std::size_t>(start) + static_cast<std::size_t>(i * group_threads + k) * kChunk,
-                v + i * kChunk);
+      LoadF32s<kChunk>(x + static_cast<std::size_t>(start) + static_cast<std::size_t>(i * group_threads + k) * kChunk,
+                       v + i * kChunk);
     }
 #pragma unroll
     for (int j = 0; j < kPerThread; ++j) {
