@@ -2,7 +2,8 @@
 // same stages, in order:
 //   load            16-byte loads where the data is aligned, one element at
 //                   a time (zero past the end) otherwise;
-//   statistics      the recipe's amax step, Steps::Amax(m, |x|);
+//   statistics      the recipe's amax step, Steps::Amax(m, |x|), over a
+//                   thread's values in element order (AccumulateInOrder);
 //   tensor scale    Steps::Init, once per thread before its first block
 //                   (NVFP4's S_enc from the tensor amax; nothing for MX), or
 //                   TensorScaleKernel once per tensor;
@@ -36,7 +37,10 @@
 // amax), block scale ParamsFromStats, scaled element and encode
 // QuantizeOne (CodesOf in registers). They stay free functions: gathered
 // into one recipe functor holding the run-time recipe, the integer kernels
-// compile to other SASS (nvcc 13.0, sm_90a).
+// compile to other SASS (nvcc 13.0, sm_90a). The model recipe kernels
+// (model_recipe.cu, any recipe on the model's own steps) read their
+// aligned runs with LoadF32s and fold them with AccumulateInOrder, the
+// model's Accumulate as the step (KeptStats).
 #pragma once
 
 #include <cuda_runtime.h>

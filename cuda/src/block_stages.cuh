@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace lowbit::cuda::detail {
 
@@ -34,34 +35,51 @@ __device__ __forceinline__ float LoadF32(const In* x, std::size_t i) {
   return ToF32(__ldg(x + i));
 }
 
-// Load: the kN elements from p as FP32 into v[0, kN), p aligned to their
-// kN * sizeof(In) bytes (8, or a multiple of 16): read-only vector loads,
-// all issued before the first use. BF16 widens in place in each 32-bit
-// word (element 2i its low half, 2i + 1 its high half): a shift and a mask,
-// where ToF32 of each half took a byte permute and a shift for the high one
-// (PRMT and IMAD.U32 against one LOP3, nvcc 13.0, sm_90a).
+// Load: the kN elements from p as FP32 into v[0, kN), kN * sizeof(In) 8
+// bytes or whole 16, p aligned to 8 or 16 bytes: read-only vector loads,
+// all issued before the first use. In is float (FP32 values) or the bits
+// of FP32 or BF16 (std::uint32_t, std::uint16_t); FP32 values load as
+// float4, since loaded as uint4 and reinterpreted they reach the register
+// allocator otherwise (other registers in model_recipe.cu's kernels, nvcc
+// 13.0, sm_90a). BF16 widens in place in each 32-bit word (element 2i its
+// low half, 2i + 1 its high half): a shift and a mask, where ToF32 of each
+// half took a byte permute and a shift for the high one (PRMT and IMAD.U32
+// against one LOP3).
 template <int kN, typename In>
 __device__ __forceinline__ void LoadF32s(const In* __restrict__ p, float* v) {
   constexpr int kBytes = kN * sizeof(In);
   static_assert(kBytes == 8 || kBytes % 16 == 0, "8 bytes or whole 16-byte vectors");
-  std::uint32_t w[kBytes / 4];
-  if constexpr (kBytes == 8) {
-    const uint2 raw = __ldg(reinterpret_cast<const uint2*>(p));
-    __builtin_memcpy(w, &raw, sizeof(raw));
+  if constexpr (std::is_same_v<In, float>) {
+    static_assert(kBytes % 16 == 0, "FP32 values in whole float4");
+    float4 f[kBytes / 16];
+#pragma unroll
+    for (int l = 0; l < kBytes / 16; ++l) f[l] = __ldg(reinterpret_cast<const float4*>(p) + l);
+#pragma unroll
+    for (int l = 0; l < kBytes / 16; ++l) {
+      v[4 * l] = f[l].x;
+      v[4 * l + 1] = f[l].y;
+      v[4 * l + 2] = f[l].z;
+      v[4 * l + 3] = f[l].w;
+    }
   } else {
-    constexpr int kLoads = kBytes / 16;
-    uint4 raw[kLoads];
-#pragma unroll
-    for (int l = 0; l < kLoads; ++l) raw[l] = __ldg(reinterpret_cast<const uint4*>(p) + l);
-    __builtin_memcpy(w, raw, sizeof(raw));
-  }
-#pragma unroll
-  for (int i = 0; i < kBytes / 4; ++i) {
-    if constexpr (sizeof(In) == 2) {
-      v[2 * i] = __uint_as_float(w[i] << 16);
-      v[2 * i + 1] = __uint_as_float(w[i] & 0xFFFF0000u);
+    std::uint32_t w[kBytes / 4];
+    if constexpr (kBytes == 8) {
+      const uint2 raw = __ldg(reinterpret_cast<const uint2*>(p));
+      __builtin_memcpy(w, &raw, sizeof(raw));
     } else {
-      v[i] = __uint_as_float(w[i]);
+      uint4 raw[kBytes / 16];
+#pragma unroll
+      for (int l = 0; l < kBytes / 16; ++l) raw[l] = __ldg(reinterpret_cast<const uint4*>(p) + l);
+      __builtin_memcpy(w, raw, sizeof(raw));
+    }
+#pragma unroll
+    for (int i = 0; i < kBytes / 4; ++i) {
+      if constexpr (sizeof(In) == 2) {
+        v[2 * i] = __uint_as_float(w[i] << 16);
+        v[2 * i + 1] = __uint_as_float(w[i] & 0xFFFF0000u);
+      } else {
+        v[i] = __uint_as_float(w[i]);
+      }
     }
   }
 }
@@ -91,13 +109,28 @@ __device__ __forceinline__ void LoadBlock(const In* __restrict__ x, std::size_t 
 
 // ---- statistics ----
 
+// Statistics: s with v[0, kN) folded in by the recipe's step, s =
+// step(s, x), in element order (the order a NaN-propagating step needs:
+// model_recipe.cu's header). Step's call operator is __forceinline__, as
+// every stage is: a recipe reaching a call would be kept in memory.
+template <int kN, typename S, typename Step>
+__device__ __forceinline__ S AccumulateInOrder(S s, const float* v, const Step& step) {
+#pragma unroll
+  for (int j = 0; j < kN; ++j) s = step(s, v[j]);
+  return s;
+}
+
+// The step of a block recipe's amax, Steps::Amax(m, |x|).
+template <typename Steps>
+struct AmaxStep {
+  const Steps& steps;
+  __device__ __forceinline__ float operator()(float m, float x) const { return steps.Amax(m, fabsf(x)); }
+};
+
 // Statistics: the block's amax by the recipe's amax step, in element order.
 template <typename Steps, int kB>
 __device__ __forceinline__ float BlockAmaxOf(const Steps& steps, const float (&v)[kB]) {
-  float amax = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kB; ++j) amax = steps.Amax(amax, fabsf(v[j]));
-  return amax;
+  return AccumulateInOrder<kB>(0.0f, v, AmaxStep<Steps>{steps});
 }
 
 // ---- store ----

@@ -52,6 +52,7 @@
 #include <string>
 #include <utility>
 
+#include "block_stages.cuh"
 #include "checks.h"
 #include "element_arithmetic.cuh"
 #include "element_ops.cuh"
@@ -497,39 +498,28 @@ struct KeptStats {
 template <class Src>
 using KeptStatsOf = KeptStats<Src::kScaleReadsOnlyAmax>;
 
-// kQuads float4 from x + k (16-byte aligned), all loads issued before any use.
-template <int kQuads>
-__device__ __forceinline__ void LoadQuads(const float* __restrict__ x, long k, float4 (&quads)[kQuads]) {
-#pragma unroll
-  for (int q = 0; q < kQuads; ++q) quads[q] = __ldg(reinterpret_cast<const float4*>(x + k) + q);
-}
-
-// Stats::Accumulate over the quads' elements in order, from s.
-template <class Stats, int kQuads>
-__device__ __forceinline__ recipe::GroupStats AccumulateQuads(const recipe::Recipe& r, recipe::GroupStats s,
-                                                              const float4 (&quads)[kQuads]) {
-#pragma unroll
-  for (int q = 0; q < kQuads; ++q) {
-    s = Stats::Accumulate(r, s, quads[q].x);
-    s = Stats::Accumulate(r, s, quads[q].y);
-    s = Stats::Accumulate(r, s, quads[q].z);
-    s = Stats::Accumulate(r, s, quads[q].w);
+// The statistics stage's step (block_stages.cuh AccumulateInOrder) of the
+// kept statistics: Stats::Accumulate under recipe r.
+template <class Stats>
+struct StatsStep {
+  const recipe::Recipe& r;
+  __device__ __forceinline__ recipe::GroupStats operator()(recipe::GroupStats s, float x) const {
+    return Stats::Accumulate(r, s, x);
   }
-  return s;
-}
+};
 
 // Stats::Accumulate over x[k, k + count) in order, from EmptyStats
 // (count <= kStatsRun; 0 gives EmptyStats, the identity of Combine). A whole
-// run at a 16-byte boundary is read as kStatsRun / 4 float4, all loads
-// issued before the first Accumulate.
+// run at a 16-byte boundary is read by the load stage (block_stages.cuh
+// LoadF32s), all loads issued before the first Accumulate.
 template <class Stats>
 __device__ recipe::GroupStats AccumulateRun(const recipe::Recipe& r, const float* __restrict__ x, long k, long count,
                                             bool x_aligned) {
   recipe::GroupStats s = recipe::EmptyStats();
   if (count == kStatsRun && x_aligned && k % 4 == 0) {
-    float4 quads[kStatsRun / 4];
-    LoadQuads(x, k, quads);
-    return AccumulateQuads<Stats>(r, s, quads);
+    float v[kStatsRun];
+    LoadF32s<kStatsRun>(x + k, v);
+    return AccumulateInOrder<kStatsRun>(s, v, StatsStep<Stats>{r});
   }
   for (long e = 0; e < count; ++e) s = Stats::Accumulate(r, s, x[k + e]);
   return s;
@@ -1122,25 +1112,24 @@ int GroupRegisterThreads(const recipe::Recipe& r, const recipe::GroupGrid& g, co
   return 0;
 }
 
-// A thread's kGroupRegisterRun elements (quads) encoded into `words`, in
-// element order, one byte or nibble each as recipe::StoreCode places it.
+// A thread's kGroupRegisterRun elements v encoded into `words`, in element
+// order, one byte or nibble each as recipe::StoreCode places it.
 template <bool kClamped, bool kTable, class Encode>
 __device__ __forceinline__ void EncodeGroupRun(const recipe::Recipe& r, const recipe::BlockScale& scale,
-                                               const float4 (&quads)[kGroupRegisterRun / 4],
-                                               const Encode& encode_element, const std::uint8_t* group_codes,
+                                               const float (&v)[kGroupRegisterRun], const Encode& encode_element,
+                                               const std::uint8_t* group_codes,
                                                std::uint64_t (&words)[kGroupRegisterRun / 8]) {
   const bool packed = r.packing != recipe::Packing::kOnePerByte;
 #pragma unroll
   for (int p = 0; p < kGroupRegisterRun / 4; ++p) {
-    const float v[4] = {quads[p].x, quads[p].y, quads[p].z, quads[p].w};
 #pragma unroll
     for (int e = 0; e < 4; e += 2) {
+      const int element = 4 * p + e;  // even: the pair's first element in the run
       std::uint8_t pair[2] = {0, 0};
       recipe::StoreCode(r.packing, pair, 0,
-                        GroupElementCode<kClamped, kTable>(r, scale, v[e], encode_element, group_codes));
+                        GroupElementCode<kClamped, kTable>(r, scale, v[element], encode_element, group_codes));
       recipe::StoreCode(r.packing, pair, 1,
-                        GroupElementCode<kClamped, kTable>(r, scale, v[e + 1], encode_element, group_codes));
-      const int element = 4 * p + e;  // even: the pair's first element in the run
+                        GroupElementCode<kClamped, kTable>(r, scale, v[element + 1], encode_element, group_codes));
       if (packed) {
         words[element / 16] |= static_cast<std::uint64_t>(pair[0]) << (8 * ((element / 2) % 8));
       } else {
@@ -1181,11 +1170,11 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
     const long group = first + local_group;
     const bool valid = group < count;
     const long k0 = group * g.group_cols + static_cast<long>(part) * kGroupRegisterRun;
-    float4 quads[kGroupRegisterRun / 4];
+    float v[kGroupRegisterRun];
     recipe::GroupStats s = recipe::EmptyStats();
     if (valid) {
-      LoadQuads(x, k0, quads);
-      s = AccumulateQuads<Stats>(r, s, quads);
+      LoadF32s<kGroupRegisterRun>(x + k0, v);
+      s = AccumulateInOrder<kGroupRegisterRun>(s, v, StatsStep<Stats>{r});
     }
     // A group within a warp (threads_per_group <= 32): every lane of the
     // group ends with the group's statistics and chooses its scale itself,
@@ -1232,9 +1221,9 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
     if (valid) {
       std::uint64_t words[kGroupRegisterRun / 8] = {};
       if (ClampedIntegerElements<Src>() && ClampedIntegerApplies(r, scale.zero_point)) {
-        EncodeGroupRun<ClampedIntegerElements<Src>(), kTable>(r, scale, quads, encode_element, group_codes, words);
+        EncodeGroupRun<ClampedIntegerElements<Src>(), kTable>(r, scale, v, encode_element, group_codes, words);
       } else {
-        EncodeGroupRun<false, false>(r, scale, quads, encode_element, group_codes, words);
+        EncodeGroupRun<false, false>(r, scale, v, encode_element, group_codes, words);
       }
       // A run's codes: kGroupRegisterRun bytes, or half as many packed, at
       // a boundary of their own size (the buffer is 16-byte aligned and a
