@@ -10,7 +10,8 @@
 //   block scale     Steps::Scale(amax), a recipe::BlockScale (`code` is the
 //                   stored scale byte of the block formats);
 //   scaled element  Steps::Element(scale, x), which scales and encodes one
-//   and encode      element to its code (Steps::Pair: two, one cvt);
+//   and encode      element to its code (EncodeEach over a thread's values;
+//                   Steps::Pair: two, one cvt);
 //   store           StoreNibbleCodes (two codes a byte, low nibble first),
 //                   StoreByteCodes (one code a byte), or a row's chunks.
 // The load, statistics and store stages are functions of block_stages.cuh;
@@ -33,14 +34,14 @@
 // The integer group recipes (int_quantize.cu) run the same stages over
 // groups along rows with their own geometries (a warp a group, or a group's
 // chunks in registers), over a recipe given at run time: load LoadF32 and
-// LoadF32s (block_stages.cuh), statistics CombineStats (min, max and
-// amax), block scale ParamsFromStats, scaled element and encode
-// QuantizeOne (CodesOf in registers). They stay free functions: gathered
-// into one recipe functor holding the run-time recipe, the integer kernels
-// compile to other SASS (nvcc 13.0, sm_90a). The model recipe kernels
-// (model_recipe.cu, any recipe on the model's own steps) read their
-// aligned runs with LoadF32s and fold them with AccumulateInOrder, the
-// model's Accumulate as the step (KeptStats).
+// LoadF32s, statistics CombineStats (min, max and amax), block scale
+// ParamsFromStats, scaled element and encode QuantizeOne (in registers
+// EncodeEach of ChunkElementStep). Those steps stay free functions:
+// gathered into one recipe functor holding the run-time recipe, the
+// integer kernels compile to other SASS (nvcc 13.0, sm_90a). The model
+// recipe kernels (model_recipe.cu, any recipe on the model's own steps)
+// read their aligned runs with LoadF32s and fold them with
+// AccumulateInOrder, the model's Accumulate as the step (KeptStats).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -63,8 +64,7 @@ struct CodeArrayStore {
                                              std::size_t b, std::size_t n, std::uint8_t* __restrict__ codes,
                                              std::uint8_t* __restrict__ scales) {
     std::uint32_t q[kB];
-#pragma unroll
-    for (int j = 0; j < kB; ++j) q[j] = steps.Element(s, v[j]);
+    EncodeEach<kB>(v, q, ElementStep<Steps, Scale>{steps, s});
     scales[b] = s.code;
     if constexpr (Steps::kPacked) {
       std::uint32_t w[kB / 8] = {};

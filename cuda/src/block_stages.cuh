@@ -133,6 +133,26 @@ __device__ __forceinline__ float BlockAmaxOf(const Steps& steps, const float (&v
   return AccumulateInOrder<kB>(0.0f, v, AmaxStep<Steps>{steps});
 }
 
+// ---- scaled element and encode ----
+
+// Scaled element and encode: q[j] = encode(v[j]) for v[0, kN), the
+// recipe's element step (the scaled value, then its code) as a functor
+// whose call operator is __forceinline__.
+template <int kN, typename Code, typename Encode>
+__device__ __forceinline__ void EncodeEach(const float* v, Code* q, const Encode& encode) {
+#pragma unroll
+  for (int j = 0; j < kN; ++j) q[j] = encode(v[j]);
+}
+
+// The element step of a block recipe under its block's scale s,
+// Steps::Element(s, x).
+template <typename Steps, typename Scale>
+struct ElementStep {
+  const Steps& steps;
+  const Scale& s;
+  __device__ __forceinline__ std::uint32_t operator()(float x) const { return steps.Element(s, x); }
+};
+
 // ---- store ----
 
 // w[i] for a run-time i, as selects: indexing the array with a run-time

@@ -303,16 +303,27 @@ constexpr int kChunkedMinBlock = 256;
 constexpr int kChunkedMaxPartials = kChunkedMinBlock > kChunkedMaxGroupThreads / 32 ? kChunkedMinBlock
                                                                                    : kChunkedMaxGroupThreads / 32;
 
-// CodeOfScaled over a thread's 16 values. Called with a constant rounding
-// for the common modes, so that the mode is tested once, outside the loop.
+// The element step of the chunked kernel: ScaledElement as its one
+// operation (x / factor, or x * factor), then CodeOfScaled.
+template <bool kDivide>
+struct ChunkElementStep {
+  const GroupParams& p;
+  float lo, hi;
+  RoundingMode rounding;
+  std::uint32_t mask;
+  __device__ __forceinline__ std::uint32_t operator()(float x) const {
+    const float y = kDivide ? x / p.encode : x * p.encode;
+    return CodeOfScaled(y, lo, hi, p.zero_point, rounding, mask);
+  }
+};
+
+// The element stage (block_stages.cuh EncodeEach) over a thread's values.
+// Called with a constant rounding for the common modes, so that the mode is
+// tested once, outside the loop.
 template <bool kDivide, int kCount>
 __device__ __forceinline__ void CodesOf(const float v[kCount], const GroupParams& p, float lo, float hi,
                                         RoundingMode rounding, std::uint32_t mask, std::uint32_t q[kCount]) {
-#pragma unroll
-  for (int j = 0; j < kCount; ++j) {
-    const float y = kDivide ? v[j] / p.encode : v[j] * p.encode;
-    q[j] = CodeOfScaled(y, lo, hi, p.zero_point, rounding, mask);
-  }
+  detail::EncodeEach<kCount>(v, q, ChunkElementStep<kDivide>{p, lo, hi, rounding, mask});
 }
 
 // The first element of group g (row-major, groups along each row).
