@@ -13,7 +13,8 @@
 //   and encode      element to its code (EncodeEach over a thread's values;
 //                   Steps::Pair: two, one cvt);
 //   store           StoreNibbleCodes (two codes a byte, low nibble first),
-//                   StoreByteCodes (one code a byte), or a row's chunks.
+//                   StoreByteCodes (one code a byte), a row's chunks, or
+//                   StoreCodeWords (a run's packed 64-bit words);
 // The load, statistics and store stages are functions of block_stages.cuh;
 // this file holds the geometries. Policies complete it, CUTLASS style: the
 // recipe functor Steps (fp4_lanes.cuh lists its members, plus kPacked here:
@@ -40,8 +41,9 @@
 // gathered into one recipe functor holding the run-time recipe, the
 // integer kernels compile to other SASS (nvcc 13.0, sm_90a). The model
 // recipe kernels (model_recipe.cu, any recipe on the model's own steps)
-// read their aligned runs with LoadF32s and fold them with
-// AccumulateInOrder, the model's Accumulate as the step (KeptStats).
+// read their aligned runs with LoadF32s, fold them with AccumulateInOrder,
+// the model's Accumulate as the step (KeptStats), and store a run's codes
+// with StoreCodeWords.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -165,6 +165,24 @@ __device__ __forceinline__ std::uint32_t Word(const std::uint32_t (&w)[kWords], 
   return word;
 }
 
+// Store: the code bytes of words[0, n), 64-bit words in little-endian
+// order, at dst: 16-byte stores where n is even, 8-byte ones otherwise, dst
+// aligned to match.
+__device__ __forceinline__ void StoreCodeWords(std::uint8_t* dst, const std::uint64_t* words, int n) {
+  if (n % 2 == 0) {
+    for (int w = 0; w < n; w += 2) {
+      *reinterpret_cast<uint4*>(dst + 8 * w) =
+          make_uint4(static_cast<unsigned>(words[w]), static_cast<unsigned>(words[w] >> 32),
+                     static_cast<unsigned>(words[w + 1]), static_cast<unsigned>(words[w + 1] >> 32));
+    }
+  } else {
+    for (int w = 0; w < n; ++w) {
+      *reinterpret_cast<uint2*>(dst + 8 * w) =
+          make_uint2(static_cast<unsigned>(words[w]), static_cast<unsigned>(words[w] >> 32));
+    }
+  }
+}
+
 // Store: block b's kB 4-bit codes, two a byte with element 2k in the low
 // nibble of byte k (recipe::Packing::kNibblesLowFirst), as words w. A whole
 // block with 16-byte aligned codes is one streaming store; otherwise byte

@@ -917,11 +917,13 @@ __global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelEleme
     }
     const long b0 = run * run_bytes;
     if (count == kElementRun && codes_aligned) {
+      // A constant word count in each branch: with `packed ? 1 : 2` the
+      // run-time recipe's copy compiled to other SASS (nvcc 13.0, sm_90a).
+      const std::uint64_t words[2] = {lo, hi};
       if (packed) {
-        *reinterpret_cast<uint2*>(codes + b0) = make_uint2(static_cast<unsigned>(lo), static_cast<unsigned>(lo >> 32));
+        StoreCodeWords(codes + b0, words, 1);
       } else {
-        *reinterpret_cast<uint4*>(codes + b0) = make_uint4(static_cast<unsigned>(lo), static_cast<unsigned>(lo >> 32),
-                                                           static_cast<unsigned>(hi), static_cast<unsigned>(hi >> 32));
+        StoreCodeWords(codes + b0, words, 2);
       }
     } else {
       const int valid = packed ? (count + 1) / 2 : count;
@@ -1228,21 +1230,8 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
       // A run's codes: kGroupRegisterRun bytes, or half as many packed, at
       // a boundary of their own size (the buffer is 16-byte aligned and a
       // run starts at a multiple of kGroupRegisterRun elements).
-      std::uint8_t* out = q.codes + (packed ? k0 / 2 : k0);
       constexpr int kWords = kGroupRegisterRun / 8;
-      const int words_used = packed ? kWords / 2 : kWords;
-      if (words_used % 2 == 0) {
-        for (int w = 0; w < words_used; w += 2) {
-          *reinterpret_cast<uint4*>(out + 8 * w) =
-              make_uint4(static_cast<unsigned>(words[w]), static_cast<unsigned>(words[w] >> 32),
-                         static_cast<unsigned>(words[w + 1]), static_cast<unsigned>(words[w + 1] >> 32));
-        }
-      } else {
-        for (int w = 0; w < words_used; ++w) {
-          *reinterpret_cast<uint2*>(out + 8 * w) =
-              make_uint2(static_cast<unsigned>(words[w]), static_cast<unsigned>(words[w] >> 32));
-        }
-      }
+      StoreCodeWords(q.codes + (packed ? k0 / 2 : k0), words, packed ? kWords / 2 : kWords);
     }
     // warp_stats, group_scales and repack_codes are written again next turn.
     if (!in_warp) {
