@@ -35,15 +35,16 @@
 // The integer group recipes (int_quantize.cu) run the same stages over
 // groups along rows with their own geometries (a warp a group, or a group's
 // chunks in registers), over a recipe given at run time: load LoadF32 and
-// LoadF32s, statistics CombineStats (min, max and amax), block scale
-// ParamsFromStats, scaled element and encode QuantizeOne (in registers
-// EncodeEach of ChunkElementStep). Those steps stay free functions:
-// gathered into one recipe functor holding the run-time recipe, the
-// integer kernels compile to other SASS (nvcc 13.0, sm_90a). The model
-// recipe kernels (model_recipe.cu, any recipe on the model's own steps)
-// read their aligned runs with LoadF32s, fold them with AccumulateInOrder,
-// the model's Accumulate as the step (KeptStats), and store a run's codes
-// with StoreCodeWords.
+// LoadF32s, statistics CombineStats (min, max and amax; in registers
+// AccumulateInOrder of MinMaxStep), block scale ParamsFromStats, scaled
+// element and encode QuantizeOne (in registers EncodeEach of
+// ChunkElementStep). Those steps stay free functions: gathered into one
+// recipe functor holding the run-time recipe, the integer kernels compile
+// to other SASS (nvcc 13.0, sm_90a). The model recipe kernels
+// (model_recipe.cu, any recipe on the model's own steps) read their
+// aligned runs with LoadF32s, fold them with AccumulateInOrder, the model's
+// Accumulate as the step (KeptStats), and store a run's codes with
+// StoreCodeWords.
 #pragma once
 
 #include <cuda_runtime.h>

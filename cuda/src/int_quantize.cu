@@ -303,6 +303,18 @@ constexpr int kChunkedMinBlock = 256;
 constexpr int kChunkedMaxPartials = kChunkedMinBlock > kChunkedMaxGroupThreads / 32 ? kChunkedMinBlock
                                                                                    : kChunkedMaxGroupThreads / 32;
 
+// The statistics the chunked kernel keeps of its values, and their step
+// (block_stages.cuh AccumulateInOrder): fminf, and max.NaN (ptx.cuh
+// MaxNanF32) so that a NaN is seen.
+struct MinMax {
+  float min, max;
+};
+struct MinMaxStep {
+  __device__ __forceinline__ MinMax operator()(MinMax s, float x) const {
+    return {fminf(s.min, x), ptx::MaxNanF32(s.max, x)};
+  }
+};
+
 // The element step of the chunked kernel: ScaledElement as its one
 // operation (x / factor, or x * factor), then CodeOfScaled.
 template <bool kDivide>
@@ -365,11 +377,9 @@ __global__ void __launch_bounds__(kChunkedMaxGroupThreads)
       LoadF32s<kChunk>(x + static_cast<std::size_t>(start) + static_cast<std::size_t>(i * group_threads + k) * kChunk,
                        v + i * kChunk);
     }
-#pragma unroll
-    for (int j = 0; j < kPerThread; ++j) {
-      mn = fminf(mn, v[j]);
-      mx = ptx::MaxNanF32(mx, v[j]);
-    }
+    const MinMax m = detail::AccumulateInOrder<kPerThread>(MinMax{mn, mx}, v, MinMaxStep{});
+    mn = m.min;
+    mx = m.max;
   }
   const int lanes = group_threads < 32 ? group_threads : 32;
   for (int o = lanes / 2; o > 0; o >>= 1) {
