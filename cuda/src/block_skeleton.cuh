@@ -122,7 +122,9 @@ __global__ void TensorScaleKernel(const float* amax, float* kept, float* other) 
 
 // ---- row geometry ----
 
-// Statistics of one 16-byte chunk of In elements onto m.
+// Statistics of one 16-byte chunk of In elements onto m. A loop of its own:
+// as AccumulateInOrder over the widened values, the BF16 row kernels were
+// scheduled differently.
 template <typename Steps, typename In>
 __device__ __forceinline__ float ChunkAmaxOf(const Steps& steps, const uint4& v, float m) {
   constexpr int kE = 16 / sizeof(In);

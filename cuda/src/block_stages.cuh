@@ -1,10 +1,12 @@
 // The stages of the CUDA backend's quantize skeleton (block_skeleton.cuh
 // lists them and its geometries), as device functions over a thread's
-// registers: every geometry that quantizes (block_skeleton.cuh's kernels,
-// int_quantize.cu's, model_recipe.cu's) calls these, so a stage is written
-// once and a geometry is the loop around them. Each stage takes its
-// recipe's part as a policy argument (an amax step, an encoder), never a
-// recipe name.
+// registers, for every geometry that quantizes (block_skeleton.cuh's
+// kernels, int_quantize.cu's, model_recipe.cu's): a stage is written once
+// and a geometry is the loop around them. Each stage takes its recipe's
+// part as a policy argument (an amax step, an encoder), never a recipe
+// name. Where a geometry still writes a stage itself, the shared form
+// compiled to other SASS there (nvcc 13.0, sm_90a), and its comment says
+// so.
 //
 // Device functions only, no kernel: a file that includes this compiles no
 // kernel it does not launch (block_common.cuh's TensorAmaxKernel, for one,
@@ -186,7 +188,9 @@ __device__ __forceinline__ void StoreCodeWords(std::uint8_t* dst, const std::uin
 // Store: block b's kB 4-bit codes, two a byte with element 2k in the low
 // nibble of byte k (recipe::Packing::kNibblesLowFirst), as words w. A whole
 // block with 16-byte aligned codes is one streaming store; otherwise byte
-// by byte up to the end of the tensor.
+// by byte up to the end of the tensor. (Its own __stcs, and
+// StoreByteCodes's: as StoreCodeWords of the words widened to 64 bits, the
+// MX block kernels were scheduled differently.)
 template <int kB>
 __device__ __forceinline__ void StoreNibbleCodes(const std::uint32_t (&w)[kB / 8], bool full,
                                                  std::uint8_t* __restrict__ codes, std::size_t b, std::size_t n) {

@@ -804,7 +804,10 @@ __device__ __forceinline__ int StagedSlot(int lane, int p) { return lane * 4 + (
 __host__ __device__ long ElementRuns(long n) { return n / kElementRun + (n % kElementRun != 0 ? 1 : 0); }
 
 // A run of kElementRun elements of one group encoded into lo / hi, in
-// element order (GroupElementCode for each).
+// element order (GroupElementCode for each). Not the element stage's
+// EncodeEach (block_stages.cuh), nor any functor holding GroupElementCode's
+// arguments: either way this and EncodeGroupRun compiled to other SASS
+// (scheduling and registers) in 10 to 30 of this file's kernels.
 template <bool kClamped, bool kTable, class Encode>
 __device__ __forceinline__ void EncodeElementRun(const recipe::Recipe& r, const recipe::BlockScale& s,
                                                  const float (&v)[kElementRun], const Encode& encode_element,
