@@ -1,5 +1,5 @@
 // Device pieces shared by the recipe families (fp8_scaled.cu, nvfp4.cu,
-// mx.cu): reading an input element, the amax step, the tensor amax kernel, and
+// mx.cu): the amax step, the tensor amax kernel, and
 // the cuda-hw FP8 instructions used as the element or scale conversion of a
 // recipe, each with the compile-time check that the recipe's conversion rule
 // is the instruction's (hardware_rule.h, the `nvidia` profile).
@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "block_stages.cuh"
 #include "checks.h"
 #include "hardware_rule.h"
 #include "launch.cuh"
@@ -26,14 +27,6 @@
 #include "spec_value.h"
 
 namespace lowbit::cuda::detail {
-
-// The FP32 value of one input element: FP32 bits, or BF16 bits widened
-// (exact: BF16 is the top half of FP32).
-template <typename In>
-__device__ __forceinline__ float ToF32(In v) {
-  if constexpr (sizeof(In) == 2) return __uint_as_float(static_cast<std::uint32_t>(v) << 16);
-  else return __uint_as_float(v);
-}
 
 // The amax step, recipe::CombineAmax, for |x| values (+0 and up, or NaN):
 // the named alternative of alternatives/amax.h (fmaxf for the NaN-skipping
@@ -102,16 +95,6 @@ inline Status LaunchTensorAmax(InputType input_type, const void* x, std::size_t 
   if (input_type == InputType::kF32) launch(std::uint32_t{});
   else launch(std::uint16_t{});
   return LastLaunchStatus("amax");
-}
-
-// w[i] for a run-time i, as selects: indexing the array with a run-time
-// value would put it in local memory.
-template <int kWords>
-__device__ __forceinline__ std::uint32_t Word(const std::uint32_t (&w)[kWords], std::size_t i) {
-  std::uint32_t word = w[0];
-#pragma unroll
-  for (int j = 1; j < kWords; ++j) word = i == static_cast<std::size_t>(j) ? w[j] : word;
-  return word;
 }
 
 // ---- cuda-hw instructions as recipe steps ----

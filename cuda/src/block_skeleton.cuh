@@ -2,20 +2,24 @@
 // same stages, in order:
 //   load            16-byte loads where the data is aligned, one element at
 //                   a time (zero past the end) otherwise;
-//   statistics      the recipe's amax step, Steps::Amax(m, |x|);
+//   statistics      the recipe's amax step, Steps::Amax(m, |x|), over a
+//                   thread's values in element order (AccumulateInOrder);
 //   tensor scale    Steps::Init, once per thread before its first block
 //                   (NVFP4's S_enc from the tensor amax; nothing for MX), or
 //                   TensorScaleKernel once per tensor;
 //   block scale     Steps::Scale(amax), a recipe::BlockScale (`code` is the
 //                   stored scale byte of the block formats);
 //   scaled element  Steps::Element(scale, x), which scales and encodes one
-//   and encode      element to its code (Steps::Pair: two, one cvt);
+//   and encode      element to its code (EncodeEach over a thread's values;
+//                   Steps::Pair: two, one cvt);
 //   store           StoreNibbleCodes (two codes a byte, low nibble first),
-//                   StoreByteCodes (one code a byte), or a row's chunks.
-// Policies complete it, CUTLASS style: the recipe functor Steps
-// (fp4_lanes.cuh lists its members, plus kPacked here: whether codes are
-// nibbles), the element and store stages (Store::Run), and the geometry,
-// one kernel each:
+//                   StoreByteCodes (one code a byte), a row's chunks, or
+//                   StoreCodeWords (a run's packed 64-bit words);
+// The load, statistics and store stages are functions of block_stages.cuh;
+// this file holds the geometries. Policies complete it, CUTLASS style: the
+// recipe functor Steps (fp4_lanes.cuh lists its members, plus kPacked here:
+// whether codes are nibbles), the element and store stages (Store::Run),
+// and the geometry, one kernel each:
 //   1-D blocks      BlockQuantizeKernel, one thread a block (MX, NVFP4). MX
 //                   runs CodeArrayStore (below); NVFP4 runs nvfp4.cu's
 //                   Nvfp4Store, which computes the same bytes in another
@@ -30,11 +34,17 @@
 //                   NVFP4's S_enc / S_dec before its blocks).
 // The integer group recipes (int_quantize.cu) run the same stages over
 // groups along rows with their own geometries (a warp a group, or a group's
-// chunks in registers), over a recipe given at run time: statistics
-// CombineStats (min, max and amax), block scale ParamsFromStats, scaled
-// element and encode QuantizeOne (CodesOf in registers). They stay free
-// functions: gathered into one recipe functor holding the run-time recipe,
-// the integer kernels compile to other SASS (nvcc 13.0, sm_90a).
+// chunks in registers), over a recipe given at run time: load LoadF32 and
+// LoadF32s, statistics CombineStats (min, max and amax; in registers
+// AccumulateInOrder of MinMaxStep), block scale ParamsFromStats, scaled
+// element and encode QuantizeOne (in registers EncodeEach of
+// ChunkElementStep). Those steps stay free functions: gathered into one
+// recipe functor holding the run-time recipe, the integer kernels compile
+// to other SASS (nvcc 13.0, sm_90a). The model recipe kernels
+// (model_recipe.cu, any recipe on the model's own steps) read their
+// aligned runs with LoadF32s, fold them with AccumulateInOrder, the model's
+// Accumulate as the step (KeptStats), and store a run's codes with
+// StoreCodeWords.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -43,78 +53,10 @@
 #include <cstdint>
 
 #include "block_common.cuh"
+#include "block_stages.cuh"
 #include "lowbit/formats/recipe/tensor_scale.h"
 
 namespace lowbit::cuda::detail {
-
-// Load: block b of x as FP32. `full`: the block is whole and x 16-byte
-// aligned, so it is read as kB * sizeof(In) / 16 vector loads; otherwise a
-// short last block behaves as zero-padded (recipe.h kBlock1d).
-template <int kB, typename In>
-__device__ __forceinline__ void LoadBlock(const In* __restrict__ x, std::size_t n, std::size_t b, bool full,
-                                          float (&v)[kB]) {
-  constexpr int kLoads = kB * sizeof(In) / 16;
-  if (full) {
-    uint4 raw[kLoads];
-#pragma unroll
-    for (int l = 0; l < kLoads; ++l) raw[l] = __ldg(reinterpret_cast<const uint4*>(x + b * kB) + l);
-    In e[kB];
-    __builtin_memcpy(e, raw, sizeof(raw));
-#pragma unroll
-    for (int j = 0; j < kB; ++j) v[j] = ToF32(e[j]);
-  } else {
-#pragma unroll
-    for (int j = 0; j < kB; ++j) v[j] = b * kB + j < n ? ToF32(x[b * kB + j]) : 0.0f;
-  }
-}
-
-// Statistics: the block's amax by the recipe's amax step, in element order.
-template <typename Steps, int kB>
-__device__ __forceinline__ float BlockAmaxOf(const Steps& steps, const float (&v)[kB]) {
-  float amax = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kB; ++j) amax = steps.Amax(amax, fabsf(v[j]));
-  return amax;
-}
-
-// Store: block b's kB 4-bit codes, two a byte with element 2k in the low
-// nibble of byte k (recipe::Packing::kNibblesLowFirst), as words w. A whole
-// block with 16-byte aligned codes is one streaming store; otherwise byte
-// by byte up to the end of the tensor.
-template <int kB>
-__device__ __forceinline__ void StoreNibbleCodes(const std::uint32_t (&w)[kB / 8], bool full,
-                                                 std::uint8_t* __restrict__ codes, std::size_t b, std::size_t n) {
-  static_assert(kB == 32, "a block's packed codes are one uint4");
-  if (full && reinterpret_cast<std::uintptr_t>(codes) % 16 == 0) {
-    __stcs(reinterpret_cast<uint4*>(codes) + b, make_uint4(w[0], w[1], w[2], w[3]));
-  } else {
-    for (std::size_t k = 0; k < kB / 2 && b * kB + 2 * k < n; ++k) {
-      std::uint8_t byte = static_cast<std::uint8_t>(Word(w, k / 4) >> (8 * (k % 4)));
-      // Past the end the zeros count for the scale only: the unused high
-      // nibble of a last byte is 0, as the model writes it (recipe/tensor.h
-      // QuantizeTensor), not the code of 0 under a NaN scale (+max).
-      if (b * kB + 2 * k + 1 >= n) byte &= 0x0F;
-      codes[b * (kB / 2) + k] = byte;
-    }
-  }
-}
-
-// Store: block b's kB codes of at most 8 bits, one a byte, as words w. A
-// whole block with 16-byte aligned codes is kB / 16 streaming stores.
-template <int kB>
-__device__ __forceinline__ void StoreByteCodes(const std::uint32_t (&w)[kB / 4], bool full,
-                                               std::uint8_t* __restrict__ codes, std::size_t b, std::size_t n) {
-  static_assert(kB == 32, "a block's codes are two uint4");
-  if (full && reinterpret_cast<std::uintptr_t>(codes) % 16 == 0) {
-    uint4* dst = reinterpret_cast<uint4*>(codes) + 2 * b;
-    __stcs(dst, make_uint4(w[0], w[1], w[2], w[3]));
-    __stcs(dst + 1, make_uint4(w[4], w[5], w[6], w[7]));
-  } else {
-    for (std::size_t k = 0; k < kB && b * kB + k < n; ++k) {
-      codes[b * kB + k] = static_cast<std::uint8_t>(Word(w, k / 4) >> (8 * (k % 4)));
-    }
-  }
-}
 
 // The element and store stages of the MX recipes: every code of the block
 // into an array, then packed as nibbles or bytes and stored. The stages'
@@ -125,8 +67,7 @@ struct CodeArrayStore {
                                              std::size_t b, std::size_t n, std::uint8_t* __restrict__ codes,
                                              std::uint8_t* __restrict__ scales) {
     std::uint32_t q[kB];
-#pragma unroll
-    for (int j = 0; j < kB; ++j) q[j] = steps.Element(s, v[j]);
+    EncodeEach<kB>(v, q, ElementStep<Steps, Scale>{steps, s});
     scales[b] = s.code;
     if constexpr (Steps::kPacked) {
       std::uint32_t w[kB / 8] = {};
@@ -181,7 +122,9 @@ __global__ void TensorScaleKernel(const float* amax, float* kept, float* other) 
 
 // ---- row geometry ----
 
-// Statistics of one 16-byte chunk of In elements onto m.
+// Statistics of one 16-byte chunk of In elements onto m. A loop of its own:
+// as AccumulateInOrder over the widened values, the BF16 row kernels were
+// scheduled differently.
 template <typename Steps, typename In>
 __device__ __forceinline__ float ChunkAmaxOf(const Steps& steps, const uint4& v, float m) {
   constexpr int kE = 16 / sizeof(In);

@@ -39,6 +39,7 @@
 #include <string>
 #include <type_traits>
 
+#include "block_stages.cuh"
 #include "checks.h"
 #include "fast_divide.h"
 #include "lowbit/formats/block/int_quant_layout.h"
@@ -114,13 +115,10 @@ __device__ __forceinline__ int AwqColumn(int i) {
   return kOrder.at[i];
 }
 
-// In: the input's bits, std::uint32_t for FP32 or std::uint16_t for BF16.
-template <typename In>
-__device__ __forceinline__ float LoadF32(const In* x, std::size_t i) {
-  static_assert(std::is_same_v<In, std::uint32_t> || std::is_same_v<In, std::uint16_t>, "input bits");
-  if constexpr (sizeof(In) == 2) return __uint_as_float(static_cast<std::uint32_t>(__ldg(x + i)) << 16);
-  else return __uint_as_float(__ldg(x + i));
-}
+// In: the input's bits, std::uint32_t for FP32 or std::uint16_t for BF16,
+// read by the load stage (block_stages.cuh LoadF32, LoadF32s).
+using detail::LoadF32;
+using detail::LoadF32s;
 
 // The code of a scaled value y (IntegerOfScaled, then the code mask): NaN ->
 // 0, clamp to [lo, hi] = [qmin - zp, qmax - zp], round, + zp. Round half
@@ -305,32 +303,39 @@ constexpr int kChunkedMinBlock = 256;
 constexpr int kChunkedMaxPartials = kChunkedMinBlock > kChunkedMaxGroupThreads / 32 ? kChunkedMinBlock
                                                                                    : kChunkedMaxGroupThreads / 32;
 
-// FP32 input as bits, as LoadF32 and StatsInElementOrder read it.
-__device__ __forceinline__ void LoadChunk(const std::uint32_t* x, std::size_t e, float v[kChunk]) {
-  const uint4 c = __ldg(reinterpret_cast<const uint4*>(x + e));
-  v[0] = __uint_as_float(c.x);
-  v[1] = __uint_as_float(c.y);
-  v[2] = __uint_as_float(c.z);
-  v[3] = __uint_as_float(c.w);
-}
-__device__ __forceinline__ void LoadChunk(const std::uint16_t* x, std::size_t e, float v[kChunk]) {
-  const uint2 c = __ldg(reinterpret_cast<const uint2*>(x + e));
-  v[0] = __uint_as_float(c.x << 16);  // BF16 widens exactly
-  v[1] = __uint_as_float(c.x & 0xFFFF0000u);
-  v[2] = __uint_as_float(c.y << 16);
-  v[3] = __uint_as_float(c.y & 0xFFFF0000u);
-}
+// The statistics the chunked kernel keeps of its values, and their step
+// (block_stages.cuh AccumulateInOrder): fminf, and max.NaN (ptx.cuh
+// MaxNanF32) so that a NaN is seen.
+struct MinMax {
+  float min, max;
+};
+struct MinMaxStep {
+  __device__ __forceinline__ MinMax operator()(MinMax s, float x) const {
+    return {fminf(s.min, x), ptx::MaxNanF32(s.max, x)};
+  }
+};
 
-// CodeOfScaled over a thread's 16 values. Called with a constant rounding
-// for the common modes, so that the mode is tested once, outside the loop.
+// The element step of the chunked kernel: ScaledElement as its one
+// operation (x / factor, or x * factor), then CodeOfScaled.
+template <bool kDivide>
+struct ChunkElementStep {
+  const GroupParams& p;
+  float lo, hi;
+  RoundingMode rounding;
+  std::uint32_t mask;
+  __device__ __forceinline__ std::uint32_t operator()(float x) const {
+    const float y = kDivide ? x / p.encode : x * p.encode;
+    return CodeOfScaled(y, lo, hi, p.zero_point, rounding, mask);
+  }
+};
+
+// The element stage (block_stages.cuh EncodeEach) over a thread's values.
+// Called with a constant rounding for the common modes, so that the mode is
+// tested once, outside the loop.
 template <bool kDivide, int kCount>
 __device__ __forceinline__ void CodesOf(const float v[kCount], const GroupParams& p, float lo, float hi,
                                         RoundingMode rounding, std::uint32_t mask, std::uint32_t q[kCount]) {
-#pragma unroll
-  for (int j = 0; j < kCount; ++j) {
-    const float y = kDivide ? v[j] / p.encode : v[j] * p.encode;
-    q[j] = CodeOfScaled(y, lo, hi, p.zero_point, rounding, mask);
-  }
+  detail::EncodeEach<kCount>(v, q, ChunkElementStep<kDivide>{p, lo, hi, rounding, mask});
 }
 
 // The first element of group g (row-major, groups along each row).
@@ -369,14 +374,12 @@ __global__ void __launch_bounds__(kChunkedMaxGroupThreads)
   if (valid) {
 #pragma unroll
     for (int i = 0; i < kChunksPerThread; ++i) {
-      LoadChunk(x, static_cast<std::size_t>(start) + static_cast<std::size_t>(i * group_threads + k) * kChunk,
-                v + i * kChunk);
+      LoadF32s<kChunk>(x + static_cast<std::size_t>(start) + static_cast<std::size_t>(i * group_threads + k) * kChunk,
+                       v + i * kChunk);
     }
-#pragma unroll
-    for (int j = 0; j < kPerThread; ++j) {
-      mn = fminf(mn, v[j]);
-      mx = ptx::MaxNanF32(mx, v[j]);
-    }
+    const MinMax m = detail::AccumulateInOrder<kPerThread>(MinMax{mn, mx}, v, MinMaxStep{});
+    mn = m.min;
+    mx = m.max;
   }
   const int lanes = group_threads < 32 ? group_threads : 32;
   for (int o = lanes / 2; o > 0; o >>= 1) {

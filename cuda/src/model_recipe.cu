@@ -52,6 +52,7 @@
 #include <string>
 #include <utility>
 
+#include "block_stages.cuh"
 #include "checks.h"
 #include "element_arithmetic.cuh"
 #include "element_ops.cuh"
@@ -497,39 +498,28 @@ struct KeptStats {
 template <class Src>
 using KeptStatsOf = KeptStats<Src::kScaleReadsOnlyAmax>;
 
-// kQuads float4 from x + k (16-byte aligned), all loads issued before any use.
-template <int kQuads>
-__device__ __forceinline__ void LoadQuads(const float* __restrict__ x, long k, float4 (&quads)[kQuads]) {
-#pragma unroll
-  for (int q = 0; q < kQuads; ++q) quads[q] = __ldg(reinterpret_cast<const float4*>(x + k) + q);
-}
-
-// Stats::Accumulate over the quads' elements in order, from s.
-template <class Stats, int kQuads>
-__device__ __forceinline__ recipe::GroupStats AccumulateQuads(const recipe::Recipe& r, recipe::GroupStats s,
-                                                              const float4 (&quads)[kQuads]) {
-#pragma unroll
-  for (int q = 0; q < kQuads; ++q) {
-    s = Stats::Accumulate(r, s, quads[q].x);
-    s = Stats::Accumulate(r, s, quads[q].y);
-    s = Stats::Accumulate(r, s, quads[q].z);
-    s = Stats::Accumulate(r, s, quads[q].w);
+// The statistics stage's step (block_stages.cuh AccumulateInOrder) of the
+// kept statistics: Stats::Accumulate under recipe r.
+template <class Stats>
+struct StatsStep {
+  const recipe::Recipe& r;
+  __device__ __forceinline__ recipe::GroupStats operator()(recipe::GroupStats s, float x) const {
+    return Stats::Accumulate(r, s, x);
   }
-  return s;
-}
+};
 
 // Stats::Accumulate over x[k, k + count) in order, from EmptyStats
 // (count <= kStatsRun; 0 gives EmptyStats, the identity of Combine). A whole
-// run at a 16-byte boundary is read as kStatsRun / 4 float4, all loads
-// issued before the first Accumulate.
+// run at a 16-byte boundary is read by the load stage (block_stages.cuh
+// LoadF32s), all loads issued before the first Accumulate.
 template <class Stats>
 __device__ recipe::GroupStats AccumulateRun(const recipe::Recipe& r, const float* __restrict__ x, long k, long count,
                                             bool x_aligned) {
   recipe::GroupStats s = recipe::EmptyStats();
   if (count == kStatsRun && x_aligned && k % 4 == 0) {
-    float4 quads[kStatsRun / 4];
-    LoadQuads(x, k, quads);
-    return AccumulateQuads<Stats>(r, s, quads);
+    float v[kStatsRun];
+    LoadF32s<kStatsRun>(x + k, v);
+    return AccumulateInOrder<kStatsRun>(s, v, StatsStep<Stats>{r});
   }
   for (long e = 0; e < count; ++e) s = Stats::Accumulate(r, s, x[k + e]);
   return s;
@@ -814,7 +804,10 @@ __device__ __forceinline__ int StagedSlot(int lane, int p) { return lane * 4 + (
 __host__ __device__ long ElementRuns(long n) { return n / kElementRun + (n % kElementRun != 0 ? 1 : 0); }
 
 // A run of kElementRun elements of one group encoded into lo / hi, in
-// element order (GroupElementCode for each).
+// element order (GroupElementCode for each). Not the element stage's
+// EncodeEach (block_stages.cuh), nor any functor holding GroupElementCode's
+// arguments: either way this and EncodeGroupRun compiled to other SASS
+// (scheduling and registers) in 10 to 30 of this file's kernels.
 template <bool kClamped, bool kTable, class Encode>
 __device__ __forceinline__ void EncodeElementRun(const recipe::Recipe& r, const recipe::BlockScale& s,
                                                  const float (&v)[kElementRun], const Encode& encode_element,
@@ -927,11 +920,13 @@ __global__ __launch_bounds__(kModelThreads, kElementBlocksPerSm) void ModelEleme
     }
     const long b0 = run * run_bytes;
     if (count == kElementRun && codes_aligned) {
+      // A constant word count in each branch: with `packed ? 1 : 2` the
+      // run-time recipe's copy compiled to other SASS (nvcc 13.0, sm_90a).
+      const std::uint64_t words[2] = {lo, hi};
       if (packed) {
-        *reinterpret_cast<uint2*>(codes + b0) = make_uint2(static_cast<unsigned>(lo), static_cast<unsigned>(lo >> 32));
+        StoreCodeWords(codes + b0, words, 1);
       } else {
-        *reinterpret_cast<uint4*>(codes + b0) = make_uint4(static_cast<unsigned>(lo), static_cast<unsigned>(lo >> 32),
-                                                           static_cast<unsigned>(hi), static_cast<unsigned>(hi >> 32));
+        StoreCodeWords(codes + b0, words, 2);
       }
     } else {
       const int valid = packed ? (count + 1) / 2 : count;
@@ -1122,25 +1117,24 @@ int GroupRegisterThreads(const recipe::Recipe& r, const recipe::GroupGrid& g, co
   return 0;
 }
 
-// A thread's kGroupRegisterRun elements (quads) encoded into `words`, in
-// element order, one byte or nibble each as recipe::StoreCode places it.
+// A thread's kGroupRegisterRun elements v encoded into `words`, in element
+// order, one byte or nibble each as recipe::StoreCode places it.
 template <bool kClamped, bool kTable, class Encode>
 __device__ __forceinline__ void EncodeGroupRun(const recipe::Recipe& r, const recipe::BlockScale& scale,
-                                               const float4 (&quads)[kGroupRegisterRun / 4],
-                                               const Encode& encode_element, const std::uint8_t* group_codes,
+                                               const float (&v)[kGroupRegisterRun], const Encode& encode_element,
+                                               const std::uint8_t* group_codes,
                                                std::uint64_t (&words)[kGroupRegisterRun / 8]) {
   const bool packed = r.packing != recipe::Packing::kOnePerByte;
 #pragma unroll
   for (int p = 0; p < kGroupRegisterRun / 4; ++p) {
-    const float v[4] = {quads[p].x, quads[p].y, quads[p].z, quads[p].w};
 #pragma unroll
     for (int e = 0; e < 4; e += 2) {
+      const int element = 4 * p + e;  // even: the pair's first element in the run
       std::uint8_t pair[2] = {0, 0};
       recipe::StoreCode(r.packing, pair, 0,
-                        GroupElementCode<kClamped, kTable>(r, scale, v[e], encode_element, group_codes));
+                        GroupElementCode<kClamped, kTable>(r, scale, v[element], encode_element, group_codes));
       recipe::StoreCode(r.packing, pair, 1,
-                        GroupElementCode<kClamped, kTable>(r, scale, v[e + 1], encode_element, group_codes));
-      const int element = 4 * p + e;  // even: the pair's first element in the run
+                        GroupElementCode<kClamped, kTable>(r, scale, v[element + 1], encode_element, group_codes));
       if (packed) {
         words[element / 16] |= static_cast<std::uint64_t>(pair[0]) << (8 * ((element / 2) % 8));
       } else {
@@ -1181,11 +1175,11 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
     const long group = first + local_group;
     const bool valid = group < count;
     const long k0 = group * g.group_cols + static_cast<long>(part) * kGroupRegisterRun;
-    float4 quads[kGroupRegisterRun / 4];
+    float v[kGroupRegisterRun];
     recipe::GroupStats s = recipe::EmptyStats();
     if (valid) {
-      LoadQuads(x, k0, quads);
-      s = AccumulateQuads<Stats>(r, s, quads);
+      LoadF32s<kGroupRegisterRun>(x + k0, v);
+      s = AccumulateInOrder<kGroupRegisterRun>(s, v, StatsStep<Stats>{r});
     }
     // A group within a warp (threads_per_group <= 32): every lane of the
     // group ends with the group's statistics and chooses its scale itself,
@@ -1232,28 +1226,15 @@ __global__ __launch_bounds__(kModelThreads, kGroupBlocksPerSm) void ModelGroupsI
     if (valid) {
       std::uint64_t words[kGroupRegisterRun / 8] = {};
       if (ClampedIntegerElements<Src>() && ClampedIntegerApplies(r, scale.zero_point)) {
-        EncodeGroupRun<ClampedIntegerElements<Src>(), kTable>(r, scale, quads, encode_element, group_codes, words);
+        EncodeGroupRun<ClampedIntegerElements<Src>(), kTable>(r, scale, v, encode_element, group_codes, words);
       } else {
-        EncodeGroupRun<false, false>(r, scale, quads, encode_element, group_codes, words);
+        EncodeGroupRun<false, false>(r, scale, v, encode_element, group_codes, words);
       }
       // A run's codes: kGroupRegisterRun bytes, or half as many packed, at
       // a boundary of their own size (the buffer is 16-byte aligned and a
       // run starts at a multiple of kGroupRegisterRun elements).
-      std::uint8_t* out = q.codes + (packed ? k0 / 2 : k0);
       constexpr int kWords = kGroupRegisterRun / 8;
-      const int words_used = packed ? kWords / 2 : kWords;
-      if (words_used % 2 == 0) {
-        for (int w = 0; w < words_used; w += 2) {
-          *reinterpret_cast<uint4*>(out + 8 * w) =
-              make_uint4(static_cast<unsigned>(words[w]), static_cast<unsigned>(words[w] >> 32),
-                         static_cast<unsigned>(words[w + 1]), static_cast<unsigned>(words[w + 1] >> 32));
-        }
-      } else {
-        for (int w = 0; w < words_used; ++w) {
-          *reinterpret_cast<uint2*>(out + 8 * w) =
-              make_uint2(static_cast<unsigned>(words[w]), static_cast<unsigned>(words[w] >> 32));
-        }
-      }
+      StoreCodeWords(q.codes + (packed ? k0 / 2 : k0), words, packed ? kWords / 2 : kWords);
     }
     // warp_stats, group_scales and repack_codes are written again next turn.
     if (!in_warp) {

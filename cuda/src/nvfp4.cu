@@ -126,7 +126,7 @@ struct Nvfp4Store {
         std::uint8_t byte = static_cast<std::uint8_t>((Word(w, k / 4) >> (8 * (k % 4))) & 0xFF);
         // The unused high nibble of a last byte is 0, as the model writes it
         // (the zeros past the end count for the scale only; as in
-        // block_skeleton.cuh StoreNibbleCodes).
+        // block_stages.cuh StoreNibbleCodes).
         if (b * kB + 2 * k + 1 >= n) byte &= 0x0F;
         packed[b * (kB / 2) + k] = byte;
       }

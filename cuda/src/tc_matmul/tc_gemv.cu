@@ -9,14 +9,15 @@
 //
 // Work: a block of WarpsOf warps (kWarpsPerBlock; 16 for the 4-bit codecs
 // at M > 8, two blocks an SM, so that each row of x staged feeds twice the
-// weights), each warp one tile of 16 output channels, all warps sharing x.
-// The split-K parts (ScheduleOf) do not depend on it. blockIdx.y is the split-K part (the chunks
-// PartChunks gives it), blockIdx.z the batch. Per part the block stages x
-// into shared memory kStageTiles K tiles at a time (zero past K; rows past
-// M zeroed once; XBuffersOf: with two buffers the next stage's copies go
-// out by cp.async while the warps multiply the current one), and each
-// warp walks its part's chunks in increasing K, one chain
-// of MMAs from C = +0 (the schedule's step 3, no promotion). Per K tile a
+// weights), each warp one tile of 16 output channels, all warps sharing x;
+// the split-K parts (ScheduleOf) do not depend on it. blockIdx.y is the
+// split-K part (the chunks PartChunks gives it), blockIdx.z the batch. Per
+// part the block stages x into shared memory kStageTiles K tiles at a time
+// (zero past K; rows past M zeroed once; with two buffers, XBuffersOf, the
+// next stage's copies go out by cp.async while the warps multiply the
+// current one, else each next stage waits at a barrier), and each warp
+// walks its part's chunks in increasing K, one chain of MMAs from C = +0
+// (the schedule's step 3, no promotion). Per K tile a
 // lane loads two (E4M3: four) 16-byte words of codes (.nc, L1::no_allocate: read once)
 // and one 16- or 8-byte word of scale codes, decodes each pair of weights
 // with the scale folded in (DecodePair) and reads x with one 8-byte
