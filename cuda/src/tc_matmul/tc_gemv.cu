@@ -7,13 +7,17 @@
 // the A operand. Its output is matmul::QuantizedMatmulModel under the
 // schedule tc_gemv_lanes.h ScheduleOf declares, bit for bit.
 //
-// Work: a block of kWarpsPerBlock warps, each warp one tile of 16 output
-// channels, all warps sharing x; blockIdx.y is the split-K part (the chunks
-// PartChunks gives it), blockIdx.z the batch. Per part the block stages x
-// into shared memory kStageTiles K tiles at a time (zero past K; rows past
-// M zeroed once; one buffer, so a part of more than kStageTiles tiles waits
-// at a barrier for each next stage), and each warp walks its part's chunks
-// in increasing K, one chain of MMAs from C = +0 (the schedule's step 3, no promotion). Per K tile a
+// Work: a block of WarpsOf warps (kWarpsPerBlock; 16 for the 4-bit codecs
+// at M > 8, two blocks an SM, so that each row of x staged feeds twice the
+// weights), each warp one tile of 16 output channels, all warps sharing x;
+// the split-K parts (ScheduleOf) do not depend on it. blockIdx.y is the
+// split-K part (the chunks PartChunks gives it), blockIdx.z the batch. Per
+// part the block stages x into shared memory kStageTiles K tiles at a time
+// (zero past K; rows past M zeroed once; with two buffers, XBuffersOf, the
+// next stage's copies go out by cp.async while the warps multiply the
+// current one, else each next stage waits at a barrier), and each warp
+// walks its part's chunks in increasing K, one chain of MMAs from C = +0
+// (the schedule's step 3, no promotion). Per K tile a
 // lane loads two (E4M3: four) 16-byte words of codes (.nc, L1::no_allocate: read once)
 // and one 16- or 8-byte word of scale codes, decodes each pair of weights
 // with the scale folded in (DecodePair) and reads x with one 8-byte
@@ -47,6 +51,26 @@ namespace lowbit::cuda::tc_gemv {
 namespace {
 
 inline constexpr int kThreads = kWarpsPerBlock * kWarpSize;
+#if defined(LOWBIT_TC_GEMV_M16_WARPS)  // a measuring build's choice
+inline constexpr int kM16Warps = LOWBIT_TC_GEMV_M16_WARPS;
+#else
+inline constexpr int kM16Warps = 16;
+#endif
+// Warps a block of an instance: the 4-bit codecs at M > 8 take 16 warps
+// (two blocks an SM) so that each staged row of x feeds twice the weights.
+template <int kNTiles, TileCodec kCodec>
+constexpr int WarpsOf() {
+  return kNTiles == 2 && !IsE4m3(kCodec) ? kM16Warps : kWarpsPerBlock;
+}
+template <int kNTiles, TileCodec kCodec>
+constexpr int BlocksPerSmOfInstance() {
+  return static_cast<int>(BlocksPerSmOf(kCodec)) * kWarpsPerBlock / WarpsOf<kNTiles, kCodec>();
+}
+#if defined(LOWBIT_TC_GEMV_X_BUFFERS)  // a measuring build's choice
+inline constexpr int kWantedXBuffers = LOWBIT_TC_GEMV_X_BUFFERS;
+#else
+inline constexpr int kWantedXBuffers = 2;
+#endif
 // Tile indices and byte offsets within a row tile's K tiles stay in int.
 inline constexpr std::int64_t kMaxKTiles = (std::int64_t{1} << 26) / kKTile;
 static_assert(kMaxKTiles * kMaxCodeBytesPerTile < (std::int64_t{1} << 31), "a row tile's codes addressed by int");
@@ -162,6 +186,16 @@ template <int kNTiles>
 constexpr std::size_t XSharedBytes() {
   return static_cast<std::size_t>(kTileColumns * kNTiles) * SharedXStride(kStageK) * sizeof(std::uint16_t);
 }
+// x buffers of an instance: two (the next stage copied by cp.async while
+// the warps multiply the current one) where the codec reads no tiles from
+// shared memory before the wait and two buffers still fit its blocks an
+// SM; else one.
+template <int kNTiles, TileCodec kCodec>
+constexpr int XBuffersOf() {
+  constexpr bool kFits =
+      BlocksPerSmOfInstance<kNTiles, kCodec>() * (2 * XSharedBytes<kNTiles>() + 1024 + 512) <= 228 * 1024;
+  return !IsE4m3(kCodec) && kFits ? kWantedXBuffers : 1;
+}
 // kBlocksPerSm blocks (what SplitKOf plans the grid for) fit an SM's 228 KB
 // of shared memory (CUDA C++ Programming Guide, compute capability 9.0
 // table), with the 1 KB the system reserves per block and the scale table.
@@ -213,7 +247,8 @@ static_assert(PreWaitTilesOf<1, TileCodec::kMxfp8>() == kE4m3PreWaitTiles &&
               "every E4M3 kernel gets the tiles it wants");
 template <int kNTiles, TileCodec kCodec>
 constexpr std::size_t SharedBytesOf() {
-  return XSharedBytes<kNTiles>() + PreWaitTilesOf<kNTiles, kCodec>() * PreWaitTileBytes<kCodec>();
+  return XBuffersOf<kNTiles, kCodec>() * XSharedBytes<kNTiles>() +
+         PreWaitTilesOf<kNTiles, kCodec>() * PreWaitTileBytes<kCodec>();
 }
 static_assert(XSharedBytes<1>() % 16 == 0 && XSharedBytes<2>() % 16 == 0, "the pre-wait tiles 16-byte aligned");
 
@@ -264,16 +299,36 @@ __device__ __forceinline__ LaneTileWords<kCodec> LoadTileFromShared(std::uint32_
   return w;
 }
 
-template <int kNTiles>
+// The row group's column scales (kWarps x 16 of them; channel n of batch
+// entry l at (l row_tiles + n / 16) 16 + n % 16 = l row_tiles 16 + n) into
+// shared memory, one a thread; the epilogue then reads them there. Read in the epilogue's loop instead, each
+// output's scale was a load the store before it kept from being issued
+// early: one L2 round trip per output a thread writes (8 at M = 16).
+// The caller's barrier makes them visible.
+template <int kWarps>
+__device__ __forceinline__ void StageColumnScales(const KernelParams& p, float* column_scales, std::int64_t l,
+                                                  std::int64_t n0) {
+  constexpr int kGroupRows = kWarps * kTileRows;
+  if (threadIdx.x < kGroupRows) {
+    const std::int64_t n = n0 + threadIdx.x;
+    column_scales[threadIdx.x] = n < p.n ? p.column_scales[l * p.row_tiles * kTileRows + n] : 0.0f;
+  }
+}
+
+template <int kNTiles, int kWarps>
 __device__ __forceinline__ void FinishPartsInCluster(const KernelParams& p, const std::uint32_t (&acc)[kNTiles][4],
                                                      float* values, bool active, LanePosition pos, int warp,
                                                      std::int64_t l, int part) {
   namespace cg = cooperative_groups;
-  constexpr int kGroupRows = kWarpsPerBlock * kTileRows;
-  static_assert(kMaxM * kGroupRows * sizeof(float) <= kTileColumns * SharedXStride(kStageK) * sizeof(std::uint16_t),
-                "a block's part values fit the x buffer of one n-tile");
+  constexpr int kGroupRows = kWarps * kTileRows;
+  constexpr int kThreads = kWarps * kWarpSize;
+  static_assert((kMaxM + 1) * kGroupRows * sizeof(float) <= XSharedBytes<kNTiles>(),
+                "a block's part values and its row group's column scales fit the x buffer");
   const int m = static_cast<int>(p.m);
+  const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * kGroupRows;
   __syncthreads();  // every warp has read its last x
+  float* column_scales = values + kMaxM * kGroupRows;
+  StageColumnScales<kWarps>(p, column_scales, l, n0);  // in flight during the barrier
   if (active) {
 #pragma unroll
     for (int tile = 0; tile < kNTiles; ++tile) {
@@ -287,14 +342,12 @@ __device__ __forceinline__ void FinishPartsInCluster(const KernelParams& p, cons
   cg::cluster_group cluster = cg::this_cluster();
   cluster.sync();
   const int split = p.schedule.split_k;
-  const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * kGroupRows;
   for (int i = part * kThreads + static_cast<int>(threadIdx.x); i < m * kGroupRows; i += split * kThreads) {
     const std::int64_t n = n0 + i % kGroupRows, row = i / kGroupRows;
     if (n >= p.n) continue;  // channels past N: idle warps never wrote them
     float sum = cluster.map_shared_rank(values, 0)[i];
     for (int q = 1; q < split; ++q) sum = AddPartInOrder(sum, cluster.map_shared_rank(values, q)[i]);
-    const float scale = p.column_scales[(l * p.row_tiles + n / kTileRows) * kTileRows + n % kTileRows];
-    StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, sum, scale));
+    StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, sum, column_scales[i % kGroupRows]));
   }
   cluster.sync();
 }
@@ -302,8 +355,10 @@ __device__ __forceinline__ void FinishPartsInCluster(const KernelParams& p, cons
 // x for tiles [stage, stage_end) of K into `xs` (zero past K), by every
 // thread of the block: 16-byte loads when every row starts 16-byte aligned
 // (`vector_x`).
+template <int kWarps, bool kAsync = false>
 __device__ __forceinline__ void StageX(const KernelParams& p, const std::uint16_t* x, std::uint16_t* xs, int stage,
                                        int stage_end, bool vector_x) {
+  constexpr int kThreads = kWarps * kWarpSize;
   const std::int64_t k_begin = static_cast<std::int64_t>(stage) * kKTile;
   const int stage_k = (stage_end - stage) * kKTile;
   const int rows = static_cast<int>(p.m);
@@ -312,6 +367,11 @@ __device__ __forceinline__ void StageX(const KernelParams& p, const std::uint16_
     for (int i = threadIdx.x; i < rows * vectors; i += kThreads) {
       const int row = i / vectors, col = 8 * (i % vectors);
       const std::int64_t kk = k_begin + col;
+      if (kAsync && kk < p.k) {
+        ptx::CpAsyncGlobalToShared(ptx::SharedAddress(xs + StagedXIndex(row, kk, stage)),
+                                   reinterpret_cast<const uint4*>(x + row * p.k + kk));
+        continue;
+      }
       *reinterpret_cast<uint4*>(xs + StagedXIndex(row, kk, stage)) =
           kk < p.k ? *reinterpret_cast<const uint4*>(x + row * p.k + kk) : make_uint4(0, 0, 0, 0);
     }
@@ -325,7 +385,10 @@ __device__ __forceinline__ void StageX(const KernelParams& p, const std::uint16_
 }
 
 template <int kNTiles, TileCodec kCodec>
-__global__ void __launch_bounds__(kThreads, BlocksPerSmOf(kCodec)) TcGemvKernel(KernelParams p) {
+__global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, BlocksPerSmOfInstance<kNTiles, kCodec>())
+    TcGemvKernel(KernelParams p) {
+  constexpr int kWarps = WarpsOf<kNTiles, kCodec>();
+  constexpr int kThreads = kWarps * kWarpSize;
   constexpr int kBlock = RecordBlockOf(kCodec);
   __shared__ std::uint16_t scale_table[256];
   extern __shared__ __align__(16) std::uint16_t xs[];  // [8 kNTiles][SharedXStride(kStageK)]
@@ -335,7 +398,7 @@ __global__ void __launch_bounds__(kThreads, BlocksPerSmOf(kCodec)) TcGemvKernel(
   const LanePosition pos = LaneOf(lane);
   const std::int64_t l = blockIdx.z;
   const int part = static_cast<int>(blockIdx.y);
-  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock + warp;
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * kWarps + warp;
   const bool active = r < p.row_tiles;  // idle warps still stage x and meet the barriers
   // A kernel launched after this one with programmatic stream serialization
   // may start now; it reads only its weights until this grid has finished.
@@ -351,8 +414,12 @@ __global__ void __launch_bounds__(kThreads, BlocksPerSmOf(kCodec)) TcGemvKernel(
   // they are zeroed once so that every shared-memory read is of written data.
   static_assert(kStride * sizeof(std::uint16_t) % 16 == 0, "rows of x 16-byte aligned: zeroed by 16-byte stores");
   constexpr int kRowVectors = kStride * sizeof(std::uint16_t) / 16;
-  for (int i = threadIdx.x; i < (kXRows - static_cast<int>(p.m)) * kRowVectors; i += kThreads) {
-    reinterpret_cast<uint4*>(xs + static_cast<int>(p.m) * kStride)[i] = make_uint4(0, 0, 0, 0);
+#pragma unroll
+  for (int b = 0; b < XBuffersOf<kNTiles, kCodec>(); ++b) {
+    std::uint16_t* buffer_rows = xs + b * static_cast<int>(XSharedBytes<kNTiles>() / sizeof(std::uint16_t));
+    for (int i = threadIdx.x; i < (kXRows - static_cast<int>(p.m)) * kRowVectors; i += kThreads) {
+      reinterpret_cast<uint4*>(buffer_rows + static_cast<int>(p.m) * kStride)[i] = make_uint4(0, 0, 0, 0);
+    }
   }
   // 16-byte loads of x when every row starts 16-byte aligned.
   const bool vector_x = p.k % 8 == 0 && reinterpret_cast<std::uintptr_t>(p.x) % 16 == 0;
@@ -381,8 +448,11 @@ __global__ void __launch_bounds__(kThreads, BlocksPerSmOf(kCodec)) TcGemvKernel(
   // before the wait; the registers hold tile pre_end (the last tile again
   // when the part has no more), the main loop's first.
   constexpr int kPreWait = PreWaitTilesOf<kNTiles, kCodec>();
+  static_assert(kPreWait == 0 || kWarps == kWarpsPerBlock, "the pre-wait slots are laid out for kThreads threads");
   const int pre_end = tile_first + kPreWait < tile_last ? tile_first + kPreWait : tile_last;
   const std::uint32_t pre = ptx::SharedAddress(xs) + static_cast<std::uint32_t>(XSharedBytes<kNTiles>());
+  constexpr int kXBuffers = XBuffersOf<kNTiles, kCodec>();
+  static_assert(kXBuffers == 1 || kPreWait == 0, "the pre-wait slots sit where a second x buffer would");
   unsigned pre_plain = 0;  // bit s: tile tile_first + s is plain
   bool next_plain = false;
   if (active && tile_first < tile_last) {
@@ -401,11 +471,21 @@ __global__ void __launch_bounds__(kThreads, BlocksPerSmOf(kCodec)) TcGemvKernel(
 
   // x goes through shared memory kStageTiles K tiles at a time; the first
   // stage's loads go out with the first tile's.
-  if (tile_first < tile_last) StageX(p, x, xs, tile_first, tile_first + kStageTiles < tile_last ? tile_first + kStageTiles : tile_last, vector_x);
+  if (tile_first < tile_last) StageX<kWarps>(p, x, xs, tile_first, tile_first + kStageTiles < tile_last ? tile_first + kStageTiles : tile_last, vector_x);
+  constexpr int kXElements = static_cast<int>(XSharedBytes<kNTiles>() / sizeof(std::uint16_t));
+  int buffer = 0;  // the x buffer of the current stage
   for (int stage = tile_first; stage < tile_last; stage += kStageTiles) {
     const int stage_end = stage + kStageTiles < tile_last ? stage + kStageTiles : tile_last;
     if (stage == tile_first && threadIdx.x < 256) scale_table[threadIdx.x] = table_entry;
-    __syncthreads();  // x staged (and, the first time, the scale table)
+    if (kXBuffers == 2) ptx::CpAsyncWaitAll();  // this thread's copies of this stage's x
+    // x staged (and, the first time, the scale table); with two buffers,
+    // also every warp done with the other one, the previous stage's.
+    __syncthreads();
+    if (kXBuffers == 2 && stage_end < tile_last) {
+      StageX<kWarps, true>(p, x, xs + (buffer ^ 1) * kXElements, stage_end,
+                           stage_end + kStageTiles < tile_last ? stage_end + kStageTiles : tile_last, vector_x);
+    }
+    const std::uint32_t x_lane_buffer = x_lane_stage + static_cast<std::uint32_t>(buffer * XSharedBytes<kNTiles>());
     if (active) {
     int j = stage;
     if (stage == tile_first && kPreWait > 0) {
@@ -413,7 +493,7 @@ __global__ void __launch_bounds__(kThreads, BlocksPerSmOf(kCodec)) TcGemvKernel(
       for (; j < pre_end; ++j) {
         const LaneTileWords<kCodec> cur = LoadTileFromShared<kCodec>(pre, j - tile_first);
         const bool plain = ((pre_plain >> (j - tile_first)) & 1u) != 0;
-        const std::uint32_t x_lane = x_lane_stage + static_cast<std::uint32_t>((j - stage) * kKTile * sizeof(std::uint16_t));
+        const std::uint32_t x_lane = x_lane_buffer + static_cast<std::uint32_t>((j - stage) * kKTile * sizeof(std::uint16_t));
         if (plain && j >= whole_first && j < whole_last) {
           MultiplyTile<kNTiles, kCodec, true>(cur, table, x_lane, kEveryChunk, acc);
         } else {
@@ -431,7 +511,7 @@ __global__ void __launch_bounds__(kThreads, BlocksPerSmOf(kCodec)) TcGemvKernel(
       const int ahead = j + 1 < tile_last ? j + 1 : j;
       next = LoadTile<kCodec>(codes + ahead * kCodeBytes, scales + ahead * kScaleBytes);
       next_plain = __ldg(plain_tiles + ahead) != 0;
-      const std::uint32_t x_lane = x_lane_stage + static_cast<std::uint32_t>((j - stage) * kKTile * sizeof(std::uint16_t));
+      const std::uint32_t x_lane = x_lane_buffer + static_cast<std::uint32_t>((j - stage) * kKTile * sizeof(std::uint16_t));
       if (plain && j >= whole_first && j < whole_last) {
         MultiplyTile<kNTiles, kCodec, true>(cur, table, x_lane, kEveryChunk, acc);
       } else {
@@ -439,14 +519,15 @@ __global__ void __launch_bounds__(kThreads, BlocksPerSmOf(kCodec)) TcGemvKernel(
       }
     }
     }
-    if (stage_end < tile_last) {
+    if (kXBuffers == 1 && stage_end < tile_last) {
       __syncthreads();  // every warp is done with this stage's x
-      StageX(p, x, xs, stage_end, stage_end + kStageTiles < tile_last ? stage_end + kStageTiles : tile_last, vector_x);
+      StageX<kWarps>(p, x, xs, stage_end, stage_end + kStageTiles < tile_last ? stage_end + kStageTiles : tile_last, vector_x);
     }
+    buffer ^= kXBuffers - 1;
   }
   const int split = p.schedule.split_k;
   if (split > 1 && p.parts_in_cluster) {
-    FinishPartsInCluster<kNTiles>(p, acc, reinterpret_cast<float*>(xs), active, pos, warp, l, part);
+    FinishPartsInCluster<kNTiles, kWarps>(p, acc, reinterpret_cast<float*>(xs), active, pos, warp, l, part);
     return;
   }
   if (active) {
@@ -483,7 +564,7 @@ __global__ void __launch_bounds__(kThreads, BlocksPerSmOf(kCodec)) TcGemvKernel(
   __syncthreads();
   if (!last) return;
   __threadfence();
-  constexpr int kGroupRows = kWarpsPerBlock * kTileRows;
+  constexpr int kGroupRows = kWarps * kTileRows;
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * kGroupRows;
   for (int i = threadIdx.x; i < static_cast<int>(p.m) * kGroupRows; i += kThreads) {
     const std::int64_t n = n0 + i % kGroupRows, row = i / kGroupRows;
@@ -516,7 +597,8 @@ Residency ResidencyOnThisDevice(cudaLaunchConfig_t config) {
   if (!inserted) return it->second;
   Residency& r = it->second;
   int per_sm = 0, sms = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, TcGemvKernel<kNTiles, kCodec>, kThreads,
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, TcGemvKernel<kNTiles, kCodec>,
+                                                    WarpsOf<kNTiles, kCodec>() * kWarpSize,
                                                     config.dynamicSmemBytes) == cudaSuccess &&
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess) {
     r.blocks = per_sm * sms;
@@ -564,10 +646,10 @@ cudaError_t Launch(KernelParams p, std::int64_t batch, const LaunchOptions& opti
     if (const cudaError_t e = AllowSharedBytes<kNTiles, kCodec>(kShared); e != cudaSuccess) return e;
   }
   cudaLaunchConfig_t config = {};
-  const unsigned groups = static_cast<unsigned>(matmul::CeilDiv(p.row_tiles, kWarpsPerBlock));
+  const unsigned groups = static_cast<unsigned>(matmul::CeilDiv(p.row_tiles, WarpsOf<kNTiles, kCodec>()));
   const int split = p.schedule.split_k;
   config.gridDim = dim3(groups, static_cast<unsigned>(split), static_cast<unsigned>(batch));
-  config.blockDim = dim3(kThreads);
+  config.blockDim = dim3(WarpsOf<kNTiles, kCodec>() * kWarpSize);
   config.dynamicSmemBytes = kShared;
   config.stream = stream;
   p.parts_in_cluster = false;
