@@ -196,6 +196,16 @@ constexpr int XBuffersOf() {
       BlocksPerSmOfInstance<kNTiles, kCodec>() * (2 * XSharedBytes<kNTiles>() + 1024 + 512) <= 228 * 1024;
   return !IsE4m3(kCodec) && kFits ? kWantedXBuffers : 1;
 }
+#if !defined(LOWBIT_TC_GEMV_X_BUFFERS) && !defined(LOWBIT_TC_GEMV_M16_WARPS)
+// What docs/matmul.md says of the instances.
+static_assert(WarpsOf<2, TileCodec::kNvfp4>() == 16 && WarpsOf<1, TileCodec::kNvfp4>() == kWarpsPerBlock &&
+                  WarpsOf<2, TileCodec::kMxfp8>() == kWarpsPerBlock,
+              "16-warp blocks for the 4-bit codecs at M > 8 only");
+static_assert(XBuffersOf<1, TileCodec::kNvfp4>() == 2 && XBuffersOf<2, TileCodec::kMxfp4>() == 2 &&
+                  XBuffersOf<2, TileCodec::kUint4Fp16>() == 2 && XBuffersOf<1, TileCodec::kMxfp8>() == 1 &&
+                  XBuffersOf<2, TileCodec::kFp8Channel>() == 1,
+              "two x buffers for the 4-bit codecs, one for E4M3");
+#endif
 // kBlocksPerSm blocks (what SplitKOf plans the grid for) fit an SM's 228 KB
 // of shared memory (CUDA C++ Programming Guide, compute capability 9.0
 // table), with the 1 KB the system reserves per block and the scale table.
