@@ -50,7 +50,9 @@
 namespace lowbit::cuda::tc_gemv {
 namespace {
 
-inline constexpr int kThreads = kWarpsPerBlock * kWarpSize;
+// The threads whose words the pre-wait slots hold: those of an 8-warp block
+// (the E4M3 instances, the only ones that take such slots).
+inline constexpr int kPreWaitThreads = kWarpsPerBlock * kWarpSize;
 #if defined(LOWBIT_TC_GEMV_M16_WARPS)  // a measuring build's choice
 inline constexpr int kM16Warps = LOWBIT_TC_GEMV_M16_WARPS;
 #else
@@ -186,31 +188,15 @@ template <int kNTiles>
 constexpr std::size_t XSharedBytes() {
   return static_cast<std::size_t>(kTileColumns * kNTiles) * SharedXStride(kStageK) * sizeof(std::uint16_t);
 }
-// x buffers of an instance: two (the next stage copied by cp.async while
-// the warps multiply the current one) where the codec reads no tiles from
-// shared memory before the wait and two buffers still fit its blocks an
-// SM; else one.
-template <int kNTiles, TileCodec kCodec>
-constexpr int XBuffersOf() {
-  constexpr bool kFits =
-      BlocksPerSmOfInstance<kNTiles, kCodec>() * (2 * XSharedBytes<kNTiles>() + 1024 + 512) <= 228 * 1024;
-  return !IsE4m3(kCodec) && kFits ? kWantedXBuffers : 1;
+// The dynamic shared memory a block may take when `blocks` of them share an
+// SM: its 228 KB (CUDA C++ Programming Guide, compute capability 9.0 table)
+// less, per block, the 1 KB the system reserves and the scale table.
+constexpr std::size_t SharedBytesPerBlock(std::int64_t blocks) {
+  return 228 * 1024 / static_cast<std::size_t>(blocks) - 1024 - 512;
 }
-#if !defined(LOWBIT_TC_GEMV_X_BUFFERS) && !defined(LOWBIT_TC_GEMV_M16_WARPS)
-// What docs/matmul.md says of the instances.
-static_assert(WarpsOf<2, TileCodec::kNvfp4>() == 16 && WarpsOf<1, TileCodec::kNvfp4>() == kWarpsPerBlock &&
-                  WarpsOf<2, TileCodec::kMxfp8>() == kWarpsPerBlock,
-              "16-warp blocks for the 4-bit codecs at M > 8 only");
-static_assert(XBuffersOf<1, TileCodec::kNvfp4>() == 2 && XBuffersOf<2, TileCodec::kMxfp4>() == 2 &&
-                  XBuffersOf<2, TileCodec::kUint4Fp16>() == 2 && XBuffersOf<1, TileCodec::kMxfp8>() == 1 &&
-                  XBuffersOf<2, TileCodec::kFp8Channel>() == 1,
-              "two x buffers for the 4-bit codecs, one for E4M3");
-#endif
-// kBlocksPerSm blocks (what SplitKOf plans the grid for) fit an SM's 228 KB
-// of shared memory (CUDA C++ Programming Guide, compute capability 9.0
-// table), with the 1 KB the system reserves per block and the scale table.
-static_assert(kBlocksPerSm * (XSharedBytes<1>() + 1024 + 512) <= 228 * 1024 &&
-              kBlocksPerSm * (XSharedBytes<2>() + 1024 + 512) <= 228 * 1024);
+// kBlocksPerSm blocks (what SplitKOf plans the grid for) fit x.
+static_assert(XSharedBytes<1>() <= SharedBytesPerBlock(kBlocksPerSm) &&
+              XSharedBytes<2>() <= SharedBytesPerBlock(kBlocksPerSm));
 
 // E4M3 codecs: the first tiles of a warp's part go to shared memory by
 // cp.async before the wait for the previous kernel (only weights are read
@@ -235,7 +221,7 @@ constexpr int ScaleBytesPerLane() {
 }
 template <TileCodec kCodec>
 constexpr std::size_t PreWaitTileBytes() {
-  return static_cast<std::size_t>(kThreads) * (16 * CodeVectorsOf<kCodec>() + ScaleBytesPerLane<kCodec>());
+  return static_cast<std::size_t>(kPreWaitThreads) * (16 * CodeVectorsOf<kCodec>() + ScaleBytesPerLane<kCodec>());
 }
 #if defined(LOWBIT_TC_GEMV_E4M3_PRE_WAIT_TILES)  // a measuring build's choice
 inline constexpr int kE4m3PreWaitTiles = LOWBIT_TC_GEMV_E4M3_PRE_WAIT_TILES;
@@ -243,18 +229,36 @@ inline constexpr int kE4m3PreWaitTiles = LOWBIT_TC_GEMV_E4M3_PRE_WAIT_TILES;
 inline constexpr int kE4m3PreWaitTiles = 1;
 #endif
 static_assert(kE4m3PreWaitTiles <= kStageTiles, "the tiles read from shared memory are all in the part's first x stage");
-// As many as wanted that the SM's shared memory left by x holds at
-// BlocksPerSmOf blocks (with the 1 KB reserved per block and the table).
+// As many as wanted that a block's shared memory left by x holds at
+// BlocksPerSmOf blocks an SM.
 template <int kNTiles, TileCodec kCodec>
 constexpr int PreWaitTilesOf() {
   constexpr int kWanted = IsE4m3(kCodec) ? kE4m3PreWaitTiles : 0;
-  constexpr std::size_t kPerBlock = 228 * 1024 / BlocksPerSmOf(kCodec) - 1024 - 512;
+  constexpr std::size_t kPerBlock = SharedBytesPerBlock(BlocksPerSmOf(kCodec));
   constexpr std::size_t kFit = (kPerBlock - XSharedBytes<kNTiles>()) / PreWaitTileBytes<kCodec>();
   return kFit < kWanted ? static_cast<int>(kFit) : kWanted;
 }
 static_assert(PreWaitTilesOf<1, TileCodec::kMxfp8>() == kE4m3PreWaitTiles &&
               PreWaitTilesOf<2, TileCodec::kFp8Channel>() == kE4m3PreWaitTiles && PreWaitTilesOf<1, TileCodec::kNvfp4>() == 0,
               "every E4M3 kernel gets the tiles it wants");
+// x buffers of an instance: two (the next stage copied by cp.async while
+// the warps multiply the current one) where no pre-wait slots sit past the
+// first buffer and two buffers fit the instance's blocks an SM; else one.
+template <int kNTiles, TileCodec kCodec>
+constexpr int XBuffersOf() {
+  constexpr bool kFits = 2 * XSharedBytes<kNTiles>() <= SharedBytesPerBlock(BlocksPerSmOfInstance<kNTiles, kCodec>());
+  return PreWaitTilesOf<kNTiles, kCodec>() == 0 && kFits ? kWantedXBuffers : 1;
+}
+#if !defined(LOWBIT_TC_GEMV_X_BUFFERS) && !defined(LOWBIT_TC_GEMV_M16_WARPS)
+// What docs/matmul.md says of the instances.
+static_assert(WarpsOf<2, TileCodec::kNvfp4>() == 16 && WarpsOf<1, TileCodec::kNvfp4>() == kWarpsPerBlock &&
+                  WarpsOf<2, TileCodec::kMxfp8>() == kWarpsPerBlock,
+              "16-warp blocks for the 4-bit codecs at M > 8 only");
+static_assert(XBuffersOf<1, TileCodec::kNvfp4>() == 2 && XBuffersOf<2, TileCodec::kMxfp4>() == 2 &&
+                  XBuffersOf<2, TileCodec::kUint4Fp16>() == 2 && XBuffersOf<1, TileCodec::kMxfp8>() == 1 &&
+                  XBuffersOf<2, TileCodec::kFp8Channel>() == 1,
+              "two x buffers for the 4-bit codecs, one for E4M3");
+#endif
 template <int kNTiles, TileCodec kCodec>
 constexpr std::size_t SharedBytesOf() {
   return XBuffersOf<kNTiles, kCodec>() * XSharedBytes<kNTiles>() +
@@ -266,11 +270,11 @@ static_assert(XSharedBytes<1>() % 16 == 0 && XSharedBytes<2>() % 16 == 0, "the p
 // start at shared address `pre`): code vector i, then the scale words.
 template <TileCodec kCodec>
 __device__ __forceinline__ std::uint32_t PreWaitCodeAddress(std::uint32_t pre, int slot, int i) {
-  return pre + static_cast<std::uint32_t>(slot * PreWaitTileBytes<kCodec>() + 16 * (i * kThreads + threadIdx.x));
+  return pre + static_cast<std::uint32_t>(slot * PreWaitTileBytes<kCodec>() + 16 * (i * kPreWaitThreads + threadIdx.x));
 }
 template <TileCodec kCodec>
 __device__ __forceinline__ std::uint32_t PreWaitScaleAddress(std::uint32_t pre, int slot) {
-  return pre + static_cast<std::uint32_t>(slot * PreWaitTileBytes<kCodec>() + 16 * CodeVectorsOf<kCodec>() * kThreads +
+  return pre + static_cast<std::uint32_t>(slot * PreWaitTileBytes<kCodec>() + 16 * CodeVectorsOf<kCodec>() * kPreWaitThreads +
                                          ScaleBytesPerLane<kCodec>() * threadIdx.x);
 }
 
@@ -311,9 +315,10 @@ __device__ __forceinline__ LaneTileWords<kCodec> LoadTileFromShared(std::uint32_
 
 // The row group's column scales (kWarps x 16 of them; channel n of batch
 // entry l at (l row_tiles + n / 16) 16 + n % 16 = l row_tiles 16 + n) into
-// shared memory, one a thread; the epilogue then reads them there. Read in the epilogue's loop instead, each
-// output's scale was a load the store before it kept from being issued
-// early: one L2 round trip per output a thread writes (8 at M = 16).
+// shared memory, one a thread, loaded while the cluster meets; the epilogue
+// reads them there instead of one load per output after the previous
+// output's store. Measured within 0.3 us of the per-output loads on the
+// split-2 shapes (bench/RESULTS.md, "M = 16 with blocks of 16 warps").
 // The caller's barrier makes them visible.
 template <int kWarps>
 __device__ __forceinline__ void StageColumnScales(const KernelParams& p, float* column_scales, std::int64_t l,
@@ -458,7 +463,7 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
   // before the wait; the registers hold tile pre_end (the last tile again
   // when the part has no more), the main loop's first.
   constexpr int kPreWait = PreWaitTilesOf<kNTiles, kCodec>();
-  static_assert(kPreWait == 0 || kWarps == kWarpsPerBlock, "the pre-wait slots are laid out for kThreads threads");
+  static_assert(kPreWait == 0 || kWarps == kWarpsPerBlock, "the pre-wait slots are laid out for kPreWaitThreads threads");
   const int pre_end = tile_first + kPreWait < tile_last ? tile_first + kPreWait : tile_last;
   const std::uint32_t pre = ptx::SharedAddress(xs) + static_cast<std::uint32_t>(XSharedBytes<kNTiles>());
   constexpr int kXBuffers = XBuffersOf<kNTiles, kCodec>();
