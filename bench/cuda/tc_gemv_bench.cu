@@ -18,6 +18,9 @@
 //   tc_gemv_bench FORMAT N K M [L [SPLIT]]  one case (for ncu; FORMAT nvfp4,
 //                                           mxfp4, uint4, mxfp8 or fp8), with
 //                                           ScheduleOf's split or SPLIT
+// Environment: LOWBIT_TC_GEMV_BENCH_CODECS=nvfp4,mxfp8_e4m3 (weight kinds by
+// their canonical names) keeps those kinds of the every-case run;
+// LOWBIT_TC_GEMV_BENCH_OUTPUT=bf16 writes BF16 y instead of FP32.
 // Each is compared with two copies: the 1 GiB device copy's rate
 // ("x_copy": this call's bytes per second over the copy's), and a copy of
 // this call's own bytes timed the same way ("x_same": that copy's time over
@@ -27,7 +30,7 @@
 // Output lines: "tc_gemv FORMAT N K L= M= split= MB= | serialized US us
 // X x_copy X x_same | overlapped US us X x_copy X x_same | same-bytes copy
 // US us | read-only floor US us (overlapped X x_floor)", where MB counts the bytes the kernel must read (packed codes,
-// scales, column scales, x) and write (y, FP32).
+// scales, column scales, x) and write (y, FP32 or BF16).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -177,7 +180,11 @@ Result Bench(tc::TileCodec codec, long n, long k, long batch, long m, std::mt199
   std::uint16_t* dx = Upload(x);
   float* dy = nullptr;
   CHECK_CUDA(cudaMalloc(&dy, static_cast<std::size_t>(batch * m * n) * sizeof(float)));
-  lowbit::matmul::AccumulationSchedule schedule = tc::ScheduleOf(codec, n, k, batch, lowbit::matmul::OutputType::kFp32);
+  // LOWBIT_TC_GEMV_BENCH_OUTPUT=bf16: BF16 outputs instead of FP32.
+  const char* output_env = std::getenv("LOWBIT_TC_GEMV_BENCH_OUTPUT");
+  const bool bf16_out = output_env != nullptr && std::string(output_env) == "bf16";
+  lowbit::matmul::AccumulationSchedule schedule =
+      tc::ScheduleOf(codec, n, k, batch, bf16_out ? lowbit::matmul::OutputType::kBf16 : lowbit::matmul::OutputType::kFp32);
   if (split > 0) schedule.split_k = split;
   const std::int64_t ws_floats = tc::WorkspaceFloats(w, m, schedule.split_k);
   float* dws = nullptr;
@@ -211,7 +218,7 @@ Result Bench(tc::TileCodec codec, long n, long k, long batch, long m, std::mt199
   cudaFree(dx);
   cudaFree(dy);
   cudaFree(dws);
-  const double bytes = weight_bytes + static_cast<double>(plain.size()) + column_scales.size() * 4.0 + x.size() * 2.0 + static_cast<double>(batch * m * n) * 4.0;
+  const double bytes = weight_bytes + static_cast<double>(plain.size()) + column_scales.size() * 4.0 + x.size() * 2.0 + static_cast<double>(batch * m * n) * (bf16_out ? 2.0 : 4.0);
   const double copy_us = lowbit::bench::SameBytesCopyUs(bytes, stream, rounds, calls);
   const double floor_us = ReadFloorUs(bytes, stream, rounds, calls);
   CHECK_CUDA(cudaStreamDestroy(stream));
@@ -230,6 +237,17 @@ const char* CodecName(tc::TileCodec c) {
     case tc::TileCodec::kFp8Channel: return "e4m3/row";
   }
   return "?";
+}
+
+// Whether the comma-separated `list` names `name`.
+bool ListHas(const std::string& list, const std::string& name) {
+  std::size_t begin = 0;
+  while (begin <= list.size()) {
+    const std::size_t end = std::min(list.find(',', begin), list.size());
+    if (list.compare(begin, end - begin, name) == 0) return true;
+    begin = end + 1;
+  }
+  return false;
 }
 
 void Print(const char* name, long n, long k, long batch, long m, const Result& r, double copy) {
@@ -272,6 +290,11 @@ int main(int argc, char** argv) {
     for (const long m : {1L, 16L}) {
       for (const tc::TileCodec f : {tc::TileCodec::kNvfp4, tc::TileCodec::kMxfp4, tc::TileCodec::kUint4Fp16,
                                     tc::TileCodec::kMxfp8, tc::TileCodec::kFp8Channel}) {
+        // LOWBIT_TC_GEMV_BENCH_CODECS=name,name: only those weight kinds.
+        if (const char* only = std::getenv("LOWBIT_TC_GEMV_BENCH_CODECS");
+            only != nullptr && !ListHas(only, CodecName(f))) {
+          continue;
+        }
         const Result r = Bench(f, s.n, s.k, s.batch, m, rng, 7, 40);
         Print(CodecName(f), s.n, s.k, s.batch, m, r, copy);
         if (s.contest && m == 1 && f == tc::TileCodec::kNvfp4) {
