@@ -250,9 +250,10 @@ TEST(TcGemvGpu, EverySplitAndOutputType) {
   std::mt19937 rng(11);
   using PartSums = LaunchOptions::PartSums;
   for (const WeightFormat format : {WeightFormat::kNvfp4, WeightFormat::kMxfp4}) {
-    // 2..4: the parts meet in a thread-block cluster or in the workspace
-    // (both forced, and the automatic choice); 5, 9 and 64: in the workspace.
-    for (const int split : {1, 2, 3, 4, 5, 9, 64}) {
+    // 2..kMaxClusterParts: the parts meet in a thread-block cluster or in
+    // the workspace (both forced, and the automatic choice); more: in the
+    // workspace. Splits 8 and 64 run at M = 16 (16-warp blocks), 9 at M = 3.
+    for (const int split : {1, 2, 3, 4, 5, 8, 9, 64}) {
       for (const matmul::OutputType out :
            {matmul::OutputType::kFp32, matmul::OutputType::kBf16, matmul::OutputType::kFp16}) {
         const testing::GemvCase c = testing::DrawCase(rng, format, 300, 2600, split % 2 ? 3 : 16, 1, split == 3);

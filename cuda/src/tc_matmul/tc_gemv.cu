@@ -417,8 +417,12 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
   const bool active = r < p.row_tiles;  // idle warps still stage x and meet the barriers
   // A kernel launched after this one with programmatic stream serialization
   // may start now; it reads only its weights until this grid has finished.
-  // (Here or after the main loop: on an H100 the two were within 0.3 us.)
+  // (Here or after the main loop: on an H100 the two were within 0.3 us for
+  // NVFP4; LOWBIT_TC_GEMV_LATE_TRIGGER, a measuring build's choice, moves it
+  // after the loop, for the grids that leave resident slots free.)
+#if !defined(LOWBIT_TC_GEMV_LATE_TRIGGER)
   ptx::LaunchDependentGrids();
+#endif
 
   static_assert(kThreads >= 256, "one table entry per thread");
   // Loaded here, stored after the first stage's x loads are out, so that
@@ -540,6 +544,9 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
     }
     buffer ^= kXBuffers - 1;
   }
+#if defined(LOWBIT_TC_GEMV_LATE_TRIGGER)
+  ptx::LaunchDependentGrids();
+#endif
   const int split = p.schedule.split_k;
   if (split > 1 && p.parts_in_cluster) {
     FinishPartsInCluster<kNTiles, kWarps>(p, acc, reinterpret_cast<float*>(xs), active, pos, warp, l, part);
@@ -581,6 +588,47 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
   __threadfence();
   constexpr int kGroupRows = kWarps * kTileRows;
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * kGroupRows;
+#if defined(LOWBIT_TC_GEMV_BATCHED_SUM)
+  // A measuring build's choice: two outputs a thread at a time, each with
+  // up to eight parts' loads in flight before their in-order additions (the
+  // M = 16 sums of eight or nine parts took 4-8 us one output at a time,
+  // bench/RESULTS.md, "Tensor-core GEMV"). Same additions, same order.
+  const int outputs = static_cast<int>(p.m) * kGroupRows;
+  const std::int64_t part_stride = p.m * p.n;
+  for (int i = threadIdx.x; i < outputs; i += 2 * kThreads) {
+    const int i1 = i + kThreads;
+    const std::int64_t na = n0 + i % kGroupRows, rowa = i / kGroupRows;
+    const std::int64_t nb = n0 + i1 % kGroupRows, rowb = i1 / kGroupRows;
+    const bool va = na < p.n, vb = i1 < outputs && nb < p.n;
+    const float* pa = p.workspace + (l * split * p.m + rowa) * p.n + na;  // part q is q * M * N on
+    const float* pb = p.workspace + (l * split * p.m + (vb ? rowb : rowa)) * p.n + (vb ? nb : na);
+    float sa = va ? __ldcg(pa) : 0.0f, sb = vb ? __ldcg(pb) : 0.0f;
+    for (int q = 1; q < split; q += 8) {
+      float a[8], b[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const bool in = q + j < split;
+        a[j] = in && va ? __ldcg(pa + (q + j) * part_stride) : 0.0f;
+        b[j] = in && vb ? __ldcg(pb + (q + j) * part_stride) : 0.0f;
+      }
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        if (q + j < split) {
+          sa = AddPartInOrder(sa, a[j]);
+          sb = AddPartInOrder(sb, b[j]);
+        }
+      }
+    }
+    if (va) {
+      const float scale = p.column_scales[(l * p.row_tiles + na / kTileRows) * kTileRows + na % kTileRows];
+      StoreOutput(p, (l * p.m + rowa) * p.n + na, Epilogue(p.schedule, sa, scale));
+    }
+    if (vb) {
+      const float scale = p.column_scales[(l * p.row_tiles + nb / kTileRows) * kTileRows + nb % kTileRows];
+      StoreOutput(p, (l * p.m + rowb) * p.n + nb, Epilogue(p.schedule, sb, scale));
+    }
+  }
+#else
   for (int i = threadIdx.x; i < static_cast<int>(p.m) * kGroupRows; i += kThreads) {
     const std::int64_t n = n0 + i % kGroupRows, row = i / kGroupRows;
     if (n >= p.n) continue;
@@ -590,6 +638,7 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
     const float scale = p.column_scales[(l * p.row_tiles + n / kTileRows) * kTileRows + n % kTileRows];
     StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, sum, scale));
   }
+#endif
   if (threadIdx.x == 0) *counter = 0;
 }
 
@@ -600,6 +649,24 @@ struct Residency {
   int blocks = 0;
   int clusters[kMaxClusterParts + 1] = {};
 };
+
+// Clusters of more than 8 blocks (kMaxClusterParts past 8, a measuring
+// build's) need the kernel's non-portable cluster size allowed, once per
+// device (CUDA C++ Programming Guide, "Thread Block Clusters": 8 is the
+// portable size, an H100 takes 16).
+template <int kNTiles, TileCodec kCodec>
+cudaError_t AllowNonPortableClusters() {
+  static std::mutex mutex;
+  static std::map<int, cudaError_t> done;  // by device
+  int device = 0;
+  if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto [it, inserted] = done.try_emplace(device, cudaSuccess);
+  if (inserted) {
+    it->second = cudaFuncSetAttribute(TcGemvKernel<kNTiles, kCodec>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  }
+  return it->second;
+}
 
 template <int kNTiles, TileCodec kCodec>
 Residency ResidencyOnThisDevice(cudaLaunchConfig_t config) {
@@ -626,6 +693,7 @@ Residency ResidencyOnThisDevice(cudaLaunchConfig_t config) {
     cluster.val.clusterDim.z = 1;
     cudaLaunchConfig_t c = config;
     c.gridDim = dim3(1, static_cast<unsigned>(split), 1);
+    if (split > 8 && AllowNonPortableClusters<kNTiles, kCodec>() != cudaSuccess) break;
     c.attrs = &cluster;
     c.numAttrs = 1;
     if (cudaOccupancyMaxActiveClusters(&r.clusters[split], TcGemvKernel<kNTiles, kCodec>, &c) != cudaSuccess) {
@@ -683,6 +751,9 @@ cudaError_t Launch(KernelParams p, std::int64_t batch, const LaunchOptions& opti
   }
   cudaLaunchAttribute attributes[2] = {};
   int count = 0;
+  if (p.parts_in_cluster && split > 8) {
+    if (const cudaError_t e = AllowNonPortableClusters<kNTiles, kCodec>(); e != cudaSuccess) return e;
+  }
   if (p.parts_in_cluster) {
     attributes[count].id = cudaLaunchAttributeClusterDimension;
     attributes[count].val.clusterDim.x = 1;
