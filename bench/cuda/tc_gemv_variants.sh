@@ -23,7 +23,8 @@ export LOWBIT_TC_GEMV_BENCH_CODECS="${LOWBIT_TC_GEMV_BENCH_CODECS:-nvfp4,mxfp8_e
 # kept: the kernel as it is. clusters9: split-K parts up to 9 add in a
 # cluster. batched_sum: the last block's sum two outputs at a time.
 # late_trigger: the dependent-launch trigger after the main loop.
-VARIANTS="${VARIANTS:-kept: clusters9:-DLOWBIT_TC_GEMV_MAX_CLUSTER_PARTS=9 batched_sum:-DLOWBIT_TC_GEMV_BATCHED_SUM late_trigger:-DLOWBIT_TC_GEMV_LATE_TRIGGER}"
+# m1_warps4: blocks of four warps at M <= 8.
+VARIANTS="${VARIANTS:-kept: clusters9:-DLOWBIT_TC_GEMV_MAX_CLUSTER_PARTS=9 batched_sum:-DLOWBIT_TC_GEMV_BATCHED_SUM late_trigger:-DLOWBIT_TC_GEMV_LATE_TRIGGER m1_warps4:-DLOWBIT_TC_GEMV_M1_WARPS=4}"
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)  date: $(date -u +%F)"
 GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
 names=()

@@ -50,9 +50,15 @@
 namespace lowbit::cuda::tc_gemv {
 namespace {
 
-// The threads whose words the pre-wait slots hold: those of an 8-warp block
-// (the E4M3 instances, the only ones that take such slots).
-inline constexpr int kPreWaitThreads = kWarpsPerBlock * kWarpSize;
+// The threads whose words the pre-wait slots hold: those of an E4M3
+// instance's block at M <= 8 (the E4M3 instances are the only ones that
+// take such slots; 8 warps, or a measuring build's LOWBIT_TC_GEMV_M1_WARPS).
+inline constexpr int kPreWaitThreads =
+#if defined(LOWBIT_TC_GEMV_M1_WARPS)
+    LOWBIT_TC_GEMV_M1_WARPS * kWarpSize;
+#else
+    kWarpsPerBlock * kWarpSize;
+#endif
 #if defined(LOWBIT_TC_GEMV_M16_WARPS)  // a measuring build's choice
 inline constexpr int kM16Warps = LOWBIT_TC_GEMV_M16_WARPS;
 #else
@@ -60,9 +66,21 @@ inline constexpr int kM16Warps = 16;
 #endif
 // Warps a block of an instance: the 4-bit codecs at M > 8 take 16 warps
 // (two blocks an SM) so that each staged row of x feeds twice the weights.
+// A measuring build may give the M <= 8 instances other blocks
+// (LOWBIT_TC_GEMV_M1_WARPS, 4: twice as many blocks of half the warps, so
+// that a grid of fewer blocks than the SMs hold spreads more evenly; the
+// split-K plan still counts groups of kWarpsPerBlock warps, so no bit
+// changes). E4M3 instances then take no pre-wait slots at M > 8, whose
+// layout is for kPreWaitThreads threads.
+#if defined(LOWBIT_TC_GEMV_M1_WARPS)
+inline constexpr int kM1Warps = LOWBIT_TC_GEMV_M1_WARPS;
+#else
+inline constexpr int kM1Warps = kWarpsPerBlock;
+#endif
+static_assert(kM1Warps == 4 || kM1Warps == 8, "M <= 8 blocks of 4 or 8 warps");
 template <int kNTiles, TileCodec kCodec>
 constexpr int WarpsOf() {
-  return kNTiles == 2 && !IsE4m3(kCodec) ? kM16Warps : kWarpsPerBlock;
+  return kNTiles == 2 ? (IsE4m3(kCodec) ? kWarpsPerBlock : kM16Warps) : kM1Warps;
 }
 template <int kNTiles, TileCodec kCodec>
 constexpr int BlocksPerSmOfInstance() {
@@ -233,14 +251,16 @@ static_assert(kE4m3PreWaitTiles <= kStageTiles, "the tiles read from shared memo
 // BlocksPerSmOf blocks an SM.
 template <int kNTiles, TileCodec kCodec>
 constexpr int PreWaitTilesOf() {
-  constexpr int kWanted = IsE4m3(kCodec) ? kE4m3PreWaitTiles : 0;
+  constexpr int kWanted = IsE4m3(kCodec) && WarpsOf<kNTiles, kCodec>() * kWarpSize == kPreWaitThreads ? kE4m3PreWaitTiles : 0;
   constexpr std::size_t kPerBlock = SharedBytesPerBlock(BlocksPerSmOf(kCodec));
   constexpr std::size_t kFit = (kPerBlock - XSharedBytes<kNTiles>()) / PreWaitTileBytes<kCodec>();
   return kFit < kWanted ? static_cast<int>(kFit) : kWanted;
 }
+#if !defined(LOWBIT_TC_GEMV_M1_WARPS)
 static_assert(PreWaitTilesOf<1, TileCodec::kMxfp8>() == kE4m3PreWaitTiles &&
               PreWaitTilesOf<2, TileCodec::kFp8Channel>() == kE4m3PreWaitTiles && PreWaitTilesOf<1, TileCodec::kNvfp4>() == 0,
               "every E4M3 kernel gets the tiles it wants");
+#endif
 // x buffers of an instance: two (the next stage copied by cp.async while
 // the warps multiply the current one) where no pre-wait slots sit past the
 // first buffer and two buffers fit the instance's blocks an SM; else one.
@@ -249,7 +269,7 @@ constexpr int XBuffersOf() {
   constexpr bool kFits = 2 * XSharedBytes<kNTiles>() <= SharedBytesPerBlock(BlocksPerSmOfInstance<kNTiles, kCodec>());
   return PreWaitTilesOf<kNTiles, kCodec>() == 0 && kFits ? kWantedXBuffers : 1;
 }
-#if !defined(LOWBIT_TC_GEMV_X_BUFFERS) && !defined(LOWBIT_TC_GEMV_M16_WARPS)
+#if !defined(LOWBIT_TC_GEMV_X_BUFFERS) && !defined(LOWBIT_TC_GEMV_M16_WARPS) && !defined(LOWBIT_TC_GEMV_M1_WARPS)
 // What docs/matmul.md says of the instances.
 static_assert(WarpsOf<2, TileCodec::kNvfp4>() == 16 && WarpsOf<1, TileCodec::kNvfp4>() == kWarpsPerBlock &&
                   WarpsOf<2, TileCodec::kMxfp8>() == kWarpsPerBlock,
@@ -424,11 +444,23 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
   ptx::LaunchDependentGrids();
 #endif
 
+#if defined(LOWBIT_TC_GEMV_M1_WARPS)
+  // The scale table's entries a thread copies: two in a block of four warps.
+  static_assert(kThreads >= 256 || 256 % kThreads == 0, "the 256 entries spread evenly over the threads");
+  constexpr int kTableEntries = kThreads >= 256 ? 1 : 256 / kThreads;
+  std::uint16_t table_entries[kTableEntries];
+#pragma unroll
+  for (int e = 0; e < kTableEntries; ++e) {
+    const unsigned entry = threadIdx.x + static_cast<unsigned>(e * kThreads);
+    table_entries[e] = entry < 256 ? kScaleTables.code[RecordScaleTypeOf(kCodec) == ScaleType::kUe4m3 ? 0 : 1][entry] : 0;
+  }
+#else
   static_assert(kThreads >= 256, "one table entry per thread");
   // Loaded here, stored after the first stage's x loads are out, so that
   // the two loads' latencies overlap.
   const std::uint16_t table_entry =
       threadIdx.x < 256 ? kScaleTables.code[RecordScaleTypeOf(kCodec) == ScaleType::kUe4m3 ? 0 : 1][threadIdx.x] : 0;  // unread for UINT4
+#endif
   // Rows of x at or past M feed only columns of D that are never stored;
   // they are zeroed once so that every shared-memory read is of written data.
   static_assert(kStride * sizeof(std::uint16_t) % 16 == 0, "rows of x 16-byte aligned: zeroed by 16-byte stores");
@@ -467,7 +499,7 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
   // before the wait; the registers hold tile pre_end (the last tile again
   // when the part has no more), the main loop's first.
   constexpr int kPreWait = PreWaitTilesOf<kNTiles, kCodec>();
-  static_assert(kPreWait == 0 || kWarps == kWarpsPerBlock, "the pre-wait slots are laid out for kPreWaitThreads threads");
+  static_assert(kPreWait == 0 || kThreads == kPreWaitThreads, "the pre-wait slots are laid out for kPreWaitThreads threads");
   const int pre_end = tile_first + kPreWait < tile_last ? tile_first + kPreWait : tile_last;
   const std::uint32_t pre = ptx::SharedAddress(xs) + static_cast<std::uint32_t>(XSharedBytes<kNTiles>());
   constexpr int kXBuffers = XBuffersOf<kNTiles, kCodec>();
@@ -495,7 +527,17 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
   int buffer = 0;  // the x buffer of the current stage
   for (int stage = tile_first; stage < tile_last; stage += kStageTiles) {
     const int stage_end = stage + kStageTiles < tile_last ? stage + kStageTiles : tile_last;
+#if defined(LOWBIT_TC_GEMV_M1_WARPS)
+    if (stage == tile_first) {
+#pragma unroll
+      for (int e = 0; e < kTableEntries; ++e) {
+        const unsigned entry = threadIdx.x + static_cast<unsigned>(e * kThreads);
+        if (entry < 256) scale_table[entry] = table_entries[e];
+      }
+    }
+#else
     if (stage == tile_first && threadIdx.x < 256) scale_table[threadIdx.x] = table_entry;
+#endif
     if (kXBuffers == 2) ptx::CpAsyncWaitAll();  // this thread's copies of this stage's x
     // x staged (and, the first time, the scale table); with two buffers,
     // also every warp done with the other one, the previous stage's.
@@ -848,7 +890,8 @@ cudaError_t DecodeEveryPairOnDevice(ScaleType type, bool plain, std::uint32_t* o
 
 namespace {
 std::int64_t PartFloats(const DeviceWeights& w, std::int64_t m, int split_k) { return w.batch * split_k * m * w.n; }
-std::int64_t RowGroups(const DeviceWeights& w) { return matmul::CeilDiv(w.row_tiles, kWarpsPerBlock); }
+// Counters: one per block of a row group, so per the smallest block.
+std::int64_t RowGroups(const DeviceWeights& w) { return matmul::CeilDiv(w.row_tiles, kM1Warps < kWarpsPerBlock ? kM1Warps : kWarpsPerBlock); }
 }  // namespace
 
 std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k) {
