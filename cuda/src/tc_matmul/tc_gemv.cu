@@ -692,22 +692,27 @@ struct Residency {
   int clusters[kMaxClusterParts + 1] = {};
 };
 
-// Clusters of more than 8 blocks (kMaxClusterParts past 8, a measuring
-// build's) need the kernel's non-portable cluster size allowed, once per
-// device (CUDA C++ Programming Guide, "Thread Block Clusters": 8 is the
-// portable size, an H100 takes 16).
-template <int kNTiles, TileCodec kCodec>
-cudaError_t AllowNonPortableClusters() {
+// A kernel attribute set once per device and instance, the result kept
+// (cudaFuncSetAttribute): the dynamic shared memory past 48 KB (CUDA C++
+// Programming Guide, "Shared Memory", compute capability 9.0), needed before
+// ResidencyOnThisDevice asks its occupancy, and the non-portable cluster size
+// that clusters of more than 8 blocks need ("Thread Block Clusters": 8 is
+// the portable size, an H100 takes 16; kMaxClusterParts past 8, a measuring
+// build's). `value` is the same on every call for one attribute.
+template <int kNTiles, TileCodec kCodec, cudaFuncAttribute kAttribute>
+cudaError_t SetKernelAttributeOnce(int value) {
   static std::mutex mutex;
   static std::map<int, cudaError_t> done;  // by device
   int device = 0;
   if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
   const std::lock_guard<std::mutex> lock(mutex);
   const auto [it, inserted] = done.try_emplace(device, cudaSuccess);
-  if (inserted) {
-    it->second = cudaFuncSetAttribute(TcGemvKernel<kNTiles, kCodec>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-  }
+  if (inserted) it->second = cudaFuncSetAttribute(TcGemvKernel<kNTiles, kCodec>, kAttribute, value);
   return it->second;
+}
+template <int kNTiles, TileCodec kCodec>
+cudaError_t AllowNonPortableClusters() {
+  return SetKernelAttributeOnce<kNTiles, kCodec, cudaFuncAttributeNonPortableClusterSizeAllowed>(1);
 }
 
 template <int kNTiles, TileCodec kCodec>
@@ -746,29 +751,15 @@ Residency ResidencyOnThisDevice(cudaLaunchConfig_t config) {
   return r;
 }
 
-// A kernel's dynamic shared memory past 48 KB needs its attribute set once
-// per device (CUDA C++ Programming Guide, "Shared Memory", compute
-// capability 9.0); before ResidencyOnThisDevice asks its occupancy.
-template <int kNTiles, TileCodec kCodec>
-cudaError_t AllowSharedBytes(std::size_t bytes) {
-  static std::mutex mutex;
-  static std::map<int, cudaError_t> done;  // by device
-  int device = 0;
-  if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  const std::lock_guard<std::mutex> lock(mutex);
-  const auto [it, inserted] = done.try_emplace(device, cudaSuccess);
-  if (inserted) {
-    it->second = cudaFuncSetAttribute(TcGemvKernel<kNTiles, kCodec>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(bytes));
-  }
-  return it->second;
-}
-
 template <int kNTiles, TileCodec kCodec>
 cudaError_t Launch(KernelParams p, std::int64_t batch, const LaunchOptions& options, cudaStream_t stream) {
   constexpr std::size_t kShared = SharedBytesOf<kNTiles, kCodec>();
   if constexpr (kShared > 48 * 1024) {
-    if (const cudaError_t e = AllowSharedBytes<kNTiles, kCodec>(kShared); e != cudaSuccess) return e;
+    if (const cudaError_t e =
+            SetKernelAttributeOnce<kNTiles, kCodec, cudaFuncAttributeMaxDynamicSharedMemorySize>(static_cast<int>(kShared));
+        e != cudaSuccess) {
+      return e;
+    }
   }
   cudaLaunchConfig_t config = {};
   const unsigned groups = static_cast<unsigned>(matmul::CeilDiv(p.row_tiles, WarpsOf<kNTiles, kCodec>()));
