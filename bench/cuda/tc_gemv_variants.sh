@@ -12,6 +12,9 @@
 #   LOWBIT_TC_GEMV_BENCH_CODECS=nvfp4,...    weight kinds benchmarked
 #                                            (default nvfp4,mxfp8_e4m3)
 #   LOWBIT_TC_GEMV_VARIANTS_SKIP_TESTS=1     benchmark only
+#   LOWBIT_TC_GEMV_VARIANTS_PREBUILT=1       use the binaries already in
+#                                            $BASE/<name>/ (built elsewhere
+#                                            with the same toolchain)
 # Logs in $OUT (or build/gpu-tc-gemv-variants/out).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -20,11 +23,10 @@ BASE="${LOWBIT_TC_GEMV_VARIANTS_BUILD:-build/gpu-tc-gemv-variants}"
 OUT="${OUT:-$BASE/out}"
 mkdir -p "$BASE" "$OUT"
 export LOWBIT_TC_GEMV_BENCH_CODECS="${LOWBIT_TC_GEMV_BENCH_CODECS:-nvfp4,mxfp8_e4m3}"
-# kept: the kernel as it is. clusters9: split-K parts up to 9 add in a
-# cluster. batched_sum: the last block's sum two outputs at a time.
-# late_trigger: the dependent-launch trigger after the main loop.
-# m1_warps4: blocks of four warps at M <= 8.
-VARIANTS="${VARIANTS:-kept: clusters9:-DLOWBIT_TC_GEMV_MAX_CLUSTER_PARTS=9 batched_sum:-DLOWBIT_TC_GEMV_BATCHED_SUM late_trigger:-DLOWBIT_TC_GEMV_LATE_TRIGGER m1_warps4:-DLOWBIT_TC_GEMV_M1_WARPS=4}"
+# kept: the kernel as it is. m16_warps8: blocks of eight warps at M > 8
+# (16 kept). x_buffers1: one x buffer. e4m3_pre_wait2: two E4M3 tiles
+# copied to shared memory before the wait (one kept).
+VARIANTS="${VARIANTS:-kept: m16_warps8:-DLOWBIT_TC_GEMV_M16_WARPS=8 x_buffers1:-DLOWBIT_TC_GEMV_X_BUFFERS=1 e4m3_pre_wait2:-DLOWBIT_TC_GEMV_E4M3_PRE_WAIT_TILES=2}"
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1)  date: $(date -u +%F)"
 GEN=(); command -v ninja >/dev/null && GEN=(-G Ninja)
 names=()
@@ -32,6 +34,12 @@ for v in $VARIANTS; do
   name=${v%%:*}; flags=${v#*:}; flags=${flags//,/ }
   names+=("$name")
   t0=$SECONDS
+  if [[ "${LOWBIT_TC_GEMV_VARIANTS_PREBUILT:-0}" == 1 ]]; then
+    [[ -x "$BASE/$name/lowbit_tc_gemv_bench" && -x "$BASE/$name/lowbit_tc_gemv_test" ]] ||
+      { echo "prebuilt $name: no binaries in $BASE/$name"; exit 1; }
+    echo "prebuilt $name"
+    continue
+  fi
   # The flags reach the host compiler too: tc_gemv.h's constants are read by
   # the tests' C++ files.
   { cmake -S cuda/standalone -B "$BASE/$name" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \

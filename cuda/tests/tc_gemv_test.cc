@@ -290,14 +290,19 @@ TEST(TcGemvGpu, OverlappedCallsWaitForThePreviousKernel) {
   workspace_schedule.split_k = 9;
   matmul::AccumulationSchedule cluster_schedule = workspace_schedule;
   cluster_schedule.split_k = 3;
+  // One part: the grid whose dependent-launch trigger comes after its main
+  // loop (tc_gemv.cu KernelParams::trigger_after_loop).
+  matmul::AccumulationSchedule one_part_schedule = workspace_schedule;
+  one_part_schedule.split_k = 1;
   const std::vector<std::uint32_t> workspace_model = ModelOutputs(second, workspace_schedule);
   const std::vector<std::uint32_t> cluster_model = ModelOutputs(second, cluster_schedule);
+  const std::vector<std::uint32_t> one_part_model = ModelOutputs(second, one_part_schedule);
 
   const UploadedWeights first_weights(PackForTcGemv(first.View()));
   const UploadedWeights second_weights(PackForTcGemv(second.View()));
   DeviceVector<std::uint16_t> x(first.x);
   DeviceVector<std::uint16_t> hidden(2048);  // the first layer's y, the second's x
-  DeviceVector<std::uint32_t> y0(1000), y1(1000), y2(1000);
+  DeviceVector<std::uint32_t> y0(1000), y1(1000), y2(1000), y3(1000);
   const std::int64_t workspace_floats = WorkspaceFloats(second_weights.view, 1, 9);
   DeviceVector<float> workspace(static_cast<std::size_t>(workspace_floats));
   cudaStream_t stream = nullptr;
@@ -308,6 +313,7 @@ TEST(TcGemvGpu, OverlappedCallsWaitForThePreviousKernel) {
   LaunchOptions cluster = overlap;
   cluster.part_sums = LaunchOptions::PartSums::kCluster;
   EXPECT_EQ(RunTcGemv(first_weights.view, x.p, 1, first_schedule, hidden.p, nullptr, 0, stream), nullptr);
+  EXPECT_EQ(RunTcGemv(second_weights.view, hidden.p, 1, one_part_schedule, y3.p, nullptr, 0, stream, overlap), nullptr);
   EXPECT_EQ(RunTcGemv(second_weights.view, hidden.p, 1, workspace_schedule, y0.p, workspace.p, workspace_floats, stream,
                       overlap),
             nullptr);
@@ -321,9 +327,9 @@ TEST(TcGemvGpu, OverlappedCallsWaitForThePreviousKernel) {
   ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
   std::vector<std::uint16_t> hidden_got = hidden.Get(2048);
   for (std::size_t i = 0; i < hidden_got.size(); ++i) ASSERT_EQ(hidden_got[i], first_model[i]) << "first layer, n " << i;
-  const std::vector<std::uint32_t> got[3] = {y0.Get(1000), y1.Get(1000), y2.Get(1000)};
-  const std::vector<std::uint32_t>* want[3] = {&workspace_model, &workspace_model, &cluster_model};
-  for (int call = 0; call < 3; ++call) {
+  const std::vector<std::uint32_t> got[4] = {y0.Get(1000), y1.Get(1000), y2.Get(1000), y3.Get(1000)};
+  const std::vector<std::uint32_t>* want[4] = {&workspace_model, &workspace_model, &cluster_model, &one_part_model};
+  for (int call = 0; call < 4; ++call) {
     ASSERT_EQ(want[call]->size(), 1000u);
     for (std::size_t n = 0; n < 1000; ++n) ASSERT_EQ(got[call][n], (*want[call])[n]) << "overlapped call " << call << ", n " << n;
   }

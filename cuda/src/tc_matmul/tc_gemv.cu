@@ -50,15 +50,9 @@
 namespace lowbit::cuda::tc_gemv {
 namespace {
 
-// The threads whose words the pre-wait slots hold: those of an E4M3
-// instance's block at M <= 8 (the E4M3 instances are the only ones that
-// take such slots; 8 warps, or a measuring build's LOWBIT_TC_GEMV_M1_WARPS).
-inline constexpr int kPreWaitThreads =
-#if defined(LOWBIT_TC_GEMV_M1_WARPS)
-    LOWBIT_TC_GEMV_M1_WARPS * kWarpSize;
-#else
-    kWarpsPerBlock * kWarpSize;
-#endif
+// The threads whose words the pre-wait slots hold: those of an 8-warp block
+// (the E4M3 instances, the only ones that take such slots).
+inline constexpr int kPreWaitThreads = kWarpsPerBlock * kWarpSize;
 #if defined(LOWBIT_TC_GEMV_M16_WARPS)  // a measuring build's choice
 inline constexpr int kM16Warps = LOWBIT_TC_GEMV_M16_WARPS;
 #else
@@ -66,21 +60,9 @@ inline constexpr int kM16Warps = 16;
 #endif
 // Warps a block of an instance: the 4-bit codecs at M > 8 take 16 warps
 // (two blocks an SM) so that each staged row of x feeds twice the weights.
-// A measuring build may give the M <= 8 instances other blocks
-// (LOWBIT_TC_GEMV_M1_WARPS, 4: twice as many blocks of half the warps, so
-// that a grid of fewer blocks than the SMs hold spreads more evenly; the
-// split-K plan still counts groups of kWarpsPerBlock warps, so no bit
-// changes). E4M3 instances then take no pre-wait slots at M > 8, whose
-// layout is for kPreWaitThreads threads.
-#if defined(LOWBIT_TC_GEMV_M1_WARPS)
-inline constexpr int kM1Warps = LOWBIT_TC_GEMV_M1_WARPS;
-#else
-inline constexpr int kM1Warps = kWarpsPerBlock;
-#endif
-static_assert(kM1Warps == 4 || kM1Warps == 8, "M <= 8 blocks of 4 or 8 warps");
 template <int kNTiles, TileCodec kCodec>
 constexpr int WarpsOf() {
-  return kNTiles == 2 ? (IsE4m3(kCodec) ? kWarpsPerBlock : kM16Warps) : kM1Warps;
+  return kNTiles == 2 && !IsE4m3(kCodec) ? kM16Warps : kWarpsPerBlock;
 }
 template <int kNTiles, TileCodec kCodec>
 constexpr int BlocksPerSmOfInstance() {
@@ -127,6 +109,14 @@ struct KernelParams {
   std::int64_t m, n, k, row_tiles, k_tiles;
   AccumulationSchedule schedule;
   bool parts_in_cluster;  // the split-K parts of a row group are one thread-block cluster
+  // Whether the dependent-launch trigger comes after the main loop rather
+  // than at the start: for grids of one part. On an H100 that took MXFP8
+  // at M = 1 from 99.2 to 82.1 us (28672 x 8192), 91.0 to 81.7 (4096 x 7168
+  // x 8) and 27.3 to 22.5 (7168 x 2048 x 4) overlapped, and cost the split
+  // grids up to 1.9 us (bench/RESULTS.md, "Measuring builds of the
+  // tensor-core GEMV"): a one-part grid leaves resident slots free, and the
+  // next call's blocks took them from the start.
+  bool trigger_after_loop;
 };
 
 __device__ inline void StoreOutput(const KernelParams& p, std::int64_t index, std::uint32_t code) {
@@ -251,16 +241,14 @@ static_assert(kE4m3PreWaitTiles <= kStageTiles, "the tiles read from shared memo
 // BlocksPerSmOf blocks an SM.
 template <int kNTiles, TileCodec kCodec>
 constexpr int PreWaitTilesOf() {
-  constexpr int kWanted = IsE4m3(kCodec) && WarpsOf<kNTiles, kCodec>() * kWarpSize == kPreWaitThreads ? kE4m3PreWaitTiles : 0;
+  constexpr int kWanted = IsE4m3(kCodec) ? kE4m3PreWaitTiles : 0;
   constexpr std::size_t kPerBlock = SharedBytesPerBlock(BlocksPerSmOf(kCodec));
   constexpr std::size_t kFit = (kPerBlock - XSharedBytes<kNTiles>()) / PreWaitTileBytes<kCodec>();
   return kFit < kWanted ? static_cast<int>(kFit) : kWanted;
 }
-#if !defined(LOWBIT_TC_GEMV_M1_WARPS)
 static_assert(PreWaitTilesOf<1, TileCodec::kMxfp8>() == kE4m3PreWaitTiles &&
               PreWaitTilesOf<2, TileCodec::kFp8Channel>() == kE4m3PreWaitTiles && PreWaitTilesOf<1, TileCodec::kNvfp4>() == 0,
               "every E4M3 kernel gets the tiles it wants");
-#endif
 // x buffers of an instance: two (the next stage copied by cp.async while
 // the warps multiply the current one) where no pre-wait slots sit past the
 // first buffer and two buffers fit the instance's blocks an SM; else one.
@@ -269,7 +257,7 @@ constexpr int XBuffersOf() {
   constexpr bool kFits = 2 * XSharedBytes<kNTiles>() <= SharedBytesPerBlock(BlocksPerSmOfInstance<kNTiles, kCodec>());
   return PreWaitTilesOf<kNTiles, kCodec>() == 0 && kFits ? kWantedXBuffers : 1;
 }
-#if !defined(LOWBIT_TC_GEMV_X_BUFFERS) && !defined(LOWBIT_TC_GEMV_M16_WARPS) && !defined(LOWBIT_TC_GEMV_M1_WARPS)
+#if !defined(LOWBIT_TC_GEMV_X_BUFFERS) && !defined(LOWBIT_TC_GEMV_M16_WARPS)
 // What docs/matmul.md says of the instances.
 static_assert(WarpsOf<2, TileCodec::kNvfp4>() == 16 && WarpsOf<1, TileCodec::kNvfp4>() == kWarpsPerBlock &&
                   WarpsOf<2, TileCodec::kMxfp8>() == kWarpsPerBlock,
@@ -437,30 +425,15 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
   const bool active = r < p.row_tiles;  // idle warps still stage x and meet the barriers
   // A kernel launched after this one with programmatic stream serialization
   // may start now; it reads only its weights until this grid has finished.
-  // (Here or after the main loop: on an H100 the two were within 0.3 us for
-  // NVFP4; LOWBIT_TC_GEMV_LATE_TRIGGER, a measuring build's choice, moves it
-  // after the loop, for the grids that leave resident slots free.)
-#if !defined(LOWBIT_TC_GEMV_LATE_TRIGGER)
-  ptx::LaunchDependentGrids();
-#endif
+  // Grids of one split-K part trigger after their main loop instead
+  // (KernelParams::trigger_after_loop).
+  if (!p.trigger_after_loop) ptx::LaunchDependentGrids();
 
-#if defined(LOWBIT_TC_GEMV_M1_WARPS)
-  // The scale table's entries a thread copies: two in a block of four warps.
-  static_assert(kThreads >= 256 || 256 % kThreads == 0, "the 256 entries spread evenly over the threads");
-  constexpr int kTableEntries = kThreads >= 256 ? 1 : 256 / kThreads;
-  std::uint16_t table_entries[kTableEntries];
-#pragma unroll
-  for (int e = 0; e < kTableEntries; ++e) {
-    const unsigned entry = threadIdx.x + static_cast<unsigned>(e * kThreads);
-    table_entries[e] = entry < 256 ? kScaleTables.code[RecordScaleTypeOf(kCodec) == ScaleType::kUe4m3 ? 0 : 1][entry] : 0;
-  }
-#else
   static_assert(kThreads >= 256, "one table entry per thread");
   // Loaded here, stored after the first stage's x loads are out, so that
   // the two loads' latencies overlap.
   const std::uint16_t table_entry =
       threadIdx.x < 256 ? kScaleTables.code[RecordScaleTypeOf(kCodec) == ScaleType::kUe4m3 ? 0 : 1][threadIdx.x] : 0;  // unread for UINT4
-#endif
   // Rows of x at or past M feed only columns of D that are never stored;
   // they are zeroed once so that every shared-memory read is of written data.
   static_assert(kStride * sizeof(std::uint16_t) % 16 == 0, "rows of x 16-byte aligned: zeroed by 16-byte stores");
@@ -499,7 +472,7 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
   // before the wait; the registers hold tile pre_end (the last tile again
   // when the part has no more), the main loop's first.
   constexpr int kPreWait = PreWaitTilesOf<kNTiles, kCodec>();
-  static_assert(kPreWait == 0 || kThreads == kPreWaitThreads, "the pre-wait slots are laid out for kPreWaitThreads threads");
+  static_assert(kPreWait == 0 || kWarps == kWarpsPerBlock, "the pre-wait slots are laid out for kPreWaitThreads threads");
   const int pre_end = tile_first + kPreWait < tile_last ? tile_first + kPreWait : tile_last;
   const std::uint32_t pre = ptx::SharedAddress(xs) + static_cast<std::uint32_t>(XSharedBytes<kNTiles>());
   constexpr int kXBuffers = XBuffersOf<kNTiles, kCodec>();
@@ -527,17 +500,7 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
   int buffer = 0;  // the x buffer of the current stage
   for (int stage = tile_first; stage < tile_last; stage += kStageTiles) {
     const int stage_end = stage + kStageTiles < tile_last ? stage + kStageTiles : tile_last;
-#if defined(LOWBIT_TC_GEMV_M1_WARPS)
-    if (stage == tile_first) {
-#pragma unroll
-      for (int e = 0; e < kTableEntries; ++e) {
-        const unsigned entry = threadIdx.x + static_cast<unsigned>(e * kThreads);
-        if (entry < 256) scale_table[entry] = table_entries[e];
-      }
-    }
-#else
     if (stage == tile_first && threadIdx.x < 256) scale_table[threadIdx.x] = table_entry;
-#endif
     if (kXBuffers == 2) ptx::CpAsyncWaitAll();  // this thread's copies of this stage's x
     // x staged (and, the first time, the scale table); with two buffers,
     // also every warp done with the other one, the previous stage's.
@@ -586,9 +549,7 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
     }
     buffer ^= kXBuffers - 1;
   }
-#if defined(LOWBIT_TC_GEMV_LATE_TRIGGER)
-  ptx::LaunchDependentGrids();
-#endif
+  if (p.trigger_after_loop) ptx::LaunchDependentGrids();
   const int split = p.schedule.split_k;
   if (split > 1 && p.parts_in_cluster) {
     FinishPartsInCluster<kNTiles, kWarps>(p, acc, reinterpret_cast<float*>(xs), active, pos, warp, l, part);
@@ -630,57 +591,57 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
   __threadfence();
   constexpr int kGroupRows = kWarps * kTileRows;
   const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * kGroupRows;
-#if defined(LOWBIT_TC_GEMV_BATCHED_SUM)
-  // A measuring build's choice: two outputs a thread at a time, each with
-  // up to eight parts' loads in flight before their in-order additions (the
-  // M = 16 sums of eight or nine parts took 4-8 us one output at a time,
-  // bench/RESULTS.md, "Tensor-core GEMV"). Same additions, same order.
-  const int outputs = static_cast<int>(p.m) * kGroupRows;
-  const std::int64_t part_stride = p.m * p.n;
-  for (int i = threadIdx.x; i < outputs; i += 2 * kThreads) {
-    const int i1 = i + kThreads;
-    const std::int64_t na = n0 + i % kGroupRows, rowa = i / kGroupRows;
-    const std::int64_t nb = n0 + i1 % kGroupRows, rowb = i1 / kGroupRows;
-    const bool va = na < p.n, vb = i1 < outputs && nb < p.n;
-    const float* pa = p.workspace + (l * split * p.m + rowa) * p.n + na;  // part q is q * M * N on
-    const float* pb = p.workspace + (l * split * p.m + (vb ? rowb : rowa)) * p.n + (vb ? nb : na);
-    float sa = va ? __ldcg(pa) : 0.0f, sb = vb ? __ldcg(pb) : 0.0f;
-    for (int q = 1; q < split; q += 8) {
-      float a[8], b[8];
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        const bool in = q + j < split;
-        a[j] = in && va ? __ldcg(pa + (q + j) * part_stride) : 0.0f;
-        b[j] = in && vb ? __ldcg(pb + (q + j) * part_stride) : 0.0f;
-      }
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        if (q + j < split) {
-          sa = AddPartInOrder(sa, a[j]);
-          sb = AddPartInOrder(sb, b[j]);
-        }
-      }
-    }
-    if (va) {
-      const float scale = p.column_scales[(l * p.row_tiles + na / kTileRows) * kTileRows + na % kTileRows];
-      StoreOutput(p, (l * p.m + rowa) * p.n + na, Epilogue(p.schedule, sa, scale));
-    }
-    if (vb) {
-      const float scale = p.column_scales[(l * p.row_tiles + nb / kTileRows) * kTileRows + nb % kTileRows];
-      StoreOutput(p, (l * p.m + rowb) * p.n + nb, Epilogue(p.schedule, sb, scale));
-    }
-  }
-#else
-  for (int i = threadIdx.x; i < static_cast<int>(p.m) * kGroupRows; i += kThreads) {
-    const std::int64_t n = n0 + i % kGroupRows, row = i / kGroupRows;
-    if (n >= p.n) continue;
-    const float* part = p.workspace + (l * split * p.m + row) * p.n + n;  // part q is q * M * N on
-    float sum = __ldcg(part);
-    for (int q = 1; q < split; ++q) sum = AddPartInOrder(sum, __ldcg(part + q * p.m * p.n));
+  const auto store = [&](std::int64_t row, std::int64_t n, float sum) {
     const float scale = p.column_scales[(l * p.row_tiles + n / kTileRows) * kTileRows + n % kTileRows];
     StoreOutput(p, (l * p.m + row) * p.n + n, Epilogue(p.schedule, sum, scale));
+  };
+  if constexpr (kNTiles == 2) {
+    // M > 8: two outputs a thread at a time, each with up to eight parts'
+    // loads in flight before their in-order additions. Same additions, same
+    // order as one at a time; on an H100 NVFP4 8192 x 8192 at M = 16 took
+    // 27.3 us overlapped this way against 29.4 (bench/RESULTS.md, "Measuring
+    // builds of the tensor-core GEMV"). The M <= 8 instances, with fewer
+    // outputs than threads, keep the plain loop: there the batched one
+    // measured no faster.
+    const int outputs = static_cast<int>(p.m) * kGroupRows;
+    const std::int64_t part_stride = p.m * p.n;
+    for (int i = threadIdx.x; i < outputs; i += 2 * kThreads) {
+      const int i1 = i + kThreads;
+      const std::int64_t na = n0 + i % kGroupRows, rowa = i / kGroupRows;
+      const std::int64_t nb = n0 + i1 % kGroupRows, rowb = i1 / kGroupRows;
+      const bool va = na < p.n, vb = i1 < outputs && nb < p.n;
+      const float* pa = p.workspace + (l * split * p.m + rowa) * p.n + na;  // part q is q * M * N on
+      const float* pb = p.workspace + (l * split * p.m + (vb ? rowb : rowa)) * p.n + (vb ? nb : na);
+      float sa = va ? __ldcg(pa) : 0.0f, sb = vb ? __ldcg(pb) : 0.0f;
+      for (int q = 1; q < split; q += 8) {
+        float a[8], b[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const bool in = q + j < split;
+          a[j] = in && va ? __ldcg(pa + (q + j) * part_stride) : 0.0f;
+          b[j] = in && vb ? __ldcg(pb + (q + j) * part_stride) : 0.0f;
+        }
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          if (q + j < split) {
+            sa = AddPartInOrder(sa, a[j]);
+            sb = AddPartInOrder(sb, b[j]);
+          }
+        }
+      }
+      if (va) store(rowa, na, sa);
+      if (vb) store(rowb, nb, sb);
+    }
+  } else {
+    for (int i = threadIdx.x; i < static_cast<int>(p.m) * kGroupRows; i += kThreads) {
+      const std::int64_t n = n0 + i % kGroupRows, row = i / kGroupRows;
+      if (n >= p.n) continue;
+      const float* part = p.workspace + (l * split * p.m + row) * p.n + n;  // part q is q * M * N on
+      float sum = __ldcg(part);
+      for (int q = 1; q < split; ++q) sum = AddPartInOrder(sum, __ldcg(part + q * p.m * p.n));
+      store(row, n, sum);
+    }
   }
-#endif
   if (threadIdx.x == 0) *counter = 0;
 }
 
@@ -695,10 +656,8 @@ struct Residency {
 // A kernel attribute set once per device and instance, the result kept
 // (cudaFuncSetAttribute): the dynamic shared memory past 48 KB (CUDA C++
 // Programming Guide, "Shared Memory", compute capability 9.0), needed before
-// ResidencyOnThisDevice asks its occupancy, and the non-portable cluster size
-// that clusters of more than 8 blocks need ("Thread Block Clusters": 8 is
-// the portable size, an H100 takes 16; kMaxClusterParts past 8, a measuring
-// build's). `value` is the same on every call for one attribute.
+// ResidencyOnThisDevice asks its occupancy. `value` is the same on every
+// call for one attribute.
 template <int kNTiles, TileCodec kCodec, cudaFuncAttribute kAttribute>
 cudaError_t SetKernelAttributeOnce(int value) {
   static std::mutex mutex;
@@ -709,10 +668,6 @@ cudaError_t SetKernelAttributeOnce(int value) {
   const auto [it, inserted] = done.try_emplace(device, cudaSuccess);
   if (inserted) it->second = cudaFuncSetAttribute(TcGemvKernel<kNTiles, kCodec>, kAttribute, value);
   return it->second;
-}
-template <int kNTiles, TileCodec kCodec>
-cudaError_t AllowNonPortableClusters() {
-  return SetKernelAttributeOnce<kNTiles, kCodec, cudaFuncAttributeNonPortableClusterSizeAllowed>(1);
 }
 
 template <int kNTiles, TileCodec kCodec>
@@ -740,7 +695,6 @@ Residency ResidencyOnThisDevice(cudaLaunchConfig_t config) {
     cluster.val.clusterDim.z = 1;
     cudaLaunchConfig_t c = config;
     c.gridDim = dim3(1, static_cast<unsigned>(split), 1);
-    if (split > 8 && AllowNonPortableClusters<kNTiles, kCodec>() != cudaSuccess) break;
     c.attrs = &cluster;
     c.numAttrs = 1;
     if (cudaOccupancyMaxActiveClusters(&r.clusters[split], TcGemvKernel<kNTiles, kCodec>, &c) != cudaSuccess) {
@@ -769,6 +723,7 @@ cudaError_t Launch(KernelParams p, std::int64_t batch, const LaunchOptions& opti
   config.dynamicSmemBytes = kShared;
   config.stream = stream;
   p.parts_in_cluster = false;
+  p.trigger_after_loop = split == 1;
   if (split > 1 && split <= kMaxClusterParts) {
     using PartSums = LaunchOptions::PartSums;
     if (options.part_sums == PartSums::kCluster) {
@@ -784,9 +739,6 @@ cudaError_t Launch(KernelParams p, std::int64_t batch, const LaunchOptions& opti
   }
   cudaLaunchAttribute attributes[2] = {};
   int count = 0;
-  if (p.parts_in_cluster && split > 8) {
-    if (const cudaError_t e = AllowNonPortableClusters<kNTiles, kCodec>(); e != cudaSuccess) return e;
-  }
   if (p.parts_in_cluster) {
     attributes[count].id = cudaLaunchAttributeClusterDimension;
     attributes[count].val.clusterDim.x = 1;
@@ -881,8 +833,7 @@ cudaError_t DecodeEveryPairOnDevice(ScaleType type, bool plain, std::uint32_t* o
 
 namespace {
 std::int64_t PartFloats(const DeviceWeights& w, std::int64_t m, int split_k) { return w.batch * split_k * m * w.n; }
-// Counters: one per block of a row group, so per the smallest block.
-std::int64_t RowGroups(const DeviceWeights& w) { return matmul::CeilDiv(w.row_tiles, kM1Warps < kWarpsPerBlock ? kM1Warps : kWarpsPerBlock); }
+std::int64_t RowGroups(const DeviceWeights& w) { return matmul::CeilDiv(w.row_tiles, kWarpsPerBlock); }
 }  // namespace
 
 std::int64_t WorkspaceFloats(const DeviceWeights& w, std::int64_t m, int split_k) {
@@ -932,9 +883,9 @@ const char* RunTcGemv(const DeviceWeights& w, const std::uint16_t* x, std::int64
   // call with the same workspace has.
   unsigned* counters = schedule.split_k > 1 ? reinterpret_cast<unsigned*>(workspace) : nullptr;
   float* parts = schedule.split_k > 1 ? workspace + w.batch * RowGroups(w) : nullptr;
-  // Launch decides parts_in_cluster.
+  // Launch decides parts_in_cluster and trigger_after_loop.
   const KernelParams p{w.codes, w.scales, w.column_scales, w.plain_tiles, x, y, parts, counters, m, w.n, w.k,
-                       w.row_tiles, w.k_tiles, schedule, false};
+                       w.row_tiles, w.k_tiles, schedule, false, false};
   const bool two_tiles = m > kTileColumns;
   cudaError_t e = cudaSuccess;
   switch (codec) {

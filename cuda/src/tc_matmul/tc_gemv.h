@@ -51,16 +51,11 @@ struct DeviceWeights : PackedShape {
 // workspace (fewer clusters of 8 fit at once than 8192 x 8192 has), while
 // clusters of 2 made the M = 16 shapes split in two 14-26 % faster
 // (bench/RESULTS.md, "Tensor-core GEMV"). More parts go through the workspace.
-// A measuring build may raise it (LOWBIT_TC_GEMV_MAX_CLUSTER_PARTS, up to
-// 16: past 8 the kernel takes the non-portable cluster size an H100 allows)
-// to time the M = 16 shapes split in 8 and 9, whose 16-warp blocks make
-// half as many clusters as the M = 1 grid has.
-#if defined(LOWBIT_TC_GEMV_MAX_CLUSTER_PARTS)
-inline constexpr int kMaxClusterParts = LOWBIT_TC_GEMV_MAX_CLUSTER_PARTS;
-#else
+// Clusters of up to 9 parts (past 8 with the non-portable cluster size an
+// H100 allows) were no faster for the M = 16 shapes split in 8 and 9
+// (bench/RESULTS.md, "Measuring builds of the tensor-core GEMV").
 inline constexpr int kMaxClusterParts = 4;
-#endif
-static_assert(kMaxClusterParts >= 2 && kMaxClusterParts <= 16, "an H100 cluster holds at most 16 blocks");
+static_assert(kMaxClusterParts >= 2 && kMaxClusterParts <= 8, "a portable cluster holds at most 8 blocks");
 
 // FP32-sized workspace elements RunTcGemv needs for `split_k` parts: 0 for
 // one part; for more, one counter per batch entry and 128 output channels,

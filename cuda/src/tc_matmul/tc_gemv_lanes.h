@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "lowbit/formats/alternatives/f32_f16_bf16.h"
 #include "lowbit/formats/config.h"
 #include "lowbit/formats/convert.h"
 #include "lowbit/formats/format_list.h"
@@ -922,16 +923,14 @@ LOWBIT_HD_CONSTEXPR std::uint32_t Epilogue(const AccumulationSchedule& s, float 
   if (s.scale_per_column) value = matmul::detail::CanonicalNan(value * column_scale);
   if (s.alpha != 1.0f) value = matmul::detail::CanonicalNan(value * s.alpha);
   if (s.output == FormatId::kFp32) return F32Bits(value);
-  // One call per output type, each with its spec a constant: with the spec
-  // chosen at run time (one call) nvcc 13.0 built it in local memory and
-  // read it back field by field for every output (sm_90a SASS: the M = 16
-  // NVFP4 kernel 11,744 instructions, 944 of them local loads and stores;
-  // 7,736 and 35 this way).
-  constexpr FormatSpec kHalf = kFp16;
-  constexpr FormatSpec kBfloat = kBf16;
-  constexpr EncodeOptions kNearest{};
-  if (s.output == FormatId::kBf16) return static_cast<std::uint32_t>(EncodeF32(kBfloat, value, kNearest).code);
-  return static_cast<std::uint32_t>(EncodeF32(kHalf, value, kNearest).code);
+  // The model's conversion (EncodeF32 under the default options) in its
+  // integer form, proven equal on every input
+  // (lowbit/formats/alternatives/f32_f16_bf16.h): a few instructions an
+  // output where the model's generic RoundPack takes about a hundred, in
+  // the split-K sum's tail that nothing overlaps.
+  static_assert(alternatives::EncodeF32ToHalfAlternativeApplies(EncodeOptions{}));
+  if (s.output == FormatId::kBf16) return alternatives::EncodeF32BitsToBf16(F32Bits(value));
+  return alternatives::EncodeF32BitsToF16(F32Bits(value));
 }
 
 }  // namespace lowbit::cuda::tc_gemv
