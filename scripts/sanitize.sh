@@ -43,8 +43,10 @@ start=$SECONDS
 # Not run here, as they are no C++ code of ours under the sanitizers (the
 # plain build runs them): the consumer projects (install_consumer,
 # subdirectory_consumer: they test the build), simd_aarch64_cross_compile (a
-# compile check), citations_resolve and the python_* tests (Python; the
-# extension is not built here).
+# compile check), citations_resolve, the python_* tests (Python; the
+# extension is not built here) and the live-peer tests that run only Python
+# against the venv's package (peers_numpy and peers_int4pack drive C++
+# tools built here, so they run).
 ctest --test-dir "$build" --output-on-failure -j"$jobs" \
-  -E '^(install_consumer|subdirectory_consumer|simd_aarch64_cross_compile|citations_resolve|python_.*)$'
+  -E '^(install_consumer|subdirectory_consumer|simd_aarch64_cross_compile|citations_resolve|python_.*|peers_(torch_casts|torchao|modelopt|profile_table|mmasim))$'
 log "tests (smoke): $((SECONDS - start)) s"

@@ -26,6 +26,7 @@
 #include "cli_files.h"
 #include "run_cli.h"
 #include "test_level.h"
+#include "under_sanitizer.h"
 
 namespace lowbit::testing {
 namespace {
@@ -137,14 +138,6 @@ TEST_F(CliRobustness, FileValuesAreQuantizedLikeArguments) {
 }
 
 // ---- memory and output -------------------------------------------------------
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define LOWBIT_UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define LOWBIT_UNDER_SANITIZER 1
-#endif
-#endif
 
 TEST_F(CliRobustness, OutOfMemoryIsAnErrorNotAnAbort) {
 #if defined(LOWBIT_UNDER_SANITIZER)
