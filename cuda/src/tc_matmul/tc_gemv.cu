@@ -32,8 +32,9 @@
 // block reads nothing but weights before the previous kernel on the stream
 // has finished (the E4M3 codecs copy their first tile to shared memory
 // there besides the one in registers: PreWaitTilesOf), and lets the next
-// one start at once (programmatic dependent launch,
-// LaunchOptions::overlap_previous_kernel).
+// one start (programmatic dependent launch,
+// LaunchOptions::overlap_previous_kernel): at once when K is split, after
+// its main loop when the grid has one part (KernelParams::trigger_after_loop).
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
