@@ -2,8 +2,9 @@
 # The tensor-core GEMV's measuring builds against the kept kernel, in one
 # call: builds lowbit_tc_gemv_bench and lowbit_tc_gemv_test of the
 # cuda/standalone CMake build once per variant (compile definitions that
-# cuda/src/tc_matmul/tc_gemv.cu names "a measuring build's choice"), runs every variant's GPU tests (its outputs bit for bit against
-# the model: a variant must not change a bit), then the benchmark of each,
+# cuda/src/tc_matmul/tc_gemv.cu names "a measuring build's choice"), runs
+# every variant's GPU tests (its outputs bit for bit against the model: a
+# variant must not change a bit), then the benchmark of each,
 # the kept kernel first and last (its drift between the two is the noise),
 # and prints a table of serialized / overlapped µs per case last.
 #

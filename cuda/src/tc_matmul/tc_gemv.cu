@@ -115,8 +115,9 @@ struct KernelParams {
   // at M = 1 from 99.2 to 82.1 us (28672 x 8192), 91.0 to 81.7 (4096 x 7168
   // x 8) and 27.3 to 22.5 (7168 x 2048 x 4) overlapped, and cost the split
   // grids up to 1.9 us (bench/RESULTS.md, "Measuring builds of the
-  // tensor-core GEMV"): a one-part grid leaves resident slots free, and the
-  // next call's blocks took them from the start.
+  // tensor-core GEMV"). Why is not measured; a one-part grid leaves
+  // resident slots free, which an early trigger opens to the next call's
+  // blocks while this grid still streams its weights.
   bool trigger_after_loop;
 };
 
@@ -473,7 +474,7 @@ __global__ void __launch_bounds__(WarpsOf<kNTiles, kCodec>() * kWarpSize, Blocks
   // before the wait; the registers hold tile pre_end (the last tile again
   // when the part has no more), the main loop's first.
   constexpr int kPreWait = PreWaitTilesOf<kNTiles, kCodec>();
-  static_assert(kPreWait == 0 || kWarps == kWarpsPerBlock, "the pre-wait slots are laid out for kPreWaitThreads threads");
+  static_assert(kPreWait == 0 || kThreads == kPreWaitThreads, "the pre-wait slots are laid out for kPreWaitThreads threads");
   const int pre_end = tile_first + kPreWait < tile_last ? tile_first + kPreWait : tile_last;
   const std::uint32_t pre = ptx::SharedAddress(xs) + static_cast<std::uint32_t>(XSharedBytes<kNTiles>());
   constexpr int kXBuffers = XBuffersOf<kNTiles, kCodec>();

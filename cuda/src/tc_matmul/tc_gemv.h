@@ -51,8 +51,9 @@ struct DeviceWeights : PackedShape {
 // workspace (fewer clusters of 8 fit at once than 8192 x 8192 has), while
 // clusters of 2 made the M = 16 shapes split in two 14-26 % faster
 // (bench/RESULTS.md, "Tensor-core GEMV"). More parts go through the workspace.
-// Clusters of up to 9 parts (past 8 with the non-portable cluster size an
-// H100 allows) were no faster for the M = 16 shapes split in 8 and 9
+// A build allowing clusters of up to 9 parts (past 8 with the non-portable
+// cluster size an H100 allows) measured no faster at any shape, the M = 16
+// shapes split in 8 and 9 among them
 // (bench/RESULTS.md, "Measuring builds of the tensor-core GEMV").
 inline constexpr int kMaxClusterParts = 4;
 static_assert(kMaxClusterParts >= 2 && kMaxClusterParts <= 8, "a portable cluster holds at most 8 blocks");
